@@ -1,0 +1,1 @@
+//! compile (under construction)

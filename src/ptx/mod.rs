@@ -1,0 +1,1 @@
+//! ptx (under construction)

@@ -1,0 +1,1 @@
+//! puzzle (under construction)
