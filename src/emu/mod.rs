@@ -3,3 +3,61 @@
 
 pub mod result;
 pub mod value;
+
+use result::RunResult;
+use value::KernelArg;
+
+/// Grid and block shape of one launch, plus dynamic shared memory in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct EmuOptions {
+    /// Thread-instructions allowed per launch before `step-limit` is reported.
+    pub step_limit: u64,
+    /// Race, uninitialised-read and barrier checkers (bounds checks are always on).
+    pub checkers: bool,
+    /// Worker threads for running blocks (1 = sequential).
+    pub jobs: usize,
+}
+
+impl Default for EmuOptions {
+    fn default() -> Self {
+        EmuOptions {
+            step_limit: 100_000_000,
+            checkers: true,
+            jobs: 1,
+        }
+    }
+}
+
+/// Why a launch could not run at all (as opposed to a kernel bug, which is a diagnostic).
+#[derive(Debug, thiserror::Error)]
+pub enum EmuError {
+    #[error("no kernel named `{name}` in the compiled module (kernels found: {found})")]
+    NoSuchKernel { name: String, found: String },
+    #[error("{0}")]
+    Signature(String),
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("{0}")]
+    Launch(String),
+}
+
+/// Run `kernel` from `module` with `args` in parameter order. Buffers come back in the result.
+pub fn run(
+    module: &crate::ptx::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+) -> Result<RunResult, EmuError> {
+    let _ = (module, kernel, cfg, args, opts);
+    Err(EmuError::Unsupported(
+        "the emulator is under construction".into(),
+    ))
+}
