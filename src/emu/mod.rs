@@ -1,6 +1,14 @@
 //! The CPU emulator of PTX: executes a parsed kernel over a grid with per-thread state,
 //! checkers and counters.
 
+mod access;
+mod alu;
+mod block;
+mod diag;
+mod float;
+mod launch;
+mod memory;
+mod printf;
 pub mod result;
 pub mod value;
 
@@ -23,6 +31,8 @@ pub struct EmuOptions {
     pub checkers: bool,
     /// Worker threads for running blocks (1 = sequential).
     pub jobs: usize,
+    /// Measure 32-byte sectors per warp access and shared bank conflicts (costs some speed).
+    pub perf: bool,
 }
 
 impl Default for EmuOptions {
@@ -31,6 +41,7 @@ impl Default for EmuOptions {
             step_limit: 100_000_000,
             checkers: true,
             jobs: 1,
+            perf: false,
         }
     }
 }
@@ -56,8 +67,5 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
-    let _ = (module, kernel, cfg, args, opts);
-    Err(EmuError::Unsupported(
-        "the emulator is under construction".into(),
-    ))
+    launch::run(module, kernel, cfg, args, opts)
 }

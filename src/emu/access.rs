@@ -1,0 +1,594 @@
+//! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
+//! checks, counters, and the shared-memory race and uninitialised-read checkers.
+
+use super::block::{atom_combine, Access, Mem, Shadow, Thread, NONE};
+use super::memory::{classify, Window};
+use super::printf;
+use super::result::{DiagKind, Severity};
+use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
+
+/// Where an access lands after resolving generic addresses.
+#[derive(Clone, Copy)]
+enum Place {
+    Global(u64),
+    Shared(u64),
+    Local(u64),
+    Param(u64),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl Kind {
+    fn verb(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "wrote",
+            Kind::Atomic => "atomically updated",
+        }
+    }
+}
+
+fn place(space: Space, addr: u64) -> Place {
+    match space {
+        Space::Global | Space::Const => Place::Global(addr),
+        Space::Shared => Place::Shared(addr),
+        Space::Local => Place::Local(addr),
+        Space::Param => Place::Param(addr),
+        Space::Generic => match classify(addr) {
+            Window::Global(a) => Place::Global(a),
+            Window::Shared(o) => Place::Shared(o),
+            Window::Local(o) => Place::Local(o),
+        },
+    }
+}
+
+fn le_read(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(w)
+}
+
+impl<'l> Mem<'l> {
+    /// Load `out.len()` elements of `size` bytes. Returns false (registers untouched) when the
+    /// access was reported and skipped.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn load_vec(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        space: Space,
+        addr: u64,
+        size: u32,
+        total: u32,
+        out: &mut [u64],
+    ) -> bool {
+        let p = place(space, addr);
+        if !self.check(th, inst, p, addr, size, total, Kind::Read) {
+            return false;
+        }
+        let n = out.len() as u64;
+        match p {
+            Place::Global(a) => {
+                th.counters.global_reads += n;
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = self.launch.global.read(a + i as u64 * size as u64, size);
+                }
+                self.log(th, inst, a, total, false);
+            }
+            Place::Shared(off) => {
+                th.counters.shared_reads += n;
+                if !self.shadow.is_empty() {
+                    self.shared_checks(th, linear, inst, off, total, Kind::Read);
+                }
+                for (i, o) in out.iter_mut().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    *o = le_read(&self.shared[s..s + size as usize]);
+                }
+                self.log(th, inst, off, total, true);
+            }
+            Place::Local(off) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    *o = le_read(&th.local[s..s + size as usize]);
+                }
+            }
+            Place::Param(off) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    *o = le_read(&th.params[s..s + size as usize]);
+                }
+            }
+        }
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_vec(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        space: Space,
+        addr: u64,
+        size: u32,
+        vals: &[u64],
+    ) {
+        let total = size * vals.len() as u32;
+        let p = place(space, addr);
+        if !self.check(th, inst, p, addr, size, total, Kind::Write) {
+            return;
+        }
+        let n = vals.len() as u64;
+        match p {
+            Place::Global(a) => {
+                th.counters.global_writes += n;
+                for (i, v) in vals.iter().enumerate() {
+                    self.launch
+                        .global
+                        .write(a + i as u64 * size as u64, size, *v);
+                }
+                self.log(th, inst, a, total, false);
+            }
+            Place::Shared(off) => {
+                th.counters.shared_writes += n;
+                if !self.shadow.is_empty() {
+                    self.shared_checks(th, linear, inst, off, total, Kind::Write);
+                }
+                for (i, v) in vals.iter().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    self.shared[s..s + size as usize]
+                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                }
+                self.log(th, inst, off, total, true);
+            }
+            Place::Local(off) => {
+                for (i, v) in vals.iter().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    th.local[s..s + size as usize]
+                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                }
+            }
+            Place::Param(off) => {
+                for (i, v) in vals.iter().enumerate() {
+                    let s = (off + i as u64 * size as u64) as usize;
+                    th.params[s..s + size as usize]
+                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                }
+            }
+        }
+    }
+
+    /// An atomic read-modify-write; returns the old value. Blocks run one at a time whenever a
+    /// kernel has atomics, so a plain read then write is atomic here.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        space: Space,
+        addr: u64,
+        op: AtomOp,
+        ty: Ty,
+        b: u64,
+        c: u64,
+    ) -> u64 {
+        let size = ty.size();
+        let p = place(space, addr);
+        if !self.check(th, inst, p, addr, size, size, Kind::Atomic) {
+            return 0;
+        }
+        match p {
+            Place::Global(a) => {
+                th.counters.global_reads += 1;
+                th.counters.global_writes += 1;
+                let old = self.launch.global.read(a, size);
+                self.launch
+                    .global
+                    .write(a, size, atom_combine(op, ty, old, b, c));
+                self.log(th, inst, a, size, false);
+                old
+            }
+            Place::Shared(off) => {
+                th.counters.shared_reads += 1;
+                th.counters.shared_writes += 1;
+                if !self.shadow.is_empty() {
+                    self.shared_checks(th, linear, inst, off, size, Kind::Atomic);
+                }
+                let s = off as usize..(off + size as u64) as usize;
+                let old = le_read(&self.shared[s.clone()]);
+                let new = atom_combine(op, ty, old, b, c);
+                self.shared[s].copy_from_slice(&new.to_le_bytes()[..size as usize]);
+                self.log(th, inst, off, size, true);
+                old
+            }
+            Place::Local(_) | Place::Param(_) => {
+                let site = self.site(th, inst);
+                let who = self.namer.who(th.tid, self.block);
+                self.diags.report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                    (format!("{who} used an atomic on local memory, which atomics cannot address"), "atomics work on global or shared memory only".into())
+                });
+                0
+            }
+        }
+    }
+
+    fn log(&mut self, th: &Thread, inst: &Inst, addr: u64, size: u32, shared: bool) {
+        if let Some(acc) = self.accesses.as_mut() {
+            let _ = inst;
+            let t = self.launch.linear(th.tid) as usize;
+            acc[t].push(Access {
+                pc: th.pc,
+                func: th.func,
+                addr,
+                size,
+                shared,
+            });
+        }
+    }
+
+    /// Bounds and alignment. Reports and returns false when the access must be skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        p: Place,
+        addr: u64,
+        size: u32,
+        total: u32,
+        kind: Kind,
+    ) -> bool {
+        let align = total.min(16) as u64;
+        let off = match p {
+            Place::Global(a) | Place::Shared(a) | Place::Local(a) | Place::Param(a) => a,
+        };
+        let inside = match p {
+            Place::Global(a) => self.launch.global.find(a, total as u64).is_some(),
+            Place::Shared(o) => self.launch.shared_var(o, total as u64).is_some(),
+            Place::Local(o) => o
+                .checked_add(total as u64)
+                .is_some_and(|e| e <= th.local.len() as u64),
+            Place::Param(o) => o
+                .checked_add(total as u64)
+                .is_some_and(|e| e <= th.params.len() as u64),
+        };
+        if inside && off % align == 0 {
+            return true;
+        }
+        let site = self.site(th, inst);
+        let who = self.namer.who(th.tid, self.block);
+        let verb = kind.verb();
+        let line = site.line;
+        let at_line = if line > 0 {
+            format!(" (line {line})")
+        } else {
+            String::new()
+        };
+        if inside {
+            let what = self.describe(p, size);
+            self.diags.report(DiagKind::Misaligned, Severity::Error, site, None, || {
+                (
+                    format!("{who} {verb} {total} bytes at {what}{at_line}, which is not aligned to {align} bytes"),
+                    format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                )
+            });
+            return false;
+        }
+        let (message, help) = match p {
+            Place::Global(a) => self.global_oob(a, size, &who, verb, &at_line),
+            Place::Shared(o) => self.shared_oob(o, size, &who, verb, &at_line),
+            Place::Local(_) => (
+                format!("{who} {verb} outside its local (per-thread) array{at_line}"),
+                "a local array indexed past its end: check the loop bounds".to_string(),
+            ),
+            Place::Param(_) => (
+                format!("{who} {verb} outside the kernel's parameters{at_line}"),
+                "this is likely a gpuzzle bug; please report it".to_string(),
+            ),
+        };
+        let _ = addr;
+        self.diags
+            .report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                (message, help)
+            });
+        false
+    }
+
+    fn describe(&self, p: Place, size: u32) -> String {
+        match p {
+            Place::Global(a) => match self.launch.global.nearest(a) {
+                Some(al) => format!(
+                    "{}[{}]",
+                    al.name,
+                    (a as i128 - al.base as i128).div_euclid(al.elem_size as i128)
+                ),
+                None => format!("address {a:#x}"),
+            },
+            Place::Shared(o) => match self.launch.nearest_shared(o) {
+                Some((name, base, elem)) => {
+                    let elem = if elem > 1 { elem } else { size as u64 };
+                    format!(
+                        "{name}[{}]",
+                        (o as i128 - base as i128).div_euclid(elem as i128)
+                    )
+                }
+                None => format!("shared offset {o}"),
+            },
+            _ => "local memory".to_string(),
+        }
+    }
+
+    fn global_oob(
+        &self,
+        a: u64,
+        size: u32,
+        who: &str,
+        verb: &str,
+        at_line: &str,
+    ) -> (String, String) {
+        let Some(al) = self.launch.global.nearest(a) else {
+            return (
+                format!(
+                    "{who} {verb} {size} bytes at address {a:#x}{at_line}, but no buffer exists"
+                ),
+                "check the pointer".into(),
+            );
+        };
+        let dist = if a < al.base {
+            al.base - a
+        } else {
+            a.saturating_sub(al.base + al.len)
+        };
+        if dist > 1 << 20 {
+            let null = if a < 1 << 16 {
+                " (a null pointer?)"
+            } else {
+                ""
+            };
+            return (
+                format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer{null}"),
+                "the pointer does not point into any buffer: check which pointer you index and that it was passed in".into(),
+            );
+        }
+        let idx = (a as i128 - al.base as i128).div_euclid(al.elem_size as i128);
+        let n = al.len / al.elem_size;
+        let name = &al.name;
+        let help = if idx < 0 {
+            format!("a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)")
+        } else {
+            format!("an index past the end of `{name}`: guard the access with a bounds check such as `if (i < size)`; there may be more threads than elements")
+        };
+        (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}])", n as i128 - 1), help)
+    }
+
+    fn shared_oob(
+        &self,
+        o: u64,
+        size: u32,
+        who: &str,
+        verb: &str,
+        at_line: &str,
+    ) -> (String, String) {
+        match self.launch.nearest_shared(o) {
+            Some((name, base, elem)) => {
+                let elem = if elem > 1 { elem } else { size as u64 };
+                let idx = (o as i128 - base as i128).div_euclid(elem as i128);
+                let n = self.launch.shared_var_size(&name) / elem;
+                (
+                    format!("{who} {verb} shared {name}[{idx}]{at_line}, but {name} has {n} elements"),
+                    "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".into(),
+                )
+            }
+            None => (
+                format!(
+                    "{who} {verb} shared memory at offset {o}{at_line}, outside every shared array"
+                ),
+                "check the index".into(),
+            ),
+        }
+    }
+
+    /// The race and uninitialised-read checkers for one shared access.
+    fn shared_checks(
+        &mut self,
+        th: &Thread,
+        me: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+        kind: Kind,
+    ) {
+        let epoch = self.epoch;
+        let warp_sync = &self.warp_sync;
+        let sync = warp_sync[(me / 32) as usize];
+        let ordered = |other: u32, other_sync: u32| {
+            other / 32 == me / 32 && warp_sync[(me / 32) as usize] != other_sync
+        };
+        let mut uninit = false;
+        let mut conflict: Option<(&'static str, u32, u32)> = None;
+        for b in off..off + total as u64 {
+            let s: &mut Shadow = &mut self.shadow[b as usize];
+            if s.epoch != epoch {
+                s.epoch = epoch;
+                s.writer = NONE;
+                s.reader = NONE;
+                s.many = false;
+            }
+            if kind != Kind::Write && !s.init {
+                uninit = true;
+            }
+            if kind == Kind::Atomic {
+                // Atomics never race with each other; they do initialise.
+                s.init = true;
+                continue;
+            }
+            if conflict.is_none() {
+                if s.writer != NONE && s.writer != me && !ordered(s.writer, s.wsync) {
+                    conflict = Some((
+                        if kind == Kind::Read { "RAW" } else { "WAW" },
+                        s.writer,
+                        s.wline,
+                    ));
+                } else if kind == Kind::Write
+                    && s.reader != NONE
+                    && (s.reader != me || s.many)
+                    && !ordered(s.reader, s.rsync)
+                {
+                    conflict = Some(("WAR", if s.reader != me { s.reader } else { NONE }, s.rline));
+                }
+            }
+            match kind {
+                Kind::Read => {
+                    if s.reader == NONE {
+                        s.reader = me;
+                        s.rline = inst.line;
+                        s.rsync = sync;
+                    } else if s.reader != me {
+                        s.many = true;
+                    }
+                }
+                _ => {
+                    s.writer = me;
+                    s.wline = inst.line;
+                    s.wsync = sync;
+                    s.init = true;
+                }
+            }
+        }
+        if uninit {
+            let site = self.site(th, inst);
+            let who = self.namer.who(th.tid, self.block);
+            let what = self.describe(Place::Shared(off), total);
+            let line = site.line;
+            self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
+                (
+                    format!("{who} read shared {what} (line {line}) before any thread of the block wrote it"),
+                    "shared memory starts out holding garbage: write every element before reading it, and put __syncthreads() between the writes and the reads".into(),
+                )
+            });
+        }
+        if let Some((hazard, other, other_line)) = conflict {
+            let site = self.site(th, inst);
+            let who = self.namer.who(th.tid, self.block);
+            let other_who = if other == NONE {
+                "another thread".to_string()
+            } else {
+                self.namer.thread(self.launch.tid_of(other))
+            };
+            let what = self.describe(Place::Shared(off), total);
+            let line = site.line;
+            let same_warp = other != NONE && other / 32 == me / 32;
+            let sync_hint = if same_warp && self.launch.threads_per_block() > 32 {
+                " (they are in the same warp, so __syncwarp() would also order them)"
+            } else {
+                ""
+            };
+            let (message, help) = match hazard {
+                "RAW" => (
+                    format!("{who} read shared {what} (line {line}) while {other_who} wrote it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
+                    "every thread must finish writing shared memory before any thread reads it: put __syncthreads() between the write and the read, outside any if".to_string(),
+                ),
+                "WAW" => (
+                    format!("{who} wrote shared {what} (line {line}) after {other_who} wrote it (line {other_line}), with no __syncthreads() between them"),
+                    "two threads write the same element: give each thread its own element, or let one thread write and __syncthreads() before the others read".to_string(),
+                ),
+                _ => (
+                    format!("{who} wrote shared {what} (line {line}) while {other_who} read it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
+                    "a value was overwritten before another thread finished reading it: put __syncthreads() after the reads and before the write (e.g. at the end of each loop step)".to_string(),
+                ),
+            };
+            self.diags.report(
+                DiagKind::SharedRace,
+                Severity::Error,
+                site,
+                Some(other_line),
+                || (message, help),
+            );
+        }
+    }
+
+    /// `vprintf(fmt, args)`: format into the thread's output. Returns the argument count.
+    pub(super) fn vprintf(&mut self, th: &mut Thread, args: &[u32]) -> u64 {
+        let slot = |i: usize| {
+            args.get(i)
+                .and_then(|&o| th.params.get(o as usize..o as usize + 8))
+                .map(le_read)
+                .unwrap_or(0)
+        };
+        let (fmt_addr, buf_addr) = (slot(0), slot(1));
+        let fmt = self.c_string(th, fmt_addr);
+        let mut count = 0u64;
+        let text = printf::format(
+            fmt.as_bytes(),
+            |off, size| {
+                count += 1;
+                self.raw_read(th, buf_addr.wrapping_add(off), size)
+            },
+            |p| self.c_string(th, p),
+        );
+        th.out.push_str(&text);
+        count
+    }
+
+    /// `__assertfail(message, file, line, function, charSize)`.
+    pub(super) fn assert_fail(&mut self, th: &Thread, inst: &Inst, args: &[u32]) {
+        let slot = |i: usize| {
+            args.get(i)
+                .and_then(|&o| th.params.get(o as usize..o as usize + 8))
+                .map(le_read)
+                .unwrap_or(0)
+        };
+        let msg = self.c_string(th, slot(0));
+        let mut site = self.site(th, inst);
+        let c_line = slot(2) as u32;
+        if site.line == 0 {
+            site.line = c_line;
+        }
+        let who = self.namer.who(th.tid, self.block);
+        self.diags
+            .report(DiagKind::Assert, Severity::Error, site, None, || {
+                (
+                    format!("assertion `{msg}` failed in {who}"),
+                    "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
+                        .into(),
+                )
+            });
+    }
+
+    /// Read memory for printf/assert without counting or checking (gpuzzle's own reads).
+    fn raw_read(&self, th: &Thread, addr: u64, size: u32) -> Option<u64> {
+        match classify(addr) {
+            Window::Global(a) => self
+                .launch
+                .global
+                .find(a, size as u64)
+                .map(|_| self.launch.global.read(a, size)),
+            Window::Shared(o) => self
+                .shared
+                .get(o as usize..(o + size as u64) as usize)
+                .map(le_read),
+            Window::Local(o) => th
+                .local
+                .get(o as usize..(o + size as u64) as usize)
+                .map(le_read),
+        }
+    }
+
+    fn c_string(&self, th: &Thread, addr: u64) -> String {
+        let mut bytes = Vec::new();
+        for i in 0..4096u64 {
+            match self.raw_read(th, addr.wrapping_add(i), 1) {
+                Some(0) | None => break,
+                Some(b) => bytes.push(b as u8),
+            }
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}

@@ -1,0 +1,732 @@
+//! Pure instruction semantics over register bit patterns: integer, bit, float, compare, convert.
+//! Registers hold values zero-extended to 64 bits; each operation reads its operands at its own
+//! type width (sign-extending for signed types) and writes a result masked to that width.
+
+use super::float::*;
+use crate::ptx::ir::{BinOp, BoolOp, CmpOp, FFlags, Rounding, Ty, UnOp};
+
+#[inline(always)]
+pub fn mask(ty: Ty, v: u64) -> u64 {
+    match ty.size() {
+        8 => v,
+        4 => v as u32 as u64,
+        2 => v as u16 as u64,
+        _ => v as u8 as u64,
+    }
+}
+
+/// The operand read as a signed integer of the type's width.
+#[inline(always)]
+pub fn sext(ty: Ty, v: u64) -> i64 {
+    match ty.size() {
+        8 => v as i64,
+        4 => v as u32 as i32 as i64,
+        2 => v as u16 as i16 as i64,
+        _ => v as u8 as i8 as i64,
+    }
+}
+
+#[inline(always)]
+fn f32_in(v: u64, f: FFlags) -> f32 {
+    let x = f32_of(v);
+    if f.ftz {
+        ftz32(x)
+    } else {
+        x
+    }
+}
+
+#[inline(always)]
+fn f32_out(x: f32, f: FFlags) -> u64 {
+    let x = if f.ftz { ftz32(x) } else { x };
+    let x = if f.sat { sat32(x) } else { x };
+    bits_f32(x)
+}
+
+#[inline(always)]
+fn f64_out(x: f64, f: FFlags) -> u64 {
+    let x = if f.sat { sat64(x) } else { x };
+    x.to_bits()
+}
+
+fn directed(rnd: Rounding) -> bool {
+    matches!(rnd, Rounding::Rz | Rounding::Rm | Rounding::Rp)
+}
+
+/// Binary operations. `MulWide` produces a value of twice the type's width.
+pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
+    match ty {
+        Ty::F32 => {
+            let (x, y) = (f32_in(a, f), f32_in(b, f));
+            let r = match op {
+                BinOp::Add if directed(rnd) => round_f32(x as f64 + y as f64, rnd),
+                BinOp::Sub if directed(rnd) => round_f32(x as f64 - y as f64, rnd),
+                BinOp::MulLo if directed(rnd) => round_f32(x as f64 * y as f64, rnd),
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::MulLo | BinOp::MulHi | BinOp::MulWide => x * y,
+                BinOp::Div if f.approx => {
+                    if y.abs() > 2f32.powi(126) {
+                        if x.is_infinite() {
+                            f32::NAN
+                        } else {
+                            0.0
+                        }
+                    } else {
+                        x * (1.0 / y)
+                    }
+                }
+                BinOp::Div if directed(rnd) => round_f32(x as f64 / y as f64, rnd),
+                BinOp::Div => x / y,
+                BinOp::Min => min_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
+                BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
+                BinOp::Copysign => y.copysign(x),
+                BinOp::Rem => x % y,
+                _ => return int_bin(op, Ty::B32, a, b, false),
+            };
+            f32_out(r, f)
+        }
+        Ty::F64 => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            let r = match op {
+                BinOp::Add if directed(rnd) => {
+                    let (s, e) = two_sum(x, y);
+                    round_f64(s, e, rnd)
+                }
+                BinOp::Sub if directed(rnd) => {
+                    let (s, e) = two_sum(x, -y);
+                    round_f64(s, e, rnd)
+                }
+                BinOp::MulLo if directed(rnd) => {
+                    let (p, e) = two_prod(x, y);
+                    round_f64(p, e, rnd)
+                }
+                BinOp::Div if directed(rnd) => {
+                    let q = x / y;
+                    // remainder of the division, exact via fma
+                    let e = -(q.mul_add(y, -x)) / y;
+                    round_f64(q, e, rnd)
+                }
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::MulLo | BinOp::MulHi | BinOp::MulWide => x * y,
+                BinOp::Div => x / y,
+                BinOp::Min => min_num(x, y, x.is_nan(), y.is_nan(), f.nan, f64::NAN),
+                BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f64::NAN),
+                BinOp::Copysign => y.copysign(x),
+                BinOp::Rem => x % y,
+                _ => return int_bin(op, Ty::B64, a, b, false),
+            };
+            f64_out(r, f)
+        }
+        Ty::F16 => {
+            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+            let r = match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::MulLo => x * y,
+                BinOp::Min => min_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
+                BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
+                _ => x / y,
+            };
+            f32_to_f16(r) as u64
+        }
+        _ => int_bin(op, ty, a, b, f.sat),
+    }
+}
+
+fn int_bin(op: BinOp, ty: Ty, a: u64, b: u64, sat: bool) -> u64 {
+    let bits = ty.bits();
+    let signed = ty.is_signed();
+    let r = match op {
+        BinOp::Add if sat && signed => {
+            let r = sext(ty, a) as i128 + sext(ty, b) as i128;
+            clamp_signed(r, bits)
+        }
+        BinOp::Sub if sat && signed => {
+            let r = sext(ty, a) as i128 - sext(ty, b) as i128;
+            clamp_signed(r, bits)
+        }
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::MulLo => a.wrapping_mul(b),
+        BinOp::MulHi => {
+            if signed {
+                let p = sext(ty, a) as i128 * sext(ty, b) as i128;
+                (p >> bits) as u64
+            } else {
+                let p = mask(ty, a) as u128 * mask(ty, b) as u128;
+                (p >> bits) as u64
+            }
+        }
+        BinOp::MulWide => {
+            return if signed {
+                (sext(ty, a).wrapping_mul(sext(ty, b))) as u64 & wide_mask(bits)
+            } else {
+                mask(ty, a).wrapping_mul(mask(ty, b)) & wide_mask(bits)
+            };
+        }
+        BinOp::Div | BinOp::Rem => {
+            if mask(ty, b) == 0 {
+                // Division by zero is unspecified in PTX; hardware gives all ones for the quotient.
+                return if op == BinOp::Div {
+                    mask(ty, u64::MAX)
+                } else {
+                    mask(ty, a)
+                };
+            }
+            if signed {
+                let (x, y) = (sext(ty, a), sext(ty, b));
+                if op == BinOp::Div {
+                    x.wrapping_div(y) as u64
+                } else {
+                    x.wrapping_rem(y) as u64
+                }
+            } else {
+                let (x, y) = (mask(ty, a), mask(ty, b));
+                if op == BinOp::Div {
+                    x / y
+                } else {
+                    x % y
+                }
+            }
+        }
+        BinOp::Min | BinOp::Max => {
+            let less = if signed {
+                sext(ty, a) < sext(ty, b)
+            } else {
+                mask(ty, a) < mask(ty, b)
+            };
+            if (op == BinOp::Min) == less {
+                a
+            } else {
+                b
+            }
+        }
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => {
+            let s = b as u32;
+            if s >= bits {
+                0
+            } else {
+                a << s
+            }
+        }
+        BinOp::Shr => {
+            let s = (b as u32).min(bits);
+            if signed {
+                let x = sext(ty, a);
+                (if s >= bits {
+                    x >> (bits - 1).min(63)
+                } else {
+                    x >> s
+                }) as u64
+            } else if s >= bits {
+                0
+            } else {
+                mask(ty, a) >> s
+            }
+        }
+        BinOp::Copysign => a,
+    };
+    mask(ty, r)
+}
+
+fn clamp_signed(r: i128, bits: u32) -> u64 {
+    let max = (1i128 << (bits - 1)) - 1;
+    let min = -(1i128 << (bits - 1));
+    r.clamp(min, max) as i64 as u64
+}
+
+fn wide_mask(bits: u32) -> u64 {
+    if bits >= 32 {
+        u64::MAX
+    } else {
+        (1u64 << (bits * 2)) - 1
+    }
+}
+
+/// Unary operations.
+pub fn un(op: UnOp, ty: Ty, a: u64, f: FFlags) -> u64 {
+    match op {
+        UnOp::Mov => return mask(ty, a),
+        UnOp::Not => return mask(ty, !a),
+        UnOp::Cnot => return (mask(ty, a) == 0) as u64,
+        UnOp::Popc => return mask(ty, a).count_ones() as u64,
+        UnOp::Clz => return (mask(ty, a).leading_zeros() - (64 - ty.bits())) as u64,
+        UnOp::Brev => return mask(ty, a.reverse_bits() >> (64 - ty.bits())),
+        UnOp::Bfind | UnOp::BfindShift => {
+            let v = if ty.is_signed() && sext(ty, a) < 0 {
+                mask(ty, !a)
+            } else {
+                mask(ty, a)
+            };
+            if v == 0 {
+                return u32::MAX as u64;
+            }
+            let pos = 63 - v.leading_zeros();
+            return if op == UnOp::BfindShift {
+                (ty.bits() - 1 - pos) as u64
+            } else {
+                pos as u64
+            };
+        }
+        _ => {}
+    }
+    match ty {
+        Ty::F32 => {
+            let x = f32_in(a, f);
+            let r = match op {
+                UnOp::Neg => -x,
+                UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Rsqrt => 1.0 / x.sqrt(),
+                UnOp::Rcp => 1.0 / x,
+                UnOp::Ex2 => x.exp2(),
+                UnOp::Lg2 => x.log2(),
+                UnOp::Sin => x.sin(),
+                UnOp::Cos => x.cos(),
+                UnOp::Tanh => x.tanh(),
+                _ => x,
+            };
+            f32_out(r, f)
+        }
+        Ty::F64 => {
+            let x = f64::from_bits(a);
+            let r = match op {
+                UnOp::Neg => -x,
+                UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Rsqrt => 1.0 / x.sqrt(),
+                UnOp::Rcp => 1.0 / x,
+                UnOp::Ex2 => x.exp2(),
+                UnOp::Lg2 => x.log2(),
+                UnOp::Sin => x.sin(),
+                UnOp::Cos => x.cos(),
+                UnOp::Tanh => x.tanh(),
+                _ => x,
+            };
+            f64_out(r, f)
+        }
+        Ty::F16 => {
+            let x = f16_to_f32(a as u16);
+            let r = match op {
+                UnOp::Neg => -x,
+                UnOp::Abs => x.abs(),
+                _ => x,
+            };
+            f32_to_f16(r) as u64
+        }
+        _ => match op {
+            UnOp::Neg => mask(ty, (a as i64).wrapping_neg() as u64),
+            UnOp::Abs => mask(ty, sext(ty, a).wrapping_abs() as u64),
+            _ => mask(ty, a),
+        },
+    }
+}
+
+/// `fma`/`mad` for floats (single rounding) and `mad.lo/.hi/.wide` for integers.
+pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding) -> u64 {
+    match ty {
+        Ty::F32 => {
+            let (x, y, z) = (f32_in(a, f), f32_in(b, f), f32_in(c, f));
+            let r = if directed(rnd) {
+                // x*y is exact in f64; the sum's f64 rounding is far below f32's.
+                round_f32((x as f64).mul_add(y as f64, z as f64), rnd)
+            } else {
+                x.mul_add(y, z)
+            };
+            f32_out(r, f)
+        }
+        Ty::F64 => {
+            let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+            f64_out(x.mul_add(y, z), f)
+        }
+        _ => {
+            let p = bin(mode, ty, a, b, FFlags::default(), Rounding::Default);
+            match mode {
+                BinOp::MulWide => p.wrapping_add(c) & wide_mask(ty.bits()),
+                _ if f.sat && ty.is_signed() => {
+                    clamp_signed(sext(ty, p) as i128 + sext(ty, c) as i128, ty.bits())
+                }
+                _ => mask(ty, p.wrapping_add(c)),
+            }
+        }
+    }
+}
+
+/// `setp` comparison (without the optional boolean combination).
+pub fn compare(cmp: CmpOp, ty: Ty, a: u64, b: u64) -> bool {
+    if ty.is_float() {
+        let (x, y) = match ty {
+            Ty::F32 => (f32_of(a) as f64, f32_of(b) as f64),
+            Ty::F16 => (f16_to_f32(a as u16) as f64, f16_to_f32(b as u16) as f64),
+            _ => (f64::from_bits(a), f64::from_bits(b)),
+        };
+        let unordered = x.is_nan() || y.is_nan();
+        return match cmp {
+            CmpOp::Eq => !unordered && x == y,
+            CmpOp::Ne => !unordered && x != y,
+            CmpOp::Lt | CmpOp::Lo => !unordered && x < y,
+            CmpOp::Le | CmpOp::Ls => !unordered && x <= y,
+            CmpOp::Gt | CmpOp::Hi => !unordered && x > y,
+            CmpOp::Ge | CmpOp::Hs => !unordered && x >= y,
+            CmpOp::Equ => unordered || x == y,
+            CmpOp::Neu => unordered || x != y,
+            CmpOp::Ltu => unordered || x < y,
+            CmpOp::Leu => unordered || x <= y,
+            CmpOp::Gtu => unordered || x > y,
+            CmpOp::Geu => unordered || x >= y,
+            CmpOp::Num => !unordered,
+            CmpOp::Nan => unordered,
+        };
+    }
+    let (sa, sb) = (sext(ty, a), sext(ty, b));
+    let (ua, ub) = (mask(ty, a), mask(ty, b));
+    let signed = ty.is_signed();
+    match cmp {
+        CmpOp::Eq | CmpOp::Equ => ua == ub,
+        CmpOp::Ne | CmpOp::Neu => ua != ub,
+        CmpOp::Lt | CmpOp::Ltu => {
+            if signed {
+                sa < sb
+            } else {
+                ua < ub
+            }
+        }
+        CmpOp::Le | CmpOp::Leu => {
+            if signed {
+                sa <= sb
+            } else {
+                ua <= ub
+            }
+        }
+        CmpOp::Gt | CmpOp::Gtu => {
+            if signed {
+                sa > sb
+            } else {
+                ua > ub
+            }
+        }
+        CmpOp::Ge | CmpOp::Geu => {
+            if signed {
+                sa >= sb
+            } else {
+                ua >= ub
+            }
+        }
+        CmpOp::Lo => ua < ub,
+        CmpOp::Ls => ua <= ub,
+        CmpOp::Hi => ua > ub,
+        CmpOp::Hs => ua >= ub,
+        CmpOp::Num => true,
+        CmpOp::Nan => false,
+    }
+}
+
+pub fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
+    match op {
+        BoolOp::And => a && b,
+        BoolOp::Or => a || b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// `cvt.dty.sty` with rounding, saturation and flush-to-zero.
+pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64 {
+    let src_float = sty.is_float();
+    let dst_float = dty.is_float();
+    let read_float = |a: u64| -> f64 {
+        match sty {
+            Ty::F32 => {
+                let x = f32_of(a);
+                (if ftz { ftz32(x) } else { x }) as f64
+            }
+            Ty::F16 => f16_to_f32(a as u16) as f64,
+            _ => f64::from_bits(a),
+        }
+    };
+    match (src_float, dst_float) {
+        (false, false) => {
+            let v = if sty.is_signed() {
+                sext(sty, a) as i128
+            } else {
+                mask(sty, a) as i128
+            };
+            if sat {
+                let bits = dty.bits();
+                let (lo, hi) = if dty.is_signed() {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                };
+                return mask(dty, v.clamp(lo, hi) as u64);
+            }
+            // Signed destinations wider than the source keep the sign (sign-extension above);
+            // narrowing truncates.
+            mask(dty, v as u64)
+        }
+        (true, false) => {
+            let x = read_float(a);
+            float_to_int(x, rnd, dty.bits(), dty.is_signed(), sty == Ty::F64)
+        }
+        (false, true) => {
+            let v = if sty.is_signed() {
+                sext(sty, a) as f64
+            } else {
+                mask(sty, a) as f64
+            };
+            let v = if sty.size() == 8 {
+                // i64/u64 → float needs one rounding, not two: convert directly.
+                if sty.is_signed() {
+                    return to_float_out(dty, (a as i64) as f32, a as i64 as f64, sat, ftz);
+                } else {
+                    return to_float_out(dty, a as f32, a as f64, sat, ftz);
+                }
+            } else {
+                v
+            };
+            to_float_out(dty, v as f32, v, sat, ftz)
+        }
+        (true, true) => {
+            let x = read_float(a);
+            let x = match rnd {
+                Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi => {
+                    round_integral(x, rnd)
+                }
+                _ => x,
+            };
+            let as32 = if directed(rnd) && dty == Ty::F32 && sty == Ty::F64 {
+                round_f32(x, rnd)
+            } else {
+                x as f32
+            };
+            to_float_out(dty, as32, x, sat, ftz)
+        }
+    }
+}
+
+fn to_float_out(dty: Ty, v32: f32, v64: f64, sat: bool, ftz: bool) -> u64 {
+    match dty {
+        Ty::F32 => {
+            let x = if ftz { ftz32(v32) } else { v32 };
+            bits_f32(if sat { sat32(x) } else { x })
+        }
+        Ty::F16 => f32_to_f16(if sat { sat32(v32) } else { v32 }) as u64,
+        _ => (if sat { sat64(v64) } else { v64 }).to_bits(),
+    }
+}
+
+/// `bfe`: extract `len` bits at `pos`, sign-extending for signed types.
+pub fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
+    let bits = ty.bits() as u64;
+    let pos = pos & 0xff;
+    let len = len & 0xff;
+    let v = mask(ty, a);
+    if len == 0 {
+        return 0;
+    }
+    let field = if pos >= bits { 0 } else { v >> pos };
+    let len_eff = len.min(bits);
+    let mut r = if len_eff >= 64 {
+        field
+    } else {
+        field & ((1u64 << len_eff) - 1)
+    };
+    if ty.is_signed() {
+        let sbit = if pos + len - 1 >= bits {
+            bits - 1
+        } else {
+            pos + len - 1
+        };
+        let sign = (v >> sbit) & 1 == 1;
+        if sign && len_eff < 64 {
+            r |= !((1u64 << len_eff) - 1);
+        } else if !sign && pos >= bits {
+            r = 0;
+        }
+    }
+    mask(ty, r)
+}
+
+/// `bfi`: insert the low `len` bits of `a` into `b` at `pos`.
+pub fn bfi(ty: Ty, a: u64, b: u64, pos: u64, len: u64) -> u64 {
+    let bits = ty.bits() as u64;
+    let pos = pos & 0xff;
+    let len = len & 0xff;
+    if len == 0 || pos >= bits {
+        return mask(ty, b);
+    }
+    let len = len.min(bits - pos);
+    let m = if len >= 64 {
+        u64::MAX
+    } else {
+        ((1u64 << len) - 1) << pos
+    };
+    mask(ty, (b & !m) | ((a << pos) & m))
+}
+
+/// `prmt.b32` default mode: pick bytes of {b, a} by the selector nibbles of `c`.
+pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
+    let src = ((b as u32 as u64) << 32) | a as u32 as u64;
+    let mut r = 0u64;
+    for i in 0..4 {
+        let sel = (c >> (i * 4)) & 0xf;
+        let byte = (src >> ((sel & 7) * 8)) & 0xff;
+        let byte = if sel & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        };
+        r |= byte << (i * 8);
+    }
+    r
+}
+
+/// `shf.l/.r.{wrap,clamp}.b32`: funnel shift of the 64-bit value {b:a}.
+pub fn shf(left: bool, wrap: bool, a: u64, b: u64, c: u64) -> u64 {
+    let n = if wrap {
+        (c & 31) as u32
+    } else {
+        (c as u32).min(32)
+    };
+    let v = ((b as u32 as u64) << 32) | a as u32 as u64;
+    if left {
+        ((v << n) >> 32) as u32 as u64
+    } else {
+        (v >> n) as u32 as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const F: FFlags = FFlags {
+        ftz: false,
+        sat: false,
+        approx: false,
+        nan: false,
+    };
+    const R: Rounding = Rounding::Default;
+
+    proptest! {
+        #[test]
+        fn s32_arithmetic_matches_rust(a: i32, b: i32) {
+            let (ua, ub) = (a as u32 as u64, b as u32 as u64);
+            prop_assert_eq!(bin(BinOp::Add, Ty::S32, ua, ub, F, R), a.wrapping_add(b) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::Sub, Ty::S32, ua, ub, F, R), a.wrapping_sub(b) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::MulLo, Ty::S32, ua, ub, F, R), a.wrapping_mul(b) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::MulHi, Ty::S32, ua, ub, F, R), ((a as i64 * b as i64) >> 32) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::MulWide, Ty::S32, ua, ub, F, R), (a as i64 * b as i64) as u64);
+            prop_assert_eq!(bin(BinOp::Min, Ty::S32, ua, ub, F, R), a.min(b) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::Max, Ty::U32, ua, ub, F, R), (a as u32).max(b as u32) as u64);
+            if b != 0 {
+                prop_assert_eq!(bin(BinOp::Div, Ty::S32, ua, ub, F, R), a.wrapping_div(b) as u32 as u64);
+                prop_assert_eq!(bin(BinOp::Rem, Ty::S32, ua, ub, F, R), a.wrapping_rem(b) as u32 as u64);
+                prop_assert_eq!(bin(BinOp::Div, Ty::U32, ua, ub, F, R), ((a as u32) / (b as u32)) as u64);
+            }
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::S32, ua, ub), a < b);
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::U32, ua, ub), (a as u32) < (b as u32));
+            prop_assert_eq!(compare(CmpOp::Ge, Ty::S32, ua, ub), a >= b);
+            let s = (b as u32 % 40) as u64;
+            prop_assert_eq!(bin(BinOp::Shl, Ty::B32, ua, s, F, R), if s >= 32 { 0 } else { ((a as u32) << s) as u64 });
+            prop_assert_eq!(bin(BinOp::Shr, Ty::S32, ua, s, F, R), (a >> s.min(31)) as u32 as u64);
+            prop_assert_eq!(bin(BinOp::Shr, Ty::U32, ua, s, F, R), if s >= 32 { 0 } else { ((a as u32) >> s) as u64 });
+        }
+
+        #[test]
+        fn s64_arithmetic_matches_rust(a: i64, b: i64) {
+            let (ua, ub) = (a as u64, b as u64);
+            prop_assert_eq!(bin(BinOp::Add, Ty::S64, ua, ub, F, R), a.wrapping_add(b) as u64);
+            prop_assert_eq!(bin(BinOp::MulHi, Ty::U64, ua, ub, F, R), ((ua as u128 * ub as u128) >> 64) as u64);
+            prop_assert_eq!(bin(BinOp::MulHi, Ty::S64, ua, ub, F, R), ((a as i128 * b as i128) >> 64) as u64);
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::S64, ua, ub), a < b);
+        }
+
+        #[test]
+        fn f32_arithmetic_matches_rust(a: f32, b: f32, c: f32) {
+            let (ua, ub, uc) = (a.to_bits() as u64, b.to_bits() as u64, c.to_bits() as u64);
+            let same = |x: u64, y: f32| { let x = f32::from_bits(x as u32); (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits() };
+            prop_assert!(same(bin(BinOp::Add, Ty::F32, ua, ub, F, R), a + b));
+            prop_assert!(same(bin(BinOp::Sub, Ty::F32, ua, ub, F, R), a - b));
+            prop_assert!(same(bin(BinOp::MulLo, Ty::F32, ua, ub, F, R), a * b));
+            prop_assert!(same(bin(BinOp::Div, Ty::F32, ua, ub, F, R), a / b));
+            prop_assert!(same(mad(BinOp::MulLo, Ty::F32, ua, ub, uc, F, R), a.mul_add(b, c)));
+            prop_assert!(same(un(UnOp::Sqrt, Ty::F32, ua, F), a.sqrt()));
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::F32, ua, ub), a < b);
+            prop_assert_eq!(compare(CmpOp::Ltu, Ty::F32, ua, ub), a < b || a.is_nan() || b.is_nan());
+            prop_assert_eq!(compare(CmpOp::Ne, Ty::F32, ua, ub), !(a.is_nan() || b.is_nan()) && a != b);
+            // directed rounding brackets round-to-nearest
+            let dn = f32::from_bits(bin(BinOp::Add, Ty::F32, ua, ub, F, Rounding::Rm) as u32);
+            let up = f32::from_bits(bin(BinOp::Add, Ty::F32, ua, ub, F, Rounding::Rp) as u32);
+            if (a + b).is_finite() { prop_assert!(dn <= a + b && a + b <= up); }
+        }
+
+        #[test]
+        fn conversions_match_rust(x: f32, i: i32, u: u32) {
+            let ux = x.to_bits() as u64;
+            prop_assert_eq!(cvt(Ty::S32, Ty::F32, ux, Rounding::Rzi, false, false), (x as i32) as u32 as u64);
+            prop_assert_eq!(cvt(Ty::U32, Ty::F32, ux, Rounding::Rzi, false, false), (x as u32) as u64);
+            prop_assert_eq!(cvt(Ty::F32, Ty::S32, i as u32 as u64, Rounding::Rn, false, false), (i as f32).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::F32, Ty::U32, u as u64, Rounding::Rn, false, false), (u as f32).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::S64, Ty::S32, i as u32 as u64, R, false, false), i as i64 as u64);
+            prop_assert_eq!(cvt(Ty::U64, Ty::U32, u as u64, R, false, false), u as u64);
+            prop_assert_eq!(cvt(Ty::U16, Ty::U32, u as u64, R, false, false), u as u16 as u64);
+            prop_assert_eq!(cvt(Ty::F64, Ty::F32, ux, R, false, false), (x as f64).to_bits());
+            if x.is_finite() {
+                prop_assert_eq!(cvt(Ty::F32, Ty::F32, ux, Rounding::Rmi, false, false), x.floor().to_bits() as u64);
+            }
+        }
+
+        #[test]
+        fn bit_ops_match_rust(a: u32, b: u32) {
+            prop_assert_eq!(un(UnOp::Popc, Ty::B32, a as u64, F), a.count_ones() as u64);
+            prop_assert_eq!(un(UnOp::Clz, Ty::B32, a as u64, F), a.leading_zeros() as u64);
+            prop_assert_eq!(un(UnOp::Brev, Ty::B32, a as u64, F), a.reverse_bits() as u64);
+            prop_assert_eq!(shf(false, true, a as u64, b as u64, 8), ((((b as u64) << 32) | a as u64) >> 8) as u32 as u64);
+        }
+    }
+
+    #[test]
+    fn special_cases() {
+        // div by zero does not panic; i32::MIN / -1 wraps
+        assert_eq!(bin(BinOp::Div, Ty::S32, 5, 0, F, R), u32::MAX as u64);
+        assert_eq!(
+            bin(
+                BinOp::Div,
+                Ty::S32,
+                i32::MIN as u32 as u64,
+                u32::MAX as u64,
+                F,
+                R
+            ),
+            i32::MIN as u32 as u64
+        );
+        assert_eq!(un(UnOp::BfindShift, Ty::U32, 1, F), 31);
+        assert_eq!(un(UnOp::Bfind, Ty::U32, 0, F), u32::MAX as u64);
+        assert_eq!(bfe(Ty::U32, 0xABCD, 4, 8), 0xBC);
+        assert_eq!(bfe(Ty::S32, 0xF0, 4, 4), 0xFFFF_FFFF);
+        assert_eq!(bfi(Ty::B32, 0xF, 0, 4, 4), 0xF0);
+        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x3210), 0x4433_2211);
+        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x4567), 0x5566_7788);
+        // sat
+        let sat = FFlags { sat: true, ..F };
+        assert_eq!(
+            f32::from_bits(bin(BinOp::Add, Ty::F32, bits_f32(0.75), bits_f32(0.5), sat, R) as u32),
+            1.0
+        );
+        assert_eq!(cvt(Ty::F32, Ty::F32, bits_f32(f32::NAN), R, true, false), 0);
+        assert_eq!(
+            cvt(Ty::U8, Ty::S32, (-5i32) as u32 as u64, R, true, false),
+            0
+        );
+    }
+}

@@ -1,0 +1,1065 @@
+//! One thread block: per-thread registers and program counters (independent thread scheduling),
+//! a deterministic scheduler that runs each thread until it waits (barrier, warp collective),
+//! exits or uses up its time slice, shared memory with its checkers, and barrier resolution.
+
+use super::alu;
+use super::diag::{Diags, Namer, Site};
+use super::launch::Launch;
+use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
+use super::result::{Counters, DiagKind, Severity};
+use crate::ptx::ir::*;
+
+/// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
+const QUANTUM: u64 = 4096;
+pub(super) const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    Ready,
+    /// Waiting at a block barrier (instruction index in the entry function's frame chain).
+    Barrier,
+    /// Waiting at a warp collective.
+    Warp,
+    Exited,
+}
+
+pub(super) struct Frame {
+    func: u32,
+    ret_pc: u32,
+    regs: Vec<u64>,
+    params: Vec<u8>,
+    local_base: u64,
+    ret_slot: Option<u32>,
+}
+
+pub(super) struct Thread {
+    pub(super) tid: [u32; 3],
+    pub(super) state: State,
+    pub(super) func: u32,
+    pub(super) pc: u32,
+    pub(super) regs: Vec<u64>,
+    pub(super) params: Vec<u8>,
+    pub(super) local: Vec<u8>,
+    pub(super) local_base: u64,
+    pub(super) frames: Vec<Frame>,
+    pub(super) counters: Counters,
+    pub(super) out: String,
+}
+
+/// What one byte of shared memory last saw in this barrier interval (for the race checker).
+#[derive(Clone, Copy)]
+pub(super) struct Shadow {
+    pub(super) epoch: u32,
+    pub(super) writer: u32,
+    pub(super) wline: u32,
+    pub(super) wsync: u32,
+    pub(super) reader: u32,
+    /// A second, different thread also read in this interval.
+    pub(super) many: bool,
+    pub(super) rline: u32,
+    pub(super) rsync: u32,
+    pub(super) init: bool,
+}
+
+pub(super) const SHADOW0: Shadow = Shadow {
+    epoch: u32::MAX,
+    writer: NONE,
+    wline: 0,
+    wsync: 0,
+    reader: NONE,
+    many: false,
+    rline: 0,
+    rsync: 0,
+    init: false,
+};
+
+/// A per-access record for the warp-level coalescing and bank-conflict figures.
+#[derive(Clone, Copy)]
+pub struct Access {
+    pub pc: u32,
+    pub func: u32,
+    pub addr: u64,
+    pub size: u32,
+    pub shared: bool,
+}
+
+/// Everything a block produces.
+pub struct BlockOutput {
+    pub counters: Vec<Counters>,
+    pub diags: Diags,
+    pub stdout: String,
+    pub instructions: u64,
+    pub accesses: Vec<Vec<Access>>,
+    /// Set when the launch must stop (step limit, unsupported instruction).
+    pub fatal: Option<String>,
+}
+
+/// Memory and checker state of the block, separate from the threads so both can be borrowed.
+pub(super) struct Mem<'l> {
+    pub(super) launch: &'l Launch<'l>,
+    pub(super) block: [u32; 3],
+    pub(super) shared: Vec<u8>,
+    pub(super) shadow: Vec<Shadow>,
+    pub(super) epoch: u32,
+    pub(super) warp_sync: Vec<u32>,
+    /// Per warp, the lanes that exist and have not exited (`activemask`).
+    pub(super) live: Vec<u32>,
+    pub(super) diags: Diags,
+    pub(super) accesses: Option<Vec<Vec<Access>>>,
+    pub(super) namer: Namer,
+}
+
+pub struct Block<'l> {
+    threads: Vec<Thread>,
+    mem: Mem<'l>,
+}
+
+enum Stop {
+    Quantum,
+    Wait,
+    Exit,
+    Fatal(String),
+}
+
+impl<'l> Block<'l> {
+    pub fn new(launch: &'l Launch<'l>, block: [u32; 3]) -> Block<'l> {
+        let dims = launch.cfg.block;
+        let n = (dims[0] * dims[1] * dims[2]) as usize;
+        let entry = &launch.module.functions[launch.entry as usize];
+        let mut threads = Vec::with_capacity(n);
+        for z in 0..dims[2] {
+            for y in 0..dims[1] {
+                for x in 0..dims[0] {
+                    threads.push(Thread {
+                        tid: [x, y, z],
+                        state: State::Ready,
+                        func: launch.entry,
+                        pc: 0,
+                        regs: vec![0; entry.num_regs as usize],
+                        params: launch.kernel_params.clone(),
+                        local: vec![0; entry.local_size as usize],
+                        local_base: 0,
+                        frames: Vec::new(),
+                        counters: Counters::default(),
+                        out: String::new(),
+                    });
+                }
+            }
+        }
+        let shared_len = launch.shared_size as usize;
+        let checkers = launch.opts.checkers;
+        Block {
+            threads,
+            mem: Mem {
+                launch,
+                block,
+                shared: vec![0; shared_len],
+                shadow: if checkers {
+                    vec![SHADOW0; shared_len]
+                } else {
+                    Vec::new()
+                },
+                epoch: 0,
+                warp_sync: vec![0; n.div_ceil(32)],
+                live: (0..n.div_ceil(32))
+                    .map(|w| {
+                        if (w + 1) * 32 <= n {
+                            u32::MAX
+                        } else {
+                            (1u32 << (n % 32)) - 1
+                        }
+                    })
+                    .collect(),
+                diags: Diags::default(),
+                accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
+                namer: launch.namer,
+            },
+        }
+    }
+
+    /// Run the block to completion (or until the launch must stop).
+    pub fn run(mut self) -> BlockOutput {
+        let mut instructions = 0u64;
+        let mut fatal = None;
+        'outer: loop {
+            let mut progressed = false;
+            for t in 0..self.threads.len() {
+                if self.threads[t].state != State::Ready {
+                    continue;
+                }
+                if self.mem.launch.aborted() {
+                    break 'outer;
+                }
+                progressed = true;
+                let (stop, n) = self.step(t, QUANTUM);
+                instructions += n;
+                if self.mem.launch.add_steps(n) {
+                    self.report_step_limit(t);
+                    fatal = Some("step limit".to_string());
+                    break 'outer;
+                }
+                match stop {
+                    Stop::Fatal(msg) => {
+                        self.mem.launch.abort();
+                        fatal = Some(msg);
+                        break 'outer;
+                    }
+                    Stop::Wait => {
+                        if self.threads[t].state == State::Warp {
+                            self.try_warp_collective(t, false);
+                        }
+                    }
+                    Stop::Exit => self.mem.live[t / 32] &= !(1u32 << (t % 32)),
+                    Stop::Quantum => {}
+                }
+            }
+            if progressed {
+                continue;
+            }
+            // Nobody can run: release a barrier, force stuck warp collectives, or finish.
+            let waiting_warp: Vec<usize> = (0..self.threads.len())
+                .filter(|&t| self.threads[t].state == State::Warp)
+                .collect();
+            if !waiting_warp.is_empty() {
+                for t in waiting_warp {
+                    if self.threads[t].state == State::Warp {
+                        self.try_warp_collective(t, true);
+                    }
+                }
+                continue;
+            }
+            if self.threads.iter().any(|t| t.state == State::Barrier) {
+                self.release_barrier();
+                continue;
+            }
+            break;
+        }
+        let mut stdout = String::new();
+        for t in &self.threads {
+            stdout.push_str(&t.out);
+        }
+        BlockOutput {
+            counters: self.threads.iter().map(|t| t.counters).collect(),
+            diags: self.mem.diags,
+            stdout,
+            instructions,
+            accesses: self.mem.accesses.unwrap_or_default(),
+            fatal,
+        }
+    }
+
+    fn line_of(&self, t: usize) -> (u32, u32) {
+        let th = &self.threads[t];
+        let f = &self.mem.launch.module.functions[th.func as usize];
+        f.body
+            .get(th.pc as usize)
+            .map(|i| (i.line, i.file))
+            .unwrap_or((0, 0))
+    }
+
+    fn site(&self, t: usize) -> Site {
+        let (line, file) = self.line_of(t);
+        Site {
+            file: self.mem.launch.file_name(file),
+            line,
+            block: self.mem.block,
+            thread: self.threads[t].tid,
+        }
+    }
+
+    fn report_step_limit(&mut self, t: usize) {
+        let site = self.site(t);
+        let limit = self.mem.launch.opts.step_limit;
+        let who = self.mem.namer.who(site.thread, site.block);
+        let line = site.line;
+        self.mem.diags.report(DiagKind::StepLimit, Severity::Error, site, None, || {
+            (
+                format!("the kernel ran more than {limit} instructions; {who} was still running line {line}"),
+                "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".into(),
+            )
+        });
+    }
+
+    /// Release the threads waiting at barriers, reporting divergence first.
+    fn release_barrier(&mut self) {
+        let n = self.threads.len();
+        let waiting: Vec<usize> = (0..n)
+            .filter(|&t| self.threads[t].state == State::Barrier)
+            .collect();
+        let exited: Vec<usize> = (0..n)
+            .filter(|&t| self.threads[t].state == State::Exited)
+            .collect();
+        let first = waiting[0];
+        let pos = |b: &Block, t: usize| (b.threads[t].func, b.threads[t].pc);
+        let p0 = pos(self, first);
+        let elsewhere: Vec<usize> = waiting
+            .iter()
+            .copied()
+            .filter(|&t| pos(self, t) != p0)
+            .collect();
+        if !exited.is_empty() || !elsewhere.is_empty() {
+            let site = self.site(first);
+            let line = site.line;
+            let at_first = waiting.len() - elsewhere.len();
+            let total = n;
+            let namer = self.mem.namer;
+            let detail = if !elsewhere.is_empty() {
+                let other_line = self.line_of(elsewhere[0]).0;
+                format!(
+                    "{} wait at a different __syncthreads() (line {other_line})",
+                    thread_list(
+                        &elsewhere
+                            .iter()
+                            .map(|&t| self.threads[t].tid)
+                            .collect::<Vec<_>>(),
+                        namer
+                    )
+                )
+            } else {
+                format!(
+                    "{} finished (returned) without reaching it",
+                    thread_list(
+                        &exited
+                            .iter()
+                            .map(|&t| self.threads[t].tid)
+                            .collect::<Vec<_>>(),
+                        namer
+                    )
+                )
+            };
+            let other = if !elsewhere.is_empty() {
+                Some(self.line_of(elsewhere[0]).0)
+            } else {
+                None
+            };
+            let block = namer.block(self.mem.block);
+            self.mem.diags.report(DiagKind::BarrierDivergence, Severity::Error, site, other, || {
+                (
+                    format!("only {at_first} of {total} threads of {block} reached the __syncthreads() on line {line}; {detail}"),
+                    "every thread of the block must reach every __syncthreads(): move it out of the if (or before the early return) so all threads execute it".into(),
+                )
+            });
+        }
+        // bar.red: reduce the predicate over every waiting thread.
+        let mut popc = 0u64;
+        let mut all = true;
+        let mut any = false;
+        for &t in &waiting {
+            if let Some(v) = self.bar_red_value(t) {
+                popc += v as u64;
+                all &= v;
+                any |= v;
+            }
+        }
+        for &t in &waiting {
+            let th = &mut self.threads[t];
+            let f = &self.mem.launch.module.functions[th.func as usize];
+            if let Some(Inst {
+                op: Op::BarRed { op, d, .. },
+                ..
+            }) = f.body.get(th.pc as usize)
+            {
+                th.regs[*d as usize] = match op {
+                    BarRedOp::Popc => popc,
+                    BarRedOp::And => all as u64,
+                    BarRedOp::Or => any as u64,
+                };
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+    }
+
+    fn bar_red_value(&self, t: usize) -> Option<bool> {
+        let th = &self.threads[t];
+        let f = &self.mem.launch.module.functions[th.func as usize];
+        match f.body.get(th.pc as usize) {
+            Some(Inst {
+                op: Op::BarRed { p, negate, .. },
+                ..
+            }) => Some((self.mem.val(th, p) != 0) != *negate),
+            _ => None,
+        }
+    }
+
+    /// Complete a warp collective once every live lane of its mask waits at one.
+    /// With `force`, complete it with the lanes present and report the missing ones.
+    fn try_warp_collective(&mut self, t: usize, force: bool) {
+        let warp = t / 32;
+        let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
+        let th = &self.threads[t];
+        let Some(inst) = self.mem.launch.module.functions[th.func as usize]
+            .body
+            .get(th.pc as usize)
+        else {
+            return;
+        };
+        let mask_op = match &inst.op {
+            Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::Redux { mask, .. }
+            | Op::MatchAny { mask, .. } => *mask,
+            Op::BarWarpSync { mask } => *mask,
+            _ => return,
+        };
+        let mask = self.mem.val(th, &mask_op) as u32;
+        let members: Vec<usize> = lanes
+            .clone()
+            .filter(|&l| mask & (1 << (l % 32)) != 0)
+            .collect();
+        let mut present = Vec::new();
+        let mut missing = Vec::new();
+        for &l in &members {
+            match self.threads[l].state {
+                State::Warp => present.push(l),
+                State::Exited => {}
+                _ => missing.push(l),
+            }
+        }
+        if !present.contains(&t) {
+            // The thread itself is not in the mask: undefined behaviour; report and let it pass.
+            let site = self.site(t);
+            let lane = t % 32;
+            self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
+                (
+                    format!("lane {lane} executed a warp-synchronous operation with mask {mask:#010x}, which does not include itself"),
+                    "the mask of __shfl_sync/__ballot_sync/__syncwarp must include every calling lane (use 0xffffffff for a full warp)".into(),
+                )
+            });
+            present.push(t);
+        }
+        if !missing.is_empty() {
+            if !force {
+                return;
+            }
+            let site = self.site(t);
+            let l = missing[0];
+            let lane = l % 32;
+            let other = self.line_of(l).0;
+            let state = self.threads[l].state;
+            let namer = self.mem.namer;
+            let who = namer.thread(self.threads[l].tid);
+            self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, Some(other), || {
+                let where_ = if state == State::Barrier {
+                    format!("is waiting at the __syncthreads() on line {other}")
+                } else {
+                    format!("is at line {other}")
+                };
+                (
+                    format!("a warp-synchronous operation names lane {lane} ({who}) in its mask {mask:#010x}, but that lane never joins it: it {where_}"),
+                    "every lane named in the mask must execute the same __shfl_sync/__ballot_sync/__syncwarp; compute the mask from the lanes that really take this path (e.g. __ballot_sync before the if)".into(),
+                )
+            });
+        }
+        let launch = self.mem.launch;
+        // Gather sources, then write results (all lanes read before any writes).
+        let insts: Vec<(usize, &Inst)> = present
+            .iter()
+            .map(|&l| {
+                (
+                    l,
+                    &launch.module.functions[self.threads[l].func as usize].body
+                        [self.threads[l].pc as usize],
+                )
+            })
+            .collect();
+        let mut vals = [0u64; 32];
+        let mut preds = [false; 32];
+        let mut active = 0u32;
+        for &(l, inst) in &insts {
+            let th = &self.threads[l];
+            active |= 1 << (l % 32);
+            match &inst.op {
+                Op::Shfl { a, .. } | Op::Redux { a, .. } | Op::MatchAny { a, .. } => {
+                    vals[l % 32] = self.mem.val(th, a)
+                }
+                Op::Vote { p, negate, .. } => preds[l % 32] = (self.mem.val(th, p) != 0) != *negate,
+                _ => {}
+            }
+        }
+        for &(l, inst) in &insts {
+            let lane = (l % 32) as u32;
+            let th = &self.threads[l];
+            let writes: Vec<(u32, u64)> = match &inst.op {
+                Op::Shfl {
+                    mode, d, p, b, c, ..
+                } => {
+                    let b = self.mem.val(th, b) as u32;
+                    let c = self.mem.val(th, c) as u32;
+                    let segmask = (c >> 8) & 0x1f;
+                    let cval = c & 0x1f;
+                    let max_lane = (lane & segmask) | (cval & !segmask);
+                    let min_lane = lane & segmask;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => {
+                            let j = lane as i64 - b as i64;
+                            (j, j >= max_lane as i64)
+                        }
+                        ShflMode::Down => {
+                            let j = lane as i64 + b as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                        ShflMode::Bfly => {
+                            let j = (lane ^ b) as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                        ShflMode::Idx => {
+                            let j = (min_lane | (b & !segmask)) as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                    };
+                    let src = if ok && (0..32).contains(&j) {
+                        j as usize
+                    } else {
+                        lane as usize
+                    };
+                    let v = if active & (1 << src) != 0 {
+                        vals[src]
+                    } else {
+                        vals[lane as usize]
+                    };
+                    let mut w = vec![(*d, v & 0xffff_ffff)];
+                    if let Some(p) = p {
+                        w.push((*p, ok as u64));
+                    }
+                    w
+                }
+                Op::Vote { mode, d, .. } => {
+                    let ballot = (0..32)
+                        .filter(|&i| active & (1 << i) != 0 && preds[i])
+                        .fold(0u32, |m, i| m | (1 << i));
+                    let v = match mode {
+                        VoteMode::Ballot => ballot as u64,
+                        VoteMode::All => (ballot == active) as u64,
+                        VoteMode::Any => (ballot != 0) as u64,
+                        VoteMode::Uni => (ballot == 0 || ballot == active) as u64,
+                    };
+                    vec![(*d, v)]
+                }
+                Op::Redux { op, ty, d, .. } => {
+                    let lanes_v = (0..32).filter(|&i| active & (1 << i) != 0).map(|i| vals[i]);
+                    let v = lanes_v
+                        .reduce(|x, y| atom_combine(*op, *ty, x, y, 0))
+                        .unwrap_or(0);
+                    vec![(*d, v)]
+                }
+                Op::MatchAny { d, .. } => {
+                    let me = vals[lane as usize];
+                    let m = (0..32)
+                        .filter(|&i| active & (1 << i) != 0 && vals[i] == me)
+                        .fold(0u32, |m, i| m | (1 << i));
+                    vec![(*d, m as u64)]
+                }
+                _ => Vec::new(),
+            };
+            let th = &mut self.threads[l];
+            for (r, v) in writes {
+                th.regs[r as usize] = v;
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.warp_sync[warp] = self.mem.warp_sync[warp].wrapping_add(1);
+    }
+
+    /// Run thread `t` for at most `budget` instructions.
+    fn step(&mut self, t: usize, budget: u64) -> (Stop, u64) {
+        let launch = self.mem.launch;
+        let module = launch.module;
+        let mem = &mut self.mem;
+        let th = &mut self.threads[t];
+        let linear = t as u32;
+        let mut code: &[Inst] = &module.functions[th.func as usize].body;
+        let mut n = 0u64;
+        while n < budget {
+            let Some(inst) = code.get(th.pc as usize) else {
+                return (
+                    Stop::Fatal(format!(
+                        "program counter ran off the end of `{}`",
+                        module.functions[th.func as usize].name
+                    )),
+                    n,
+                );
+            };
+            n += 1;
+            if let Some((p, neg)) = inst.guard {
+                if (th.regs[p as usize] != 0) == neg {
+                    th.pc += 1;
+                    continue;
+                }
+            }
+            match &inst.op {
+                Op::Bin {
+                    op,
+                    ty,
+                    d,
+                    a,
+                    b,
+                    f,
+                    rnd,
+                } => {
+                    let (a, b) = (mem.val(th, a), mem.val(th, b));
+                    th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
+                }
+                Op::Mad {
+                    mode,
+                    ty,
+                    d,
+                    a,
+                    b,
+                    c,
+                    f,
+                    rnd,
+                } => {
+                    let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                    th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
+                }
+                Op::Un { op, ty, d, a, f } => {
+                    let a = mem.val(th, a);
+                    th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
+                }
+                Op::Setp {
+                    cmp,
+                    ty,
+                    d,
+                    d2,
+                    a,
+                    b,
+                    comb,
+                } => {
+                    let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
+                    let (r1, r2) = match comb {
+                        Some((bop, c, neg)) => {
+                            let c = (mem.val(th, c) != 0) != *neg;
+                            (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
+                        }
+                        None => (r, !r),
+                    };
+                    th.regs[*d as usize] = r1 as u64;
+                    if let Some(d2) = d2 {
+                        th.regs[*d2 as usize] = r2 as u64;
+                    }
+                }
+                Op::Selp { ty, d, a, b, p } => {
+                    let v = if mem.val(th, p) != 0 {
+                        mem.val(th, a)
+                    } else {
+                        mem.val(th, b)
+                    };
+                    th.regs[*d as usize] = alu::mask(*ty, v);
+                }
+                Op::Slct {
+                    ty,
+                    cty,
+                    d,
+                    a,
+                    b,
+                    c,
+                    ..
+                } => {
+                    let c = mem.val(th, c);
+                    let take_a = if *cty == Ty::F32 {
+                        f32::from_bits(c as u32) >= 0.0
+                    } else {
+                        alu::sext(Ty::S32, c) >= 0
+                    };
+                    th.regs[*d as usize] = alu::mask(
+                        *ty,
+                        if take_a {
+                            mem.val(th, a)
+                        } else {
+                            mem.val(th, b)
+                        },
+                    );
+                }
+                Op::Cvt {
+                    dty,
+                    sty,
+                    d,
+                    a,
+                    rnd,
+                    sat,
+                    ftz,
+                } => {
+                    let a = mem.val(th, a);
+                    th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+                }
+                Op::Cvta { to, space, d, a } => {
+                    let a = mem.val(th, a);
+                    let window = match space {
+                        Space::Shared => SHARED_WINDOW,
+                        Space::Local => LOCAL_WINDOW,
+                        _ => 0,
+                    };
+                    th.regs[*d as usize] = if *to {
+                        a.wrapping_sub(window)
+                    } else {
+                        a.wrapping_add(window)
+                    };
+                }
+                Op::Isspacep { space, d, a } => {
+                    let w = classify(mem.val(th, a));
+                    th.regs[*d as usize] = match (space, w) {
+                        (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
+                        (Space::Global | Space::Const, Window::Global(_)) => 1,
+                        _ => 0,
+                    };
+                }
+                Op::Bfe { ty, d, a, b, c } => {
+                    th.regs[*d as usize] =
+                        alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                }
+                Op::Bfi { ty, d, a, b, c, e } => {
+                    th.regs[*d as usize] = alu::bfi(
+                        *ty,
+                        mem.val(th, a),
+                        mem.val(th, b),
+                        mem.val(th, c),
+                        mem.val(th, e),
+                    );
+                }
+                Op::Prmt { d, a, b, c } => {
+                    th.regs[*d as usize] = alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                }
+                Op::Shf {
+                    left,
+                    wrap,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
+                    th.regs[*d as usize] =
+                        alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                }
+                Op::Pack { elem_bits, d, srcs } => {
+                    let mut v = 0u64;
+                    for (i, s) in srcs.iter().enumerate() {
+                        let part = mem.val(th, s) & low_mask(*elem_bits);
+                        v |= part << (i as u32 * elem_bits);
+                    }
+                    th.regs[*d as usize] = v;
+                }
+                Op::Unpack { elem_bits, ds, a } => {
+                    let v = mem.val(th, a);
+                    for (i, d) in ds.iter().enumerate() {
+                        if let Some(d) = d {
+                            th.regs[*d as usize] =
+                                (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
+                        }
+                    }
+                }
+                Op::Ld {
+                    space, ty, d, addr, ..
+                } => {
+                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                    let size = ty.size();
+                    let total = size * d.len() as u32;
+                    let mut vals = [0u64; 8];
+                    if mem.load_vec(
+                        th,
+                        linear,
+                        inst,
+                        *space,
+                        base,
+                        size,
+                        total,
+                        &mut vals[..d.len()],
+                    ) {
+                        for (i, r) in d.iter().enumerate() {
+                            let v = vals[i];
+                            th.regs[*r as usize] = if ty.is_signed() {
+                                alu::sext(*ty, v) as u64
+                            } else {
+                                v
+                            };
+                        }
+                    }
+                }
+                Op::St {
+                    space,
+                    ty,
+                    src,
+                    addr,
+                } => {
+                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                    let size = ty.size();
+                    let mut vals = [0u64; 8];
+                    for (i, s) in src.iter().enumerate() {
+                        vals[i] = mem.val(th, s);
+                    }
+                    mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
+                }
+                Op::Atom {
+                    space,
+                    op,
+                    ty,
+                    d,
+                    addr,
+                    b,
+                    c,
+                } => {
+                    let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                    let (b, c) = (mem.val(th, b), mem.val(th, c));
+                    let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
+                    if let Some(d) = d {
+                        th.regs[*d as usize] = old;
+                    }
+                }
+                Op::Bra { target } => {
+                    th.pc = *target;
+                    continue;
+                }
+                Op::Call { callee, ret, args } => match callee {
+                    Callee::Func(fi) => {
+                        let f = &module.functions[*fi as usize];
+                        let mut params = vec![0u8; f.param_area as usize];
+                        for (arg, p) in args.iter().zip(&f.params) {
+                            let src = *arg as usize;
+                            let n = p.size as usize;
+                            if let (Some(dst), Some(s)) = (
+                                params.get_mut(p.offset as usize..p.offset as usize + n),
+                                th.params.get(src..src + n),
+                            ) {
+                                dst.copy_from_slice(s);
+                            }
+                        }
+                        if th.frames.len() > 1000 {
+                            return (
+                                Stop::Fatal(format!(
+                                    "recursion deeper than 1000 calls in `{}`",
+                                    demangle_var(&f.name)
+                                )),
+                                n,
+                            );
+                        }
+                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                        th.local.resize((new_base + f.local_size) as usize, 0);
+                        let frame = Frame {
+                            func: th.func,
+                            ret_pc: th.pc + 1,
+                            regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
+                            params: std::mem::replace(&mut th.params, params),
+                            local_base: th.local_base,
+                            ret_slot: *ret,
+                        };
+                        th.frames.push(frame);
+                        th.local_base = new_base;
+                        th.func = *fi;
+                        th.pc = 0;
+                        code = &f.body;
+                        continue;
+                    }
+                    Callee::Vprintf => {
+                        let count = mem.vprintf(th, args);
+                        if let Some(r) = ret {
+                            write_param(&mut th.params, *r, 4, count);
+                        }
+                    }
+                    Callee::AssertFail => {
+                        mem.assert_fail(th, inst, args);
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
+                    Callee::Unknown(i) => {
+                        let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                        return (
+                            Stop::Fatal(unsupported_msg(
+                                &format!("a call to `{name}`"),
+                                inst,
+                                launch,
+                            )),
+                            n,
+                        );
+                    }
+                },
+                Op::Ret => {
+                    let Some(frame) = th.frames.pop() else {
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    };
+                    let callee = &module.functions[th.func as usize];
+                    let callee_params = std::mem::replace(&mut th.params, frame.params);
+                    if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
+                        let (s, len) = (rv.offset as usize, rv.size as usize);
+                        if let (Some(src), Some(dst)) = (
+                            callee_params.get(s..s + len),
+                            th.params.get_mut(slot as usize..slot as usize + len),
+                        ) {
+                            dst.copy_from_slice(src);
+                        }
+                    }
+                    th.local.truncate(th.local_base as usize);
+                    th.regs = frame.regs;
+                    th.local_base = frame.local_base;
+                    th.func = frame.func;
+                    th.pc = frame.ret_pc;
+                    code = &module.functions[th.func as usize].body;
+                    continue;
+                }
+                Op::Exit => {
+                    th.state = State::Exited;
+                    return (Stop::Exit, n);
+                }
+                Op::Trap => {
+                    let site = mem.site(th, inst);
+                    let who = mem.namer.who(th.tid, mem.block);
+                    mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
+                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
+                    });
+                    th.state = State::Exited;
+                    return (Stop::Exit, n);
+                }
+                Op::BarSync { .. } | Op::BarRed { .. } => {
+                    th.state = State::Barrier;
+                    return (Stop::Wait, n);
+                }
+                Op::BarWarpSync { .. }
+                | Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Redux { .. }
+                | Op::MatchAny { .. } => {
+                    th.state = State::Warp;
+                    return (Stop::Wait, n);
+                }
+                Op::Activemask { d } => {
+                    th.regs[*d as usize] = mem.live[t / 32] as u64;
+                }
+                Op::Nop => {}
+                Op::Unsupported { text } => {
+                    return (
+                        Stop::Fatal(unsupported_msg(
+                            &format!("the instruction `{text}`"),
+                            inst,
+                            launch,
+                        )),
+                        n,
+                    );
+                }
+            }
+            th.pc += 1;
+        }
+        (Stop::Quantum, n)
+    }
+}
+
+fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn write_param(params: &mut [u8], off: u32, size: usize, v: u64) {
+    if let Some(dst) = params.get_mut(off as usize..off as usize + size) {
+        dst.copy_from_slice(&v.to_le_bytes()[..size]);
+    }
+}
+
+fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
+    let at = match (launch.file_name(inst.file), inst.line) {
+        (Some(f), l) if l > 0 => format!(" (from {f}:{l})"),
+        _ => String::new(),
+    };
+    format!(
+        "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
+    )
+}
+
+fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
+    let names: Vec<String> = ts.iter().take(4).map(|&t| namer.thread(t)).collect();
+    let more = if ts.len() > 4 {
+        format!(" and {} more", ts.len() - 4)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", names.join(", "))
+}
+
+/// The value an atomic leaves in memory.
+pub fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let f = FFlags::default();
+    let r = Rounding::Default;
+    match op {
+        AtomOp::Add => alu::bin(BinOp::Add, ty, old, b, f, r),
+        AtomOp::Min => alu::bin(BinOp::Min, ty, old, b, f, r),
+        AtomOp::Max => alu::bin(BinOp::Max, ty, old, b, f, r),
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if alu::mask(ty, old) == alu::mask(ty, b) {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::Inc => {
+            if alu::mask(ty, old) >= alu::mask(ty, b) {
+                0
+            } else {
+                old.wrapping_add(1)
+            }
+        }
+        AtomOp::Dec => {
+            let o = alu::mask(ty, old);
+            if o == 0 || o > alu::mask(ty, b) {
+                b
+            } else {
+                o - 1
+            }
+        }
+    }
+}
+
+impl<'l> Mem<'l> {
+    #[inline(always)]
+    fn val(&self, th: &Thread, o: &Operand) -> u64 {
+        match *o {
+            Operand::Reg(r) => th.regs[r as usize],
+            Operand::Imm(v) => v,
+            Operand::Special(s) => self.special(th, s),
+            Operand::GlobalSym(i) => self.launch.global_sym_addr[i as usize],
+            Operand::SharedSym(i) => self.launch.shared_sym_off[i as usize],
+            Operand::LocalSym(off) => th.local_base + off as u64,
+            Operand::ParamSym(off) => off as u64,
+        }
+    }
+
+    fn special(&self, th: &Thread, s: Special) -> u64 {
+        let cfg = &self.launch.cfg;
+        let dims = cfg.block;
+        let linear = th.tid[0] + th.tid[1] * dims[0] + th.tid[2] * dims[0] * dims[1];
+        let lane = linear % 32;
+        match s {
+            Special::Tid(d) => th.tid[d as usize] as u64,
+            Special::Ntid(d) => dims[d as usize] as u64,
+            Special::Ctaid(d) => self.block[d as usize] as u64,
+            Special::Nctaid(d) => cfg.grid[d as usize] as u64,
+            Special::LaneId => lane as u64,
+            Special::WarpId => (linear / 32) as u64,
+            Special::NWarpId => (dims[0] * dims[1] * dims[2]).div_ceil(32) as u64,
+            Special::WarpSize => 32,
+            Special::Clock | Special::Clock64 | Special::GlobalTimer => 0,
+            Special::LaneMaskEq => 1u64 << lane,
+            Special::LaneMaskLt => (1u64 << lane) - 1,
+            Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,
+            Special::LaneMaskGt => !((1u64 << (lane + 1)) - 1) & 0xffff_ffff,
+            Special::LaneMaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
+            Special::SmId => 0,
+            Special::DynamicSmemSize => cfg.dynamic_shared as u64,
+        }
+    }
+
+    pub(super) fn site(&self, th: &Thread, inst: &Inst) -> Site {
+        Site {
+            file: self.launch.file_name(inst.file),
+            line: inst.line,
+            block: self.block,
+            thread: th.tid,
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! One kernel launch: argument checking against the PTX signature, memory set-up, running the
+//! blocks (on several cores when that cannot change the result), and folding their results.
+
+use super::block::{Access, Block, BlockOutput};
+use super::diag::{Diags, Namer};
+use super::memory::GlobalMem;
+use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
+use super::value::KernelArg;
+use super::{EmuError, EmuOptions, LaunchConfig};
+use crate::ptx::ir::{demangle_var, Module, Op, Space};
+use crate::ptx::SHARED_RED_ZONE;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Everything the blocks of one launch share (read-only except global memory and the step count).
+pub struct Launch<'m> {
+    pub module: &'m Module,
+    pub entry: u32,
+    pub cfg: LaunchConfig,
+    pub opts: EmuOptions,
+    pub global: GlobalMem,
+    pub global_sym_addr: Vec<u64>,
+    pub shared_sym_off: Vec<u64>,
+    pub shared_size: u64,
+    /// Per shared byte: index+1 of the variable holding it (0 = red zone).
+    shared_map: Vec<u32>,
+    /// (name, offset, element size, size) per entry of `shared_map`.
+    shared_vars: Vec<(String, u64, u64, u64)>,
+    pub kernel_params: Vec<u8>,
+    pub namer: Namer,
+    steps: AtomicU64,
+    aborted: AtomicBool,
+}
+
+impl<'m> Launch<'m> {
+    pub fn file_name(&self, idx: u32) -> Option<String> {
+        self.module.file_name(idx).map(str::to_string)
+    }
+
+    pub fn opts_perf(&self) -> bool {
+        self.opts.perf
+    }
+
+    pub fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::Relaxed)
+    }
+
+    pub fn abort(&self) {
+        self.aborted.store(true, Ordering::Relaxed)
+    }
+
+    /// Count executed instructions; true once the launch's step limit is passed.
+    pub fn add_steps(&self, n: u64) -> bool {
+        let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;
+        if total > self.opts.step_limit {
+            self.abort();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn threads_per_block(&self) -> u32 {
+        self.cfg.block.iter().product()
+    }
+
+    pub fn linear(&self, tid: [u32; 3]) -> u32 {
+        let b = self.cfg.block;
+        tid[0] + tid[1] * b[0] + tid[2] * b[0] * b[1]
+    }
+
+    pub fn tid_of(&self, linear: u32) -> [u32; 3] {
+        let b = self.cfg.block;
+        [
+            linear % b[0],
+            (linear / b[0]) % b[1],
+            linear / (b[0] * b[1]),
+        ]
+    }
+
+    /// The shared variable holding `[off, off+len)` entirely, if any.
+    pub fn shared_var(&self, off: u64, len: u64) -> Option<usize> {
+        let end = off.checked_add(len)?;
+        if end > self.shared_map.len() as u64 || len == 0 {
+            return None;
+        }
+        let v = self.shared_map[off as usize];
+        (v != 0 && self.shared_map[end as usize - 1] == v).then(|| v as usize - 1)
+    }
+
+    /// The shared variable an offset belongs to or overflows from: (name, base, element size).
+    pub fn nearest_shared(&self, off: u64) -> Option<(String, u64, u64)> {
+        let best = self
+            .shared_vars
+            .iter()
+            .filter(|v| v.1 <= off)
+            .max_by_key(|v| v.1)
+            .or_else(|| self.shared_vars.iter().min_by_key(|v| v.1))?;
+        Some((best.0.clone(), best.1, best.2))
+    }
+
+    pub fn shared_var_size(&self, name: &str) -> u64 {
+        self.shared_vars
+            .iter()
+            .find(|v| v.0 == name)
+            .map(|v| v.3)
+            .unwrap_or(0)
+    }
+}
+
+fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
+    if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+        return Err(EmuError::Launch(format!(
+            "grid {:?} and block {:?} must have no zero dimension",
+            cfg.grid, cfg.block
+        )));
+    }
+    let threads: u64 = cfg.block.iter().map(|&d| d as u64).product();
+    if threads > 1024 {
+        return Err(EmuError::Launch(format!(
+            "a block has at most 1024 threads; {:?} has {threads}",
+            cfg.block
+        )));
+    }
+    if cfg.block[2] > 64 {
+        return Err(EmuError::Launch("block z dimension is at most 64".into()));
+    }
+    if cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
+        return Err(EmuError::Launch(
+            "grid y and z dimensions are at most 65535".into(),
+        ));
+    }
+    if cfg.dynamic_shared > 227 * 1024 {
+        return Err(EmuError::Launch(format!(
+            "{} bytes of dynamic shared memory is more than a GPU has (227 KiB)",
+            cfg.dynamic_shared
+        )));
+    }
+    Ok(())
+}
+
+/// Check the arguments against the kernel's parameters and lay out the param area.
+fn param_image(
+    module: &Module,
+    entry: u32,
+    kernel: &str,
+    args: &[KernelArg],
+    buf_addr: &[u64],
+) -> Result<Vec<u8>, EmuError> {
+    let f = &module.functions[entry as usize];
+    if args.len() != f.params.len() {
+        return Err(EmuError::Signature(format!(
+            "kernel `{kernel}` takes {} parameter{}, but {} argument{} were given",
+            f.params.len(),
+            if f.params.len() == 1 { "" } else { "s" },
+            args.len(),
+            if args.len() == 1 { "" } else { "s" }
+        )));
+    }
+    let mut image = vec![0u8; f.param_area as usize];
+    let mut bi = 0;
+    for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
+        let n = i + 1;
+        let bytes: Vec<u8> = match arg {
+            KernelArg::Buffer(b) => {
+                if p.size != 8 || p.is_array {
+                    return Err(EmuError::Signature(format!(
+                        "argument {n} (`{}`) is a buffer, but parameter {n} of `{kernel}` is a {}-byte value, not a pointer",
+                        b.name, p.size
+                    )));
+                }
+                let a = buf_addr[bi];
+                bi += 1;
+                a.to_le_bytes().to_vec()
+            }
+            KernelArg::Scalar(s) => {
+                if p.is_array || p.size != s.ty.size() as u32 {
+                    return Err(EmuError::Signature(format!(
+                        "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
+                        s.ty,
+                        s.ty.size(),
+                        p.size,
+                        if p.size == 8 && !p.is_array { " (a pointer or 64-bit value?)" } else { "" }
+                    )));
+                }
+                s.bytes()
+            }
+            KernelArg::Struct { bytes, .. } => {
+                if !p.is_array || p.size as usize != bytes.len() {
+                    return Err(EmuError::Signature(format!(
+                        "argument {n} is a {}-byte struct, but parameter {n} of `{kernel}` is {} bytes{}",
+                        bytes.len(),
+                        p.size,
+                        if p.is_array { "" } else { " and not a struct" }
+                    )));
+                }
+                bytes.clone()
+            }
+        };
+        let o = p.offset as usize;
+        image[o..o + bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(image)
+}
+
+/// Whether the kernel can see other blocks' effects in ways that make order visible.
+fn order_sensitive(module: &Module) -> bool {
+    module.functions.iter().any(|f| {
+        f.body
+            .iter()
+            .any(|i| matches!(&i.op, Op::Atom { space, .. } if *space != Space::Shared))
+    })
+}
+
+pub fn run(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+) -> Result<RunResult, EmuError> {
+    let Some((entry, func)) = module.find_entry(kernel) else {
+        let found: Vec<String> = module.entries().map(|f| demangle_var(&f.name)).collect();
+        return Err(EmuError::NoSuchKernel {
+            name: kernel.to_string(),
+            found: if found.is_empty() {
+                "none".into()
+            } else {
+                found.join(", ")
+            },
+        });
+    };
+    let _ = func;
+    validate_config(cfg)?;
+    // Global memory: buffers first (in argument order), then module variables.
+    let mut items = Vec::new();
+    for a in &args {
+        if let KernelArg::Buffer(b) = a {
+            items.push((b.name.clone(), b.data.clone(), b.ty.size() as u64));
+        }
+    }
+    let nbuf = items.len();
+    for g in &module.globals {
+        let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
+        items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
+    }
+    let global = GlobalMem::new(&items);
+    let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
+    let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
+    let kernel_params = param_image(module, entry, kernel, &args, &buf_addr)?;
+
+    // Shared memory: static variables, then dynamic, then a red zone.
+    let dyn_base = module.static_shared_size;
+    let dynamic = cfg.dynamic_shared as u64;
+    let shared_size = dyn_base + dynamic + SHARED_RED_ZONE;
+    let mut shared_map = vec![0u32; shared_size as usize];
+    let mut shared_vars = Vec::new();
+    let mut dyn_named = false;
+    for (v, off) in &module.shared {
+        let (off, size) = if v.dynamic {
+            (dyn_base, dynamic)
+        } else {
+            (*off, v.size)
+        };
+        if v.dynamic && dyn_named {
+            continue;
+        }
+        dyn_named |= v.dynamic;
+        shared_vars.push((demangle_var(&v.name), off, v.elem_size, size));
+        let id = shared_vars.len() as u32;
+        for b in off..(off + size).min(shared_size) {
+            shared_map[b as usize] = id;
+        }
+    }
+    let shared_sym_off = module
+        .shared
+        .iter()
+        .map(|(v, off)| if v.dynamic { dyn_base } else { *off })
+        .collect();
+
+    let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
+    let launch = Launch {
+        module,
+        entry,
+        cfg: *cfg,
+        opts: opts.clone(),
+        global,
+        global_sym_addr,
+        shared_sym_off,
+        shared_size,
+        shared_map,
+        shared_vars,
+        kernel_params,
+        namer: Namer { one_d },
+        steps: AtomicU64::new(0),
+        aborted: AtomicBool::new(false),
+    };
+
+    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+    let block_idx = |i: usize| -> [u32; 3] {
+        let g = cfg.grid;
+        let i = i as u32;
+        [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
+    };
+    let mut fold = Fold::default();
+    let parallel = opts.jobs > 1 && nblocks > 2 && !order_sensitive(module);
+    if !parallel {
+        for i in 0..nblocks {
+            let out = summarise(
+                &launch,
+                Block::new(&launch, block_idx(i)).run(),
+                block_idx(i),
+            );
+            let stop = out.fatal.is_some();
+            fold.add(out);
+            if stop {
+                break;
+            }
+        }
+    } else {
+        // Block 0 alone first: an endless loop is then reported the same way on every run.
+        let first = summarise(
+            &launch,
+            Block::new(&launch, block_idx(0)).run(),
+            block_idx(0),
+        );
+        let stop = first.fatal.is_some();
+        fold.add(first);
+        if !stop {
+            let next = AtomicUsize::new(1);
+            let slots: Mutex<Vec<Option<Summary>>> =
+                Mutex::new((0..nblocks).map(|_| None).collect());
+            std::thread::scope(|s| {
+                for _ in 0..opts.jobs.min(nblocks - 1) {
+                    s.spawn(|| loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= nblocks || launch.aborted() {
+                            break;
+                        }
+                        let out = summarise(
+                            &launch,
+                            Block::new(&launch, block_idx(i)).run(),
+                            block_idx(i),
+                        );
+                        if let Ok(mut v) = slots.lock() {
+                            v[i] = Some(out);
+                        }
+                    });
+                }
+            });
+            let slots = slots.into_inner().unwrap_or_default();
+            for s in slots.into_iter().flatten() {
+                let stop = s.fatal.is_some();
+                fold.add(s);
+                if stop {
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(msg) = fold.fatal.clone() {
+        if msg != STEP_LIMIT {
+            return Err(EmuError::Unsupported(msg));
+        }
+    }
+    let mut buffers = Vec::new();
+    let mut bi = 0;
+    for a in args {
+        if let KernelArg::Buffer(mut b) = a {
+            b.data = launch.global.bytes(bi);
+            bi += 1;
+            buffers.push(b);
+        }
+    }
+    Ok(RunResult {
+        buffers,
+        stdout: fold.stdout,
+        diagnostics: fold.diags.finish(),
+        counters: fold.counters,
+        perf: fold.perf,
+        instructions: fold.instructions,
+    })
+}
+
+const STEP_LIMIT: &str = "step limit";
+
+/// A block's results, reduced to what the launch keeps.
+struct Summary {
+    counters: CounterSummary,
+    diags: Diags,
+    stdout: String,
+    instructions: u64,
+    perf: PerfStats,
+    fatal: Option<String>,
+}
+
+fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
+    let mut c = CounterSummary::default();
+    for (t, tc) in out.counters.iter().enumerate() {
+        let who = ThreadId {
+            block,
+            thread: launch.tid_of(t as u32),
+        };
+        for k in 0..4 {
+            if tc.get(k) > c.max_per_thread.get(k) || t == 0 {
+                if tc.get(k) > c.max_per_thread.get(k)
+                    || (t == 0 && c.argmax[k] == ThreadId::default())
+                {
+                    c.argmax[k] = who;
+                }
+                *c.max_per_thread.get_mut(k) = c.max_per_thread.get(k).max(tc.get(k));
+            }
+        }
+        c.total.add(tc);
+    }
+    let perf = if out.accesses.is_empty() {
+        PerfStats::default()
+    } else {
+        perf_of(&out.accesses)
+    };
+    Summary {
+        counters: c,
+        diags: out.diags,
+        stdout: out.stdout,
+        instructions: out.instructions,
+        perf,
+        fatal: out.fatal,
+    }
+}
+
+#[derive(Default)]
+struct Fold {
+    counters: CounterSummary,
+    diags: Diags,
+    stdout: String,
+    instructions: u64,
+    perf: PerfStats,
+    fatal: Option<String>,
+    seen: bool,
+}
+
+impl Fold {
+    fn add(&mut self, s: Summary) {
+        for k in 0..4 {
+            let v = s.counters.max_per_thread.get(k);
+            if !self.seen || v > self.counters.max_per_thread.get(k) {
+                *self.counters.max_per_thread.get_mut(k) = v;
+                self.counters.argmax[k] = s.counters.argmax[k];
+            }
+        }
+        self.seen = true;
+        self.counters.total.add(&s.counters.total);
+        self.diags.merge(s.diags);
+        self.stdout.push_str(&s.stdout);
+        self.instructions += s.instructions;
+        self.perf.global_warp_accesses += s.perf.global_warp_accesses;
+        self.perf.global_sectors += s.perf.global_sectors;
+        self.perf.shared_warp_accesses += s.perf.shared_warp_accesses;
+        self.perf.shared_bank_ways += s.perf.shared_bank_ways;
+        self.perf.max_bank_ways = self.perf.max_bank_ways.max(s.perf.max_bank_ways);
+        if self.fatal.is_none() {
+            self.fatal = s.fatal.map(|m| {
+                if m == "step limit" {
+                    STEP_LIMIT.to_string()
+                } else {
+                    m
+                }
+            });
+        }
+    }
+}
+
+/// Group each warp's accesses by (instruction, n-th execution) into warp-level accesses, then
+/// count 32-byte sectors (global) and bank-conflict degree (shared).
+fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
+    let mut p = PerfStats::default();
+    for warp in accesses.chunks(32) {
+        let mut groups: HashMap<(u32, u32, u32, bool), Vec<(u64, u32)>> = HashMap::new();
+        for lane in warp {
+            let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
+            for a in lane {
+                let k = seen.entry((a.func, a.pc)).or_insert(0);
+                groups
+                    .entry((a.func, a.pc, *k, a.shared))
+                    .or_default()
+                    .push((a.addr, a.size));
+                *k += 1;
+            }
+        }
+        for ((_, _, _, shared), accs) in groups {
+            if shared {
+                p.shared_warp_accesses += 1;
+                let mut words_per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
+                for (addr, size) in accs {
+                    for w in (addr / 4)..(addr + size as u64).div_ceil(4) {
+                        let bank = words_per_bank.entry(w % 32).or_default();
+                        if !bank.contains(&w) {
+                            bank.push(w);
+                        }
+                    }
+                }
+                let ways = words_per_bank
+                    .values()
+                    .map(|v| v.len() as u32)
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+                p.shared_bank_ways += ways as u64;
+                p.max_bank_ways = p.max_bank_ways.max(ways);
+            } else {
+                p.global_warp_accesses += 1;
+                let mut sectors: Vec<u64> = accs
+                    .iter()
+                    .flat_map(|&(a, s)| (a / 32)..=((a + s as u64 - 1) / 32))
+                    .collect();
+                sectors.sort_unstable();
+                sectors.dedup();
+                p.global_sectors += sectors.len() as u64;
+            }
+        }
+    }
+    p
+}

@@ -1,0 +1,188 @@
+//! Global memory: every buffer and module variable is its own allocation with a red zone after
+//! it, so an access can be mapped back to `buffer[element]` or reported as out of bounds.
+//! Generic addresses put shared and local memory in windows far above global memory.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// First global address (nothing below it is valid, so null and small integers fault).
+pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
+/// Generic address of shared offset 0.
+pub const SHARED_WINDOW: u64 = 0x0000_5000_0000_0000;
+/// Generic address of local offset 0.
+pub const LOCAL_WINDOW: u64 = 0x0000_6000_0000_0000;
+const WINDOW_SIZE: u64 = 0x0000_0100_0000_0000;
+/// Unused bytes between allocations.
+pub const RED_ZONE: u64 = 1024;
+
+/// Which state space a generic address falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    Global(u64),
+    Shared(u64),
+    Local(u64),
+}
+
+pub fn classify(addr: u64) -> Window {
+    if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
+        Window::Shared(addr - SHARED_WINDOW)
+    } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
+        Window::Local(addr - LOCAL_WINDOW)
+    } else {
+        Window::Global(addr)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub base: u64,
+    pub len: u64,
+    /// The name learners know it by (`out`, or a `__device__` variable's name).
+    pub name: String,
+    /// Element size for `name[i]` in messages.
+    pub elem_size: u64,
+}
+
+/// Global memory shared by every block of a launch. Words are atomics so that blocks can run on
+/// several cores at once without undefined behaviour; relaxed loads and stores compile to plain moves.
+pub struct GlobalMem {
+    words: Vec<AtomicU32>,
+    pub allocs: Vec<Allocation>,
+}
+
+impl GlobalMem {
+    /// Lay out allocations of the given (name, bytes, elem_size) with red zones between them.
+    pub fn new(items: &[(String, Vec<u8>, u64)]) -> GlobalMem {
+        let mut allocs = Vec::new();
+        let mut next = GLOBAL_BASE;
+        for (name, bytes, elem) in items {
+            allocs.push(Allocation {
+                base: next,
+                len: bytes.len() as u64,
+                name: name.clone(),
+                elem_size: (*elem).max(1),
+            });
+            next += (bytes.len() as u64).div_ceil(256) * 256 + RED_ZONE;
+        }
+        let words = ((next - GLOBAL_BASE) / 4) as usize;
+        let mem = GlobalMem {
+            words: (0..words).map(|_| AtomicU32::new(0)).collect(),
+            allocs,
+        };
+        for (a, (_, bytes, _)) in mem.allocs.iter().zip(items) {
+            for (i, b) in bytes.iter().enumerate() {
+                mem.write(a.base + i as u64, 1, *b as u64);
+            }
+        }
+        mem
+    }
+
+    /// The allocation holding `[addr, addr+size)` entirely, if any.
+    #[inline]
+    pub fn find(&self, addr: u64, size: u64) -> Option<usize> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        if i == 0 {
+            return None;
+        }
+        let a = &self.allocs[i - 1];
+        (addr.wrapping_sub(a.base).wrapping_add(size) <= a.len).then_some(i - 1)
+    }
+
+    /// The allocation nearest to `addr` (for "out[9] of an 8-element buffer").
+    pub fn nearest(&self, addr: u64) -> Option<&Allocation> {
+        self.allocs.iter().min_by_key(|a| {
+            if addr < a.base {
+                a.base - addr
+            } else if addr >= a.base + a.len {
+                addr - (a.base + a.len) + 1
+            } else {
+                0
+            }
+        })
+    }
+
+    /// Read `size` (1, 2, 4 or 8) bytes at a valid, aligned address.
+    #[inline]
+    pub fn read(&self, addr: u64, size: u32) -> u64 {
+        let off = addr - GLOBAL_BASE;
+        let w = (off / 4) as usize;
+        match size {
+            4 => self.words[w].load(Ordering::Relaxed) as u64,
+            8 => {
+                self.words[w].load(Ordering::Relaxed) as u64
+                    | (self.words[w + 1].load(Ordering::Relaxed) as u64) << 32
+            }
+            _ => {
+                let sh = (off % 4) * 8;
+                let v = self.words[w].load(Ordering::Relaxed) as u64 >> sh;
+                v & ((1u64 << (size * 8)) - 1)
+            }
+        }
+    }
+
+    /// Write the low `size` bytes of `v` at a valid, aligned address.
+    #[inline]
+    pub fn write(&self, addr: u64, size: u32, v: u64) {
+        let off = addr - GLOBAL_BASE;
+        let w = (off / 4) as usize;
+        match size {
+            4 => self.words[w].store(v as u32, Ordering::Relaxed),
+            8 => {
+                self.words[w].store(v as u32, Ordering::Relaxed);
+                self.words[w + 1].store((v >> 32) as u32, Ordering::Relaxed);
+            }
+            _ => {
+                let sh = (off % 4) * 8;
+                let mask = (((1u64 << (size * 8)) - 1) << sh) as u32;
+                let bits = ((v << sh) as u32) & mask;
+                let _ = self.words[w].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                    Some((old & !mask) | bits)
+                });
+            }
+        }
+    }
+
+    /// The bytes of an allocation (to copy buffers back after the launch).
+    pub fn bytes(&self, idx: usize) -> Vec<u8> {
+        let a = &self.allocs[idx];
+        (0..a.len).map(|i| self.read(a.base + i, 1) as u8).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_separated_and_found() {
+        let m = GlobalMem::new(&[("a".into(), vec![1; 32], 4), ("b".into(), vec![2; 8], 4)]);
+        let a = m.allocs[0].base;
+        let b = m.allocs[1].base;
+        assert!(b >= a + 32 + RED_ZONE);
+        assert_eq!(m.find(a, 4), Some(0));
+        assert_eq!(m.find(a + 28, 4), Some(0));
+        assert_eq!(m.find(a + 32, 4), None);
+        assert_eq!(m.find(a - 4, 4), None);
+        assert_eq!(m.find(b + 4, 4), Some(1));
+        assert_eq!(m.nearest(a + 40).unwrap().name, "a");
+        assert_eq!(m.read(b, 4), 0x0202_0202);
+    }
+
+    #[test]
+    fn sub_word_writes_keep_neighbours() {
+        let m = GlobalMem::new(&[("a".into(), vec![0; 8], 1)]);
+        let a = m.allocs[0].base;
+        m.write(a + 1, 1, 0xAB);
+        m.write(a + 2, 2, 0xCDEF);
+        assert_eq!(m.read(a, 4), 0xCDEF_AB00);
+        m.write(a, 8, 0x1122_3344_5566_7788);
+        assert_eq!(m.read(a + 4, 4), 0x1122_3344);
+        assert_eq!(m.bytes(0)[0], 0x88);
+    }
+
+    #[test]
+    fn windows_classify_generic_addresses() {
+        assert_eq!(classify(SHARED_WINDOW + 8), Window::Shared(8));
+        assert_eq!(classify(LOCAL_WINDOW), Window::Local(0));
+        assert_eq!(classify(GLOBAL_BASE), Window::Global(GLOBAL_BASE));
+    }
+}

@@ -1,0 +1,632 @@
+//! The compact IR the emulator executes: registers resolved to indices, labels to instruction
+//! indices, symbols to addresses or param slots, and a source line on every instruction.
+
+/// PTX scalar types as they appear in instruction suffixes and declarations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    B8,
+    B16,
+    B32,
+    B64,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F32,
+    F64,
+    Pred,
+}
+
+impl Ty {
+    pub fn parse(s: &str) -> Option<Ty> {
+        Some(match s {
+            "b8" => Ty::B8,
+            "b16" => Ty::B16,
+            "b32" => Ty::B32,
+            "b64" => Ty::B64,
+            "u8" => Ty::U8,
+            "u16" => Ty::U16,
+            "u32" => Ty::U32,
+            "u64" => Ty::U64,
+            "s8" => Ty::S8,
+            "s16" => Ty::S16,
+            "s32" => Ty::S32,
+            "s64" => Ty::S64,
+            "f16" => Ty::F16,
+            "f32" => Ty::F32,
+            "f64" => Ty::F64,
+            "pred" => Ty::Pred,
+            _ => return None,
+        })
+    }
+
+    /// Size in bytes (a predicate counts as 1).
+    pub fn size(self) -> u32 {
+        match self {
+            Ty::B8 | Ty::U8 | Ty::S8 | Ty::Pred => 1,
+            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 => 2,
+            Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 => 4,
+            Ty::B64 | Ty::U64 | Ty::S64 | Ty::F64 => 8,
+        }
+    }
+
+    pub fn bits(self) -> u32 {
+        self.size() * 8
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+    }
+}
+
+/// PTX state spaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+}
+
+/// Special registers (`%tid.x`, ...). Read through `Operand::Special`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    WarpSize,
+    Clock,
+    Clock64,
+    LaneMaskEq,
+    LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
+    SmId,
+    GlobalTimer,
+    DynamicSmemSize,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    Reg(u32),
+    /// An immediate, already converted to the instruction's bit pattern (floats as their bits).
+    Imm(u64),
+    Special(Special),
+    /// The address of a module-level symbol (global/const), resolved when the module is loaded.
+    GlobalSym(u32),
+    /// The shared-window offset of a shared variable (static layout; dynamic shared follows it).
+    SharedSym(u32),
+    /// The local-window offset of a local variable (frame-relative, e.g. `__local_depot0`).
+    LocalSym(u32),
+    /// The address of a param slot of the current frame.
+    ParamSym(u32),
+}
+
+/// `[base + offset]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Address {
+    pub base: Operand,
+    pub offset: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// No modifier given.
+    Default,
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    /// Integer rounding for cvt (`.rni` etc.).
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Copysign,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind,
+    BfindShift,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+    Mov,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+/// Float flags of arithmetic: flush subnormals, saturate to [0,1], approximate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FFlags {
+    pub ftz: bool,
+    pub sat: bool,
+    pub approx: bool,
+    /// min/max `.NaN`: propagate NaN.
+    pub nan: bool,
+}
+
+/// What a `call` targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callee {
+    Func(u32),
+    Vprintf,
+    AssertFail,
+    /// An `.extern .func` the emulator does not provide (index into `Module::externs`).
+    Unknown(u32),
+}
+
+/// One instruction. `dst` registers are indices into the frame's register file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Bin {
+        op: BinOp,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        f: FFlags,
+        rnd: Rounding,
+    },
+    Un {
+        op: UnOp,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        f: FFlags,
+    },
+    /// `mad.lo/.hi/.wide` (integer) and `fma`/`mad` (float: single rounding).
+    Mad {
+        mode: BinOp,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        f: FFlags,
+        rnd: Rounding,
+    },
+    Setp {
+        cmp: CmpOp,
+        ty: Ty,
+        d: u32,
+        d2: Option<u32>,
+        a: Operand,
+        b: Operand,
+        comb: Option<(BoolOp, Operand, bool)>,
+    },
+    Selp {
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        p: Operand,
+    },
+    /// `slct.dty.sty d, a, b, c` : d = c >= 0 ? a : b.
+    Slct {
+        ty: Ty,
+        cty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        ftz: bool,
+    },
+    Cvt {
+        dty: Ty,
+        sty: Ty,
+        d: u32,
+        a: Operand,
+        rnd: Rounding,
+        sat: bool,
+        ftz: bool,
+    },
+    /// `cvta.space` (to generic) or `cvta.to.space` (from generic).
+    Cvta {
+        to: bool,
+        space: Space,
+        d: u32,
+        a: Operand,
+    },
+    Isspacep {
+        space: Space,
+        d: u32,
+        a: Operand,
+    },
+    /// `bfe.ty d, a, pos, len`.
+    Bfe {
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `bfi.ty d, f, b, pos, len`.
+    Bfi {
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        e: Operand,
+    },
+    Prmt {
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `shf.l/.r.wrap/.clamp.b32 d, a, b, c`.
+    Shf {
+        left: bool,
+        wrap: bool,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    Ld {
+        space: Space,
+        ty: Ty,
+        d: Vec<u32>,
+        addr: Address,
+        volatile: bool,
+    },
+    St {
+        space: Space,
+        ty: Ty,
+        src: Vec<Operand>,
+        addr: Address,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        d: Option<u32>,
+        addr: Address,
+        b: Operand,
+        c: Operand,
+    },
+    Bra {
+        target: u32,
+    },
+    Call {
+        callee: Callee,
+        ret: Option<u32>,
+        args: Vec<u32>,
+    },
+    Ret,
+    Exit,
+    Trap,
+    BarSync {
+        id: Operand,
+    },
+    BarRed {
+        op: BarRedOp,
+        d: u32,
+        p: Operand,
+        negate: bool,
+    },
+    BarWarpSync {
+        mask: Operand,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: u32,
+        p: Option<u32>,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        mask: Operand,
+    },
+    Vote {
+        mode: VoteMode,
+        d: u32,
+        p: Operand,
+        negate: bool,
+        mask: Operand,
+    },
+    Activemask {
+        d: u32,
+    },
+    Redux {
+        op: AtomOp,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        mask: Operand,
+    },
+    MatchAny {
+        d: u32,
+        a: Operand,
+        mask: Operand,
+    },
+    /// `mov.b64 d, {a, b}`: pack narrower registers (low part first).
+    Pack {
+        elem_bits: u32,
+        d: u32,
+        srcs: Vec<Operand>,
+    },
+    /// `mov.b64 {a, b}, s`: unpack into narrower registers (`None` for the `_` sink).
+    Unpack {
+        elem_bits: u32,
+        ds: Vec<Option<u32>>,
+        a: Operand,
+    },
+    /// Parsed but not implemented: an error naming it if it is ever executed.
+    Unsupported {
+        text: String,
+    },
+    /// Fences, prefetches, nanosleep, pragmas: nothing to do in a sequentially consistent emulator.
+    Nop,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub op: Op,
+    /// `@p` / `@!p` guard: (predicate register, negated).
+    pub guard: Option<(u32, bool)>,
+    /// Source line from `.loc` (0 when unknown).
+    pub line: u32,
+    /// Index into `Module::files` for `line` (0 when unknown).
+    pub file: u32,
+}
+
+/// A variable declared in a state space (module level or function level).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub space: Space,
+    pub size: u64,
+    pub align: u64,
+    /// Element size for diagnostics (`s[8]`): the declared element type's size.
+    pub elem_size: u64,
+    /// Initial bytes (module globals and consts with initialisers).
+    pub init: Option<Vec<u8>>,
+    /// `.extern .shared ... []`: dynamic shared memory sized at launch.
+    pub dynamic: bool,
+}
+
+/// A kernel or device-function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    /// Bytes (for `.b8 name[N]` byte-array params: structs by value).
+    pub size: u32,
+    pub align: u32,
+    /// True when declared `.ptr` or when the kernel code converts it with `cvta.to.global`
+    /// (a best guess that this is a pointer).
+    pub is_array: bool,
+    /// Byte offset of this param in the frame's param area.
+    pub offset: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub is_entry: bool,
+    pub params: Vec<Param>,
+    /// Return value slot (for `.func (.param .b32 func_retval0) f(...)`), offset in the param area.
+    pub retval: Option<Param>,
+    /// Size of the frame's param area: incoming params, retval, and call-sequence params.
+    pub param_area: u32,
+    pub num_regs: u32,
+    /// Register names, for messages.
+    pub reg_names: Vec<String>,
+    /// Local-space variables of this function (depot), with frame-relative offsets.
+    pub local_vars: Vec<(Variable, u64)>,
+    pub local_size: u64,
+    pub body: Vec<Inst>,
+    /// First source line of the function, for messages about it.
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    pub version: String,
+    pub target: String,
+    pub functions: Vec<Function>,
+    /// Module-level `.global`/`.const` variables (address assigned at load).
+    pub globals: Vec<Variable>,
+    /// Shared variables (module-level and function-level), with their offsets in the shared window.
+    pub shared: Vec<(Variable, u64)>,
+    /// Bytes of static shared memory (dynamic shared starts at the 16-aligned end of this).
+    pub static_shared_size: u64,
+    /// `.file` names by index.
+    pub files: Vec<String>,
+    /// Names of `.extern .func` declarations that are neither `vprintf` nor `__assertfail`.
+    pub externs: Vec<String>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<(u32, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .map(|(i, f)| (i as u32, f))
+    }
+
+    /// Names of the kernels (`.entry`) in the module.
+    pub fn entries(&self) -> impl Iterator<Item = &Function> {
+        self.functions.iter().filter(|f| f.is_entry)
+    }
+
+    /// Find a kernel by its C name: exact, or the Itanium-mangled form of a C++ (non-`extern "C"`)
+    /// kernel (`_Z7poolingPfS_i` for `pooling`), so learners need not write `extern "C"`.
+    pub fn find_entry(&self, name: &str) -> Option<(u32, &Function)> {
+        let mangled = format!("_Z{}{}", name.len(), name);
+        self.functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.is_entry)
+            .find(|(_, f)| f.name == name)
+            .or_else(|| {
+                self.functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.is_entry)
+                    .find(|(_, f)| f.name.starts_with(&mangled))
+            })
+            .map(|(i, f)| (i as u32, f))
+    }
+
+    pub fn file_name(&self, idx: u32) -> Option<&str> {
+        self.files
+            .get(idx as usize)
+            .map(|s| s.as_str())
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// The name a learner wrote for a (possibly mangled, possibly demoted) variable:
+/// `_ZZ13reduce_sharedE1s` → `s`, `_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh` → `sh`.
+pub fn demangle_var(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_ZZ") {
+        if let Some(e) = rest.rfind('E') {
+            let tail = &rest[e + 1..];
+            let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+            if let Ok(n) = digits.parse::<usize>() {
+                let start = digits.len();
+                if let Some(id) = tail.get(start..start + n) {
+                    return id.to_string();
+                }
+            }
+        }
+    }
+    if let Some(rest) = name.strip_prefix("_Z") {
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            if let Some(id) = rest.get(digits.len()..digits.len() + n) {
+                return id.to_string();
+            }
+        }
+    }
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_demoted_shared_names() {
+        assert_eq!(demangle_var("_ZZ13reduce_sharedE1s"), "s");
+        assert_eq!(demangle_var("_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh"), "sh");
+        assert_eq!(demangle_var("_Z6helperfi"), "helper");
+        assert_eq!(demangle_var("dyn"), "dyn");
+    }
+}

@@ -1,0 +1,1829 @@
+//! Recursive-descent parser from tokens to the IR. Syntax errors are `ParseError`s with the PTX
+//! line; instructions gpuzzle does not implement become `Op::Unsupported`, an error only if run.
+
+use super::ir::*;
+use super::lexer::{lex, Tok, Token};
+use super::ParseError;
+use std::collections::HashMap;
+
+type PResult<T> = Result<T, ParseError>;
+
+/// An operand as written, before it is typed by its instruction.
+#[derive(Clone, Debug)]
+enum Raw {
+    Name(String),
+    Pair(String, String),
+    Int(u64),
+    F32(u32),
+    F64(u64),
+    Vec(Vec<Raw>),
+    Addr(Box<Raw>, i64),
+    List(Vec<String>),
+    Not(String),
+    Sink,
+}
+
+struct Parser<'a> {
+    toks: &'a [Token],
+    pos: usize,
+    module: Module,
+    /// name → index in module.globals
+    global_idx: HashMap<String, u32>,
+    /// name → index in module.shared
+    shared_idx: HashMap<String, u32>,
+    func_idx: HashMap<String, u32>,
+    /// Calls to resolve after all functions are known: (function, instruction, callee name).
+    pending_calls: Vec<(u32, usize, String)>,
+    extern_funcs: Vec<String>,
+}
+
+/// Per-function parsing state.
+#[derive(Default)]
+struct FnCtx {
+    regs: HashMap<String, u32>,
+    reg_names: Vec<String>,
+    params: HashMap<String, u32>, // name → offset in param area
+    param_area: u32,
+    locals: HashMap<String, u64>, // name → frame-relative offset
+    local_vars: Vec<(Variable, u64)>,
+    local_size: u64,
+    labels: HashMap<String, u32>,
+    pending_bras: Vec<(usize, String, usize)>,
+    body: Vec<Inst>,
+    line: u32,
+    file: u32,
+}
+
+pub fn parse(text: &str) -> PResult<Module> {
+    let toks = lex(text).map_err(|(line, message)| ParseError { line, message })?;
+    let mut p = Parser {
+        toks: &toks,
+        pos: 0,
+        module: Module::default(),
+        global_idx: HashMap::new(),
+        shared_idx: HashMap::new(),
+        func_idx: HashMap::new(),
+        pending_calls: Vec::new(),
+        extern_funcs: Vec::new(),
+    };
+    p.module_items()?;
+    p.resolve_calls()?;
+    p.layout_shared();
+    p.module.externs = p.extern_funcs;
+    Ok(p.module)
+}
+
+fn align_up(v: u64, a: u64) -> u64 {
+    let a = a.max(1);
+    v.div_ceil(a) * a
+}
+
+impl<'a> Parser<'a> {
+    fn line(&self) -> usize {
+        self.toks
+            .get(self.pos)
+            .or_else(|| self.toks.last())
+            .map(|t| t.line)
+            .unwrap_or(1)
+    }
+
+    fn err<T>(&self, message: impl Into<String>) -> PResult<T> {
+        Err(ParseError {
+            line: self.line(),
+            message: message.into(),
+        })
+    }
+
+    fn peek(&self) -> Option<&'a Tok> {
+        self.toks.get(self.pos).map(|t| &t.tok)
+    }
+
+    fn peek_at(&self, n: usize) -> Option<&'a Tok> {
+        self.toks.get(self.pos + n).map(|t| &t.tok)
+    }
+
+    fn next(&mut self) -> PResult<&'a Tok> {
+        match self.toks.get(self.pos) {
+            Some(t) => {
+                self.pos += 1;
+                Ok(&t.tok)
+            }
+            None => self.err("unexpected end of PTX"),
+        }
+    }
+
+    fn is_punct(&self, c: char) -> bool {
+        matches!(self.peek(), Some(Tok::Punct(p)) if *p == c)
+    }
+
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, c: char) -> PResult<()> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            let found = format!("{:?}", self.peek());
+            self.err(format!("expected `{c}`, found {found}"))
+        }
+    }
+
+    fn ident(&mut self) -> PResult<String> {
+        match self.next()? {
+            Tok::Ident(s) => Ok(s.clone()),
+            t => {
+                self.pos -= 1;
+                self.err(format!("expected a name, found {t:?}"))
+            }
+        }
+    }
+
+    fn int(&mut self) -> PResult<u64> {
+        let neg = self.eat_punct('-');
+        match self.next()? {
+            Tok::Int(v) => Ok(if neg { v.wrapping_neg() } else { *v }),
+            t => {
+                self.pos -= 1;
+                self.err(format!("expected a number, found {t:?}"))
+            }
+        }
+    }
+
+    /// Skip every token on the current PTX line (for `.loc`, `.file` and other line directives).
+    fn skip_line(&mut self, line: usize) {
+        while let Some(t) = self.toks.get(self.pos) {
+            if t.line != line {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn skip_to_semicolon(&mut self) -> PResult<()> {
+        loop {
+            if self.eat_punct(';') {
+                return Ok(());
+            }
+            self.next()?;
+        }
+    }
+
+    fn module_items(&mut self) -> PResult<()> {
+        while let Some(tok) = self.peek() {
+            let Tok::Ident(word) = tok else {
+                return self.err(format!("unexpected {tok:?} at module level"));
+            };
+            let tok_line = self.line();
+            match word.as_str() {
+                ".version" => {
+                    self.pos += 1;
+                    self.module.version = match self.next()? {
+                        Tok::Float64(b) => format!("{}", f64::from_bits(*b)),
+                        Tok::Int(v) => v.to_string(),
+                        _ => String::new(),
+                    };
+                }
+                ".target" => {
+                    self.pos += 1;
+                    let mut t = vec![self.ident()?];
+                    while self.eat_punct(',') {
+                        t.push(self.ident()?);
+                    }
+                    self.module.target = t.join(",");
+                }
+                ".address_size" => {
+                    self.pos += 1;
+                    let n = self.int()?;
+                    if n != 64 {
+                        return self.err(format!(
+                            ".address_size {n} is not supported (gpuzzle needs 64-bit PTX)"
+                        ));
+                    }
+                }
+                ".file" => {
+                    self.pos += 1;
+                    let idx = self.int()? as usize;
+                    let name = match self.next()? {
+                        Tok::Str(s) => s.clone(),
+                        _ => return self.err("expected a file name after .file N"),
+                    };
+                    if idx > 100_000 {
+                        return self.err(".file index too large");
+                    }
+                    if self.module.files.len() <= idx {
+                        self.module.files.resize(idx + 1, String::new());
+                    }
+                    self.module.files[idx] = name;
+                    self.skip_line(tok_line);
+                }
+                ".pragma" => {
+                    self.pos += 1;
+                    self.skip_to_semicolon()?;
+                }
+                ".section" => {
+                    // DWARF sections (only with -G): skip the braced block.
+                    self.pos += 1;
+                    while !self.is_punct('{') {
+                        self.next()?;
+                    }
+                    self.skip_braces()?;
+                }
+                _ => self.declaration()?,
+            }
+        }
+        Ok(())
+    }
+
+    fn skip_braces(&mut self) -> PResult<()> {
+        self.expect_punct('{')?;
+        let mut depth = 1;
+        while depth > 0 {
+            match self.next()? {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => depth -= 1,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A module-level declaration: linkage words, then `.entry`/`.func` or a variable.
+    fn declaration(&mut self) -> PResult<()> {
+        let mut is_extern = false;
+        loop {
+            match self.peek() {
+                Some(Tok::Ident(w)) if w == ".visible" || w == ".weak" || w == ".common" => {
+                    self.pos += 1
+                }
+                Some(Tok::Ident(w)) if w == ".extern" => {
+                    is_extern = true;
+                    self.pos += 1
+                }
+                _ => break,
+            }
+        }
+        let word = self.ident()?;
+        match word.as_str() {
+            ".entry" => self.function(true, is_extern),
+            ".func" => self.function(false, is_extern),
+            ".global" | ".const" | ".shared" => {
+                let space = match word.as_str() {
+                    ".global" => Space::Global,
+                    ".const" => Space::Const,
+                    _ => Space::Shared,
+                };
+                let var = self.variable(space)?;
+                match space {
+                    Space::Shared => {
+                        self.shared_idx
+                            .insert(var.name.clone(), self.module.shared.len() as u32);
+                        self.module.shared.push((var, 0));
+                    }
+                    _ => {
+                        self.global_idx
+                            .insert(var.name.clone(), self.module.globals.len() as u32);
+                        self.module.globals.push(var);
+                    }
+                }
+                Ok(())
+            }
+            other => {
+                self.pos -= 1;
+                self.err(format!("unexpected `{other}` at module level"))
+            }
+        }
+    }
+
+    /// `[.align N] [.vN] .type name[dims] [= init];` after the space word.
+    fn variable(&mut self, space: Space) -> PResult<Variable> {
+        let mut align = 0u64;
+        let mut ty = None;
+        let mut vec = 1u64;
+        loop {
+            let w = match self.peek() {
+                Some(Tok::Ident(w)) if w.starts_with('.') => w.clone(),
+                _ => break,
+            };
+            self.pos += 1;
+            match w.as_str() {
+                ".align" => align = self.int()?,
+                ".v2" => vec = 2,
+                ".v4" => vec = 4,
+                ".ptr" | ".attribute" => {}
+                _ => match Ty::parse(&w[1..]) {
+                    Some(t) => ty = Some(t),
+                    None => return self.err(format!("unknown variable attribute `{w}`")),
+                },
+            }
+            if self.is_punct('(') {
+                // .attribute(.managed)
+                while !self.eat_punct(')') {
+                    self.next()?;
+                }
+            }
+        }
+        let Some(ty) = ty else {
+            return self.err("variable declaration without a type");
+        };
+        let name = self.ident()?;
+        let elem = ty.size() as u64 * vec;
+        let mut count = 1u64;
+        let mut dynamic = false;
+        while self.eat_punct('[') {
+            if self.eat_punct(']') {
+                dynamic = true;
+                count = 0;
+                continue;
+            }
+            let n = self.int()?;
+            self.expect_punct(']')?;
+            count = count.saturating_mul(n);
+        }
+        let size = elem.saturating_mul(count);
+        if size > (1 << 32) {
+            return self.err(format!("variable `{name}` is too large ({size} bytes)"));
+        }
+        let mut init = None;
+        if self.eat_punct('=') {
+            let mut bytes = Vec::new();
+            self.initializer(ty, &mut bytes)?;
+            if dynamic {
+                count = bytes.len() as u64 / elem.max(1);
+                dynamic = false;
+            }
+            bytes.resize(elem.saturating_mul(count) as usize, 0);
+            init = Some(bytes);
+        }
+        self.expect_punct(';')?;
+        let size = elem.saturating_mul(count);
+        Ok(Variable {
+            name,
+            space,
+            size,
+            align: align.max(ty.size() as u64),
+            elem_size: elem,
+            init,
+            dynamic,
+        })
+    }
+
+    fn initializer(&mut self, ty: Ty, out: &mut Vec<u8>) -> PResult<()> {
+        if self.eat_punct('{') {
+            if self.eat_punct('}') {
+                return Ok(());
+            }
+            loop {
+                self.initializer(ty, out)?;
+                if self.eat_punct('}') {
+                    return Ok(());
+                }
+                self.expect_punct(',')?;
+            }
+        }
+        let neg = self.eat_punct('-');
+        let bits = match self.next()? {
+            Tok::Int(v) => {
+                let v = if neg { v.wrapping_neg() } else { *v };
+                if ty.is_float() {
+                    let f = if neg {
+                        -((v.wrapping_neg()) as f64)
+                    } else {
+                        v as f64
+                    };
+                    float_bits(ty, f)
+                } else {
+                    v
+                }
+            }
+            Tok::Float32(b) => {
+                let f = f32::from_bits(*b);
+                let f = if neg { -f } else { f };
+                if ty == Ty::F64 {
+                    (f as f64).to_bits()
+                } else {
+                    f.to_bits() as u64
+                }
+            }
+            Tok::Float64(b) => {
+                let f = f64::from_bits(*b);
+                float_bits(ty, if neg { -f } else { f })
+            }
+            Tok::Ident(w) if w == "generic" => {
+                return self.err("address initialisers (`generic(...)`) are not supported");
+            }
+            t => return self.err(format!("unexpected {t:?} in an initialiser")),
+        };
+        out.extend_from_slice(&bits.to_le_bytes()[..ty.size() as usize]);
+        Ok(())
+    }
+
+    fn function(&mut self, is_entry: bool, is_extern: bool) -> PResult<()> {
+        let mut ctx = FnCtx::default();
+        let start_line = self.line() as u32;
+        // Optional return value: `(.param .b32 func_retval0)`.
+        let mut retval = None;
+        if self.is_punct('(') {
+            self.pos += 1;
+            let mut r = self.param_decl(&mut ctx)?;
+            self.expect_punct(')')?;
+            r.offset = 0;
+            retval = Some(r);
+        }
+        let name = self.ident()?;
+        let mut params = Vec::new();
+        if self.eat_punct('(') {
+            if !self.eat_punct(')') {
+                loop {
+                    params.push(self.param_decl(&mut ctx)?);
+                    if self.eat_punct(')') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+            }
+        }
+        // Re-lay out the param area: incoming params first, then the return value.
+        ctx.params.clear();
+        ctx.param_area = 0;
+        for p in params.iter_mut() {
+            ctx.param_area = align_up(ctx.param_area as u64, p.align as u64) as u32;
+            p.offset = ctx.param_area;
+            ctx.params.insert(p.name.clone(), p.offset);
+            ctx.param_area += p.size;
+        }
+        if let Some(r) = retval.as_mut() {
+            ctx.param_area = align_up(ctx.param_area as u64, 8) as u32;
+            r.offset = ctx.param_area;
+            ctx.params.insert(r.name.clone(), r.offset);
+            ctx.param_area += r.size;
+        }
+        // Performance directives and attributes before the body.
+        while let Some(Tok::Ident(w)) = self.peek() {
+            if !w.starts_with('.') {
+                break;
+            }
+            self.pos += 1;
+            while !self.is_punct('{')
+                && !self.is_punct(';')
+                && !matches!(self.peek(), Some(Tok::Ident(w)) if w.starts_with('.'))
+            {
+                self.next()?;
+            }
+        }
+        if self.eat_punct(';') {
+            // A prototype (or an extern declaration such as vprintf).
+            if is_extern
+                && !self.func_idx.contains_key(&name)
+                && name != "vprintf"
+                && name != "__assertfail"
+            {
+                self.extern_funcs.push(name.clone());
+            }
+            return Ok(());
+        }
+        if is_extern {
+            return self.err(format!("extern function `{name}` has a body"));
+        }
+        let fidx = match self.func_idx.get(&name) {
+            Some(&i) => i,
+            None => {
+                let i = self.module.functions.len() as u32;
+                self.func_idx.insert(name.clone(), i);
+                self.module.functions.push(Function {
+                    name: name.clone(),
+                    is_entry,
+                    params: Vec::new(),
+                    retval: None,
+                    param_area: 0,
+                    num_regs: 0,
+                    reg_names: Vec::new(),
+                    local_vars: Vec::new(),
+                    local_size: 0,
+                    body: Vec::new(),
+                    line: 0,
+                });
+                i
+            }
+        };
+        self.expect_punct('{')?;
+        self.body(&mut ctx, fidx)?;
+        for (inst, label, line) in std::mem::take(&mut ctx.pending_bras) {
+            match ctx.labels.get(&label) {
+                Some(&t) => {
+                    if let Some(Inst {
+                        op: Op::Bra { target },
+                        ..
+                    }) = ctx.body.get_mut(inst)
+                    {
+                        *target = t;
+                    }
+                }
+                None => {
+                    return Err(ParseError {
+                        line,
+                        message: format!("branch to unknown label `{label}`"),
+                    })
+                }
+            }
+        }
+        // Every body ends in a return; make falling off the end safe.
+        ctx.body.push(Inst {
+            op: if is_entry { Op::Exit } else { Op::Ret },
+            guard: None,
+            line: ctx.line,
+            file: ctx.file,
+        });
+        let first_line = ctx
+            .body
+            .iter()
+            .map(|i| i.line)
+            .find(|&l| l > 0)
+            .unwrap_or(start_line);
+        let f = &mut self.module.functions[fidx as usize];
+        f.is_entry = is_entry;
+        f.params = params;
+        f.retval = retval;
+        f.param_area = ctx.param_area;
+        f.num_regs = ctx.reg_names.len() as u32;
+        f.reg_names = ctx.reg_names;
+        f.local_vars = ctx.local_vars;
+        f.local_size = ctx.local_size;
+        f.body = ctx.body;
+        f.line = first_line;
+        Ok(())
+    }
+
+    /// `.param .u64 name`, `.param .align 8 .b8 name[16]`, `.param .u64 .ptr .global .align 4 name`.
+    fn param_decl(&mut self, ctx: &mut FnCtx) -> PResult<Param> {
+        let w = self.ident()?;
+        if w != ".param" && w != ".reg" {
+            self.pos -= 1;
+            return self.err(format!("expected `.param`, found `{w}`"));
+        }
+        let mut ty = None;
+        let mut align = 0u32;
+        let mut is_ptr = false;
+        while let Some(Tok::Ident(w)) = self.peek() {
+            if !w.starts_with('.') {
+                break;
+            }
+            self.pos += 1;
+            match w.as_str() {
+                ".align" => align = self.int()? as u32,
+                ".ptr" => is_ptr = true,
+                ".global" | ".shared" | ".local" | ".const" => {}
+                _ => match Ty::parse(&w[1..]) {
+                    Some(t) => ty = Some(t),
+                    None => return self.err(format!("unknown param attribute `{w}`")),
+                },
+            }
+        }
+        let Some(ty) = ty else {
+            return self.err("param without a type");
+        };
+        let name = self.ident()?;
+        let mut size = ty.size();
+        let mut is_array = false;
+        while self.eat_punct('[') {
+            let n = self.int()?;
+            self.expect_punct(']')?;
+            if n > 1 << 20 {
+                return self.err("param array too large");
+            }
+            size = size.saturating_mul(n as u32);
+            is_array = true;
+        }
+        let align = align.max(ty.size());
+        ctx.param_area = align_up(ctx.param_area as u64, align as u64) as u32;
+        let offset = ctx.param_area;
+        ctx.param_area += size;
+        ctx.params.insert(name.clone(), offset);
+        Ok(Param {
+            name,
+            ty,
+            size,
+            align,
+            is_array: is_array || is_ptr,
+            offset,
+        })
+    }
+
+    fn body(&mut self, ctx: &mut FnCtx, fidx: u32) -> PResult<()> {
+        let mut depth = 1;
+        loop {
+            let tok_line = self.line();
+            match self.peek() {
+                None => return self.err("unexpected end of PTX inside a function body"),
+                Some(Tok::Punct('{')) => {
+                    self.pos += 1;
+                    depth += 1;
+                }
+                Some(Tok::Punct('}')) => {
+                    self.pos += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Some(Tok::Punct(';')) => self.pos += 1,
+                Some(Tok::Ident(w)) if w == ".loc" => {
+                    self.pos += 1;
+                    let file = self.int()? as u32;
+                    let line = self.int()? as u32;
+                    if line > 0 {
+                        ctx.line = line;
+                        ctx.file = file;
+                    }
+                    self.skip_line(tok_line);
+                }
+                Some(Tok::Ident(w)) if w == ".pragma" => {
+                    self.pos += 1;
+                    self.skip_to_semicolon()?;
+                }
+                Some(Tok::Ident(w)) if w == ".reg" => {
+                    self.pos += 1;
+                    self.reg_decl(ctx)?;
+                }
+                Some(Tok::Ident(w)) if w == ".param" => {
+                    let p = self.param_decl(ctx)?;
+                    let _ = p;
+                    self.expect_punct(';')?;
+                }
+                Some(Tok::Ident(w)) if w == ".local" => {
+                    self.pos += 1;
+                    let v = self.variable(Space::Local)?;
+                    let off = align_up(ctx.local_size, v.align);
+                    ctx.local_size = off + v.size;
+                    ctx.locals.insert(v.name.clone(), off);
+                    ctx.local_vars.push((v, off));
+                }
+                Some(Tok::Ident(w)) if w == ".shared" => {
+                    self.pos += 1;
+                    let v = self.variable(Space::Shared)?;
+                    self.shared_idx
+                        .insert(v.name.clone(), self.module.shared.len() as u32);
+                    self.module.shared.push((v, 0));
+                }
+                Some(Tok::Ident(w)) if w == ".global" || w == ".const" => {
+                    let space = if w == ".global" {
+                        Space::Global
+                    } else {
+                        Space::Const
+                    };
+                    self.pos += 1;
+                    let v = self.variable(space)?;
+                    self.global_idx
+                        .insert(v.name.clone(), self.module.globals.len() as u32);
+                    self.module.globals.push(v);
+                }
+                Some(Tok::Ident(w))
+                    if matches!(self.peek_at(1), Some(Tok::Punct(':'))) && !w.starts_with('%') =>
+                {
+                    let label = w.clone();
+                    self.pos += 2;
+                    ctx.labels.insert(label, ctx.body.len() as u32);
+                }
+                Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => self.instruction(ctx, fidx)?,
+                Some(t) => return self.err(format!("unexpected {t:?} in a function body")),
+            }
+        }
+    }
+
+    /// `.reg .b32 %r<29>;` or `.reg .f32 %f1, %f2;`.
+    fn reg_decl(&mut self, ctx: &mut FnCtx) -> PResult<()> {
+        let mut ty_seen = false;
+        while let Some(Tok::Ident(w)) = self.peek() {
+            if !w.starts_with('.') {
+                break;
+            }
+            self.pos += 1;
+            if w.starts_with(".v") || w == ".align" {
+                if w == ".align" {
+                    self.int()?;
+                }
+                continue;
+            }
+            if Ty::parse(&w[1..]).is_none() {
+                return self.err(format!("unknown register type `{w}`"));
+            }
+            ty_seen = true;
+        }
+        if !ty_seen {
+            return self.err(".reg without a type");
+        }
+        loop {
+            let name = self.ident()?;
+            if self.eat_punct('<') {
+                let n = self.int()?;
+                self.expect_punct('>')?;
+                if n > 1 << 20 {
+                    return self.err("too many registers");
+                }
+                for i in 0..n {
+                    add_reg(ctx, format!("{name}{i}"));
+                }
+            } else {
+                add_reg(ctx, name);
+            }
+            if self.eat_punct(';') {
+                return Ok(());
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    fn raw_operand(&mut self) -> PResult<Raw> {
+        match self.peek() {
+            Some(Tok::Punct('{')) => {
+                self.pos += 1;
+                let mut v = Vec::new();
+                if !self.eat_punct('}') {
+                    loop {
+                        v.push(self.raw_operand()?);
+                        if self.eat_punct('}') {
+                            break;
+                        }
+                        self.expect_punct(',')?;
+                    }
+                }
+                Ok(Raw::Vec(v))
+            }
+            Some(Tok::Punct('[')) => {
+                self.pos += 1;
+                let base = match self.peek() {
+                    Some(Tok::Int(_)) => Raw::Int(self.int()?),
+                    _ => Raw::Name(self.ident()?),
+                };
+                let mut off: i64 = 0;
+                while !self.eat_punct(']') {
+                    let neg = if self.eat_punct('+') {
+                        self.eat_punct('-')
+                    } else if self.eat_punct('-') {
+                        true
+                    } else {
+                        return self.err("expected `+`, `-` or `]` in an address");
+                    };
+                    let v = self.int()? as i64;
+                    off = if neg {
+                        off.wrapping_sub(v)
+                    } else {
+                        off.wrapping_add(v)
+                    };
+                }
+                Ok(Raw::Addr(Box::new(base), off))
+            }
+            Some(Tok::Punct('(')) => {
+                self.pos += 1;
+                let mut v = Vec::new();
+                if !self.eat_punct(')') {
+                    loop {
+                        v.push(self.ident()?);
+                        if self.eat_punct(')') {
+                            break;
+                        }
+                        self.expect_punct(',')?;
+                    }
+                }
+                Ok(Raw::List(v))
+            }
+            Some(Tok::Punct('!')) => {
+                self.pos += 1;
+                Ok(Raw::Not(self.ident()?))
+            }
+            Some(Tok::Punct('-')) => {
+                self.pos += 1;
+                match self.next()? {
+                    Tok::Int(v) => Ok(Raw::Int(v.wrapping_neg())),
+                    Tok::Float32(b) => Ok(Raw::F32(b ^ 0x8000_0000)),
+                    Tok::Float64(b) => Ok(Raw::F64(b ^ (1 << 63))),
+                    t => {
+                        self.pos -= 1;
+                        self.err(format!("unexpected {t:?} after `-`"))
+                    }
+                }
+            }
+            Some(Tok::Int(v)) => {
+                self.pos += 1;
+                Ok(Raw::Int(*v))
+            }
+            Some(Tok::Float32(b)) => {
+                self.pos += 1;
+                Ok(Raw::F32(*b))
+            }
+            Some(Tok::Float64(b)) => {
+                self.pos += 1;
+                Ok(Raw::F64(*b))
+            }
+            Some(Tok::Ident(w)) => {
+                self.pos += 1;
+                if w == "_" {
+                    return Ok(Raw::Sink);
+                }
+                if self.eat_punct('|') {
+                    let second = self.ident()?;
+                    return Ok(Raw::Pair(w.clone(), second));
+                }
+                // `sym+4` as a plain operand (mov of an offset symbol address).
+                if self.is_punct('+') && matches!(self.peek_at(1), Some(Tok::Int(_))) {
+                    self.pos += 1;
+                    let off = self.int()? as i64;
+                    return Ok(Raw::Addr(Box::new(Raw::Name(w.clone())), off));
+                }
+                Ok(Raw::Name(w.clone()))
+            }
+            Some(t) => self.err(format!("unexpected {t:?} as an operand")),
+            None => self.err("unexpected end of PTX in an operand list"),
+        }
+    }
+
+    fn instruction(&mut self, ctx: &mut FnCtx, fidx: u32) -> PResult<()> {
+        let line = self.line();
+        let mut guard = None;
+        if self.eat_punct('@') {
+            let neg = self.eat_punct('!');
+            let p = self.ident()?;
+            let r = self.reg(ctx, &p)?;
+            guard = Some((r, neg));
+        }
+        let opcode = self.ident()?;
+        let mut ops = Vec::new();
+        if !self.eat_punct(';') {
+            loop {
+                ops.push(self.raw_operand()?);
+                if self.eat_punct(';') {
+                    break;
+                }
+                if !self.eat_punct(',') {
+                    // call's operand lists are comma-separated; anything else is a syntax error.
+                    let found = format!("{:?}", self.peek());
+                    return self.err(format!(
+                        "expected `,` or `;` after an operand of `{opcode}`, found {found}"
+                    ));
+                }
+            }
+        }
+        let b = Builder {
+            ctx,
+            parser_line: line,
+            opcode: &opcode,
+        };
+        let (op, call_name, bra_label) = b.build(self, &ops)?;
+        let idx = ctx.body.len();
+        if let Some(name) = call_name {
+            self.pending_calls.push((fidx, idx, name));
+        }
+        if let Some(label) = bra_label {
+            ctx.pending_bras.push((idx, label, line));
+        }
+        ctx.body.push(Inst {
+            op,
+            guard,
+            line: ctx.line,
+            file: ctx.file,
+        });
+        Ok(())
+    }
+
+    fn reg(&self, ctx: &FnCtx, name: &str) -> PResult<u32> {
+        match ctx.regs.get(name) {
+            Some(&r) => Ok(r),
+            None => self.err(format!("undeclared register `{name}`")),
+        }
+    }
+
+    fn resolve_calls(&mut self) -> PResult<()> {
+        for (f, i, name) in std::mem::take(&mut self.pending_calls) {
+            let callee = match name.as_str() {
+                "vprintf" => Callee::Vprintf,
+                "__assertfail" => Callee::AssertFail,
+                _ => match self.func_idx.get(&name) {
+                    Some(&idx) if !self.module.functions[idx as usize].body.is_empty() => {
+                        Callee::Func(idx)
+                    }
+                    _ => {
+                        let pos = match self.extern_funcs.iter().position(|n| *n == name) {
+                            Some(p) => p,
+                            None => {
+                                self.extern_funcs.push(name.clone());
+                                self.extern_funcs.len() - 1
+                            }
+                        };
+                        Callee::Unknown(pos as u32)
+                    }
+                },
+            };
+            if let Some(Inst {
+                op: Op::Call { callee: c, .. },
+                ..
+            }) = self
+                .module
+                .functions
+                .get_mut(f as usize)
+                .and_then(|func| func.body.get_mut(i))
+            {
+                *c = callee;
+            }
+        }
+        Ok(())
+    }
+
+    /// Static shared variables get offsets with a red zone between them so an overflow of one
+    /// array is reported instead of silently landing in the next; dynamic shared follows.
+    fn layout_shared(&mut self) {
+        let mut off = 0u64;
+        for (v, o) in self.module.shared.iter_mut() {
+            if v.dynamic {
+                continue;
+            }
+            off = align_up(off, v.align.max(16));
+            *o = off;
+            off += v.size + SHARED_RED_ZONE;
+        }
+        let dyn_base = align_up(off, 16);
+        for (v, o) in self.module.shared.iter_mut() {
+            if v.dynamic {
+                *o = dyn_base;
+            }
+        }
+        self.module.static_shared_size = dyn_base;
+    }
+}
+
+/// Bytes left unused after each static shared variable, so overflows hit no other variable.
+pub const SHARED_RED_ZONE: u64 = 64;
+
+fn add_reg(ctx: &mut FnCtx, name: String) {
+    if !ctx.regs.contains_key(&name) {
+        ctx.regs.insert(name.clone(), ctx.reg_names.len() as u32);
+        ctx.reg_names.push(name);
+    }
+}
+
+fn float_bits(ty: Ty, f: f64) -> u64 {
+    match ty {
+        Ty::F32 => (f as f32).to_bits() as u64,
+        _ => f.to_bits(),
+    }
+}
+
+/// Types one instruction: maps raw operands to IR operands given the opcode's modifiers.
+struct Builder<'c> {
+    ctx: &'c mut FnCtx,
+    parser_line: usize,
+    opcode: &'c str,
+}
+
+struct Mods<'s> {
+    words: Vec<&'s str>,
+}
+
+impl<'s> Mods<'s> {
+    fn has(&self, w: &str) -> bool {
+        self.words.contains(&w)
+    }
+    fn types(&self) -> Vec<Ty> {
+        self.words.iter().filter_map(|w| Ty::parse(w)).collect()
+    }
+    fn space(&self) -> Space {
+        for w in &self.words {
+            match *w {
+                "global" => return Space::Global,
+                "shared" | "shared::cta" => return Space::Shared,
+                "local" => return Space::Local,
+                "const" => return Space::Const,
+                "param" => return Space::Param,
+                _ => {}
+            }
+        }
+        Space::Generic
+    }
+    fn rounding(&self) -> Rounding {
+        for w in &self.words {
+            match *w {
+                "rn" => return Rounding::Rn,
+                "rz" => return Rounding::Rz,
+                "rm" => return Rounding::Rm,
+                "rp" => return Rounding::Rp,
+                "rni" => return Rounding::Rni,
+                "rzi" => return Rounding::Rzi,
+                "rmi" => return Rounding::Rmi,
+                "rpi" => return Rounding::Rpi,
+                _ => {}
+            }
+        }
+        Rounding::Default
+    }
+    fn fflags(&self) -> FFlags {
+        FFlags {
+            ftz: self.has("ftz"),
+            sat: self.has("sat"),
+            approx: self.has("approx"),
+            nan: self.has("NaN"),
+        }
+    }
+    fn vec(&self) -> usize {
+        if self.has("v4") {
+            4
+        } else if self.has("v2") {
+            2
+        } else if self.has("v8") {
+            8
+        } else {
+            1
+        }
+    }
+}
+
+type Built = (Op, Option<String>, Option<String>);
+
+impl<'c> Builder<'c> {
+    fn err<T>(&self, message: impl Into<String>) -> PResult<T> {
+        Err(ParseError {
+            line: self.parser_line,
+            message: message.into(),
+        })
+    }
+
+    fn unsupported(&self) -> PResult<Built> {
+        Ok((
+            Op::Unsupported {
+                text: self.opcode.to_string(),
+            },
+            None,
+            None,
+        ))
+    }
+
+    fn dreg(&self, r: &Raw) -> PResult<u32> {
+        match r {
+            Raw::Name(n) => match self.ctx.regs.get(n) {
+                Some(&i) => Ok(i),
+                None => self.err(format!(
+                    "`{n}` is not a declared register (in `{}`)",
+                    self.opcode
+                )),
+            },
+            _ => self.err(format!(
+                "expected a destination register in `{}`",
+                self.opcode
+            )),
+        }
+    }
+
+    fn src(&self, p: &Parser, r: &Raw, ty: Ty) -> PResult<Operand> {
+        Ok(match r {
+            Raw::Name(n) => self.name_operand(p, n)?,
+            Raw::Int(v) => Operand::Imm(if ty.is_float() && ty != Ty::F16 {
+                // An integer literal in a float instruction is its value, not its bits.
+                float_bits(ty, *v as i64 as f64)
+            } else {
+                *v
+            }),
+            Raw::F32(b) => Operand::Imm(if ty == Ty::F64 {
+                (f32::from_bits(*b) as f64).to_bits()
+            } else {
+                *b as u64
+            }),
+            Raw::F64(b) => Operand::Imm(if ty == Ty::F32 {
+                (f64::from_bits(*b) as f32).to_bits() as u64
+            } else {
+                *b
+            }),
+            Raw::Addr(base, off) => {
+                // `sym+4` used as a value.
+                let Raw::Name(n) = base.as_ref() else {
+                    return self.err("malformed operand");
+                };
+                match self.name_operand(p, n)? {
+                    Operand::Imm(v) => Operand::Imm(v.wrapping_add(*off as u64)),
+                    _ => return self.err(format!("`{n}+{off}` as a value is not supported")),
+                }
+            }
+            Raw::Not(n) => {
+                return self.err(format!("`!{n}` is only allowed on a predicate source"))
+            }
+            _ => return self.err(format!("unexpected operand form in `{}`", self.opcode)),
+        })
+    }
+
+    fn name_operand(&self, p: &Parser, n: &str) -> PResult<Operand> {
+        if let Some(&r) = self.ctx.regs.get(n) {
+            return Ok(Operand::Reg(r));
+        }
+        if let Some(s) = special(n) {
+            return Ok(Operand::Special(s));
+        }
+        if let Some(&off) = self.ctx.locals.get(n) {
+            return Ok(Operand::LocalSym(off as u32));
+        }
+        if let Some(&off) = self.ctx.params.get(n) {
+            return Ok(Operand::ParamSym(off));
+        }
+        if let Some(&i) = p.shared_idx.get(n) {
+            return Ok(Operand::SharedSym(i));
+        }
+        if let Some(&i) = p.global_idx.get(n) {
+            return Ok(Operand::GlobalSym(i));
+        }
+        self.err(format!("unknown name `{n}` in `{}`", self.opcode))
+    }
+
+    fn addr(&self, p: &Parser, r: &Raw) -> PResult<Address> {
+        match r {
+            Raw::Addr(base, off) => {
+                let base = match base.as_ref() {
+                    Raw::Int(v) => Operand::Imm(*v),
+                    Raw::Name(n) => self.name_operand(p, n)?,
+                    _ => return self.err("malformed address"),
+                };
+                Ok(Address { base, offset: *off })
+            }
+            _ => self.err(format!("expected an address `[...]` in `{}`", self.opcode)),
+        }
+    }
+
+    fn pred_src(&self, p: &Parser, r: &Raw) -> PResult<(Operand, bool)> {
+        match r {
+            Raw::Not(n) => Ok((self.name_operand(p, n)?, true)),
+            other => Ok((self.src(p, other, Ty::Pred)?, false)),
+        }
+    }
+
+    fn n(&self, ops: &[Raw], n: usize) -> PResult<()> {
+        if ops.len() < n {
+            self.err(format!(
+                "`{}` needs {n} operands, found {}",
+                self.opcode,
+                ops.len()
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn build(self, p: &Parser, ops: &[Raw]) -> PResult<Built> {
+        let mut parts = self.opcode.split('.');
+        let base = parts.next().unwrap_or("");
+        let m = Mods {
+            words: parts.collect(),
+        };
+        let types = m.types();
+        let ty = types.last().copied().unwrap_or(Ty::B32);
+        let f = m.fflags();
+        let rnd = m.rounding();
+        let o = |i: usize| -> &Raw { &ops[i] };
+        let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        match base {
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+            | "shl" | "shr" | "copysign" => {
+                if m.has("cc") {
+                    return self.unsupported();
+                }
+                self.n(ops, 3)?;
+                let op = match base {
+                    "add" => BinOp::Add,
+                    "sub" => BinOp::Sub,
+                    "mul" if m.has("hi") => BinOp::MulHi,
+                    "mul" if m.has("wide") => BinOp::MulWide,
+                    "mul" => BinOp::MulLo,
+                    "div" => BinOp::Div,
+                    "rem" => BinOp::Rem,
+                    "min" => BinOp::Min,
+                    "max" => BinOp::Max,
+                    "and" => BinOp::And,
+                    "or" => BinOp::Or,
+                    "xor" => BinOp::Xor,
+                    "shl" => BinOp::Shl,
+                    "shr" => BinOp::Shr,
+                    _ => BinOp::Copysign,
+                };
+                let bty = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    Ty::U32
+                } else {
+                    ty
+                };
+                plain(Op::Bin {
+                    op,
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), bty)?,
+                    f,
+                    rnd,
+                })
+            }
+            "mad" | "fma" => {
+                if m.has("cc") {
+                    return self.unsupported();
+                }
+                self.n(ops, 4)?;
+                let mode = if m.has("hi") {
+                    BinOp::MulHi
+                } else if m.has("wide") {
+                    BinOp::MulWide
+                } else {
+                    BinOp::MulLo
+                };
+                plain(Op::Mad {
+                    mode,
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), ty)?,
+                    c: self.src(p, o(3), if mode == BinOp::MulWide { wide(ty) } else { ty })?,
+                    f,
+                    rnd,
+                })
+            }
+            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt"
+            | "rsqrt" | "rcp" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
+                self.n(ops, 2)?;
+                let op = match base {
+                    "neg" => UnOp::Neg,
+                    "abs" => UnOp::Abs,
+                    "not" => UnOp::Not,
+                    "cnot" => UnOp::Cnot,
+                    "popc" => UnOp::Popc,
+                    "clz" => UnOp::Clz,
+                    "brev" => UnOp::Brev,
+                    "bfind" if m.has("shiftamt") => UnOp::BfindShift,
+                    "bfind" => UnOp::Bfind,
+                    "sqrt" => UnOp::Sqrt,
+                    "rsqrt" => UnOp::Rsqrt,
+                    "rcp" => UnOp::Rcp,
+                    "ex2" => UnOp::Ex2,
+                    "lg2" => UnOp::Lg2,
+                    "sin" => UnOp::Sin,
+                    "cos" => UnOp::Cos,
+                    _ => UnOp::Tanh,
+                };
+                plain(Op::Un {
+                    op,
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    f,
+                })
+            }
+            "mov" => {
+                self.n(ops, 2)?;
+                match (o(0), o(1)) {
+                    (Raw::Vec(ds), src) => {
+                        let n = ds.len().max(1) as u32;
+                        let mut regs = Vec::new();
+                        for d in ds {
+                            regs.push(if matches!(d, Raw::Sink) {
+                                None
+                            } else {
+                                Some(self.dreg(d)?)
+                            });
+                        }
+                        plain(Op::Unpack {
+                            elem_bits: ty.bits() / n,
+                            ds: regs,
+                            a: self.src(p, src, ty)?,
+                        })
+                    }
+                    (d, Raw::Vec(srcs)) => {
+                        let n = srcs.len().max(1) as u32;
+                        let mut v = Vec::new();
+                        for s in srcs {
+                            v.push(self.src(p, s, Ty::B64)?);
+                        }
+                        plain(Op::Pack {
+                            elem_bits: ty.bits() / n,
+                            d: self.dreg(d)?,
+                            srcs: v,
+                        })
+                    }
+                    (d, s) => {
+                        if let Raw::Name(n) = s {
+                            if p.func_idx.contains_key(n) || p.extern_funcs.contains(n) {
+                                return self.unsupported();
+                            }
+                        }
+                        plain(Op::Un {
+                            op: UnOp::Mov,
+                            ty,
+                            d: self.dreg(d)?,
+                            a: self.src(p, s, ty)?,
+                            f,
+                        })
+                    }
+                }
+            }
+            "setp" => {
+                self.n(ops, 3)?;
+                let cmp = cmp_op(&m)
+                    .ok_or(())
+                    .or_else(|_| self.err(format!("unknown comparison in `{}`", self.opcode)))?;
+                let (d, d2) = match o(0) {
+                    Raw::Pair(a, b) => (
+                        self.dreg(&Raw::Name(a.clone()))?,
+                        Some(self.dreg(&Raw::Name(b.clone()))?),
+                    ),
+                    r => (self.dreg(r)?, None),
+                };
+                let comb = if ops.len() >= 4 {
+                    let bop = if m.has("and") {
+                        BoolOp::And
+                    } else if m.has("or") {
+                        BoolOp::Or
+                    } else {
+                        BoolOp::Xor
+                    };
+                    let (c, neg) = self.pred_src(p, o(3))?;
+                    Some((bop, c, neg))
+                } else {
+                    None
+                };
+                plain(Op::Setp {
+                    cmp,
+                    ty,
+                    d,
+                    d2,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), ty)?,
+                    comb,
+                })
+            }
+            "selp" => {
+                self.n(ops, 4)?;
+                plain(Op::Selp {
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), ty)?,
+                    p: self.src(p, o(3), Ty::Pred)?,
+                })
+            }
+            "slct" => {
+                self.n(ops, 4)?;
+                let dty = types.first().copied().unwrap_or(Ty::B32);
+                plain(Op::Slct {
+                    ty: dty,
+                    cty: ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), dty)?,
+                    b: self.src(p, o(2), dty)?,
+                    c: self.src(p, o(3), ty)?,
+                    ftz: f.ftz,
+                })
+            }
+            "cvt" => {
+                self.n(ops, 2)?;
+                if types.len() < 2
+                    || m.has("pack")
+                    || m.has("f16x2")
+                    || m.has("bf16")
+                    || m.has("bf16x2")
+                    || m.has("tf32")
+                {
+                    return self.unsupported();
+                }
+                let (dty, sty) = (types[0], types[1]);
+                plain(Op::Cvt {
+                    dty,
+                    sty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), sty)?,
+                    rnd,
+                    sat: f.sat,
+                    ftz: f.ftz,
+                })
+            }
+            "cvta" => {
+                self.n(ops, 2)?;
+                plain(Op::Cvta {
+                    to: m.has("to"),
+                    space: m.space(),
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::U64)?,
+                })
+            }
+            "isspacep" => {
+                self.n(ops, 2)?;
+                plain(Op::Isspacep {
+                    space: m.space(),
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::U64)?,
+                })
+            }
+            "bfe" => {
+                self.n(ops, 4)?;
+                plain(Op::Bfe {
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), Ty::U32)?,
+                    c: self.src(p, o(3), Ty::U32)?,
+                })
+            }
+            "bfi" => {
+                self.n(ops, 5)?;
+                plain(Op::Bfi {
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), ty)?,
+                    c: self.src(p, o(3), Ty::U32)?,
+                    e: self.src(p, o(4), Ty::U32)?,
+                })
+            }
+            "prmt" => {
+                if m.words.len() > 1 {
+                    return self.unsupported();
+                }
+                self.n(ops, 4)?;
+                plain(Op::Prmt {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::B32)?,
+                })
+            }
+            "shf" => {
+                self.n(ops, 4)?;
+                plain(Op::Shf {
+                    left: m.has("l"),
+                    wrap: m.has("wrap"),
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::U32)?,
+                })
+            }
+            "ld" | "ldu" => {
+                self.n(ops, 2)?;
+                let d = match o(0) {
+                    Raw::Vec(v) => v
+                        .iter()
+                        .map(|r| self.dreg(r))
+                        .collect::<PResult<Vec<_>>>()?,
+                    r => vec![self.dreg(r)?],
+                };
+                if d.len() != m.vec() {
+                    return self.err(format!(
+                        "`{}` expects {} destination registers",
+                        self.opcode,
+                        m.vec()
+                    ));
+                }
+                plain(Op::Ld {
+                    space: m.space(),
+                    ty,
+                    d,
+                    addr: self.addr(p, o(1))?,
+                    volatile: m.has("volatile"),
+                })
+            }
+            "st" => {
+                self.n(ops, 2)?;
+                let src = match o(1) {
+                    Raw::Vec(v) => v
+                        .iter()
+                        .map(|r| self.src(p, r, ty))
+                        .collect::<PResult<Vec<_>>>()?,
+                    r => vec![self.src(p, r, ty)?],
+                };
+                if src.len() != m.vec() {
+                    return self.err(format!(
+                        "`{}` expects {} source operands",
+                        self.opcode,
+                        m.vec()
+                    ));
+                }
+                plain(Op::St {
+                    space: m.space(),
+                    ty,
+                    src,
+                    addr: self.addr(p, o(0))?,
+                })
+            }
+            "atom" | "red" => {
+                let Some(aop) = atom_op(&m) else {
+                    return self.unsupported();
+                };
+                if m.has("v2")
+                    || m.has("v4")
+                    || m.has("f16")
+                    || m.has("bf16")
+                    || m.has("f16x2")
+                    || m.has("bf16x2")
+                {
+                    return self.unsupported();
+                }
+                let space = m.space();
+                if base == "red" {
+                    self.n(ops, 2)?;
+                    return plain(Op::Atom {
+                        space,
+                        op: aop,
+                        ty,
+                        d: None,
+                        addr: self.addr(p, o(0))?,
+                        b: self.src(p, o(1), ty)?,
+                        c: Operand::Imm(0),
+                    });
+                }
+                self.n(ops, 3)?;
+                let c = if aop == AtomOp::Cas {
+                    self.n(ops, 4)?;
+                    self.src(p, o(3), ty)?
+                } else {
+                    Operand::Imm(0)
+                };
+                plain(Op::Atom {
+                    space,
+                    op: aop,
+                    ty,
+                    d: Some(self.dreg(o(0))?),
+                    addr: self.addr(p, o(1))?,
+                    b: self.src(p, o(2), ty)?,
+                    c,
+                })
+            }
+            "bra" | "brx" => {
+                if base == "brx" {
+                    return self.unsupported();
+                }
+                self.n(ops, 1)?;
+                let Raw::Name(label) = o(0) else {
+                    return self.err("bra needs a label");
+                };
+                Ok((Op::Bra { target: 0 }, None, Some(label.clone())))
+            }
+            "call" => {
+                // call (ret), name, (args);  call name, (args);  call (ret), name;  call name;
+                let mut i = 0;
+                let mut ret = None;
+                if let Some(Raw::List(r)) = ops.first() {
+                    if let Some(name) = r.first() {
+                        let off = self.ctx.params.get(name).copied();
+                        ret = Some(
+                            off.ok_or(())
+                                .or_else(|_| self.err(format!("unknown return param `{name}`")))?,
+                        );
+                    }
+                    i = 1;
+                }
+                let Some(Raw::Name(callee)) = ops.get(i) else {
+                    return self.err("call needs a function name");
+                };
+                let mut args = Vec::new();
+                if let Some(Raw::List(a)) = ops.get(i + 1) {
+                    for name in a {
+                        let off = self.ctx.params.get(name).copied();
+                        args.push(
+                            off.ok_or(()).or_else(|_| {
+                                self.err(format!("unknown argument param `{name}`"))
+                            })?,
+                        );
+                    }
+                }
+                Ok((
+                    Op::Call {
+                        callee: Callee::Unknown(0),
+                        ret,
+                        args,
+                    },
+                    Some(callee.clone()),
+                    None,
+                ))
+            }
+            "ret" => plain(Op::Ret),
+            "exit" => plain(Op::Exit),
+            "trap" => plain(Op::Trap),
+            "brkpt" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
+            | "discard" | "griddepcontrol" => plain(Op::Nop),
+            "bar" | "barrier" => {
+                if m.has("warp") {
+                    self.n(ops, 1)?;
+                    return plain(Op::BarWarpSync {
+                        mask: self.src(p, o(0), Ty::B32)?,
+                    });
+                }
+                if m.has("red") {
+                    let rop = if m.has("popc") {
+                        BarRedOp::Popc
+                    } else if m.has("and") {
+                        BarRedOp::And
+                    } else if m.has("or") {
+                        BarRedOp::Or
+                    } else {
+                        return self.unsupported();
+                    };
+                    // bar.red.op d, id, [count,] {!}p
+                    self.n(ops, 3)?;
+                    let (pr, neg) = self.pred_src(p, &ops[ops.len() - 1])?;
+                    if ops.len() > 3 {
+                        return self.unsupported();
+                    }
+                    return plain(Op::BarRed {
+                        op: rop,
+                        d: self.dreg(o(0))?,
+                        p: pr,
+                        negate: neg,
+                    });
+                }
+                if m.has("arrive") || ops.len() > 1 {
+                    // Named barriers with thread counts: not emitted for ordinary kernels.
+                    return self.unsupported();
+                }
+                self.n(ops, 1)?;
+                plain(Op::BarSync {
+                    id: self.src(p, o(0), Ty::U32)?,
+                })
+            }
+            "shfl" => {
+                self.n(ops, 5)?;
+                let mode = if m.has("up") {
+                    ShflMode::Up
+                } else if m.has("down") {
+                    ShflMode::Down
+                } else if m.has("bfly") {
+                    ShflMode::Bfly
+                } else if m.has("idx") {
+                    ShflMode::Idx
+                } else {
+                    return self.err("shfl needs .up, .down, .bfly or .idx");
+                };
+                if !m.has("sync") {
+                    return self.unsupported();
+                }
+                let (d, pd) = match o(0) {
+                    Raw::Pair(a, b) => (
+                        self.dreg(&Raw::Name(a.clone()))?,
+                        Some(self.dreg(&Raw::Name(b.clone()))?),
+                    ),
+                    r => (self.dreg(r)?, None),
+                };
+                plain(Op::Shfl {
+                    mode,
+                    d,
+                    p: pd,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::B32)?,
+                    mask: self.src(p, o(4), Ty::B32)?,
+                })
+            }
+            "vote" => {
+                self.n(ops, 3)?;
+                let mode = if m.has("all") {
+                    VoteMode::All
+                } else if m.has("any") {
+                    VoteMode::Any
+                } else if m.has("uni") {
+                    VoteMode::Uni
+                } else if m.has("ballot") {
+                    VoteMode::Ballot
+                } else {
+                    return self.err("vote needs .all, .any, .uni or .ballot");
+                };
+                if !m.has("sync") {
+                    return self.unsupported();
+                }
+                let (pr, negate) = self.pred_src(p, o(1))?;
+                plain(Op::Vote {
+                    mode,
+                    d: self.dreg(o(0))?,
+                    p: pr,
+                    negate,
+                    mask: self.src(p, o(2), Ty::B32)?,
+                })
+            }
+            "activemask" => {
+                self.n(ops, 1)?;
+                plain(Op::Activemask {
+                    d: self.dreg(o(0))?,
+                })
+            }
+            "redux" => {
+                self.n(ops, 3)?;
+                let Some(rop) = atom_op(&m) else {
+                    return self.unsupported();
+                };
+                plain(Op::Redux {
+                    op: rop,
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    mask: self.src(p, o(2), Ty::B32)?,
+                })
+            }
+            "match" => {
+                if !m.has("any") {
+                    return self.unsupported();
+                }
+                self.n(ops, 3)?;
+                plain(Op::MatchAny {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    mask: self.src(p, o(2), Ty::B32)?,
+                })
+            }
+            _ => self.unsupported(),
+        }
+    }
+}
+
+fn wide(ty: Ty) -> Ty {
+    match ty {
+        Ty::S16 => Ty::S32,
+        Ty::U16 => Ty::U32,
+        Ty::S32 => Ty::S64,
+        Ty::U32 => Ty::U64,
+        other => other,
+    }
+}
+
+fn cmp_op(m: &Mods) -> Option<CmpOp> {
+    for w in &m.words {
+        let c = match *w {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "lt" => CmpOp::Lt,
+            "le" => CmpOp::Le,
+            "gt" => CmpOp::Gt,
+            "ge" => CmpOp::Ge,
+            "lo" => CmpOp::Lo,
+            "ls" => CmpOp::Ls,
+            "hi" => CmpOp::Hi,
+            "hs" => CmpOp::Hs,
+            "equ" => CmpOp::Equ,
+            "neu" => CmpOp::Neu,
+            "ltu" => CmpOp::Ltu,
+            "leu" => CmpOp::Leu,
+            "gtu" => CmpOp::Gtu,
+            "geu" => CmpOp::Geu,
+            "num" => CmpOp::Num,
+            "nan" => CmpOp::Nan,
+            _ => continue,
+        };
+        return Some(c);
+    }
+    None
+}
+
+fn atom_op(m: &Mods) -> Option<AtomOp> {
+    for w in &m.words {
+        let a = match *w {
+            "add" => AtomOp::Add,
+            "min" => AtomOp::Min,
+            "max" => AtomOp::Max,
+            "inc" => AtomOp::Inc,
+            "dec" => AtomOp::Dec,
+            "and" => AtomOp::And,
+            "or" => AtomOp::Or,
+            "xor" => AtomOp::Xor,
+            "exch" => AtomOp::Exch,
+            "cas" => AtomOp::Cas,
+            _ => continue,
+        };
+        return Some(a);
+    }
+    None
+}
+
+fn special(n: &str) -> Option<Special> {
+    let dim = |s: &str| match s {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    if let Some((head, d)) = n.rsplit_once('.') {
+        let d = dim(d)?;
+        return match head {
+            "%tid" => Some(Special::Tid(d)),
+            "%ntid" => Some(Special::Ntid(d)),
+            "%ctaid" => Some(Special::Ctaid(d)),
+            "%nctaid" => Some(Special::Nctaid(d)),
+            _ => None,
+        };
+    }
+    Some(match n {
+        "%laneid" => Special::LaneId,
+        "%warpid" => Special::WarpId,
+        "%nwarpid" => Special::NWarpId,
+        "WARP_SZ" => Special::WarpSize,
+        "%clock" => Special::Clock,
+        "%clock64" => Special::Clock64,
+        "%lanemask_eq" => Special::LaneMaskEq,
+        "%lanemask_lt" => Special::LaneMaskLt,
+        "%lanemask_le" => Special::LaneMaskLe,
+        "%lanemask_gt" => Special::LaneMaskGt,
+        "%lanemask_ge" => Special::LaneMaskGe,
+        "%smid" => Special::SmId,
+        "%globaltimer" => Special::GlobalTimer,
+        "%dynamic_smem_size" => Special::DynamicSmemSize,
+        _ => return None,
+    })
+}
