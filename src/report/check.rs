@@ -37,7 +37,7 @@ pub fn table(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
         let result = if o.passed {
             "pass".green().to_string()
         } else {
-            format!("{}  {}", "FAIL".red().bold(), reason::puzzle(o))
+            format!("{}  {}", "FAIL".red().bold(), clip(&reason::puzzle(o)))
         };
         let slug = format!("{:<wslug$}", o.slug);
         lines.push(format!(
@@ -49,6 +49,16 @@ pub fn table(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     lines.push(String::new());
     lines.push(total(outcomes));
     lines.join("\n")
+}
+
+/// A reason cut to fit a terminal line (JUnit and JSON keep it whole).
+fn clip(reason: &str) -> String {
+    const MAX: usize = 100;
+    if reason.chars().count() <= MAX {
+        return reason.to_string();
+    }
+    let cut: String = reason.chars().take(MAX - 1).collect();
+    format!("{}…", cut.trim_end())
 }
 
 /// `2/2`: tests passed of tests run; `-` when nothing ran (a compile error).
@@ -289,6 +299,11 @@ mod tests {
         assert_eq!(lines.last(), Some(&"1 of 4 passed"));
         assert!(!out.contains("solutions/"));
         assert!(table(&all(), true).starts_with(SOLUTIONS_NOTE));
+        let mut long = compile_error();
+        long.compile_error = Some(format!("error: {}", "x".repeat(300)));
+        let out = table(&[long], false);
+        let row = out.lines().nth(1).unwrap();
+        assert!(row.ends_with("x…") && row.chars().count() < 130);
     }
 
     #[test]

@@ -95,19 +95,29 @@ fn passed(o: &PuzzleOutcome, solutions: bool) -> String {
 
 fn failed_head(o: &PuzzleOutcome, solutions: bool) -> String {
     let mut lines = vec![header(o, solutions, o.file.dimmed().to_string())];
-    lines.extend(o.tests.iter().map(test_line));
+    let names: Vec<String> = o.tests.iter().map(test_name).collect();
+    let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (t, name) in o.tests.iter().zip(&names) {
+        lines.push(test_line(t, &format!("{name:<w$}")));
+    }
     if o.tests.is_empty() {
         lines.push(format!("  {}", "no tests ran".red()));
     }
     lines.join("\n")
 }
 
-/// `test "one block"  grid 1, block 8 ... FAILED`.
-fn test_line(t: &TestOutcome) -> String {
-    let mut left = format!("  test \"{}\"", t.name);
+/// `test "one block"`, saying so when a random variant's name does not.
+fn test_name(t: &TestOutcome) -> String {
+    let mut name = format!("test \"{}\"", t.name);
     if t.random && !t.name.contains("random") {
-        left += " (random inputs)";
+        name += " (random inputs)";
     }
+    name
+}
+
+/// `test "one block"  grid 1, block 8 ... FAILED`, the name already padded to line up.
+fn test_line(t: &TestOutcome, name: &str) -> String {
+    let mut left = format!("  {name}");
     let shape = format!(
         "grid {}, block {}",
         layout::dims(t.grid),
@@ -138,11 +148,12 @@ fn failed_detail(t: &TestOutcome, named: bool) -> Option<String> {
     if parts.is_empty() {
         return None;
     }
+    let mut text = parts.join("\n\n");
     if named {
-        let title = format!("in test \"{}\":", t.name).dimmed().to_string();
-        parts.insert(0, title);
+        let title = format!("in test \"{}\":", t.name).dimmed();
+        text = format!("{title}\n{text}");
     }
-    Some(layout::indent(&parts.join("\n\n"), "  "))
+    Some(layout::indent(&text, "  "))
 }
 
 fn printf(out: &str) -> String {
@@ -332,10 +343,11 @@ mod tests {
         assert!(lines[0].starts_with("Puzzle 9 · Pooling"));
         assert!(lines[0].ends_with("puzzles/09_pooling.cu"));
         assert_eq!(layout::width(lines[0]), layout::WIDTH);
-        assert!(lines[1].starts_with("  test \"one block\"  grid 1, block 8"));
+        assert!(lines[1].starts_with("  test \"one block\"  "));
+        assert_eq!(lines[1].find("grid"), lines[2].find("grid"));
         assert!(lines[1].ends_with("FAILED"));
         assert!(lines[2].contains("random inputs") && !lines[2].contains("(random inputs)"));
-        assert!(out.contains("in test \"one block\":"));
+        assert!(out.contains("in test \"one block\":\n  out: 2 of 8"));
         assert!(out.contains("out: 2 of 8 elements differ"));
         assert_eq!(out.matches("error[shared-race]").count(), 1);
         assert!(out.contains("(also in 1 other test)"));
