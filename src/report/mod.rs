@@ -1,1 +1,18 @@
-//! report (under construction)
+//! Everything gpuzzle shows or writes about a run: human text (colour, tables, source snippets),
+//! JSON for scripts and JUnit for CI. Functions here build strings and never print, and never
+//! decide pass or fail: they format the verdicts `judge` already reached.
+//!
+//! Colour comes from `colored`; the CLI decides whether it is on (`--color`, `NO_COLOR`, a tty)
+//! through `colored::control::set_override`, and everything here follows that one switch.
+
+pub mod check;
+pub mod exec;
+pub mod puzzle;
+pub mod snippet;
+
+mod counters;
+mod diff;
+mod json;
+mod layout;
+mod number;
+mod reason;

@@ -1,0 +1,273 @@
+//! `gpuzzle exec`: one launch of any kernel, shown in full (buffers, device printf, diagnostics,
+//! counters) or as JSON for scripts.
+
+use super::{counters, json as pieces, layout, number, snippet};
+use crate::emu::result::{Diagnostic, RunResult, Severity};
+use crate::emu::value::Buffer;
+use colored::Colorize;
+use serde_json::{json, Map, Value};
+
+/// Buffers up to this long are shown whole; longer ones as the first `HEAD` … the last `TAIL`.
+const SHOW_ALL: usize = 20;
+const HEAD: usize = 16;
+const TAIL: usize = 4;
+
+/// The JSON scripts read (outside this repository too; keep the shape):
+/// `{"ok", "buffers": {name: [numbers]}, "stdout", "diagnostics": [..], "counters":
+/// {"max_per_thread": {..}, "total": {..}}}`. `ok` means no error-severity diagnostic.
+pub fn json(r: &RunResult) -> Value {
+    let buffers: Map<String, Value> = r
+        .buffers
+        .iter()
+        .map(|b| {
+            let values = number::elements(b).into_iter().map(|e| e.json()).collect();
+            (b.name.clone(), Value::Array(values))
+        })
+        .collect();
+    json!({
+        "ok": !r.has_errors(),
+        "buffers": buffers,
+        "stdout": r.stdout,
+        "diagnostics": pieces::diagnostics(&r.diagnostics),
+        "counters": {
+            "max_per_thread": pieces::counters(&r.counters.max_per_thread),
+            "total": pieces::counters(&r.counters.total),
+        },
+    })
+}
+
+/// The launch for a person: buffers, printf output, each diagnostic with its source, the
+/// counters, and a last line `ok` or `N errors, M warnings`. `source` is the text of
+/// `source_name`, used for diagnostics in that file.
+pub fn text(r: &RunResult, kernel: &str, source_name: &str, source: Option<&str>) -> String {
+    let mut sections = vec![format!("{} {}", kernel.bold(), source_name.dimmed())];
+    if !r.buffers.is_empty() {
+        sections.push(buffers(&r.buffers));
+    }
+    if !r.stdout.is_empty() {
+        let out = layout::indent(r.stdout.trim_end_matches('\n'), "  ");
+        sections.push(format!("{}\n{out}", "printf output".bold()));
+    }
+    for d in &r.diagnostics {
+        let d = snippet::located(d, source_name);
+        sections.push(snippet::diagnostic(
+            &d,
+            snippet::source_for(&d, source_name, source),
+        ));
+    }
+    sections.push(counters::exec_table(&r.counters));
+    sections.push(verdict(&r.diagnostics));
+    sections.join("\n\n")
+}
+
+fn buffers(bs: &[Buffer]) -> String {
+    let shapes: Vec<String> = bs
+        .iter()
+        .map(|b| format!("{}[{}]", b.ty, b.len()))
+        .collect();
+    let wn = bs.iter().map(|b| b.name.chars().count()).max().unwrap_or(0);
+    let ws = shapes.iter().map(String::len).max().unwrap_or(0);
+    let lines: Vec<String> = bs
+        .iter()
+        .zip(&shapes)
+        .map(|(b, shape)| {
+            let name = format!("{:<wn$}", b.name);
+            let values = wrap(&shown_values(b), wn + ws + 6);
+            format!("  {name}  {shape:<ws$}  {values}")
+        })
+        .collect();
+    format!("{}\n{}", "buffers".bold(), lines.join("\n"))
+}
+
+/// The elements of a buffer as text, the middle of a long one replaced by `…`.
+fn shown_values(b: &Buffer) -> Vec<String> {
+    let values: Vec<String> = number::elements(b).into_iter().map(|e| e.text()).collect();
+    if values.len() <= SHOW_ALL {
+        return values;
+    }
+    let mut shown = values[..HEAD].to_vec();
+    shown.push("…".to_string());
+    shown.extend_from_slice(&values[values.len() - TAIL..]);
+    shown
+}
+
+/// Words joined by spaces, continued on lines indented by `indent` to stay within the width.
+fn wrap(words: &[String], indent: usize) -> String {
+    let mut out = String::new();
+    let mut col = indent;
+    for (i, w) in words.iter().enumerate() {
+        let len = w.chars().count();
+        if i > 0 && col + 1 + len > layout::WIDTH {
+            out += &format!("\n{}", " ".repeat(indent));
+            col = indent;
+        } else if i > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out += w;
+        col += len;
+    }
+    out
+}
+
+/// `ok`, `ok (1 warning)`, or `2 errors, 1 warning`.
+fn verdict(ds: &[Diagnostic]) -> String {
+    let errors = ds.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = ds.len() - errors;
+    let w = layout::count(warnings, "warning", "warnings");
+    match (errors, warnings) {
+        (0, 0) => "ok".green().bold().to_string(),
+        (0, _) => format!("{} ({})", "ok".green().bold(), w.yellow()),
+        (_, 0) => layout::count(errors, "error", "errors")
+            .red()
+            .bold()
+            .to_string(),
+        _ => format!(
+            "{}, {}",
+            layout::count(errors, "error", "errors").red().bold(),
+            w.yellow()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::result::{CounterSummary, Counters, DiagKind};
+    use crate::emu::value::ElemType;
+
+    fn diag(severity: Severity, file: Option<&str>, line: Option<u32>) -> Diagnostic {
+        Diagnostic {
+            kind: DiagKind::OutOfBounds,
+            severity,
+            message: "thread 8 writes out[8], one past the end of out (8 elements)".into(),
+            help: Some("guard the write with `if (i < size)`".into()),
+            file: file.map(String::from),
+            line,
+            block: [0, 0, 0],
+            thread: [8, 0, 0],
+            other_line: None,
+        }
+    }
+
+    fn run() -> RunResult {
+        let mut nan = Buffer::from_values("f", ElemType::F32, &[1.5, f64::NAN]);
+        nan.name = "f".into();
+        RunResult {
+            buffers: vec![
+                Buffer::from_values("out", ElemType::I32, &[0.0, -1.0, 2.0]),
+                Buffer::from_values(
+                    "big",
+                    ElemType::U32,
+                    &(0..100).map(f64::from).collect::<Vec<_>>(),
+                ),
+                nan,
+            ],
+            stdout: "hello from 0\nhello from 1\n".into(),
+            diagnostics: vec![
+                diag(Severity::Error, Some("k.cu"), Some(2)),
+                diag(Severity::Warning, None, None),
+            ],
+            counters: CounterSummary {
+                max_per_thread: Counters {
+                    global_reads: 1,
+                    global_writes: 1,
+                    ..Counters::default()
+                },
+                total: Counters {
+                    global_reads: 8,
+                    global_writes: 8,
+                    ..Counters::default()
+                },
+                ..CounterSummary::default()
+            },
+            ..RunResult::default()
+        }
+    }
+
+    #[test]
+    fn json_has_exactly_the_agreed_shape() {
+        let v = json(&run());
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["buffers", "counters", "diagnostics", "ok", "stdout"]);
+        assert_eq!(v["ok"], json!(false));
+        assert_eq!(v["buffers"]["out"], json!([0, -1, 2]));
+        assert!(v["buffers"]["out"][1].is_i64());
+        assert_eq!(v["buffers"]["big"].as_array().unwrap().len(), 100);
+        assert!(v["buffers"]["big"][99].is_u64());
+        assert_eq!(v["buffers"]["f"], json!([1.5, null]));
+        assert_eq!(v["stdout"], json!("hello from 0\nhello from 1\n"));
+        assert_eq!(
+            v["diagnostics"][0],
+            json!({"kind": "out-of-bounds", "severity": "error",
+                   "message": "thread 8 writes out[8], one past the end of out (8 elements)",
+                   "file": "k.cu", "line": 2, "block": [0, 0, 0], "thread": [8, 0, 0]})
+        );
+        assert_eq!(v["diagnostics"][1]["file"], Value::Null);
+        assert_eq!(v["diagnostics"][1]["line"], Value::Null);
+        let c =
+            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0});
+        assert_eq!(v["counters"]["max_per_thread"], c);
+        assert_eq!(v["counters"]["total"]["global_reads"], json!(8));
+        // And it serializes (a NaN must not make serde_json fail).
+        assert!(serde_json::to_string(&v).unwrap().contains("null"));
+    }
+
+    #[test]
+    fn ok_is_true_with_only_warnings() {
+        let mut r = run();
+        r.diagnostics.remove(0);
+        assert_eq!(json(&r)["ok"], json!(true));
+    }
+
+    #[test]
+    fn text_shows_everything_once_and_elides_long_buffers() {
+        colored::control::set_override(false);
+        let src = "__global__ void k(int* out) {\n    out[threadIdx.x] = 1;\n}\n";
+        let out = text(&run(), "k", "puzzles/k.cu", Some(src));
+        println!("{out}");
+        assert!(!out.contains('\x1b'));
+        assert!(out.starts_with("k puzzles/k.cu"));
+        assert!(out.contains("  out  i32[3]    0 -1 2"));
+        let big = out.lines().find(|l| l.contains("big  u32[100]")).unwrap();
+        assert!(big.ends_with("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 … 96 97 98 99"));
+        assert!(out.contains("f    f32[2]    1.5 NaN"));
+        assert!(out.contains("printf output\n  hello from 0\n  hello from 1\n"));
+        assert!(out.contains("2 |     out[threadIdx.x] = 1;"));
+        assert!(out.contains("warning[out-of-bounds]"));
+        assert!(out.contains("max per thread"));
+        assert!(out.ends_with("1 error, 1 warning"));
+    }
+
+    #[test]
+    fn source_of_another_file_is_not_shown() {
+        colored::control::set_override(false);
+        let mut r = run();
+        r.diagnostics[0].file = Some("other.cu".into());
+        let out = text(&r, "k", "k.cu", Some("a\nb\n"));
+        assert!(!out.contains("2 | b"));
+        assert!(out.contains("other.cu:2"));
+    }
+
+    #[test]
+    fn verdict_lines() {
+        colored::control::set_override(false);
+        assert_eq!(verdict(&[]), "ok");
+        let w = diag(Severity::Warning, None, None);
+        let e = diag(Severity::Error, None, None);
+        assert_eq!(verdict(std::slice::from_ref(&w)), "ok (1 warning)");
+        assert_eq!(verdict(&[e.clone(), e.clone()]), "2 errors");
+        assert_eq!(verdict(&[e, w.clone(), w]), "1 error, 2 warnings");
+    }
+
+    #[test]
+    fn long_value_lists_wrap_under_their_column() {
+        let words: Vec<String> = (0..40).map(|i| format!("{}.25", 1000 + i)).collect();
+        let out = wrap(&words, 10);
+        assert!(out.lines().count() > 1);
+        for l in out.lines() {
+            assert!(l.chars().count() <= layout::WIDTH);
+        }
+        assert!(out.lines().skip(1).all(|l| l.starts_with(&" ".repeat(10))));
+    }
+}

@@ -1,0 +1,97 @@
+//! JSON pieces shared by `exec --format json` and `check --format json`. Built by hand rather
+//! than derived: scripts outside this repository rely on these exact keys, so the shape lives
+//! here in one place and does not move when a shared type gains a field.
+
+use crate::emu::result::{Counters, Diagnostic};
+use crate::judge::outcome::Budget;
+use serde_json::{json, Map, Value};
+
+/// `{"kind", "severity", "message", "file", "line", "block", "thread"}`; file and line may be null.
+pub(crate) fn diagnostic(d: &Diagnostic) -> Value {
+    json!({
+        "kind": d.kind.as_str(),
+        "severity": severity(d),
+        "message": d.message,
+        "file": d.file,
+        "line": d.line,
+        "block": d.block,
+        "thread": d.thread,
+    })
+}
+
+fn severity(d: &Diagnostic) -> &'static str {
+    match d.severity {
+        crate::emu::result::Severity::Error => "error",
+        crate::emu::result::Severity::Warning => "warning",
+    }
+}
+
+pub(crate) fn diagnostics(ds: &[Diagnostic]) -> Value {
+    Value::Array(ds.iter().map(diagnostic).collect())
+}
+
+/// `{"global_reads": n, "global_writes": n, "shared_reads": n, "shared_writes": n}`.
+pub(crate) fn counters(c: &Counters) -> Value {
+    let map: Map<String, Value> = Counters::NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.to_string(), Value::from(c.get(i))))
+        .collect();
+    Value::Object(map)
+}
+
+/// Only the limits a puzzle sets, under the same keys as `counters`.
+pub(crate) fn budget(b: &Budget) -> Value {
+    let map: Map<String, Value> = Counters::NAMES
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| b.get(i).map(|v| (name.to_string(), Value::from(v))))
+        .collect();
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::result::{DiagKind, Severity};
+
+    #[test]
+    fn diagnostic_has_exactly_the_agreed_keys() {
+        let d = Diagnostic {
+            kind: DiagKind::OutOfBounds,
+            severity: Severity::Warning,
+            message: "m".into(),
+            help: Some("not in json".into()),
+            file: None,
+            line: None,
+            block: [1, 2, 3],
+            thread: [4, 5, 6],
+            other_line: Some(3),
+        };
+        assert_eq!(
+            diagnostic(&d),
+            json!({"kind": "out-of-bounds", "severity": "warning", "message": "m",
+                   "file": null, "line": null, "block": [1, 2, 3], "thread": [4, 5, 6]})
+        );
+    }
+
+    #[test]
+    fn budget_lists_only_the_limits_set() {
+        let b = Budget {
+            global_reads: Some(2),
+            shared_writes: Some(0),
+            ..Budget::default()
+        };
+        assert_eq!(budget(&b), json!({"global_reads": 2, "shared_writes": 0}));
+        let c = Counters {
+            global_reads: 1,
+            global_writes: 2,
+            shared_reads: 3,
+            shared_writes: 4,
+        };
+        assert_eq!(
+            counters(&c),
+            json!({"global_reads": 1, "global_writes": 2, "shared_reads": 3, "shared_writes": 4})
+        );
+    }
+}

@@ -1,0 +1,473 @@
+//! `gpuzzle run N`: one puzzle's verdict for the learner who just edited it. On failure: which
+//! tests failed, the first failing test's differing elements and printf output, each distinct
+//! diagnostic with its source line, the memory table, and where to get a hint. On success: one
+//! summary line and the next puzzle.
+
+use super::{counters, diff, layout, snippet};
+use crate::emu::result::Diagnostic;
+use crate::judge::outcome::{PuzzleOutcome, TestOutcome};
+use colored::Colorize;
+
+/// Distinct diagnostics shown in full; more are counted.
+const MAX_DIAGNOSTICS: usize = 5;
+/// Lines of device printf output shown.
+const MAX_PRINTF_LINES: usize = 20;
+
+/// The report for one puzzle. `source` is the text of `o.file`; `next` the following puzzle's
+/// id and title; `hints` how many hints were shown of how many there are; `solutions` whether
+/// the reference solution was graded instead of the learner's file.
+pub fn text(
+    o: &PuzzleOutcome,
+    source: Option<&str>,
+    next: Option<(u32, &str)>,
+    hints: (usize, usize),
+    solutions: bool,
+) -> String {
+    let mut sections = vec![];
+    if let Some(log) = &o.compile_error {
+        sections.push(format!(
+            "{}\n  {}",
+            header(o, solutions, o.file.dimmed().to_string()),
+            "does not compile".red().bold()
+        ));
+        sections.push(layout::indent(log.trim(), "  "));
+        sections.extend(stuck(o.id, hints));
+    } else if o.passed {
+        sections.push(passed(o, solutions));
+        sections.extend(diagnostics(o, source));
+        sections.push(format!("  {}", next_step(next)));
+    } else {
+        sections.push(failed_head(o, solutions));
+        let named = o.tests.len() > 1;
+        let first_failed = o.tests.iter().find(|t| !t.passed);
+        sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
+        sections.extend(diagnostics(o, source));
+        if !o.tests.is_empty() {
+            sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
+        }
+        sections.extend(only_budget_note(&o.tests));
+        sections.extend(stuck(o.id, hints));
+    }
+    sections.join("\n\n")
+}
+
+/// One failed test on its own, for a JUnit failure body: what stopped it, its differing
+/// outputs, its diagnostics (located, without source), and its memory table.
+pub(crate) fn test_detail(t: &TestOutcome, file: &str) -> String {
+    let one = std::slice::from_ref(t);
+    let mut parts: Vec<String> = failed_detail(t, false).into_iter().collect();
+    parts.extend(distinct(one).iter().map(|s| {
+        let d = snippet::located(s.first, file);
+        snippet::diagnostic(&d, None)
+    }));
+    parts.push(counters::budget_table(one));
+    parts.join("\n\n")
+}
+
+/// `Puzzle 9 · Pooling` with `right` at the right edge; loud when grading the reference solution.
+fn header(o: &PuzzleOutcome, solutions: bool, right: String) -> String {
+    let mut left = format!("Puzzle {} · {}", o.id, o.title).bold().to_string();
+    if solutions {
+        left += &format!("  {}", "(reference solution)".yellow().bold());
+    }
+    layout::spread(&left, &right)
+}
+
+fn passed(o: &PuzzleOutcome, solutions: bool) -> String {
+    let head = header(o, solutions, "PASSED".green().bold().to_string());
+    let mut summary = format!(
+        "{} · {}",
+        layout::count(o.tests.len(), "test", "tests"),
+        counters::phrase(&o.tests)
+    );
+    if o.tests
+        .iter()
+        .any(|t| (0..4).any(|i| t.budget.get(i).is_some()))
+    {
+        summary += " (within budget)";
+    }
+    let mut lines = vec![head, format!("  {summary}")];
+    if solutions {
+        lines.push(format!("  {}", o.file.dimmed()));
+    }
+    lines.join("\n")
+}
+
+fn failed_head(o: &PuzzleOutcome, solutions: bool) -> String {
+    let mut lines = vec![header(o, solutions, o.file.dimmed().to_string())];
+    let names: Vec<String> = o.tests.iter().map(test_name).collect();
+    let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (t, name) in o.tests.iter().zip(&names) {
+        lines.push(test_line(t, &format!("{name:<w$}")));
+    }
+    if o.tests.is_empty() {
+        lines.push(format!("  {}", "no tests ran".red()));
+    }
+    lines.join("\n")
+}
+
+/// `test "one block"`, saying so when a random variant's name does not.
+fn test_name(t: &TestOutcome) -> String {
+    let mut name = format!("test \"{}\"", t.name);
+    if t.random && !t.name.contains("random") {
+        name += " (random inputs)";
+    }
+    name
+}
+
+/// `test "one block"  grid 1, block 8 ... FAILED`, the name already padded to line up.
+fn test_line(t: &TestOutcome, name: &str) -> String {
+    let mut left = format!("  {name}");
+    let shape = format!(
+        "grid {}, block {}",
+        layout::dims(t.grid),
+        layout::dims(t.block)
+    );
+    left += &format!("  {}", shape.dimmed());
+    let verdict = if t.passed {
+        "PASSED".green().bold()
+    } else {
+        "FAILED".red().bold()
+    };
+    layout::spread(&left, &verdict.to_string())
+}
+
+/// What went wrong in one failed test: what stopped it, each differing output, its printf;
+/// `named` says which test it was (worth saying when there are several).
+fn failed_detail(t: &TestOutcome, named: bool) -> Option<String> {
+    let mut parts = vec![];
+    if let Some(e) = &t.error {
+        parts.push(format!("{} {}", "stopped:".red().bold(), e.trim()));
+    }
+    for (name, c) in t.outputs.iter().filter(|(_, c)| !c.mismatches.is_empty()) {
+        parts.push(diff::output(name, c));
+    }
+    if !t.stdout.is_empty() {
+        parts.push(printf(&t.stdout));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut text = parts.join("\n\n");
+    if named {
+        let title = format!("in test \"{}\":", t.name).dimmed();
+        text = format!("{title}\n{text}");
+    }
+    Some(layout::indent(&text, "  "))
+}
+
+fn printf(out: &str) -> String {
+    let lines: Vec<&str> = out.lines().collect();
+    let mut shown = lines[..lines.len().min(MAX_PRINTF_LINES)].join("\n");
+    if lines.len() > MAX_PRINTF_LINES {
+        shown += &format!("\n… {} more lines", lines.len() - MAX_PRINTF_LINES);
+    }
+    format!(
+        "{}\n{}",
+        "printf output".bold(),
+        layout::indent(&shown, "  ")
+    )
+}
+
+/// A diagnostic found in one or more tests: the first occurrence, and in how many other tests.
+struct Seen<'a> {
+    first: &'a Diagnostic,
+    tests: Vec<usize>,
+}
+
+/// Each distinct diagnostic (same kind at the same place) once, in order of appearance.
+fn distinct(tests: &[TestOutcome]) -> Vec<Seen<'_>> {
+    let mut seen: Vec<Seen> = vec![];
+    for (ti, t) in tests.iter().enumerate() {
+        for d in &t.diagnostics {
+            let same = |s: &&mut Seen| {
+                s.first.kind == d.kind && s.first.line == d.line && s.first.file == d.file
+            };
+            match seen.iter_mut().find(same) {
+                Some(s) if !s.tests.contains(&ti) => s.tests.push(ti),
+                Some(_) => {}
+                None => seen.push(Seen {
+                    first: d,
+                    tests: vec![ti],
+                }),
+            }
+        }
+    }
+    seen
+}
+
+fn diagnostics(o: &PuzzleOutcome, source: Option<&str>) -> Vec<String> {
+    let seen = distinct(&o.tests);
+    let mut out: Vec<String> = seen
+        .iter()
+        .take(MAX_DIAGNOSTICS)
+        .map(|s| {
+            let d = snippet::located(s.first, &o.file);
+            let mut text = snippet::diagnostic(&d, snippet::source_for(&d, &o.file, source));
+            if s.tests.len() > 1 {
+                let n = s.tests.len() - 1;
+                let also = format!(
+                    "(also in {})",
+                    layout::count(n, "other test", "other tests")
+                );
+                text += &format!("\n{}", also.dimmed());
+            }
+            layout::indent(&text, "  ")
+        })
+        .collect();
+    if seen.len() > MAX_DIAGNOSTICS {
+        let more = layout::count(
+            seen.len() - MAX_DIAGNOSTICS,
+            "more diagnostic",
+            "more diagnostics",
+        );
+        out.push(format!("  … and {more}; fix the ones above first"));
+    }
+    out
+}
+
+/// When every output matched and nothing stopped a test, the budget is all that failed: say so.
+fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
+    let outputs_ok = tests
+        .iter()
+        .all(|t| t.error.is_none() && t.outputs.values().all(|c| c.mismatches.is_empty()));
+    let over = tests.iter().flat_map(|t| &t.over_budget).next()?;
+    if !outputs_ok {
+        return None;
+    }
+    let label = crate::emu::result::Counters::NAMES
+        .iter()
+        .position(|&n| n == over.counter)
+        .map_or(over.counter, |i| counters::LABELS[i]);
+    Some(format!(
+        "  Correct output, but {} {label} per thread where the budget allows {}.",
+        over.used, over.budget
+    ))
+}
+
+fn stuck(id: u32, (shown, total): (usize, usize)) -> Option<String> {
+    let cmd = format!("gpuzzle hint {id}").bold();
+    match total {
+        0 => None,
+        _ if shown >= total => Some(format!(
+            "  Stuck? {cmd}   (all {} shown)",
+            layout::count(total, "hint", "hints")
+        )),
+        _ => Some(format!("  Stuck? {cmd}   (hint {} of {total})", shown + 1)),
+    }
+}
+
+fn next_step(next: Option<(u32, &str)>) -> String {
+    match next {
+        Some((id, title)) => format!("Next: {}   ({title})", format!("gpuzzle run {id}").bold()),
+        None => "That was the last puzzle. Well done!"
+            .green()
+            .bold()
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::result::{DiagKind, Severity, ThreadId};
+    use crate::judge::outcome::{OutputCompare, OverBudget};
+    use crate::report::counters::tests::test_with;
+
+    const SRC: &str = "__global__ void pooling(float* out, float* a, int size) {\n\
+        \x20   __shared__ float shared[TPB];\n\
+        \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+        \x20   shared[threadIdx.x] = a[i];\n\
+        \x20   out[i] = shared[threadIdx.x] + shared[max((int)threadIdx.x - 1, 0)];\n\
+        }\n";
+
+    fn race(thread: u32) -> Diagnostic {
+        Diagnostic {
+            kind: DiagKind::SharedRace,
+            severity: Severity::Error,
+            message: format!("thread {thread} reads shared[1] while thread 1 writes it"),
+            help: Some("put __syncthreads() between the write and the read".into()),
+            file: Some("puzzles/09_pooling.cu".into()),
+            line: Some(5),
+            block: [0; 3],
+            thread: [thread, 0, 0],
+            other_line: Some(4),
+        }
+    }
+
+    fn failing_test(name: &str, random: bool) -> TestOutcome {
+        let mut t = test_with(name, [1, 1, 3, 1]);
+        t.random = random;
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        t.budget.global_writes = Some(1);
+        t.outputs.insert(
+            "out".into(),
+            OutputCompare {
+                expected: vec![0.0, 1.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0],
+                got: vec![0.0, 1.0, 2.0, 6.0, 9.0, 12.0, 15.0, 13.0],
+                mismatches: vec![2, 7],
+                shape: None,
+            },
+        );
+        t.diagnostics = vec![race(2)];
+        t
+    }
+
+    fn outcome(tests: Vec<TestOutcome>) -> PuzzleOutcome {
+        PuzzleOutcome {
+            id: 9,
+            slug: "pooling".into(),
+            title: "Pooling".into(),
+            file: "puzzles/09_pooling.cu".into(),
+            passed: tests.iter().all(|t| t.passed),
+            tests,
+            compile_error: None,
+        }
+    }
+
+    fn plain(o: &PuzzleOutcome, next: Option<(u32, &str)>, hints: (usize, usize)) -> String {
+        colored::control::set_override(false);
+        text(o, Some(SRC), next, hints, false)
+    }
+
+    #[test]
+    fn failure_shows_tests_diff_one_diagnostic_table_and_hint() {
+        let mut t2 = failing_test("one block, random inputs", true);
+        t2.diagnostics = vec![race(3)];
+        let o = outcome(vec![failing_test("one block", false), t2]);
+        let out = plain(&o, Some((10, "Dot product")), (0, 3));
+        println!("{out}");
+        assert!(!out.contains('\x1b'));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("Puzzle 9 · Pooling"));
+        assert!(lines[0].ends_with("puzzles/09_pooling.cu"));
+        assert_eq!(layout::width(lines[0]), layout::WIDTH);
+        assert!(lines[1].starts_with("  test \"one block\"  "));
+        assert_eq!(lines[1].find("grid"), lines[2].find("grid"));
+        assert!(lines[1].ends_with("FAILED"));
+        assert!(lines[2].contains("random inputs") && !lines[2].contains("(random inputs)"));
+        assert!(out.contains("in test \"one block\":\n  out: 2 of 8"));
+        assert!(out.contains("out: 2 of 8 elements differ"));
+        assert_eq!(out.matches("error[shared-race]").count(), 1);
+        assert!(out.contains("(also in 1 other test)"));
+        assert!(out.contains("^^^"));
+        assert!(out.contains("the other access"));
+        assert!(out.contains("memory per thread (max over tests)"));
+        assert!(out
+            .trim_end()
+            .ends_with("Stuck? gpuzzle hint 9   (hint 1 of 3)"));
+        assert!(!out.contains("Next:"));
+    }
+
+    #[test]
+    fn success_is_short_and_points_on() {
+        let mut t = test_with("one block", [1, 1, 3, 1]);
+        t.budget.global_reads = Some(1);
+        let o = outcome(vec![t.clone(), t]);
+        let out = plain(&o, Some((10, "Dot product")), (1, 3));
+        println!("{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].ends_with("PASSED"));
+        assert_eq!(
+            lines[1],
+            "  2 tests · 1 global read, 1 global write, 3 shared reads, 1 shared write per thread (within budget)"
+        );
+        assert_eq!(lines[3], "  Next: gpuzzle run 10   (Dot product)");
+        let last = plain(&o, None, (0, 0));
+        assert!(last.ends_with("That was the last puzzle. Well done!"));
+    }
+
+    #[test]
+    fn reference_solution_is_marked() {
+        let o = outcome(vec![test_with("t", [1, 0, 0, 0])]);
+        colored::control::set_override(false);
+        let out = text(&o, None, None, (0, 0), true);
+        assert!(out.lines().next().unwrap().contains("(reference solution)"));
+        let o = outcome(vec![failing_test("t", false)]);
+        let out = text(&o, None, None, (0, 0), true);
+        assert!(out.lines().next().unwrap().contains("(reference solution)"));
+    }
+
+    #[test]
+    fn compile_error_shows_only_nvrtc() {
+        let mut o = outcome(vec![]);
+        o.passed = false;
+        o.compile_error =
+            Some("puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined\n".into());
+        let out = plain(&o, Some((10, "Dot product")), (3, 3));
+        println!("{out}");
+        assert!(out.contains("does not compile"));
+        assert!(out.contains("  puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined"));
+        assert!(!out.contains("memory per thread"));
+        assert!(!out.contains("test \""));
+        assert!(out.ends_with("Stuck? gpuzzle hint 9   (all 3 hints shown)"));
+    }
+
+    #[test]
+    fn over_budget_only_says_output_was_correct() {
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        t.over_budget.push(OverBudget {
+            counter: "global_reads",
+            used: 3,
+            budget: 1,
+            thread: ThreadId {
+                block: [0; 3],
+                thread: [5, 0, 0],
+            },
+        });
+        let out = plain(&outcome(vec![t]), None, (0, 2));
+        println!("{out}");
+        let row = out.lines().find(|l| l.contains("global reads")).unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            cells,
+            ["global", "reads", "3", "1", "thread", "5", "of", "block", "0"]
+        );
+        assert!(!out.contains("\n\n\n"));
+        assert!(out
+            .contains("Correct output, but 3 global reads per thread where the budget allows 1."));
+        assert!(!out.contains("in test"));
+    }
+
+    #[test]
+    fn errors_printf_and_2d_outputs_appear_in_detail() {
+        let mut t = failing_test("grid", false);
+        t.error = Some("unsupported instruction `tex.2d` at line 7".into());
+        t.stdout = (0..30).map(|i| format!("line {i}\n")).collect();
+        t.outputs.insert(
+            "out2".into(),
+            OutputCompare {
+                expected: vec![1.0, 2.0, 3.0, 4.0],
+                got: vec![1.0, 2.0, 3.0, 5.0],
+                mismatches: vec![3],
+                shape: Some([2, 2]),
+            },
+        );
+        let out = plain(&outcome(vec![t]), None, (0, 1));
+        println!("{out}");
+        assert!(out.contains("stopped: unsupported instruction `tex.2d` at line 7"));
+        assert!(out.contains("out2: 1 of 4 elements differ"));
+        assert!(out.contains("5*"));
+        assert!(out.contains("line 19\n"));
+        assert!(!out.contains("line 20\n"));
+        assert!(out.contains("… 10 more lines"));
+    }
+
+    #[test]
+    fn many_distinct_diagnostics_are_capped() {
+        let mut t = failing_test("t", false);
+        t.diagnostics = (1..=8)
+            .map(|l| Diagnostic {
+                line: Some(l),
+                ..race(1)
+            })
+            .collect();
+        let out = plain(&outcome(vec![t]), None, (0, 1));
+        assert_eq!(out.matches("error[shared-race]").count(), MAX_DIAGNOSTICS);
+        assert!(out.contains("… and 3 more diagnostics"));
+    }
+}

@@ -1,0 +1,280 @@
+//! A diagnostic with the learner's source around it: the line it happened on, marked, with a
+//! line of context, the other line involved (the other side of a race), and the help text.
+//!
+//! Rendering is `annotate-snippets` (rustc's layout, which many learners already read); its
+//! colour follows `colored`'s switch so one setting governs all output.
+
+use super::layout;
+use crate::emu::result::{DiagKind, Diagnostic, Severity};
+use annotate_snippets::{AnnotationKind, Element, Group, Level, Origin, Renderer, Snippet};
+use colored::Colorize;
+use std::ops::Range;
+
+/// Render `d` with its source line marked when `source` (the text of `d.file`) holds that line;
+/// otherwise with just the location, or just the message when there is no location.
+pub fn diagnostic(d: &Diagnostic, source: Option<&str>) -> String {
+    let who = layout::who(d.block, d.thread);
+    let marked = match (d.line, source) {
+        (Some(line), Some(src)) => source_view(d, src, line, &who),
+        _ => None,
+    };
+    let (title, location): (String, Option<Element>) = match (marked, &d.file) {
+        (Some(snippet), _) => (d.message.clone(), Some(snippet.into())),
+        // Without the source line to hang it on, who it happened to joins the message.
+        (None, Some(file)) => {
+            let origin = Origin::path(file.as_str());
+            let origin = match d.line {
+                Some(line) => origin.line(line as usize),
+                None => origin,
+            };
+            (format!("{} ({who})", d.message), Some(origin.into()))
+        }
+        (None, None) => return bare(d, &who),
+    };
+    let mut group = Group::with_title(level(d).primary_title(title).id(d.kind.as_str()));
+    if let Some(location) = location {
+        group = group.element(location);
+    }
+    if let Some(help) = &d.help {
+        group = group.element(Level::HELP.message(help.as_str()));
+    }
+    renderer().render(&[group]).trim_end().to_string()
+}
+
+fn level(d: &Diagnostic) -> Level<'static> {
+    match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    }
+}
+
+/// A diagnostic with no location at all: the title line and the help, nothing drawn around them
+/// (annotate-snippets would draw an empty gutter).
+fn bare(d: &Diagnostic, who: &str) -> String {
+    let head = format!("{}[{}]", severity_word(d.severity), d.kind.as_str());
+    let head = match d.severity {
+        Severity::Error => head.red().bold(),
+        Severity::Warning => head.yellow().bold(),
+    };
+    let mut out = format!("{head}: {} ({who})", d.message.bold());
+    if let Some(help) = &d.help {
+        out += &format!("\n  {}: {}", "help".cyan().bold(), help);
+    }
+    out
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// A diagnostic with a line but no file happened in the only file there is: say which.
+pub(crate) fn located(d: &Diagnostic, source_name: &str) -> Diagnostic {
+    let mut d = d.clone();
+    if d.file.is_none() && d.line.is_some() {
+        d.file = Some(source_name.to_string());
+    }
+    d
+}
+
+/// `source` when the diagnostic is in that file (NVRTC may name it by another path), else None:
+/// lines of one file must never be shown under another's name.
+pub(crate) fn source_for<'a>(
+    d: &Diagnostic,
+    source_name: &str,
+    source: Option<&'a str>,
+) -> Option<&'a str> {
+    match &d.file {
+        Some(f) if super::reason::base_name(f) != super::reason::base_name(source_name) => None,
+        _ => source,
+    }
+}
+
+fn renderer() -> Renderer {
+    if colored::control::SHOULD_COLORIZE.should_colorize() {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    }
+}
+
+/// The marked source, or None when `line` is not in `src` (a stale file, a wrong line table).
+fn source_view<'a>(
+    d: &'a Diagnostic,
+    src: &'a str,
+    line: u32,
+    who: &str,
+) -> Option<Snippet<'a, annotate_snippets::Annotation<'a>>> {
+    let here = trimmed_span(src, line)?;
+    let mut snippet = Snippet::source(src)
+        .path(d.file.as_deref())
+        .annotation(AnnotationKind::Primary.span(here).label(who.to_string()));
+    let other = d.other_line.filter(|&o| o != line);
+    if let Some(span) = other.and_then(|o| trimmed_span(src, o)) {
+        snippet = snippet.annotation(
+            AnnotationKind::Context
+                .span(span)
+                .label(other_label(d.kind)),
+        );
+    }
+    // One line of context above each marked line, so the reader sees what leads into it.
+    for l in [Some(line), other].into_iter().flatten() {
+        if let Some(span) = l.checked_sub(1).and_then(|p| trimmed_span(src, p)) {
+            snippet = snippet.annotation(AnnotationKind::Visible.span(span));
+        }
+    }
+    Some(snippet)
+}
+
+/// What the second marked line is, in the words of the diagnostic's kind.
+fn other_label(kind: DiagKind) -> &'static str {
+    match kind {
+        DiagKind::SharedRace => "the other access",
+        DiagKind::BarrierDivergence | DiagKind::WarpSync => "the other barrier",
+        _ => "also involved",
+    }
+}
+
+/// Byte range of 1-based `line` in `src` without its leading and trailing whitespace; None when
+/// the line does not exist or is blank.
+fn trimmed_span(src: &str, line: u32) -> Option<Range<usize>> {
+    let index = (line as usize).checked_sub(1)?;
+    let mut start = 0;
+    for (i, text) in src.split_inclusive('\n').enumerate() {
+        if i == index {
+            let body = text.trim_end();
+            let lead = body.len() - body.trim_start().len();
+            return (lead < body.len()).then(|| start + lead..start + body.len());
+        }
+        start += text.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "__global__ void pooling(float* out, float* a, int size) {\n\
+        \x20   __shared__ float shared[TPB];\n\
+        \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+        \x20   int local_i = threadIdx.x;\n\
+        \x20   shared[local_i] = a[i];\n\
+        \x20   out[i] = shared[local_i] + shared[max(local_i - 1, 0)];\n\
+        }\n";
+
+    fn race() -> Diagnostic {
+        Diagnostic {
+            kind: DiagKind::SharedRace,
+            severity: Severity::Error,
+            message: "thread 2 reads shared[1] while thread 1 writes it".into(),
+            help: Some("put __syncthreads() between the write and the read".into()),
+            file: Some("puzzles/09_pooling.cu".into()),
+            line: Some(6),
+            block: [0, 0, 0],
+            thread: [2, 0, 0],
+            other_line: None,
+        }
+    }
+
+    fn plain(d: &Diagnostic, src: Option<&str>) -> String {
+        colored::control::set_override(false);
+        diagnostic(d, src)
+    }
+
+    #[test]
+    fn marks_the_trimmed_line_with_context_above() {
+        let out = plain(&race(), Some(SRC));
+        println!("{out}");
+        assert!(out.starts_with("error[shared-race]: thread 2 reads shared[1]"));
+        assert!(out.contains("puzzles/09_pooling.cu:6:5"));
+        assert!(out.contains("5 |     shared[local_i] = a[i];"));
+        let code = "out[i] = shared[local_i] + shared[max(local_i - 1, 0)];";
+        let code_line = out.lines().find(|l| l.contains(code)).unwrap();
+        let caret_line = out.lines().find(|l| l.contains('^')).unwrap();
+        let col = code_line.find(code).unwrap();
+        let carets = caret_line.trim_start_matches(|c| c != '^');
+        assert_eq!(caret_line.find('^'), Some(col));
+        assert!(carets.starts_with(&"^".repeat(code.len())));
+        assert!(caret_line.ends_with("thread 2 of block 0"));
+        assert!(out.contains("help: put __syncthreads()"));
+        assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn marks_the_other_line_of_a_race() {
+        let d = Diagnostic {
+            other_line: Some(5),
+            ..race()
+        };
+        let out = plain(&d, Some(SRC));
+        println!("{out}");
+        assert!(out.contains("the other access"));
+        let other = out.lines().position(|l| l.contains("a[i];")).unwrap();
+        assert!(out.lines().nth(other + 1).unwrap().contains("---"));
+    }
+
+    #[test]
+    fn warnings_say_warning() {
+        let d = Diagnostic {
+            severity: Severity::Warning,
+            kind: DiagKind::UninitializedRead,
+            ..race()
+        };
+        assert!(plain(&d, Some(SRC)).starts_with("warning[uninitialized-read]:"));
+    }
+
+    #[test]
+    fn falls_back_to_location_or_message_without_source() {
+        let out = plain(&race(), None);
+        println!("{out}");
+        assert!(out.contains("puzzles/09_pooling.cu:6"));
+        assert!(out.contains("thread 2 of block 0"));
+        assert!(!out.contains('^'));
+
+        let past_end = Diagnostic {
+            line: Some(999),
+            other_line: Some(1000),
+            ..race()
+        };
+        let out = plain(&past_end, Some(SRC));
+        assert!(out.contains("puzzles/09_pooling.cu:999"));
+
+        let nowhere = Diagnostic {
+            file: None,
+            line: None,
+            help: None,
+            ..race()
+        };
+        let out = plain(&nowhere, Some(SRC));
+        println!("{out}");
+        assert_eq!(
+            out,
+            "error[shared-race]: thread 2 reads shared[1] while thread 1 writes it (thread 2 of block 0)"
+        );
+    }
+
+    #[test]
+    fn odd_line_numbers_never_panic() {
+        for line in [0, 1, 7, 8, u32::MAX] {
+            let d = Diagnostic {
+                line: Some(line),
+                other_line: Some(line.wrapping_add(1)),
+                ..race()
+            };
+            let _ = plain(&d, Some(SRC));
+            let _ = plain(&d, Some(""));
+            let _ = plain(&d, Some("\n\n"));
+        }
+    }
+
+    #[test]
+    fn spans_skip_blank_lines_and_handle_crlf() {
+        assert_eq!(trimmed_span("a\n  bc  \r\n", 2), Some(4..6));
+        assert_eq!(trimmed_span("a\n   \n", 2), None);
+        assert_eq!(trimmed_span("a", 0), None);
+        assert_eq!(trimmed_span("a", 2), None);
+    }
+}
