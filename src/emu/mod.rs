@@ -9,6 +9,7 @@ mod float;
 mod launch;
 mod memory;
 mod printf;
+pub mod spec;
 pub mod result;
 pub mod value;
 
