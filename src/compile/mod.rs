@@ -1,1 +1,374 @@
-//! compile (under construction)
+//! compile: CUDA C → PTX with NVRTC.
+//!
+//! Owns finding libnvrtc ([`locate`]), compiling ([`compile`]), the PTX cache
+//! keyed by a content hash ([`cache_dir`]) and mapping NVRTC's messages onto
+//! the learner's file ([`CompilerMessage`]). It never runs a kernel.
+//!
+//! Every kernel is compiled with `-lineinfo` (so the PTX has `.loc` lines for
+//! diagnostics), for the virtual architecture [`DEFAULT_ARCH`] and C++17, and
+//! with the learner's file name as NVRTC's program name, so that `.file`
+//! directives and messages name `puzzles/09_pooling.cu`, not `default_program`.
+//! (NVRTC 12.9 writes a relative program name into `.file` with the process's
+//! working directory in front; gpuzzle puts back the name as given, so the PTX
+//! and its cache entry do not depend on where gpuzzle was started.)
+
+mod cache;
+mod error;
+mod library;
+mod messages;
+mod search;
+
+pub use error::{CompileError, INSTALL_HINT};
+pub use messages::{parse_log, CompilerMessage, MessageSeverity};
+
+use cache::{CacheEntry, CacheKey, DiskCache};
+use library::NvrtcLibrary;
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// The virtual architecture every kernel is compiled for. compute_80
+/// (Ampere) has everything the puzzles use (`cp.async` aside) and is what the
+/// emulator implements.
+pub const DEFAULT_ARCH: &str = "compute_80";
+
+/// The NVRTC library this process uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NvrtcInfo {
+    /// The file that was loaded.
+    pub path: PathBuf,
+    /// How it was found: `GPUZZLE_NVRTC`, `CUDA_PATH`, `CUDA_HOME`,
+    /// `/usr/local/cuda-12.9`, `dynamic loader`,
+    /// `python site-packages (/usr/bin/python3)` or `user site-packages`.
+    pub found_by: String,
+    /// NVRTC's own version, e.g. (12, 9).
+    pub version: (i32, i32),
+}
+
+/// Finds and loads libnvrtc, once per process (later calls return the same
+/// answer, success or failure). See `search.rs` for the order of places.
+pub fn locate() -> Result<NvrtcInfo, CompileError> {
+    let (library, found_by) = nvrtc()?;
+    Ok(NvrtcInfo {
+        path: library.path().to_path_buf(),
+        found_by: found_by.clone(),
+        version: library.version(),
+    })
+}
+
+/// The process's NVRTC: loaded on first use and never unloaded.
+fn nvrtc() -> Result<&'static (NvrtcLibrary, String), CompileError> {
+    static NVRTC: OnceLock<Result<(NvrtcLibrary, String), Vec<String>>> = OnceLock::new();
+    let found = NVRTC.get_or_init(|| {
+        let env = search::SearchEnv::from_process();
+        let mut host = search::SystemHost {
+            load: NvrtcLibrary::open,
+        };
+        search::search(&env, &mut host).map(|found| (found.library, found.found_by))
+    });
+    found
+        .as_ref()
+        .map_err(|searched| CompileError::NvrtcMissing {
+            searched: searched.clone(),
+        })
+}
+
+/// Where compiled PTX is kept between runs (for `gpuzzle doctor`).
+pub fn cache_dir() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    cache::cache_dir_from(
+        var("GPUZZLE_CACHE_DIR").as_deref(),
+        var("XDG_CACHE_HOME").as_deref(),
+        var("HOME").as_deref(),
+    )
+}
+
+/// One translation unit to compile.
+#[derive(Debug, Clone, Copy)]
+pub struct CompileRequest<'a> {
+    /// Shown in messages and PTX `.file` directives: `puzzles/09_pooling.cu`.
+    pub file_name: &'a str,
+    pub source: &'a str,
+    /// `-DNAME` (`None`) or `-DNAME=VALUE`.
+    pub defines: &'a [(String, Option<String>)],
+    /// Passed to NVRTC after gpuzzle's own options.
+    pub extra_options: &'a [String],
+}
+
+impl<'a> CompileRequest<'a> {
+    /// A request with no defines and no extra options.
+    pub fn new(file_name: &'a str, source: &'a str) -> Self {
+        CompileRequest {
+            file_name,
+            source,
+            defines: &[],
+            extra_options: &[],
+        }
+    }
+}
+
+/// A successful compile.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub ptx: Arc<str>,
+    /// NVRTC's warnings, also when the PTX came from the cache.
+    pub warnings: Vec<CompilerMessage>,
+    /// True when no compile happened (memory or disk cache).
+    pub cached: bool,
+}
+
+/// Compiles with the process-wide compiler (disk cache in [`cache_dir`]).
+/// Safe to call from several threads at once.
+pub fn compile(req: &CompileRequest) -> Result<Compiled, CompileError> {
+    static COMPILER: OnceLock<PtxCompiler> = OnceLock::new();
+    COMPILER
+        .get_or_init(|| PtxCompiler::new(Some(cache_dir())))
+        .compile(req)
+}
+
+/// NVRTC's options for a request, in order: gpuzzle's fixed ones, the
+/// defines, then the request's extra options.
+pub fn options_for(req: &CompileRequest) -> Result<Vec<String>, CompileError> {
+    let mut options = vec![
+        "-lineinfo".to_string(),
+        format!("--gpu-architecture={DEFAULT_ARCH}"),
+        "-std=c++17".to_string(),
+    ];
+    for (name, value) in req.defines {
+        check_define_name(name)?;
+        options.push(match value {
+            Some(value) => format!("-D{name}={value}"),
+            None => format!("-D{name}"),
+        });
+    }
+    options.extend(req.extra_options.iter().cloned());
+    Ok(options)
+}
+
+/// A macro name NVRTC accepts: an identifier, optionally with a parameter
+/// list (`F(x)`). Anything else would be misread as several options.
+fn check_define_name(name: &str) -> Result<(), CompileError> {
+    let identifier_end = name
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(name.len());
+    let starts_well = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let rest = &name[identifier_end..];
+    let rest_ok = rest.is_empty()
+        || (rest.starts_with('(') && rest.ends_with(')') && !rest.contains(char::is_whitespace));
+    if starts_well && rest_ok {
+        Ok(())
+    } else {
+        Err(CompileError::BadRequest(format!(
+            "define name {name:?} is not a C identifier (write NAME or NAME=VALUE, e.g. TPB=8)"
+        )))
+    }
+}
+
+/// A compiler with its own caches. [`compile`] uses one for the whole
+/// process; tests and tools can make their own (e.g. with a temporary cache
+/// directory, or none).
+pub struct PtxCompiler {
+    disk: Option<DiskCache>,
+    /// One slot per key. A slot's lock is held while its key compiles, so
+    /// threads asking for the same kernel wait for one compile instead of
+    /// each running NVRTC; failures are not stored.
+    memory: Mutex<HashMap<CacheKey, Slot>>,
+}
+
+/// The memory cache's place for one key: empty until a compile succeeds.
+type Slot = Arc<Mutex<Option<Arc<Success>>>>;
+
+/// A successful compile as kept in memory.
+struct Success {
+    ptx: Arc<str>,
+    warnings: Vec<CompilerMessage>,
+}
+
+impl Success {
+    fn new(entry: &CacheEntry, req: &CompileRequest) -> Self {
+        let warnings = parse_log(&entry.log, req.file_name, req.source)
+            .into_iter()
+            .filter(|m| m.severity == MessageSeverity::Warning)
+            .collect();
+        Success {
+            ptx: Arc::from(entry.ptx.as_str()),
+            warnings,
+        }
+    }
+
+    fn compiled(&self, cached: bool) -> Compiled {
+        Compiled {
+            ptx: Arc::clone(&self.ptx),
+            warnings: self.warnings.clone(),
+            cached,
+        }
+    }
+}
+
+impl PtxCompiler {
+    /// `disk_cache`: the directory for PTX files, or `None` for memory only.
+    pub fn new(disk_cache: Option<PathBuf>) -> Self {
+        PtxCompiler {
+            disk: disk_cache.map(DiskCache::new),
+            memory: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
+        let options = options_for(req)?;
+        let (library, _) = nvrtc()?;
+        // Everything that decides the output is in the key (the request's
+        // source and file name are the same for equal keys), so an entry can
+        // be reused as it is, warnings included.
+        let key = CacheKey::new(req.file_name, req.source, &options, library.version());
+        if includes_local_files(req.source) {
+            // The key cannot see the included file's content: always compile.
+            let (ptx, log) = run_nvrtc(library, req, &options)?;
+            let entry = CacheEntry {
+                key: key.as_str().to_string(),
+                ptx,
+                log,
+            };
+            return Ok(Success::new(&entry, req).compiled(false));
+        }
+
+        let slot = Arc::clone(lock(&self.memory).entry(key.clone()).or_default());
+        let mut slot = lock(&slot);
+        if let Some(success) = slot.as_ref() {
+            return Ok(success.compiled(true));
+        }
+        if let Some(entry) = self.disk.as_ref().and_then(|disk| disk.load(&key)) {
+            let success = Arc::new(Success::new(&entry, req));
+            *slot = Some(Arc::clone(&success));
+            return Ok(success.compiled(true));
+        }
+
+        let (ptx, log) = run_nvrtc(library, req, &options)?;
+        let entry = CacheEntry {
+            key: key.as_str().to_string(),
+            ptx,
+            log,
+        };
+        if let Some(disk) = &self.disk {
+            disk.store(&entry);
+        }
+        let success = Arc::new(Success::new(&entry, req));
+        *slot = Some(Arc::clone(&success));
+        Ok(success.compiled(false))
+    }
+}
+
+/// One NVRTC compile: (PTX, log) on success.
+fn run_nvrtc(
+    library: &NvrtcLibrary,
+    req: &CompileRequest,
+    options: &[String],
+) -> Result<(String, String), CompileError> {
+    let source = CString::new(req.source).map_err(|err| {
+        // NVRTC would silently stop reading at the NUL; say where it is.
+        let line = req.source[..err.nul_position()].matches('\n').count() + 1;
+        let message = CompilerMessage {
+            file: req.file_name.to_string(),
+            line: u32::try_from(line).ok(),
+            column: None,
+            severity: MessageSeverity::Error,
+            code: None,
+            message: "the file contains a NUL byte (\\0); remove it".to_string(),
+            notes: Vec::new(),
+        };
+        CompileError::Compilation {
+            file: req.file_name.to_string(),
+            log: String::new(),
+            messages: vec![message],
+        }
+    })?;
+    let name = CString::new(req.file_name).map_err(|_| {
+        CompileError::BadRequest(format!("file name {:?} contains a NUL byte", req.file_name))
+    })?;
+    let options = options
+        .iter()
+        .map(|option| {
+            CString::new(option.as_str()).map_err(|_| {
+                CompileError::BadRequest(format!("option {option:?} contains a NUL byte"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let raw = library
+        .compile(&name, &source, &options)
+        .map_err(CompileError::Nvrtc)?;
+    match raw.ptx {
+        Some(ptx) => Ok((restore_file_name(&ptx, req.file_name), raw.log)),
+        None => Err(CompileError::Compilation {
+            file: req.file_name.to_string(),
+            messages: parse_log(&raw.log, req.file_name, req.source),
+            log: raw.log,
+        }),
+    }
+}
+
+/// Whether the source has `#include "..."`: such a compile depends on files
+/// the cache key does not cover, so it is never cached. (`<...>` includes
+/// name toolkit headers, versioned with NVRTC.)
+fn includes_local_files(source: &str) -> bool {
+    source.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix('#')
+            .map(|rest| rest.trim_start())
+            .and_then(|rest| rest.strip_prefix("include"))
+            .is_some_and(|rest| rest.trim_start().starts_with('"'))
+    })
+}
+
+/// Rewrites `.file 1 "/cwd/puzzles/09.cu"` back to `.file 1 "puzzles/09.cu"`:
+/// NVRTC prefixes relative program names with the working directory. Only
+/// the entry for the program itself is touched (an absolute name is kept).
+fn restore_file_name(ptx: &str, file_name: &str) -> String {
+    if std::path::Path::new(file_name).is_absolute() {
+        return ptx.to_string();
+    }
+    let escaped = ptx_string_escape(file_name);
+    let suffix = format!("/{escaped}\"");
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let is_file = line.trim_start().starts_with(".file");
+        match line.find('"') {
+            Some(open) if is_file && line[open..].trim_end().ends_with(&suffix) => {
+                let close = open + line[open..].trim_end().len();
+                out.push_str(&line[..open + 1]);
+                out.push_str(&escaped);
+                out.push('"');
+                out.push_str(&line[close..]);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// A string as NVRTC writes it inside PTX quotes: C escapes for `\\` and
+/// `"`, octal for every byte outside printable ASCII (`ü` → `\303\274`).
+fn ptx_string_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            0x20..=0x7e => out.push(char::from(byte)),
+            _ => out.push_str(&format!("\\{byte:03o}")),
+        }
+    }
+    out
+}
+
+/// Locks a mutex even if another thread panicked while holding it: the maps
+/// hold only finished entries, so they are never left half-updated.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,3 @@
 //! gpu (under construction)
+
+pub mod probe;

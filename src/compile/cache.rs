@@ -1,0 +1,237 @@
+//! The PTX cache: an unchanged kernel is never compiled twice.
+//!
+//! The key is a SHA-256 of everything that decides NVRTC's output: source,
+//! program name (it appears in `.file` and in messages), every option and
+//! NVRTC's version. Entries live in memory for the process and on disk, one
+//! JSON file per key, written to a temporary file and renamed into place so
+//! that a reader never sees half an entry. A cache that cannot be read or
+//! written is only a miss: compiling again is always correct.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bump when the entry format or the meaning of a key changes.
+const FORMAT: &str = "gpuzzle-ptx-cache-v1";
+
+/// A hex SHA-256, the name of an entry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct CacheKey(String);
+
+impl CacheKey {
+    pub(crate) fn new(
+        file_name: &str,
+        source: &str,
+        options: &[String],
+        nvrtc_version: (i32, i32),
+    ) -> Self {
+        let mut hasher = Sha256::new();
+        // Length-prefix every field so no two inputs can run together.
+        let mut field = |bytes: &[u8]| {
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        field(FORMAT.as_bytes());
+        field(format!("nvrtc {}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+        field(file_name.as_bytes());
+        field(source.as_bytes());
+        field(&(options.len() as u64).to_le_bytes());
+        for option in options {
+            field(option.as_bytes());
+        }
+        let digest = hasher.finalize();
+        CacheKey(digest.iter().map(|byte| format!("{byte:02x}")).collect())
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What a successful compile leaves behind. The log is kept so that a cached
+/// compile reports the same warnings as the first one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CacheEntry {
+    pub key: String,
+    pub ptx: String,
+    pub log: String,
+}
+
+/// The on-disk half of the cache.
+#[derive(Debug, Clone)]
+pub(crate) struct DiskCache {
+    dir: PathBuf,
+}
+
+impl DiskCache {
+    pub(crate) fn new(dir: PathBuf) -> Self {
+        DiskCache { dir }
+    }
+
+    fn path(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(format!("{}.json", key.as_str()))
+    }
+
+    /// The entry for `key`, or `None` for a miss, an unreadable file, or a
+    /// file that is not an entry for this key.
+    pub(crate) fn load(&self, key: &CacheKey) -> Option<CacheEntry> {
+        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let entry: CacheEntry = serde_json::from_str(&text).ok()?;
+        (entry.key == key.as_str() && !entry.ptx.is_empty()).then_some(entry)
+    }
+
+    /// Stores an entry; failures are ignored (the next run compiles again).
+    pub(crate) fn store(&self, entry: &CacheEntry) {
+        let _ = self.try_store(entry);
+    }
+
+    fn try_store(&self, entry: &CacheEntry) -> std::io::Result<()> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        std::fs::create_dir_all(&self.dir)?;
+        let text = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+        // Unique per process and per call, so concurrent writers never share
+        // a temporary file; the rename makes the entry appear whole.
+        let temp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            entry.key,
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = std::fs::write(&temp, text)
+            .and_then(|()| std::fs::rename(&temp, self.dir.join(format!("{}.json", entry.key))));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written
+    }
+}
+
+/// `$GPUZZLE_CACHE_DIR`, else `$XDG_CACHE_HOME/gpuzzle/ptx`, else
+/// `~/.cache/gpuzzle/ptx` (empty or relative XDG values are ignored, as the
+/// XDG spec asks), else a directory under the system's temporary directory.
+pub(crate) fn cache_dir_from(
+    gpuzzle_cache_dir: Option<&Path>,
+    xdg_cache_home: Option<&Path>,
+    home: Option<&Path>,
+) -> PathBuf {
+    if let Some(dir) = usable(gpuzzle_cache_dir) {
+        return dir.to_path_buf();
+    }
+    if let Some(xdg) = usable(xdg_cache_home).filter(|p| p.is_absolute()) {
+        return xdg.join("gpuzzle/ptx");
+    }
+    if let Some(home) = usable(home) {
+        return home.join(".cache/gpuzzle/ptx");
+    }
+    std::env::temp_dir().join("gpuzzle/ptx")
+}
+
+fn usable(path: Option<&Path>) -> Option<&Path> {
+    path.filter(|p| !p.as_os_str().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(file: &str, source: &str, options: &[&str], version: (i32, i32)) -> CacheKey {
+        let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+        CacheKey::new(file, source, &options, version)
+    }
+
+    #[test]
+    fn every_input_changes_the_key() {
+        let base = key("a.cu", "src", &["-lineinfo", "-DX"], (12, 9));
+        assert_eq!(base, key("a.cu", "src", &["-lineinfo", "-DX"], (12, 9)));
+        assert_eq!(base.as_str().len(), 64);
+        for other in [
+            key("b.cu", "src", &["-lineinfo", "-DX"], (12, 9)),
+            key("a.cu", "src ", &["-lineinfo", "-DX"], (12, 9)),
+            key("a.cu", "src", &["-lineinfo", "-DY"], (12, 9)),
+            key("a.cu", "src", &["-DX", "-lineinfo"], (12, 9)),
+            key("a.cu", "src", &["-lineinfo"], (12, 9)),
+            key("a.cu", "src", &["-lineinfo", "-DX"], (12, 8)),
+            // Fields cannot run together.
+            key("a.cusrc", "", &["-lineinfo", "-DX"], (12, 9)),
+            key("a.cu", "src", &["-lineinfo-DX"], (12, 9)),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
+
+    #[test]
+    fn disk_round_trip_and_misses() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = DiskCache::new(dir.path().join("nested/ptx"));
+        let k = key("a.cu", "src", &[], (12, 9));
+        assert_eq!(cache.load(&k), None);
+        let entry = CacheEntry {
+            key: k.as_str().to_string(),
+            ptx: ".version 8.8\n".to_string(),
+            log: "a.cu(1): warning #177-D: x\n".to_string(),
+        };
+        cache.store(&entry);
+        assert_eq!(cache.load(&k), Some(entry.clone()));
+        // No temporary files are left behind.
+        let names: Vec<String> = std::fs::read_dir(dir.path().join("nested/ptx"))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec![format!("{}.json", k.as_str())]);
+
+        // A corrupt file or an entry stored under the wrong name is a miss.
+        std::fs::write(cache.path(&k), "{ not json").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cache.load(&k), None);
+        let other = key("b.cu", "src", &[], (12, 9));
+        std::fs::write(
+            cache.path(&other),
+            serde_json::to_string(&entry).unwrap_or_default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cache.load(&other), None);
+    }
+
+    #[test]
+    fn an_unwritable_cache_is_silently_a_miss() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "").unwrap_or_else(|e| panic!("{e}"));
+        // A directory cannot be created below a file.
+        let cache = DiskCache::new(blocker.join("ptx"));
+        let k = key("a.cu", "src", &[], (12, 9));
+        cache.store(&CacheEntry {
+            key: k.as_str().to_string(),
+            ptx: "x".to_string(),
+            log: String::new(),
+        });
+        assert_eq!(cache.load(&k), None);
+    }
+
+    #[test]
+    fn cache_dir_precedence() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        let dir = |a: Option<PathBuf>, b: Option<PathBuf>, c: Option<PathBuf>| {
+            cache_dir_from(a.as_deref(), b.as_deref(), c.as_deref())
+        };
+        assert_eq!(dir(p("/g"), p("/x"), p("/h")), PathBuf::from("/g"));
+        assert_eq!(dir(None, p("/x"), p("/h")), PathBuf::from("/x/gpuzzle/ptx"));
+        assert_eq!(
+            dir(p(""), p("/x"), p("/h")),
+            PathBuf::from("/x/gpuzzle/ptx")
+        );
+        assert_eq!(
+            dir(None, p("relative"), p("/h")),
+            PathBuf::from("/h/.cache/gpuzzle/ptx")
+        );
+        assert_eq!(
+            dir(None, None, p("/h")),
+            PathBuf::from("/h/.cache/gpuzzle/ptx")
+        );
+        assert_eq!(
+            dir(None, None, None),
+            std::env::temp_dir().join("gpuzzle/ptx")
+        );
+    }
+}

@@ -1,0 +1,461 @@
+//! NVRTC's log, parsed into messages that point at the learner's file.
+//!
+//! NVRTC 12.9 writes EDG-style diagnostics, one record per message, records
+//! separated by blank lines:
+//!
+//! ```text
+//! puzzles/09_pooling.cu(3): error: identifier "x" is undefined
+//!     out[i] = x;            <- the source line, indented by two spaces
+//!              ^             <- caret under the offending column
+//!
+//! p.cu(2): warning #177-D: variable "unused" was declared but never referenced
+//! ...
+//! 1 error detected in the compilation of "puzzles/09_pooling.cu".
+//! ```
+//!
+//! Other shapes seen: `catastrophic error` (missing include, `#error`), text
+//! continued on indented lines before the source echo ("argument types are:
+//! ..."), `Note #3322-D: ...` and `detected during instantiation ...` lines after
+//! the caret, `p.cu(1): note #3196-D: ...` records that belong to the message
+//! before them, `At end of source: error: ...`, `Command-line error: ...` (a bad
+//! `-D`), and `nvrtc: error: ...` (a bad option). The trailer lines ("N errors
+//! detected", "Remark: The warnings can be suppressed ...", "Compilation
+//! terminated.") carry nothing and are dropped.
+
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageSeverity {
+    Error,
+    Warning,
+}
+
+impl fmt::Display for MessageSeverity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MessageSeverity::Error => "error",
+            MessageSeverity::Warning => "warning",
+        })
+    }
+}
+
+/// One NVRTC diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompilerMessage {
+    /// The file NVRTC names: the request's `file_name` for the learner's code.
+    pub file: String,
+    /// 1-based line; `None` for messages about options or the command line.
+    pub line: Option<u32>,
+    /// 1-based column in characters, from NVRTC's caret, only when the source
+    /// line NVRTC echoed matches the learner's file (so it can be trusted).
+    pub column: Option<u32>,
+    pub severity: MessageSeverity,
+    /// NVIDIA's diagnostic number, e.g. `177-D` (warnings have one).
+    pub code: Option<String>,
+    /// The message; continuation lines are joined with `\n`.
+    pub message: String,
+    /// Trailing context: candidate overloads, template instantiation points,
+    /// related locations (`p.cu:1: to match this "{"`).
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for CompilerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}: {}", self.severity, self.message)
+    }
+}
+
+/// How a record's first line classifies it.
+enum Header {
+    Message(CompilerMessage),
+    /// A located `note` that belongs to the message before it.
+    Note(String),
+}
+
+/// Parses a whole NVRTC log. `file_name`/`source` are the learner's: used for
+/// the location of file-less messages and to check NVRTC's caret columns.
+pub fn parse_log(log: &str, file_name: &str, source: &str) -> Vec<CompilerMessage> {
+    let source_lines: Vec<&str> = source.lines().collect();
+    let mut messages: Vec<CompilerMessage> = Vec::new();
+    // Body lines of the record being read; `None` between records.
+    let mut body: Option<Vec<&str>> = None;
+
+    let finish = |messages: &mut Vec<CompilerMessage>, body: Option<Vec<&str>>| {
+        if let (Some(body), Some(last)) = (body, messages.last_mut()) {
+            apply_body(last, &body, file_name, &source_lines);
+        }
+    };
+
+    for line in log.lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(header) = parse_header(line, file_name, source_lines.len()) {
+            finish(&mut messages, body.take());
+            match header {
+                Header::Message(message) => {
+                    messages.push(message);
+                    body = Some(Vec::new());
+                }
+                Header::Note(note) => {
+                    if let Some(last) = messages.last_mut() {
+                        last.notes.push(note);
+                    }
+                    // The note's own source echo is not the message's.
+                    body = None;
+                }
+            }
+        } else if line.trim().is_empty() || is_trailer(line) {
+            finish(&mut messages, body.take());
+        } else if let Some(body) = body.as_mut() {
+            body.push(line);
+        } else if let Some(last) = messages.last_mut() {
+            // Unknown text between records: keep it rather than lose it,
+            // unless it is the echo of a note's source line.
+            if !is_caret(line) && !line.starts_with("  ") {
+                last.notes.push(line.trim().to_string());
+            }
+        }
+    }
+    finish(&mut messages, body.take());
+    messages
+}
+
+/// Lines NVRTC prints after the messages; they repeat what the messages say.
+fn is_trailer(line: &str) -> bool {
+    line.starts_with("Remark: The warnings can be suppressed")
+        || line.starts_with("Compilation terminated.")
+        || (line.contains(" detected in the compilation of ")
+            && line.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+fn is_caret(line: &str) -> bool {
+    line.trim() == "^"
+}
+
+/// Recognises the first line of a record, in any of NVRTC's shapes.
+fn parse_header(line: &str, file_name: &str, source_line_count: usize) -> Option<Header> {
+    if let Some(rest) = line.strip_prefix("nvrtc: ") {
+        let (severity, code, text) = split_severity(rest)?;
+        return Some(Header::Message(message(
+            file_name, None, severity?, code, text,
+        )));
+    }
+    if let Some(text) = line.strip_prefix("Command-line error: ") {
+        let text = format!("command-line error: {text}");
+        return Some(Header::Message(message(
+            file_name,
+            None,
+            MessageSeverity::Error,
+            None,
+            &text,
+        )));
+    }
+    if let Some(rest) = line.strip_prefix("At end of source: ") {
+        let (severity, code, text) = split_severity(rest)?;
+        let last_line = u32::try_from(source_line_count.max(1)).ok();
+        let text = format!("at end of file: {text}");
+        return Some(Header::Message(message(
+            file_name, last_line, severity?, code, &text,
+        )));
+    }
+    let (file, line_number, rest) = split_location(line)?;
+    let (severity, code, text) = split_severity(rest)?;
+    Some(match severity {
+        Some(severity) => Header::Message(message(file, Some(line_number), severity, code, text)),
+        None => Header::Note(format!("{file}:{line_number}: {text}")),
+    })
+}
+
+fn message(
+    file: &str,
+    line: Option<u32>,
+    severity: MessageSeverity,
+    code: Option<String>,
+    text: &str,
+) -> CompilerMessage {
+    CompilerMessage {
+        file: file.to_string(),
+        line,
+        column: None,
+        severity,
+        code,
+        message: text.trim().to_string(),
+        notes: Vec::new(),
+    }
+}
+
+/// `FILE(LINE): rest` → (FILE, LINE, rest). The file name may itself contain
+/// parentheses, so look for the first `(digits): `.
+fn split_location(line: &str) -> Option<(&str, u32, &str)> {
+    let mut search_from = 0;
+    while let Some(offset) = line[search_from..].find('(') {
+        let open = search_from + offset;
+        let after = &line[open + 1..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            if let Some(rest) = after[digits..].strip_prefix("): ") {
+                if open > 0 {
+                    if let Ok(number) = after[..digits].parse::<u32>() {
+                        return Some((&line[..open], number, rest));
+                    }
+                }
+            }
+        }
+        search_from = open + 1;
+    }
+    None
+}
+
+/// `error: text`, `warning #177-D: text`, `catastrophic error: text`,
+/// `note #3196-D: text` → (severity, or None for a note; code; text).
+fn split_severity(rest: &str) -> Option<(Option<MessageSeverity>, Option<String>, &str)> {
+    const KINDS: [(&str, Option<MessageSeverity>); 5] = [
+        ("catastrophic error", Some(MessageSeverity::Error)),
+        ("error", Some(MessageSeverity::Error)),
+        ("warning", Some(MessageSeverity::Warning)),
+        ("remark", Some(MessageSeverity::Warning)),
+        ("note", None),
+    ];
+    for (word, severity) in KINDS {
+        let Some(after) = rest.strip_prefix(word) else {
+            continue;
+        };
+        let (code, after) = match after.strip_prefix(" #") {
+            Some(coded) => {
+                let end = coded.find(':')?;
+                (Some(coded[..end].trim().to_string()), &coded[end..])
+            }
+            None => (None, after),
+        };
+        // NVRTC has printed both `warning: x` and `warning : x`.
+        let text = after.trim_start().strip_prefix(':')?;
+        return Some((severity, code, text.trim_start()));
+    }
+    None
+}
+
+/// Folds a record's remaining lines into its message: text before the source
+/// echo continues the message, the caret gives the column, lines after it
+/// are notes.
+fn apply_body(message: &mut CompilerMessage, body: &[&str], file_name: &str, source: &[&str]) {
+    let caret = body.iter().position(|line| is_caret(line));
+    let (before, after) = match caret {
+        // The line before the caret is NVRTC's echo of the source line.
+        Some(index) if index > 0 => (&body[..index - 1], &body[index + 1..]),
+        Some(index) => (&body[..index], &body[index + 1..]),
+        None => (body, &body[body.len()..]),
+    };
+    for line in before {
+        let line = line.trim();
+        if !line.is_empty() {
+            message.message.push('\n');
+            message.message.push_str(line);
+        }
+    }
+    for line in after {
+        let line = line.trim();
+        if !line.is_empty() {
+            message.notes.push(line.to_string());
+        }
+    }
+    if let Some(index) = caret.filter(|&index| index > 0) {
+        if message.file == file_name {
+            message.column = caret_column(body[index - 1], body[index], message.line, source);
+        }
+    }
+}
+
+/// NVRTC echoes the source line indented by two spaces and puts `^` under
+/// the column (tabs are echoed as tabs, so counting characters works). The
+/// column is only trusted when the echo is exactly the learner's line.
+fn caret_column(echo: &str, caret: &str, line: Option<u32>, source: &[&str]) -> Option<u32> {
+    let index = usize::try_from(line?).ok()?.checked_sub(1)?;
+    let source_line = source.get(index)?.trim_end_matches('\r');
+    if echo.strip_prefix("  ")? != source_line {
+        return None;
+    }
+    let before_caret = caret.chars().take_while(|&c| c != '^').count();
+    let column = before_caret.checked_sub(2)? + 1;
+    if column > source_line.chars().count() + 1 {
+        return None;
+    }
+    u32::try_from(column).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "puzzles/09_pooling.cu";
+
+    // Logs below are verbatim NVRTC 12.9.86 output for the sources beside them.
+
+    #[test]
+    fn undefined_identifier() {
+        let source = "extern \"C\" __global__ void k(float* out){\n  int i = threadIdx.x;\n  out[i] = x;\n}\n";
+        let log = "puzzles/09_pooling.cu(3): error: identifier \"x\" is undefined\n    out[i] = x;\n             ^\n\n1 error detected in the compilation of \"puzzles/09_pooling.cu\".\n";
+        let messages = parse_log(log, FILE, source);
+        assert_eq!(
+            messages,
+            vec![CompilerMessage {
+                file: FILE.into(),
+                line: Some(3),
+                column: Some(12),
+                severity: MessageSeverity::Error,
+                code: None,
+                message: "identifier \"x\" is undefined".into(),
+                notes: vec![],
+            }]
+        );
+        assert_eq!(
+            messages[0].to_string(),
+            "puzzles/09_pooling.cu:3:12: error: identifier \"x\" is undefined"
+        );
+    }
+
+    #[test]
+    fn errors_and_warnings_in_one_log() {
+        let source = "extern \"C\" __global__ void k(float* out){\n  int i = threadIdx.x\n  out[i] = y;\n  foo();\n}\n";
+        let log = "puzzles/09_pooling.cu(3): error: expected a \";\"\n    out[i] = y;\n    ^\n\npuzzles/09_pooling.cu(4): error: identifier \"foo\" is undefined\n    foo();\n    ^\n\npuzzles/09_pooling.cu(2): warning #177-D: variable \"i\" was declared but never referenced\n    int i = threadIdx.x\n        ^\n\nRemark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n\n2 errors detected in the compilation of \"puzzles/09_pooling.cu\".\n";
+        let messages = parse_log(log, FILE, source);
+        let summary: Vec<_> = messages
+            .iter()
+            .map(|m| (m.line, m.column, m.severity, m.code.as_deref()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (Some(3), Some(3), MessageSeverity::Error, None),
+                (Some(4), Some(3), MessageSeverity::Error, None),
+                (Some(2), Some(7), MessageSeverity::Warning, Some("177-D")),
+            ]
+        );
+        assert_eq!(
+            messages[2].message,
+            "variable \"i\" was declared but never referenced"
+        );
+        assert!(messages.iter().all(|m| m.notes.is_empty()));
+    }
+
+    #[test]
+    fn continuation_lines_and_overload_notes() {
+        let source = "extern \"C\" __global__ void k(float* out){\n  int i = threadIdx.x;\n  out[i] = max(\"a\", 2, 3);\n}\n";
+        let log = "puzzles/09_pooling.cu(3): error: no instance of overloaded function \"max\" matches the argument list\n            argument types are: (const char [2], int, int)\n    out[i] = max(\"a\", 2, 3);\n             ^\nNote #3322-D: number of parameters of function \"max(int, int)\" does not match the call\nNote #3322-D: number of parameters of function \"max(float, float)\" does not match the call\n\n1 error detected in the compilation of \"puzzles/09_pooling.cu\".\n";
+        let messages = parse_log(log, FILE, source);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(
+            messages[0].message,
+            "no instance of overloaded function \"max\" matches the argument list\nargument types are: (const char [2], int, int)"
+        );
+        assert_eq!(messages[0].column, Some(12));
+        assert_eq!(messages[0].notes.len(), 2);
+        assert!(messages[0].notes[1].contains("max(float, float)"));
+    }
+
+    #[test]
+    fn template_instantiation_note() {
+        let source = "template<typename T> __device__ T f(T a){ return a.foo; }\nextern \"C\" __global__ void k(float* out){\n  out[0] = f(1.0f);\n}\n";
+        let log = "puzzles/09_pooling.cu(1): error: expression must have class type but it has type \"float\"\n  template<typename T> __device__ T f(T a){ return a.foo; }\n                                                   ^\n          detected during instantiation of \"T f(T) [with T=float]\" at line 3\n\n1 error detected in the compilation of \"puzzles/09_pooling.cu\".\n";
+        let messages = parse_log(log, FILE, source);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].line, Some(1));
+        assert_eq!(messages[0].column, Some(50));
+        assert_eq!(
+            messages[0].notes,
+            vec!["detected during instantiation of \"T f(T) [with T=float]\" at line 3"]
+        );
+    }
+
+    #[test]
+    fn tabs_are_counted_as_one_column() {
+        let source = "extern \"C\" __global__ void k(float* out){\n\tint i = threadIdx.x;\n\tout[i] =\tzz;\n}\n";
+        let log = "puzzles/09_pooling.cu(3): error: identifier \"zz\" is undefined\n  \tout[i] =\tzz;\n  \t        \t^\n\n1 error detected in the compilation of \"puzzles/09_pooling.cu\".\n";
+        let messages = parse_log(log, FILE, source);
+        assert_eq!(messages[0].column, Some(11));
+        let source_line = source.lines().nth(2).unwrap_or_default();
+        assert_eq!(source_line.chars().nth(10), Some('z'));
+    }
+
+    #[test]
+    fn column_dropped_when_echo_does_not_match_the_file() {
+        let log = "puzzles/09_pooling.cu(3): error: identifier \"x\" is undefined\n    out[i] = x;\n             ^\n\n";
+        let messages = parse_log(log, FILE, "a\nb\nsomething else\n");
+        assert_eq!(messages[0].line, Some(3));
+        assert_eq!(messages[0].column, None);
+    }
+
+    #[test]
+    fn catastrophic_error() {
+        let source = "#include \"nothere.h\"\nextern \"C\" __global__ void k(float* out){}\n";
+        let log = "puzzles/09_pooling.cu(1): catastrophic error: cannot open source file \"nothere.h\"\n  #include \"nothere.h\"\n                      ^\n\n1 catastrophic error detected in the compilation of \"puzzles/09_pooling.cu\".\nCompilation terminated.\n";
+        let messages = parse_log(log, FILE, source);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].severity, MessageSeverity::Error);
+        assert_eq!(messages[0].message, "cannot open source file \"nothere.h\"");
+        assert_eq!(messages[0].line, Some(1));
+    }
+
+    #[test]
+    fn end_of_source_with_located_note() {
+        let source = "extern \"C\" __global__ void k(float* out){\n  out[0] = 1;\n";
+        let log = "At end of source: error: expected a \"}\"\np.cu(1): note #3196-D: to match this \"{\"\n  extern \"C\" __global__ void k(float* out){\n                                          ^\n\n1 error detected in the compilation of \"p.cu\".\n";
+        let messages = parse_log(log, "p.cu", source);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].file, "p.cu");
+        assert_eq!(messages[0].line, Some(2));
+        assert_eq!(messages[0].message, "at end of file: expected a \"}\"");
+        assert_eq!(messages[0].notes, vec!["p.cu:1: to match this \"{\""]);
+    }
+
+    #[test]
+    fn option_and_command_line_errors_have_no_line() {
+        let log = "nvrtc: error: unrecognized option --bogus found\n";
+        let messages = parse_log(log, "p.cu", "");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].file, "p.cu");
+        assert_eq!(messages[0].line, None);
+        assert_eq!(messages[0].message, "unrecognized option --bogus found");
+        assert_eq!(
+            messages[0].to_string(),
+            "p.cu: error: unrecognized option --bogus found"
+        );
+
+        let log = "Command-line error: invalid macro definition: 1X\n\n1 catastrophic error detected in the compilation of \"p.cu\".\nCompilation terminated.\n";
+        let messages = parse_log(log, "p.cu", "");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].severity, MessageSeverity::Error);
+        assert_eq!(
+            messages[0].message,
+            "command-line error: invalid macro definition: 1X"
+        );
+
+        let log = "nvrtc: warning: \"--gpu-architecture(-arch)=80\" followed by \"--gpu-architecture(-arch)=75\"\n";
+        let messages = parse_log(log, "p.cu", "");
+        assert_eq!(messages[0].severity, MessageSeverity::Warning);
+    }
+
+    #[test]
+    fn file_names_with_parentheses() {
+        let log =
+            "my (copy).cu(7): warning #549-D: variable \"q\" is used before its value is set\n";
+        let messages = parse_log(log, "my (copy).cu", "");
+        assert_eq!(messages[0].file, "my (copy).cu");
+        assert_eq!(messages[0].line, Some(7));
+        assert_eq!(messages[0].code.as_deref(), Some("549-D"));
+    }
+
+    #[test]
+    fn empty_and_unknown_logs() {
+        assert!(parse_log("", FILE, "").is_empty());
+        assert!(parse_log("\n", FILE, "").is_empty());
+        assert!(parse_log("some banner nobody expected\n", FILE, "").is_empty());
+    }
+}

@@ -1,0 +1,729 @@
+//! Where libnvrtc may be, in the order gpuzzle tries those places.
+//!
+//! 1. `GPUZZLE_NVRTC` (a file, or a directory holding one). When set it is the
+//!    only place tried: a wrong setting is an error, never silently ignored.
+//! 2. `CUDA_PATH`, `CUDA_HOME`: `lib64/`, then `lib/`.
+//! 3. `/usr/local/cuda*/lib64` (`cuda` first, then newest version first).
+//! 4. The dynamic loader's own search for `libnvrtc.so.12`, `libnvrtc.so`
+//!    (LD_LIBRARY_PATH, ld.so.cache).
+//! 5. `nvidia/cuda_nvrtc/lib` in the site-packages of every `python3` and
+//!    `python` on PATH (where `pip install nvidia-cuda-nvrtc-cu12` puts it),
+//!    user site included; each interpreter is asked only if nothing before
+//!    it was found.
+//! 6. `~/.local/lib/python3*/site-packages` for a `pip install --user` done
+//!    with an interpreter no longer on PATH.
+//!
+//! The search is written against [`Host`] so that tests can drive it with fake
+//! loaders and interpreters; [`SystemHost`] is the real one.
+
+use super::library::LibrarySpec;
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// File names tried in each directory, best first: CUDA 12 is what gpuzzle is
+/// built and tested against; the others expose the same C API.
+const FILE_NAMES: [&str; 4] = [
+    "libnvrtc.so.12",
+    "libnvrtc.so",
+    "libnvrtc.so.13",
+    "libnvrtc.so.11.2",
+];
+
+/// Names handed to the dynamic loader as they are.
+const LOADER_NAMES: [&str; 2] = ["libnvrtc.so.12", "libnvrtc.so"];
+
+/// Where the pip wheel puts the library inside a site-packages directory.
+const WHEEL_LIB_DIR: &str = "nvidia/cuda_nvrtc/lib";
+
+/// Prints one site-packages directory per line: global ones, then the user's.
+/// Old virtualenvs lack `getsitepackages`, hence the guards.
+const SITE_SCRIPT: &str = "import site\n\
+paths = []\n\
+try:\n    paths += site.getsitepackages()\n\
+except Exception:\n    pass\n\
+try:\n    paths.append(site.getusersitepackages())\n\
+except Exception:\n    pass\n\
+print('\\n'.join(paths))\n";
+
+const PYTHON_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The environment the search reads, captured once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SearchEnv {
+    /// `GPUZZLE_NVRTC`, when set and not empty.
+    pub explicit: Option<PathBuf>,
+    /// `("CUDA_PATH", value)`, `("CUDA_HOME", value)`, for those set.
+    pub cuda_roots: Vec<(&'static str, PathBuf)>,
+    /// Normally `/usr/local`; a temporary directory in tests.
+    pub usr_local: PathBuf,
+    pub home: Option<PathBuf>,
+}
+
+impl SearchEnv {
+    pub(crate) fn from_process() -> Self {
+        let non_empty = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+        let cuda_roots = ["CUDA_PATH", "CUDA_HOME"]
+            .into_iter()
+            .filter_map(|name| non_empty(name).map(|value| (name, PathBuf::from(value))))
+            .collect();
+        SearchEnv {
+            explicit: non_empty("GPUZZLE_NVRTC").map(PathBuf::from),
+            cuda_roots,
+            usr_local: PathBuf::from("/usr/local"),
+            home: non_empty("HOME").map(PathBuf::from),
+        }
+    }
+}
+
+/// What the search needs from the machine.
+pub(crate) trait Host<L> {
+    /// Loads and checks one candidate; `Err` is a short reason.
+    fn load(&mut self, spec: &LibrarySpec) -> Result<L, String>;
+    /// Python interpreters on PATH, in PATH order, without duplicates.
+    fn pythons(&mut self) -> Vec<PathBuf>;
+    /// An interpreter's site-packages directories, user site included.
+    fn site_dirs(&mut self, python: &Path) -> Result<Vec<PathBuf>, String>;
+}
+
+/// A library that loaded, and how it was found (for `gpuzzle doctor`).
+pub(crate) struct Found<L> {
+    pub library: L,
+    pub found_by: String,
+}
+
+/// Runs the search. `Err` lists every place looked at, one line each.
+pub(crate) fn search<L>(env: &SearchEnv, host: &mut dyn Host<L>) -> Result<Found<L>, Vec<String>> {
+    let mut search = Search {
+        host,
+        searched: Vec::new(),
+        tried_dirs: HashSet::new(),
+    };
+    if let Some(explicit) = &env.explicit {
+        return search.explicit(explicit);
+    }
+    if let Some(found) = search.cuda_roots(&env.cuda_roots) {
+        return Ok(found);
+    }
+    if let Some(found) = search.usr_local(&env.usr_local) {
+        return Ok(found);
+    }
+    if let Some(found) = search.loader() {
+        return Ok(found);
+    }
+    if let Some(found) = search.pythons() {
+        return Ok(found);
+    }
+    if let Some(home) = &env.home {
+        if let Some(found) = search.user_sites(home) {
+            return Ok(found);
+        }
+    }
+    Err(search.searched)
+}
+
+struct Search<'h, L> {
+    host: &'h mut dyn Host<L>,
+    searched: Vec<String>,
+    /// Canonical directories already tried (CUDA_HOME is often /usr/local/cuda).
+    tried_dirs: HashSet<PathBuf>,
+}
+
+impl<L> Search<'_, L> {
+    fn explicit(&mut self, setting: &Path) -> Result<Found<L>, Vec<String>> {
+        let path = std::path::absolute(setting).unwrap_or_else(|_| setting.to_path_buf());
+        let shown = format!("GPUZZLE_NVRTC={}", setting.display());
+        let fix = "unset GPUZZLE_NVRTC to search the usual places, or point it at libnvrtc.so.12";
+        if path.is_dir() {
+            if let Some(found) = self.try_dir(&path, "GPUZZLE_NVRTC") {
+                return Ok(found);
+            }
+            return Err(vec![format!(
+                "{shown}: no usable libnvrtc in that directory ({fix})"
+            )]);
+        }
+        if !path.exists() {
+            return Err(vec![format!("{shown}: no such file ({fix})")]);
+        }
+        match self.host.load(&LibrarySpec::File(path)) {
+            Ok(library) => Ok(Found {
+                library,
+                found_by: "GPUZZLE_NVRTC".to_string(),
+            }),
+            Err(why) => Err(vec![format!("{shown}: {why} ({fix})")]),
+        }
+    }
+
+    fn cuda_roots(&mut self, roots: &[(&'static str, PathBuf)]) -> Option<Found<L>> {
+        if roots.is_empty() {
+            self.searched
+                .push("CUDA_PATH, CUDA_HOME: not set".to_string());
+        }
+        for (variable, root) in roots {
+            for sub in ["lib64", "lib"] {
+                if let Some(found) = self.try_dir(&root.join(sub), variable) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    fn usr_local(&mut self, usr_local: &Path) -> Option<Found<L>> {
+        let toolkits = cuda_toolkit_dirs(usr_local);
+        if toolkits.is_empty() {
+            self.searched
+                .push(format!("{}/cuda*: none", usr_local.display()));
+        }
+        for toolkit in toolkits {
+            let found_by = toolkit.display().to_string();
+            if let Some(found) = self.try_dir(&toolkit.join("lib64"), &found_by) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn loader(&mut self) -> Option<Found<L>> {
+        let mut reasons = Vec::new();
+        for name in LOADER_NAMES {
+            match self.host.load(&LibrarySpec::LoaderName(name)) {
+                Ok(library) => {
+                    return Some(Found {
+                        library,
+                        found_by: "dynamic loader".to_string(),
+                    })
+                }
+                Err(why) if why.ends_with("No such file or directory") => {
+                    reasons.push(format!("{name}: not found"))
+                }
+                Err(why) => reasons.push(format!("{name}: {why}")),
+            }
+        }
+        self.searched.push(format!(
+            "dynamic loader (LD_LIBRARY_PATH, ld.so.cache): {}",
+            reasons.join("; ")
+        ));
+        None
+    }
+
+    fn pythons(&mut self) -> Option<Found<L>> {
+        let pythons = self.host.pythons();
+        if pythons.is_empty() {
+            self.searched
+                .push("python site-packages: no python3 or python on PATH".to_string());
+        }
+        for python in pythons {
+            let found_by = format!("python site-packages ({})", python.display());
+            match self.host.site_dirs(&python) {
+                Ok(sites) => {
+                    for site in sites {
+                        if let Some(found) = self.try_dir(&site.join(WHEEL_LIB_DIR), &found_by) {
+                            return Some(found);
+                        }
+                    }
+                }
+                Err(why) => self.searched.push(format!("{found_by}: {why}")),
+            }
+        }
+        None
+    }
+
+    fn user_sites(&mut self, home: &Path) -> Option<Found<L>> {
+        let lib = home.join(".local/lib");
+        let mut sites: Vec<PathBuf> = std::fs::read_dir(&lib)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("python3"))
+            .map(|entry| entry.path().join("site-packages"))
+            .collect();
+        sites.sort();
+        for site in sites {
+            if let Some(found) = self.try_dir(&site.join(WHEEL_LIB_DIR), "user site-packages") {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Tries every known file name in `dir`, once per directory per search.
+    fn try_dir(&mut self, dir: &Path, found_by: &str) -> Option<Found<L>> {
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        if !self.tried_dirs.insert(canonical) {
+            return None;
+        }
+        if !dir.is_dir() {
+            self.searched
+                .push(format!("{found_by}: {}: no such directory", dir.display()));
+            return None;
+        }
+        let mut any_file = false;
+        for name in FILE_NAMES {
+            let path = dir.join(name);
+            if !path.is_file() {
+                continue;
+            }
+            any_file = true;
+            match self.host.load(&LibrarySpec::File(path.clone())) {
+                Ok(library) => {
+                    return Some(Found {
+                        library,
+                        found_by: found_by.to_string(),
+                    })
+                }
+                Err(why) => self
+                    .searched
+                    .push(format!("{found_by}: {}: {why}", path.display())),
+            }
+        }
+        if !any_file {
+            self.searched
+                .push(format!("{found_by}: {}: no libnvrtc.so*", dir.display()));
+        }
+        None
+    }
+}
+
+/// `/usr/local/cuda` first (the installer's "current" link), then versioned
+/// toolkits newest first (`cuda-12.10` before `cuda-12.9`).
+fn cuda_toolkit_dirs(usr_local: &Path) -> Vec<PathBuf> {
+    let mut names: Vec<String> = std::fs::read_dir(usr_local)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.starts_with("cuda"))
+        .collect();
+    names.sort_by_key(|name| {
+        let version: Vec<u32> = name
+            .trim_start_matches("cuda")
+            .trim_start_matches('-')
+            .split('.')
+            .filter_map(|part| part.parse().ok())
+            .collect();
+        (name != "cuda", std::cmp::Reverse(version), name.clone())
+    });
+    names
+        .into_iter()
+        .map(|name| usr_local.join(name))
+        .filter(|path| path.is_dir())
+        .collect()
+}
+
+/// The real machine: dlopen, PATH, and Python subprocesses.
+pub(crate) struct SystemHost<F> {
+    pub load: F,
+}
+
+impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
+    fn load(&mut self, spec: &LibrarySpec) -> Result<L, String> {
+        (self.load)(spec)
+    }
+
+    fn pythons(&mut self) -> Vec<PathBuf> {
+        pythons_on_path(std::env::var_os("PATH").unwrap_or_default())
+    }
+
+    fn site_dirs(&mut self, python: &Path) -> Result<Vec<PathBuf>, String> {
+        ask_python_for_sites(python)
+    }
+}
+
+/// Executable `python3`/`python` files on `path`, in order, each interpreter
+/// once (by canonical path: `/bin/python3` and `/usr/bin/python3` are one).
+fn pythons_on_path(path: OsString) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    let mut found = Vec::new();
+    for dir in std::env::split_paths(&path) {
+        for name in ["python3", "python"] {
+            let candidate = dir.join(name);
+            if !is_executable_file(&candidate) {
+                continue;
+            }
+            let canonical = candidate
+                .canonicalize()
+                .unwrap_or_else(|_| candidate.clone());
+            if seen.insert(canonical) {
+                found.push(candidate);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(unix)]
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(not(unix))]
+fn is_executable_file(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// Runs `python -c SITE_SCRIPT`, with a deadline so that a broken interpreter
+/// (a pyenv shim for a missing version, a hung one) cannot stall gpuzzle.
+fn ask_python_for_sites(python: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut child = Command::new(python)
+        .arg("-c")
+        .arg(SITE_SCRIPT)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|err| format!("cannot run it: {err}"))?;
+    let deadline = Instant::now() + PYTHON_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("no answer in {} s", PYTHON_TIMEOUT.as_secs()));
+            }
+            Err(err) => return Err(format!("cannot wait for it: {err}")),
+        }
+    };
+    let mut output = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout
+            .read_to_string(&mut output)
+            .map_err(|err| format!("unreadable answer: {err}"))?;
+    }
+    if !status.success() {
+        return Err(format!("it failed ({status})"));
+    }
+    Ok(parse_site_dirs(&output))
+}
+
+fn parse_site_dirs(output: &str) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
+        .filter(|path| seen.insert(path.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A scripted machine: records every load, succeeds only for `good`.
+    #[derive(Default)]
+    struct FakeHost {
+        good: Option<LibrarySpec>,
+        pythons: Vec<PathBuf>,
+        sites: Vec<(PathBuf, Vec<PathBuf>)>,
+        loads: Vec<LibrarySpec>,
+        asked: Vec<PathBuf>,
+    }
+
+    impl Host<LibrarySpec> for FakeHost {
+        fn load(&mut self, spec: &LibrarySpec) -> Result<LibrarySpec, String> {
+            self.loads.push(spec.clone());
+            if self.good.as_ref() == Some(spec) {
+                Ok(spec.clone())
+            } else {
+                Err("refused by the fake loader".to_string())
+            }
+        }
+        fn pythons(&mut self) -> Vec<PathBuf> {
+            self.pythons.clone()
+        }
+        fn site_dirs(&mut self, python: &Path) -> Result<Vec<PathBuf>, String> {
+            self.asked.push(python.to_path_buf());
+            self.sites
+                .iter()
+                .find(|(p, _)| p == python)
+                .map(|(_, sites)| sites.clone())
+                .ok_or_else(|| "not a python".to_string())
+        }
+    }
+
+    fn touch(path: &Path) {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        fs::write(path, b"").unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn file(path: &Path) -> LibrarySpec {
+        LibrarySpec::File(path.to_path_buf())
+    }
+
+    #[test]
+    fn bogus_gpuzzle_nvrtc_is_an_error_naming_it() {
+        let env = SearchEnv {
+            explicit: Some(PathBuf::from("/nonexistent/gpuzzle-test/libnvrtc.so.12")),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost::default();
+        let searched = search(&env, &mut host).err().unwrap_or_default();
+        assert_eq!(searched.len(), 1, "{searched:?}");
+        assert!(
+            searched[0].starts_with(
+                "GPUZZLE_NVRTC=/nonexistent/gpuzzle-test/libnvrtc.so.12: no such file"
+            ),
+            "{searched:?}"
+        );
+        assert!(searched[0].contains("unset GPUZZLE_NVRTC"), "{searched:?}");
+        // An explicit setting is never silently replaced by another library.
+        assert!(host.loads.is_empty(), "{:?}", host.loads);
+        assert!(host.asked.is_empty());
+    }
+
+    #[test]
+    fn gpuzzle_nvrtc_that_does_not_load_is_an_error_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let bogus = dir.path().join("not-nvrtc.so");
+        touch(&bogus);
+        let env = SearchEnv {
+            explicit: Some(bogus.clone()),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost::default();
+        let searched = search(&env, &mut host).err().unwrap_or_default();
+        assert_eq!(host.loads, vec![file(&bogus)]);
+        assert!(
+            searched[0].contains("refused by the fake loader"),
+            "{searched:?}"
+        );
+    }
+
+    #[test]
+    fn gpuzzle_nvrtc_wins_over_everything() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let chosen = dir.path().join("mine/libnvrtc.so.12");
+        let cuda = dir.path().join("cuda");
+        touch(&chosen);
+        touch(&cuda.join("lib64/libnvrtc.so.12"));
+        let env = SearchEnv {
+            explicit: Some(chosen.clone()),
+            cuda_roots: vec![("CUDA_PATH", cuda)],
+            usr_local: dir.path().to_path_buf(),
+            home: None,
+        };
+        let mut host = FakeHost {
+            good: Some(file(&chosen)),
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host)
+            .ok()
+            .map(|f| (f.library, f.found_by));
+        assert_eq!(found, Some((file(&chosen), "GPUZZLE_NVRTC".to_string())));
+        assert_eq!(host.loads.len(), 1);
+
+        // A directory is accepted too.
+        let env = SearchEnv {
+            explicit: Some(dir.path().join("mine")),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&chosen)),
+            ..FakeHost::default()
+        };
+        assert!(search(&env, &mut host).is_ok());
+    }
+
+    #[test]
+    fn full_order_when_nothing_loads() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let cuda_path = root.join("opt/cuda");
+        let cuda_home = root.join("opt/cuda-home");
+        touch(&cuda_path.join("lib/libnvrtc.so.12"));
+        touch(&cuda_path.join("lib64/libnvrtc.so"));
+        touch(&cuda_home.join("lib64/libnvrtc.so.12"));
+        let usr_local = root.join("usr/local");
+        for toolkit in ["cuda-12.9", "cuda", "cuda-12.10", "cuda-11.8"] {
+            touch(&usr_local.join(toolkit).join("lib64/libnvrtc.so.12"));
+        }
+        fs::create_dir_all(usr_local.join("bin")).unwrap_or_else(|e| panic!("{e}"));
+        let site_a = root.join("venv/site-packages");
+        let site_b = root.join("user/site-packages");
+        touch(&site_a.join(WHEEL_LIB_DIR).join("libnvrtc.so.12"));
+        touch(&site_b.join(WHEEL_LIB_DIR).join("libnvrtc.so.12"));
+        let home = root.join("home");
+        touch(
+            &home
+                .join(".local/lib/python3.12/site-packages")
+                .join(WHEEL_LIB_DIR)
+                .join("libnvrtc.so.12"),
+        );
+
+        let env = SearchEnv {
+            explicit: None,
+            cuda_roots: vec![
+                ("CUDA_PATH", cuda_path.clone()),
+                ("CUDA_HOME", cuda_home.clone()),
+            ],
+            usr_local: usr_local.clone(),
+            home: Some(home.clone()),
+        };
+        let mut host = FakeHost {
+            pythons: vec![PathBuf::from("/py/broken"), PathBuf::from("/py/python3")],
+            sites: vec![(
+                PathBuf::from("/py/python3"),
+                vec![site_a.clone(), site_b.clone()],
+            )],
+            ..FakeHost::default()
+        };
+        let searched = search(&env, &mut host).err().unwrap_or_default();
+        let expected = vec![
+            file(&cuda_path.join("lib64/libnvrtc.so")),
+            file(&cuda_path.join("lib/libnvrtc.so.12")),
+            file(&cuda_home.join("lib64/libnvrtc.so.12")),
+            file(&usr_local.join("cuda/lib64/libnvrtc.so.12")),
+            file(&usr_local.join("cuda-12.10/lib64/libnvrtc.so.12")),
+            file(&usr_local.join("cuda-12.9/lib64/libnvrtc.so.12")),
+            file(&usr_local.join("cuda-11.8/lib64/libnvrtc.so.12")),
+            LibrarySpec::LoaderName("libnvrtc.so.12"),
+            LibrarySpec::LoaderName("libnvrtc.so"),
+            file(&site_a.join(WHEEL_LIB_DIR).join("libnvrtc.so.12")),
+            file(&site_b.join(WHEEL_LIB_DIR).join("libnvrtc.so.12")),
+            file(
+                &home
+                    .join(".local/lib/python3.12/site-packages")
+                    .join(WHEEL_LIB_DIR)
+                    .join("libnvrtc.so.12"),
+            ),
+        ];
+        assert_eq!(host.loads, expected);
+        assert_eq!(
+            host.asked,
+            vec![PathBuf::from("/py/broken"), PathBuf::from("/py/python3")]
+        );
+        // Every attempt is in the list the user sees, with its reason.
+        let text = searched.join("\n");
+        assert!(
+            text.contains("python site-packages (/py/broken): not a python"),
+            "{text}"
+        );
+        assert!(text.contains("dynamic loader"), "{text}");
+        assert!(text.contains("refused by the fake loader"), "{text}");
+        assert!(
+            searched.len() >= expected.len() - 1,
+            "one line per file and per place: {searched:#?}"
+        );
+    }
+
+    #[test]
+    fn search_stops_at_the_first_library_that_loads() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let site = dir.path().join("site");
+        let wheel = site.join(WHEEL_LIB_DIR).join("libnvrtc.so.12");
+        touch(&wheel);
+        let env = SearchEnv {
+            usr_local: dir.path().join("no-usr-local"),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&wheel)),
+            pythons: vec![PathBuf::from("/py/a"), PathBuf::from("/py/b")],
+            sites: vec![
+                (PathBuf::from("/py/a"), vec![site.clone()]),
+                (PathBuf::from("/py/b"), vec![site.clone()]),
+            ],
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host).ok().map(|f| f.found_by);
+        assert_eq!(found.as_deref(), Some("python site-packages (/py/a)"));
+        // The second interpreter is never run.
+        assert_eq!(host.asked, vec![PathBuf::from("/py/a")]);
+    }
+
+    #[test]
+    fn the_loader_is_asked_by_bare_name() {
+        let env = SearchEnv {
+            usr_local: PathBuf::from("/nonexistent/gpuzzle-test"),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(LibrarySpec::LoaderName("libnvrtc.so")),
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host).ok().map(|f| f.found_by);
+        assert_eq!(found.as_deref(), Some("dynamic loader"));
+        assert_eq!(
+            host.loads,
+            vec![
+                LibrarySpec::LoaderName("libnvrtc.so.12"),
+                LibrarySpec::LoaderName("libnvrtc.so")
+            ]
+        );
+    }
+
+    #[test]
+    fn pythons_on_path_are_found_once_each() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        for path in [a.join("python3"), a.join("python"), b.join("python3")] {
+            touch(&path);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+        touch(&dir.path().join("c/python3")); // not executable
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(a.join("python3"), dir.path().join("c/python"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let path =
+            std::env::join_paths([&a, &b, &dir.path().join("c")]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            pythons_on_path(path),
+            vec![a.join("python3"), a.join("python"), b.join("python3")]
+        );
+    }
+
+    #[test]
+    fn a_real_python_answers_with_site_dirs() {
+        // Needs some python3 on PATH, which every machine that runs the
+        // test suite has (NVRTC comes from pip). A missing one is a failure.
+        let pythons = pythons_on_path(std::env::var_os("PATH").unwrap_or_default());
+        let python = pythons
+            .first()
+            .unwrap_or_else(|| panic!("no python3 or python on PATH"));
+        let sites = ask_python_for_sites(python).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            sites
+                .iter()
+                .any(|s| s.to_string_lossy().contains("-packages")),
+            "{sites:?}"
+        );
+    }
+
+    #[test]
+    fn a_broken_python_is_a_reason_not_a_panic() {
+        let reason = ask_python_for_sites(Path::new("/nonexistent/gpuzzle-test/python3"))
+            .err()
+            .unwrap_or_default();
+        assert!(reason.starts_with("cannot run it"), "{reason}");
+    }
+
+    #[test]
+    fn site_output_is_split_and_deduplicated() {
+        assert_eq!(
+            parse_site_dirs("/a/site-packages\n\n/b/site-packages\n/a/site-packages\n"),
+            vec![
+                PathBuf::from("/a/site-packages"),
+                PathBuf::from("/b/site-packages")
+            ]
+        );
+    }
+}
