@@ -1,6 +1,118 @@
-//! cli (under construction)
+//! clap definitions and one small function per command, wiring the other modules together.
+
+mod exec;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit codes: 0 success, 1 the kernel or puzzle failed, 2 a usage or set-up error.
+pub const EXIT_FAIL: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gpuzzle",
+    version,
+    about = "Learn CUDA by solving puzzles: compile with NVRTC, run on a GPU or gpuzzle's PTX emulator, get exact feedback."
+)]
+pub struct Cli {
+    /// When to use colour (NO_COLOR is honoured under `auto`).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    /// Print less: only the verdict and problems.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run any kernel on the emulator: the playground.
+    Exec(exec::ExecArgs),
+}
 
 /// Entry point of the binary; returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    set_color(cli.color);
+    let result = match &cli.command {
+        Command::Exec(a) => exec::run(a, cli.quiet),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!(
+                "{} {e:#}",
+                colored::Colorize::bold(colored::Colorize::red("error:"))
+            );
+            EXIT_USAGE
+        }
+    }
+}
+
+fn set_color(choice: ColorChoice) {
+    use std::io::IsTerminal;
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    colored::control::set_override(on);
+}
+
+/// Worker threads for running blocks: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Parse `X[,Y[,Z]]` into three dimensions.
+pub fn parse_dims(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("`{s}`: give 1 to 3 numbers, e.g. 8 or 4,4"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .parse()
+            .map_err(|_| format!("`{p}` is not a whole number"))?;
+        if d[i] == 0 {
+            return Err(format!("`{s}`: dimensions must be at least 1"));
+        }
+    }
+    Ok(d)
+}
+
+/// `-D NAME[=VALUE]` → (NAME, VALUE).
+pub fn parse_define(s: &str) -> Result<(String, Option<String>), String> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.is_empty() => Ok((n.to_string(), Some(v.to_string()))),
+        None if !s.is_empty() => Ok((s.to_string(), None)),
+        _ => Err(format!("`{s}`: write NAME or NAME=VALUE")),
+    }
 }

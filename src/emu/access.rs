@@ -361,7 +361,7 @@ impl<'l> Mem<'l> {
         let n = al.len / al.elem_size;
         let name = &al.name;
         let help = if idx < 0 {
-            format!("a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)")
+            "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
         } else {
             format!("an index past the end of `{name}`: guard the access with a bounds check such as `if (i < size)`; there may be more threads than elements")
         };

@@ -536,7 +536,7 @@ pub fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
         field & ((1u64 << len_eff) - 1)
     };
     if ty.is_signed() {
-        let sbit = if pos + len - 1 >= bits {
+        let sbit = if pos + len > bits {
             bits - 1
         } else {
             pos + len - 1

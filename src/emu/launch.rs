@@ -473,10 +473,13 @@ impl Fold {
 
 /// Group each warp's accesses by (instruction, n-th execution) into warp-level accesses, then
 /// count 32-byte sectors (global) and bank-conflict degree (shared).
+/// (function, instruction, n-th execution by the lane, shared?)
+type WarpAccessKey = (u32, u32, u32, bool);
+
 fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
     let mut p = PerfStats::default();
     for warp in accesses.chunks(32) {
-        let mut groups: HashMap<(u32, u32, u32, bool), Vec<(u64, u32)>> = HashMap::new();
+        let mut groups: HashMap<WarpAccessKey, Vec<(u64, u32)>> = HashMap::new();
         for lane in warp {
             let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
             for a in lane {

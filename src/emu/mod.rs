@@ -9,8 +9,8 @@ mod float;
 mod launch;
 mod memory;
 mod printf;
-pub mod spec;
 pub mod result;
+pub mod spec;
 pub mod value;
 
 use result::RunResult;

@@ -437,15 +437,13 @@ impl<'a> Parser<'a> {
         }
         let name = self.ident()?;
         let mut params = Vec::new();
-        if self.eat_punct('(') {
-            if !self.eat_punct(')') {
-                loop {
-                    params.push(self.param_decl(&mut ctx)?);
-                    if self.eat_punct(')') {
-                        break;
-                    }
-                    self.expect_punct(',')?;
+        if self.eat_punct('(') && !self.eat_punct(')') {
+            loop {
+                params.push(self.param_decl(&mut ctx)?);
+                if self.eat_punct(')') {
+                    break;
                 }
+                self.expect_punct(',')?;
             }
         }
         // Re-lay out the param area: incoming params first, then the return value.

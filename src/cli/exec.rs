@@ -1,0 +1,133 @@
+//! `gpuzzle exec`: compile any kernel file and run it on the emulator.
+
+use super::{default_jobs, parse_define, parse_dims, Format, EXIT_FAIL, EXIT_USAGE};
+use crate::compile::{self, CompileError, CompileRequest};
+use crate::emu::{self, spec, EmuOptions, LaunchConfig};
+use crate::report;
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ExecArgs {
+    /// The CUDA C file.
+    pub file: PathBuf,
+    /// The kernel to launch.
+    #[arg(long)]
+    pub kernel: String,
+    /// Blocks in the grid: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dims)]
+    pub grid: [u32; 3],
+    /// Threads per block: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dims)]
+    pub block: [u32; 3],
+    /// Dynamic shared memory in bytes (for `extern __shared__` arrays).
+    #[arg(long, default_value_t = 0)]
+    pub shared: u32,
+    /// A preprocessor define for NVRTC: NAME or NAME=VALUE.
+    #[arg(short = 'D', value_parser = parse_define)]
+    pub define: Vec<(String, Option<String>)>,
+    /// A kernel argument, in parameter order: NAME=TYPE:VALUE, NAME=TYPE[LEN]:INIT
+    /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
+    #[arg(long = "arg")]
+    pub args: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Thread-instructions allowed before `step-limit` is reported.
+    #[arg(long, default_value_t = EmuOptions::default().step_limit)]
+    pub step_limit: u64,
+}
+
+pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
+    let source = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read kernel file {}", a.file.display()))?;
+    let base = a.file.parent().map(PathBuf::from).unwrap_or_default();
+    let args = a
+        .args
+        .iter()
+        .map(|s| spec::parse_arg(s, &base))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    let name = a.file.display().to_string();
+    let req = CompileRequest {
+        file_name: &name,
+        source: &source,
+        defines: &a.define,
+        extra_options: &[],
+    };
+    let compiled = match compile::compile(&req) {
+        Ok(c) => c,
+        Err(CompileError::Compilation {
+            log,
+            messages,
+            file,
+        }) => {
+            let err = CompileError::Compilation {
+                log,
+                messages,
+                file,
+            };
+            match a.format {
+                Format::Json => println!("{}", compile_error_json(&err.to_string())),
+                Format::Text => eprintln!("{err}"),
+            }
+            return Ok(EXIT_FAIL);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !quiet && a.format == Format::Text {
+        for w in &compiled.warnings {
+            eprintln!("{w}");
+        }
+    }
+    let module = crate::ptx::parse(&compiled.ptx)
+        .context("gpuzzle could not read the PTX NVRTC produced (please report this)")?;
+    let cfg = LaunchConfig {
+        grid: a.grid,
+        block: a.block,
+        dynamic_shared: a.shared,
+    };
+    let opts = EmuOptions {
+        step_limit: a.step_limit,
+        jobs: default_jobs(),
+        perf: true,
+        ..EmuOptions::default()
+    };
+    let result = match emu::run(&module, &a.kernel, &cfg, args, &opts) {
+        Ok(r) => r,
+        Err(e @ emu::EmuError::Unsupported(_)) => {
+            match a.format {
+                Format::Json => println!("{}", compile_error_json(&e.to_string())),
+                Format::Text => eprintln!("error: {e}"),
+            }
+            return Ok(EXIT_FAIL);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    match a.format {
+        Format::Json => println!("{}", report::exec::json(&result)),
+        Format::Text => print!(
+            "{}",
+            report::exec::text(&result, &a.kernel, &name, Some(&source))
+        ),
+    }
+    Ok(if result.has_errors() { EXIT_FAIL } else { 0 })
+}
+
+/// The one JSON object exec prints when the kernel never ran (compile error, unsupported PTX).
+fn compile_error_json(message: &str) -> serde_json::Value {
+    serde_json::json!({
+        "ok": false,
+        "error": message,
+        "buffers": {},
+        "stdout": "",
+        "diagnostics": [],
+        "counters": {
+            "max_per_thread": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0},
+            "total": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0}
+        }
+    })
+}
