@@ -40,3 +40,52 @@ pub fn parse_puzzle(text: &str, path: &Path) -> Result<Puzzle, PuzzleError> {
 pub fn kernel_signature(puzzle: &Puzzle) -> String {
     load::signature(puzzle)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONTRIBUTING: &str = include_str!("../../CONTRIBUTING.md");
+
+    /// The ```toml block after the example marker in CONTRIBUTING.md.
+    fn contributing_example() -> &'static str {
+        let marker = CONTRIBUTING
+            .find("<!-- example: puzzles/15_reverse.toml")
+            .expect("example marker in CONTRIBUTING.md");
+        let rest = &CONTRIBUTING[marker..];
+        let start = rest.find("```toml\n").expect("toml block") + "```toml\n".len();
+        let len = rest[start..].find("```").expect("end of block");
+        &rest[start..start + len]
+    }
+
+    #[test]
+    fn the_contributing_example_is_a_valid_puzzle() {
+        let p = parse_puzzle(contributing_example(), Path::new("puzzles/15_reverse.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (p.id, p.slug.as_str(), p.kernel_file.as_str()),
+            (15, "reverse", "15_reverse.cu")
+        );
+        assert_eq!(p.tests.len(), 2);
+        assert_eq!(p.hints.len(), 3);
+        assert_eq!(
+            kernel_signature(&p),
+            "extern \"C\" __global__ void reverse(float* out, const float* a, int size)"
+        );
+        assert!(CONTRIBUTING.contains(&kernel_signature(&p)));
+    }
+
+    #[test]
+    fn the_contributing_error_sample_is_what_gpuzzle_says() {
+        let text = contributing_example().replacen(
+            "buffers.out = { len = 8, output = true }\n",
+            "buffers.out = { len = 8, output = true }\nbuffers.b = { len = 3 }\n",
+            1,
+        );
+        let e = parse_puzzle(&text, Path::new("puzzles/15_reverse.toml")).unwrap_err();
+        assert!(
+            CONTRIBUTING.contains(&e.to_string()),
+            "update CONTRIBUTING.md: {e}"
+        );
+    }
+}

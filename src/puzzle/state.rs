@@ -106,7 +106,9 @@ impl State {
         let dir = ws.state_dir();
         std::fs::create_dir_all(&dir).map_err(|e| PuzzleError::io("create directory", &dir, e))?;
         let path = State::path(ws);
-        let tmp = dir.join(format!("{STATE_FILE}.tmp"));
+        // Per-process temporary name: two gpuzzle processes (say `watch` and `run`) saving at
+        // once each rename a complete file; the last one wins, neither is torn.
+        let tmp = dir.join(format!("{STATE_FILE}.{}.tmp", std::process::id()));
         let text = toml::to_string(self).map_err(|e| {
             PuzzleError::io(
                 "write",
@@ -190,7 +192,11 @@ mod tests {
         s.record("map", true);
         s.next_hint("pooling", 3);
         s.save(&ws).unwrap();
-        assert!(!ws.state_dir().join("state.toml.tmp").exists());
+        let leftovers: Vec<_> = std::fs::read_dir(ws.state_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["state.toml"], "no temporary file left behind");
         let (back, w) = State::load(&ws);
         assert!(w.is_none());
         assert_eq!(back, s);
