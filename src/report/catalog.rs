@@ -10,11 +10,7 @@ pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
     let total = puzzles.len();
     let passed = puzzles.iter().filter(|(_, s)| *s == Status::Passed).count();
     let width = total.clamp(1, 30);
-    let filled = if total == 0 {
-        0
-    } else {
-        passed * width / total
-    };
+    let filled = (passed * width).checked_div(total).unwrap_or(0);
     let mut out = format!(
         "Progress  {}{}  {passed}/{total}\n",
         "█".repeat(filled).green(),
@@ -127,7 +123,7 @@ pub fn launch_picture(t: &TestCase) -> String {
         out.push_str(&rule);
         for _ in 0..by {
             let row = format!("|{} ", " ·".repeat(bx as usize)).repeat(gx as usize);
-            let _ = writeln!(out, "  {}|", row.trim_end_matches(' '));
+            let _ = writeln!(out, "  {row}|");
         }
     }
     out.push_str(&rule);
