@@ -56,7 +56,11 @@ pub fn grade(
             let fix = if solutions {
                 "this workspace has no reference solutions".to_string()
             } else {
-                format!("restore it with `gpuzzle reset {}`", puzzle.id)
+                format!(
+                    "restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
+                    puzzle.id,
+                    crate::puzzle::kernel_signature(puzzle)
+                )
             };
             anyhow::bail!("cannot read {name}: {e}; {fix}");
         }

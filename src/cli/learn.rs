@@ -35,7 +35,9 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
         for (i, h) in p.hints.iter().enumerate() {
             println!("{} {h}\n", format!("Hint {} of {total}:", i + 1).bold());
         }
-        while state.next_hint(&p.slug, total).is_some() {}
+        for _ in 0..total {
+            state.next_hint(&p.slug, total);
+        }
     } else {
         match state.next_hint(&p.slug, total) {
             Some(i) => {

@@ -39,7 +39,7 @@ pub enum JudgeError {
         file: String,
         message: String,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Puzzle(#[from] crate::puzzle::PuzzleError),
 }
 
