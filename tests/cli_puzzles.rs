@@ -379,7 +379,7 @@ fn watch_reruns_on_save_and_moves_on() {
         }
     });
     let mut seen = String::new();
-    let mut wait_for = |needle: &str, seen: &mut String| {
+    let wait_for = |needle: &str, seen: &mut String| {
         let start = Instant::now();
         while !seen.contains(needle) {
             assert!(
