@@ -11,6 +11,10 @@ use crate::puzzle::{Puzzle, TestCase, SPEC_KERNEL};
 use outcome::{OutputCompare, OverBudget, PuzzleOutcome, TestOutcome};
 use std::collections::BTreeMap;
 
+/// The spec runs as one thread over the whole problem, so it may take far more steps than any
+/// thread of the learner's kernel; an endless loop in a spec still ends.
+const SPEC_STEP_LIMIT: u64 = 500_000_000;
+
 #[derive(Clone, Debug)]
 pub struct JudgeOptions {
     /// Thread-instructions allowed per test launch (puzzle tests are small).
