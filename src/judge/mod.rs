@@ -158,7 +158,7 @@ fn run_test(
         &one,
         args.clone(),
         &EmuOptions {
-            step_limit: u64::MAX / 2,
+            step_limit: SPEC_STEP_LIMIT,
             ..emu_opts.clone()
         },
     )
