@@ -7,7 +7,7 @@ use super::memory::GlobalMem;
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::{demangle_var, Module, Op, Space};
+use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -220,18 +220,28 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
-    let Some((entry, func)) = module.find_entry(kernel) else {
-        let found: Vec<String> = module.entries().map(|f| demangle_var(&f.name)).collect();
-        return Err(EmuError::NoSuchKernel {
-            name: kernel.to_string(),
-            found: if found.is_empty() {
-                "none".into()
-            } else {
-                found.join(", ")
-            },
-        });
+    let (entry, _) = match module.lookup_entry(kernel) {
+        Ok(hit) => hit,
+        Err(EntryLookup::Ambiguous(names)) => {
+            return Err(EmuError::Launch(format!(
+                "`{kernel}` names {} kernels: {}; give the one to run, e.g. `{}`",
+                names.len(),
+                names.join(", "),
+                names[0]
+            )))
+        }
+        Err(EntryLookup::Missing) => {
+            let found: Vec<String> = module.entries().map(|f| f.display_name()).collect();
+            return Err(EmuError::NoSuchKernel {
+                name: kernel.to_string(),
+                found: if found.is_empty() {
+                    "none".into()
+                } else {
+                    found.join(", ")
+                },
+            });
+        }
     };
-    let _ = func;
     validate_config(cfg)?;
     // Global memory: buffers first (in argument order), then module variables.
     let mut items = Vec::new();
