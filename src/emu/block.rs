@@ -102,8 +102,6 @@ pub(super) struct Mem<'l> {
     pub(super) shadow: Vec<Shadow>,
     pub(super) epoch: u32,
     pub(super) warp_sync: Vec<u32>,
-    /// Per warp, the lanes that exist and have not exited (`activemask`).
-    pub(super) live: Vec<u32>,
     pub(super) diags: Diags,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
     pub(super) namer: Namer,
@@ -161,15 +159,6 @@ impl<'l> Block<'l> {
                 },
                 epoch: 0,
                 warp_sync: vec![0; n.div_ceil(32)],
-                live: (0..n.div_ceil(32))
-                    .map(|w| {
-                        if (w + 1) * 32 <= n {
-                            u32::MAX
-                        } else {
-                            (1u32 << (n % 32)) - 1
-                        }
-                    })
-                    .collect(),
                 diags: Diags::default(),
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
@@ -209,8 +198,7 @@ impl<'l> Block<'l> {
                             self.try_warp_collective(t, false);
                         }
                     }
-                    Stop::Exit => self.mem.live[t / 32] &= !(1u32 << (t % 32)),
-                    Stop::Quantum => {}
+                    Stop::Exit | Stop::Quantum => {}
                 }
             }
             if progressed {
@@ -221,9 +209,19 @@ impl<'l> Block<'l> {
                 .filter(|&t| self.threads[t].state == State::Warp)
                 .collect();
             if !waiting_warp.is_empty() {
-                for t in waiting_warp {
+                // First what completes once the warp has settled (`__activemask`), then force
+                // collectives whose lanes will never all arrive.
+                let mut done = false;
+                for &t in &waiting_warp {
                     if self.threads[t].state == State::Warp {
-                        self.try_warp_collective(t, true);
+                        done |= self.try_warp_collective(t, false);
+                    }
+                }
+                if !done {
+                    for t in waiting_warp {
+                        if self.threads[t].state == State::Warp {
+                            self.try_warp_collective(t, true);
+                        }
                     }
                 }
                 continue;
@@ -385,7 +383,8 @@ impl<'l> Block<'l> {
 
     /// Complete a warp collective once every live lane of its mask waits at one.
     /// With `force`, complete it with the lanes present and report the missing ones.
-    fn try_warp_collective(&mut self, t: usize, force: bool) {
+    /// Returns whether it completed.
+    fn try_warp_collective(&mut self, t: usize, force: bool) -> bool {
         let warp = t / 32;
         let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
         let th = &self.threads[t];
@@ -393,7 +392,7 @@ impl<'l> Block<'l> {
             .body
             .get(th.pc as usize)
         else {
-            return;
+            return false;
         };
         let mask_op = match &inst.op {
             Op::Shfl { mask, .. }
@@ -401,7 +400,8 @@ impl<'l> Block<'l> {
             | Op::Redux { mask, .. }
             | Op::MatchAny { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
-            _ => return,
+            Op::Activemask { .. } => return self.try_activemask(t, lanes),
+            _ => return false,
         };
         let mask = self.mem.val(th, &mask_op) as u32;
         let members: Vec<usize> = lanes
@@ -431,7 +431,7 @@ impl<'l> Block<'l> {
         }
         if !missing.is_empty() {
             if !force {
-                return;
+                return false;
             }
             let site = self.site(t);
             let l = missing[0];
@@ -561,6 +561,38 @@ impl<'l> Block<'l> {
             th.state = State::Ready;
         }
         self.mem.warp_sync[warp] = self.mem.warp_sync[warp].wrapping_add(1);
+        true
+    }
+
+    /// `activemask`: the lanes executing it together. Threads run one at a time here, so
+    /// "together" is modelled as convergence: once no lane of the warp can run any further
+    /// (each waits somewhere or has exited), the lanes waiting at this same instruction in the
+    /// same call depth form the mask. So `if (c) { m = __activemask(); ... }` names exactly
+    /// the lanes that took the branch, independent of scheduling.
+    fn try_activemask(&mut self, t: usize, lanes: std::ops::Range<usize>) -> bool {
+        if lanes.clone().any(|l| self.threads[l].state == State::Ready) {
+            return false;
+        }
+        let key = |th: &Thread| (th.func, th.pc, th.frames.len());
+        let here = key(&self.threads[t]);
+        let group: Vec<usize> = lanes
+            .filter(|&l| self.threads[l].state == State::Warp && key(&self.threads[l]) == here)
+            .collect();
+        let mask = group.iter().fold(0u32, |m, &l| m | 1 << (l % 32));
+        let module = self.mem.launch.module;
+        for l in group {
+            let th = &mut self.threads[l];
+            if let Some(Inst {
+                op: Op::Activemask { d },
+                ..
+            }) = module.functions[th.func as usize].body.get(th.pc as usize)
+            {
+                th.regs[*d as usize] = mask as u64;
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        true
     }
 
     /// Run thread `t` for at most `budget` instructions.
@@ -923,8 +955,9 @@ impl<'l> Block<'l> {
                     th.state = State::Warp;
                     return (Stop::Wait, n);
                 }
-                Op::Activemask { d } => {
-                    th.regs[*d as usize] = mem.live[t / 32] as u64;
+                Op::Activemask { .. } => {
+                    th.state = State::Warp;
+                    return (Stop::Wait, n);
                 }
                 Op::Nop => {}
                 Op::Unsupported { text } => {
