@@ -459,3 +459,43 @@ fn diagnostics_are_the_same_on_every_run_and_with_several_workers() {
     assert!(runs[0].0.contains("out[30]"), "{}", runs[0].0);
     assert!(runs.windows(2).all(|w| w[0] == w[1]));
 }
+
+#[test]
+fn more_static_shared_memory_than_a_block_has_is_refused() {
+    let k = bugs();
+    let err = k
+        .try_run(
+            "too_much_shared",
+            d1(1, 32),
+            vec![zeros("out", ElemType::F32, 32)],
+            &EmuOptions::default(),
+        )
+        .err()
+        .expect("refused");
+    let m = err.to_string();
+    assert!(m.contains("80000 bytes") && m.contains("48 KiB"), "{m}");
+}
+
+#[test]
+fn too_deep_recursion_stops_with_a_stack_overflow() {
+    let k = bugs();
+    // a shallow recursion runs (fib(10) with fib(0)=0, fib(1)=1)
+    let r = k.run_clean(
+        "deep_recursion",
+        d1(1, 1),
+        vec![i32s("out", &[0, 1]), int(10)],
+    );
+    assert_eq!(get_i32(&r, "out")[0], 55);
+    let err = k
+        .try_run(
+            "deep_recursion",
+            d1(1, 2),
+            vec![i32s("out", &[0, 1]), int(5000)],
+            &EmuOptions::default(),
+        )
+        .err()
+        .expect("a stack overflow");
+    let m = err.to_string();
+    assert!(m.contains("stack overflow") && m.contains("fib"), "{m}");
+    assert!(m.contains("bugs.cu:"), "{m}");
+}

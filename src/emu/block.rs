@@ -937,16 +937,24 @@ impl<'l> Block<'l> {
                                 dst.copy_from_slice(s);
                             }
                         }
-                        if th.frames.len() > 1000 {
+                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                        let stack: u64 = th
+                            .frames
+                            .iter()
+                            .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
+                            .sum::<u64>()
+                            + new_base
+                            + f.local_size;
+                        if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
                             return (
                                 Stop::Fatal(format!(
-                                    "recursion deeper than 1000 calls in `{}`",
-                                    demangle_var(&f.name)
+                                    "the calls nest too deep (stack overflow) in `{}`{}: a recursion that never stops?",
+                                    demangle_var(&f.name),
+                                    at_line(inst, launch)
                                 )),
                                 n,
                             );
                         }
-                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
                         th.local.resize((new_base + f.local_size) as usize, 0);
                         let frame = Frame {
                             func: th.func,
@@ -1083,11 +1091,20 @@ fn write_param(params: &mut [u8], off: u32, size: usize, v: u64) {
     }
 }
 
-fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
-    let at = match (launch.file_name(inst.file), inst.line) {
+/// Device-function calls a thread may nest, and the bytes of frames and local memory it may
+/// use (a GPU's default stack is only 1 KiB per thread).
+const MAX_CALL_DEPTH: usize = 1000;
+const MAX_STACK: u64 = 1 << 20;
+
+fn at_line(inst: &Inst, launch: &Launch) -> String {
+    match (launch.file_name(inst.file), inst.line) {
         (Some(f), l) if l > 0 => format!(" (from {f}:{l})"),
         _ => String::new(),
-    };
+    }
+}
+
+fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
+    let at = at_line(inst, launch);
     format!(
         "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
     )

@@ -499,6 +499,9 @@ pub struct Variable {
     pub init: Option<Vec<u8>>,
     /// `.extern .shared ... []`: dynamic shared memory sized at launch.
     pub dynamic: bool,
+    /// The function whose body declares it (NVRTC's demoted `__shared__` variables); `None`
+    /// at module level.
+    pub owner: Option<u32>,
 }
 
 /// A kernel or device-function parameter.
@@ -618,6 +621,42 @@ impl Module {
                 by_base.iter().map(|(_, f)| f.display_name()).collect(),
             )),
         }
+    }
+
+    /// Indices of `entry` and every function it calls, directly or not.
+    pub fn reachable_functions(&self, entry: u32) -> Vec<u32> {
+        let mut seen = vec![false; self.functions.len()];
+        let mut stack = vec![entry];
+        let mut out = Vec::new();
+        while let Some(f) = stack.pop() {
+            match seen.get_mut(f as usize) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
+            }
+            out.push(f);
+            for inst in &self.functions[f as usize].body {
+                if let Op::Call {
+                    callee: Callee::Func(g),
+                    ..
+                } = inst.op
+                {
+                    stack.push(g);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Bytes of static `__shared__` memory a kernel can use: the variables declared in it and
+    /// in the functions it calls, plus those declared at module level.
+    pub fn static_shared_of(&self, entry: u32) -> u64 {
+        let reach = self.reachable_functions(entry);
+        self.shared
+            .iter()
+            .filter(|(v, _)| !v.dynamic && v.owner.is_none_or(|o| reach.contains(&o)))
+            .map(|(v, _)| v.size)
+            .sum()
     }
 
     pub fn file_name(&self, idx: u32) -> Option<&str> {

@@ -174,3 +174,20 @@ extern "C" __global__ void clean_reduction(float* out, const float* in) {
         if (t == 0) out[blockIdx.x] = v;
     }
 }
+
+// Beyond what a GPU allows: refused before running, with the limit named.
+extern "C" __global__ void too_much_shared(float* out) {
+    __shared__ float big[20000];
+    big[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = big[(threadIdx.x + 1) % blockDim.x];
+}
+
+__device__ __noinline__ int fib(const int* p, int n) {
+    if (n < 2) return p[n & 1];
+    return fib(p, n - 1) + fib(p, n - 2);
+}
+
+extern "C" __global__ void deep_recursion(int* out, int n) {
+    out[threadIdx.x] = fib(out, n);
+}
