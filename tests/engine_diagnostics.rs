@@ -470,8 +470,7 @@ fn more_static_shared_memory_than_a_block_has_is_refused() {
             vec![zeros("out", ElemType::F32, 32)],
             &EmuOptions::default(),
         )
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     let m = err.to_string();
     assert!(m.contains("80000 bytes") && m.contains("48 KiB"), "{m}");
 }
@@ -493,8 +492,7 @@ fn too_deep_recursion_stops_with_a_stack_overflow() {
             vec![i32s("out", &[0, 1]), int(5000)],
             &EmuOptions::default(),
         )
-        .err()
-        .expect("a stack overflow");
+        .expect_err("a stack overflow");
     let m = err.to_string();
     assert!(m.contains("stack overflow") && m.contains("fib"), "{m}");
     assert!(m.contains("bugs.cu:"), "{m}");
