@@ -1,7 +1,8 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
-use super::block::{atom_combine, Access, Mem, Shadow, Thread, NONE};
+use super::block::{atom_combine, Access, Mem, PendingUninit, Shadow, Thread, NONE};
+use super::diag::Site;
 use super::memory::{classify, Window};
 use super::printf;
 use super::result::{DiagKind, Severity};
@@ -463,15 +464,17 @@ impl<'l> Mem<'l> {
             }
         }
         if uninit {
-            let site = self.site(th, inst);
-            let who = self.namer.who(th.tid, self.block);
-            let what = self.describe(Place::Shared(off), total);
-            let line = site.line;
-            self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
-                (
-                    format!("{who} read shared {what} (line {line}) before any thread of the block wrote it"),
-                    "shared memory starts out holding garbage: write every element before reading it, and put __syncthreads() between the writes and the reads".into(),
-                )
+            // Decided at the next barrier: if another thread writes these bytes before it,
+            // unordered, the read was early (a race, reported at that write), not uninitialised.
+            self.pending_uninit.push(PendingUninit {
+                off,
+                len: total,
+                reader: me,
+                rsync: sync,
+                tid: th.tid,
+                line: inst.line,
+                file: inst.file,
+                epoch,
             });
         }
         if let Some((hazard, other, other_line)) = conflict {
@@ -511,6 +514,36 @@ impl<'l> Mem<'l> {
                 Some(other_line),
                 || (message, help),
             );
+        }
+    }
+
+    /// Report the reads of never-written shared memory recorded in this barrier interval,
+    /// except those that another thread's unordered write in the same interval explains.
+    pub(super) fn resolve_uninit(&mut self) {
+        for p in std::mem::take(&mut self.pending_uninit) {
+            let raced = (p.off..p.off + p.len as u64).any(|b| {
+                let s = &self.shadow[b as usize];
+                let ordered = s.writer / 32 == p.reader / 32 && s.wsync != p.rsync;
+                s.epoch == p.epoch && s.writer != NONE && s.writer != p.reader && !ordered
+            });
+            if raced {
+                continue;
+            }
+            let site = Site {
+                file: self.launch.file_name(p.file),
+                line: p.line,
+                block: self.block,
+                thread: p.tid,
+            };
+            let who = self.namer.who(p.tid, self.block);
+            let what = self.describe(Place::Shared(p.off), p.len);
+            let line = p.line;
+            self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
+                (
+                    format!("{who} read shared {what} (line {line}) before any thread of the block wrote it"),
+                    "shared memory starts out holding garbage: write every element before reading it, and put __syncthreads() between the writes and the reads".into(),
+                )
+            });
         }
     }
 

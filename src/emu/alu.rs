@@ -252,6 +252,8 @@ fn wide_mask(bits: u32) -> u64 {
 pub fn un(op: UnOp, ty: Ty, a: u64, f: FFlags) -> u64 {
     match op {
         UnOp::Mov => return mask(ty, a),
+        // A predicate is one bit: `not.pred` of 1 is 0, not 0xfe.
+        UnOp::Not if ty == Ty::Pred => return (a & 1) ^ 1,
         UnOp::Not => return mask(ty, !a),
         UnOp::Cnot => return (mask(ty, a) == 0) as u64,
         UnOp::Popc => return mask(ty, a).count_ones() as u64,
@@ -693,6 +695,14 @@ mod tests {
             prop_assert_eq!(un(UnOp::Brev, Ty::B32, a as u64, F), a.reverse_bits() as u64);
             prop_assert_eq!(shf(false, true, a as u64, b as u64, 8), ((((b as u64) << 32) | a as u64) >> 8) as u32 as u64);
         }
+    }
+
+    #[test]
+    fn predicates_are_one_bit() {
+        assert_eq!(un(UnOp::Not, Ty::Pred, 1, F), 0);
+        assert_eq!(un(UnOp::Not, Ty::Pred, 0, F), 1);
+        assert_eq!(bin(BinOp::Xor, Ty::Pred, 1, 0, F, R), 1);
+        assert_eq!(bin(BinOp::And, Ty::Pred, 1, 0, F, R), 0);
     }
 
     #[test]

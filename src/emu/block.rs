@@ -73,6 +73,18 @@ pub(super) const SHADOW0: Shadow = Shadow {
     init: false,
 };
 
+/// A read of never-written shared memory, reported at the next barrier unless a race explains it.
+pub(super) struct PendingUninit {
+    pub(super) off: u64,
+    pub(super) len: u32,
+    pub(super) reader: u32,
+    pub(super) rsync: u32,
+    pub(super) tid: [u32; 3],
+    pub(super) line: u32,
+    pub(super) file: u32,
+    pub(super) epoch: u32,
+}
+
 /// A per-access record for the warp-level coalescing and bank-conflict figures.
 #[derive(Clone, Copy)]
 pub struct Access {
@@ -102,9 +114,8 @@ pub(super) struct Mem<'l> {
     pub(super) shadow: Vec<Shadow>,
     pub(super) epoch: u32,
     pub(super) warp_sync: Vec<u32>,
-    /// Per warp, the lanes that exist and have not exited (`activemask`).
-    pub(super) live: Vec<u32>,
     pub(super) diags: Diags,
+    pub(super) pending_uninit: Vec<PendingUninit>,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
     pub(super) namer: Namer,
 }
@@ -161,16 +172,8 @@ impl<'l> Block<'l> {
                 },
                 epoch: 0,
                 warp_sync: vec![0; n.div_ceil(32)],
-                live: (0..n.div_ceil(32))
-                    .map(|w| {
-                        if (w + 1) * 32 <= n {
-                            u32::MAX
-                        } else {
-                            (1u32 << (n % 32)) - 1
-                        }
-                    })
-                    .collect(),
                 diags: Diags::default(),
+                pending_uninit: Vec::new(),
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
             },
@@ -209,8 +212,7 @@ impl<'l> Block<'l> {
                             self.try_warp_collective(t, false);
                         }
                     }
-                    Stop::Exit => self.mem.live[t / 32] &= !(1u32 << (t % 32)),
-                    Stop::Quantum => {}
+                    Stop::Exit | Stop::Quantum => {}
                 }
             }
             if progressed {
@@ -221,10 +223,18 @@ impl<'l> Block<'l> {
                 .filter(|&t| self.threads[t].state == State::Warp)
                 .collect();
             if !waiting_warp.is_empty() {
-                for t in waiting_warp {
+                // First what completes once the warp has settled (`__activemask`), then force
+                // collectives whose lanes will never all arrive.
+                let mut done = false;
+                for &t in &waiting_warp {
                     if self.threads[t].state == State::Warp {
-                        self.try_warp_collective(t, true);
+                        done |= self.try_warp_collective(t, false);
                     }
+                }
+                if !done {
+                    // Force one collective, then let the lanes it released run: forcing them
+                    // all at once would report lanes that were about to arrive.
+                    self.try_warp_collective(waiting_warp[0], true);
                 }
                 continue;
             }
@@ -233,6 +243,9 @@ impl<'l> Block<'l> {
                 continue;
             }
             break;
+        }
+        if fatal.is_none() {
+            self.mem.resolve_uninit();
         }
         let mut stdout = String::new();
         for t in &self.threads {
@@ -268,13 +281,24 @@ impl<'l> Block<'l> {
     }
 
     fn report_step_limit(&mut self, t: usize) {
-        let site = self.site(t);
+        let mut site = self.site(t);
+        let th = &self.threads[t];
+        let body = &self.mem.launch.module.functions[th.func as usize].body;
+        let looping = loop_latch(body, th.pc).filter(|&l| l > 0);
+        if let Some(l) = looping {
+            site.line = l;
+        }
         let limit = self.mem.launch.opts.step_limit;
         let who = self.mem.namer.who(site.thread, site.block);
         let line = site.line;
+        let what = if looping.is_some() {
+            format!("{who} was still in the loop on line {line}")
+        } else {
+            format!("{who} was still running line {line}")
+        };
         self.mem.diags.report(DiagKind::StepLimit, Severity::Error, site, None, || {
             (
-                format!("the kernel ran more than {limit} instructions; {who} was still running line {line}"),
+                format!("the kernel ran more than {limit} instructions; {what}"),
                 "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".into(),
             )
         });
@@ -368,6 +392,7 @@ impl<'l> Block<'l> {
             th.pc += 1;
             th.state = State::Ready;
         }
+        self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
     }
 
@@ -385,7 +410,8 @@ impl<'l> Block<'l> {
 
     /// Complete a warp collective once every live lane of its mask waits at one.
     /// With `force`, complete it with the lanes present and report the missing ones.
-    fn try_warp_collective(&mut self, t: usize, force: bool) {
+    /// Returns whether it completed.
+    fn try_warp_collective(&mut self, t: usize, force: bool) -> bool {
         let warp = t / 32;
         let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
         let th = &self.threads[t];
@@ -393,7 +419,7 @@ impl<'l> Block<'l> {
             .body
             .get(th.pc as usize)
         else {
-            return;
+            return false;
         };
         let mask_op = match &inst.op {
             Op::Shfl { mask, .. }
@@ -401,24 +427,18 @@ impl<'l> Block<'l> {
             | Op::Redux { mask, .. }
             | Op::MatchAny { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
-            _ => return,
+            Op::Activemask { .. } => return self.try_activemask(t, lanes),
+            _ => return false,
         };
         let mask = self.mem.val(th, &mask_op) as u32;
-        let members: Vec<usize> = lanes
-            .clone()
-            .filter(|&l| mask & (1 << (l % 32)) != 0)
-            .collect();
-        let mut present = Vec::new();
+        let here = (th.func, th.pc);
+        let is_syncwarp = matches!(inst.op, Op::BarWarpSync { .. });
+        let mut present = vec![t];
         let mut missing = Vec::new();
-        for &l in &members {
-            match self.threads[l].state {
-                State::Warp => present.push(l),
-                State::Exited => {}
-                _ => missing.push(l),
-            }
-        }
-        if !present.contains(&t) {
-            // The thread itself is not in the mask: undefined behaviour; report and let it pass.
+        let outside_mask = mask & (1 << (t % 32)) == 0;
+        if outside_mask {
+            // The thread itself is not in the mask: undefined behaviour; report it and let the
+            // thread pass alone, so it is reported once, not every time the scheduler looks.
             let site = self.site(t);
             let lane = t % 32;
             self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
@@ -427,11 +447,25 @@ impl<'l> Block<'l> {
                     "the mask of __shfl_sync/__ballot_sync/__syncwarp must include every calling lane (use 0xffffffff for a full warp)".into(),
                 )
             });
-            present.push(t);
+        } else {
+            for l in lanes
+                .clone()
+                .filter(|&l| l != t && mask & (1 << (l % 32)) != 0)
+            {
+                let other = &self.threads[l];
+                let joins = other.state == State::Warp
+                    && ((other.func, other.pc) == here || (is_syncwarp && self.is_syncwarp_at(l)));
+                if joins {
+                    present.push(l);
+                } else if other.state != State::Exited {
+                    // Exited lanes are not waited for (PTX: "all non-exited threads").
+                    missing.push(l);
+                }
+            }
         }
         if !missing.is_empty() {
             if !force {
-                return;
+                return false;
             }
             let site = self.site(t);
             let l = missing[0];
@@ -441,10 +475,10 @@ impl<'l> Block<'l> {
             let namer = self.mem.namer;
             let who = namer.thread(self.threads[l].tid);
             self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, Some(other), || {
-                let where_ = if state == State::Barrier {
-                    format!("is waiting at the __syncthreads() on line {other}")
-                } else {
-                    format!("is at line {other}")
+                let where_ = match state {
+                    State::Barrier => format!("is waiting at the __syncthreads() on line {other}"),
+                    State::Warp => format!("is waiting at a different warp-synchronous operation (line {other})"),
+                    _ => format!("is at line {other}"),
                 };
                 (
                     format!("a warp-synchronous operation names lane {lane} ({who}) in its mask {mask:#010x}, but that lane never joins it: it {where_}"),
@@ -452,6 +486,7 @@ impl<'l> Block<'l> {
                 )
             });
         }
+        present.sort_unstable();
         let launch = self.mem.launch;
         // Gather sources, then write results (all lanes read before any writes).
         let insts: Vec<(usize, &Inst)> = present
@@ -478,6 +513,7 @@ impl<'l> Block<'l> {
                 _ => {}
             }
         }
+        let mut bad_source: Option<(usize, usize)> = None;
         for &(l, inst) in &insts {
             let lane = (l % 32) as u32;
             let th = &self.threads[l];
@@ -517,6 +553,10 @@ impl<'l> Block<'l> {
                     let v = if active & (1 << src) != 0 {
                         vals[src]
                     } else {
+                        // Undefined on a GPU: keep the lane's own value, and say so below.
+                        if bad_source.is_none() {
+                            bad_source = Some((l, src));
+                        }
                         vals[lane as usize]
                     };
                     let mut w = vec![(*d, v & 0xffff_ffff)];
@@ -561,6 +601,78 @@ impl<'l> Block<'l> {
             th.state = State::Ready;
         }
         self.mem.warp_sync[warp] = self.mem.warp_sync[warp].wrapping_add(1);
+        // A source lane missing because of a reported mask problem needs no second report.
+        if let (Some((l, src)), true) = (bad_source, missing.is_empty() && !outside_mask) {
+            self.report_inactive_source(l, warp * 32 + src);
+        }
+        true
+    }
+
+    fn is_syncwarp_at(&self, t: usize) -> bool {
+        let th = &self.threads[t];
+        matches!(
+            self.mem.launch.module.functions[th.func as usize]
+                .body
+                .get(th.pc as usize),
+            Some(Inst {
+                op: Op::BarWarpSync { .. },
+                ..
+            })
+        )
+    }
+
+    /// A shuffle read a lane that did not take part: its value is undefined on a GPU. A warning,
+    /// since the value may go unused (but in a reduction it usually reaches lane 0).
+    fn report_inactive_source(&mut self, t: usize, src: usize) {
+        let site = self.site(t);
+        let namer = self.mem.namer;
+        let who = namer.who(self.threads[t].tid, self.mem.block);
+        let (lane, src_lane) = (t % 32, src % 32);
+        let why = match self.threads.get(src).map(|th| th.state) {
+            None => format!(
+                "that lane does not exist (the block has {} threads)",
+                self.threads.len()
+            ),
+            Some(State::Exited) => "that lane has already finished (returned)".to_string(),
+            Some(_) => "that lane is not taking part in this shuffle (not in the mask, or elsewhere in the code)".to_string(),
+        };
+        self.mem.diags.report(DiagKind::WarpSync, Severity::Warning, site, None, || {
+            (
+                format!("{who} (lane {lane}) read a value from lane {src_lane} with a shuffle, but {why}, so the value it got is undefined"),
+                "shuffles read registers of other lanes: every lane read from must execute the same __shfl_*_sync and be in its mask; after an early `return`, keep the lanes alive (e.g. use 0 for out-of-range elements instead of returning)".into(),
+            )
+        });
+    }
+
+    /// `activemask`: the lanes executing it together. Threads run one at a time here, so
+    /// "together" is modelled as convergence: once no lane of the warp can run any further
+    /// (each waits somewhere or has exited), the lanes waiting at this same instruction in the
+    /// same call depth form the mask. So `if (c) { m = __activemask(); ... }` names exactly
+    /// the lanes that took the branch, independent of scheduling.
+    fn try_activemask(&mut self, t: usize, lanes: std::ops::Range<usize>) -> bool {
+        if lanes.clone().any(|l| self.threads[l].state == State::Ready) {
+            return false;
+        }
+        let key = |th: &Thread| (th.func, th.pc, th.frames.len());
+        let here = key(&self.threads[t]);
+        let group: Vec<usize> = lanes
+            .filter(|&l| self.threads[l].state == State::Warp && key(&self.threads[l]) == here)
+            .collect();
+        let mask = group.iter().fold(0u32, |m, &l| m | 1 << (l % 32));
+        let module = self.mem.launch.module;
+        for l in group {
+            let th = &mut self.threads[l];
+            if let Some(Inst {
+                op: Op::Activemask { d },
+                ..
+            }) = module.functions[th.func as usize].body.get(th.pc as usize)
+            {
+                th.regs[*d as usize] = mask as u64;
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        true
     }
 
     /// Run thread `t` for at most `budget` instructions.
@@ -825,16 +937,24 @@ impl<'l> Block<'l> {
                                 dst.copy_from_slice(s);
                             }
                         }
-                        if th.frames.len() > 1000 {
+                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                        let stack: u64 = th
+                            .frames
+                            .iter()
+                            .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
+                            .sum::<u64>()
+                            + new_base
+                            + f.local_size;
+                        if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
                             return (
                                 Stop::Fatal(format!(
-                                    "recursion deeper than 1000 calls in `{}`",
-                                    demangle_var(&f.name)
+                                    "the calls nest too deep (stack overflow) in `{}`{}: a recursion that never stops?",
+                                    demangle_var(&f.name),
+                                    at_line(inst, launch)
                                 )),
                                 n,
                             );
                         }
-                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
                         th.local.resize((new_base + f.local_size) as usize, 0);
                         let frame = Frame {
                             func: th.func,
@@ -923,8 +1043,9 @@ impl<'l> Block<'l> {
                     th.state = State::Warp;
                     return (Stop::Wait, n);
                 }
-                Op::Activemask { d } => {
-                    th.regs[*d as usize] = mem.live[t / 32] as u64;
+                Op::Activemask { .. } => {
+                    th.state = State::Warp;
+                    return (Stop::Wait, n);
                 }
                 Op::Nop => {}
                 Op::Unsupported { text } => {
@@ -944,6 +1065,18 @@ impl<'l> Block<'l> {
     }
 }
 
+/// The source line of the innermost loop around `pc`: the first backward branch at or after
+/// `pc` that jumps to or before it (the loop's latch, which NVRTC marks with the loop's line).
+fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
+    body.iter()
+        .enumerate()
+        .skip(pc as usize)
+        .find_map(|(i, inst)| match inst.op {
+            Op::Bra { target } if target <= pc && (i as u32) >= pc => Some(inst.line),
+            _ => None,
+        })
+}
+
 fn low_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -958,11 +1091,20 @@ fn write_param(params: &mut [u8], off: u32, size: usize, v: u64) {
     }
 }
 
-fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
-    let at = match (launch.file_name(inst.file), inst.line) {
+/// Device-function calls a thread may nest, and the bytes of frames and local memory it may
+/// use (a GPU's default stack is only 1 KiB per thread).
+const MAX_CALL_DEPTH: usize = 1000;
+const MAX_STACK: u64 = 1 << 20;
+
+fn at_line(inst: &Inst, launch: &Launch) -> String {
+    match (launch.file_name(inst.file), inst.line) {
         (Some(f), l) if l > 0 => format!(" (from {f}:{l})"),
         _ => String::new(),
-    };
+    }
+}
+
+fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
+    let at = at_line(inst, launch);
     format!(
         "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
     )

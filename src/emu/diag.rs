@@ -1,4 +1,4 @@
-//! Collects diagnostics during a launch: one report per (kind, line, other line), with a count
+//! Collects diagnostics during a launch: one report per (kind, severity, line, other line), with a count
 //! of the other threads that did the same, and messages in a learner's words.
 
 use super::result::{DiagKind, Diagnostic, Severity};
@@ -9,7 +9,8 @@ pub struct Diags {
     list: Vec<Diagnostic>,
     /// Threads that hit each report after the first.
     extra: Vec<u64>,
-    index: HashMap<(DiagKind, u32, u32), usize>,
+    /// (kind, is an error, line, other line) → index in `list`.
+    index: HashMap<(DiagKind, bool, u32, u32), usize>,
 }
 
 /// How to name threads and blocks: `thread 5 of block 1` for 1D launches, tuples otherwise.
@@ -58,7 +59,12 @@ impl Diags {
         other_line: Option<u32>,
         message: impl FnOnce() -> (String, String),
     ) {
-        let key = (kind, site.line, other_line.unwrap_or(0));
+        let key = (
+            kind,
+            severity == Severity::Error,
+            site.line,
+            other_line.unwrap_or(0),
+        );
         if let Some(&i) = self.index.get(&key) {
             self.extra[i] += 1;
             return;
@@ -82,7 +88,12 @@ impl Diags {
     /// Merge another block's reports after this one's (block order keeps runs deterministic).
     pub fn merge(&mut self, other: Diags) {
         for (d, extra) in other.list.into_iter().zip(other.extra) {
-            let key = (d.kind, d.line.unwrap_or(0), d.other_line.unwrap_or(0));
+            let key = (
+                d.kind,
+                d.severity == Severity::Error,
+                d.line.unwrap_or(0),
+                d.other_line.unwrap_or(0),
+            );
             if let Some(&i) = self.index.get(&key) {
                 self.extra[i] += 1 + extra;
             } else {

@@ -7,7 +7,7 @@ use super::memory::GlobalMem;
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::{demangle_var, Module, Op, Space};
+use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -140,6 +140,74 @@ fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
     Ok(())
 }
 
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+/// A GPU block's static shared memory limit, and its limit with dynamic shared memory (sm_80).
+const STATIC_SHARED_MAX: u64 = 48 * KIB;
+const SHARED_MAX: u64 = 227 * KIB;
+/// Local memory per thread a GPU allows.
+const LOCAL_MAX: u64 = 512 * KIB;
+/// What the emulator is willing to allocate for global memory and for one block's threads.
+const GLOBAL_MAX: u64 = 1024 * MIB;
+const BLOCK_STATE_MAX: u64 = 1024 * MIB;
+
+/// Refuse launches a GPU could not run, or that would exhaust the emulator's memory, with a
+/// message saying which limit and why (rather than aborting on a failed allocation).
+fn check_resources(
+    module: &Module,
+    entry: u32,
+    cfg: &LaunchConfig,
+    args: &[KernelArg],
+) -> Result<(), EmuError> {
+    let f = &module.functions[entry as usize];
+    let name = f.display_name();
+    let static_shared = module.static_shared_of(entry);
+    if static_shared > STATIC_SHARED_MAX {
+        return Err(EmuError::Launch(format!(
+            "`{name}` declares {static_shared} bytes of __shared__ memory, but a block can have at most {STATIC_SHARED_MAX} bytes (48 KiB) of static shared memory; use smaller arrays, or `extern __shared__` with --shared"
+        )));
+    }
+    if static_shared + cfg.dynamic_shared as u64 > SHARED_MAX {
+        return Err(EmuError::Launch(format!(
+            "`{name}` needs {static_shared} bytes of static and {} bytes of dynamic shared memory, more than a block can have ({SHARED_MAX} bytes, 227 KiB)",
+            cfg.dynamic_shared
+        )));
+    }
+    if module.static_shared_size > 64 * MIB {
+        return Err(EmuError::Launch(format!(
+            "the module declares {} bytes of __shared__ memory in all, more than gpuzzle's emulator supports",
+            module.static_shared_size
+        )));
+    }
+    if f.local_size > LOCAL_MAX {
+        return Err(EmuError::Launch(format!(
+            "`{name}` uses {} bytes of local memory per thread (its local arrays), but a GPU thread has at most {LOCAL_MAX} bytes (512 KiB)",
+            f.local_size
+        )));
+    }
+    let threads: u64 = cfg.block.iter().map(|&d| d as u64).product();
+    let per_thread = f.num_regs as u64 * 8 + f.local_size + f.param_area as u64;
+    if threads * per_thread > BLOCK_STATE_MAX {
+        return Err(EmuError::Launch(format!(
+            "`{name}` needs {per_thread} bytes of registers and local memory per thread; {threads} threads are more than gpuzzle's emulator can hold"
+        )));
+    }
+    let buffers: u64 = args
+        .iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) => b.data.len() as u64,
+            _ => 0,
+        })
+        .sum();
+    let variables: u64 = module.globals.iter().map(|g| g.size).sum();
+    if buffers + variables > GLOBAL_MAX {
+        return Err(EmuError::Launch(format!(
+            "the buffers ({buffers} bytes) and __device__/__constant__ variables ({variables} bytes) are more global memory than gpuzzle's emulator supports (1 GiB)"
+        )));
+    }
+    Ok(())
+}
+
 /// Check the arguments against the kernel's parameters and lay out the param area.
 fn param_image(
     module: &Module,
@@ -220,19 +288,30 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
-    let Some((entry, func)) = module.find_entry(kernel) else {
-        let found: Vec<String> = module.entries().map(|f| demangle_var(&f.name)).collect();
-        return Err(EmuError::NoSuchKernel {
-            name: kernel.to_string(),
-            found: if found.is_empty() {
-                "none".into()
-            } else {
-                found.join(", ")
-            },
-        });
+    let (entry, _) = match module.lookup_entry(kernel) {
+        Ok(hit) => hit,
+        Err(EntryLookup::Ambiguous(names)) => {
+            return Err(EmuError::Launch(format!(
+                "`{kernel}` names {} kernels: {}; give the one to run, e.g. `{}`",
+                names.len(),
+                names.join(", "),
+                names[0]
+            )))
+        }
+        Err(EntryLookup::Missing) => {
+            let found: Vec<String> = module.entries().map(|f| f.display_name()).collect();
+            return Err(EmuError::NoSuchKernel {
+                name: kernel.to_string(),
+                found: if found.is_empty() {
+                    "none".into()
+                } else {
+                    found.join(", ")
+                },
+            });
+        }
     };
-    let _ = func;
     validate_config(cfg)?;
+    check_resources(module, entry, cfg, &args)?;
     // Global memory: buffers first (in argument order), then module variables.
     let mut items = Vec::new();
     for a in &args {

@@ -1,6 +1,8 @@
 //! The compact IR the emulator executes: registers resolved to indices, labels to instruction
 //! indices, symbols to addresses or param slots, and a source line on every instruction.
 
+use super::demangle;
+
 /// PTX scalar types as they appear in instruction suffixes and declarations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
@@ -497,6 +499,9 @@ pub struct Variable {
     pub init: Option<Vec<u8>>,
     /// `.extern .shared ... []`: dynamic shared memory sized at launch.
     pub dynamic: bool,
+    /// The function whose body declares it (NVRTC's demoted `__shared__` variables); `None`
+    /// at module level.
+    pub owner: Option<u32>,
 }
 
 /// A kernel or device-function parameter.
@@ -512,6 +517,14 @@ pub struct Param {
     pub is_array: bool,
     /// Byte offset of this param in the frame's param area.
     pub offset: u32,
+}
+
+/// Why [`Module::lookup_entry`] found no single kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryLookup {
+    Missing,
+    /// Several kernels (template instantiations, overloads) have that name: their full names.
+    Ambiguous(Vec<String>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -551,6 +564,14 @@ pub struct Module {
     pub externs: Vec<String>,
 }
 
+impl Function {
+    /// The name as written in source: `pooling`, `geo::shift`, `tmpl<128>` (the PTX name
+    /// when it is not a mangled C++ name).
+    pub fn display_name(&self) -> String {
+        demangle::kernel_name(&self.name).unwrap_or_else(|| self.name.clone())
+    }
+}
+
 impl Module {
     pub fn function(&self, name: &str) -> Option<(u32, &Function)> {
         self.functions
@@ -565,23 +586,77 @@ impl Module {
         self.functions.iter().filter(|f| f.is_entry)
     }
 
-    /// Find a kernel by its C name: exact, or the Itanium-mangled form of a C++ (non-`extern "C"`)
-    /// kernel (`_Z7poolingPfS_i` for `pooling`), so learners need not write `extern "C"`.
+    /// Find a kernel by the name a learner wrote (see [`Module::lookup_entry`]); `None` when
+    /// there is no such kernel or the name is ambiguous.
     pub fn find_entry(&self, name: &str) -> Option<(u32, &Function)> {
-        let mangled = format!("_Z{}{}", name.len(), name);
-        self.functions
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.is_entry)
-            .find(|(_, f)| f.name == name)
-            .or_else(|| {
-                self.functions
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.is_entry)
-                    .find(|(_, f)| f.name.starts_with(&mangled))
+        self.lookup_entry(name).ok()
+    }
+
+    /// Find a kernel by its C name: exact, or the name a C++ (non-`extern "C"`) kernel has in
+    /// source: `pooling` for `_Z7poolingPfS_i`, `geo::shift`, and template instantiations by
+    /// their arguments (`tmpl<128>`); a bare template name is fine when it has one instantiation.
+    pub fn lookup_entry(&self, name: &str) -> Result<(u32, &Function), EntryLookup> {
+        let entries = || {
+            self.functions
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.is_entry)
+                .map(|(i, f)| (i as u32, f))
+        };
+        if let Some(hit) = entries().find(|(_, f)| f.name == name) {
+            return Ok(hit);
+        }
+        if let Some(hit) = entries().find(|(_, f)| demangle::same_name(&f.display_name(), name)) {
+            return Ok(hit);
+        }
+        let by_base: Vec<(u32, &Function)> = entries()
+            .filter(|(_, f)| {
+                demangle::same_name(demangle::without_template_args(&f.display_name()), name)
             })
-            .map(|(i, f)| (i as u32, f))
+            .collect();
+        match by_base.len() {
+            0 => Err(EntryLookup::Missing),
+            1 => Ok(by_base[0]),
+            _ => Err(EntryLookup::Ambiguous(
+                by_base.iter().map(|(_, f)| f.display_name()).collect(),
+            )),
+        }
+    }
+
+    /// Indices of `entry` and every function it calls, directly or not.
+    pub fn reachable_functions(&self, entry: u32) -> Vec<u32> {
+        let mut seen = vec![false; self.functions.len()];
+        let mut stack = vec![entry];
+        let mut out = Vec::new();
+        while let Some(f) = stack.pop() {
+            match seen.get_mut(f as usize) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
+            }
+            out.push(f);
+            for inst in &self.functions[f as usize].body {
+                if let Op::Call {
+                    callee: Callee::Func(g),
+                    ..
+                } = inst.op
+                {
+                    stack.push(g);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Bytes of static `__shared__` memory a kernel can use: the variables declared in it and
+    /// in the functions it calls, plus those declared at module level.
+    pub fn static_shared_of(&self, entry: u32) -> u64 {
+        let reach = self.reachable_functions(entry);
+        self.shared
+            .iter()
+            .filter(|(v, _)| !v.dynamic && v.owner.is_none_or(|o| reach.contains(&o)))
+            .map(|(v, _)| v.size)
+            .sum()
     }
 
     pub fn file_name(&self, idx: u32) -> Option<&str> {

@@ -370,6 +370,7 @@ impl<'a> Parser<'a> {
             elem_size: elem,
             init,
             dynamic,
+            owner: None,
         })
     }
 
@@ -663,7 +664,8 @@ impl<'a> Parser<'a> {
                 }
                 Some(Tok::Ident(w)) if w == ".shared" => {
                     self.pos += 1;
-                    let v = self.variable(Space::Shared)?;
+                    let mut v = self.variable(Space::Shared)?;
+                    v.owner = Some(fidx);
                     self.shared_idx
                         .insert(v.name.clone(), self.module.shared.len() as u32);
                     self.module.shared.push((v, 0));
@@ -720,8 +722,10 @@ impl<'a> Parser<'a> {
             if self.eat_punct('<') {
                 let n = self.int()?;
                 self.expect_punct('>')?;
-                if n > 1 << 20 {
-                    return self.err("too many registers");
+                if n.saturating_add(ctx.reg_names.len() as u64) > MAX_REGS {
+                    return self.err(format!(
+                        "too many registers (gpuzzle supports up to {MAX_REGS} per function)"
+                    ));
                 }
                 for i in 0..n {
                     add_reg(ctx, format!("{name}{i}"));
@@ -952,6 +956,9 @@ impl<'a> Parser<'a> {
         self.module.static_shared_size = dyn_base;
     }
 }
+
+/// Virtual registers one function may declare (NVRTC's largest kernels use a few thousand).
+const MAX_REGS: u64 = 1 << 18;
 
 /// Bytes left unused after each static shared variable, so overflows hit no other variable.
 pub const SHARED_RED_ZONE: u64 = 64;

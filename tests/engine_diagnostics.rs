@@ -1,0 +1,499 @@
+//! Planted bugs: one kernel per diagnostic kind, each checked for its kind, its exact source
+//! line, and the block and thread it names. Also: correct kernels report nothing, and the same
+//! inputs give the same diagnostics on every run, with one worker or several.
+
+mod engine_support;
+
+use engine_support::*;
+use gpuzzle::emu::result::{DiagKind, RunResult};
+use gpuzzle::emu::value::ElemType;
+use gpuzzle::emu::EmuOptions;
+
+fn bugs() -> Kernels {
+    load("bugs")
+}
+
+/// Check a diagnostic's place: kind (exactly one of it), line marker, block, thread.
+fn expect(
+    k: &Kernels,
+    r: &RunResult,
+    kind: DiagKind,
+    marker: &str,
+    block: [u32; 3],
+    thread: [u32; 3],
+) -> String {
+    let d = only(r, kind);
+    assert_eq!(
+        d.line,
+        Some(k.line_of(marker)),
+        "{} should be reported at @{marker}:\n{}",
+        kind.as_str(),
+        describe(&r.diagnostics)
+    );
+    assert_eq!(d.file.as_deref(), Some(k.file.as_str()));
+    assert_eq!((d.block, d.thread), (block, thread), "{}", d.message);
+    d.message.clone()
+}
+
+const B0: [u32; 3] = [0, 0, 0];
+
+fn t(x: u32) -> [u32; 3] {
+    [x, 0, 0]
+}
+
+#[test]
+fn out_of_bounds_write_names_the_element_and_the_size() {
+    let k = bugs();
+    let r = k.run(
+        "oob_write",
+        d1(1, 10),
+        vec![zeros("out", ElemType::F32, 8), f32s("a", &[1.0; 8]), int(8)],
+    );
+    let m = expect(&k, &r, DiagKind::OutOfBounds, "oob-write", B0, t(8));
+    assert!(m.contains("out[8]"), "{m}");
+    assert!(m.contains("8 elements"), "{m}");
+    assert!(m.contains("(1 other thread did the same)"), "{m}");
+    assert_eq!(r.diagnostics.len(), 1);
+    // the writes in bounds happened, the ones outside did not land anywhere
+    assert_eq!(get_f32(&r, "out"), vec![2.0; 8]);
+    assert_eq!(get_f32(&r, "a"), vec![1.0; 8]);
+}
+
+#[test]
+fn out_of_bounds_in_a_later_block() {
+    let k = bugs();
+    let r = k.run(
+        "oob_write",
+        d1(2, 6),
+        vec![zeros("out", ElemType::F32, 4), f32s("a", &[1.0; 4]), int(4)],
+    );
+    // every block writes out[0..6]; threads 4 and 5 of each block are out of bounds
+    let m = expect(&k, &r, DiagKind::OutOfBounds, "oob-write", B0, t(4));
+    assert!(m.contains("out[4]") && m.contains("3 other threads"), "{m}");
+}
+
+#[test]
+fn negative_index_is_out_of_bounds() {
+    let k = bugs();
+    let r = k.run(
+        "oob_negative",
+        d1(1, 4),
+        vec![zeros("out", ElemType::F32, 4), f32s("a", &[1.0; 4])],
+    );
+    let m = expect(&k, &r, DiagKind::OutOfBounds, "oob-negative", B0, t(0));
+    assert!(m.contains("a[-1]"), "{m}");
+}
+
+#[test]
+fn shared_array_overflow() {
+    let k = bugs();
+    let r = k.run(
+        "oob_shared",
+        d1(1, 12),
+        vec![zeros("out", ElemType::I32, 12)],
+    );
+    let m = expect(&k, &r, DiagKind::OutOfBounds, "oob-shared", B0, t(8));
+    assert!(m.contains("s[8]") && m.contains("8 elements"), "{m}");
+}
+
+#[test]
+fn a_wild_pointer_is_out_of_bounds() {
+    let k = bugs();
+    let r = k.run(
+        "oob_pointer",
+        d1(1, 2),
+        vec![zeros("out", ElemType::I32, 2), long(16)],
+    );
+    let m = expect(&k, &r, DiagKind::OutOfBounds, "oob-wild", B0, t(0));
+    assert!(m.contains("null pointer"), "{m}");
+}
+
+#[test]
+fn missing_syncthreads_is_a_race_not_an_uninitialised_read() {
+    let k = bugs();
+    let r = k.run(
+        "race_missing_sync",
+        d1(1, 64),
+        vec![zeros("out", ElemType::F32, 64), f32s("a", &rand_f32(64, 1))],
+    );
+    assert!(
+        r.diagnostics.iter().all(|d| d.kind == DiagKind::SharedRace),
+        "{}",
+        describe(&r.diagnostics)
+    );
+    let (read, write) = (k.line_of("race-read"), k.line_of("race-write"));
+    let raw = r
+        .diagnostics
+        .iter()
+        .find(|d| d.line == Some(read))
+        .unwrap_or_else(|| panic!("no race at the read:\n{}", describe(&r.diagnostics)));
+    assert_eq!(raw.other_line, Some(write));
+    assert!(raw.message.contains("__syncthreads()"), "{}", raw.message);
+}
+
+#[test]
+fn write_after_read_race() {
+    let k = bugs();
+    let r = k.run("race_war", d1(1, 64), vec![zeros("out", ElemType::I32, 64)]);
+    let war = r
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagKind::SharedRace && d.line == Some(k.line_of("war-write")))
+        .unwrap_or_else(|| panic!("no WAR race:\n{}", describe(&r.diagnostics)));
+    assert_eq!(war.other_line, Some(k.line_of("war-read")));
+    assert!(r.diagnostics.iter().all(|d| d.kind == DiagKind::SharedRace));
+}
+
+#[test]
+fn shared_read_before_any_write() {
+    let k = bugs();
+    let r = k.run(
+        "uninit_read",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    let m = expect(&k, &r, DiagKind::UninitializedRead, "uninit", B0, t(16));
+    assert!(m.contains("s[16]"), "{m}");
+    assert!(m.contains("15 other threads"), "{m}");
+    assert_eq!(r.diagnostics.len(), 1);
+}
+
+#[test]
+fn syncthreads_inside_an_if() {
+    let k = bugs();
+    let r = k.run(
+        "barrier_in_if",
+        d1(1, 8),
+        vec![zeros("out", ElemType::I32, 8)],
+    );
+    let m = expect(&k, &r, DiagKind::BarrierDivergence, "bar-if", B0, t(0));
+    assert!(m.contains("only 4 of 8 threads"), "{m}");
+}
+
+#[test]
+fn early_return_before_syncthreads() {
+    let k = bugs();
+    let r = k.run(
+        "barrier_after_return",
+        d1(1, 64),
+        vec![zeros("out", ElemType::I32, 64), int(40)],
+    );
+    let m = expect(&k, &r, DiagKind::BarrierDivergence, "bar-return", B0, t(0));
+    assert!(m.contains("only 40 of 64"), "{m}");
+    assert!(m.contains("returned"), "{m}");
+    // the threads that stayed still computed their results
+    let want: Vec<i32> = (0..64)
+        .map(|t| if t < 40 { (t + 1) % 40 } else { 0 })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn different_syncthreads_in_if_and_else() {
+    let k = bugs();
+    let r = k.run(
+        "barrier_if_else",
+        d1(1, 8),
+        vec![zeros("out", ElemType::I32, 8)],
+    );
+    let m = expect(&k, &r, DiagKind::BarrierDivergence, "bar-even", B0, t(0));
+    let d = only(&r, DiagKind::BarrierDivergence);
+    assert_eq!(d.other_line, Some(k.line_of("bar-odd")), "{m}");
+    assert!(m.contains("only 4 of 8"), "{m}");
+    // each thread took its own branch (the predicate negation is one bit)
+    assert_eq!(get_i32(&r, "out"), vec![1, 2, 1, 2, 1, 2, 1, 2]);
+}
+
+#[test]
+fn endless_loop_hits_the_step_limit() {
+    let k = bugs();
+    let opts = EmuOptions {
+        step_limit: 20_000,
+        ..EmuOptions::default()
+    };
+    let r = k.run_opts(
+        "spin_forever",
+        d1(1, 1),
+        vec![zeros("out", ElemType::I32, 1)],
+        &opts,
+    );
+    let m = expect(&k, &r, DiagKind::StepLimit, "spin", B0, t(0));
+    assert!(m.contains("20000"), "{m}");
+    assert_eq!(get_i32(&r, "out"), vec![1], "work before the loop is kept");
+}
+
+#[test]
+fn a_loop_whose_counter_never_changes() {
+    let k = bugs();
+    let opts = EmuOptions {
+        step_limit: 50_000,
+        ..EmuOptions::default()
+    };
+    let r = k.run_opts(
+        "stuck_counter",
+        cfg([1, 1, 1], [1, 1, 1]),
+        vec![zeros("out", ElemType::I32, 4), int(3), int(0)],
+        &opts,
+    );
+    expect(&k, &r, DiagKind::StepLimit, "stuck", B0, t(0));
+    // with a counter that moves, the same kernel finishes cleanly
+    let r = k.run_clean(
+        "stuck_counter",
+        d1(1, 1),
+        vec![zeros("out", ElemType::I32, 4), int(3), int(1)],
+    );
+    // s = (0+1), then 1+(1+1), then 3+(0+1): out[1] holds the last s
+    assert_eq!(get_i32(&r, "out"), vec![0, 4, 0, 0]);
+}
+
+#[test]
+fn step_limit_in_a_big_launch_is_deterministic_and_fast() {
+    let k = bugs();
+    let mut seen = Vec::new();
+    for jobs in [1, 2, 1, 2] {
+        let opts = EmuOptions {
+            step_limit: 100_000,
+            jobs,
+            ..EmuOptions::default()
+        };
+        let start = std::time::Instant::now();
+        let r = k.run_opts(
+            "spin_forever",
+            d1(64, 256),
+            vec![zeros("out", ElemType::I32, 1)],
+            &opts,
+        );
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the step limit stops the launch"
+        );
+        let d = only(&r, DiagKind::StepLimit);
+        assert_eq!(d.line, Some(k.line_of("spin")));
+        seen.push((d.block, d.thread, d.message.clone()));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+}
+
+#[test]
+fn float_read_through_a_misaligned_pointer() {
+    let k = bugs();
+    let r = k.run(
+        "misaligned",
+        d1(1, 4),
+        vec![
+            zeros("out", ElemType::F32, 4),
+            zeros("bytes", ElemType::U8, 64),
+        ],
+    );
+    let m = expect(&k, &r, DiagKind::Misaligned, "misaligned", B0, t(0));
+    assert!(m.contains("aligned to 4 bytes"), "{m}");
+    assert!(m.contains("bytes[1]"), "{m}");
+}
+
+#[test]
+fn float4_read_at_a_four_byte_boundary() {
+    let k = bugs();
+    let r = k.run(
+        "misaligned_float4",
+        d1(1, 2),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            zeros("in", ElemType::F32, 16),
+        ],
+    );
+    let m = expect(&k, &r, DiagKind::Misaligned, "misaligned4", B0, t(0));
+    assert!(m.contains("16 bytes"), "{m}");
+}
+
+#[test]
+fn shuffle_naming_lanes_that_never_join() {
+    let k = bugs();
+    let r = k.run(
+        "shfl_absent_lanes",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    let m = expect(&k, &r, DiagKind::WarpSync, "shfl-absent", B0, t(0));
+    assert!(m.contains("lane 16"), "{m}");
+    assert_eq!(
+        only(&r, DiagKind::WarpSync).other_line,
+        Some(k.line_of("shfl-absent-bar"))
+    );
+    // no barrier-divergence: every thread did reach the barrier in the end
+    assert_eq!(r.diagnostics.len(), 1, "{}", describe(&r.diagnostics));
+}
+
+#[test]
+fn exited_lanes_in_a_shuffle_mask_are_fine_but_reading_them_is_undefined() {
+    let k = bugs();
+    let r = k.run(
+        "shfl_exited_lanes",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    // lanes 0..14 read live lanes; lane 15 reads lane 16, which has returned
+    let d = only(&r, DiagKind::WarpSync);
+    assert_eq!(d.severity, gpuzzle::emu::result::Severity::Warning);
+    assert_eq!(d.thread, t(15));
+    assert!(
+        d.message.contains("lane 16") && d.message.contains("finished"),
+        "{}",
+        d.message
+    );
+    assert_eq!(r.diagnostics.len(), 1);
+    assert!(!r.has_errors());
+    let want: Vec<i32> = (0..15).map(|t| t + 1).collect();
+    assert_eq!(get_i32(&r, "out")[..15], want);
+}
+
+#[test]
+fn shuffle_and_ballot_on_different_paths_are_not_one_collective() {
+    let k = bugs();
+    let input: Vec<i32> = (0..32).map(|t| if t % 4 == 0 { 0 } else { t }).collect();
+    let r = k.run(
+        "shfl_split",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32), i32s("in", &input)],
+    );
+    let (a, b) = (k.line_of("shfl-split-a"), k.line_of("shfl-split-b"));
+    let errors: Vec<_> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == gpuzzle::emu::result::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", describe(&r.diagnostics));
+    let d = errors[0];
+    assert_eq!(d.kind, DiagKind::WarpSync);
+    let mut lines = [d.line, d.other_line];
+    lines.sort();
+    assert_eq!(lines, [Some(a), Some(b)], "{}", describe(&r.diagnostics));
+    assert!(
+        d.message.contains("different warp-synchronous operation"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn shuffle_by_a_lane_outside_its_own_mask() {
+    let k = bugs();
+    let r = k.run(
+        "shfl_not_in_mask",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    let m = expect(&k, &r, DiagKind::WarpSync, "shfl-self", B0, t(16));
+    assert!(m.contains("does not include itself"), "{m}");
+    assert!(m.contains("15 other threads"), "{m}");
+    assert_eq!(get_i32(&r, "out")[..16], [0; 16]);
+}
+
+#[test]
+fn failed_assert_names_the_condition() {
+    let k = bugs();
+    let r = k.run(
+        "failing_assert",
+        d1(1, 6),
+        vec![i32s("v", &[0, 1, 2, 3, 4, 5])],
+    );
+    let m = expect(&k, &r, DiagKind::Assert, "assert", B0, t(3));
+    assert!(m.contains("v[t] != 3"), "{m}");
+}
+
+#[test]
+fn trap_is_reported_like_an_assert() {
+    let k = bugs();
+    let r = k.run(
+        "trap_kernel",
+        d1(1, 4),
+        vec![zeros("out", ElemType::I32, 4)],
+    );
+    expect(&k, &r, DiagKind::Assert, "trap", B0, t(2));
+}
+
+#[test]
+fn a_correct_reduction_with_a_warp_synchronous_tail_reports_nothing() {
+    let k = bugs();
+    let input: Vec<f32> = rand_i32(512, 2, -50, 50)
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    for jobs in [1, 2] {
+        let r = k.run_opts(
+            "clean_reduction",
+            d1(2, 256),
+            vec![zeros("out", ElemType::F32, 2), f32s("in", &input)],
+            &EmuOptions {
+                jobs,
+                ..EmuOptions::default()
+            },
+        );
+        assert_clean(&r, "clean_reduction");
+        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+        assert_eq!(get_f32(&r, "out"), want);
+    }
+}
+
+#[test]
+fn diagnostics_are_the_same_on_every_run_and_with_several_workers() {
+    let k = bugs();
+    let runs: Vec<(String, Vec<u8>)> = [1, 2, 1, 2, 3]
+        .iter()
+        .map(|&jobs| {
+            let r = k.run_opts(
+                "oob_write",
+                d1(9, 40),
+                vec![
+                    zeros("out", ElemType::F32, 30),
+                    f32s("a", &rand_f32(30, 3)),
+                    int(30),
+                ],
+                &EmuOptions {
+                    jobs,
+                    ..EmuOptions::default()
+                },
+            );
+            (describe(&r.diagnostics), r.buffers[0].data.clone())
+        })
+        .collect();
+    assert!(runs[0].0.contains("out[30]"), "{}", runs[0].0);
+    assert!(runs.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn more_static_shared_memory_than_a_block_has_is_refused() {
+    let k = bugs();
+    let err = k
+        .try_run(
+            "too_much_shared",
+            d1(1, 32),
+            vec![zeros("out", ElemType::F32, 32)],
+            &EmuOptions::default(),
+        )
+        .expect_err("refused");
+    let m = err.to_string();
+    assert!(m.contains("80000 bytes") && m.contains("48 KiB"), "{m}");
+}
+
+#[test]
+fn too_deep_recursion_stops_with_a_stack_overflow() {
+    let k = bugs();
+    // a shallow recursion runs (fib(10) with fib(0)=0, fib(1)=1)
+    let r = k.run_clean(
+        "deep_recursion",
+        d1(1, 1),
+        vec![i32s("out", &[0, 1]), int(10)],
+    );
+    assert_eq!(get_i32(&r, "out")[0], 55);
+    let err = k
+        .try_run(
+            "deep_recursion",
+            d1(1, 2),
+            vec![i32s("out", &[0, 1]), int(5000)],
+            &EmuOptions::default(),
+        )
+        .expect_err("a stack overflow");
+    let m = err.to_string();
+    assert!(m.contains("stack overflow") && m.contains("fib"), "{m}");
+    assert!(m.contains("bugs.cu:"), "{m}");
+}
