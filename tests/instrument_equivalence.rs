@@ -330,3 +330,43 @@ fn every_instrumented_module_still_parses() {
     }
     assert!(n >= 15, "only {n} kernels found");
 }
+
+/// A budget too small for the loop inside the device function: the thread exits from inside the
+/// `.func`, the others stop at their next backward branch, and nothing illegal runs meanwhile.
+#[test]
+fn step_limit_inside_a_device_function() {
+    let ptx = kernel_ptx("device_func");
+    let inst = run_detailed(
+        &ptx,
+        "device_func",
+        &cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 40),
+            buf("a", ElemType::F32, &arange(40)),
+            int(40),
+            int(3),
+        ],
+        1,
+    )
+    .unwrap();
+    let d = &inst.result.diagnostics;
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].kind, DiagKind::StepLimit);
+    // `for (int k = 0; k < n; k++)` in window_sum.
+    assert_eq!(d[0].line, Some(6));
+    assert_eq!(
+        d[0].file.as_deref().map(|f| f.ends_with("device_func.cu")),
+        Some(true)
+    );
+    assert!(
+        inst.ctl.steps.iter().all(|&s| s <= 2),
+        "{:?}",
+        inst.ctl.steps
+    );
+    assert!(inst
+        .emulator_diagnostics
+        .iter()
+        .all(|d| d.kind != DiagKind::OutOfBounds));
+    // Nobody got as far as writing out.
+    assert_eq!(inst.result.counters.total.global_writes, 0);
+}
