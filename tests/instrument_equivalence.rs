@@ -370,3 +370,89 @@ fn step_limit_inside_a_device_function() {
     // Nobody got as far as writing out.
     assert_eq!(inst.result.counters.total.global_writes, 0);
 }
+
+#[test]
+fn dynamic_and_static_shared_memory() {
+    let c = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 32 * 4,
+    };
+    let inst = assert_equivalent(
+        "dyn_shared",
+        c,
+        vec![
+            zeros("out", ElemType::F32, 50),
+            buf("a", ElemType::F32, &arange(50)),
+            int(50),
+        ],
+    );
+    assert_eq!(inst.ctl.shared_table.len(), 2, "buf and count");
+    assert!(inst.ctl.shared_table.iter().any(|&(_, len)| len == 128));
+    assert_eq!(inst.result.buffers[0].values()[0], 31.0 + 32.0);
+}
+
+/// Both runs report the same first fault (kind, line, block, thread, words) and agree on buffers
+/// and counters; nothing illegal reaches the emulator's own checks.
+fn assert_same_first_fault(name: &str, c: LaunchConfig, args: Vec<KernelArg>, kind: DiagKind) {
+    let (plain, inst) = both(name, c, args, 10_000_000, 100_000);
+    assert_eq!(plain.buffers, inst.result.buffers, "{name}");
+    assert_eq!(plain.counters.total, inst.result.counters.total, "{name}");
+    assert_eq!(
+        plain.counters.max_per_thread, inst.result.counters.max_per_thread,
+        "{name}"
+    );
+    assert!(
+        inst.emulator_diagnostics
+            .iter()
+            .all(|d| d.kind != DiagKind::OutOfBounds),
+        "{name}: an illegal access got through: {:?}",
+        inst.emulator_diagnostics
+    );
+    let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+    assert_eq!(p.kind, kind, "{name}: {:?}", plain.diagnostics);
+    assert_eq!(
+        (g.kind, g.line, g.block, g.thread),
+        (p.kind, p.line, p.block, p.thread)
+    );
+    // The same words, up to the closing "(n other threads ...)" / "(n more faults ...)".
+    let head = |m: &str| {
+        m.rsplit_once(" (")
+            .map(|(h, _)| h.to_string())
+            .unwrap_or(m.into())
+    };
+    assert_eq!(head(&g.message), head(&p.message), "{name}");
+}
+
+#[test]
+fn shared_overrun_is_skipped_and_reported_like_the_emulator() {
+    assert_same_first_fault(
+        "shared_oob",
+        cfg([1, 1, 1], [8, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            buf("a", ElemType::F32, &arange(8)),
+            int(8),
+        ],
+        DiagKind::OutOfBounds,
+    );
+}
+
+#[test]
+fn dynamic_shared_smaller_than_the_block_is_caught() {
+    let c = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 16 * 4,
+    };
+    assert_same_first_fault(
+        "dyn_shared",
+        c,
+        vec![
+            zeros("out", ElemType::F32, 32),
+            buf("a", ElemType::F32, &arange(32)),
+            int(32),
+        ],
+        DiagKind::OutOfBounds,
+    );
+}

@@ -19,9 +19,13 @@
 //!     60  u32  table_len     entries in the buffer table (module variables, then the launch's buffers)
 //!     64  u64  step_budget   backward branches each thread may take (loop iterations)
 //!     72  u64  records_off   byte offset of the per-thread records
-//!     80       (reserved, zero)
+//!     80  u64  shared_off    byte offset of the shared table
+//!     88  u32  shared_len    entries in the shared table (written by the kernel at entry)
+//!     92       (reserved, zero)
 //!     96  32 B zero          never written: a skipped load reads its value (0) from here
 //!    128       table         table_len × { u64 base, u64 len }: generic address and length in bytes
+//!  shared_off  shared table  shared_slots × { u64 offset, u64 len }: each shared variable's
+//!                            shared-window address and size (dynamic shared: %dynamic_smem_size)
 //! records_off  records       one 40-byte record per thread, indexed by the linear global thread id
 //!                            (block linear id × threads per block + thread linear id, x fastest):
 //!                            u64 global_reads, global_writes, shared_reads, shared_writes, steps
@@ -31,6 +35,9 @@
 //! constants) that the code takes the address of; the kernel fills them itself at entry, because
 //! only the kernel can name them (`mov.u64 %rd, sym`). The launch's buffers follow, filled by the
 //! host before the launch. A global access is legal when it lies entirely inside one entry.
+//! The shared table is filled by the kernel at entry too (the addresses are the same in every
+//! block); a shared access is legal when it lies entirely inside one shared variable, which is
+//! exactly the emulator's rule.
 
 use crate::emu::result::Counters;
 
@@ -75,31 +82,42 @@ pub enum AccessKind {
 }
 
 /// One memory access as the instrumentation passes it to its helpers: `n` elements of
-/// `elem_bytes` each (a vector access has n > 1).
+/// `elem_bytes` each (a vector access has n > 1), to shared memory or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     pub kind: AccessKind,
     pub elem_bytes: u32,
     pub n: u32,
+    pub shared: bool,
 }
 
 impl Access {
-    /// `n | elem_bytes << 8 | kind << 16`: one 32-bit immediate per access site.
+    /// Bit set in a packed access to shared memory (the shared helper sets it).
+    pub const SHARED_BIT: u32 = 1 << 24;
+
+    /// `n | elem_bytes << 8 | kind << 16 | shared << 24`: one 32-bit immediate per access site.
     pub fn pack(self) -> u32 {
-        (self.n & 0xff) | (self.elem_bytes & 0xff) << 8 | (self.kind as u32) << 16
+        (self.n & 0xff)
+            | (self.elem_bytes & 0xff) << 8
+            | (self.kind as u32) << 16
+            | if self.shared { Self::SHARED_BIT } else { 0 }
     }
 
     pub fn unpack(v: u32) -> Option<Access> {
-        let kind = match v >> 16 {
+        let kind = match (v >> 16) & 0xff {
             0 => AccessKind::Read,
             1 => AccessKind::Write,
             2 => AccessKind::Atomic,
             _ => return None,
         };
+        if v >> 25 != 0 {
+            return None;
+        }
         Some(Access {
             kind,
             elem_bytes: (v >> 8) & 0xff,
             n: v & 0xff,
+            shared: v & Self::SHARED_BIT != 0,
         })
     }
 
@@ -113,11 +131,26 @@ pub fn pack_loc(file: u32, line: u32) -> u32 {
     (file.min(0xff) << 24) | line.min(0x00ff_ffff)
 }
 
-/// The layout of a control block for a module instrumented with these module variables.
+/// A shared variable of the instrumented kernel, in shared-table order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedVar {
+    /// The PTX name (`_ZZ13reduce_sharedE5cache`, `dyn`).
+    pub name: String,
+    /// Element size of the declaration (1 for NVRTC's `.b8 name[N]`).
+    pub elem_size: u64,
+    /// `extern __shared__`: sized at launch.
+    pub dynamic: bool,
+}
+
+/// The layout of a control block for a module instrumented with these variables.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CtlLayout {
     /// The table's first entries, in order (filled by the kernel).
     pub module_vars: Vec<ModuleVar>,
+    /// The shared table of the kernel this layout was made for, in order (filled by the kernel).
+    pub shared_vars: Vec<SharedVar>,
+    /// Shared-table entries reserved: the most any kernel of the module fills.
+    pub shared_slots: usize,
 }
 
 /// A control block that does not fit what it is decoded against (a gpuzzle bug).
@@ -147,6 +180,8 @@ pub struct CtlState {
     pub step_budget: u64,
     /// (base, len) per table entry: module variables first, then buffers.
     pub table: Vec<(u64, u64)>,
+    /// (shared-window offset, len) per shared variable of the kernel.
+    pub shared_table: Vec<(u64, u64)>,
     /// Per thread, in linear global thread order.
     pub counters: Vec<Counters>,
     /// Backward branches each thread took.
@@ -166,6 +201,8 @@ impl CtlLayout {
     pub const TABLE_LEN: usize = 60;
     pub const STEP_BUDGET: usize = 64;
     pub const RECORDS_OFF: usize = 72;
+    pub const SHARED_OFF: usize = 80;
+    pub const SHARED_LEN: usize = 88;
     pub const ZERO: usize = 96;
     pub const ZERO_BYTES: usize = 32;
     pub const TABLE: usize = 128;
@@ -182,9 +219,14 @@ impl CtlLayout {
         self.module_vars.len() + buffers
     }
 
+    /// Where the shared table starts, for a launch with `buffers` buffer arguments.
+    pub fn shared_offset(&self, buffers: usize) -> usize {
+        Self::TABLE + Self::ENTRY_BYTES * self.table_len(buffers)
+    }
+
     /// Where the per-thread records start, for a launch with `buffers` buffer arguments.
     pub fn records_offset(&self, buffers: usize) -> usize {
-        (Self::TABLE + Self::ENTRY_BYTES * self.table_len(buffers)).div_ceil(64) * 64
+        (self.shared_offset(buffers) + Self::ENTRY_BYTES * self.shared_slots).div_ceil(64) * 64
     }
 
     /// Bytes of the whole block (a multiple of 8).
@@ -212,6 +254,11 @@ impl CtlLayout {
             &mut b,
             Self::RECORDS_OFF,
             self.records_offset(buffers.len()) as u64,
+        );
+        put64(
+            &mut b,
+            Self::SHARED_OFF,
+            self.shared_offset(buffers.len()) as u64,
         );
         for (i, &(base, len)) in buffers.iter().enumerate() {
             let at = Self::TABLE + Self::ENTRY_BYTES * (self.module_vars.len() + i);
@@ -266,6 +313,14 @@ impl CtlLayout {
                 (get64(at), get64(at + 8))
             })
             .collect();
+        let shared_len = (get32(Self::SHARED_LEN) as usize).min(self.shared_slots);
+        let s0 = self.shared_offset(buffers);
+        let shared_table = (0..shared_len)
+            .map(|i| {
+                let at = s0 + Self::ENTRY_BYTES * i;
+                (get64(at), get64(at + 8))
+            })
+            .collect();
         let rec0 = self.records_offset(buffers);
         let mut counters = Vec::with_capacity(threads as usize);
         let mut steps = Vec::with_capacity(threads as usize);
@@ -284,6 +339,7 @@ impl CtlLayout {
             fault_count: get64(Self::FAULT_COUNT),
             step_budget: get64(Self::STEP_BUDGET),
             table,
+            shared_table,
             counters,
             steps,
         })
@@ -309,6 +365,7 @@ mod tests {
             kind: AccessKind::Atomic,
             elem_bytes: 8,
             n: 1,
+            shared: false,
         };
         assert_eq!(a.pack(), 0x2_08_01);
         assert_eq!(Access::unpack(a.pack()), Some(a));
@@ -316,9 +373,13 @@ mod tests {
             kind: AccessKind::Read,
             elem_bytes: 4,
             n: 4,
+            shared: true,
         };
+        assert_eq!(v.pack(), 0x0100_0404);
+        assert_eq!(Access::unpack(v.pack()), Some(v));
         assert_eq!(Access::unpack(v.pack()).map(|a| a.total_bytes()), Some(16));
         assert_eq!(Access::unpack(3 << 16), None);
+        assert_eq!(Access::unpack(1 << 25), None);
     }
 
     #[test]
@@ -337,6 +398,8 @@ mod tests {
             (CtlLayout::TABLE_LEN, 4, 4),
             (CtlLayout::STEP_BUDGET, 8, 8),
             (CtlLayout::RECORDS_OFF, 8, 8),
+            (CtlLayout::SHARED_OFF, 8, 8),
+            (CtlLayout::SHARED_LEN, 4, 4),
             (CtlLayout::ZERO, CtlLayout::ZERO_BYTES, 16),
         ];
         for (i, &(a, la, align)) in fields.iter().enumerate() {
@@ -348,9 +411,12 @@ mod tests {
         }
         let l = CtlLayout {
             module_vars: vec![var("w")],
+            shared_vars: Vec::new(),
+            shared_slots: 2,
         };
         assert_eq!(l.table_len(3), 4);
-        assert!(l.records_offset(3) >= CtlLayout::TABLE + 4 * 16);
+        assert_eq!(l.shared_offset(3), CtlLayout::TABLE + 4 * 16);
+        assert!(l.records_offset(3) >= l.shared_offset(3) + 2 * 16);
         assert_eq!(l.records_offset(3) % 64, 0);
         assert_eq!(l.size(3, 10), l.records_offset(3) + 400);
     }
@@ -359,8 +425,18 @@ mod tests {
     fn encode_then_decode_round_trips() {
         let l = CtlLayout {
             module_vars: vec![var("w")],
+            shared_vars: Vec::new(),
+            shared_slots: 1,
         };
         let mut b = l.encode(500, &[(0x1000, 32), (0x2000, 8)], 4);
+        let so = l.shared_offset(2);
+        assert_eq!(
+            b[CtlLayout::SHARED_OFF..CtlLayout::SHARED_OFF + 8],
+            (so as u64).to_le_bytes()
+        );
+        // The kernel's shared entry.
+        b[CtlLayout::SHARED_LEN] = 1;
+        b[so + 8] = 64;
         assert_eq!(b.len(), l.size(2, 4));
         // What a kernel would write: the module variable's entry, a fault, thread 2's counters.
         b[128..136].copy_from_slice(&0x3000u64.to_le_bytes());
@@ -373,6 +449,7 @@ mod tests {
             kind: AccessKind::Write,
             elem_bytes: 4,
             n: 1,
+            shared: false,
         };
         b[36..40].copy_from_slice(&acc.pack().to_le_bytes());
         b[40..48].copy_from_slice(&0x1020u64.to_le_bytes());
@@ -382,6 +459,7 @@ mod tests {
         b[rec + CtlLayout::REC_STEPS] = 9;
         let s = l.decode(&b, 2, 4).unwrap();
         assert_eq!(s.table, vec![(0x3000, 16), (0x1000, 32), (0x2000, 8)]);
+        assert_eq!(s.shared_table, vec![(0, 64)]);
         assert_eq!(s.step_budget, 500);
         assert_eq!(s.fault_count, 3);
         let f = s.fault.unwrap();

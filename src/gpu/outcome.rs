@@ -80,11 +80,36 @@ fn nearest<'n>(
         .min_by_key(|e| e.3)
 }
 
+/// The shared variable an offset belongs to or overflows from, as the emulator picks it: the
+/// last one starting at or before it, else the first. Its element size is the declaration's, or
+/// the access's when the declaration is bytes (NVRTC's `.b8 name[N]`).
+fn nearest_shared<'n>(
+    off: u64,
+    table: &[(u64, u64)],
+    names: &'n [TableName],
+    access_elem: u32,
+) -> Option<(u64, u64, &'n str, u64)> {
+    let entries = table.iter().zip(names);
+    let (&(base, len), n) = entries
+        .clone()
+        .filter(|(e, _)| e.0 <= off)
+        .max_by_key(|(e, _)| e.0)
+        .or_else(|| entries.min_by_key(|(e, _)| e.0))?;
+    let elem = if n.elem_size > 1 {
+        n.elem_size
+    } else {
+        access_elem.max(1) as u64
+    };
+    Some((base, len, n.name.as_str(), elem))
+}
+
 /// The first fault as a learner-facing diagnostic. `names` label the table's entries (module
-/// variables, then buffers); `files` are the module's `.file` names by index.
+/// variables, then buffers), `shared` the shared table's; `files` are the module's `.file` names
+/// by index.
 pub fn fault_diagnostic(
     state: &CtlState,
     names: &[TableName],
+    shared: &[TableName],
     files: &[String],
     cfg: &LaunchConfig,
 ) -> Option<Diagnostic> {
@@ -117,13 +142,35 @@ pub fn fault_diagnostic(
             };
             let a = f.addr;
             let size = acc.elem_bytes;
+            let total = acc.total_bytes();
+            let align = total.min(16);
+            if acc.shared {
+                let near = nearest_shared(a, &state.shared_table, shared, size);
+                let idx = |base: u64, elem: u64| (a as i128 - base as i128).div_euclid(elem as i128);
+                let (kind, message, help) = match (fk, near) {
+                    (FaultKind::Misaligned, Some((base, _, name, elem))) => (
+                        DiagKind::Misaligned,
+                        format!("{who} {verb} {total} bytes at {name}[{}]{at_line}, which is not aligned to {align} bytes", idx(base, elem)),
+                        format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                    ),
+                    (_, Some((base, len, name, elem))) => (
+                        DiagKind::OutOfBounds,
+                        format!("{who} {verb} shared {name}[{}]{at_line}, but {name} has {} elements", idx(base, elem), len / elem),
+                        "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".to_string(),
+                    ),
+                    (_, None) => (
+                        DiagKind::OutOfBounds,
+                        format!("{who} {verb} shared memory at offset {a}{at_line}, outside every shared array"),
+                        "check the index".to_string(),
+                    ),
+                };
+                return Some(diagnostic(f, kind, message + &more, help, files));
+            }
             let near = nearest(a, &state.table, names).filter(|e| e.3 <= 1 << 20);
             let element = |base: u64, n: &TableName| {
                 (a as i128 - base as i128).div_euclid(n.elem_size.max(1) as i128)
             };
             if fk == FaultKind::Misaligned {
-                let total = acc.total_bytes();
-                let align = total.min(16);
                 let what = match near {
                     Some((base, _, n, _)) => format!("{}[{}]", n.name, element(base, n)),
                     None => format!("address {a:#x}"),
@@ -165,10 +212,20 @@ pub fn fault_diagnostic(
             }
         }
     };
-    Some(Diagnostic {
+    Some(diagnostic(f, kind, message + &more, help, files))
+}
+
+fn diagnostic(
+    f: &Fault,
+    kind: DiagKind,
+    message: String,
+    help: String,
+    files: &[String],
+) -> Diagnostic {
+    Diagnostic {
         kind,
         severity: Severity::Error,
-        message: message + &more,
+        message,
         help: Some(help),
         file: files
             .get(f.file as usize)
@@ -178,7 +235,7 @@ pub fn fault_diagnostic(
         block: f.block,
         thread: f.thread,
         other_line: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -265,12 +322,14 @@ mod tests {
             kind: AccessKind::Write,
             elem_bytes: 4,
             n: 1,
+            shared: false,
         };
         let files = vec![String::new(), "oob.cu".to_string()];
         let c = cfg([1, 1, 1], [10, 1, 1]);
         let d = fault_diagnostic(
             &state(FaultKind::OutOfBounds, 0x1_0000_2020, Some(acc)),
             &names(),
+            &[],
             &files,
             &c,
         )
@@ -285,6 +344,7 @@ mod tests {
         let d = fault_diagnostic(
             &state(FaultKind::OutOfBounds, 0x10, Some(acc)),
             &names(),
+            &[],
             &files,
             &c,
         )
@@ -295,6 +355,7 @@ mod tests {
         let d = fault_diagnostic(
             &state(FaultKind::OutOfBounds, 0x1_0000_0ffc, Some(acc)),
             &names(),
+            &[],
             &files,
             &c,
         )
@@ -303,9 +364,51 @@ mod tests {
     }
 
     #[test]
+    fn shared_faults_name_the_shared_variable() {
+        let c = cfg([1, 1, 1], [8, 1, 1]);
+        let mut st = state(
+            FaultKind::OutOfBounds,
+            32,
+            Some(Access {
+                kind: AccessKind::Read,
+                elem_bytes: 4,
+                n: 1,
+                shared: true,
+            }),
+        );
+        st.shared_table = vec![(0, 32), (96, 16)];
+        let shared = vec![
+            TableName {
+                name: "cache".into(),
+                elem_size: 1,
+            },
+            TableName {
+                name: "other".into(),
+                elem_size: 4,
+            },
+        ];
+        let d = fault_diagnostic(&st, &names(), &shared, &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert!(
+            d.message.starts_with(
+                "thread 8 of block 0 read shared cache[8] (line 4), but cache has 8 elements"
+            ),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
     fn step_limit_and_misaligned_have_their_kinds() {
         let c = cfg([1, 1, 1], [10, 2, 1]);
-        let d = fault_diagnostic(&state(FaultKind::StepLimit, 0, None), &names(), &[], &c).unwrap();
+        let d = fault_diagnostic(
+            &state(FaultKind::StepLimit, 0, None),
+            &names(),
+            &[],
+            &[],
+            &c,
+        )
+        .unwrap();
         assert_eq!(d.kind, DiagKind::StepLimit);
         assert!(d
             .message
@@ -315,16 +418,18 @@ mod tests {
             kind: AccessKind::Read,
             elem_bytes: 4,
             n: 4,
+            shared: false,
         };
         let d = fault_diagnostic(
             &state(FaultKind::Misaligned, 0x1_0000_1004, Some(acc)),
             &names(),
+            &[],
             &[],
             &c,
         )
         .unwrap();
         assert_eq!(d.kind, DiagKind::Misaligned);
         assert!(d.message.contains("read 16 bytes at a[1]"), "{}", d.message);
-        assert!(fault_diagnostic(&CtlState::default(), &names(), &[], &c).is_none());
+        assert!(fault_diagnostic(&CtlState::default(), &names(), &[], &[], &c).is_none());
     }
 }

@@ -123,9 +123,18 @@ pub fn run_detailed(
         .ok_or_else(|| CtlError("the control block did not come back".into()))?;
     let ctl = layout.decode(&ctl_buf.data, nbuf, threads)?;
 
-    let diagnostics: Vec<Diagnostic> = fault_diagnostic(&ctl, &names, &module.files, cfg)
-        .into_iter()
+    let shared_names: Vec<TableName> = layout
+        .shared_vars
+        .iter()
+        .map(|v| TableName {
+            name: demangle_var(&v.name),
+            elem_size: v.elem_size,
+        })
         .collect();
+    let diagnostics: Vec<Diagnostic> =
+        fault_diagnostic(&ctl, &names, &shared_names, &module.files, cfg)
+            .into_iter()
+            .collect();
     let result = RunResult {
         buffers: run.buffers,
         stdout: run.stdout,

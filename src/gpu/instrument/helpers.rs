@@ -9,19 +9,22 @@
 //! must not run concurrently with different control blocks; gpuzzle launches one at a time.)
 //!
 //! - `__gpuzzle_count(which, access)`: add an access to this thread's counters (which 0 = global,
-//!   1 = shared).
+//!   1 = shared); used for `ld.const`, which counts as a global read without a check.
 //! - `__gpuzzle_global(addr, access, loc) -> b64`: bounds- and alignment-check a global access
 //!   against the buffer table; count it and return 0 when it is legal, else record the fault and
 //!   return the address of the control block's zero area (the site then skips the access, and a
 //!   skipped load reads its zeros there).
+//! - `__gpuzzle_shared(addr, access, loc) -> b32`: the same against the shared table, for a
+//!   shared-window address; returns 1 when legal (counted), 0 when skipped (the site zeroes the
+//!   destinations itself: there is no zero area in shared memory).
 //! - `__gpuzzle_generic(addr, access, loc) -> b64`: classify a generic address with `isspacep`:
-//!   global → as `__gpuzzle_global`; shared → count; anything else (local) → nothing. Returns 0 or
-//!   the zero area as above.
+//!   global → as `__gpuzzle_global`; shared → as `__gpuzzle_shared`; anything else (local) →
+//!   nothing. Returns 0 or the zero area as above.
 //! - `__gpuzzle_step(loc) -> b32`: one backward branch taken; returns 1 when the thread must exit
 //!   (its budget is spent, recorded as a step-limit fault, or another thread's step-limit fault
 //!   set the stop flag).
 
-use crate::gpu::ctl::{CtlLayout as L, FaultKind};
+use crate::gpu::ctl::{Access, CtlLayout as L, FaultKind};
 
 /// Name of the module variable holding the control block's address.
 pub const CTL_PTR: &str = "__gpuzzle_ctl_ptr";
@@ -30,6 +33,7 @@ pub const CTL_PARAM: &str = "__gpuzzle_ctl";
 pub const COUNT: &str = "__gpuzzle_count";
 pub const GLOBAL: &str = "__gpuzzle_global";
 pub const GENERIC: &str = "__gpuzzle_generic";
+pub const SHARED: &str = "__gpuzzle_shared";
 pub const STEP: &str = "__gpuzzle_step";
 
 const DECLS: &str = "\t.reg .b64 %gz_a<12>;\n\t.reg .b32 %gz_b<12>;\n\t.reg .pred %gz_q<4>;\n\
@@ -78,6 +82,7 @@ fn count(rec: &str, acc: &str) -> String {
     format!(
         "\tand.b32 %gz_c0, {acc}, 255;
 \tshr.u32 %gz_c1, {acc}, 16;
+\tand.b32 %gz_c1, %gz_c1, 255;
 \tsetp.eq.u32 %gz_q3, %gz_c1, 2;
 \t@%gz_q3 mov.u32 %gz_c0, 1;
 \tcvt.u64.u32 %gz_d0, %gz_c0;
@@ -133,6 +138,59 @@ $gz_kept:
     s
 }
 
+/// Load the helper's arguments (address, access, loc) and the control block, and work out the
+/// access's size: %gz_a0 address, %gz_b0 access, %gz_b1 loc, %gz_a1 control block, %gz_b4/%gz_a2
+/// bytes. `extra` runs right after the arguments are loaded.
+fn check_prefix(extra: &str) -> String {
+    format!(
+        "\tld.param.u64 %gz_a0, [gz_addr];
+\tld.param.u32 %gz_b0, [gz_access];
+\tld.param.u32 %gz_b1, [gz_loc];
+{extra}\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tand.b32 %gz_b2, %gz_b0, 255;
+\tshr.u32 %gz_b3, %gz_b0, 8;
+\tand.b32 %gz_b3, %gz_b3, 255;
+\tmul.lo.u32 %gz_b4, %gz_b2, %gz_b3;
+\tcvt.u64.u32 %gz_a2, %gz_b4;
+"
+    )
+}
+
+/// Scan a table of `%gz_b5` (base, len) entries starting at `%gz_a3` for one holding
+/// `[%gz_a0, %gz_a0 + %gz_a2)`; then check alignment. Falls through when the access is legal,
+/// jumps to `$gz_fault` with the fault kind in `%gz_b7` otherwise.
+fn check_scan() -> String {
+    format!(
+        "\tmov.u32 %gz_b6, 0;
+\tmov.u32 %gz_b7, {oob};
+$gz_scan:
+\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
+\t@%gz_q0 bra $gz_fault;
+\tld.global.u64 %gz_a4, [%gz_a3];
+\tld.global.u64 %gz_a5, [%gz_a3+8];
+\tsub.s64 %gz_a6, %gz_a0, %gz_a4;
+\tsub.s64 %gz_a7, %gz_a5, %gz_a6;
+\tsetp.lt.u64 %gz_q1, %gz_a6, %gz_a5;
+\tsetp.ge.and.u64 %gz_q1, %gz_a7, %gz_a2, %gz_q1;
+\t@%gz_q1 bra $gz_inside;
+\tadd.s64 %gz_a3, %gz_a3, {entry};
+\tadd.s32 %gz_b6, %gz_b6, 1;
+\tbra $gz_scan;
+$gz_inside:
+\tmin.u32 %gz_b8, %gz_b4, 16;
+\tsub.s32 %gz_b8, %gz_b8, 1;
+\tcvt.u64.u32 %gz_a8, %gz_b8;
+\tand.b64 %gz_a8, %gz_a0, %gz_a8;
+\tsetp.ne.u64 %gz_q0, %gz_a8, 0;
+\tmov.u32 %gz_b7, {misaligned};
+\t@%gz_q0 bra $gz_fault;
+",
+        entry = L::ENTRY_BYTES,
+        oob = FaultKind::OutOfBounds as u32,
+        misaligned = FaultKind::Misaligned as u32,
+    )
+}
+
 /// The module-level text inserted after the header: the pointer variable and the helpers.
 pub fn module_text() -> String {
     let mut s = String::new();
@@ -159,48 +217,13 @@ pub fn module_text() -> String {
         ".func (.param .b64 gz_ret) {GLOBAL}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
     );
     s += DECLS;
+    s += &check_prefix("");
     s += &format!(
-        "\tld.param.u64 %gz_a0, [gz_addr];
-\tld.param.u32 %gz_b0, [gz_access];
-\tld.param.u32 %gz_b1, [gz_loc];
-\tld.global.u64 %gz_a1, [{CTL_PTR}];
-\tand.b32 %gz_b2, %gz_b0, 255;
-\tshr.u32 %gz_b3, %gz_b0, 8;
-\tand.b32 %gz_b3, %gz_b3, 255;
-\tmul.lo.u32 %gz_b4, %gz_b2, %gz_b3;
-\tcvt.u64.u32 %gz_a2, %gz_b4;
-\tld.global.u32 %gz_b5, [%gz_a1+{table_len}];
-\tadd.s64 %gz_a3, %gz_a1, {table};
-\tmov.u32 %gz_b6, 0;
-\tmov.u32 %gz_b7, {oob};
-$gz_scan:
-\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
-\t@%gz_q0 bra $gz_fault;
-\tld.global.u64 %gz_a4, [%gz_a3];
-\tld.global.u64 %gz_a5, [%gz_a3+8];
-\tsub.s64 %gz_a6, %gz_a0, %gz_a4;
-\tsub.s64 %gz_a7, %gz_a5, %gz_a6;
-\tsetp.lt.u64 %gz_q1, %gz_a6, %gz_a5;
-\tsetp.ge.and.u64 %gz_q1, %gz_a7, %gz_a2, %gz_q1;
-\t@%gz_q1 bra $gz_inside;
-\tadd.s64 %gz_a3, %gz_a3, {entry};
-\tadd.s32 %gz_b6, %gz_b6, 1;
-\tbra $gz_scan;
-$gz_inside:
-\tmin.u32 %gz_b8, %gz_b4, 16;
-\tsub.s32 %gz_b8, %gz_b8, 1;
-\tcvt.u64.u32 %gz_a8, %gz_b8;
-\tand.b64 %gz_a8, %gz_a0, %gz_a8;
-\tsetp.ne.u64 %gz_q0, %gz_a8, 0;
-\tmov.u32 %gz_b7, {misaligned};
-\t@%gz_q0 bra $gz_fault;
-",
+        "\tld.global.u32 %gz_b5, [%gz_a1+{table_len}];\n\tadd.s64 %gz_a3, %gz_a1, {table};\n",
         table_len = L::TABLE_LEN,
         table = L::TABLE,
-        entry = L::ENTRY_BYTES,
-        oob = FaultKind::OutOfBounds as u32,
-        misaligned = FaultKind::Misaligned as u32,
     );
+    s += &check_scan();
     s += &slot("%gz_a1", "%gz_a9");
     s += &count("%gz_a9", "%gz_b0");
     s += "\tmov.u64 %gz_a10, 0;\n\tst.param.b64 [gz_ret], %gz_a10;\n\tret;\n$gz_fault:\n";
@@ -209,6 +232,28 @@ $gz_inside:
         "\tadd.s64 %gz_a10, %gz_a1, {zero};\n\tst.param.b64 [gz_ret], %gz_a10;\n\tret;\n}}\n\n",
         zero = L::ZERO
     );
+
+    // __gpuzzle_shared(addr, access, loc) -> b32
+    s += &format!(
+        ".func (.param .b32 gz_ret) {SHARED}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &check_prefix(&format!(
+        "\tor.b32 %gz_b0, %gz_b0, {};\n",
+        Access::SHARED_BIT
+    ));
+    s += &format!(
+        "\tld.global.u32 %gz_b5, [%gz_a1+{len}];\n\tld.global.u64 %gz_a3, [%gz_a1+{off}];\n\tadd.s64 %gz_a3, %gz_a3, %gz_a1;\n",
+        len = L::SHARED_LEN,
+        off = L::SHARED_OFF,
+    );
+    s += &check_scan();
+    s += &slot("%gz_a1", "%gz_a9");
+    s += &format!("\tadd.s64 %gz_a9, %gz_a9, {};\n", L::REC_SHARED_READS);
+    s += &count("%gz_a9", "%gz_b0");
+    s += "\tmov.u32 %gz_b9, 1;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n$gz_fault:\n";
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tmov.u32 %gz_b9, 0;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n}\n\n";
 
     // __gpuzzle_generic(addr, access, loc) -> b64
     s += &format!(
@@ -224,14 +269,22 @@ $gz_inside:
 \t@%gz_q0 bra $gz_global;
 \tisspacep.shared %gz_q0, %gz_a0;
 \t@!%gz_q0 bra $gz_done;
-\tmov.u32 %gz_b2, 1;
+\tcvta.to.shared.u64 %gz_a2, %gz_a0;
 \t{{
-\t.param .b32 gz_arg0;
+\t.param .b64 gz_arg0;
 \t.param .b32 gz_arg1;
-\tst.param.b32 [gz_arg0], %gz_b2;
+\t.param .b32 gz_arg2;
+\t.param .b32 gz_r;
+\tst.param.b64 [gz_arg0], %gz_a2;
 \tst.param.b32 [gz_arg1], %gz_b0;
-\tcall {COUNT}, (gz_arg0, gz_arg1);
+\tst.param.b32 [gz_arg2], %gz_b1;
+\tcall (gz_r), {SHARED}, (gz_arg0, gz_arg1, gz_arg2);
+\tld.param.b32 %gz_b2, [gz_r];
 \t}}
+\tsetp.ne.u32 %gz_q0, %gz_b2, 0;
+\t@%gz_q0 bra $gz_done;
+\tld.global.u64 %gz_a3, [{CTL_PTR}];
+\tadd.s64 %gz_a1, %gz_a3, {zero};
 \tbra $gz_done;
 $gz_global:
 \t{{
@@ -250,7 +303,8 @@ $gz_done:
 \tret;
 }}
 
-"
+",
+        zero = L::ZERO
     );
 
     // __gpuzzle_step(loc) -> b32
@@ -310,7 +364,7 @@ mod tests {
             module_text()
         );
         let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        for name in [COUNT, GLOBAL, GENERIC, STEP] {
+        for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP] {
             let (_, f) = m.function(name).unwrap();
             assert!(!f.body.is_empty(), "{name}");
             assert!(!f

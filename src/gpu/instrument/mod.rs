@@ -15,8 +15,12 @@
 //!   one (no space: classified at run time with `isspacep`) calls a checking helper first and runs
 //!   only when the access lies inside one table entry and is aligned; otherwise the first such
 //!   fault is recorded and the access is skipped (a skipped load or atomic leaves 0);
-//! - every `ld`/`st`/`atom`/`red` on `.shared` is counted; `ld.const` counts as a global read (as
-//!   in the emulator) without a check; `.local` and `.param` are left alone;
+//! - every `ld`/`st`/`atom`/`red` on `.shared` (and every generic one that lands in shared memory)
+//!   is checked the same way against the kernel's shared variables, one table entry each, the
+//!   dynamic one sized by `%dynamic_smem_size`: a shared index past the block's allocation would
+//!   kill the context too. (The brief asked only for counting; the emulator checks shared bounds
+//!   per variable, and this keeps the two in step.) `ld.const` counts as a global read (as in the
+//!   emulator) without a check; `.local` and `.param` are left alone;
 //! - every taken backward branch (`bra` to an earlier label) counts a step; past the budget the
 //!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
 //!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
@@ -27,8 +31,7 @@
 //! `kernel` names the one the caller means to launch.
 //!
 //! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
-//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered, and a
-//! shared-memory index out of bounds is counted but not checked.
+//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered.
 
 mod helpers;
 mod scan;
@@ -36,7 +39,8 @@ mod site;
 
 pub use helpers::{CTL_PARAM, CTL_PTR};
 
-use crate::gpu::ctl::{pack_loc, CtlLayout, ModuleVar};
+use crate::gpu::ctl::{pack_loc, CtlLayout, ModuleVar, SharedVar};
+use crate::ptx::ir::Variable;
 use crate::ptx::ir::{demangle_var, Space as IrSpace};
 use scan::{RegWidths, StmtKind};
 use site::{SiteWriter, Space, SymKind};
@@ -137,6 +141,28 @@ pub fn instrument(
     for (v, _) in &module.shared {
         module_syms.insert(v.name.clone(), SymKind::Shared);
     }
+    // Shared variables a kernel can name: module-level ones, and those declared in its body.
+    let in_bodies: Vec<&String> = scanned
+        .functions
+        .iter()
+        .flat_map(|f| &f.shared_decls)
+        .collect();
+    let shared_of = |f: &scan::FunctionText| -> Vec<&Variable> {
+        module
+            .shared
+            .iter()
+            .map(|(v, _)| v)
+            .filter(|v| !in_bodies.contains(&&v.name) || f.shared_decls.contains(&v.name))
+            .collect()
+    };
+    let shared_slots = scanned
+        .functions
+        .iter()
+        .filter(|f| f.is_entry)
+        .map(|f| shared_of(f).len())
+        .max()
+        .unwrap_or(0);
+    let mut entry_shared = Vec::new();
 
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     edits.push((
@@ -175,12 +201,23 @@ pub fn instrument(
         if let Some(first) = first {
             let mut lines = vec![
                 "// gpuzzle instrumentation registers".to_string(),
-                ".reg .b64 %gz_rd<2>;".into(),
+                ".reg .b64 %gz_rd<3>;".into(),
                 ".reg .b32 %gz_r<1>;".into(),
                 ".reg .pred %gz_p<1>;".into(),
             ];
             if f.is_entry {
-                lines.extend(prologue(&module_vars));
+                let shared = shared_of(f);
+                lines.extend(prologue(&module_vars, &shared));
+                if f.name == entry.name {
+                    entry_shared = shared
+                        .iter()
+                        .map(|v| SharedVar {
+                            name: v.name.clone(),
+                            elem_size: v.elem_size.max(1),
+                            dynamic: v.dynamic,
+                        })
+                        .collect();
+                }
             }
             let mut text = site::join(&lines);
             text.push_str("\n\t");
@@ -231,21 +268,17 @@ pub fn instrument(
                 continue;
             };
             let text = match m.space {
-                Space::Global | Space::Generic => {
-                    if m.space == Space::Global {
-                        sites.global += 1;
-                    } else {
-                        sites.generic += 1;
+                Space::Global | Space::Generic | Space::Shared => {
+                    match m.space {
+                        Space::Global => sites.global += 1,
+                        Space::Generic => sites.generic += 1,
+                        _ => sites.shared += 1,
                     }
                     let orig = &ptx[i.start..s.span.end];
                     w.checked(i, orig, &m, loc, s.line)?
                 }
-                Space::Shared | Space::Const => {
-                    if m.space == Space::Shared {
-                        sites.shared += 1;
-                    } else {
-                        sites.constant += 1;
-                    }
+                Space::Const => {
+                    sites.constant += 1;
                     w.counted(i, whole, &m)
                 }
             };
@@ -256,18 +289,46 @@ pub fn instrument(
     Ok(Instrumented {
         ptx: apply(ptx, edits),
         entry: entry.name.clone(),
-        layout: CtlLayout { module_vars },
+        layout: CtlLayout {
+            module_vars,
+            shared_vars: entry_shared,
+            shared_slots,
+        },
         sites,
     })
 }
 
-/// The kernel prologue: publish the control block's address and fill the module variables' entries.
-fn prologue(vars: &[ModuleVar]) -> Vec<String> {
+/// The kernel prologue: publish the control block's address, and fill the table entries of the
+/// module variables and the shared table (the same values in every thread, so the racing stores
+/// are harmless, and each thread's own stores precede its own checks).
+fn prologue(vars: &[ModuleVar], shared: &[&Variable]) -> Vec<String> {
     let mut l = vec![
         format!("ld.param.u64 %gz_rd0, [{CTL_PARAM}];"),
         "cvta.to.global.u64 %gz_rd0, %gz_rd0;".to_string(),
         format!("st.global.u64 [{CTL_PTR}], %gz_rd0;"),
+        format!(
+            "ld.global.u64 %gz_rd2, [%gz_rd0+{}];",
+            CtlLayout::SHARED_OFF
+        ),
+        "add.s64 %gz_rd2, %gz_rd2, %gz_rd0;".to_string(),
     ];
+    for (k, v) in shared.iter().enumerate() {
+        let at = CtlLayout::ENTRY_BYTES * k;
+        l.push(format!("mov.u64 %gz_rd1, {};", v.name));
+        l.push(format!("st.global.u64 [%gz_rd2+{at}], %gz_rd1;"));
+        if v.dynamic {
+            l.push("mov.u32 %gz_r0, %dynamic_smem_size;".into());
+            l.push("cvt.u64.u32 %gz_rd1, %gz_r0;".into());
+        } else {
+            l.push(format!("mov.u64 %gz_rd1, {};", v.size));
+        }
+        l.push(format!("st.global.u64 [%gz_rd2+{}], %gz_rd1;", at + 8));
+    }
+    l.push(format!("mov.u32 %gz_r0, {};", shared.len()));
+    l.push(format!(
+        "st.global.u32 [%gz_rd0+{}], %gz_r0;",
+        CtlLayout::SHARED_LEN
+    ));
     for (k, v) in vars.iter().enumerate() {
         let at = CtlLayout::TABLE + CtlLayout::ENTRY_BYTES * k;
         let space = if v.constant { "const" } else { "global" };

@@ -33,6 +33,8 @@ pub struct FunctionText {
     pub params_close: usize,
     pub params_empty: bool,
     pub stmts: Vec<Stmt>,
+    /// Names of the `.shared` variables declared inside the body (NVRTC's demoted `__shared__`).
+    pub shared_decls: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -344,12 +346,21 @@ fn function(
     let params_close = c.matching(p, b'(', b')')?;
     let params_empty = c.trivia(p + 1) >= params_close;
     let stmts = body(c, open + 1, close, referenced)?;
+    let shared_decls = stmts
+        .iter()
+        .filter(|s| s.kind == StmtKind::Decl)
+        .filter_map(|s| {
+            let t = &c.text[s.span.clone()];
+            t.starts_with(".shared").then(|| decl_name(t)).flatten()
+        })
+        .collect();
     Ok(FunctionText {
         name,
         is_entry,
         params_close,
         params_empty,
         stmts,
+        shared_decls,
     })
 }
 
@@ -416,6 +427,27 @@ fn body(
         });
         p = end;
     }
+}
+
+/// The variable a declaration names: `.shared .align 4 .b8 _ZZ1kE1s[32];` → `_ZZ1kE1s`.
+fn decl_name(text: &str) -> Option<String> {
+    let mut after_align = false;
+    for tok in text.split_whitespace() {
+        if after_align {
+            after_align = false;
+            continue;
+        }
+        if tok == ".align" {
+            after_align = true;
+            continue;
+        }
+        if tok.starts_with('.') {
+            continue;
+        }
+        let end = tok.find(['[', ';', '=']).unwrap_or(tok.len());
+        return (end > 0).then(|| tok[..end].to_string());
+    }
+    None
 }
 
 /// `$L__BB0_2:` (an identifier, then one `:` not followed by another).
@@ -623,6 +655,7 @@ $L__BB1_1:
         assert_eq!(&PTX[k.params_close..k.params_close + 1], ")");
         assert!(PTX[..k.params_close].ends_with("k_param_0\n"));
         assert!(m.functions[2].params_empty);
+        assert_eq!(m.functions[1].shared_decls, Vec::<String>::new());
         assert!(!m.functions[0].is_entry);
     }
 
@@ -677,6 +710,19 @@ $L__BB1_1:
         };
         assert_eq!(gld.operands, ["%f1", "[%rd1+-4]"]);
         assert_eq!(f.stmts[4].line, 23);
+    }
+
+    #[test]
+    fn names_declared_variables() {
+        assert_eq!(
+            decl_name(".shared .align 4 .b8 _ZZ1kE1s[32];").as_deref(),
+            Some("_ZZ1kE1s")
+        );
+        assert_eq!(decl_name(".shared .f32 x;").as_deref(), Some("x"));
+        assert_eq!(decl_name(".shared;"), None);
+        let m = scan(".target sm_80\n.entry k()\n{\n\t.shared .align 16 .b8 t[64];\n\tret;\n}\n")
+            .unwrap();
+        assert_eq!(m.functions[0].shared_decls, ["t"]);
     }
 
     #[test]

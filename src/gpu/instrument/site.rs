@@ -1,7 +1,7 @@
 //! One instruction at a time: what it is to the instrumenter (a global/generic access to check, a
 //! shared or constant access to count, a backward branch to meter) and the PTX that replaces it.
 
-use super::helpers::{COUNT, GENERIC, GLOBAL, STEP};
+use super::helpers::{COUNT, GENERIC, GLOBAL, SHARED, STEP};
 use super::scan::{type_size, Instr, RegWidths};
 use super::InstrumentError;
 use crate::gpu::ctl::{Access, AccessKind};
@@ -95,12 +95,14 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
             message: format!("`{}` has no `[address]` operand", i.opcode),
         });
     };
+    let shared = space == Space::Shared;
     let (access, fail) = match base {
         "ld" | "ldu" => (
             Access {
                 kind: AccessKind::Read,
                 elem_bytes: elem,
                 n,
+                shared,
             },
             Fail::ReloadZero,
         ),
@@ -109,6 +111,7 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
                 kind: AccessKind::Write,
                 elem_bytes: elem,
                 n,
+                shared,
             },
             Fail::Nothing,
         ),
@@ -117,6 +120,7 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
                 kind: AccessKind::Atomic,
                 elem_bytes: elem * n,
                 n: 1,
+                shared,
             };
             let fail = match (base, i.operands.first()) {
                 ("atom", Some(d)) if d != "_" && !d.starts_with('[') => Fail::Zero {
@@ -219,7 +223,8 @@ impl<'a> SiteWriter<'a> {
         self.next_label
     }
 
-    /// The effective address of `[base+off]` as a generic (or global) address in `%gz_rd0`.
+    /// The effective address of `[base+off]` in `%gz_rd0`: a global, generic or shared-window
+    /// address, as the instruction's space says.
     fn address(&self, op: &str, space: Space, line: usize) -> Result<Vec<String>, InstrumentError> {
         let Some((base, off)) = parse_address(op) else {
             return Err(InstrumentError::Malformed {
@@ -268,8 +273,8 @@ impl<'a> SiteWriter<'a> {
         Ok(v)
     }
 
-    /// A checked access (global or generic): call the helper, run the original instruction only
-    /// when it is legal, and otherwise do what `Fail` says.
+    /// A checked access (global, generic or shared): call the helper, run the original
+    /// instruction only when it is legal, and otherwise do what `Fail` says.
     pub fn checked(
         &mut self,
         i: &Instr,
@@ -279,59 +284,95 @@ impl<'a> SiteWriter<'a> {
         line: usize,
     ) -> Result<String, InstrumentError> {
         let n = self.label();
-        let helper = if m.space == Space::Generic {
-            GENERIC
-        } else {
-            GLOBAL
+        let shared = m.space == Space::Shared;
+        let helper = match m.space {
+            Space::Generic => GENERIC,
+            Space::Shared => SHARED,
+            _ => GLOBAL,
         };
         let mut l = Vec::new();
         if let Some(g) = &i.guard {
             l.push(format!("{} bra $gz_E{n};", skip_guard(g)));
         }
         l.extend(self.address(&i.operands[m.addr_idx], m.space, line)?);
+        // The global and generic helpers return 0 or the zero area's address; the shared one
+        // returns 1 (legal) or 0.
+        let (ret_decl, ret_load, failed) = if shared {
+            (
+                ".param .b32 gz_ret;",
+                "ld.param.b32 %gz_r0, [gz_ret];",
+                "setp.eq.u32 %gz_p0, %gz_r0, 0;",
+            )
+        } else {
+            (
+                ".param .b64 gz_ret;",
+                "ld.param.b64 %gz_rd1, [gz_ret];",
+                "setp.ne.u64 %gz_p0, %gz_rd1, 0;",
+            )
+        };
         l.extend([
             "{".to_string(),
             ".param .b64 gz_arg0;".into(),
             ".param .b32 gz_arg1;".into(),
             ".param .b32 gz_arg2;".into(),
-            ".param .b64 gz_ret;".into(),
+            ret_decl.into(),
             "st.param.b64 [gz_arg0], %gz_rd0;".into(),
             format!("mov.u32 %gz_r0, {};", m.access.pack()),
             "st.param.b32 [gz_arg1], %gz_r0;".into(),
             format!("mov.u32 %gz_r0, {loc};"),
             "st.param.b32 [gz_arg2], %gz_r0;".into(),
             format!("call (gz_ret), {helper}, (gz_arg0, gz_arg1, gz_arg2);"),
-            "ld.param.b64 %gz_rd1, [gz_ret];".into(),
+            ret_load.into(),
             "}".into(),
-            "setp.ne.u64 %gz_p0, %gz_rd1, 0;".into(),
+            failed.into(),
         ]);
-        let fail_text = match &m.fail {
-            Fail::Nothing => None,
+        let fail_text: Vec<String> = match &m.fail {
+            Fail::Nothing => Vec::new(),
+            Fail::ReloadZero if shared => self.zero_destinations(&i.operands[0], line)?,
             Fail::ReloadZero => {
                 let mut ops = i.operands.clone();
                 ops[m.addr_idx] = "[%gz_rd1]".into();
-                Some(format!("{} {};", i.opcode, ops.join(", ")))
+                vec![format!("{} {};", i.opcode, ops.join(", "))]
             }
-            Fail::Zero { dst, bits } => Some(format!("mov.b{bits} {dst}, 0;")),
+            Fail::Zero { dst, bits } => vec![format!("mov.b{bits} {dst}, 0;")],
         };
-        match fail_text {
-            None => {
-                l.push(format!("@%gz_p0 bra $gz_E{n};"));
-                l.push(orig.to_string());
-            }
-            Some(f) => {
-                l.push(format!("@%gz_p0 bra $gz_F{n};"));
-                l.push(orig.to_string());
-                l.push(format!("bra $gz_E{n};"));
-                l.push(format!("$gz_F{n}:"));
-                l.push(f);
-            }
+        if fail_text.is_empty() {
+            l.push(format!("@%gz_p0 bra $gz_E{n};"));
+            l.push(orig.to_string());
+        } else {
+            l.push(format!("@%gz_p0 bra $gz_F{n};"));
+            l.push(orig.to_string());
+            l.push(format!("bra $gz_E{n};"));
+            l.push(format!("$gz_F{n}:"));
+            l.extend(fail_text);
         }
         l.push(format!("$gz_E{n}:"));
         Ok(join(&l))
     }
 
-    /// A counted access (shared, or constant counted as global): count, then the original.
+    /// `mov.bN reg, 0` for each destination of a load (`%f1` or `{%f1, %f2, _, _}`), with N the
+    /// register's declared width (a load may widen into a larger register).
+    fn zero_destinations(&self, dst: &str, line: usize) -> Result<Vec<String>, InstrumentError> {
+        let mut v = Vec::new();
+        for r in dst
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .map(str::trim)
+            .filter(|r| !r.is_empty() && *r != "_")
+        {
+            let bits = self
+                .regs
+                .bits(r)
+                .ok_or_else(|| InstrumentError::Unsupported {
+                    line,
+                    what: format!("a load into `{r}`, whose declaration gpuzzle cannot find"),
+                })?;
+            v.push(format!("mov.b{bits} {r}, 0;"));
+        }
+        Ok(v)
+    }
+
+    /// A counted-only access (`ld.const`, counted as a global read): count, then the original.
     pub fn counted(&mut self, i: &Instr, whole: &str, m: &MemOp) -> String {
         let which = if m.space == Space::Shared { 1 } else { 0 };
         let guard = i
