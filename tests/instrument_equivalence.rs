@@ -456,3 +456,23 @@ fn dynamic_shared_smaller_than_the_block_is_caught() {
         DiagKind::OutOfBounds,
     );
 }
+
+#[test]
+fn shared_array_declared_in_a_device_function() {
+    let inst = assert_equivalent(
+        "func_shared",
+        cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 64),
+            buf("a", ElemType::F32, &arange(64)),
+            int(64),
+        ],
+    );
+    assert_eq!(inst.result.buffers[0].values()[0], 31.0);
+    assert_eq!(inst.result.counters.max_per_thread.shared_reads, 1);
+    // The .func filled its own slot.
+    assert_eq!(
+        inst.ctl.shared_table,
+        vec![(inst.ctl.shared_table[0].0, 128)]
+    );
+}

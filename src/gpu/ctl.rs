@@ -20,12 +20,13 @@
 //!     64  u64  step_budget   backward branches each thread may take (loop iterations)
 //!     72  u64  records_off   byte offset of the per-thread records
 //!     80  u64  shared_off    byte offset of the shared table
-//!     88  u32  shared_len    entries in the shared table (written by the kernel at entry)
+//!     88  u32  shared_len    entries in the shared table: one per shared variable of the module
 //!     92       (reserved, zero)
 //!     96  32 B zero          never written: a skipped load reads its value (0) from here
 //!    128       table         table_len × { u64 base, u64 len }: generic address and length in bytes
-//!  shared_off  shared table  shared_slots × { u64 offset, u64 len }: each shared variable's
-//!                            shared-window address and size (dynamic shared: %dynamic_smem_size)
+//!  shared_off  shared table  shared_len × { u64 offset, u64 len }: each shared variable's
+//!                            shared-window address and size (dynamic shared: %dynamic_smem_size);
+//!                            the host marks every slot unwritten (offset u64::MAX, len 0)
 //! records_off  records       one 40-byte record per thread, indexed by the linear global thread id
 //!                            (block linear id × threads per block + thread linear id, x fastest):
 //!                            u64 global_reads, global_writes, shared_reads, shared_writes, steps
@@ -35,9 +36,12 @@
 //! constants) that the code takes the address of; the kernel fills them itself at entry, because
 //! only the kernel can name them (`mov.u64 %rd, sym`). The launch's buffers follow, filled by the
 //! host before the launch. A global access is legal when it lies entirely inside one entry.
-//! The shared table is filled by the kernel at entry too (the addresses are the same in every
-//! block); a shared access is legal when it lies entirely inside one shared variable, which is
-//! exactly the emulator's rule.
+//! The shared table has a fixed slot per shared variable of the module (`shared_vars` order).
+//! Whoever can name a variable fills its slot at entry: a kernel fills the module-level ones and
+//! those declared in its body, a device function those declared in its body (NVRTC moves a
+//! `__shared__` of a `__device__` function into that `.func`). The addresses are the same in every
+//! block. Slots of other kernels' variables stay unwritten and match nothing. A shared access is
+//! legal when it lies entirely inside one variable, which is exactly the emulator's rule.
 
 use crate::emu::result::Counters;
 
@@ -147,11 +151,12 @@ pub struct SharedVar {
 pub struct CtlLayout {
     /// The table's first entries, in order (filled by the kernel).
     pub module_vars: Vec<ModuleVar>,
-    /// The shared table of the kernel this layout was made for, in order (filled by the kernel).
+    /// Every shared variable of the module, one shared-table slot each, in order.
     pub shared_vars: Vec<SharedVar>,
-    /// Shared-table entries reserved: the most any kernel of the module fills.
-    pub shared_slots: usize,
 }
+
+/// Offset of a shared-table slot nobody wrote (it matches no address).
+pub const UNWRITTEN: u64 = u64::MAX;
 
 /// A control block that does not fit what it is decoded against (a gpuzzle bug).
 #[derive(Debug, thiserror::Error)]
@@ -180,7 +185,8 @@ pub struct CtlState {
     pub step_budget: u64,
     /// (base, len) per table entry: module variables first, then buffers.
     pub table: Vec<(u64, u64)>,
-    /// (shared-window offset, len) per shared variable of the kernel.
+    /// (shared-window offset, len) per shared variable of the module (`UNWRITTEN` offset for
+    /// the variables of kernels and functions that did not run).
     pub shared_table: Vec<(u64, u64)>,
     /// Per thread, in linear global thread order.
     pub counters: Vec<Counters>,
@@ -226,7 +232,7 @@ impl CtlLayout {
 
     /// Where the per-thread records start, for a launch with `buffers` buffer arguments.
     pub fn records_offset(&self, buffers: usize) -> usize {
-        (self.shared_offset(buffers) + Self::ENTRY_BYTES * self.shared_slots).div_ceil(64) * 64
+        (self.shared_offset(buffers) + Self::ENTRY_BYTES * self.shared_vars.len()).div_ceil(64) * 64
     }
 
     /// Bytes of the whole block (a multiple of 8).
@@ -255,11 +261,12 @@ impl CtlLayout {
             Self::RECORDS_OFF,
             self.records_offset(buffers.len()) as u64,
         );
-        put64(
-            &mut b,
-            Self::SHARED_OFF,
-            self.shared_offset(buffers.len()) as u64,
-        );
+        let so = self.shared_offset(buffers.len());
+        put64(&mut b, Self::SHARED_OFF, so as u64);
+        put32(&mut b, Self::SHARED_LEN, self.shared_vars.len() as u32);
+        for i in 0..self.shared_vars.len() {
+            put64(&mut b, so + Self::ENTRY_BYTES * i, UNWRITTEN);
+        }
         for (i, &(base, len)) in buffers.iter().enumerate() {
             let at = Self::TABLE + Self::ENTRY_BYTES * (self.module_vars.len() + i);
             put64(&mut b, at, base);
@@ -313,7 +320,7 @@ impl CtlLayout {
                 (get64(at), get64(at + 8))
             })
             .collect();
-        let shared_len = (get32(Self::SHARED_LEN) as usize).min(self.shared_slots);
+        let shared_len = (get32(Self::SHARED_LEN) as usize).min(self.shared_vars.len());
         let s0 = self.shared_offset(buffers);
         let shared_table = (0..shared_len)
             .map(|i| {
@@ -356,6 +363,14 @@ mod tests {
             size: 16,
             elem_size: 4,
             constant: false,
+        }
+    }
+
+    fn shared(name: &str) -> SharedVar {
+        SharedVar {
+            name: name.into(),
+            elem_size: 4,
+            dynamic: false,
         }
     }
 
@@ -411,8 +426,7 @@ mod tests {
         }
         let l = CtlLayout {
             module_vars: vec![var("w")],
-            shared_vars: Vec::new(),
-            shared_slots: 2,
+            shared_vars: vec![shared("s"), shared("t")],
         };
         assert_eq!(l.table_len(3), 4);
         assert_eq!(l.shared_offset(3), CtlLayout::TABLE + 4 * 16);
@@ -425,8 +439,7 @@ mod tests {
     fn encode_then_decode_round_trips() {
         let l = CtlLayout {
             module_vars: vec![var("w")],
-            shared_vars: Vec::new(),
-            shared_slots: 1,
+            shared_vars: vec![shared("s"), shared("t")],
         };
         let mut b = l.encode(500, &[(0x1000, 32), (0x2000, 8)], 4);
         let so = l.shared_offset(2);
@@ -434,8 +447,9 @@ mod tests {
             b[CtlLayout::SHARED_OFF..CtlLayout::SHARED_OFF + 8],
             (so as u64).to_le_bytes()
         );
-        // The kernel's shared entry.
-        b[CtlLayout::SHARED_LEN] = 1;
+        assert_eq!(b[CtlLayout::SHARED_LEN], 2);
+        // The kernel fills the first shared slot; the second stays unwritten.
+        b[so..so + 8].copy_from_slice(&0u64.to_le_bytes());
         b[so + 8] = 64;
         assert_eq!(b.len(), l.size(2, 4));
         // What a kernel would write: the module variable's entry, a fault, thread 2's counters.
@@ -459,7 +473,7 @@ mod tests {
         b[rec + CtlLayout::REC_STEPS] = 9;
         let s = l.decode(&b, 2, 4).unwrap();
         assert_eq!(s.table, vec![(0x3000, 16), (0x1000, 32), (0x2000, 8)]);
-        assert_eq!(s.shared_table, vec![(0, 64)]);
+        assert_eq!(s.shared_table, vec![(0, 64), (UNWRITTEN, 0)]);
         assert_eq!(s.step_budget, 500);
         assert_eq!(s.fault_count, 3);
         let f = s.fault.unwrap();

@@ -89,7 +89,10 @@ fn nearest_shared<'n>(
     names: &'n [TableName],
     access_elem: u32,
 ) -> Option<(u64, u64, &'n str, u64)> {
-    let entries = table.iter().zip(names);
+    let entries = table
+        .iter()
+        .zip(names)
+        .filter(|(e, _)| e.0 != crate::gpu::ctl::UNWRITTEN);
     let (&(base, len), n) = entries
         .clone()
         .filter(|(e, _)| e.0 <= off)
@@ -376,10 +379,14 @@ mod tests {
                 shared: true,
             }),
         );
-        st.shared_table = vec![(0, 32), (96, 16)];
+        st.shared_table = vec![(0, 32), (crate::gpu::ctl::UNWRITTEN, 0), (96, 16)];
         let shared = vec![
             TableName {
                 name: "cache".into(),
+                elem_size: 1,
+            },
+            TableName {
+                name: "unwritten".into(),
                 elem_size: 1,
             },
             TableName {

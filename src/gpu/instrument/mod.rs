@@ -141,28 +141,33 @@ pub fn instrument(
     for (v, _) in &module.shared {
         module_syms.insert(v.name.clone(), SymKind::Shared);
     }
-    // Shared variables a kernel can name: module-level ones, and those declared in its body.
+    // One shared-table slot per shared variable of the module. A function fills the slots of the
+    // variables it can name: those declared in its body, and for a kernel the module-level ones.
     let in_bodies: Vec<&String> = scanned
         .functions
         .iter()
         .flat_map(|f| &f.shared_decls)
         .collect();
-    let shared_of = |f: &scan::FunctionText| -> Vec<&Variable> {
+    let shared_slots_of = |f: &scan::FunctionText| -> Vec<(usize, &Variable)> {
         module
             .shared
             .iter()
             .map(|(v, _)| v)
-            .filter(|v| !in_bodies.contains(&&v.name) || f.shared_decls.contains(&v.name))
+            .enumerate()
+            .filter(|(_, v)| {
+                f.shared_decls.contains(&v.name) || (f.is_entry && !in_bodies.contains(&&v.name))
+            })
             .collect()
     };
-    let shared_slots = scanned
-        .functions
+    let shared_vars: Vec<SharedVar> = module
+        .shared
         .iter()
-        .filter(|f| f.is_entry)
-        .map(|f| shared_of(f).len())
-        .max()
-        .unwrap_or(0);
-    let mut entry_shared = Vec::new();
+        .map(|(v, _)| SharedVar {
+            name: v.name.clone(),
+            elem_size: v.elem_size.max(1),
+            dynamic: v.dynamic,
+        })
+        .collect();
 
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     edits.push((
@@ -193,7 +198,7 @@ pub fn instrument(
             };
             edits.push((at, at, text));
         }
-        // Declarations (and, in kernels, the prologue) go before the first instruction or label.
+        // Declarations and the prologue go before the first instruction or label.
         let first = f
             .stmts
             .iter()
@@ -205,20 +210,7 @@ pub fn instrument(
                 ".reg .b32 %gz_r<1>;".into(),
                 ".reg .pred %gz_p<1>;".into(),
             ];
-            if f.is_entry {
-                let shared = shared_of(f);
-                lines.extend(prologue(&module_vars, &shared));
-                if f.name == entry.name {
-                    entry_shared = shared
-                        .iter()
-                        .map(|v| SharedVar {
-                            name: v.name.clone(),
-                            elem_size: v.elem_size.max(1),
-                            dynamic: v.dynamic,
-                        })
-                        .collect();
-                }
-            }
+            lines.extend(prologue(f.is_entry, &module_vars, &shared_slots_of(f)));
             let mut text = site::join(&lines);
             text.push_str("\n\t");
             edits.push((first.span.start, first.span.start, text));
@@ -291,29 +283,44 @@ pub fn instrument(
         entry: entry.name.clone(),
         layout: CtlLayout {
             module_vars,
-            shared_vars: entry_shared,
-            shared_slots,
+            shared_vars,
         },
         sites,
     })
 }
 
-/// The kernel prologue: publish the control block's address, and fill the table entries of the
-/// module variables and the shared table (the same values in every thread, so the racing stores
-/// are harmless, and each thread's own stores precede its own checks).
-fn prologue(vars: &[ModuleVar], shared: &[&Variable]) -> Vec<String> {
-    let mut l = vec![
-        format!("ld.param.u64 %gz_rd0, [{CTL_PARAM}];"),
-        "cvta.to.global.u64 %gz_rd0, %gz_rd0;".to_string(),
-        format!("st.global.u64 [{CTL_PTR}], %gz_rd0;"),
-        format!(
-            "ld.global.u64 %gz_rd2, [%gz_rd0+{}];",
-            CtlLayout::SHARED_OFF
-        ),
-        "add.s64 %gz_rd2, %gz_rd2, %gz_rd0;".to_string(),
-    ];
-    for (k, v) in shared.iter().enumerate() {
-        let at = CtlLayout::ENTRY_BYTES * k;
+/// The prologue. A kernel publishes the control block's address and fills the table entries of
+/// the module variables; every function fills the shared-table slots of the shared variables it
+/// can name. Every thread stores the same values, so the racing stores are harmless, and each
+/// thread's own stores come before its own checks.
+fn prologue(is_entry: bool, vars: &[ModuleVar], shared: &[(usize, &Variable)]) -> Vec<String> {
+    let mut l = Vec::new();
+    if is_entry {
+        l.push(format!("ld.param.u64 %gz_rd0, [{CTL_PARAM}];"));
+        l.push("cvta.to.global.u64 %gz_rd0, %gz_rd0;".into());
+        l.push(format!("st.global.u64 [{CTL_PTR}], %gz_rd0;"));
+        for (k, v) in vars.iter().enumerate() {
+            let at = CtlLayout::TABLE + CtlLayout::ENTRY_BYTES * k;
+            let space = if v.constant { "const" } else { "global" };
+            l.push(format!("mov.u64 %gz_rd1, {};", v.name));
+            l.push(format!("cvta.{space}.u64 %gz_rd1, %gz_rd1;"));
+            l.push(format!("st.global.u64 [%gz_rd0+{at}], %gz_rd1;"));
+            l.push(format!("mov.u64 %gz_rd1, {};", v.size));
+            l.push(format!("st.global.u64 [%gz_rd0+{}], %gz_rd1;", at + 8));
+        }
+    } else if !shared.is_empty() {
+        l.push(format!("ld.global.u64 %gz_rd0, [{CTL_PTR}];"));
+    }
+    if shared.is_empty() {
+        return l;
+    }
+    l.push(format!(
+        "ld.global.u64 %gz_rd2, [%gz_rd0+{}];",
+        CtlLayout::SHARED_OFF
+    ));
+    l.push("add.s64 %gz_rd2, %gz_rd2, %gz_rd0;".into());
+    for &(slot, v) in shared {
+        let at = CtlLayout::ENTRY_BYTES * slot;
         l.push(format!("mov.u64 %gz_rd1, {};", v.name));
         l.push(format!("st.global.u64 [%gz_rd2+{at}], %gz_rd1;"));
         if v.dynamic {
@@ -323,20 +330,6 @@ fn prologue(vars: &[ModuleVar], shared: &[&Variable]) -> Vec<String> {
             l.push(format!("mov.u64 %gz_rd1, {};", v.size));
         }
         l.push(format!("st.global.u64 [%gz_rd2+{}], %gz_rd1;", at + 8));
-    }
-    l.push(format!("mov.u32 %gz_r0, {};", shared.len()));
-    l.push(format!(
-        "st.global.u32 [%gz_rd0+{}], %gz_r0;",
-        CtlLayout::SHARED_LEN
-    ));
-    for (k, v) in vars.iter().enumerate() {
-        let at = CtlLayout::TABLE + CtlLayout::ENTRY_BYTES * k;
-        let space = if v.constant { "const" } else { "global" };
-        l.push(format!("mov.u64 %gz_rd1, {};", v.name));
-        l.push(format!("cvta.{space}.u64 %gz_rd1, %gz_rd1;"));
-        l.push(format!("st.global.u64 [%gz_rd0+{at}], %gz_rd1;"));
-        l.push(format!("mov.u64 %gz_rd1, {};", v.size));
-        l.push(format!("st.global.u64 [%gz_rd0+{}], %gz_rd1;", at + 8));
     }
     l
 }
