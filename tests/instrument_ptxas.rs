@@ -65,6 +65,8 @@ fn ptxas_accepts_every_instrumented_module() {
     eprintln!("ptxas accepted {checked} instrumented modules");
 }
 
+/// With `GPUZZLE_DUMP=DIR`, write two instrumented corpus modules there for reading or for
+/// assembling by hand; otherwise nothing.
 #[test]
 fn dump_for_manual_inspection() {
     if let Some(dir) = std::env::var_os("GPUZZLE_DUMP") {

@@ -10,28 +10,32 @@
 //! - every kernel (`.entry`) gets one trailing parameter `.param .u64 __gpuzzle_ctl`, the address
 //!   of the control block (`gpu::ctl`); at entry each thread stores it in the module variable
 //!   `__gpuzzle_ctl_ptr` (so device functions find it without new parameters) and writes the table
-//!   entries of the module variables the code takes the address of;
+//!   entries of the module variables the code takes the address of (`__device__` arrays, `$str`);
 //! - every `ld`/`ldu`/`st`/`atom`/`red` on `.global` (including `ld.global.nc`) and every generic
 //!   one (no space: classified at run time with `isspacep`) calls a checking helper first and runs
 //!   only when the access lies inside one table entry and is aligned; otherwise the first such
 //!   fault is recorded and the access is skipped (a skipped load or atomic leaves 0);
 //! - every `ld`/`st`/`atom`/`red` on `.shared` (and every generic one that lands in shared memory)
-//!   is checked the same way against the kernel's shared variables, one table entry each, the
-//!   dynamic one sized by `%dynamic_smem_size`: a shared index past the block's allocation would
-//!   kill the context too. (The brief asked only for counting; the emulator checks shared bounds
-//!   per variable, and this keeps the two in step.) `ld.const` counts as a global read (as in the
-//!   emulator) without a check; `.local` and `.param` are left alone;
+//!   is counted and checked the same way against the module's shared variables, one slot each,
+//!   the dynamic one sized by `%dynamic_smem_size`; each function fills the slots of the shared
+//!   variables it declares (kernels also the module-level ones). A shared index past the block's
+//!   allocation would kill the context as surely as a wild global pointer, and the emulator
+//!   checks shared bounds per variable too, so the two report the same thing;
+//! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
+//!   `.param` accesses are left alone;
 //! - every taken backward branch (`bra` to an earlier label) counts a step; past the budget the
 //!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
 //!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
 //!
-//! Device functions (`.func`) are instrumented like kernels, with unchanged signatures: the helpers
-//! reach the control block through `__gpuzzle_ctl_ptr`. The helpers themselves live in
-//! `helpers.rs`. Every kernel of the module is instrumented (they may share device functions);
-//! `kernel` names the one the caller means to launch.
+//! Device functions (`.func`) are instrumented like kernels, with unchanged signatures and call
+//! sites: the helpers reach the control block through `__gpuzzle_ctl_ptr`. (So two launches of
+//! one loaded module must not overlap with different control blocks; gpuzzle launches one at a
+//! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
+//! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
 //! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
-//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered.
+//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered, so
+//! unbounded recursion still overflows the GPU stack.
 
 mod helpers;
 mod scan;
