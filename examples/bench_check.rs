@@ -23,7 +23,11 @@ fn main() {
             .env("GPUZZLE_CACHE_DIR", &cache)
             .output()
             .expect("run gpuzzle");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         t.elapsed().as_secs_f64()
     };
     let cold = run();
@@ -43,12 +47,27 @@ fn main() {
         let spec_name = p.toml_path.display().to_string();
         for (n, s) in [(&name, &src), (&spec_name, &spec)] {
             let t = Instant::now();
-            compiler.compile(&CompileRequest { file_name: n, source: s, defines: &p.defines, extra_options: &[] }).expect("compiles");
+            compiler
+                .compile(&CompileRequest {
+                    file_name: n,
+                    source: s,
+                    defines: &p.defines,
+                    extra_options: &[],
+                })
+                .expect("compiles");
             sum += t.elapsed().as_secs_f64();
         }
     }
-    println!("check --all --solutions over {} puzzles (whole process, release build)", puzzles.len());
+    println!(
+        "check --all --solutions over {} puzzles (whole process, release build)",
+        puzzles.len()
+    );
     println!("  warm (median of 5): {:.3} s   target < 0.250 s", warm[2]);
     println!("  cold (empty cache): {:.3} s", cold);
-    println!("  sum of its {} NVRTC compiles, one at a time: {:.3} s   cold/sum = {:.2} (target <= 1.5)", puzzles.len() * 2, sum, cold / sum);
+    println!(
+        "  sum of its {} NVRTC compiles, one at a time: {:.3} s   cold/sum = {:.2} (target <= 1.5)",
+        puzzles.len() * 2,
+        sum,
+        cold / sum
+    );
 }
