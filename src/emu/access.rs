@@ -220,9 +220,132 @@ impl<'l> Mem<'l> {
         }
     }
 
+    /// The fast path of a scalar global load: `None` (nothing done) unless the access is
+    /// aligned and inside one allocation, in which case it is counted, logged and performed.
+    /// `slot` caches the allocation this instruction last touched.
+    #[inline(always)]
+    pub(super) fn fast_global_load(
+        &mut self,
+        th: &mut Thread,
+        addr: u64,
+        size: u32,
+        slot: u32,
+    ) -> Option<u64> {
+        if !self.global_hit(addr, size, slot) {
+            return None;
+        }
+        th.counters.global_reads += 1;
+        if self.accesses.is_some() {
+            self.log_at(th, addr, size, false);
+        }
+        Some(self.launch.global.read(addr, size))
+    }
+
+    #[inline(always)]
+    pub(super) fn fast_global_store(
+        &mut self,
+        th: &mut Thread,
+        addr: u64,
+        size: u32,
+        slot: u32,
+        v: u64,
+    ) -> bool {
+        if !self.global_hit(addr, size, slot) {
+            return false;
+        }
+        th.counters.global_writes += 1;
+        if self.accesses.is_some() {
+            self.log_at(th, addr, size, false);
+        }
+        self.launch.global.write(addr, size, v);
+        true
+    }
+
+    /// Aligned and inside one allocation (looked up through the instruction's cache slot).
+    #[inline(always)]
+    fn global_hit(&mut self, addr: u64, size: u32, slot: u32) -> bool {
+        let size = size as u64;
+        if addr & (size - 1) != 0 {
+            return false;
+        }
+        let g = &self.launch.global;
+        let cached = self
+            .alloc_cache
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        if let Some(a) = g.allocs.get(cached as usize) {
+            if addr >= a.base && addr - a.base + size <= a.len {
+                return true;
+            }
+        }
+        match g.find(addr, size) {
+            Some(i) => {
+                if let Some(c) = self.alloc_cache.get_mut(slot as usize) {
+                    *c = i as u32;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The fast path of a scalar shared load (bounds, alignment, counters, checkers, log).
+    #[inline(always)]
+    pub(super) fn fast_shared_load(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+    ) -> Option<u64> {
+        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+            return None;
+        }
+        th.counters.shared_reads += 1;
+        if !self.shadow.is_empty() {
+            self.shared_checks(th, linear, inst, off, size, Kind::Read);
+        }
+        if self.accesses.is_some() {
+            self.log_at(th, off, size, true);
+        }
+        let s = off as usize;
+        Some(le_read(&self.shared[s..s + size as usize]))
+    }
+
+    #[inline(always)]
+    pub(super) fn fast_shared_store(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+        v: u64,
+    ) -> bool {
+        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+            return false;
+        }
+        th.counters.shared_writes += 1;
+        if !self.shadow.is_empty() {
+            self.shared_checks(th, linear, inst, off, size, Kind::Write);
+        }
+        if self.accesses.is_some() {
+            self.log_at(th, off, size, true);
+        }
+        let s = off as usize;
+        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        true
+    }
+
     fn log(&mut self, th: &Thread, inst: &Inst, addr: u64, size: u32, shared: bool) {
+        let _ = inst;
+        self.log_at(th, addr, size, shared);
+    }
+
+    fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool) {
         if let Some(acc) = self.accesses.as_mut() {
-            let _ = inst;
             let t = self.launch.linear(th.tid) as usize;
             acc[t].push(Access {
                 pc: th.pc,

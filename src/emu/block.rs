@@ -4,6 +4,7 @@
 
 use super::alu;
 use super::diag::{Diags, Namer, Site};
+use super::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use super::launch::Launch;
 use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
 use super::result::{Counters, DiagKind, Severity};
@@ -116,6 +117,8 @@ pub(super) struct Mem<'l> {
     pub(super) warp_sync: Vec<u32>,
     pub(super) diags: Diags,
     pub(super) pending_uninit: Vec<PendingUninit>,
+    /// Per global load/store instruction of the fast path: the allocation it last touched.
+    pub(super) alloc_cache: Vec<u32>,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
     pub(super) namer: Namer,
 }
@@ -174,6 +177,7 @@ impl<'l> Block<'l> {
                 warp_sync: vec![0; n.div_ceil(32)],
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
+                alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
             },
@@ -683,9 +687,11 @@ impl<'l> Block<'l> {
         let th = &mut self.threads[t];
         let linear = t as u32;
         let mut code: &[Inst] = &module.functions[th.func as usize].body;
+        let mut fcode: &[FastInst] = &launch.fast.functions[th.func as usize];
         let mut n = 0u64;
         while n < budget {
-            let Some(inst) = code.get(th.pc as usize) else {
+            let pc = th.pc as usize;
+            let (Some(fi), Some(inst)) = (fcode.get(pc), code.get(pc)) else {
                 return (
                     Stop::Fatal(format!(
                         "program counter ran off the end of `{}`",
@@ -695,10 +701,151 @@ impl<'l> Block<'l> {
                 );
             };
             n += 1;
-            if let Some((p, neg)) = inst.guard {
-                if (th.regs[p as usize] != 0) == neg {
+            if fi.guard != NO_GUARD {
+                if (th.regs[fi.guard as usize] != 0) == fi.negate {
                     th.pc += 1;
                     continue;
+                }
+            } else if let Some((p, neg)) = inst.guard {
+                // Only for a guard the decoder could not take (never from a valid parse).
+                if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
+                    th.pc += 1;
+                    continue;
+                }
+            }
+            // The fast path: done and `continue`, or fall through to the general path.
+            match fi.op {
+                Fast::Slow => {}
+                Fast::Int32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Int64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::MulWide { signed, d, a, b } => {
+                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
+                    th.regs[d as usize] = if signed {
+                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
+                    } else {
+                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
+                    };
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Mad32 { d, a, b, c } => {
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] =
+                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::F32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Fma32 { d, a, b, c } => {
+                    let f = |v: u64| f32::from_bits(v as u32);
+                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::F64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Fma64 { d, a, b, c } => {
+                    let (x, y, z) = (
+                        f64::from_bits(rd(&th.regs, a)),
+                        f64::from_bits(rd(&th.regs, b)),
+                        f64::from_bits(rd(&th.regs, c)),
+                    );
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Setp { cmp, ty, d, a, b } => {
+                    th.regs[d as usize] =
+                        alu::compare(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Mov { ty, d, a } => {
+                    th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::CvtInt { dty, sty, d, a } => {
+                    th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a));
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Bra { target } => {
+                    th.pc = target;
+                    continue;
+                }
+                Fast::LdGlobal {
+                    ty,
+                    d,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) = mem.fast_global_load(th, addr, ty.size(), slot) {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        th.pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StGlobal {
+                    size,
+                    src,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_global_store(th, addr, size, slot, v) {
+                        th.pc += 1;
+                        continue;
+                    }
+                }
+                Fast::LdShared { ty, d, base, off } => {
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) = mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        th.pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StShared {
+                    size,
+                    src,
+                    base,
+                    off,
+                } => {
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_shared_store(th, linear, inst, addr, size, v) {
+                        th.pc += 1;
+                        continue;
+                    }
                 }
             }
             match &inst.op {
@@ -969,6 +1116,7 @@ impl<'l> Block<'l> {
                         th.func = *fi;
                         th.pc = 0;
                         code = &f.body;
+                        fcode = &launch.fast.functions[*fi as usize];
                         continue;
                     }
                     Callee::Vprintf => {
@@ -1016,6 +1164,7 @@ impl<'l> Block<'l> {
                     th.func = frame.func;
                     th.pc = frame.ret_pc;
                     code = &module.functions[th.func as usize].body;
+                    fcode = &launch.fast.functions[th.func as usize];
                     continue;
                 }
                 Op::Exit => {
@@ -1075,6 +1224,15 @@ fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
             Op::Bra { target } if target <= pc && (i as u32) >= pc => Some(inst.line),
             _ => None,
         })
+}
+
+/// A fast-path operand (register indices were checked when decoding).
+#[inline(always)]
+fn rd(regs: &[u64], s: Src) -> u64 {
+    match s {
+        Src::R(r) => regs[r as usize],
+        Src::I(v) => v,
+    }
 }
 
 fn low_mask(bits: u32) -> u64 {

@@ -3,6 +3,7 @@
 
 use super::block::{Access, Block, BlockOutput};
 use super::diag::{Diags, Namer};
+use super::fast::{self, FastCode};
 use super::memory::GlobalMem;
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
@@ -29,6 +30,8 @@ pub struct Launch<'m> {
     shared_vars: Vec<(String, u64, u64, u64)>,
     pub kernel_params: Vec<u8>,
     pub namer: Namer,
+    /// The module's instructions decoded for the interpreter's fast path.
+    pub(super) fast: FastCode,
     steps: AtomicU64,
     aborted: AtomicBool,
 }
@@ -352,12 +355,13 @@ pub fn run(
             shared_map[b as usize] = id;
         }
     }
-    let shared_sym_off = module
+    let shared_sym_off: Vec<u64> = module
         .shared
         .iter()
         .map(|(v, off)| if v.dynamic { dyn_base } else { *off })
         .collect();
 
+    let fast = fast::decode(&module.functions, &shared_sym_off);
     let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
     let launch = Launch {
         module,
@@ -372,6 +376,7 @@ pub fn run(
         shared_vars,
         kernel_params,
         namer: Namer { one_d },
+        fast,
         steps: AtomicU64::new(0),
         aborted: AtomicBool::new(false),
     };

@@ -5,6 +5,7 @@ mod access;
 mod alu;
 mod block;
 mod diag;
+mod fast;
 mod float;
 mod launch;
 mod memory;
