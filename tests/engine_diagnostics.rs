@@ -159,6 +159,25 @@ fn shared_read_before_any_write() {
 }
 
 #[test]
+fn every_block_starts_with_uninitialised_shared_memory() {
+    // Blocks reuse the emulator's memory: what block 0 wrote must not count for block 1.
+    let k = bugs();
+    for jobs in [1, 2] {
+        let r = k.run_opts(
+            "uninit_read",
+            d1(3, 32),
+            vec![zeros("out", ElemType::I32, 32)],
+            &EmuOptions {
+                jobs,
+                ..EmuOptions::default()
+            },
+        );
+        let m = expect(&k, &r, DiagKind::UninitializedRead, "uninit", B0, t(16));
+        assert!(m.contains("47 other threads"), "{m}");
+    }
+}
+
+#[test]
 fn syncthreads_inside_an_if() {
     let k = bugs();
     let r = k.run(

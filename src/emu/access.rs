@@ -530,6 +530,7 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) {
         let epoch = self.epoch;
+        let gen = self.gen;
         let warp_sync = &self.warp_sync;
         let sync = warp_sync[(me / 32) as usize];
         let ordered = |other: u32, other_sync: u32| {
@@ -545,12 +546,12 @@ impl<'l> Mem<'l> {
                 s.reader = NONE;
                 s.many = false;
             }
-            if kind != Kind::Write && !s.init {
+            if kind != Kind::Write && s.init_gen != gen {
                 uninit = true;
             }
             if kind == Kind::Atomic {
                 // Atomics never race with each other; they do initialise.
-                s.init = true;
+                s.init_gen = gen;
                 continue;
             }
             if conflict.is_none() {
@@ -582,7 +583,7 @@ impl<'l> Mem<'l> {
                     s.writer = me;
                     s.wline = inst.line;
                     s.wsync = sync;
-                    s.init = true;
+                    s.init_gen = gen;
                 }
             }
         }

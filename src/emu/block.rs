@@ -48,6 +48,8 @@ pub(super) struct Thread {
 }
 
 /// What one byte of shared memory last saw in this barrier interval (for the race checker).
+/// Epochs (barrier intervals) and generations (blocks) keep counting across the blocks a
+/// `Block` runs, so a stale entry is recognised by its numbers instead of being cleared.
 #[derive(Clone, Copy)]
 pub(super) struct Shadow {
     pub(super) epoch: u32,
@@ -59,7 +61,8 @@ pub(super) struct Shadow {
     pub(super) many: bool,
     pub(super) rline: u32,
     pub(super) rsync: u32,
-    pub(super) init: bool,
+    /// The block generation that last wrote the byte (written in this block iff equal).
+    pub(super) init_gen: u32,
 }
 
 pub(super) const SHADOW0: Shadow = Shadow {
@@ -71,7 +74,7 @@ pub(super) const SHADOW0: Shadow = Shadow {
     many: false,
     rline: 0,
     rsync: 0,
-    init: false,
+    init_gen: u32::MAX,
 };
 
 /// A read of never-written shared memory, reported at the next barrier unless a race explains it.
@@ -114,6 +117,8 @@ pub(super) struct Mem<'l> {
     pub(super) shared: Vec<u8>,
     pub(super) shadow: Vec<Shadow>,
     pub(super) epoch: u32,
+    /// Which block this is among those the `Block` has run (see `Shadow`).
+    pub(super) gen: u32,
     pub(super) warp_sync: Vec<u32>,
     pub(super) diags: Diags,
     pub(super) pending_uninit: Vec<PendingUninit>,
@@ -123,10 +128,16 @@ pub(super) struct Mem<'l> {
     pub(super) namer: Namer,
 }
 
+/// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
+/// so the per-thread and shared-memory allocations are made once per worker, not per block.
 pub struct Block<'l> {
     threads: Vec<Thread>,
     mem: Mem<'l>,
 }
+
+/// Executed instructions are added to the launch-wide count in batches of at most this many
+/// (one shared atomic per thread switch would make cores fight over its cache line).
+const STEP_BATCH: u64 = 1 << 16;
 
 enum Stop {
     Quantum,
@@ -174,6 +185,7 @@ impl<'l> Block<'l> {
                     Vec::new()
                 },
                 epoch: 0,
+                gen: 0,
                 warp_sync: vec![0; n.div_ceil(32)],
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
@@ -184,9 +196,49 @@ impl<'l> Block<'l> {
         }
     }
 
+    /// Make this the fresh state of block `block` (as `new` would, reusing the allocations).
+    pub fn reset(&mut self, block: [u32; 3]) {
+        let launch = self.mem.launch;
+        let entry = &launch.module.functions[launch.entry as usize];
+        for th in &mut self.threads {
+            th.state = State::Ready;
+            th.func = launch.entry;
+            th.pc = 0;
+            th.regs.clear();
+            th.regs.resize(entry.num_regs as usize, 0);
+            th.params.clear();
+            th.params.extend_from_slice(&launch.kernel_params);
+            th.local.clear();
+            th.local.resize(entry.local_size as usize, 0);
+            th.local_base = 0;
+            th.frames.clear();
+            th.counters = Counters::default();
+            th.out.clear();
+        }
+        let m = &mut self.mem;
+        m.block = block;
+        m.shared.fill(0);
+        m.gen = m.gen.wrapping_add(1);
+        m.epoch = m.epoch.wrapping_add(1);
+        if m.gen == u32::MAX || m.epoch > u32::MAX - (1 << 20) {
+            // The numbers are about to repeat: start the shadow over.
+            m.shadow.fill(SHADOW0);
+            m.gen = 0;
+            m.epoch = 0;
+        }
+        m.warp_sync.fill(0);
+        m.diags = Diags::default();
+        m.pending_uninit.clear();
+        if let Some(acc) = m.accesses.as_mut() {
+            acc.iter_mut().for_each(Vec::clear);
+        }
+    }
+
     /// Run the block to completion (or until the launch must stop).
-    pub fn run(mut self) -> BlockOutput {
+    pub fn run(&mut self) -> BlockOutput {
         let mut instructions = 0u64;
+        let mut unreported = 0u64;
+        let batch = (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH);
         let mut fatal = None;
         'outer: loop {
             let mut progressed = false;
@@ -200,10 +252,15 @@ impl<'l> Block<'l> {
                 progressed = true;
                 let (stop, n) = self.step(t, QUANTUM);
                 instructions += n;
-                if self.mem.launch.add_steps(n) {
-                    self.report_step_limit(t);
-                    fatal = Some("step limit".to_string());
-                    break 'outer;
+                unreported += n;
+                if unreported >= batch {
+                    let over = self.mem.launch.add_steps(unreported);
+                    unreported = 0;
+                    if over {
+                        self.report_step_limit(t);
+                        fatal = Some("step limit".to_string());
+                        break 'outer;
+                    }
                 }
                 match stop {
                     Stop::Fatal(msg) => {
@@ -248,6 +305,9 @@ impl<'l> Block<'l> {
             }
             break;
         }
+        // The block is done: count the rest without stopping anyone (a later block that
+        // crosses the limit reports it).
+        self.mem.launch.count_steps(unreported);
         if fatal.is_none() {
             self.mem.resolve_uninit();
         }
@@ -257,10 +317,13 @@ impl<'l> Block<'l> {
         }
         BlockOutput {
             counters: self.threads.iter().map(|t| t.counters).collect(),
-            diags: self.mem.diags,
+            diags: std::mem::take(&mut self.mem.diags),
             stdout,
             instructions,
-            accesses: self.mem.accesses.unwrap_or_default(),
+            accesses: match self.mem.accesses.as_mut() {
+                Some(acc) => acc.iter_mut().map(std::mem::take).collect(),
+                None => Vec::new(),
+            },
             fatal,
         }
     }
@@ -310,6 +373,9 @@ impl<'l> Block<'l> {
 
     /// Release the threads waiting at barriers, reporting divergence first.
     fn release_barrier(&mut self) {
+        if self.release_converged_barrier() {
+            return;
+        }
         let n = self.threads.len();
         let waiting: Vec<usize> = (0..n)
             .filter(|&t| self.threads[t].state == State::Barrier)
@@ -398,6 +464,38 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+    }
+
+    /// The usual case, without the bookkeeping of the general one: every thread waits at the
+    /// same `bar.sync` (none exited). Returns false, changing nothing, otherwise.
+    fn release_converged_barrier(&mut self) -> bool {
+        let Some(first) = self.threads.iter().find(|t| t.state == State::Barrier) else {
+            return false;
+        };
+        let here = (first.func, first.pc);
+        let module = self.mem.launch.module;
+        let is_plain_sync = matches!(
+            module.functions[here.0 as usize].body.get(here.1 as usize),
+            Some(Inst {
+                op: Op::BarSync { .. },
+                ..
+            })
+        );
+        if !is_plain_sync
+            || self
+                .threads
+                .iter()
+                .any(|t| t.state != State::Barrier || (t.func, t.pc) != here)
+        {
+            return false;
+        }
+        for th in &mut self.threads {
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.resolve_uninit();
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        true
     }
 
     fn bar_red_value(&self, t: usize) -> Option<bool> {
@@ -772,9 +870,41 @@ impl<'l> Block<'l> {
                 }
                 Fast::Setp { cmp, ty, d, a, b } => {
                     th.regs[d as usize] =
-                        alu::compare(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
+                        fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
                     th.pc += 1;
                     continue;
+                }
+                Fast::Special { d, s } => {
+                    th.regs[d as usize] = mem.special(th, s);
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::Cvta { to, window, d, a } => {
+                    let a = rd(&th.regs, a);
+                    th.regs[d as usize] = if to {
+                        a.wrapping_sub(window)
+                    } else {
+                        a.wrapping_add(window)
+                    };
+                    th.pc += 1;
+                    continue;
+                }
+                Fast::LdParam { ty, d, base, off } => {
+                    let a = rd(&th.regs, base).wrapping_add(off as u64) as usize;
+                    let size = ty.size() as usize;
+                    let aligned = a & (size - 1) == 0;
+                    if let (true, Some(bytes)) = (aligned, th.params.get(a..a.wrapping_add(size))) {
+                        let mut w = [0u8; 8];
+                        w[..bytes.len()].copy_from_slice(bytes);
+                        let v = u64::from_le_bytes(w);
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        th.pc += 1;
+                        continue;
+                    }
                 }
                 Fast::Mov { ty, d, a } => {
                     th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a));

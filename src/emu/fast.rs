@@ -6,8 +6,9 @@
 //! diagnostics have one definition.
 
 use super::alu;
+use super::memory::{LOCAL_WINDOW, SHARED_WINDOW};
 use crate::ptx::ir::{
-    BinOp, CmpOp, FFlags, Function, Inst, Op, Operand, Rounding, Space, Ty, UnOp,
+    BinOp, CmpOp, FFlags, Function, Inst, Op, Operand, Rounding, Space, Special, Ty, UnOp,
 };
 
 /// A register or an immediate.
@@ -119,6 +120,25 @@ pub(super) enum Fast {
     Bra {
         target: u32,
     },
+    /// `mov` of a special register (`%tid.x`, ...).
+    Special {
+        d: u32,
+        s: Special,
+    },
+    /// `cvta` to (`to`) or from the generic window starting at `window`.
+    Cvta {
+        to: bool,
+        window: u64,
+        d: u32,
+        a: Src,
+    },
+    /// Scalar `ld.param` from the current frame's param area.
+    LdParam {
+        ty: Ty,
+        d: u32,
+        base: Src,
+        off: i64,
+    },
     /// Scalar `ld.global` (or `.const`) of `ty` at `[base + off]`; `slot` caches the allocation.
     LdGlobal {
         ty: Ty,
@@ -166,8 +186,14 @@ pub(super) struct FastCode {
     pub(super) slots: u32,
 }
 
-/// Decode every function. `shared_sym_off` resolves shared symbols to their offsets.
-pub(super) fn decode(functions: &[Function], shared_sym_off: &[u64]) -> FastCode {
+/// Where the module's symbols are in this launch: shared offsets and global addresses.
+pub(super) struct Symbols<'a> {
+    pub(super) shared: &'a [u64],
+    pub(super) global: &'a [u64],
+}
+
+/// Decode every function.
+pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
     let mut slots = 0u32;
     let functions = functions
         .iter()
@@ -175,7 +201,7 @@ pub(super) fn decode(functions: &[Function], shared_sym_off: &[u64]) -> FastCode
             f.body
                 .iter()
                 .map(|inst| FastInst {
-                    op: decode_one(inst, f.num_regs, shared_sym_off, &mut slots),
+                    op: decode_one(inst, f.num_regs, syms, &mut slots),
                     guard: match inst.guard {
                         Some((p, _)) if p < f.num_regs => p,
                         // An out-of-range guard register: let the general path deal with it.
@@ -190,22 +216,22 @@ pub(super) fn decode(functions: &[Function], shared_sym_off: &[u64]) -> FastCode
     FastCode { functions, slots }
 }
 
-fn decode_one(inst: &Inst, num_regs: u32, shared_sym_off: &[u64], slots: &mut u32) -> Fast {
+fn decode_one(inst: &Inst, num_regs: u32, syms: &Symbols, slots: &mut u32) -> Fast {
     // A guard register that does not exist must keep the general path (never a panic here).
     if inst.guard.is_some_and(|(p, _)| p >= num_regs) {
         return Fast::Slow;
     }
     let reg = |d: u32| (d < num_regs).then_some(d);
+    // Registers, immediates, and the symbols whose value is fixed for the launch.
     let src = |o: &Operand| match *o {
         Operand::Reg(r) if r < num_regs => Some(Src::R(r)),
         Operand::Imm(v) => Some(Src::I(v)),
+        Operand::SharedSym(i) => syms.shared.get(i as usize).map(|&v| Src::I(v)),
+        Operand::GlobalSym(i) => syms.global.get(i as usize).map(|&v| Src::I(v)),
+        Operand::ParamSym(off) => Some(Src::I(off as u64)),
         _ => None,
     };
-    // An address base: a register, an immediate, or a shared variable's (fixed) offset.
-    let base = |o: &Operand| match *o {
-        Operand::SharedSym(i) => shared_sym_off.get(i as usize).map(|&v| Src::I(v)),
-        _ => src(o),
-    };
+    let base = src;
     let plain = |f: &FFlags, rnd: &Rounding| {
         *f == FFlags::default() && matches!(rnd, Rounding::Default | Rounding::Rn)
     };
@@ -321,8 +347,24 @@ fn decode_one(inst: &Inst, num_regs: u32, shared_sym_off: &[u64], slots: &mut u3
             d,
             a,
             ..
-        } => match (reg(*d), src(a)) {
-            (Some(d), Some(a)) => Some(Fast::Mov { ty: *ty, d, a }),
+        } => match (reg(*d), src(a), a) {
+            (Some(d), Some(a), _) => Some(Fast::Mov { ty: *ty, d, a }),
+            (Some(d), None, Operand::Special(s)) if ty.size() >= 4 => {
+                Some(Fast::Special { d, s: *s })
+            }
+            _ => None,
+        },
+        Op::Cvta { to, space, d, a } => match (reg(*d), src(a)) {
+            (Some(d), Some(a)) => Some(Fast::Cvta {
+                to: *to,
+                window: match space {
+                    Space::Shared => SHARED_WINDOW,
+                    Space::Local => LOCAL_WINDOW,
+                    _ => 0,
+                },
+                d,
+                a,
+            }),
             _ => None,
         },
         Op::Cvt {
@@ -360,6 +402,12 @@ fn decode_one(inst: &Inst, num_regs: u32, shared_sym_off: &[u64], slots: &mut u3
                         })
                     }
                     Space::Shared => Some(Fast::LdShared {
+                        ty: *ty,
+                        d: dr,
+                        base: b,
+                        off: addr.offset,
+                    }),
+                    Space::Param => Some(Fast::LdParam {
                         ty: *ty,
                         d: dr,
                         base: b,
@@ -488,6 +536,51 @@ pub(super) fn float64(op: FloatOp, a: u64, b: u64) -> u64 {
     r.to_bits()
 }
 
+/// `setp` without a boolean combination: the common integer and f32 cases inline, the rest
+/// through the general comparison.
+#[inline(always)]
+pub(super) fn setp(cmp: CmpOp, ty: Ty, a: u64, b: u64) -> bool {
+    match ty {
+        Ty::S32 => {
+            let (x, y) = (a as u32 as i32, b as u32 as i32);
+            match cmp {
+                CmpOp::Eq => x == y,
+                CmpOp::Ne => x != y,
+                CmpOp::Lt => x < y,
+                CmpOp::Le => x <= y,
+                CmpOp::Gt => x > y,
+                CmpOp::Ge => x >= y,
+                _ => alu::compare(cmp, ty, a, b),
+            }
+        }
+        Ty::U32 | Ty::B32 => {
+            let (x, y) = (a as u32, b as u32);
+            match cmp {
+                CmpOp::Eq => x == y,
+                CmpOp::Ne => x != y,
+                CmpOp::Lt | CmpOp::Lo => x < y,
+                CmpOp::Le | CmpOp::Ls => x <= y,
+                CmpOp::Gt | CmpOp::Hi => x > y,
+                CmpOp::Ge | CmpOp::Hs => x >= y,
+                _ => alu::compare(cmp, ty, a, b),
+            }
+        }
+        Ty::F32 => {
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            match cmp {
+                // Ordered comparisons are false with a NaN, as Rust's are.
+                CmpOp::Eq => x == y,
+                CmpOp::Lt => x < y,
+                CmpOp::Le => x <= y,
+                CmpOp::Gt => x > y,
+                CmpOp::Ge => x >= y,
+                _ => alu::compare(cmp, ty, a, b),
+            }
+        }
+        _ => alu::compare(cmp, ty, a, b),
+    }
+}
+
 /// Integer `cvt`: read the source at its width (sign-extending signed types), then truncate.
 #[inline(always)]
 pub(super) fn cvt_int(dty: Ty, sty: Ty, a: u64) -> u64 {
@@ -531,7 +624,11 @@ mod tests {
             line: 0,
             file: 0,
         };
-        match decode_one(&inst, 3, &[], &mut 0) {
+        let syms = Symbols {
+            shared: &[],
+            global: &[],
+        };
+        match decode_one(&inst, 3, &syms, &mut 0) {
             Fast::Int32 { op, .. } => Some(int32(op, a, b)),
             Fast::Int64 { op, .. } => Some(int64(op, a, b)),
             Fast::MulWide { signed, .. } => Some(if signed {
@@ -601,6 +698,19 @@ mod tests {
         }
 
         #[test]
+        fn fast_compares_match_the_general_path(a: u64, b: u64) {
+            let cmps = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge,
+                CmpOp::Lo, CmpOp::Ls, CmpOp::Hi, CmpOp::Hs, CmpOp::Equ, CmpOp::Ltu, CmpOp::Nan];
+            for ty in [Ty::S32, Ty::U32, Ty::B32, Ty::F32, Ty::S64, Ty::F64] {
+                for cmp in cmps {
+                    for (x, y) in [(a, b), (a, a), (alu::mask(ty, a), alu::mask(ty, b))] {
+                        prop_assert_eq!(setp(cmp, ty, x, y), alu::compare(cmp, ty, x, y), "{:?}.{:?}", cmp, ty);
+                    }
+                }
+            }
+        }
+
+        #[test]
         fn fast_conversions_match_the_general_path(a: u64) {
             let ints = [Ty::S8, Ty::S16, Ty::S32, Ty::S64, Ty::U8, Ty::U16, Ty::U32, Ty::U64, Ty::B32, Ty::B64];
             for dty in ints {
@@ -662,7 +772,11 @@ mod tests {
                 rnd: Rounding::Default,
             },
         ] {
-            assert_eq!(decode_one(&mk(op), 3, &[], &mut 0), Fast::Slow);
+            let syms = Symbols {
+                shared: &[],
+                global: &[],
+            };
+            assert_eq!(decode_one(&mk(op), 3, &syms, &mut 0), Fast::Slow);
         }
     }
 }

@@ -53,6 +53,11 @@ impl<'m> Launch<'m> {
         self.aborted.store(true, Ordering::Relaxed)
     }
 
+    /// Count executed instructions without checking the limit.
+    pub fn count_steps(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// Count executed instructions; true once the launch's step limit is passed.
     pub fn add_steps(&self, n: u64) -> bool {
         let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;
@@ -361,7 +366,13 @@ pub fn run(
         .map(|(v, off)| if v.dynamic { dyn_base } else { *off })
         .collect();
 
-    let fast = fast::decode(&module.functions, &shared_sym_off);
+    let fast = fast::decode(
+        &module.functions,
+        &fast::Symbols {
+            shared: &shared_sym_off,
+            global: &global_sym_addr,
+        },
+    );
     let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
     let launch = Launch {
         module,
@@ -387,48 +398,48 @@ pub fn run(
         let i = i as u32;
         [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
     };
-    let mut fold = Fold::default();
     let parallel = opts.jobs > 1 && nblocks > 2 && !order_sensitive(module);
-    if !parallel {
-        for i in 0..nblocks {
-            let out = summarise(
-                &launch,
-                Block::new(&launch, block_idx(i)).run(),
-                block_idx(i),
-            );
-            let stop = out.fatal.is_some();
-            fold.add(out);
-            if stop {
-                break;
-            }
-        }
-    } else {
+    let mut fold = Fold::default();
+    {
+        let mut block = Block::new(&launch, block_idx(0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
-        let first = summarise(
-            &launch,
-            Block::new(&launch, block_idx(0)).run(),
-            block_idx(0),
-        );
-        let stop = first.fatal.is_some();
+        let first = summarise(&launch, block.run(), block_idx(0));
+        let mut stop = first.fatal.is_some();
         fold.add(first);
-        if !stop {
+        if !parallel {
+            for i in 1..nblocks {
+                if stop {
+                    break;
+                }
+                block.reset(block_idx(i));
+                let out = summarise(&launch, block.run(), block_idx(i));
+                stop = out.fatal.is_some();
+                fold.add(out);
+            }
+        } else if !stop {
             let next = AtomicUsize::new(1);
             let slots: Mutex<Vec<Option<Summary>>> =
                 Mutex::new((0..nblocks).map(|_| None).collect());
             std::thread::scope(|s| {
                 for _ in 0..opts.jobs.min(nblocks - 1) {
-                    s.spawn(|| loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= nblocks || launch.aborted() {
-                            break;
-                        }
-                        let out = summarise(
-                            &launch,
-                            Block::new(&launch, block_idx(i)).run(),
-                            block_idx(i),
-                        );
-                        if let Ok(mut v) = slots.lock() {
-                            v[i] = Some(out);
+                    s.spawn(|| {
+                        let mut block: Option<Block> = None;
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= nblocks || launch.aborted() {
+                                break;
+                            }
+                            let b = match block.as_mut() {
+                                Some(b) => {
+                                    b.reset(block_idx(i));
+                                    b
+                                }
+                                None => block.insert(Block::new(&launch, block_idx(i))),
+                            };
+                            let out = summarise(&launch, b.run(), block_idx(i));
+                            if let Ok(mut v) = slots.lock() {
+                                v[i] = Some(out);
+                            }
                         }
                     });
                 }
@@ -440,6 +451,16 @@ pub fn run(
                 if stop {
                     break;
                 }
+            }
+            if launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT) {
+                // Where blocks running at once cross the limit depends on timing; the
+                // sequential order does not. Rerun sequentially for a deterministic report.
+                drop(launch);
+                let sequential = EmuOptions {
+                    jobs: 1,
+                    ..opts.clone()
+                };
+                return run(module, kernel, cfg, args, &sequential);
             }
         }
     }

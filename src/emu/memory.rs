@@ -63,17 +63,20 @@ impl GlobalMem {
             });
             next += (bytes.len() as u64).div_ceil(256) * 256 + RED_ZONE;
         }
-        let words = ((next - GLOBAL_BASE) / 4) as usize;
-        let mem = GlobalMem {
-            words: (0..words).map(|_| AtomicU32::new(0)).collect(),
-            allocs,
-        };
-        for (a, (_, bytes, _)) in mem.allocs.iter().zip(items) {
-            for (i, b) in bytes.iter().enumerate() {
-                mem.write(a.base + i as u64, 1, *b as u64);
+        let mut words = vec![0u32; ((next - GLOBAL_BASE) / 4) as usize];
+        for (a, (_, bytes, _)) in allocs.iter().zip(items) {
+            // Allocations start 256-aligned, so bytes fill whole words from the start.
+            let first = ((a.base - GLOBAL_BASE) / 4) as usize;
+            for (w, chunk) in words[first..].iter_mut().zip(bytes.chunks(4)) {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                *w = u32::from_le_bytes(b);
             }
         }
-        mem
+        GlobalMem {
+            words: words.into_iter().map(AtomicU32::new).collect(),
+            allocs,
+        }
     }
 
     /// The allocation holding `[addr, addr+size)` entirely, if any.
@@ -144,7 +147,14 @@ impl GlobalMem {
     /// The bytes of an allocation (to copy buffers back after the launch).
     pub fn bytes(&self, idx: usize) -> Vec<u8> {
         let a = &self.allocs[idx];
-        (0..a.len).map(|i| self.read(a.base + i, 1) as u8).collect()
+        let first = ((a.base - GLOBAL_BASE) / 4) as usize;
+        let nwords = a.len.div_ceil(4) as usize;
+        let mut out: Vec<u8> = self.words[first..first + nwords]
+            .iter()
+            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+            .collect();
+        out.truncate(a.len as usize);
+        out
     }
 }
 
