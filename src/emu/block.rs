@@ -787,8 +787,10 @@ impl<'l> Block<'l> {
         let mut code: &[Inst] = &module.functions[th.func as usize].body;
         let mut fcode: &[FastInst] = &launch.fast.functions[th.func as usize];
         let mut n = 0u64;
+        // The program counter lives in a local while the fast path runs (stored back for the
+        // general path, for the memory fast path's access log, and when the thread stops).
+        let mut pc = th.pc as usize;
         while n < budget {
-            let pc = th.pc as usize;
             let (Some(fi), Some(inst)) = (fcode.get(pc), code.get(pc)) else {
                 return (
                     Stop::Fatal(format!(
@@ -801,13 +803,13 @@ impl<'l> Block<'l> {
             n += 1;
             if fi.guard != NO_GUARD {
                 if (th.regs[fi.guard as usize] != 0) == fi.negate {
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
             } else if let Some((p, neg)) = inst.guard {
                 // Only for a guard the decoder could not take (never from a valid parse).
                 if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
             }
@@ -816,12 +818,12 @@ impl<'l> Block<'l> {
                 Fast::Slow => {}
                 Fast::Int32 { op, d, a, b } => {
                     th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Int64 { op, d, a, b } => {
                     th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::MulWide { signed, d, a, b } => {
@@ -831,31 +833,31 @@ impl<'l> Block<'l> {
                     } else {
                         (x as u32 as u64).wrapping_mul(y as u32 as u64)
                     };
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Mad32 { d, a, b, c } => {
                     let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
                     th.regs[d as usize] =
                         (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::F32 { op, d, a, b } => {
                     th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Fma32 { d, a, b, c } => {
                     let f = |v: u64| f32::from_bits(v as u32);
                     let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
                     th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::F64 { op, d, a, b } => {
                     th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Fma64 { d, a, b, c } => {
@@ -865,18 +867,18 @@ impl<'l> Block<'l> {
                         f64::from_bits(rd(&th.regs, c)),
                     );
                     th.regs[d as usize] = x.mul_add(y, z).to_bits();
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Setp { cmp, ty, d, a, b } => {
                     th.regs[d as usize] =
                         fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Special { d, s } => {
                     th.regs[d as usize] = mem.special(th, s);
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Cvta { to, window, d, a } => {
@@ -886,7 +888,7 @@ impl<'l> Block<'l> {
                     } else {
                         a.wrapping_add(window)
                     };
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::LdParam { ty, d, base, off } => {
@@ -902,22 +904,22 @@ impl<'l> Block<'l> {
                         } else {
                             v
                         };
-                        th.pc += 1;
+                        pc += 1;
                         continue;
                     }
                 }
                 Fast::Mov { ty, d, a } => {
                     th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::CvtInt { dty, sty, d, a } => {
                     th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a));
-                    th.pc += 1;
+                    pc += 1;
                     continue;
                 }
                 Fast::Bra { target } => {
-                    th.pc = target;
+                    pc = target as usize;
                     continue;
                 }
                 Fast::LdGlobal {
@@ -927,6 +929,7 @@ impl<'l> Block<'l> {
                     off,
                     slot,
                 } => {
+                    th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     if let Some(v) = mem.fast_global_load(th, addr, ty.size(), slot) {
                         th.regs[d as usize] = if ty.is_signed() {
@@ -934,7 +937,7 @@ impl<'l> Block<'l> {
                         } else {
                             v
                         };
-                        th.pc += 1;
+                        pc += 1;
                         continue;
                     }
                 }
@@ -945,14 +948,16 @@ impl<'l> Block<'l> {
                     off,
                     slot,
                 } => {
+                    th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     let v = rd(&th.regs, src);
                     if mem.fast_global_store(th, addr, size, slot, v) {
-                        th.pc += 1;
+                        pc += 1;
                         continue;
                     }
                 }
                 Fast::LdShared { ty, d, base, off } => {
+                    th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     if let Some(v) = mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
                         th.regs[d as usize] = if ty.is_signed() {
@@ -960,7 +965,7 @@ impl<'l> Block<'l> {
                         } else {
                             v
                         };
-                        th.pc += 1;
+                        pc += 1;
                         continue;
                     }
                 }
@@ -970,260 +975,265 @@ impl<'l> Block<'l> {
                     base,
                     off,
                 } => {
+                    th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     let v = rd(&th.regs, src);
                     if mem.fast_shared_store(th, linear, inst, addr, size, v) {
-                        th.pc += 1;
+                        pc += 1;
                         continue;
                     }
                 }
             }
-            match &inst.op {
-                Op::Bin {
-                    op,
-                    ty,
-                    d,
-                    a,
-                    b,
-                    f,
-                    rnd,
-                } => {
-                    let (a, b) = (mem.val(th, a), mem.val(th, b));
-                    th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
-                }
-                Op::Mad {
-                    mode,
-                    ty,
-                    d,
-                    a,
-                    b,
-                    c,
-                    f,
-                    rnd,
-                } => {
-                    let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
-                    th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
-                }
-                Op::Un { op, ty, d, a, f } => {
-                    let a = mem.val(th, a);
-                    th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
-                }
-                Op::Setp {
-                    cmp,
-                    ty,
-                    d,
-                    d2,
-                    a,
-                    b,
-                    comb,
-                } => {
-                    let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
-                    let (r1, r2) = match comb {
-                        Some((bop, c, neg)) => {
-                            let c = (mem.val(th, c) != 0) != *neg;
-                            (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
-                        }
-                        None => (r, !r),
-                    };
-                    th.regs[*d as usize] = r1 as u64;
-                    if let Some(d2) = d2 {
-                        th.regs[*d2 as usize] = r2 as u64;
+            th.pc = pc as u32;
+            'general: {
+                match &inst.op {
+                    Op::Bin {
+                        op,
+                        ty,
+                        d,
+                        a,
+                        b,
+                        f,
+                        rnd,
+                    } => {
+                        let (a, b) = (mem.val(th, a), mem.val(th, b));
+                        th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
                     }
-                }
-                Op::Selp { ty, d, a, b, p } => {
-                    let v = if mem.val(th, p) != 0 {
-                        mem.val(th, a)
-                    } else {
-                        mem.val(th, b)
-                    };
-                    th.regs[*d as usize] = alu::mask(*ty, v);
-                }
-                Op::Slct {
-                    ty,
-                    cty,
-                    d,
-                    a,
-                    b,
-                    c,
-                    ..
-                } => {
-                    let c = mem.val(th, c);
-                    let take_a = if *cty == Ty::F32 {
-                        f32::from_bits(c as u32) >= 0.0
-                    } else {
-                        alu::sext(Ty::S32, c) >= 0
-                    };
-                    th.regs[*d as usize] = alu::mask(
-                        *ty,
-                        if take_a {
+                    Op::Mad {
+                        mode,
+                        ty,
+                        d,
+                        a,
+                        b,
+                        c,
+                        f,
+                        rnd,
+                    } => {
+                        let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                        th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
+                    }
+                    Op::Un { op, ty, d, a, f } => {
+                        let a = mem.val(th, a);
+                        th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
+                    }
+                    Op::Setp {
+                        cmp,
+                        ty,
+                        d,
+                        d2,
+                        a,
+                        b,
+                        comb,
+                    } => {
+                        let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
+                        let (r1, r2) = match comb {
+                            Some((bop, c, neg)) => {
+                                let c = (mem.val(th, c) != 0) != *neg;
+                                (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
+                            }
+                            None => (r, !r),
+                        };
+                        th.regs[*d as usize] = r1 as u64;
+                        if let Some(d2) = d2 {
+                            th.regs[*d2 as usize] = r2 as u64;
+                        }
+                    }
+                    Op::Selp { ty, d, a, b, p } => {
+                        let v = if mem.val(th, p) != 0 {
                             mem.val(th, a)
                         } else {
                             mem.val(th, b)
-                        },
-                    );
-                }
-                Op::Cvt {
-                    dty,
-                    sty,
-                    d,
-                    a,
-                    rnd,
-                    sat,
-                    ftz,
-                } => {
-                    let a = mem.val(th, a);
-                    th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
-                }
-                Op::Cvta { to, space, d, a } => {
-                    let a = mem.val(th, a);
-                    let window = match space {
-                        Space::Shared => SHARED_WINDOW,
-                        Space::Local => LOCAL_WINDOW,
-                        _ => 0,
-                    };
-                    th.regs[*d as usize] = if *to {
-                        a.wrapping_sub(window)
-                    } else {
-                        a.wrapping_add(window)
-                    };
-                }
-                Op::Isspacep { space, d, a } => {
-                    let w = classify(mem.val(th, a));
-                    th.regs[*d as usize] = match (space, w) {
-                        (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
-                        (Space::Global | Space::Const, Window::Global(_)) => 1,
-                        _ => 0,
-                    };
-                }
-                Op::Bfe { ty, d, a, b, c } => {
-                    th.regs[*d as usize] =
-                        alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
-                }
-                Op::Bfi { ty, d, a, b, c, e } => {
-                    th.regs[*d as usize] = alu::bfi(
-                        *ty,
-                        mem.val(th, a),
-                        mem.val(th, b),
-                        mem.val(th, c),
-                        mem.val(th, e),
-                    );
-                }
-                Op::Prmt { d, a, b, c } => {
-                    th.regs[*d as usize] = alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
-                }
-                Op::Shf {
-                    left,
-                    wrap,
-                    d,
-                    a,
-                    b,
-                    c,
-                } => {
-                    th.regs[*d as usize] =
-                        alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
-                }
-                Op::Pack { elem_bits, d, srcs } => {
-                    let mut v = 0u64;
-                    for (i, s) in srcs.iter().enumerate() {
-                        let part = mem.val(th, s) & low_mask(*elem_bits);
-                        v |= part << (i as u32 * elem_bits);
+                        };
+                        th.regs[*d as usize] = alu::mask(*ty, v);
                     }
-                    th.regs[*d as usize] = v;
-                }
-                Op::Unpack { elem_bits, ds, a } => {
-                    let v = mem.val(th, a);
-                    for (i, d) in ds.iter().enumerate() {
-                        if let Some(d) = d {
-                            th.regs[*d as usize] =
-                                (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
-                        }
-                    }
-                }
-                Op::Ld {
-                    space, ty, d, addr, ..
-                } => {
-                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let size = ty.size();
-                    let total = size * d.len() as u32;
-                    let mut vals = [0u64; 8];
-                    if mem.load_vec(
-                        th,
-                        linear,
-                        inst,
-                        *space,
-                        base,
-                        size,
-                        total,
-                        &mut vals[..d.len()],
-                    ) {
-                        for (i, r) in d.iter().enumerate() {
-                            let v = vals[i];
-                            th.regs[*r as usize] = if ty.is_signed() {
-                                alu::sext(*ty, v) as u64
+                    Op::Slct {
+                        ty,
+                        cty,
+                        d,
+                        a,
+                        b,
+                        c,
+                        ..
+                    } => {
+                        let c = mem.val(th, c);
+                        let take_a = if *cty == Ty::F32 {
+                            f32::from_bits(c as u32) >= 0.0
+                        } else {
+                            alu::sext(Ty::S32, c) >= 0
+                        };
+                        th.regs[*d as usize] = alu::mask(
+                            *ty,
+                            if take_a {
+                                mem.val(th, a)
                             } else {
-                                v
-                            };
+                                mem.val(th, b)
+                            },
+                        );
+                    }
+                    Op::Cvt {
+                        dty,
+                        sty,
+                        d,
+                        a,
+                        rnd,
+                        sat,
+                        ftz,
+                    } => {
+                        let a = mem.val(th, a);
+                        th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+                    }
+                    Op::Cvta { to, space, d, a } => {
+                        let a = mem.val(th, a);
+                        let window = match space {
+                            Space::Shared => SHARED_WINDOW,
+                            Space::Local => LOCAL_WINDOW,
+                            _ => 0,
+                        };
+                        th.regs[*d as usize] = if *to {
+                            a.wrapping_sub(window)
+                        } else {
+                            a.wrapping_add(window)
+                        };
+                    }
+                    Op::Isspacep { space, d, a } => {
+                        let w = classify(mem.val(th, a));
+                        th.regs[*d as usize] = match (space, w) {
+                            (Space::Shared, Window::Shared(_))
+                            | (Space::Local, Window::Local(_)) => 1,
+                            (Space::Global | Space::Const, Window::Global(_)) => 1,
+                            _ => 0,
+                        };
+                    }
+                    Op::Bfe { ty, d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                    }
+                    Op::Bfi { ty, d, a, b, c, e } => {
+                        th.regs[*d as usize] = alu::bfi(
+                            *ty,
+                            mem.val(th, a),
+                            mem.val(th, b),
+                            mem.val(th, c),
+                            mem.val(th, e),
+                        );
+                    }
+                    Op::Prmt { d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                    }
+                    Op::Shf {
+                        left,
+                        wrap,
+                        d,
+                        a,
+                        b,
+                        c,
+                    } => {
+                        th.regs[*d as usize] =
+                            alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                    }
+                    Op::Pack { elem_bits, d, srcs } => {
+                        let mut v = 0u64;
+                        for (i, s) in srcs.iter().enumerate() {
+                            let part = mem.val(th, s) & low_mask(*elem_bits);
+                            v |= part << (i as u32 * elem_bits);
                         }
+                        th.regs[*d as usize] = v;
                     }
-                }
-                Op::St {
-                    space,
-                    ty,
-                    src,
-                    addr,
-                } => {
-                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let size = ty.size();
-                    let mut vals = [0u64; 8];
-                    for (i, s) in src.iter().enumerate() {
-                        vals[i] = mem.val(th, s);
-                    }
-                    mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
-                }
-                Op::Atom {
-                    space,
-                    op,
-                    ty,
-                    d,
-                    addr,
-                    b,
-                    c,
-                } => {
-                    let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let (b, c) = (mem.val(th, b), mem.val(th, c));
-                    let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
-                    if let Some(d) = d {
-                        th.regs[*d as usize] = old;
-                    }
-                }
-                Op::Bra { target } => {
-                    th.pc = *target;
-                    continue;
-                }
-                Op::Call { callee, ret, args } => match callee {
-                    Callee::Func(fi) => {
-                        let f = &module.functions[*fi as usize];
-                        let mut params = vec![0u8; f.param_area as usize];
-                        for (arg, p) in args.iter().zip(&f.params) {
-                            let src = *arg as usize;
-                            let n = p.size as usize;
-                            if let (Some(dst), Some(s)) = (
-                                params.get_mut(p.offset as usize..p.offset as usize + n),
-                                th.params.get(src..src + n),
-                            ) {
-                                dst.copy_from_slice(s);
+                    Op::Unpack { elem_bits, ds, a } => {
+                        let v = mem.val(th, a);
+                        for (i, d) in ds.iter().enumerate() {
+                            if let Some(d) = d {
+                                th.regs[*d as usize] =
+                                    (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
                             }
                         }
-                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
-                        let stack: u64 = th
-                            .frames
-                            .iter()
-                            .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
-                            .sum::<u64>()
-                            + new_base
-                            + f.local_size;
-                        if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
-                            return (
+                    }
+                    Op::Ld {
+                        space, ty, d, addr, ..
+                    } => {
+                        let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let size = ty.size();
+                        let total = size * d.len() as u32;
+                        let mut vals = [0u64; 8];
+                        if mem.load_vec(
+                            th,
+                            linear,
+                            inst,
+                            *space,
+                            base,
+                            size,
+                            total,
+                            &mut vals[..d.len()],
+                        ) {
+                            for (i, r) in d.iter().enumerate() {
+                                let v = vals[i];
+                                th.regs[*r as usize] = if ty.is_signed() {
+                                    alu::sext(*ty, v) as u64
+                                } else {
+                                    v
+                                };
+                            }
+                        }
+                    }
+                    Op::St {
+                        space,
+                        ty,
+                        src,
+                        addr,
+                    } => {
+                        let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let size = ty.size();
+                        let mut vals = [0u64; 8];
+                        for (i, s) in src.iter().enumerate() {
+                            vals[i] = mem.val(th, s);
+                        }
+                        mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
+                    }
+                    Op::Atom {
+                        space,
+                        op,
+                        ty,
+                        d,
+                        addr,
+                        b,
+                        c,
+                    } => {
+                        let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let (b, c) = (mem.val(th, b), mem.val(th, c));
+                        let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
+                        if let Some(d) = d {
+                            th.regs[*d as usize] = old;
+                        }
+                    }
+                    Op::Bra { target } => {
+                        th.pc = *target;
+                        break 'general;
+                    }
+                    Op::Call { callee, ret, args } => match callee {
+                        Callee::Func(fi) => {
+                            let f = &module.functions[*fi as usize];
+                            let mut params = vec![0u8; f.param_area as usize];
+                            for (arg, p) in args.iter().zip(&f.params) {
+                                let src = *arg as usize;
+                                let n = p.size as usize;
+                                if let (Some(dst), Some(s)) = (
+                                    params.get_mut(p.offset as usize..p.offset as usize + n),
+                                    th.params.get(src..src + n),
+                                ) {
+                                    dst.copy_from_slice(s);
+                                }
+                            }
+                            let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                            let stack: u64 = th
+                                .frames
+                                .iter()
+                                .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
+                                .sum::<u64>()
+                                + new_base
+                                + f.local_size;
+                            if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
+                                return (
                                 Stop::Fatal(format!(
                                     "the calls nest too deep (stack overflow) in `{}`{}: a recursion that never stops?",
                                     demangle_var(&f.name),
@@ -1231,115 +1241,118 @@ impl<'l> Block<'l> {
                                 )),
                                 n,
                             );
+                            }
+                            th.local.resize((new_base + f.local_size) as usize, 0);
+                            let frame = Frame {
+                                func: th.func,
+                                ret_pc: th.pc + 1,
+                                regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
+                                params: std::mem::replace(&mut th.params, params),
+                                local_base: th.local_base,
+                                ret_slot: *ret,
+                            };
+                            th.frames.push(frame);
+                            th.local_base = new_base;
+                            th.func = *fi;
+                            th.pc = 0;
+                            code = &f.body;
+                            fcode = &launch.fast.functions[*fi as usize];
+                            break 'general;
                         }
-                        th.local.resize((new_base + f.local_size) as usize, 0);
-                        let frame = Frame {
-                            func: th.func,
-                            ret_pc: th.pc + 1,
-                            regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
-                            params: std::mem::replace(&mut th.params, params),
-                            local_base: th.local_base,
-                            ret_slot: *ret,
+                        Callee::Vprintf => {
+                            let count = mem.vprintf(th, args);
+                            if let Some(r) = ret {
+                                write_param(&mut th.params, *r, 4, count);
+                            }
+                        }
+                        Callee::AssertFail => {
+                            mem.assert_fail(th, inst, args);
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
+                        }
+                        Callee::Unknown(i) => {
+                            let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                            return (
+                                Stop::Fatal(unsupported_msg(
+                                    &format!("a call to `{name}`"),
+                                    inst,
+                                    launch,
+                                )),
+                                n,
+                            );
+                        }
+                    },
+                    Op::Ret => {
+                        let Some(frame) = th.frames.pop() else {
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
                         };
-                        th.frames.push(frame);
-                        th.local_base = new_base;
-                        th.func = *fi;
-                        th.pc = 0;
-                        code = &f.body;
-                        fcode = &launch.fast.functions[*fi as usize];
-                        continue;
-                    }
-                    Callee::Vprintf => {
-                        let count = mem.vprintf(th, args);
-                        if let Some(r) = ret {
-                            write_param(&mut th.params, *r, 4, count);
+                        let callee = &module.functions[th.func as usize];
+                        let callee_params = std::mem::replace(&mut th.params, frame.params);
+                        if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
+                            let (s, len) = (rv.offset as usize, rv.size as usize);
+                            if let (Some(src), Some(dst)) = (
+                                callee_params.get(s..s + len),
+                                th.params.get_mut(slot as usize..slot as usize + len),
+                            ) {
+                                dst.copy_from_slice(src);
+                            }
                         }
+                        th.local.truncate(th.local_base as usize);
+                        th.regs = frame.regs;
+                        th.local_base = frame.local_base;
+                        th.func = frame.func;
+                        th.pc = frame.ret_pc;
+                        code = &module.functions[th.func as usize].body;
+                        fcode = &launch.fast.functions[th.func as usize];
+                        break 'general;
                     }
-                    Callee::AssertFail => {
-                        mem.assert_fail(th, inst, args);
+                    Op::Exit => {
                         th.state = State::Exited;
                         return (Stop::Exit, n);
                     }
-                    Callee::Unknown(i) => {
-                        let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                    Op::Trap => {
+                        let site = mem.site(th, inst);
+                        let who = mem.namer.who(th.tid, mem.block);
+                        mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
+                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
+                    });
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
+                    Op::BarSync { .. } | Op::BarRed { .. } => {
+                        th.state = State::Barrier;
+                        return (Stop::Wait, n);
+                    }
+                    Op::BarWarpSync { .. }
+                    | Op::Shfl { .. }
+                    | Op::Vote { .. }
+                    | Op::Redux { .. }
+                    | Op::MatchAny { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Activemask { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Nop => {}
+                    Op::Unsupported { text } => {
                         return (
                             Stop::Fatal(unsupported_msg(
-                                &format!("a call to `{name}`"),
+                                &format!("the instruction `{text}`"),
                                 inst,
                                 launch,
                             )),
                             n,
                         );
                     }
-                },
-                Op::Ret => {
-                    let Some(frame) = th.frames.pop() else {
-                        th.state = State::Exited;
-                        return (Stop::Exit, n);
-                    };
-                    let callee = &module.functions[th.func as usize];
-                    let callee_params = std::mem::replace(&mut th.params, frame.params);
-                    if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
-                        let (s, len) = (rv.offset as usize, rv.size as usize);
-                        if let (Some(src), Some(dst)) = (
-                            callee_params.get(s..s + len),
-                            th.params.get_mut(slot as usize..slot as usize + len),
-                        ) {
-                            dst.copy_from_slice(src);
-                        }
-                    }
-                    th.local.truncate(th.local_base as usize);
-                    th.regs = frame.regs;
-                    th.local_base = frame.local_base;
-                    th.func = frame.func;
-                    th.pc = frame.ret_pc;
-                    code = &module.functions[th.func as usize].body;
-                    fcode = &launch.fast.functions[th.func as usize];
-                    continue;
                 }
-                Op::Exit => {
-                    th.state = State::Exited;
-                    return (Stop::Exit, n);
-                }
-                Op::Trap => {
-                    let site = mem.site(th, inst);
-                    let who = mem.namer.who(th.tid, mem.block);
-                    mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
-                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
-                    });
-                    th.state = State::Exited;
-                    return (Stop::Exit, n);
-                }
-                Op::BarSync { .. } | Op::BarRed { .. } => {
-                    th.state = State::Barrier;
-                    return (Stop::Wait, n);
-                }
-                Op::BarWarpSync { .. }
-                | Op::Shfl { .. }
-                | Op::Vote { .. }
-                | Op::Redux { .. }
-                | Op::MatchAny { .. } => {
-                    th.state = State::Warp;
-                    return (Stop::Wait, n);
-                }
-                Op::Activemask { .. } => {
-                    th.state = State::Warp;
-                    return (Stop::Wait, n);
-                }
-                Op::Nop => {}
-                Op::Unsupported { text } => {
-                    return (
-                        Stop::Fatal(unsupported_msg(
-                            &format!("the instruction `{text}`"),
-                            inst,
-                            launch,
-                        )),
-                        n,
-                    );
-                }
+                th.pc += 1;
             }
-            th.pc += 1;
+            pc = th.pc as usize;
         }
+        th.pc = pc as u32;
         (Stop::Quantum, n)
     }
 }
