@@ -1029,3 +1029,75 @@ fn a_passing_assert_is_silent() {
     );
     assert!(r.stdout.is_empty());
 }
+
+// ---------------------------------------------------------------- perf.cu
+
+fn perf_run(
+    k: &Kernels,
+    kernel: &str,
+    c: gpuzzle::emu::LaunchConfig,
+    args: Vec<KernelArg>,
+) -> gpuzzle::emu::result::RunResult {
+    let r = k.run_opts(
+        kernel,
+        c,
+        args,
+        &gpuzzle::emu::EmuOptions {
+            perf: true,
+            ..Default::default()
+        },
+    );
+    assert_clean(&r, kernel);
+    r
+}
+
+#[test]
+fn coalescing_counts_32_byte_sectors_per_warp_access() {
+    let k = load("perf");
+    let n = 1024;
+    let input = rand_f32(n, 61);
+    for (stride, sectors_per_load) in [(1, 4), (2, 8), (8, 32), (0, 1)] {
+        let r = perf_run(
+            &k,
+            "copy",
+            d1(2, 64),
+            vec![
+                zeros("out", ElemType::F32, 128),
+                f32s("in", &input),
+                int(stride),
+                int(n as i32),
+            ],
+        );
+        let want: Vec<f32> = (0..128).map(|i| input[(i * stride as usize) % n]).collect();
+        assert_eq!(get_f32(&r, "out"), want);
+        let warps = 4;
+        assert_eq!(r.perf.global_warp_accesses, 2 * warps, "stride {stride}");
+        // each warp: one load of the given spread, one coalesced store (4 sectors)
+        assert_eq!(
+            r.perf.global_sectors,
+            warps * (sectors_per_load + 4),
+            "stride {stride}"
+        );
+    }
+}
+
+#[test]
+fn bank_conflicts_count_distinct_words_per_bank() {
+    let k = load("perf");
+    for (stride, ways) in [(1, 1), (2, 2), (4, 4), (32, 32), (33, 1), (17, 1)] {
+        let r = perf_run(
+            &k,
+            "banks",
+            d1(1, 32),
+            vec![zeros("out", ElemType::F32, 32), int(stride)],
+        );
+        // one warp: the store, the strided read, the broadcast read of s[0] (one way)
+        assert_eq!(r.perf.shared_warp_accesses, 3, "stride {stride}");
+        assert_eq!(r.perf.max_bank_ways, ways, "stride {stride}");
+        assert_eq!(
+            r.perf.shared_bank_ways,
+            2 * ways as u64 + 1,
+            "stride {stride}"
+        );
+    }
+}

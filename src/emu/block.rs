@@ -90,7 +90,7 @@ pub(super) struct PendingUninit {
 }
 
 /// A per-access record for the warp-level coalescing and bank-conflict figures.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Access {
     pub pc: u32,
     pub func: u32,
