@@ -728,7 +728,9 @@ mod tests {
     fn reference(accesses: &[Vec<Access>]) -> PerfStats {
         let mut p = PerfStats::default();
         for warp in accesses.chunks(32) {
-            let mut groups: HashMap<(u32, u32, u32, bool), Vec<(u64, u32)>> = HashMap::new();
+            // (function, pc, n-th execution, shared) → (address, size) of each lane
+            type Groups = HashMap<(u32, u32, u32, bool), Vec<(u64, u32)>>;
+            let mut groups = Groups::new();
             for lane in warp {
                 let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
                 for a in lane {
