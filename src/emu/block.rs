@@ -791,7 +791,8 @@ impl<'l> Block<'l> {
         // general path, for the memory fast path's access log, and when the thread stops).
         let mut pc = th.pc as usize;
         while n < budget {
-            let (Some(fi), Some(inst)) = (fcode.get(pc), code.get(pc)) else {
+            // `fcode` and `code` have the same length (one decoded entry per instruction).
+            let Some(fi) = fcode.get(pc) else {
                 return (
                     Stop::Fatal(format!(
                         "program counter ran off the end of `{}`",
@@ -801,17 +802,9 @@ impl<'l> Block<'l> {
                 );
             };
             n += 1;
-            if fi.guard != NO_GUARD {
-                if (th.regs[fi.guard as usize] != 0) == fi.negate {
-                    pc += 1;
-                    continue;
-                }
-            } else if let Some((p, neg)) = inst.guard {
-                // Only for a guard the decoder could not take (never from a valid parse).
-                if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
-                    pc += 1;
-                    continue;
-                }
+            if fi.guard != NO_GUARD && (th.regs[fi.guard as usize] != 0) == fi.negate {
+                pc += 1;
+                continue;
             }
             // The fast path: done and `continue`, or fall through to the general path.
             match fi.op {
@@ -959,7 +952,7 @@ impl<'l> Block<'l> {
                 Fast::LdShared { ty, d, base, off } => {
                     th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
-                    if let Some(v) = mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
+                    if let Some(v) = mem.fast_shared_load(th, linear, &code[pc], addr, ty.size()) {
                         th.regs[d as usize] = if ty.is_signed() {
                             alu::sext(ty, v) as u64
                         } else {
@@ -978,13 +971,23 @@ impl<'l> Block<'l> {
                     th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     let v = rd(&th.regs, src);
-                    if mem.fast_shared_store(th, linear, inst, addr, size, v) {
+                    if mem.fast_shared_store(th, linear, &code[pc], addr, size, v) {
                         pc += 1;
                         continue;
                     }
                 }
             }
             th.pc = pc as u32;
+            let inst = &code[pc];
+            if fi.guard == NO_GUARD {
+                if let Some((p, neg)) = inst.guard {
+                    // Only a guard the decoder could not take (never from a valid parse).
+                    if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
+                        pc += 1;
+                        continue;
+                    }
+                }
+            }
             'general: {
                 match &inst.op {
                     Op::Bin {

@@ -201,12 +201,12 @@ pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
             f.body
                 .iter()
                 .map(|inst| FastInst {
+                    // (An out-of-range guard register decodes as `Slow` with `NO_GUARD`, and the
+                    // general path evaluates the guard itself.)
                     op: decode_one(inst, f.num_regs, syms, &mut slots),
                     guard: match inst.guard {
                         Some((p, _)) if p < f.num_regs => p,
-                        // An out-of-range guard register: let the general path deal with it.
-                        Some(_) => NO_GUARD,
-                        None => NO_GUARD,
+                        _ => NO_GUARD,
                     },
                     negate: inst.guard.is_some_and(|(_, n)| n),
                 })
