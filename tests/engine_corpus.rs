@@ -1101,3 +1101,119 @@ fn bank_conflicts_count_distinct_words_per_bank() {
         );
     }
 }
+
+// ---------------------------------------------------------------- puzzles.cu
+
+fn arange(n: usize) -> Vec<f32> {
+    (0..n).map(|v| v as f32).collect()
+}
+
+/// (global reads, global writes, shared reads, shared writes), maximum per thread.
+fn maxima(r: &gpuzzle::emu::result::RunResult) -> [u64; 4] {
+    let m = r.counters.max_per_thread;
+    [m.global_reads, m.global_writes, m.shared_reads, m.shared_writes]
+}
+
+#[test]
+fn puzzle_pooling() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "pooling",
+        d1(1, 8),
+        vec![zeros("out", ElemType::F32, 8), f32s("a", &arange(8)), int(8)],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![0., 1., 3., 6., 9., 12., 15., 18.]);
+    assert_eq!(maxima(&r), [1, 1, 3, 1]);
+}
+
+#[test]
+fn puzzle_dot() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "dot",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &arange(8)),
+            f32s("b", &arange(8)),
+            int(8),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![140.0]);
+    assert_eq!(maxima(&r), [2, 1, 8, 1]);
+}
+
+#[test]
+fn puzzle_conv() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "conv",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 6),
+            f32s("a", &arange(6)),
+            f32s("b", &arange(3)),
+            int(6),
+            int(3),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![5., 8., 11., 14., 5., 0.]);
+    let r = k.run_clean(
+        "conv",
+        d1(2, 8),
+        vec![
+            zeros("out", ElemType::F32, 15),
+            f32s("a", &arange(15)),
+            f32s("b", &arange(4)),
+            int(15),
+            int(4),
+        ],
+    );
+    let want = [14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.];
+    assert_eq!(get_f32(&r, "out"), want);
+    assert_eq!(maxima(&r), [3, 1, 8, 3]);
+}
+
+#[test]
+fn puzzle_block_and_axis_sums() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "block_sum",
+        d1(2, 8),
+        vec![zeros("out", ElemType::F32, 2), f32s("a", &arange(15)), int(15)],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![28.0, 77.0]);
+    assert_eq!(maxima(&r), [1, 1, 7, 4]);
+    let r = k.run_clean(
+        "axis_sum",
+        cfg([1, 4, 1], [8, 1, 1]),
+        vec![zeros("out", ElemType::F32, 4), f32s("a", &arange(24)), int(6)],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![15.0, 51.0, 87.0, 123.0]);
+}
+
+#[test]
+fn puzzle_tiled_matmul() {
+    let k = load("puzzles");
+    let n = 8;
+    let a = arange(n * n);
+    let b: Vec<f32> = (0..n * n).map(|i| a[(i % n) * n + i / n]).collect();
+    let r = k.run_clean(
+        "matmul_tiled",
+        cfg([3, 3, 1], [3, 3, 1]),
+        vec![
+            zeros("out", ElemType::F32, n * n),
+            f32s("a", &a),
+            f32s("b", &b),
+            int(n as i32),
+        ],
+    );
+    let mut want = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            want[i * n + j] = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+        }
+    }
+    assert_eq!(get_f32(&r, "out"), want);
+    assert_eq!(maxima(&r), [6, 1, 18, 6]);
+}
