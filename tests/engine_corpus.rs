@@ -1217,3 +1217,144 @@ fn puzzle_tiled_matmul() {
     assert_eq!(get_f32(&r, "out"), want);
     assert_eq!(maxima(&r), [6, 1, 18, 6]);
 }
+
+// ---------------------------------------------------------------- control.cu
+
+#[test]
+fn switch_statements() {
+    let k = load("control");
+    let n = 200;
+    let input = rand_i32(n, 71, -1000, 1000);
+    let r = k.run_clean(
+        "switcher",
+        d1(4, 64),
+        vec![zeros("out", ElemType::I32, n), i32s("in", &input), int(n as i32)],
+    );
+    let want: Vec<i32> = input
+        .iter()
+        .map(|&v| match v & 15 {
+            0 => 10,
+            1 => v * 3,
+            2 => v - 7,
+            3 => -v,
+            4 => v << 2,
+            5 => v ^ 0x55,
+            6 => v / 3,
+            7 => 42,
+            9 => v % 5,
+            11 => v + 100,
+            _ => -1,
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn loops_with_break_continue_and_do_while() {
+    let k = load("control");
+    let n = 48;
+    let input = rand_i32(n, 72, 0, 100);
+    let r = k.run_clean(
+        "loops",
+        d1(1, n as u32),
+        vec![zeros("out", ElemType::I32, n), i32s("in", &input), int(n as i32)],
+    );
+    let want: Vec<i32> = (0..n as i32)
+        .map(|i| {
+            let mut s = 0;
+            for kk in 0..n as i32 {
+                let v = input[((i + kk) % n as i32) as usize];
+                if v % 3 == 0 {
+                    continue;
+                }
+                if v > 90 {
+                    break;
+                }
+                s += v;
+            }
+            let mut j = 0;
+            loop {
+                s ^= j * i;
+                j += 1;
+                if j >= i % 5 {
+                    break;
+                }
+            }
+            while s > 1000 {
+                s -= 999;
+            }
+            s
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn bytes_shorts_and_bools() {
+    let k = load("control");
+    let n = 20;
+    let input: Vec<f64> = rand_i32(n, 73, 0, 256).iter().map(|&v| v as f64).collect();
+    let sin: Vec<f64> = rand_i32(n, 74, -20000, 20000).iter().map(|&v| v as f64).collect();
+    let buf = |name: &str, ty, v: &[f64]| KernelArg::Buffer(gpuzzle::emu::value::Buffer::from_values(name, ty, v));
+    let r = k.run_clean(
+        "bytes",
+        d1(1, 32),
+        vec![
+            zeros("out", ElemType::U8, n),
+            buf("in", ElemType::U8, &input),
+            zeros("sout", ElemType::I16, n),
+            buf("sin", ElemType::I16, &sin),
+            zeros("flags", ElemType::U8, n),
+            int(n as i32),
+        ],
+    );
+    let values = |name: &str| r.buffers.iter().find(|b| b.name == name).unwrap().values();
+    let want_out: Vec<f64> = input.iter().map(|&v| ((v as u32 * 3 + 1) as u8) as f64).collect();
+    let want_s: Vec<f64> = sin.iter().map(|&v| ((v as i32 * -2) as i16) as f64).collect();
+    let want_f: Vec<f64> = input.iter().map(|&v| (v > 100.0) as u8 as f64).collect();
+    assert_eq!(values("out"), want_out);
+    assert_eq!(values("sout"), want_s);
+    assert_eq!(values("flags"), want_f);
+}
+
+#[test]
+fn ldg_through_restrict_pointers() {
+    let k = load("control");
+    let n = 70;
+    let input = rand_f32(n, 75);
+    let r = k.run_clean(
+        "ldg",
+        d1(3, 32),
+        vec![zeros("out", ElemType::F32, n), f32s("in", &input), int(n as i32)],
+    );
+    let want: Vec<f32> = (0..n).map(|i| input[i].mul_add(2.0, input[(i + 1) % n])).collect();
+    assert_eq!(get_f32(&r, "out"), want);
+}
+
+#[test]
+fn grid_stride_loop_with_barriers_inside() {
+    let k = load("control");
+    let n = 300;
+    let input = rand_f32(n, 76);
+    for jobs in [1, 2] {
+        let r = k.run_opts(
+            "grid_stride",
+            d1(2, 64),
+            vec![zeros("out", ElemType::F32, n), f32s("in", &input), int(n as i32)],
+            &gpuzzle::emu::EmuOptions {
+                jobs,
+                ..Default::default()
+            },
+        );
+        assert_clean(&r, "grid_stride");
+        let want: Vec<f32> = (0..n)
+            .map(|i| {
+                let base = i / 64 * 64;
+                let t = i % 64;
+                let nb = base + (t + 1) % 64;
+                input[i] + if nb < n { input[nb] } else { 0.0 }
+            })
+            .collect();
+        assert_eq!(get_f32(&r, "out"), want);
+    }
+}
