@@ -1111,7 +1111,12 @@ fn arange(n: usize) -> Vec<f32> {
 /// (global reads, global writes, shared reads, shared writes), maximum per thread.
 fn maxima(r: &gpuzzle::emu::result::RunResult) -> [u64; 4] {
     let m = r.counters.max_per_thread;
-    [m.global_reads, m.global_writes, m.shared_reads, m.shared_writes]
+    [
+        m.global_reads,
+        m.global_writes,
+        m.shared_reads,
+        m.shared_writes,
+    ]
 }
 
 #[test]
@@ -1120,7 +1125,11 @@ fn puzzle_pooling() {
     let r = k.run_clean(
         "pooling",
         d1(1, 8),
-        vec![zeros("out", ElemType::F32, 8), f32s("a", &arange(8)), int(8)],
+        vec![
+            zeros("out", ElemType::F32, 8),
+            f32s("a", &arange(8)),
+            int(8),
+        ],
     );
     assert_eq!(get_f32(&r, "out"), vec![0., 1., 3., 6., 9., 12., 15., 18.]);
     assert_eq!(maxima(&r), [1, 1, 3, 1]);
@@ -1169,7 +1178,9 @@ fn puzzle_conv() {
             int(4),
         ],
     );
-    let want = [14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.];
+    let want = [
+        14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.,
+    ];
     assert_eq!(get_f32(&r, "out"), want);
     assert_eq!(maxima(&r), [3, 1, 8, 3]);
 }
@@ -1180,14 +1191,22 @@ fn puzzle_block_and_axis_sums() {
     let r = k.run_clean(
         "block_sum",
         d1(2, 8),
-        vec![zeros("out", ElemType::F32, 2), f32s("a", &arange(15)), int(15)],
+        vec![
+            zeros("out", ElemType::F32, 2),
+            f32s("a", &arange(15)),
+            int(15),
+        ],
     );
     assert_eq!(get_f32(&r, "out"), vec![28.0, 77.0]);
     assert_eq!(maxima(&r), [1, 1, 7, 4]);
     let r = k.run_clean(
         "axis_sum",
         cfg([1, 4, 1], [8, 1, 1]),
-        vec![zeros("out", ElemType::F32, 4), f32s("a", &arange(24)), int(6)],
+        vec![
+            zeros("out", ElemType::F32, 4),
+            f32s("a", &arange(24)),
+            int(6),
+        ],
     );
     assert_eq!(get_f32(&r, "out"), vec![15.0, 51.0, 87.0, 123.0]);
 }
@@ -1228,7 +1247,11 @@ fn switch_statements() {
     let r = k.run_clean(
         "switcher",
         d1(4, 64),
-        vec![zeros("out", ElemType::I32, n), i32s("in", &input), int(n as i32)],
+        vec![
+            zeros("out", ElemType::I32, n),
+            i32s("in", &input),
+            int(n as i32),
+        ],
     );
     let want: Vec<i32> = input
         .iter()
@@ -1257,7 +1280,11 @@ fn loops_with_break_continue_and_do_while() {
     let r = k.run_clean(
         "loops",
         d1(1, n as u32),
-        vec![zeros("out", ElemType::I32, n), i32s("in", &input), int(n as i32)],
+        vec![
+            zeros("out", ElemType::I32, n),
+            i32s("in", &input),
+            int(n as i32),
+        ],
     );
     let want: Vec<i32> = (0..n as i32)
         .map(|i| {
@@ -1294,8 +1321,13 @@ fn bytes_shorts_and_bools() {
     let k = load("control");
     let n = 20;
     let input: Vec<f64> = rand_i32(n, 73, 0, 256).iter().map(|&v| v as f64).collect();
-    let sin: Vec<f64> = rand_i32(n, 74, -20000, 20000).iter().map(|&v| v as f64).collect();
-    let buf = |name: &str, ty, v: &[f64]| KernelArg::Buffer(gpuzzle::emu::value::Buffer::from_values(name, ty, v));
+    let sin: Vec<f64> = rand_i32(n, 74, -20000, 20000)
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    let buf = |name: &str, ty, v: &[f64]| {
+        KernelArg::Buffer(gpuzzle::emu::value::Buffer::from_values(name, ty, v))
+    };
     let r = k.run_clean(
         "bytes",
         d1(1, 32),
@@ -1309,8 +1341,14 @@ fn bytes_shorts_and_bools() {
         ],
     );
     let values = |name: &str| r.buffers.iter().find(|b| b.name == name).unwrap().values();
-    let want_out: Vec<f64> = input.iter().map(|&v| ((v as u32 * 3 + 1) as u8) as f64).collect();
-    let want_s: Vec<f64> = sin.iter().map(|&v| ((v as i32 * -2) as i16) as f64).collect();
+    let want_out: Vec<f64> = input
+        .iter()
+        .map(|&v| ((v as u32 * 3 + 1) as u8) as f64)
+        .collect();
+    let want_s: Vec<f64> = sin
+        .iter()
+        .map(|&v| ((v as i32 * -2) as i16) as f64)
+        .collect();
     let want_f: Vec<f64> = input.iter().map(|&v| (v > 100.0) as u8 as f64).collect();
     assert_eq!(values("out"), want_out);
     assert_eq!(values("sout"), want_s);
@@ -1325,9 +1363,15 @@ fn ldg_through_restrict_pointers() {
     let r = k.run_clean(
         "ldg",
         d1(3, 32),
-        vec![zeros("out", ElemType::F32, n), f32s("in", &input), int(n as i32)],
+        vec![
+            zeros("out", ElemType::F32, n),
+            f32s("in", &input),
+            int(n as i32),
+        ],
     );
-    let want: Vec<f32> = (0..n).map(|i| input[i].mul_add(2.0, input[(i + 1) % n])).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| input[i].mul_add(2.0, input[(i + 1) % n]))
+        .collect();
     assert_eq!(get_f32(&r, "out"), want);
 }
 
@@ -1340,7 +1384,11 @@ fn grid_stride_loop_with_barriers_inside() {
         let r = k.run_opts(
             "grid_stride",
             d1(2, 64),
-            vec![zeros("out", ElemType::F32, n), f32s("in", &input), int(n as i32)],
+            vec![
+                zeros("out", ElemType::F32, n),
+                f32s("in", &input),
+                int(n as i32),
+            ],
             &gpuzzle::emu::EmuOptions {
                 jobs,
                 ..Default::default()
@@ -1356,5 +1404,131 @@ fn grid_stride_loop_with_barriers_inside() {
             })
             .collect();
         assert_eq!(get_f32(&r, "out"), want);
+    }
+}
+
+// ---------------------------------------------------------------- intrinsics.cu
+
+#[test]
+fn the_long_tail_of_float_math() {
+    let k = load("intrinsics");
+    let n = 32;
+    let x: Vec<f32> = rand_f32(n, 81).iter().map(|v| v * 2.5).collect();
+    let r = k.run_clean(
+        "more_math",
+        d1(1, n as u32),
+        vec![
+            zeros("out", ElemType::F32, n * 24),
+            f32s("x", &x),
+            int(n as i32),
+        ],
+    );
+    let got = get_f32(&r, "out");
+    for i in 0..n {
+        let a = x[i];
+        let ad = a as f64;
+        let g = &got[i * 24..i * 24 + 24];
+        let approx: [(usize, f64, f32); 12] = [
+            (0, ad.sin(), 1e-5),
+            (1, ad.cos(), 1e-5),
+            (2, (a.abs() as f64 + 1.0).ln(), 1e-5),
+            (3, (a.abs() as f64 + 1.0).powf(1.5), 1e-5),
+            (8, ad.atan2(0.5), 2e-6),
+            (9, erf(ad), 2e-6),
+            (10, ad.tanh(), 2e-6),
+            (16, ad.exp2(), 2e-6),
+            (17, (a.abs() as f64 + 1.0).log2(), 2e-6),
+            (18, ad.cbrt(), 2e-6),
+            (19, ad.hypot(2.0), 2e-6),
+            (7, ((a * 10.0) as f64) % 3.0, 1e-6),
+        ];
+        for (j, want, tol) in approx {
+            assert_close(
+                &[g[j]],
+                &[want as f32],
+                tol,
+                &format!("more_math[{i}][{j}] a={a}"),
+            );
+        }
+        assert_eq!(g[4], (a * 3.0).trunc(), "truncf");
+        assert_eq!(g[5], (a * 3.0).round(), "roundf");
+        assert_eq!(g[6], (a * 3.0).ceil(), "ceilf");
+        assert_eq!(g[11], (a * 2.0).clamp(0.0, 1.0), "saturate");
+        assert_eq!(g[12], (a * 7.0).round_ties_even(), "float2int_rn");
+        assert_eq!(g[14], a * 3.0, "fmul_rn");
+        assert_eq!(g[15], 2.0f32.copysign(a), "copysign");
+        assert_eq!(g[20], 1.0 / (a + 3.0), "frcp_rn");
+        assert_eq!(g[21], a.abs().sqrt(), "fsqrt_rn");
+        assert_eq!(g[22], (a * 5.0).round_ties_even(), "rintf");
+        // round toward zero: never above |a + tiny| and within an ulp of it
+        let rz = g[13];
+        assert!(
+            rz.abs() <= (a + 1e-8).abs() && (rz - (a + 1e-8)).abs() <= a.abs() * 1.2e-7,
+            "fadd_rz {a}: {rz}"
+        );
+        assert_eq!(g[23], a, "through double and back");
+    }
+}
+
+/// erf by its series/continued fraction is overkill here: Abramowitz-Stegun 7.1.26 is 1.5e-7.
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let y = 1.0
+        - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
+}
+
+#[test]
+fn integer_intrinsics() {
+    let k = load("intrinsics");
+    let n = 32;
+    let mut s = 5u64;
+    let x: Vec<u32> = (0..n).map(|_| splitmix(&mut s) as u32).collect();
+    let y: Vec<u32> = (0..n).map(|_| splitmix(&mut s) as u32).collect();
+    let r = k.run_clean(
+        "int_intrinsics",
+        d1(1, n as u32),
+        vec![
+            zeros("out", ElemType::U32, n * 10),
+            u32s("x", &x),
+            u32s("y", &y),
+            int(n as i32),
+        ],
+    );
+    let got = get_u32(&r, "out");
+    for i in 0..n {
+        let (a, b) = (x[i], y[i]);
+        let bytes = [a.to_le_bytes(), b.to_le_bytes()].concat();
+        let perm = |sel: u32| -> u32 {
+            (0..4).fold(0, |acc, k| {
+                acc | (bytes[((sel >> (4 * k)) & 7) as usize] as u32) << (8 * k)
+            })
+        };
+        let wide = ((b as u64) << 32) | a as u64;
+        let sh = i as u32 & 31;
+        let dp4a = (0..4).fold(5i32, |acc, k| {
+            acc + (a.to_le_bytes()[k] as i8 as i32) * (b.to_le_bytes()[k] as i8 as i32)
+        });
+        let want = [
+            perm(0x5140),
+            ((wide << sh) >> 32) as u32,
+            (wide >> sh) as u32,
+            // __mul24 is signed: the low 24 bits, sign-extended
+            ((((a << 8) as i32) >> 8).wrapping_mul(((b << 8) as i32) >> 8)) as u32,
+            ((a as u64 * b as u64) >> 32) as u32,
+            ((a & 0xffff) as i64 - (b & 0xffff) as i64).unsigned_abs() as u32 + 7,
+            (((a >> 1) as u64 + (b >> 1) as u64 + 1) >> 1) as u32,
+            ((a as u64 + b as u64) >> 1) as u32,
+            ((((a as u64) << 32) | b as u64).reverse_bits()) as u32,
+            dp4a as u32,
+        ];
+        assert_eq!(&got[i * 10..i * 10 + 10], &want, "a={a:#x} b={b:#x} i={i}");
     }
 }

@@ -1120,6 +1120,28 @@ impl<'l> Block<'l> {
                             mem.val(th, e),
                         );
                     }
+                    Op::Sad { ty, d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::sad(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                    }
+                    Op::Dot {
+                        kind,
+                        a_signed,
+                        b_signed,
+                        d,
+                        a,
+                        b,
+                        c,
+                    } => {
+                        th.regs[*d as usize] = alu::dot(
+                            *kind,
+                            *a_signed,
+                            *b_signed,
+                            mem.val(th, a),
+                            mem.val(th, b),
+                            mem.val(th, c),
+                        );
+                    }
                     Op::Prmt { d, a, b, c } => {
                         th.regs[*d as usize] =
                             alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
