@@ -1532,3 +1532,38 @@ fn integer_intrinsics() {
         assert_eq!(&got[i * 10..i * 10 + 10], &want, "a={a:#x} b={b:#x} i={i}");
     }
 }
+
+#[test]
+fn warp_reduce_and_match_intrinsics() {
+    let k = load("warp");
+    let input: Vec<u32> = rand_i32(32, 47, 0, 999).iter().map(|&v| v as u32).collect();
+    let r = k.run_clean(
+        "warp_reduce_intrinsics",
+        d1(1, 32),
+        vec![zeros("out", ElemType::U32, 32 * 7), u32s("in", &input)],
+    );
+    let got = get_u32(&r, "out");
+    let sum: u32 = input.iter().sum();
+    let min = *input.iter().min().unwrap();
+    let max = *input.iter().max().unwrap();
+    let or = input.iter().fold(0, |a, &v| a | v);
+    for t in 0..32 {
+        let m = (0..32)
+            .filter(|&l| input[l] % 4 == input[t] % 4)
+            .fold(0u32, |a, l| a | 1 << l);
+        // every value is below 1000, so v / 1000 is 0 everywhere: all match (pred is bit 31,
+        // already set in the full mask); v / 500 differs between lanes: no match, pred clear
+        let halves_agree = input.iter().all(|v| v / 500 == input[0] / 500);
+        let all500 = if halves_agree { 0xffff_ffff } else { 0 };
+        let want = [sum, min, max, or, m, 0xffff_ffff, all500];
+        assert_eq!(&got[t * 7..t * 7 + 7], &want, "lane {t}");
+    }
+}
+
+#[test]
+fn partial_mask_syncwarp_in_a_branch() {
+    let k = load("warp");
+    let r = k.run_clean("half_warp_exchange", d1(1, 32), vec![zeros("out", ElemType::I32, 32)]);
+    let want: Vec<i32> = (0..32).map(|t| if t < 16 { (15 - t) * 10 } else { -1 }).collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}

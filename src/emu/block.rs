@@ -527,7 +527,8 @@ impl<'l> Block<'l> {
             Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
             | Op::Redux { mask, .. }
-            | Op::MatchAny { mask, .. } => *mask,
+            | Op::MatchAny { mask, .. }
+            | Op::MatchAll { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
             Op::Activemask { .. } => return self.try_activemask(t, lanes),
             _ => return false,
@@ -608,7 +609,10 @@ impl<'l> Block<'l> {
             let th = &self.threads[l];
             active |= 1 << (l % 32);
             match &inst.op {
-                Op::Shfl { a, .. } | Op::Redux { a, .. } | Op::MatchAny { a, .. } => {
+                Op::Shfl { a, .. }
+                | Op::Redux { a, .. }
+                | Op::MatchAny { a, .. }
+                | Op::MatchAll { a, .. } => {
                     vals[l % 32] = self.mem.val(th, a)
                 }
                 Op::Vote { p, negate, .. } => preds[l % 32] = (self.mem.val(th, p) != 0) != *negate,
@@ -692,6 +696,15 @@ impl<'l> Block<'l> {
                         .filter(|&i| active & (1 << i) != 0 && vals[i] == me)
                         .fold(0u32, |m, i| m | (1 << i));
                     vec![(*d, m as u64)]
+                }
+                Op::MatchAll { d, p, .. } => {
+                    let me = vals[lane as usize];
+                    let all = (0..32).all(|i| active & (1 << i) == 0 || vals[i] == me);
+                    let mut w = vec![(*d, if all { active as u64 } else { 0 })];
+                    if let Some(p) = p {
+                        w.push((*p, all as u64));
+                    }
+                    w
                 }
                 _ => Vec::new(),
             };
@@ -1353,7 +1366,8 @@ impl<'l> Block<'l> {
                     | Op::Shfl { .. }
                     | Op::Vote { .. }
                     | Op::Redux { .. }
-                    | Op::MatchAny { .. } => {
+                    | Op::MatchAny { .. }
+                    | Op::MatchAll { .. } => {
                         th.state = State::Warp;
                         return (Stop::Wait, n);
                     }

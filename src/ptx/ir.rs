@@ -463,6 +463,13 @@ pub enum Op {
         a: Operand,
         mask: Operand,
     },
+    /// `match.all.sync d[|p], a, mask`: the mask when every lane holds the same value, else 0.
+    MatchAll {
+        d: u32,
+        p: Option<u32>,
+        a: Operand,
+        mask: Operand,
+    },
     /// `sad.ty d, a, b, c`: d = c + |a - b|.
     Sad {
         ty: Ty,

@@ -1754,6 +1754,22 @@ impl<'c> Builder<'c> {
                     mask: self.src(p, o(2), Ty::B32)?,
                 })
             }
+            "match" if m.has("all") => {
+                self.n(ops, 3)?;
+                let (d, pd) = match o(0) {
+                    Raw::Pair(a, b) => (
+                        self.dreg(&Raw::Name(a.clone()))?,
+                        Some(self.dreg(&Raw::Name(b.clone()))?),
+                    ),
+                    r => (self.dreg(r)?, None),
+                };
+                plain(Op::MatchAll {
+                    d,
+                    p: pd,
+                    a: self.src(p, o(1), ty)?,
+                    mask: self.src(p, o(2), Ty::B32)?,
+                })
+            }
             "match" => {
                 if !m.has("any") {
                     return self.unsupported();
