@@ -1563,7 +1563,13 @@ fn warp_reduce_and_match_intrinsics() {
 #[test]
 fn partial_mask_syncwarp_in_a_branch() {
     let k = load("warp");
-    let r = k.run_clean("half_warp_exchange", d1(1, 32), vec![zeros("out", ElemType::I32, 32)]);
-    let want: Vec<i32> = (0..32).map(|t| if t < 16 { (15 - t) * 10 } else { -1 }).collect();
+    let r = k.run_clean(
+        "half_warp_exchange",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    let want: Vec<i32> = (0..32)
+        .map(|t| if t < 16 { (15 - t) * 10 } else { -1 })
+        .collect();
     assert_eq!(get_i32(&r, "out"), want);
 }

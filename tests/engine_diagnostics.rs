@@ -516,3 +516,42 @@ fn too_deep_recursion_stops_with_a_stack_overflow() {
     assert!(m.contains("stack overflow") && m.contains("fib"), "{m}");
     assert!(m.contains("bugs.cu:"), "{m}");
 }
+
+#[test]
+fn blocks_writing_the_same_elements_give_the_same_result_with_several_workers() {
+    let k = bugs();
+    let input: Vec<i32> = (0..64).collect();
+    let want: Vec<i32> = input.iter().map(|v| v + 199).collect();
+    for jobs in [1, 2, 3, 2, 2] {
+        let r = k.run_opts(
+            "blocks_overwrite",
+            d1(200, 64),
+            vec![zeros("out", ElemType::I32, 64), i32s("in", &input)],
+            &EmuOptions {
+                jobs,
+                ..EmuOptions::default()
+            },
+        );
+        assert_eq!(
+            get_i32(&r, "out"),
+            want,
+            "jobs {jobs}: the blocks' order must not show"
+        );
+    }
+    for jobs in [1, 2, 2] {
+        let r = k.run_opts(
+            "blocks_chain",
+            d1(300, 32),
+            vec![zeros("data", ElemType::I32, 300), int(300)],
+            &EmuOptions {
+                jobs,
+                ..EmuOptions::default()
+            },
+        );
+        assert_eq!(
+            get_i32(&r, "data"),
+            (0..300).collect::<Vec<_>>(),
+            "jobs {jobs}"
+        );
+    }
+}

@@ -77,6 +77,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_reads += n;
+                self.claim(a, total, false);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
                 }
@@ -129,6 +130,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n;
+                self.claim(a, total, true);
                 for (i, v) in vals.iter().enumerate() {
                     self.launch
                         .global
@@ -234,6 +236,7 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return None;
         }
+        self.claim(addr, size, false);
         th.counters.global_reads += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false);
@@ -253,12 +256,25 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return false;
         }
+        self.claim(addr, size, true);
         th.counters.global_writes += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false);
         }
         self.launch.global.write(addr, size, v);
         true
+    }
+
+    /// Note the access for the order check of parallel blocks (see `GlobalMem::claim`).
+    #[inline(always)]
+    fn claim(&self, addr: u64, size: u32, write: bool) {
+        if !self
+            .launch
+            .global
+            .claim(addr, size, self.block_index, write)
+        {
+            self.launch.order_conflict();
+        }
     }
 
     /// Aligned and inside one allocation (looked up through the instruction's cache slot).

@@ -114,6 +114,8 @@ pub struct BlockOutput {
 pub(super) struct Mem<'l> {
     pub(super) launch: &'l Launch<'l>,
     pub(super) block: [u32; 3],
+    /// The block's index in launch order (x fastest).
+    pub(super) block_index: u32,
     pub(super) shared: Vec<u8>,
     pub(super) shadow: Vec<Shadow>,
     pub(super) epoch: u32,
@@ -178,6 +180,7 @@ impl<'l> Block<'l> {
             mem: Mem {
                 launch,
                 block,
+                block_index: launch.block_index(block),
                 shared: vec![0; shared_len],
                 shadow: if checkers {
                     vec![SHADOW0; shared_len]
@@ -217,6 +220,7 @@ impl<'l> Block<'l> {
         }
         let m = &mut self.mem;
         m.block = block;
+        m.block_index = launch.block_index(block);
         m.shared.fill(0);
         m.gen = m.gen.wrapping_add(1);
         m.epoch = m.epoch.wrapping_add(1);
@@ -612,9 +616,7 @@ impl<'l> Block<'l> {
                 Op::Shfl { a, .. }
                 | Op::Redux { a, .. }
                 | Op::MatchAny { a, .. }
-                | Op::MatchAll { a, .. } => {
-                    vals[l % 32] = self.mem.val(th, a)
-                }
+                | Op::MatchAll { a, .. } => vals[l % 32] = self.mem.val(th, a),
                 Op::Vote { p, negate, .. } => preds[l % 32] = (self.mem.val(th, p) != 0) != *negate,
                 _ => {}
             }

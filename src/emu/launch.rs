@@ -4,7 +4,7 @@
 use super::block::{Access, Block, BlockOutput};
 use super::diag::{Diags, Namer};
 use super::fast::{self, FastCode};
-use super::memory::GlobalMem;
+use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
@@ -34,6 +34,8 @@ pub struct Launch<'m> {
     pub(super) fast: FastCode,
     steps: AtomicU64,
     aborted: AtomicBool,
+    /// Set when parallel blocks touched each other's global memory (see `GlobalMem::claim`).
+    conflict: AtomicBool,
 }
 
 impl<'m> Launch<'m> {
@@ -51,6 +53,19 @@ impl<'m> Launch<'m> {
 
     pub fn abort(&self) {
         self.aborted.store(true, Ordering::Relaxed)
+    }
+
+    /// Blocks running at once depend on each other's global memory: stop; the launch is rerun
+    /// with blocks in order.
+    pub fn order_conflict(&self) {
+        self.conflict.store(true, Ordering::Relaxed);
+        self.abort();
+    }
+
+    /// A block's index in launch order (x fastest, then y, then z).
+    pub fn block_index(&self, b: [u32; 3]) -> u32 {
+        let g = self.cfg.grid;
+        b[0] + g[0] * (b[1] + g[1] * b[2])
     }
 
     /// Count executed instructions without checking the limit.
@@ -332,7 +347,13 @@ pub fn run(
         let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
         items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
     }
-    let global = GlobalMem::new(&items);
+    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+    let parallel =
+        opts.jobs > 1 && nblocks > 2 && nblocks <= MAX_CLAIM_BLOCKS && !order_sensitive(module);
+    let mut global = GlobalMem::new(&items);
+    if parallel {
+        global.track_claims();
+    }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
     let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
     let kernel_params = param_image(module, entry, kernel, &args, &buf_addr)?;
@@ -390,15 +411,14 @@ pub fn run(
         fast,
         steps: AtomicU64::new(0),
         aborted: AtomicBool::new(false),
+        conflict: AtomicBool::new(false),
     };
 
-    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
     let block_idx = |i: usize| -> [u32; 3] {
         let g = cfg.grid;
         let i = i as u32;
         [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
     };
-    let parallel = opts.jobs > 1 && nblocks > 2 && !order_sensitive(module);
     let mut fold = Fold::default();
     {
         let mut block = Block::new(&launch, block_idx(0));
@@ -452,9 +472,11 @@ pub fn run(
                     break;
                 }
             }
-            if launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT) {
-                // Where blocks running at once cross the limit depends on timing; the
-                // sequential order does not. Rerun sequentially for a deterministic report.
+            let conflict = launch.conflict.load(Ordering::Relaxed);
+            if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
+                // Blocks that read each other's writes (or overwrite each other) give a result
+                // that depends on their timing, and so does where blocks running at once cross
+                // the step limit; the sequential order does not. Rerun in order.
                 drop(launch);
                 let sequential = EmuOptions {
                     jobs: 1,
