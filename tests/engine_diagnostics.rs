@@ -555,3 +555,19 @@ fn blocks_writing_the_same_elements_give_the_same_result_with_several_workers() 
         );
     }
 }
+
+#[test]
+fn grids_beyond_the_emulator_are_refused_quickly() {
+    let k = bugs();
+    let start = std::time::Instant::now();
+    let err = k
+        .try_run(
+            "oob_write",
+            cfg([1 << 20, 1 << 10, 1], [1, 1, 1]),
+            vec![zeros("out", ElemType::F32, 8), f32s("a", &[1.0; 8]), int(8)],
+            &EmuOptions::default(),
+        )
+        .expect_err("too many blocks");
+    assert!(err.to_string().contains("blocks"), "{err}");
+    assert!(start.elapsed().as_secs() < 2);
+}

@@ -10,7 +10,7 @@ use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -132,6 +132,10 @@ impl<'m> Launch<'m> {
     }
 }
 
+/// Blocks one launch may have on the emulator (a GPU allows far more; running them would take
+/// hours here).
+const MAX_BLOCKS: u64 = 1 << 24;
+
 fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
         return Err(EmuError::Launch(format!(
@@ -148,6 +152,17 @@ fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
     }
     if cfg.block[2] > 64 {
         return Err(EmuError::Launch("block z dimension is at most 64".into()));
+    }
+    let blocks: u64 = cfg.grid.iter().map(|&d| d as u64).product();
+    if blocks > MAX_BLOCKS {
+        return Err(EmuError::Launch(format!(
+            "a grid of {blocks} blocks is more than gpuzzle's emulator runs (at most {MAX_BLOCKS}); use fewer, larger blocks or a loop over the data"
+        )));
+    }
+    if cfg.grid[0] > i32::MAX as u32 {
+        return Err(EmuError::Launch(
+            "grid x dimension is at most 2147483647".into(),
+        ));
     }
     if cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
         return Err(EmuError::Launch(
@@ -438,8 +453,14 @@ pub fn run(
             }
         } else if !stop {
             let next = AtomicUsize::new(1);
-            let slots: Mutex<Vec<Option<Summary>>> =
-                Mutex::new((0..nblocks).map(|_| None).collect());
+            // Results are folded in block order as they become contiguous, so memory holds only
+            // the blocks that finished ahead of a slower one.
+            let ordered = Mutex::new(InOrder {
+                next: 1,
+                pending: BTreeMap::new(),
+                fold: std::mem::take(&mut fold),
+                stopped: false,
+            });
             std::thread::scope(|s| {
                 for _ in 0..opts.jobs.min(nblocks - 1) {
                     s.spawn(|| {
@@ -457,20 +478,15 @@ pub fn run(
                                 None => block.insert(Block::new(&launch, block_idx(i))),
                             };
                             let out = summarise(&launch, b.run(), block_idx(i));
-                            if let Ok(mut v) = slots.lock() {
-                                v[i] = Some(out);
+                            if let Ok(mut o) = ordered.lock() {
+                                o.add(i, out);
                             }
                         }
                     });
                 }
             });
-            let slots = slots.into_inner().unwrap_or_default();
-            for s in slots.into_iter().flatten() {
-                let stop = s.fatal.is_some();
-                fold.add(s);
-                if stop {
-                    break;
-                }
+            if let Ok(o) = ordered.into_inner() {
+                fold = o.fold;
             }
             let conflict = launch.conflict.load(Ordering::Relaxed);
             if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
@@ -553,6 +569,34 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         instructions: out.instructions,
         perf,
         fatal: out.fatal,
+    }
+}
+
+/// Folds block results in block order while blocks finish in any order.
+struct InOrder {
+    next: usize,
+    pending: BTreeMap<usize, Summary>,
+    fold: Fold,
+    /// A block stopped the launch: later results are not folded.
+    stopped: bool,
+}
+
+impl InOrder {
+    fn add(&mut self, i: usize, s: Summary) {
+        if self.stopped {
+            return;
+        }
+        self.pending.insert(i, s);
+        while let Some(s) = self.pending.remove(&self.next) {
+            self.next += 1;
+            let stop = s.fatal.is_some();
+            self.fold.add(s);
+            if stop {
+                self.stopped = true;
+                self.pending.clear();
+                return;
+            }
+        }
     }
 }
 
