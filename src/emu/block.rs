@@ -7,7 +7,8 @@ use super::diag::{Diags, Namer, Site};
 use super::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use super::launch::Launch;
 use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
-use super::result::{Counters, DiagKind, Severity};
+use super::perf;
+use super::result::{Counters, DiagKind, PerfStats, Severity};
 use crate::ptx::ir::*;
 
 /// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
@@ -105,7 +106,8 @@ pub struct BlockOutput {
     pub diags: Diags,
     pub stdout: String,
     pub instructions: u64,
-    pub accesses: Vec<Vec<Access>>,
+    /// Coalescing and bank-conflict figures (zero unless `EmuOptions::perf`).
+    pub perf: PerfStats,
     /// Set when the launch must stop (step limit, unsupported instruction).
     pub fatal: Option<String>,
 }
@@ -324,9 +326,14 @@ impl<'l> Block<'l> {
             diags: std::mem::take(&mut self.mem.diags),
             stdout,
             instructions,
-            accesses: match self.mem.accesses.as_mut() {
-                Some(acc) => acc.iter_mut().map(std::mem::take).collect(),
-                None => Vec::new(),
+            perf: match self.mem.accesses.as_mut() {
+                Some(acc) => {
+                    let p = perf::perf_of(acc);
+                    // Keep the buffers (and their capacity) for the next block.
+                    acc.iter_mut().for_each(Vec::clear);
+                    p
+                }
+                None => PerfStats::default(),
             },
             fatal,
         }

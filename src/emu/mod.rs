@@ -9,6 +9,7 @@ mod fast;
 mod float;
 mod launch;
 mod memory;
+mod perf;
 mod printf;
 pub mod result;
 pub mod spec;
