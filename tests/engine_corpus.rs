@@ -1573,3 +1573,23 @@ fn partial_mask_syncwarp_in_a_branch() {
         .collect();
     assert_eq!(get_i32(&r, "out"), want);
 }
+
+#[test]
+fn pointers_to_local_arrays_across_calls() {
+    let k = load("basics");
+    let salt = rand_i32(16, 12, 0, 50);
+    let r = k.run_clean(
+        "local_through_calls",
+        d1(1, 16),
+        vec![zeros("out", ElemType::I32, 16), i32s("salt", &salt)],
+    );
+    let want: Vec<i32> = (0..16)
+        .map(|t: i32| {
+            let sa = salt[t as usize];
+            let tmp: Vec<i32> = (0..8).map(|j| j * j + sa).collect();
+            let mine: Vec<i32> = (0..8).map(|j| tmp[((j * 3 + sa) & 7) as usize]).collect();
+            (0..8).map(|j| mine[((j + t) & 7) as usize] * (j + 1)).sum()
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
