@@ -571,3 +571,32 @@ fn grids_beyond_the_emulator_are_refused_quickly() {
     assert!(err.to_string().contains("blocks"), "{err}");
     assert!(start.elapsed().as_secs() < 2);
 }
+
+#[test]
+fn checkers_off_reports_only_what_is_always_checked() {
+    let k = bugs();
+    let off = EmuOptions {
+        checkers: false,
+        ..EmuOptions::default()
+    };
+    for (kernel, block, args) in [
+        (
+            "race_missing_sync",
+            64,
+            vec![zeros("out", ElemType::F32, 64), f32s("a", &[1.0; 64])],
+        ),
+        ("uninit_read", 32, vec![zeros("out", ElemType::I32, 32)]),
+        ("barrier_in_if", 8, vec![zeros("out", ElemType::I32, 8)]),
+    ] {
+        let r = k.run_opts(kernel, d1(1, block), args, &off);
+        assert_clean(&r, kernel);
+    }
+    // bounds are always checked
+    let r = k.run_opts(
+        "oob_write",
+        d1(1, 10),
+        vec![zeros("out", ElemType::F32, 8), f32s("a", &[1.0; 8]), int(8)],
+        &off,
+    );
+    only(&r, DiagKind::OutOfBounds);
+}

@@ -402,7 +402,8 @@ impl<'l> Block<'l> {
             .copied()
             .filter(|&t| pos(self, t) != p0)
             .collect();
-        if !exited.is_empty() || !elsewhere.is_empty() {
+        let checking = self.mem.launch.opts.checkers;
+        if checking && (!exited.is_empty() || !elsewhere.is_empty()) {
             let site = self.site(first);
             let line = site.line;
             let at_first = waiting.len() - elsewhere.len();
