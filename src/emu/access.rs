@@ -618,6 +618,13 @@ impl<'l> Mem<'l> {
             });
         }
         if let Some((hazard, other, other_line)) = conflict {
+            // A write that comes before the read in the source (lower line), reached after it
+            // only because threads ran in some order, is the read-too-early race of a missing
+            // __syncthreads(): report it as the read, like the same race seen the other way.
+            if hazard == "WAR" && other != NONE && other_line > inst.line && inst.line > 0 {
+                self.report_early_read(me, other, other_line, inst, off, total);
+                return;
+            }
             let site = self.site(th, inst);
             let who = self.namer.who(th.tid, self.block);
             let other_who = if other == NONE {
@@ -655,6 +662,41 @@ impl<'l> Mem<'l> {
                 || (message, help),
             );
         }
+    }
+
+    /// `reader` read `[off, off+total)` on `read_line`; this thread (`writer`) then wrote it on
+    /// an earlier line of the source, with no barrier between: the read came too early.
+    fn report_early_read(
+        &mut self,
+        writer: u32,
+        reader: u32,
+        read_line: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+    ) {
+        let reader_tid = self.launch.tid_of(reader);
+        let site = Site {
+            file: self.launch.file_name(inst.file),
+            line: read_line,
+            block: self.block,
+            thread: reader_tid,
+        };
+        let who = self.namer.who(reader_tid, self.block);
+        let other_who = self.namer.thread(self.launch.tid_of(writer));
+        let what = self.describe(Place::Shared(off), total);
+        let write_line = inst.line;
+        let sync_hint = if reader / 32 == writer / 32 && self.launch.threads_per_block() > 32 {
+            " (they are in the same warp, so __syncwarp() would also order them)"
+        } else {
+            ""
+        };
+        self.diags.report(DiagKind::SharedRace, Severity::Error, site, Some(write_line), || {
+            (
+                format!("{who} read shared {what} (line {read_line}) before {other_who} wrote it (line {write_line}), with no __syncthreads() between them{sync_hint}"),
+                "every thread must finish writing shared memory before any thread reads it: put __syncthreads() between the write and the read, outside any if".to_string(),
+            )
+        });
     }
 
     /// Report the reads of never-written shared memory recorded in this barrier interval,
