@@ -1029,3 +1029,567 @@ fn a_passing_assert_is_silent() {
     );
     assert!(r.stdout.is_empty());
 }
+
+// ---------------------------------------------------------------- perf.cu
+
+fn perf_run(
+    k: &Kernels,
+    kernel: &str,
+    c: gpuzzle::emu::LaunchConfig,
+    args: Vec<KernelArg>,
+) -> gpuzzle::emu::result::RunResult {
+    let r = k.run_opts(
+        kernel,
+        c,
+        args,
+        &gpuzzle::emu::EmuOptions {
+            perf: true,
+            ..Default::default()
+        },
+    );
+    assert_clean(&r, kernel);
+    r
+}
+
+#[test]
+fn coalescing_counts_32_byte_sectors_per_warp_access() {
+    let k = load("perf");
+    let n = 1024;
+    let input = rand_f32(n, 61);
+    for (stride, sectors_per_load) in [(1, 4), (2, 8), (8, 32), (0, 1)] {
+        let r = perf_run(
+            &k,
+            "copy",
+            d1(2, 64),
+            vec![
+                zeros("out", ElemType::F32, 128),
+                f32s("in", &input),
+                int(stride),
+                int(n as i32),
+            ],
+        );
+        let want: Vec<f32> = (0..128).map(|i| input[(i * stride as usize) % n]).collect();
+        assert_eq!(get_f32(&r, "out"), want);
+        let warps = 4;
+        assert_eq!(r.perf.global_warp_accesses, 2 * warps, "stride {stride}");
+        // each warp: one load of the given spread, one coalesced store (4 sectors)
+        assert_eq!(
+            r.perf.global_sectors,
+            warps * (sectors_per_load + 4),
+            "stride {stride}"
+        );
+    }
+}
+
+#[test]
+fn bank_conflicts_count_distinct_words_per_bank() {
+    let k = load("perf");
+    for (stride, ways) in [(1, 1), (2, 2), (4, 4), (32, 32), (33, 1), (17, 1)] {
+        let r = perf_run(
+            &k,
+            "banks",
+            d1(1, 32),
+            vec![zeros("out", ElemType::F32, 32), int(stride)],
+        );
+        // one warp: the store, the strided read, the broadcast read of s[0] (one way)
+        assert_eq!(r.perf.shared_warp_accesses, 3, "stride {stride}");
+        assert_eq!(r.perf.max_bank_ways, ways, "stride {stride}");
+        assert_eq!(
+            r.perf.shared_bank_ways,
+            2 * ways as u64 + 1,
+            "stride {stride}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- puzzles.cu
+
+fn arange(n: usize) -> Vec<f32> {
+    (0..n).map(|v| v as f32).collect()
+}
+
+/// (global reads, global writes, shared reads, shared writes), maximum per thread.
+fn maxima(r: &gpuzzle::emu::result::RunResult) -> [u64; 4] {
+    let m = r.counters.max_per_thread;
+    [
+        m.global_reads,
+        m.global_writes,
+        m.shared_reads,
+        m.shared_writes,
+    ]
+}
+
+#[test]
+fn puzzle_pooling() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "pooling",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            f32s("a", &arange(8)),
+            int(8),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![0., 1., 3., 6., 9., 12., 15., 18.]);
+    assert_eq!(maxima(&r), [1, 1, 3, 1]);
+}
+
+#[test]
+fn puzzle_dot() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "dot",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &arange(8)),
+            f32s("b", &arange(8)),
+            int(8),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![140.0]);
+    assert_eq!(maxima(&r), [2, 1, 8, 1]);
+}
+
+#[test]
+fn puzzle_conv() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "conv",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 6),
+            f32s("a", &arange(6)),
+            f32s("b", &arange(3)),
+            int(6),
+            int(3),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![5., 8., 11., 14., 5., 0.]);
+    let r = k.run_clean(
+        "conv",
+        d1(2, 8),
+        vec![
+            zeros("out", ElemType::F32, 15),
+            f32s("a", &arange(15)),
+            f32s("b", &arange(4)),
+            int(15),
+            int(4),
+        ],
+    );
+    let want = [
+        14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.,
+    ];
+    assert_eq!(get_f32(&r, "out"), want);
+    assert_eq!(maxima(&r), [3, 1, 8, 3]);
+}
+
+#[test]
+fn puzzle_block_and_axis_sums() {
+    let k = load("puzzles");
+    let r = k.run_clean(
+        "block_sum",
+        d1(2, 8),
+        vec![
+            zeros("out", ElemType::F32, 2),
+            f32s("a", &arange(15)),
+            int(15),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![28.0, 77.0]);
+    assert_eq!(maxima(&r), [1, 1, 7, 4]);
+    let r = k.run_clean(
+        "axis_sum",
+        cfg([1, 4, 1], [8, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 4),
+            f32s("a", &arange(24)),
+            int(6),
+        ],
+    );
+    assert_eq!(get_f32(&r, "out"), vec![15.0, 51.0, 87.0, 123.0]);
+}
+
+#[test]
+fn puzzle_tiled_matmul() {
+    let k = load("puzzles");
+    let n = 8;
+    let a = arange(n * n);
+    let b: Vec<f32> = (0..n * n).map(|i| a[(i % n) * n + i / n]).collect();
+    let r = k.run_clean(
+        "matmul_tiled",
+        cfg([3, 3, 1], [3, 3, 1]),
+        vec![
+            zeros("out", ElemType::F32, n * n),
+            f32s("a", &a),
+            f32s("b", &b),
+            int(n as i32),
+        ],
+    );
+    let mut want = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            want[i * n + j] = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+        }
+    }
+    assert_eq!(get_f32(&r, "out"), want);
+    assert_eq!(maxima(&r), [6, 1, 18, 6]);
+}
+
+// ---------------------------------------------------------------- control.cu
+
+#[test]
+fn switch_statements() {
+    let k = load("control");
+    let n = 200;
+    let input = rand_i32(n, 71, -1000, 1000);
+    let r = k.run_clean(
+        "switcher",
+        d1(4, 64),
+        vec![
+            zeros("out", ElemType::I32, n),
+            i32s("in", &input),
+            int(n as i32),
+        ],
+    );
+    let want: Vec<i32> = input
+        .iter()
+        .map(|&v| match v & 15 {
+            0 => 10,
+            1 => v * 3,
+            2 => v - 7,
+            3 => -v,
+            4 => v << 2,
+            5 => v ^ 0x55,
+            6 => v / 3,
+            7 => 42,
+            9 => v % 5,
+            11 => v + 100,
+            _ => -1,
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn loops_with_break_continue_and_do_while() {
+    let k = load("control");
+    let n = 48;
+    let input = rand_i32(n, 72, 0, 100);
+    let r = k.run_clean(
+        "loops",
+        d1(1, n as u32),
+        vec![
+            zeros("out", ElemType::I32, n),
+            i32s("in", &input),
+            int(n as i32),
+        ],
+    );
+    let want: Vec<i32> = (0..n as i32)
+        .map(|i| {
+            let mut s = 0;
+            for kk in 0..n as i32 {
+                let v = input[((i + kk) % n as i32) as usize];
+                if v % 3 == 0 {
+                    continue;
+                }
+                if v > 90 {
+                    break;
+                }
+                s += v;
+            }
+            let mut j = 0;
+            loop {
+                s ^= j * i;
+                j += 1;
+                if j >= i % 5 {
+                    break;
+                }
+            }
+            while s > 1000 {
+                s -= 999;
+            }
+            s
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn bytes_shorts_and_bools() {
+    let k = load("control");
+    let n = 20;
+    let input: Vec<f64> = rand_i32(n, 73, 0, 256).iter().map(|&v| v as f64).collect();
+    let sin: Vec<f64> = rand_i32(n, 74, -20000, 20000)
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    let buf = |name: &str, ty, v: &[f64]| {
+        KernelArg::Buffer(gpuzzle::emu::value::Buffer::from_values(name, ty, v))
+    };
+    let r = k.run_clean(
+        "bytes",
+        d1(1, 32),
+        vec![
+            zeros("out", ElemType::U8, n),
+            buf("in", ElemType::U8, &input),
+            zeros("sout", ElemType::I16, n),
+            buf("sin", ElemType::I16, &sin),
+            zeros("flags", ElemType::U8, n),
+            int(n as i32),
+        ],
+    );
+    let values = |name: &str| r.buffers.iter().find(|b| b.name == name).unwrap().values();
+    let want_out: Vec<f64> = input
+        .iter()
+        .map(|&v| ((v as u32 * 3 + 1) as u8) as f64)
+        .collect();
+    let want_s: Vec<f64> = sin
+        .iter()
+        .map(|&v| ((v as i32 * -2) as i16) as f64)
+        .collect();
+    let want_f: Vec<f64> = input.iter().map(|&v| (v > 100.0) as u8 as f64).collect();
+    assert_eq!(values("out"), want_out);
+    assert_eq!(values("sout"), want_s);
+    assert_eq!(values("flags"), want_f);
+}
+
+#[test]
+fn ldg_through_restrict_pointers() {
+    let k = load("control");
+    let n = 70;
+    let input = rand_f32(n, 75);
+    let r = k.run_clean(
+        "ldg",
+        d1(3, 32),
+        vec![
+            zeros("out", ElemType::F32, n),
+            f32s("in", &input),
+            int(n as i32),
+        ],
+    );
+    let want: Vec<f32> = (0..n)
+        .map(|i| input[i].mul_add(2.0, input[(i + 1) % n]))
+        .collect();
+    assert_eq!(get_f32(&r, "out"), want);
+}
+
+#[test]
+fn grid_stride_loop_with_barriers_inside() {
+    let k = load("control");
+    let n = 300;
+    let input = rand_f32(n, 76);
+    for jobs in [1, 2] {
+        let r = k.run_opts(
+            "grid_stride",
+            d1(2, 64),
+            vec![
+                zeros("out", ElemType::F32, n),
+                f32s("in", &input),
+                int(n as i32),
+            ],
+            &gpuzzle::emu::EmuOptions {
+                jobs,
+                ..Default::default()
+            },
+        );
+        assert_clean(&r, "grid_stride");
+        let want: Vec<f32> = (0..n)
+            .map(|i| {
+                let base = i / 64 * 64;
+                let t = i % 64;
+                let nb = base + (t + 1) % 64;
+                input[i] + if nb < n { input[nb] } else { 0.0 }
+            })
+            .collect();
+        assert_eq!(get_f32(&r, "out"), want);
+    }
+}
+
+// ---------------------------------------------------------------- intrinsics.cu
+
+#[test]
+fn the_long_tail_of_float_math() {
+    let k = load("intrinsics");
+    let n = 32;
+    let x: Vec<f32> = rand_f32(n, 81).iter().map(|v| v * 2.5).collect();
+    let r = k.run_clean(
+        "more_math",
+        d1(1, n as u32),
+        vec![
+            zeros("out", ElemType::F32, n * 24),
+            f32s("x", &x),
+            int(n as i32),
+        ],
+    );
+    let got = get_f32(&r, "out");
+    for i in 0..n {
+        let a = x[i];
+        let ad = a as f64;
+        let g = &got[i * 24..i * 24 + 24];
+        let approx: [(usize, f64, f32); 12] = [
+            (0, ad.sin(), 1e-5),
+            (1, ad.cos(), 1e-5),
+            (2, (a.abs() as f64 + 1.0).ln(), 1e-5),
+            (3, (a.abs() as f64 + 1.0).powf(1.5), 1e-5),
+            (8, ad.atan2(0.5), 2e-6),
+            (9, erf(ad), 2e-6),
+            (10, ad.tanh(), 2e-6),
+            (16, ad.exp2(), 2e-6),
+            (17, (a.abs() as f64 + 1.0).log2(), 2e-6),
+            (18, ad.cbrt(), 2e-6),
+            (19, ad.hypot(2.0), 2e-6),
+            (7, ((a * 10.0) as f64) % 3.0, 1e-6),
+        ];
+        for (j, want, tol) in approx {
+            assert_close(
+                &[g[j]],
+                &[want as f32],
+                tol,
+                &format!("more_math[{i}][{j}] a={a}"),
+            );
+        }
+        assert_eq!(g[4], (a * 3.0).trunc(), "truncf");
+        assert_eq!(g[5], (a * 3.0).round(), "roundf");
+        assert_eq!(g[6], (a * 3.0).ceil(), "ceilf");
+        assert_eq!(g[11], (a * 2.0).clamp(0.0, 1.0), "saturate");
+        assert_eq!(g[12], (a * 7.0).round_ties_even(), "float2int_rn");
+        assert_eq!(g[14], a * 3.0, "fmul_rn");
+        assert_eq!(g[15], 2.0f32.copysign(a), "copysign");
+        assert_eq!(g[20], 1.0 / (a + 3.0), "frcp_rn");
+        assert_eq!(g[21], a.abs().sqrt(), "fsqrt_rn");
+        assert_eq!(g[22], (a * 5.0).round_ties_even(), "rintf");
+        // round toward zero: never above |a + tiny| and within an ulp of it
+        let rz = g[13];
+        assert!(
+            rz.abs() <= (a + 1e-8).abs() && (rz - (a + 1e-8)).abs() <= a.abs() * 1.2e-7,
+            "fadd_rz {a}: {rz}"
+        );
+        assert_eq!(g[23], a, "through double and back");
+    }
+}
+
+/// erf by its series/continued fraction is overkill here: Abramowitz-Stegun 7.1.26 is 1.5e-7.
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let y = 1.0
+        - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
+}
+
+#[test]
+fn integer_intrinsics() {
+    let k = load("intrinsics");
+    let n = 32;
+    let mut s = 5u64;
+    let x: Vec<u32> = (0..n).map(|_| splitmix(&mut s) as u32).collect();
+    let y: Vec<u32> = (0..n).map(|_| splitmix(&mut s) as u32).collect();
+    let r = k.run_clean(
+        "int_intrinsics",
+        d1(1, n as u32),
+        vec![
+            zeros("out", ElemType::U32, n * 10),
+            u32s("x", &x),
+            u32s("y", &y),
+            int(n as i32),
+        ],
+    );
+    let got = get_u32(&r, "out");
+    for i in 0..n {
+        let (a, b) = (x[i], y[i]);
+        let bytes = [a.to_le_bytes(), b.to_le_bytes()].concat();
+        let perm = |sel: u32| -> u32 {
+            (0..4).fold(0, |acc, k| {
+                acc | (bytes[((sel >> (4 * k)) & 7) as usize] as u32) << (8 * k)
+            })
+        };
+        let wide = ((b as u64) << 32) | a as u64;
+        let sh = i as u32 & 31;
+        let dp4a = (0..4).fold(5i32, |acc, k| {
+            acc + (a.to_le_bytes()[k] as i8 as i32) * (b.to_le_bytes()[k] as i8 as i32)
+        });
+        let want = [
+            perm(0x5140),
+            ((wide << sh) >> 32) as u32,
+            (wide >> sh) as u32,
+            // __mul24 is signed: the low 24 bits, sign-extended
+            ((((a << 8) as i32) >> 8).wrapping_mul(((b << 8) as i32) >> 8)) as u32,
+            ((a as u64 * b as u64) >> 32) as u32,
+            ((a & 0xffff) as i64 - (b & 0xffff) as i64).unsigned_abs() as u32 + 7,
+            (((a >> 1) as u64 + (b >> 1) as u64 + 1) >> 1) as u32,
+            ((a as u64 + b as u64) >> 1) as u32,
+            ((((a as u64) << 32) | b as u64).reverse_bits()) as u32,
+            dp4a as u32,
+        ];
+        assert_eq!(&got[i * 10..i * 10 + 10], &want, "a={a:#x} b={b:#x} i={i}");
+    }
+}
+
+#[test]
+fn warp_reduce_and_match_intrinsics() {
+    let k = load("warp");
+    let input: Vec<u32> = rand_i32(32, 47, 0, 999).iter().map(|&v| v as u32).collect();
+    let r = k.run_clean(
+        "warp_reduce_intrinsics",
+        d1(1, 32),
+        vec![zeros("out", ElemType::U32, 32 * 7), u32s("in", &input)],
+    );
+    let got = get_u32(&r, "out");
+    let sum: u32 = input.iter().sum();
+    let min = *input.iter().min().unwrap();
+    let max = *input.iter().max().unwrap();
+    let or = input.iter().fold(0, |a, &v| a | v);
+    for t in 0..32 {
+        let m = (0..32)
+            .filter(|&l| input[l] % 4 == input[t] % 4)
+            .fold(0u32, |a, l| a | 1 << l);
+        // every value is below 1000, so v / 1000 is 0 everywhere: all match (pred is bit 31,
+        // already set in the full mask); v / 500 differs between lanes: no match, pred clear
+        let halves_agree = input.iter().all(|v| v / 500 == input[0] / 500);
+        let all500 = if halves_agree { 0xffff_ffff } else { 0 };
+        let want = [sum, min, max, or, m, 0xffff_ffff, all500];
+        assert_eq!(&got[t * 7..t * 7 + 7], &want, "lane {t}");
+    }
+}
+
+#[test]
+fn partial_mask_syncwarp_in_a_branch() {
+    let k = load("warp");
+    let r = k.run_clean(
+        "half_warp_exchange",
+        d1(1, 32),
+        vec![zeros("out", ElemType::I32, 32)],
+    );
+    let want: Vec<i32> = (0..32)
+        .map(|t| if t < 16 { (15 - t) * 10 } else { -1 })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}
+
+#[test]
+fn pointers_to_local_arrays_across_calls() {
+    let k = load("basics");
+    let salt = rand_i32(16, 12, 0, 50);
+    let r = k.run_clean(
+        "local_through_calls",
+        d1(1, 16),
+        vec![zeros("out", ElemType::I32, 16), i32s("salt", &salt)],
+    );
+    let want: Vec<i32> = (0..16)
+        .map(|t: i32| {
+            let sa = salt[t as usize];
+            let tmp: Vec<i32> = (0..8).map(|j| j * j + sa).collect();
+            let mine: Vec<i32> = (0..8).map(|j| tmp[((j * 3 + sa) & 7) as usize]).collect();
+            (0..8).map(|j| mine[((j + t) & 7) as usize] * (j + 1)).sum()
+        })
+        .collect();
+    assert_eq!(get_i32(&r, "out"), want);
+}

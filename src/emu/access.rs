@@ -77,6 +77,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_reads += n;
+                self.claim(a, total, false);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
                 }
@@ -129,6 +130,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n;
+                self.claim(a, total, true);
                 for (i, v) in vals.iter().enumerate() {
                     self.launch
                         .global
@@ -220,9 +222,146 @@ impl<'l> Mem<'l> {
         }
     }
 
+    /// The fast path of a scalar global load: `None` (nothing done) unless the access is
+    /// aligned and inside one allocation, in which case it is counted, logged and performed.
+    /// `slot` caches the allocation this instruction last touched.
+    #[inline(always)]
+    pub(super) fn fast_global_load(
+        &mut self,
+        th: &mut Thread,
+        addr: u64,
+        size: u32,
+        slot: u32,
+    ) -> Option<u64> {
+        if !self.global_hit(addr, size, slot) {
+            return None;
+        }
+        self.claim(addr, size, false);
+        th.counters.global_reads += 1;
+        if self.accesses.is_some() {
+            self.log_at(th, addr, size, false);
+        }
+        Some(self.launch.global.read(addr, size))
+    }
+
+    #[inline(always)]
+    pub(super) fn fast_global_store(
+        &mut self,
+        th: &mut Thread,
+        addr: u64,
+        size: u32,
+        slot: u32,
+        v: u64,
+    ) -> bool {
+        if !self.global_hit(addr, size, slot) {
+            return false;
+        }
+        self.claim(addr, size, true);
+        th.counters.global_writes += 1;
+        if self.accesses.is_some() {
+            self.log_at(th, addr, size, false);
+        }
+        self.launch.global.write(addr, size, v);
+        true
+    }
+
+    /// Note the access for the order check of parallel blocks (see `GlobalMem::claim`).
+    #[inline(always)]
+    fn claim(&self, addr: u64, size: u32, write: bool) {
+        if !self
+            .launch
+            .global
+            .claim(addr, size, self.block_index, write)
+        {
+            self.launch.order_conflict();
+        }
+    }
+
+    /// Aligned and inside one allocation (looked up through the instruction's cache slot).
+    #[inline(always)]
+    fn global_hit(&mut self, addr: u64, size: u32, slot: u32) -> bool {
+        let size = size as u64;
+        if addr & (size - 1) != 0 {
+            return false;
+        }
+        let g = &self.launch.global;
+        let cached = self
+            .alloc_cache
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        if let Some(a) = g.allocs.get(cached as usize) {
+            if addr >= a.base && addr - a.base + size <= a.len {
+                return true;
+            }
+        }
+        match g.find(addr, size) {
+            Some(i) => {
+                if let Some(c) = self.alloc_cache.get_mut(slot as usize) {
+                    *c = i as u32;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The fast path of a scalar shared load (bounds, alignment, counters, checkers, log).
+    #[inline(always)]
+    pub(super) fn fast_shared_load(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+    ) -> Option<u64> {
+        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+            return None;
+        }
+        th.counters.shared_reads += 1;
+        if !self.shadow.is_empty() {
+            self.shared_checks(th, linear, inst, off, size, Kind::Read);
+        }
+        if self.accesses.is_some() {
+            self.log_at(th, off, size, true);
+        }
+        let s = off as usize;
+        Some(le_read(&self.shared[s..s + size as usize]))
+    }
+
+    #[inline(always)]
+    pub(super) fn fast_shared_store(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+        v: u64,
+    ) -> bool {
+        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+            return false;
+        }
+        th.counters.shared_writes += 1;
+        if !self.shadow.is_empty() {
+            self.shared_checks(th, linear, inst, off, size, Kind::Write);
+        }
+        if self.accesses.is_some() {
+            self.log_at(th, off, size, true);
+        }
+        let s = off as usize;
+        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        true
+    }
+
     fn log(&mut self, th: &Thread, inst: &Inst, addr: u64, size: u32, shared: bool) {
+        let _ = inst;
+        self.log_at(th, addr, size, shared);
+    }
+
+    fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool) {
         if let Some(acc) = self.accesses.as_mut() {
-            let _ = inst;
             let t = self.launch.linear(th.tid) as usize;
             acc[t].push(Access {
                 pc: th.pc,
@@ -407,6 +546,7 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) {
         let epoch = self.epoch;
+        let gen = self.gen;
         let warp_sync = &self.warp_sync;
         let sync = warp_sync[(me / 32) as usize];
         let ordered = |other: u32, other_sync: u32| {
@@ -422,12 +562,12 @@ impl<'l> Mem<'l> {
                 s.reader = NONE;
                 s.many = false;
             }
-            if kind != Kind::Write && !s.init {
+            if kind != Kind::Write && s.init_gen != gen {
                 uninit = true;
             }
             if kind == Kind::Atomic {
                 // Atomics never race with each other; they do initialise.
-                s.init = true;
+                s.init_gen = gen;
                 continue;
             }
             if conflict.is_none() {
@@ -459,7 +599,7 @@ impl<'l> Mem<'l> {
                     s.writer = me;
                     s.wline = inst.line;
                     s.wsync = sync;
-                    s.init = true;
+                    s.init_gen = gen;
                 }
             }
         }
@@ -478,6 +618,13 @@ impl<'l> Mem<'l> {
             });
         }
         if let Some((hazard, other, other_line)) = conflict {
+            // A write that comes before the read in the source (lower line), reached after it
+            // only because threads ran in some order, is the read-too-early race of a missing
+            // __syncthreads(): report it as the read, like the same race seen the other way.
+            if hazard == "WAR" && other != NONE && other_line > inst.line && inst.line > 0 {
+                self.report_early_read(me, other, other_line, inst, off, total);
+                return;
+            }
             let site = self.site(th, inst);
             let who = self.namer.who(th.tid, self.block);
             let other_who = if other == NONE {
@@ -515,6 +662,41 @@ impl<'l> Mem<'l> {
                 || (message, help),
             );
         }
+    }
+
+    /// `reader` read `[off, off+total)` on `read_line`; this thread (`writer`) then wrote it on
+    /// an earlier line of the source, with no barrier between: the read came too early.
+    fn report_early_read(
+        &mut self,
+        writer: u32,
+        reader: u32,
+        read_line: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+    ) {
+        let reader_tid = self.launch.tid_of(reader);
+        let site = Site {
+            file: self.launch.file_name(inst.file),
+            line: read_line,
+            block: self.block,
+            thread: reader_tid,
+        };
+        let who = self.namer.who(reader_tid, self.block);
+        let other_who = self.namer.thread(self.launch.tid_of(writer));
+        let what = self.describe(Place::Shared(off), total);
+        let write_line = inst.line;
+        let sync_hint = if reader / 32 == writer / 32 && self.launch.threads_per_block() > 32 {
+            " (they are in the same warp, so __syncwarp() would also order them)"
+        } else {
+            ""
+        };
+        self.diags.report(DiagKind::SharedRace, Severity::Error, site, Some(write_line), || {
+            (
+                format!("{who} read shared {what} (line {read_line}) before {other_who} wrote it (line {write_line}), with no __syncthreads() between them{sync_hint}"),
+                "every thread must finish writing shared memory before any thread reads it: put __syncthreads() between the write and the read, outside any if".to_string(),
+            )
+        });
     }
 
     /// Report the reads of never-written shared memory recorded in this barrier interval,

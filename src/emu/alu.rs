@@ -3,7 +3,7 @@
 //! type width (sign-extending for signed types) and writes a result masked to that width.
 
 use super::float::*;
-use crate::ptx::ir::{BinOp, BoolOp, CmpOp, FFlags, Rounding, Ty, UnOp};
+use crate::ptx::ir::{BinOp, BoolOp, CmpOp, DotKind, FFlags, Rounding, Ty, UnOp};
 
 #[inline(always)]
 pub fn mask(ty: Ty, v: u64) -> u64 {
@@ -570,6 +570,42 @@ pub fn bfi(ty: Ty, a: u64, b: u64, pos: u64, len: u64) -> u64 {
     mask(ty, (b & !m) | ((a << pos) & m))
 }
 
+/// `sad`: `c + |a - b|`, comparing at the type's width and signedness.
+pub fn sad(ty: Ty, a: u64, b: u64, c: u64) -> u64 {
+    let diff = if ty.is_signed() {
+        sext(ty, a).abs_diff(sext(ty, b))
+    } else {
+        mask(ty, a).abs_diff(mask(ty, b))
+    };
+    mask(ty, c.wrapping_add(diff))
+}
+
+/// `dp4a` and `dp2a.lo/.hi` (32-bit result, wrapping).
+pub fn dot(kind: DotKind, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let byte = |v: u64, k: u32| {
+        let x = (v >> (8 * k)) as u8;
+        if b_signed {
+            x as i8 as i64
+        } else {
+            x as i64
+        }
+    };
+    let part = |v: u64, k: u32, width: u32| {
+        let x = (v >> (width * k)) & ((1 << width) - 1);
+        match (a_signed, width) {
+            (true, 8) => x as u8 as i8 as i64,
+            (true, _) => x as u16 as i16 as i64,
+            _ => x as i64,
+        }
+    };
+    let sum: i64 = match kind {
+        DotKind::Dp4a => (0..4).map(|k| part(a, k, 8) * byte(b, k)).sum(),
+        DotKind::Dp2aLo => (0..2).map(|k| part(a, k, 16) * byte(b, k)).sum(),
+        DotKind::Dp2aHi => (0..2).map(|k| part(a, k, 16) * byte(b, k + 2)).sum(),
+    };
+    (c as u32).wrapping_add(sum as u32) as u64
+}
+
 /// `prmt.b32` default mode: pick bytes of {b, a} by the selector nibbles of `c`.
 pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     let src = ((b as u32 as u64) << 32) | a as u32 as u64;
@@ -695,6 +731,37 @@ mod tests {
             prop_assert_eq!(un(UnOp::Brev, Ty::B32, a as u64, F), a.reverse_bits() as u64);
             prop_assert_eq!(shf(false, true, a as u64, b as u64, 8), ((((b as u64) << 32) | a as u64) >> 8) as u32 as u64);
         }
+    }
+
+    #[test]
+    fn packed_dot_products_and_sad() {
+        // bytes of a: 1, -2, 3, -4 (signed); of b: 5, 6, 7, 8
+        let a = u32::from_le_bytes([1, (-2i8) as u8, 3, (-4i8) as u8]) as u64;
+        let b = u32::from_le_bytes([5, 6, 7, 8]) as u64;
+        assert_eq!(
+            dot(DotKind::Dp4a, true, true, a, b, 10) as u32 as i32,
+            10 + 5 - 12 + 21 - 32
+        );
+        assert_eq!(
+            dot(DotKind::Dp4a, false, false, a, b, 0),
+            5 + 254 * 6 + 3 * 7 + 252 * 8
+        );
+        // halves of a: 3, -1
+        let h = (3u64) | ((0xffffu64) << 16);
+        assert_eq!(
+            dot(DotKind::Dp2aLo, true, false, h, b, 0) as u32 as i32,
+            3 * 5 - 6
+        );
+        assert_eq!(
+            dot(DotKind::Dp2aHi, true, false, h, b, 0) as u32 as i32,
+            3 * 7 - 8
+        );
+        assert_eq!(sad(Ty::S32, (-5i32) as u32 as u64, 3, 1), 9);
+        assert_eq!(sad(Ty::U32, 3, 10, 1), 8);
+        assert_eq!(
+            sad(Ty::U32, (-5i32) as u32 as u64, 3, 0),
+            (u32::MAX - 7) as u64
+        );
     }
 
     #[test]

@@ -4,9 +4,11 @@
 
 use super::alu;
 use super::diag::{Diags, Namer, Site};
+use super::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use super::launch::Launch;
 use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
-use super::result::{Counters, DiagKind, Severity};
+use super::perf;
+use super::result::{Counters, DiagKind, PerfStats, Severity};
 use crate::ptx::ir::*;
 
 /// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
@@ -47,6 +49,8 @@ pub(super) struct Thread {
 }
 
 /// What one byte of shared memory last saw in this barrier interval (for the race checker).
+/// Epochs (barrier intervals) and generations (blocks) keep counting across the blocks a
+/// `Block` runs, so a stale entry is recognised by its numbers instead of being cleared.
 #[derive(Clone, Copy)]
 pub(super) struct Shadow {
     pub(super) epoch: u32,
@@ -58,7 +62,8 @@ pub(super) struct Shadow {
     pub(super) many: bool,
     pub(super) rline: u32,
     pub(super) rsync: u32,
-    pub(super) init: bool,
+    /// The block generation that last wrote the byte (written in this block iff equal).
+    pub(super) init_gen: u32,
 }
 
 pub(super) const SHADOW0: Shadow = Shadow {
@@ -70,7 +75,7 @@ pub(super) const SHADOW0: Shadow = Shadow {
     many: false,
     rline: 0,
     rsync: 0,
-    init: false,
+    init_gen: u32::MAX,
 };
 
 /// A read of never-written shared memory, reported at the next barrier unless a race explains it.
@@ -86,7 +91,7 @@ pub(super) struct PendingUninit {
 }
 
 /// A per-access record for the warp-level coalescing and bank-conflict figures.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Access {
     pub pc: u32,
     pub func: u32,
@@ -101,7 +106,8 @@ pub struct BlockOutput {
     pub diags: Diags,
     pub stdout: String,
     pub instructions: u64,
-    pub accesses: Vec<Vec<Access>>,
+    /// Coalescing and bank-conflict figures (zero unless `EmuOptions::perf`).
+    pub perf: PerfStats,
     /// Set when the launch must stop (step limit, unsupported instruction).
     pub fatal: Option<String>,
 }
@@ -110,20 +116,32 @@ pub struct BlockOutput {
 pub(super) struct Mem<'l> {
     pub(super) launch: &'l Launch<'l>,
     pub(super) block: [u32; 3],
+    /// The block's index in launch order (x fastest).
+    pub(super) block_index: u32,
     pub(super) shared: Vec<u8>,
     pub(super) shadow: Vec<Shadow>,
     pub(super) epoch: u32,
+    /// Which block this is among those the `Block` has run (see `Shadow`).
+    pub(super) gen: u32,
     pub(super) warp_sync: Vec<u32>,
     pub(super) diags: Diags,
     pub(super) pending_uninit: Vec<PendingUninit>,
+    /// Per global load/store instruction of the fast path: the allocation it last touched.
+    pub(super) alloc_cache: Vec<u32>,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
     pub(super) namer: Namer,
 }
 
+/// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
+/// so the per-thread and shared-memory allocations are made once per worker, not per block.
 pub struct Block<'l> {
     threads: Vec<Thread>,
     mem: Mem<'l>,
 }
+
+/// Executed instructions are added to the launch-wide count in batches of at most this many
+/// (one shared atomic per thread switch would make cores fight over its cache line).
+const STEP_BATCH: u64 = 1 << 16;
 
 enum Stop {
     Quantum,
@@ -164,6 +182,7 @@ impl<'l> Block<'l> {
             mem: Mem {
                 launch,
                 block,
+                block_index: launch.block_index(block),
                 shared: vec![0; shared_len],
                 shadow: if checkers {
                     vec![SHADOW0; shared_len]
@@ -171,18 +190,61 @@ impl<'l> Block<'l> {
                     Vec::new()
                 },
                 epoch: 0,
+                gen: 0,
                 warp_sync: vec![0; n.div_ceil(32)],
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
+                alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
             },
         }
     }
 
+    /// Make this the fresh state of block `block` (as `new` would, reusing the allocations).
+    pub fn reset(&mut self, block: [u32; 3]) {
+        let launch = self.mem.launch;
+        let entry = &launch.module.functions[launch.entry as usize];
+        for th in &mut self.threads {
+            th.state = State::Ready;
+            th.func = launch.entry;
+            th.pc = 0;
+            th.regs.clear();
+            th.regs.resize(entry.num_regs as usize, 0);
+            th.params.clear();
+            th.params.extend_from_slice(&launch.kernel_params);
+            th.local.clear();
+            th.local.resize(entry.local_size as usize, 0);
+            th.local_base = 0;
+            th.frames.clear();
+            th.counters = Counters::default();
+            th.out.clear();
+        }
+        let m = &mut self.mem;
+        m.block = block;
+        m.block_index = launch.block_index(block);
+        m.shared.fill(0);
+        m.gen = m.gen.wrapping_add(1);
+        m.epoch = m.epoch.wrapping_add(1);
+        if m.gen == u32::MAX || m.epoch > u32::MAX - (1 << 20) {
+            // The numbers are about to repeat: start the shadow over.
+            m.shadow.fill(SHADOW0);
+            m.gen = 0;
+            m.epoch = 0;
+        }
+        m.warp_sync.fill(0);
+        m.diags = Diags::default();
+        m.pending_uninit.clear();
+        if let Some(acc) = m.accesses.as_mut() {
+            acc.iter_mut().for_each(Vec::clear);
+        }
+    }
+
     /// Run the block to completion (or until the launch must stop).
-    pub fn run(mut self) -> BlockOutput {
+    pub fn run(&mut self) -> BlockOutput {
         let mut instructions = 0u64;
+        let mut unreported = 0u64;
+        let batch = (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH);
         let mut fatal = None;
         'outer: loop {
             let mut progressed = false;
@@ -196,10 +258,15 @@ impl<'l> Block<'l> {
                 progressed = true;
                 let (stop, n) = self.step(t, QUANTUM);
                 instructions += n;
-                if self.mem.launch.add_steps(n) {
-                    self.report_step_limit(t);
-                    fatal = Some("step limit".to_string());
-                    break 'outer;
+                unreported += n;
+                if unreported >= batch {
+                    let over = self.mem.launch.add_steps(unreported);
+                    unreported = 0;
+                    if over {
+                        self.report_step_limit(t);
+                        fatal = Some("step limit".to_string());
+                        break 'outer;
+                    }
                 }
                 match stop {
                     Stop::Fatal(msg) => {
@@ -244,6 +311,9 @@ impl<'l> Block<'l> {
             }
             break;
         }
+        // The block is done: count the rest without stopping anyone (a later block that
+        // crosses the limit reports it).
+        self.mem.launch.count_steps(unreported);
         if fatal.is_none() {
             self.mem.resolve_uninit();
         }
@@ -253,10 +323,18 @@ impl<'l> Block<'l> {
         }
         BlockOutput {
             counters: self.threads.iter().map(|t| t.counters).collect(),
-            diags: self.mem.diags,
+            diags: std::mem::take(&mut self.mem.diags),
             stdout,
             instructions,
-            accesses: self.mem.accesses.unwrap_or_default(),
+            perf: match self.mem.accesses.as_mut() {
+                Some(acc) => {
+                    let p = perf::perf_of(acc);
+                    // Keep the buffers (and their capacity) for the next block.
+                    acc.iter_mut().for_each(Vec::clear);
+                    p
+                }
+                None => PerfStats::default(),
+            },
             fatal,
         }
     }
@@ -306,6 +384,9 @@ impl<'l> Block<'l> {
 
     /// Release the threads waiting at barriers, reporting divergence first.
     fn release_barrier(&mut self) {
+        if self.release_converged_barrier() {
+            return;
+        }
         let n = self.threads.len();
         let waiting: Vec<usize> = (0..n)
             .filter(|&t| self.threads[t].state == State::Barrier)
@@ -321,7 +402,8 @@ impl<'l> Block<'l> {
             .copied()
             .filter(|&t| pos(self, t) != p0)
             .collect();
-        if !exited.is_empty() || !elsewhere.is_empty() {
+        let checking = self.mem.launch.opts.checkers;
+        if checking && (!exited.is_empty() || !elsewhere.is_empty()) {
             let site = self.site(first);
             let line = site.line;
             let at_first = waiting.len() - elsewhere.len();
@@ -396,6 +478,38 @@ impl<'l> Block<'l> {
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
     }
 
+    /// The usual case, without the bookkeeping of the general one: every thread waits at the
+    /// same `bar.sync` (none exited). Returns false, changing nothing, otherwise.
+    fn release_converged_barrier(&mut self) -> bool {
+        let Some(first) = self.threads.iter().find(|t| t.state == State::Barrier) else {
+            return false;
+        };
+        let here = (first.func, first.pc);
+        let module = self.mem.launch.module;
+        let is_plain_sync = matches!(
+            module.functions[here.0 as usize].body.get(here.1 as usize),
+            Some(Inst {
+                op: Op::BarSync { .. },
+                ..
+            })
+        );
+        if !is_plain_sync
+            || self
+                .threads
+                .iter()
+                .any(|t| t.state != State::Barrier || (t.func, t.pc) != here)
+        {
+            return false;
+        }
+        for th in &mut self.threads {
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.resolve_uninit();
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        true
+    }
+
     fn bar_red_value(&self, t: usize) -> Option<bool> {
         let th = &self.threads[t];
         let f = &self.mem.launch.module.functions[th.func as usize];
@@ -425,7 +539,8 @@ impl<'l> Block<'l> {
             Op::Shfl { mask, .. }
             | Op::Vote { mask, .. }
             | Op::Redux { mask, .. }
-            | Op::MatchAny { mask, .. } => *mask,
+            | Op::MatchAny { mask, .. }
+            | Op::MatchAll { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
             Op::Activemask { .. } => return self.try_activemask(t, lanes),
             _ => return false,
@@ -506,9 +621,10 @@ impl<'l> Block<'l> {
             let th = &self.threads[l];
             active |= 1 << (l % 32);
             match &inst.op {
-                Op::Shfl { a, .. } | Op::Redux { a, .. } | Op::MatchAny { a, .. } => {
-                    vals[l % 32] = self.mem.val(th, a)
-                }
+                Op::Shfl { a, .. }
+                | Op::Redux { a, .. }
+                | Op::MatchAny { a, .. }
+                | Op::MatchAll { a, .. } => vals[l % 32] = self.mem.val(th, a),
                 Op::Vote { p, negate, .. } => preds[l % 32] = (self.mem.val(th, p) != 0) != *negate,
                 _ => {}
             }
@@ -590,6 +706,15 @@ impl<'l> Block<'l> {
                         .filter(|&i| active & (1 << i) != 0 && vals[i] == me)
                         .fold(0u32, |m, i| m | (1 << i));
                     vec![(*d, m as u64)]
+                }
+                Op::MatchAll { d, p, .. } => {
+                    let me = vals[lane as usize];
+                    let all = (0..32).all(|i| active & (1 << i) == 0 || vals[i] == me);
+                    let mut w = vec![(*d, if all { active as u64 } else { 0 })];
+                    if let Some(p) = p {
+                        w.push((*p, all as u64));
+                    }
+                    w
                 }
                 _ => Vec::new(),
             };
@@ -683,9 +808,14 @@ impl<'l> Block<'l> {
         let th = &mut self.threads[t];
         let linear = t as u32;
         let mut code: &[Inst] = &module.functions[th.func as usize].body;
+        let mut fcode: &[FastInst] = &launch.fast.functions[th.func as usize];
         let mut n = 0u64;
+        // The program counter lives in a local while the fast path runs (stored back for the
+        // general path, for the memory fast path's access log, and when the thread stops).
+        let mut pc = th.pc as usize;
         while n < budget {
-            let Some(inst) = code.get(th.pc as usize) else {
+            // `fcode` and `code` have the same length (one decoded entry per instruction).
+            let Some(fi) = fcode.get(pc) else {
                 return (
                     Stop::Fatal(format!(
                         "program counter ran off the end of `{}`",
@@ -695,258 +825,463 @@ impl<'l> Block<'l> {
                 );
             };
             n += 1;
-            if let Some((p, neg)) = inst.guard {
-                if (th.regs[p as usize] != 0) == neg {
-                    th.pc += 1;
+            if fi.guard != NO_GUARD && (th.regs[fi.guard as usize] != 0) == fi.negate {
+                pc += 1;
+                continue;
+            }
+            // The fast path: done and `continue`, or fall through to the general path.
+            match fi.op {
+                Fast::Slow => {}
+                Fast::Int32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
                     continue;
                 }
-            }
-            match &inst.op {
-                Op::Bin {
-                    op,
-                    ty,
-                    d,
-                    a,
-                    b,
-                    f,
-                    rnd,
-                } => {
-                    let (a, b) = (mem.val(th, a), mem.val(th, b));
-                    th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
+                Fast::Int64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
                 }
-                Op::Mad {
-                    mode,
-                    ty,
-                    d,
-                    a,
-                    b,
-                    c,
-                    f,
-                    rnd,
-                } => {
-                    let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
-                    th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
-                }
-                Op::Un { op, ty, d, a, f } => {
-                    let a = mem.val(th, a);
-                    th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
-                }
-                Op::Setp {
-                    cmp,
-                    ty,
-                    d,
-                    d2,
-                    a,
-                    b,
-                    comb,
-                } => {
-                    let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
-                    let (r1, r2) = match comb {
-                        Some((bop, c, neg)) => {
-                            let c = (mem.val(th, c) != 0) != *neg;
-                            (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
-                        }
-                        None => (r, !r),
-                    };
-                    th.regs[*d as usize] = r1 as u64;
-                    if let Some(d2) = d2 {
-                        th.regs[*d2 as usize] = r2 as u64;
-                    }
-                }
-                Op::Selp { ty, d, a, b, p } => {
-                    let v = if mem.val(th, p) != 0 {
-                        mem.val(th, a)
+                Fast::MulWide { signed, d, a, b } => {
+                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
+                    th.regs[d as usize] = if signed {
+                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
                     } else {
-                        mem.val(th, b)
+                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
                     };
-                    th.regs[*d as usize] = alu::mask(*ty, v);
+                    pc += 1;
+                    continue;
                 }
-                Op::Slct {
-                    ty,
-                    cty,
-                    d,
-                    a,
-                    b,
-                    c,
-                    ..
-                } => {
-                    let c = mem.val(th, c);
-                    let take_a = if *cty == Ty::F32 {
-                        f32::from_bits(c as u32) >= 0.0
-                    } else {
-                        alu::sext(Ty::S32, c) >= 0
-                    };
-                    th.regs[*d as usize] = alu::mask(
-                        *ty,
-                        if take_a {
-                            mem.val(th, a)
-                        } else {
-                            mem.val(th, b)
-                        },
+                Fast::Mad32 { d, a, b, c } => {
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] =
+                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                    pc += 1;
+                    continue;
+                }
+                Fast::F32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Fma32 { d, a, b, c } => {
+                    let f = |v: u64| f32::from_bits(v as u32);
+                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                    pc += 1;
+                    continue;
+                }
+                Fast::F64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Fma64 { d, a, b, c } => {
+                    let (x, y, z) = (
+                        f64::from_bits(rd(&th.regs, a)),
+                        f64::from_bits(rd(&th.regs, b)),
+                        f64::from_bits(rd(&th.regs, c)),
                     );
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                    pc += 1;
+                    continue;
                 }
-                Op::Cvt {
-                    dty,
-                    sty,
-                    d,
-                    a,
-                    rnd,
-                    sat,
-                    ftz,
-                } => {
-                    let a = mem.val(th, a);
-                    th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+                Fast::Setp { cmp, ty, d, a, b } => {
+                    th.regs[d as usize] =
+                        fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
+                    pc += 1;
+                    continue;
                 }
-                Op::Cvta { to, space, d, a } => {
-                    let a = mem.val(th, a);
-                    let window = match space {
-                        Space::Shared => SHARED_WINDOW,
-                        Space::Local => LOCAL_WINDOW,
-                        _ => 0,
-                    };
-                    th.regs[*d as usize] = if *to {
+                Fast::Special { d, s } => {
+                    th.regs[d as usize] = mem.special(th, s);
+                    pc += 1;
+                    continue;
+                }
+                Fast::Cvta { to, window, d, a } => {
+                    let a = rd(&th.regs, a);
+                    th.regs[d as usize] = if to {
                         a.wrapping_sub(window)
                     } else {
                         a.wrapping_add(window)
                     };
-                }
-                Op::Isspacep { space, d, a } => {
-                    let w = classify(mem.val(th, a));
-                    th.regs[*d as usize] = match (space, w) {
-                        (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
-                        (Space::Global | Space::Const, Window::Global(_)) => 1,
-                        _ => 0,
-                    };
-                }
-                Op::Bfe { ty, d, a, b, c } => {
-                    th.regs[*d as usize] =
-                        alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
-                }
-                Op::Bfi { ty, d, a, b, c, e } => {
-                    th.regs[*d as usize] = alu::bfi(
-                        *ty,
-                        mem.val(th, a),
-                        mem.val(th, b),
-                        mem.val(th, c),
-                        mem.val(th, e),
-                    );
-                }
-                Op::Prmt { d, a, b, c } => {
-                    th.regs[*d as usize] = alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
-                }
-                Op::Shf {
-                    left,
-                    wrap,
-                    d,
-                    a,
-                    b,
-                    c,
-                } => {
-                    th.regs[*d as usize] =
-                        alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
-                }
-                Op::Pack { elem_bits, d, srcs } => {
-                    let mut v = 0u64;
-                    for (i, s) in srcs.iter().enumerate() {
-                        let part = mem.val(th, s) & low_mask(*elem_bits);
-                        v |= part << (i as u32 * elem_bits);
-                    }
-                    th.regs[*d as usize] = v;
-                }
-                Op::Unpack { elem_bits, ds, a } => {
-                    let v = mem.val(th, a);
-                    for (i, d) in ds.iter().enumerate() {
-                        if let Some(d) = d {
-                            th.regs[*d as usize] =
-                                (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
-                        }
-                    }
-                }
-                Op::Ld {
-                    space, ty, d, addr, ..
-                } => {
-                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let size = ty.size();
-                    let total = size * d.len() as u32;
-                    let mut vals = [0u64; 8];
-                    if mem.load_vec(
-                        th,
-                        linear,
-                        inst,
-                        *space,
-                        base,
-                        size,
-                        total,
-                        &mut vals[..d.len()],
-                    ) {
-                        for (i, r) in d.iter().enumerate() {
-                            let v = vals[i];
-                            th.regs[*r as usize] = if ty.is_signed() {
-                                alu::sext(*ty, v) as u64
-                            } else {
-                                v
-                            };
-                        }
-                    }
-                }
-                Op::St {
-                    space,
-                    ty,
-                    src,
-                    addr,
-                } => {
-                    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let size = ty.size();
-                    let mut vals = [0u64; 8];
-                    for (i, s) in src.iter().enumerate() {
-                        vals[i] = mem.val(th, s);
-                    }
-                    mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
-                }
-                Op::Atom {
-                    space,
-                    op,
-                    ty,
-                    d,
-                    addr,
-                    b,
-                    c,
-                } => {
-                    let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-                    let (b, c) = (mem.val(th, b), mem.val(th, c));
-                    let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
-                    if let Some(d) = d {
-                        th.regs[*d as usize] = old;
-                    }
-                }
-                Op::Bra { target } => {
-                    th.pc = *target;
+                    pc += 1;
                     continue;
                 }
-                Op::Call { callee, ret, args } => match callee {
-                    Callee::Func(fi) => {
-                        let f = &module.functions[*fi as usize];
-                        let mut params = vec![0u8; f.param_area as usize];
-                        for (arg, p) in args.iter().zip(&f.params) {
-                            let src = *arg as usize;
-                            let n = p.size as usize;
-                            if let (Some(dst), Some(s)) = (
-                                params.get_mut(p.offset as usize..p.offset as usize + n),
-                                th.params.get(src..src + n),
-                            ) {
-                                dst.copy_from_slice(s);
+                Fast::LdParam { ty, d, base, off } => {
+                    let a = rd(&th.regs, base).wrapping_add(off as u64) as usize;
+                    let size = ty.size() as usize;
+                    let aligned = a & (size - 1) == 0;
+                    if let (true, Some(bytes)) = (aligned, th.params.get(a..a.wrapping_add(size))) {
+                        let mut w = [0u8; 8];
+                        w[..bytes.len()].copy_from_slice(bytes);
+                        let v = u64::from_le_bytes(w);
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::Mov { ty, d, a } => {
+                    th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a));
+                    pc += 1;
+                    continue;
+                }
+                Fast::CvtInt { dty, sty, d, a } => {
+                    th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Bra { target } => {
+                    pc = target as usize;
+                    continue;
+                }
+                Fast::LdGlobal {
+                    ty,
+                    d,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) = mem.fast_global_load(th, addr, ty.size(), slot) {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StGlobal {
+                    size,
+                    src,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_global_store(th, addr, size, slot, v) {
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::LdShared { ty, d, base, off } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) = mem.fast_shared_load(th, linear, &code[pc], addr, ty.size()) {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StShared {
+                    size,
+                    src,
+                    base,
+                    off,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_shared_store(th, linear, &code[pc], addr, size, v) {
+                        pc += 1;
+                        continue;
+                    }
+                }
+            }
+            th.pc = pc as u32;
+            let inst = &code[pc];
+            if fi.guard == NO_GUARD {
+                if let Some((p, neg)) = inst.guard {
+                    // Only a guard the decoder could not take (never from a valid parse).
+                    if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
+                        pc += 1;
+                        continue;
+                    }
+                }
+            }
+            'general: {
+                match &inst.op {
+                    Op::Bin {
+                        op,
+                        ty,
+                        d,
+                        a,
+                        b,
+                        f,
+                        rnd,
+                    } => {
+                        let (a, b) = (mem.val(th, a), mem.val(th, b));
+                        th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
+                    }
+                    Op::Mad {
+                        mode,
+                        ty,
+                        d,
+                        a,
+                        b,
+                        c,
+                        f,
+                        rnd,
+                    } => {
+                        let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                        th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
+                    }
+                    Op::Un { op, ty, d, a, f } => {
+                        let a = mem.val(th, a);
+                        th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
+                    }
+                    Op::Setp {
+                        cmp,
+                        ty,
+                        d,
+                        d2,
+                        a,
+                        b,
+                        comb,
+                    } => {
+                        let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
+                        let (r1, r2) = match comb {
+                            Some((bop, c, neg)) => {
+                                let c = (mem.val(th, c) != 0) != *neg;
+                                (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
+                            }
+                            None => (r, !r),
+                        };
+                        th.regs[*d as usize] = r1 as u64;
+                        if let Some(d2) = d2 {
+                            th.regs[*d2 as usize] = r2 as u64;
+                        }
+                    }
+                    Op::Selp { ty, d, a, b, p } => {
+                        let v = if mem.val(th, p) != 0 {
+                            mem.val(th, a)
+                        } else {
+                            mem.val(th, b)
+                        };
+                        th.regs[*d as usize] = alu::mask(*ty, v);
+                    }
+                    Op::Slct {
+                        ty,
+                        cty,
+                        d,
+                        a,
+                        b,
+                        c,
+                        ..
+                    } => {
+                        let c = mem.val(th, c);
+                        let take_a = if *cty == Ty::F32 {
+                            f32::from_bits(c as u32) >= 0.0
+                        } else {
+                            alu::sext(Ty::S32, c) >= 0
+                        };
+                        th.regs[*d as usize] = alu::mask(
+                            *ty,
+                            if take_a {
+                                mem.val(th, a)
+                            } else {
+                                mem.val(th, b)
+                            },
+                        );
+                    }
+                    Op::Cvt {
+                        dty,
+                        sty,
+                        d,
+                        a,
+                        rnd,
+                        sat,
+                        ftz,
+                    } => {
+                        let a = mem.val(th, a);
+                        th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+                    }
+                    Op::Cvta { to, space, d, a } => {
+                        let a = mem.val(th, a);
+                        let window = match space {
+                            Space::Shared => SHARED_WINDOW,
+                            Space::Local => LOCAL_WINDOW,
+                            _ => 0,
+                        };
+                        th.regs[*d as usize] = if *to {
+                            a.wrapping_sub(window)
+                        } else {
+                            a.wrapping_add(window)
+                        };
+                    }
+                    Op::Isspacep { space, d, a } => {
+                        let w = classify(mem.val(th, a));
+                        th.regs[*d as usize] = match (space, w) {
+                            (Space::Shared, Window::Shared(_))
+                            | (Space::Local, Window::Local(_)) => 1,
+                            (Space::Global | Space::Const, Window::Global(_)) => 1,
+                            _ => 0,
+                        };
+                    }
+                    Op::Bfe { ty, d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                    }
+                    Op::Bfi { ty, d, a, b, c, e } => {
+                        th.regs[*d as usize] = alu::bfi(
+                            *ty,
+                            mem.val(th, a),
+                            mem.val(th, b),
+                            mem.val(th, c),
+                            mem.val(th, e),
+                        );
+                    }
+                    Op::Sad { ty, d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::sad(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+                    }
+                    Op::Dot {
+                        kind,
+                        a_signed,
+                        b_signed,
+                        d,
+                        a,
+                        b,
+                        c,
+                    } => {
+                        th.regs[*d as usize] = alu::dot(
+                            *kind,
+                            *a_signed,
+                            *b_signed,
+                            mem.val(th, a),
+                            mem.val(th, b),
+                            mem.val(th, c),
+                        );
+                    }
+                    Op::Prmt { d, a, b, c } => {
+                        th.regs[*d as usize] =
+                            alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                    }
+                    Op::Shf {
+                        left,
+                        wrap,
+                        d,
+                        a,
+                        b,
+                        c,
+                    } => {
+                        th.regs[*d as usize] =
+                            alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
+                    }
+                    Op::Pack { elem_bits, d, srcs } => {
+                        let mut v = 0u64;
+                        for (i, s) in srcs.iter().enumerate() {
+                            let part = mem.val(th, s) & low_mask(*elem_bits);
+                            v |= part << (i as u32 * elem_bits);
+                        }
+                        th.regs[*d as usize] = v;
+                    }
+                    Op::Unpack { elem_bits, ds, a } => {
+                        let v = mem.val(th, a);
+                        for (i, d) in ds.iter().enumerate() {
+                            if let Some(d) = d {
+                                th.regs[*d as usize] =
+                                    (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
                             }
                         }
-                        let new_base = (th.local.len() as u64).div_ceil(16) * 16;
-                        let stack: u64 = th
-                            .frames
-                            .iter()
-                            .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
-                            .sum::<u64>()
-                            + new_base
-                            + f.local_size;
-                        if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
-                            return (
+                    }
+                    Op::Ld {
+                        space, ty, d, addr, ..
+                    } => {
+                        let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let size = ty.size();
+                        let total = size * d.len() as u32;
+                        let mut vals = [0u64; 8];
+                        if mem.load_vec(
+                            th,
+                            linear,
+                            inst,
+                            *space,
+                            base,
+                            size,
+                            total,
+                            &mut vals[..d.len()],
+                        ) {
+                            for (i, r) in d.iter().enumerate() {
+                                let v = vals[i];
+                                th.regs[*r as usize] = if ty.is_signed() {
+                                    alu::sext(*ty, v) as u64
+                                } else {
+                                    v
+                                };
+                            }
+                        }
+                    }
+                    Op::St {
+                        space,
+                        ty,
+                        src,
+                        addr,
+                    } => {
+                        let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let size = ty.size();
+                        let mut vals = [0u64; 8];
+                        for (i, s) in src.iter().enumerate() {
+                            vals[i] = mem.val(th, s);
+                        }
+                        mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
+                    }
+                    Op::Atom {
+                        space,
+                        op,
+                        ty,
+                        d,
+                        addr,
+                        b,
+                        c,
+                    } => {
+                        let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+                        let (b, c) = (mem.val(th, b), mem.val(th, c));
+                        let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
+                        if let Some(d) = d {
+                            th.regs[*d as usize] = old;
+                        }
+                    }
+                    Op::Bra { target } => {
+                        th.pc = *target;
+                        break 'general;
+                    }
+                    Op::Call { callee, ret, args } => match callee {
+                        Callee::Func(fi) => {
+                            let f = &module.functions[*fi as usize];
+                            let mut params = vec![0u8; f.param_area as usize];
+                            for (arg, p) in args.iter().zip(&f.params) {
+                                let src = *arg as usize;
+                                let n = p.size as usize;
+                                if let (Some(dst), Some(s)) = (
+                                    params.get_mut(p.offset as usize..p.offset as usize + n),
+                                    th.params.get(src..src + n),
+                                ) {
+                                    dst.copy_from_slice(s);
+                                }
+                            }
+                            let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                            let stack: u64 = th
+                                .frames
+                                .iter()
+                                .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
+                                .sum::<u64>()
+                                + new_base
+                                + f.local_size;
+                            if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
+                                return (
                                 Stop::Fatal(format!(
                                     "the calls nest too deep (stack overflow) in `{}`{}: a recursion that never stops?",
                                     demangle_var(&f.name),
@@ -954,113 +1289,119 @@ impl<'l> Block<'l> {
                                 )),
                                 n,
                             );
+                            }
+                            th.local.resize((new_base + f.local_size) as usize, 0);
+                            let frame = Frame {
+                                func: th.func,
+                                ret_pc: th.pc + 1,
+                                regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
+                                params: std::mem::replace(&mut th.params, params),
+                                local_base: th.local_base,
+                                ret_slot: *ret,
+                            };
+                            th.frames.push(frame);
+                            th.local_base = new_base;
+                            th.func = *fi;
+                            th.pc = 0;
+                            code = &f.body;
+                            fcode = &launch.fast.functions[*fi as usize];
+                            break 'general;
                         }
-                        th.local.resize((new_base + f.local_size) as usize, 0);
-                        let frame = Frame {
-                            func: th.func,
-                            ret_pc: th.pc + 1,
-                            regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
-                            params: std::mem::replace(&mut th.params, params),
-                            local_base: th.local_base,
-                            ret_slot: *ret,
+                        Callee::Vprintf => {
+                            let count = mem.vprintf(th, args);
+                            if let Some(r) = ret {
+                                write_param(&mut th.params, *r, 4, count);
+                            }
+                        }
+                        Callee::AssertFail => {
+                            mem.assert_fail(th, inst, args);
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
+                        }
+                        Callee::Unknown(i) => {
+                            let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                            return (
+                                Stop::Fatal(unsupported_msg(
+                                    &format!("a call to `{name}`"),
+                                    inst,
+                                    launch,
+                                )),
+                                n,
+                            );
+                        }
+                    },
+                    Op::Ret => {
+                        let Some(frame) = th.frames.pop() else {
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
                         };
-                        th.frames.push(frame);
-                        th.local_base = new_base;
-                        th.func = *fi;
-                        th.pc = 0;
-                        code = &f.body;
-                        continue;
-                    }
-                    Callee::Vprintf => {
-                        let count = mem.vprintf(th, args);
-                        if let Some(r) = ret {
-                            write_param(&mut th.params, *r, 4, count);
+                        let callee = &module.functions[th.func as usize];
+                        let callee_params = std::mem::replace(&mut th.params, frame.params);
+                        if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
+                            let (s, len) = (rv.offset as usize, rv.size as usize);
+                            if let (Some(src), Some(dst)) = (
+                                callee_params.get(s..s + len),
+                                th.params.get_mut(slot as usize..slot as usize + len),
+                            ) {
+                                dst.copy_from_slice(src);
+                            }
                         }
+                        th.local.truncate(th.local_base as usize);
+                        th.regs = frame.regs;
+                        th.local_base = frame.local_base;
+                        th.func = frame.func;
+                        th.pc = frame.ret_pc;
+                        code = &module.functions[th.func as usize].body;
+                        fcode = &launch.fast.functions[th.func as usize];
+                        break 'general;
                     }
-                    Callee::AssertFail => {
-                        mem.assert_fail(th, inst, args);
+                    Op::Exit => {
                         th.state = State::Exited;
                         return (Stop::Exit, n);
                     }
-                    Callee::Unknown(i) => {
-                        let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                    Op::Trap => {
+                        let site = mem.site(th, inst);
+                        let who = mem.namer.who(th.tid, mem.block);
+                        mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
+                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
+                    });
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
+                    Op::BarSync { .. } | Op::BarRed { .. } => {
+                        th.state = State::Barrier;
+                        return (Stop::Wait, n);
+                    }
+                    Op::BarWarpSync { .. }
+                    | Op::Shfl { .. }
+                    | Op::Vote { .. }
+                    | Op::Redux { .. }
+                    | Op::MatchAny { .. }
+                    | Op::MatchAll { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Activemask { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Nop => {}
+                    Op::Unsupported { text } => {
                         return (
                             Stop::Fatal(unsupported_msg(
-                                &format!("a call to `{name}`"),
+                                &format!("the instruction `{text}`"),
                                 inst,
                                 launch,
                             )),
                             n,
                         );
                     }
-                },
-                Op::Ret => {
-                    let Some(frame) = th.frames.pop() else {
-                        th.state = State::Exited;
-                        return (Stop::Exit, n);
-                    };
-                    let callee = &module.functions[th.func as usize];
-                    let callee_params = std::mem::replace(&mut th.params, frame.params);
-                    if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
-                        let (s, len) = (rv.offset as usize, rv.size as usize);
-                        if let (Some(src), Some(dst)) = (
-                            callee_params.get(s..s + len),
-                            th.params.get_mut(slot as usize..slot as usize + len),
-                        ) {
-                            dst.copy_from_slice(src);
-                        }
-                    }
-                    th.local.truncate(th.local_base as usize);
-                    th.regs = frame.regs;
-                    th.local_base = frame.local_base;
-                    th.func = frame.func;
-                    th.pc = frame.ret_pc;
-                    code = &module.functions[th.func as usize].body;
-                    continue;
                 }
-                Op::Exit => {
-                    th.state = State::Exited;
-                    return (Stop::Exit, n);
-                }
-                Op::Trap => {
-                    let site = mem.site(th, inst);
-                    let who = mem.namer.who(th.tid, mem.block);
-                    mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
-                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
-                    });
-                    th.state = State::Exited;
-                    return (Stop::Exit, n);
-                }
-                Op::BarSync { .. } | Op::BarRed { .. } => {
-                    th.state = State::Barrier;
-                    return (Stop::Wait, n);
-                }
-                Op::BarWarpSync { .. }
-                | Op::Shfl { .. }
-                | Op::Vote { .. }
-                | Op::Redux { .. }
-                | Op::MatchAny { .. } => {
-                    th.state = State::Warp;
-                    return (Stop::Wait, n);
-                }
-                Op::Activemask { .. } => {
-                    th.state = State::Warp;
-                    return (Stop::Wait, n);
-                }
-                Op::Nop => {}
-                Op::Unsupported { text } => {
-                    return (
-                        Stop::Fatal(unsupported_msg(
-                            &format!("the instruction `{text}`"),
-                            inst,
-                            launch,
-                        )),
-                        n,
-                    );
-                }
+                th.pc += 1;
             }
-            th.pc += 1;
+            pc = th.pc as usize;
         }
+        th.pc = pc as u32;
         (Stop::Quantum, n)
     }
 }
@@ -1075,6 +1416,15 @@ fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
             Op::Bra { target } if target <= pc && (i as u32) >= pc => Some(inst.line),
             _ => None,
         })
+}
+
+/// A fast-path operand (register indices were checked when decoding).
+#[inline(always)]
+fn rd(regs: &[u64], s: Src) -> u64 {
+    match s {
+        Src::R(r) => regs[r as usize],
+        Src::I(v) => v,
+    }
 }
 
 fn low_mask(bits: u32) -> u64 {

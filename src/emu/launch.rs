@@ -1,15 +1,16 @@
 //! One kernel launch: argument checking against the PTX signature, memory set-up, running the
 //! blocks (on several cores when that cannot change the result), and folding their results.
 
-use super::block::{Access, Block, BlockOutput};
+use super::block::{Block, BlockOutput};
 use super::diag::{Diags, Namer};
-use super::memory::GlobalMem;
+use super::fast::{self, FastCode};
+use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -29,8 +30,12 @@ pub struct Launch<'m> {
     shared_vars: Vec<(String, u64, u64, u64)>,
     pub kernel_params: Vec<u8>,
     pub namer: Namer,
+    /// The module's instructions decoded for the interpreter's fast path.
+    pub(super) fast: FastCode,
     steps: AtomicU64,
     aborted: AtomicBool,
+    /// Set when parallel blocks touched each other's global memory (see `GlobalMem::claim`).
+    conflict: AtomicBool,
 }
 
 impl<'m> Launch<'m> {
@@ -48,6 +53,24 @@ impl<'m> Launch<'m> {
 
     pub fn abort(&self) {
         self.aborted.store(true, Ordering::Relaxed)
+    }
+
+    /// Blocks running at once depend on each other's global memory: stop; the launch is rerun
+    /// with blocks in order.
+    pub fn order_conflict(&self) {
+        self.conflict.store(true, Ordering::Relaxed);
+        self.abort();
+    }
+
+    /// A block's index in launch order (x fastest, then y, then z).
+    pub fn block_index(&self, b: [u32; 3]) -> u32 {
+        let g = self.cfg.grid;
+        b[0] + g[0] * (b[1] + g[1] * b[2])
+    }
+
+    /// Count executed instructions without checking the limit.
+    pub fn count_steps(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Count executed instructions; true once the launch's step limit is passed.
@@ -109,6 +132,10 @@ impl<'m> Launch<'m> {
     }
 }
 
+/// Blocks one launch may have on the emulator (a GPU allows far more; running them would take
+/// hours here).
+const MAX_BLOCKS: u64 = 1 << 24;
+
 fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
         return Err(EmuError::Launch(format!(
@@ -125,6 +152,17 @@ fn validate_config(cfg: &LaunchConfig) -> Result<(), EmuError> {
     }
     if cfg.block[2] > 64 {
         return Err(EmuError::Launch("block z dimension is at most 64".into()));
+    }
+    let blocks: u64 = cfg.grid.iter().map(|&d| d as u64).product();
+    if blocks > MAX_BLOCKS {
+        return Err(EmuError::Launch(format!(
+            "a grid of {blocks} blocks is more than gpuzzle's emulator runs (at most {MAX_BLOCKS}); use fewer, larger blocks or a loop over the data"
+        )));
+    }
+    if cfg.grid[0] > i32::MAX as u32 {
+        return Err(EmuError::Launch(
+            "grid x dimension is at most 2147483647".into(),
+        ));
     }
     if cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
         return Err(EmuError::Launch(
@@ -324,7 +362,13 @@ pub fn run(
         let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
         items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
     }
-    let global = GlobalMem::new(&items);
+    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+    let parallel =
+        opts.jobs > 1 && nblocks > 2 && nblocks <= MAX_CLAIM_BLOCKS && !order_sensitive(module);
+    let mut global = GlobalMem::new(&items);
+    if parallel {
+        global.track_claims();
+    }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
     let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
     let kernel_params = param_image(module, entry, kernel, &args, &buf_addr)?;
@@ -352,12 +396,19 @@ pub fn run(
             shared_map[b as usize] = id;
         }
     }
-    let shared_sym_off = module
+    let shared_sym_off: Vec<u64> = module
         .shared
         .iter()
         .map(|(v, off)| if v.dynamic { dyn_base } else { *off })
         .collect();
 
+    let fast = fast::decode(
+        &module.functions,
+        &fast::Symbols {
+            shared: &shared_sym_off,
+            global: &global_sym_addr,
+        },
+    );
     let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
     let launch = Launch {
         module,
@@ -372,69 +423,82 @@ pub fn run(
         shared_vars,
         kernel_params,
         namer: Namer { one_d },
+        fast,
         steps: AtomicU64::new(0),
         aborted: AtomicBool::new(false),
+        conflict: AtomicBool::new(false),
     };
 
-    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
     let block_idx = |i: usize| -> [u32; 3] {
         let g = cfg.grid;
         let i = i as u32;
         [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
     };
     let mut fold = Fold::default();
-    let parallel = opts.jobs > 1 && nblocks > 2 && !order_sensitive(module);
-    if !parallel {
-        for i in 0..nblocks {
-            let out = summarise(
-                &launch,
-                Block::new(&launch, block_idx(i)).run(),
-                block_idx(i),
-            );
-            let stop = out.fatal.is_some();
-            fold.add(out);
-            if stop {
-                break;
-            }
-        }
-    } else {
+    {
+        let mut block = Block::new(&launch, block_idx(0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
-        let first = summarise(
-            &launch,
-            Block::new(&launch, block_idx(0)).run(),
-            block_idx(0),
-        );
-        let stop = first.fatal.is_some();
+        let first = summarise(&launch, block.run(), block_idx(0));
+        let mut stop = first.fatal.is_some();
         fold.add(first);
-        if !stop {
+        if !parallel {
+            for i in 1..nblocks {
+                if stop {
+                    break;
+                }
+                block.reset(block_idx(i));
+                let out = summarise(&launch, block.run(), block_idx(i));
+                stop = out.fatal.is_some();
+                fold.add(out);
+            }
+        } else if !stop {
             let next = AtomicUsize::new(1);
-            let slots: Mutex<Vec<Option<Summary>>> =
-                Mutex::new((0..nblocks).map(|_| None).collect());
+            // Results are folded in block order as they become contiguous, so memory holds only
+            // the blocks that finished ahead of a slower one.
+            let ordered = Mutex::new(InOrder {
+                next: 1,
+                pending: BTreeMap::new(),
+                fold: std::mem::take(&mut fold),
+                stopped: false,
+            });
             std::thread::scope(|s| {
                 for _ in 0..opts.jobs.min(nblocks - 1) {
-                    s.spawn(|| loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= nblocks || launch.aborted() {
-                            break;
-                        }
-                        let out = summarise(
-                            &launch,
-                            Block::new(&launch, block_idx(i)).run(),
-                            block_idx(i),
-                        );
-                        if let Ok(mut v) = slots.lock() {
-                            v[i] = Some(out);
+                    s.spawn(|| {
+                        let mut block: Option<Block> = None;
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= nblocks || launch.aborted() {
+                                break;
+                            }
+                            let b = match block.as_mut() {
+                                Some(b) => {
+                                    b.reset(block_idx(i));
+                                    b
+                                }
+                                None => block.insert(Block::new(&launch, block_idx(i))),
+                            };
+                            let out = summarise(&launch, b.run(), block_idx(i));
+                            if let Ok(mut o) = ordered.lock() {
+                                o.add(i, out);
+                            }
                         }
                     });
                 }
             });
-            let slots = slots.into_inner().unwrap_or_default();
-            for s in slots.into_iter().flatten() {
-                let stop = s.fatal.is_some();
-                fold.add(s);
-                if stop {
-                    break;
-                }
+            if let Ok(o) = ordered.into_inner() {
+                fold = o.fold;
+            }
+            let conflict = launch.conflict.load(Ordering::Relaxed);
+            if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
+                // Blocks that read each other's writes (or overwrite each other) give a result
+                // that depends on their timing, and so does where blocks running at once cross
+                // the step limit; the sequential order does not. Rerun in order.
+                drop(launch);
+                let sequential = EmuOptions {
+                    jobs: 1,
+                    ..opts.clone()
+                };
+                return run(module, kernel, cfg, args, &sequential);
             }
         }
     }
@@ -493,11 +557,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         }
         c.total.add(tc);
     }
-    let perf = if out.accesses.is_empty() {
-        PerfStats::default()
-    } else {
-        perf_of(&out.accesses)
-    };
+    let perf = out.perf;
     Summary {
         counters: c,
         diags: out.diags,
@@ -505,6 +565,34 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         instructions: out.instructions,
         perf,
         fatal: out.fatal,
+    }
+}
+
+/// Folds block results in block order while blocks finish in any order.
+struct InOrder {
+    next: usize,
+    pending: BTreeMap<usize, Summary>,
+    fold: Fold,
+    /// A block stopped the launch: later results are not folded.
+    stopped: bool,
+}
+
+impl InOrder {
+    fn add(&mut self, i: usize, s: Summary) {
+        if self.stopped {
+            return;
+        }
+        self.pending.insert(i, s);
+        while let Some(s) = self.pending.remove(&self.next) {
+            self.next += 1;
+            let stop = s.fatal.is_some();
+            self.fold.add(s);
+            if stop {
+                self.stopped = true;
+                self.pending.clear();
+                return;
+            }
+        }
     }
 }
 
@@ -548,59 +636,4 @@ impl Fold {
             });
         }
     }
-}
-
-/// Group each warp's accesses by (instruction, n-th execution) into warp-level accesses, then
-/// count 32-byte sectors (global) and bank-conflict degree (shared).
-/// (function, instruction, n-th execution by the lane, shared?)
-type WarpAccessKey = (u32, u32, u32, bool);
-
-fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
-    let mut p = PerfStats::default();
-    for warp in accesses.chunks(32) {
-        let mut groups: HashMap<WarpAccessKey, Vec<(u64, u32)>> = HashMap::new();
-        for lane in warp {
-            let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
-            for a in lane {
-                let k = seen.entry((a.func, a.pc)).or_insert(0);
-                groups
-                    .entry((a.func, a.pc, *k, a.shared))
-                    .or_default()
-                    .push((a.addr, a.size));
-                *k += 1;
-            }
-        }
-        for ((_, _, _, shared), accs) in groups {
-            if shared {
-                p.shared_warp_accesses += 1;
-                let mut words_per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
-                for (addr, size) in accs {
-                    for w in (addr / 4)..(addr + size as u64).div_ceil(4) {
-                        let bank = words_per_bank.entry(w % 32).or_default();
-                        if !bank.contains(&w) {
-                            bank.push(w);
-                        }
-                    }
-                }
-                let ways = words_per_bank
-                    .values()
-                    .map(|v| v.len() as u32)
-                    .max()
-                    .unwrap_or(1)
-                    .max(1);
-                p.shared_bank_ways += ways as u64;
-                p.max_bank_ways = p.max_bank_ways.max(ways);
-            } else {
-                p.global_warp_accesses += 1;
-                let mut sectors: Vec<u64> = accs
-                    .iter()
-                    .flat_map(|&(a, s)| (a / 32)..=((a + s as u64 - 1) / 32))
-                    .collect();
-                sectors.sort_unstable();
-                sectors.dedup();
-                p.global_sectors += sectors.len() as u64;
-            }
-        }
-    }
-    p
 }

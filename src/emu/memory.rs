@@ -59,7 +59,17 @@ pub fn layout(lens: impl IntoIterator<Item = u64>) -> (Vec<u64>, u64) {
 pub struct GlobalMem {
     words: Vec<AtomicU32>,
     pub allocs: Vec<Allocation>,
+    /// Per word, which block touched it (see `claim`); empty unless blocks run in parallel.
+    claims: Vec<AtomicU32>,
 }
+
+/// States of a word's claim: untouched, read by several blocks, or owned by one block
+/// (its index, with `WRITTEN` set once that block wrote it).
+const UNCLAIMED: u32 = u32::MAX;
+const SHARED_READ: u32 = u32::MAX - 1;
+const WRITTEN: u32 = 1 << 31;
+/// Block indices that fit next to the `WRITTEN` bit (larger grids run sequentially).
+pub const MAX_CLAIM_BLOCKS: usize = (SHARED_READ & !WRITTEN) as usize;
 
 impl GlobalMem {
     /// Lay out allocations of the given (name, bytes, elem_size) with red zones between them.
@@ -75,20 +85,47 @@ impl GlobalMem {
                 elem_size: (*elem).max(1),
             })
             .collect();
-        let words = ((next - GLOBAL_BASE) / 4) as usize;
-        let mem = GlobalMem {
-            words: (0..words).map(|_| AtomicU32::new(0)).collect(),
-            allocs,
-        };
-        for (a, (_, bytes, _)) in mem.allocs.iter().zip(items) {
-            for (i, b) in bytes.iter().enumerate() {
-                mem.write(a.base + i as u64, 1, *b as u64);
+        let mut words = vec![0u32; ((next - GLOBAL_BASE) / 4) as usize];
+        for (a, (_, bytes, _)) in allocs.iter().zip(items) {
+            // Allocations start 256-aligned, so bytes fill whole words from the start.
+            let first = ((a.base - GLOBAL_BASE) / 4) as usize;
+            for (w, chunk) in words[first..].iter_mut().zip(bytes.chunks(4)) {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                *w = u32::from_le_bytes(b);
             }
         }
-        mem
+        GlobalMem {
+            words: words.into_iter().map(AtomicU32::new).collect(),
+            allocs,
+            claims: Vec::new(),
+        }
     }
 
-    /// The allocation holding `[addr, addr+size)` entirely, if any.
+    /// Track which block touches which word, so that a launch whose blocks communicate through
+    /// global memory (a result that depends on the order blocks run in) can be detected.
+    pub fn track_claims(&mut self) {
+        self.claims = (0..self.words.len())
+            .map(|_| AtomicU32::new(UNCLAIMED))
+            .collect();
+    }
+
+    /// Record that `block` reads (or writes) `[addr, addr+size)`. False when another block
+    /// wrote a word this one reads, or touched a word this one writes: then the outcome
+    /// depends on the order of the blocks. Always true when claims are not tracked.
+    #[inline]
+    pub fn claim(&self, addr: u64, size: u32, block: u32, write: bool) -> bool {
+        if self.claims.is_empty() {
+            return true;
+        }
+        let first = ((addr - GLOBAL_BASE) / 4) as usize;
+        let last = ((addr + size as u64 - 1 - GLOBAL_BASE) / 4) as usize;
+        (first..=last).all(|w| match self.claims.get(w) {
+            Some(c) => claim_word(c, block, write),
+            None => true,
+        })
+    }
+
     #[inline]
     pub fn find(&self, addr: u64, size: u64) -> Option<usize> {
         let i = self.allocs.partition_point(|a| a.base <= addr);
@@ -156,7 +193,38 @@ impl GlobalMem {
     /// The bytes of an allocation (to copy buffers back after the launch).
     pub fn bytes(&self, idx: usize) -> Vec<u8> {
         let a = &self.allocs[idx];
-        (0..a.len).map(|i| self.read(a.base + i, 1) as u8).collect()
+        let first = ((a.base - GLOBAL_BASE) / 4) as usize;
+        let nwords = a.len.div_ceil(4) as usize;
+        let mut out: Vec<u8> = self.words[first..first + nwords]
+            .iter()
+            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+            .collect();
+        out.truncate(a.len as usize);
+        out
+    }
+}
+
+fn claim_word(c: &AtomicU32, block: u32, write: bool) -> bool {
+    let mine = block | if write { WRITTEN } else { 0 };
+    let mut cur = c.load(Ordering::Relaxed);
+    loop {
+        let next = match cur {
+            UNCLAIMED => mine,
+            SHARED_READ => return !write,
+            _ if cur & !WRITTEN == block => {
+                if !write || cur & WRITTEN != 0 {
+                    return true;
+                }
+                mine
+            }
+            // Another block's word: reading it is fine only if nobody wrote it.
+            _ if write || cur & WRITTEN != 0 => return false,
+            _ => SHARED_READ,
+        };
+        match c.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return true,
+            Err(now) => cur = now,
+        }
     }
 }
 
@@ -198,6 +266,26 @@ mod tests {
         m.write(a, 8, 0x1122_3344_5566_7788);
         assert_eq!(m.read(a + 4, 4), 0x1122_3344);
         assert_eq!(m.bytes(0)[0], 0x88);
+    }
+
+    #[test]
+    fn claims_detect_blocks_that_share_written_words() {
+        let mut m = GlobalMem::new(&[("a".into(), vec![0; 64], 4)]);
+        let a = m.allocs[0].base;
+        assert!(m.claim(a, 4, 1, true), "not tracked: always fine");
+        m.track_claims();
+        // reads by many blocks are fine; a write after them is not
+        assert!(m.claim(a, 4, 1, false) && m.claim(a, 4, 2, false) && m.claim(a, 4, 1, false));
+        assert!(!m.claim(a, 4, 3, true));
+        // one block reading and writing its own words is fine
+        assert!(m.claim(a + 8, 8, 5, false) && m.claim(a + 8, 8, 5, true));
+        assert!(m.claim(a + 8, 4, 5, false));
+        // another block reading or writing them is not
+        assert!(!m.claim(a + 12, 4, 6, false));
+        assert!(!m.claim(a + 8, 1, 6, true));
+        // a byte access claims its whole word
+        assert!(m.claim(a + 16, 1, 7, true));
+        assert!(!m.claim(a + 17, 1, 8, true));
     }
 
     #[test]

@@ -250,6 +250,14 @@ pub enum BarRedOp {
     Or,
 }
 
+/// Which packed integer dot product (`__dp4a`, `__dp2a_lo`, `__dp2a_hi`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DotKind {
+    Dp4a,
+    Dp2aLo,
+    Dp2aHi,
+}
+
 /// Float flags of arithmetic: flush subnormals, saturate to [0,1], approximate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FFlags {
@@ -454,6 +462,31 @@ pub enum Op {
         d: u32,
         a: Operand,
         mask: Operand,
+    },
+    /// `match.all.sync d[|p], a, mask`: the mask when every lane holds the same value, else 0.
+    MatchAll {
+        d: u32,
+        p: Option<u32>,
+        a: Operand,
+        mask: Operand,
+    },
+    /// `sad.ty d, a, b, c`: d = c + |a - b|.
+    Sad {
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `dp4a` / `dp2a.lo` / `dp2a.hi`: integer dot products of packed bytes and halves, plus c.
+    Dot {
+        kind: DotKind,
+        a_signed: bool,
+        b_signed: bool,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
     },
     /// `mov.b64 d, {a, b}`: pack narrower registers (low part first).
     Pack {

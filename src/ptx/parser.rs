@@ -1441,6 +1441,37 @@ impl<'c> Builder<'c> {
                     e: self.src(p, o(4), Ty::U32)?,
                 })
             }
+            "sad" => {
+                self.n(ops, 4)?;
+                plain(Op::Sad {
+                    ty,
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    b: self.src(p, o(2), ty)?,
+                    c: self.src(p, o(3), ty)?,
+                })
+            }
+            "dp4a" | "dp2a" => {
+                // dp4a.atype.btype d, a, b, c   dp2a.mode.atype.btype d, a, b, c
+                self.n(ops, 4)?;
+                if types.len() != 2 {
+                    return self.err(format!("`{}` needs two types", self.opcode));
+                }
+                let kind = match base {
+                    "dp4a" => DotKind::Dp4a,
+                    _ if m.has("hi") => DotKind::Dp2aHi,
+                    _ => DotKind::Dp2aLo,
+                };
+                plain(Op::Dot {
+                    kind,
+                    a_signed: types[0].is_signed(),
+                    b_signed: types[1].is_signed(),
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::B32)?,
+                })
+            }
             "prmt" => {
                 if m.words.len() > 1 {
                     return self.unsupported();
@@ -1719,6 +1750,22 @@ impl<'c> Builder<'c> {
                     op: rop,
                     ty,
                     d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), ty)?,
+                    mask: self.src(p, o(2), Ty::B32)?,
+                })
+            }
+            "match" if m.has("all") => {
+                self.n(ops, 3)?;
+                let (d, pd) = match o(0) {
+                    Raw::Pair(a, b) => (
+                        self.dreg(&Raw::Name(a.clone()))?,
+                        Some(self.dreg(&Raw::Name(b.clone()))?),
+                    ),
+                    r => (self.dreg(r)?, None),
+                };
+                plain(Op::MatchAll {
+                    d,
+                    p: pd,
                     a: self.src(p, o(1), ty)?,
                     mask: self.src(p, o(2), Ty::B32)?,
                 })

@@ -127,3 +127,19 @@ extern "C" __global__ void local_array(int* out, const int* idx, int n) {
     for (int j = 0; j < 16; j++) s += buf[(j * 7 + i) & 15] * (j + 1);
     out[i] = s;
 }
+
+// A pointer to the caller's local array, filled by a non-inlined function with its own locals.
+__device__ __noinline__ void fill_squares(int* dst, int n, int salt) {
+    int tmp[8];
+    for (int j = 0; j < 8; j++) tmp[j] = j * j + salt;
+    for (int j = 0; j < n; j++) dst[j] = tmp[(j * 3 + salt) & 7];
+}
+
+extern "C" __global__ void local_through_calls(int* out, const int* salt) {
+    int mine[8];
+    int t = threadIdx.x;
+    fill_squares(mine, 8, salt[t]);
+    int s = 0;
+    for (int j = 0; j < 8; j++) s += mine[(j + t) & 7] * (j + 1);
+    out[t] = s;
+}

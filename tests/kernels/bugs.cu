@@ -191,3 +191,15 @@ __device__ __noinline__ int fib(const int* p, int n) {
 extern "C" __global__ void deep_recursion(int* out, int n) {
     out[threadIdx.x] = fib(out, n);
 }
+
+// Every block writes the same elements (the block offset is missing): the last block wins.
+extern "C" __global__ void blocks_overwrite(int* out, const int* in) {
+    int i = threadIdx.x;
+    out[i] = in[i] + blockIdx.x; // @overwrite
+}
+
+// Each block reads what the block before it wrote: only defined in a sequential order.
+extern "C" __global__ void blocks_chain(int* data, int n) {
+    int b = blockIdx.x;
+    if (threadIdx.x == 0 && b > 0) data[b] = data[b - 1] + 1;
+}

@@ -81,3 +81,31 @@ extern "C" __global__ void barrier_reductions(int* out, const int* in) {
         out[2] = o;
     }
 }
+
+// sm_80 warp reductions and matches.
+extern "C" __global__ void warp_reduce_intrinsics(unsigned* out, const unsigned* in) {
+    int t = threadIdx.x;
+    unsigned v = in[t];
+    unsigned* o = out + t * 7;
+    o[0] = __reduce_add_sync(0xffffffff, v);
+    o[1] = __reduce_min_sync(0xffffffff, v);
+    o[2] = __reduce_max_sync(0xffffffff, v);
+    o[3] = __reduce_or_sync(0xffffffff, v);
+    o[4] = __match_any_sync(0xffffffff, v % 4);
+    int pred;
+    o[5] = __match_all_sync(0xffffffff, v / 1000, &pred) | (pred ? 1u << 31 : 0u);
+    o[6] = __match_all_sync(0xffffffff, v / 500, &pred) | (pred ? 1u << 31 : 0u);
+}
+
+// A partial-mask __syncwarp inside a divergent branch orders the half-warp's accesses.
+extern "C" __global__ void half_warp_exchange(int* out) {
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    if (t < 16) {
+        s[t] = t * 10;
+        __syncwarp(0x0000ffff);
+        out[t] = s[15 - t];
+    } else {
+        out[t] = -1;
+    }
+}

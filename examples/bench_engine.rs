@@ -1,0 +1,270 @@
+//! Emulator speed: `cargo run --release --example bench_engine [-- --jobs N] [--quick]
+//! [--only matmul|reduce] [--modes one,jobs,perf]` (the last two are for profiling).
+//!
+//! Runs (a) a naive 256x256 fp32 matmul in 16x16 blocks and (b) a shared-memory tree reduction
+//! of 2^22 floats (256 threads per block, one partial sum per block) on the emulator with every
+//! checker on, checks the results against a native Rust implementation of the same computation,
+//! and prints thread-instructions per second and the time against native.
+
+use gpuzzle::compile::{CompileRequest, PtxCompiler};
+use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
+use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
+use std::time::{Duration, Instant};
+
+const SOURCE: &str = r#"
+extern "C" __global__ void matmul(float* c, const float* a, const float* b, int n) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n && col < n) {
+        float sum = 0.0f;
+        for (int k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];
+        c[row * n + col] = sum;
+    }
+}
+
+extern "C" __global__ void reduce(float* partial, const float* in, int n) {
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = s[0];
+}
+"#;
+
+fn floats(name: &str, v: &[f32]) -> KernelArg {
+    KernelArg::Buffer(Buffer {
+        name: name.into(),
+        ty: ElemType::F32,
+        data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    })
+}
+
+fn read_floats(b: &Buffer) -> Vec<f32> {
+    b.data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn int(v: i32) -> KernelArg {
+    KernelArg::Scalar(Scalar {
+        ty: ElemType::I32,
+        bits: v as u32 as u64,
+    })
+}
+
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+        })
+        .collect()
+}
+
+/// CPU time this thread has used (Linux, 10 ms resolution), to compare runs on a busy machine
+/// where wall time also counts other processes.
+fn thread_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Best of `reps` runs of `f`.
+fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best: Option<(Duration, T)> = None;
+    for _ in 0..reps {
+        let start = Instant::now();
+        let out = f();
+        let took = start.elapsed();
+        if best.as_ref().is_none_or(|(b, _)| took < *b) {
+            best = Some((took, out));
+        }
+    }
+    best.expect("at least one run")
+}
+
+fn native_matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for row in 0..n {
+        for col in 0..n {
+            let mut sum = 0.0f32;
+            for k in 0..n {
+                sum += a[row * n + k] * b[k * n + col];
+            }
+            c[row * n + col] = sum;
+        }
+    }
+    c
+}
+
+fn native_reduce(x: &[f32]) -> Vec<f32> {
+    x.chunks(256)
+        .map(|c| {
+            let mut s = [0.0f32; 256];
+            s[..c.len()].copy_from_slice(c);
+            let mut stride = 128;
+            while stride > 0 {
+                for t in 0..stride {
+                    s[t] += s[t + stride];
+                }
+                stride /= 2;
+            }
+            s[0]
+        })
+        .collect()
+}
+
+struct Case {
+    name: &'static str,
+    kernel: &'static str,
+    cfg: LaunchConfig,
+    args: Vec<KernelArg>,
+    native: Box<dyn Fn() -> Vec<f32>>,
+    out: usize,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args
+        .iter()
+        .position(|a| a == "--jobs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cores);
+    let reps = if quick { 1 } else { 3 };
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let modes = args
+        .iter()
+        .position(|a| a == "--modes")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "one,jobs,perf".into());
+
+    let compiler = PtxCompiler::new(None);
+    let compiled = compiler
+        .compile(&CompileRequest::new("bench.cu", SOURCE))
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+    let module = gpuzzle::ptx::parse(&compiled.ptx).expect("PTX parses");
+
+    let n = 256usize;
+    let (a, b) = (values(n * n, 1), values(n * n, 2));
+    let len = 1usize << 22;
+    let x = values(len, 3);
+    let (a2, b2, x2) = (a.clone(), b.clone(), x.clone());
+    let cases = vec![
+        Case {
+            name: "matmul 256x256 (16x16 blocks)",
+            kernel: "matmul",
+            cfg: LaunchConfig {
+                grid: [16, 16, 1],
+                block: [16, 16, 1],
+                dynamic_shared: 0,
+            },
+            args: vec![
+                floats("c", &vec![0.0; n * n]),
+                floats("a", &a),
+                floats("b", &b),
+                int(n as i32),
+            ],
+            native: Box::new(move || native_matmul(&a2, &b2, n)),
+            out: 0,
+        },
+        Case {
+            name: "reduce 2^22 floats (256 per block)",
+            kernel: "reduce",
+            cfg: LaunchConfig {
+                grid: [(len / 256) as u32, 1, 1],
+                block: [256, 1, 1],
+                dynamic_shared: 0,
+            },
+            args: vec![
+                floats("partial", &vec![0.0; len / 256]),
+                floats("in", &x),
+                int(len as i32),
+            ],
+            native: Box::new(move || native_reduce(&x2)),
+            out: 0,
+        },
+    ];
+
+    println!("gpuzzle emulator benchmark ({cores} cores, best of {reps}; checkers on)");
+    for case in &cases {
+        if only.as_deref().is_some_and(|o| !case.kernel.starts_with(o)) {
+            continue;
+        }
+        let (native_t, want) = best(reps, || (case.native)());
+        println!("\n{}", case.name);
+        println!("  native Rust (1 core)      {:>9.2} ms", ms(native_t));
+        for (mode, label, j, perf) in [
+            ("one", "emulator, 1 job", 1, false),
+            ("jobs", "emulator, jobs", jobs, false),
+            ("perf", "emulator, jobs, +perf", jobs, true),
+        ] {
+            if !modes.split(',').any(|m| m == mode) {
+                continue;
+            }
+            let opts = EmuOptions {
+                jobs: j,
+                checkers: true,
+                perf,
+                step_limit: u64::MAX,
+            };
+            let mut cpu_best: Option<Duration> = None;
+            let (t, r) = best(reps, || {
+                let cpu0 = thread_cpu();
+                let r = emu::run(&module, case.kernel, &case.cfg, case.args.clone(), &opts)
+                    .expect("the benchmark kernel runs");
+                if let (Some(a), Some(b), 1) = (cpu0, thread_cpu(), j) {
+                    let c = b.saturating_sub(a);
+                    cpu_best = Some(cpu_best.map_or(c, |x: Duration| x.min(c)));
+                }
+                r
+            });
+            assert!(
+                r.diagnostics.is_empty(),
+                "unexpected diagnostics: {:?}",
+                r.diagnostics
+            );
+            let got = read_floats(&r.buffers[case.out]);
+            let ok = got
+                .iter()
+                .zip(&want)
+                .all(|(g, w)| (g - w).abs() <= 1e-4 * w.abs().max(1.0));
+            assert!(ok, "{}: emulator result differs from native", case.name);
+            let rate = r.instructions as f64 / t.as_secs_f64();
+            let cpu = cpu_best
+                .map(|c| format!("  (cpu {:.0} ms)", ms(c)))
+                .unwrap_or_default();
+            println!(
+                "  {label:<22} {j:>2}  {:>9.2} ms  {:>7.1}x native  {:>7.1} M thread-instr/s  ({} thread-instructions){cpu}",
+                ms(t),
+                t.as_secs_f64() / native_t.as_secs_f64(),
+                rate / 1e6,
+                r.instructions
+            );
+        }
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
