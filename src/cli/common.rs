@@ -1,6 +1,7 @@
 //! What several commands share: finding the workspace and its puzzles, reading a kernel file,
 //! grading one puzzle and recording the result.
 
+use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
 use crate::puzzle::{Puzzle, State, Workspace};
@@ -14,6 +15,38 @@ pub struct WorkspaceArgs {
     /// also `GPUZZLE_PUZZLES`.
     #[arg(long, global = true, value_name = "DIR")]
     pub puzzles: Option<PathBuf>,
+}
+
+/// Where kernels run: every command that runs one takes these.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BackendArgs {
+    /// Where kernels run: auto (the GPU when there is one), emu (gpuzzle's emulator, with the
+    /// race and uninitialised-read checkers) or gpu.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Stop a kernel launch on the GPU after this many seconds (default 10).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(std::time::Duration::from_secs_f64(v)),
+        _ => Err(format!("`{s}`: give a number of seconds above 0, e.g. 30")),
+    }
+}
+
+impl BackendArgs {
+    /// Resolve the choice; `--backend gpu` without a GPU is an error with the reason. With
+    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr.
+    pub fn select(&self, announce: bool) -> Result<Selection> {
+        let s = backend::select(self.backend).map_err(anyhow::Error::msg)?;
+        if let (true, Some(note)) = (announce, &s.note) {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("{}", colored::Colorize::dimmed(note.as_str())));
+        }
+        Ok(s)
+    }
 }
 
 pub struct Loaded {
