@@ -24,7 +24,8 @@ pub struct BackendArgs {
     /// race and uninitialised-read checkers) or gpu. Default: auto, or GPUZZLE_BACKEND.
     #[arg(long, value_enum)]
     pub backend: Option<BackendChoice>,
-    /// Stop a kernel launch on the GPU after this many seconds (default 10).
+    /// Stop a kernel launch on the GPU after this many seconds (default 10; for a whole
+    /// `bench`, 120).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
 }
