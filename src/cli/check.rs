@@ -1,6 +1,6 @@
 //! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
 
-use super::common::{self, WorkspaceArgs};
+use super::common::{self, BackendArgs, WorkspaceArgs};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
@@ -38,10 +38,13 @@ pub struct CheckArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
+    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
     let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
         loaded.puzzles.iter().collect()
     } else {
@@ -55,7 +58,11 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<PuzzleOutcome>>>> =
         Mutex::new((0..selected.len()).map(|_| None).collect());
-    let opts = JudgeOptions::default();
+    let opts = JudgeOptions {
+        executor: selection.executor,
+        timeout: a.backend.timeout,
+        ..JudgeOptions::default()
+    };
     std::thread::scope(|s| {
         for _ in 0..jobs.min(selected.len()) {
             s.spawn(|| loop {

@@ -1,6 +1,7 @@
 //! What several commands share: finding the workspace and its puzzles, reading a kernel file,
 //! grading one puzzle and recording the result.
 
+use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
 use crate::puzzle::{Puzzle, State, Workspace};
@@ -14,6 +15,57 @@ pub struct WorkspaceArgs {
     /// also `GPUZZLE_PUZZLES`.
     #[arg(long, global = true, value_name = "DIR")]
     pub puzzles: Option<PathBuf>,
+}
+
+/// Where kernels run: every command that runs one takes these.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BackendArgs {
+    /// Where kernels run: auto (the GPU when there is one), emu (gpuzzle's emulator, with the
+    /// race and uninitialised-read checkers) or gpu. Default: auto, or GPUZZLE_BACKEND.
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendChoice>,
+    /// Stop a kernel launch on the GPU after this many seconds (default 10; for a whole
+    /// `bench`, 120).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// Sets the default of `--backend` (e.g. `GPUZZLE_BACKEND=emu` for tests that need the
+/// emulator's checkers on a machine with a GPU).
+pub const BACKEND_ENV: &str = "GPUZZLE_BACKEND";
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(std::time::Duration::from_secs_f64(v)),
+        _ => Err(format!("`{s}`: give a number of seconds above 0, e.g. 30")),
+    }
+}
+
+impl BackendArgs {
+    /// The flag, else `GPUZZLE_BACKEND`, else auto.
+    pub fn choice(&self) -> Result<BackendChoice> {
+        if let Some(c) = self.backend {
+            return Ok(c);
+        }
+        match std::env::var(BACKEND_ENV) {
+            Ok(v) if !v.trim().is_empty() => {
+                <BackendChoice as clap::ValueEnum>::from_str(v.trim(), true)
+                    .map_err(|_| anyhow::anyhow!("{BACKEND_ENV}={v}: use auto, emu or gpu"))
+            }
+            _ => Ok(BackendChoice::Auto),
+        }
+    }
+
+    /// Resolve the choice; `--backend gpu` without a GPU is an error with the reason. With
+    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr.
+    pub fn select(&self, announce: bool) -> Result<Selection> {
+        let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
+        if let (true, Some(note)) = (announce, &s.note) {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("{}", colored::Colorize::dimmed(note.as_str())));
+        }
+        Ok(s)
+    }
 }
 
 pub struct Loaded {

@@ -44,7 +44,7 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
                     g.driver_version.1
                 );
             }
-            println!("      backend: emulator (gpuzzle's GPU backend is not available in this build yet)");
+            println!("      backend: GPU by default (--backend auto); --backend emu for the race and uninitialised-read checkers");
         }
         Err(why) => println!(
             "{}  no GPU: {why}\n      backend: emulator (no GPU needed)",

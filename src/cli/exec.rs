@@ -1,8 +1,10 @@
-//! `gpuzzle exec`: compile any kernel file and run it on the emulator.
+//! `gpuzzle exec`: compile any kernel file and run it on the emulator or the GPU.
 
+use super::common::BackendArgs;
 use super::{default_jobs, parse_define, parse_dims, Format, EXIT_FAIL, EXIT_USAGE};
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::{self, spec, EmuOptions, LaunchConfig};
+use crate::gpu::backend::{self, Executor, GpuError};
 use crate::report;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -33,9 +35,16 @@ pub struct ExecArgs {
     pub args: Vec<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Thread-instructions allowed before `step-limit` is reported.
+    /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
+    /// over the threads as a per-thread loop budget).
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
+    /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
+    /// report what the instrumentation reads back: buffers, counters, the first fault.
+    #[arg(long, conflicts_with = "backend")]
+    pub via_instrumented_ptx: bool,
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
@@ -87,15 +96,46 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         block: a.block,
         dynamic_shared: a.shared,
     };
-    let opts = EmuOptions {
-        step_limit: a.step_limit,
-        jobs: default_jobs(),
-        perf: true,
-        ..EmuOptions::default()
+    let executor = if a.via_instrumented_ptx {
+        Executor::InstrumentedEmulator
+    } else {
+        a.backend
+            .select(!quiet && a.format == Format::Text)?
+            .executor
     };
-    let result = match emu::run(&module, &a.kernel, &cfg, args, &opts) {
+    let result = if executor == Executor::Emulator {
+        let opts = EmuOptions {
+            step_limit: a.step_limit,
+            jobs: default_jobs(),
+            perf: true,
+            ..EmuOptions::default()
+        };
+        emu::run(&module, &a.kernel, &cfg, args, &opts).map_err(GpuError::Launch)
+    } else {
+        let threads = cfg
+            .grid
+            .iter()
+            .chain(&cfg.block)
+            .map(|&d| d as u64)
+            .product();
+        backend::launch(
+            executor,
+            &compiled.ptx,
+            &a.kernel,
+            &cfg,
+            args,
+            crate::gpu::plan::per_thread_budget(a.step_limit, threads),
+            a.backend.timeout.unwrap_or(executor.default_timeout()),
+        )
+    };
+    let result = match result {
         Ok(r) => r,
-        Err(e @ emu::EmuError::Unsupported(_)) => {
+        Err(
+            e @ (GpuError::Launch(emu::EmuError::Unsupported(_))
+            | GpuError::Instrument(_)
+            | GpuError::Driver(_)
+            | GpuError::Isolation(_)),
+        ) => {
             match a.format {
                 Format::Json => println!("{}", compile_error_json(&e.to_string())),
                 Format::Text => eprintln!("error: {e}"),
@@ -109,10 +149,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     };
     match a.format {
         Format::Json => println!("{}", report::exec::json(&result)),
-        Format::Text => print!(
-            "{}",
-            report::exec::text(&result, &a.kernel, &name, Some(&source))
-        ),
+        Format::Text => super::print_block(&report::exec::text(
+            &result,
+            &a.kernel,
+            &name,
+            Some(&source),
+        )),
     }
     Ok(if result.has_errors() { EXIT_FAIL } else { 0 })
 }

@@ -1,5 +1,6 @@
 //! clap definitions and one small function per command, wiring the other modules together.
 
+mod bench;
 mod check;
 mod common;
 mod doctor;
@@ -64,13 +65,19 @@ pub enum Command {
     Watch(watch::WatchArgs),
     /// Check the set-up: NVRTC, GPU, workspace, cache.
     Doctor(doctor::DoctorArgs),
-    /// Run any kernel on the emulator: the playground.
+    /// Run any kernel on the emulator or the GPU: the playground.
     Exec(exec::ExecArgs),
+    /// Time a puzzle's large [bench] launch on the GPU (GB/s, GFLOP/s, roofline), or count its
+    /// memory traffic on the emulator.
+    Bench(bench::BenchArgs),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Internal: the isolated process that runs one GPU launch (a request on stdin).
+    #[command(name = "__gpu-worker", hide = true)]
+    GpuWorker,
 }
 
 /// Entry point of the binary; returns the process exit code.
@@ -95,6 +102,8 @@ pub fn main() -> i32 {
         Command::Watch(a) => watch::run(a, cli.quiet),
         Command::Doctor(a) => doctor::run(a),
         Command::Exec(a) => exec::run(a, cli.quiet),
+        Command::Bench(a) => bench::run(a, cli.quiet),
+        Command::GpuWorker => Ok(crate::gpu::worker::serve()),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

@@ -1,6 +1,6 @@
 //! `gpuzzle run N`: grade one puzzle and explain the verdict.
 
-use super::common::{self, Loaded, WorkspaceArgs};
+use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
 use crate::puzzle::State;
@@ -17,19 +17,35 @@ pub struct RunArgs {
     pub solution: bool,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    run_one(&loaded, &a.puzzle, a.solution, quiet)
+    run_one_on(&loaded, &a.puzzle, a.solution, quiet, &a.backend)
 }
 
 /// Grade and print one puzzle; shared with `watch`. Returns the exit code.
 pub fn run_one(loaded: &Loaded, query: &str, solution: bool, quiet: bool) -> Result<i32> {
+    run_one_on(loaded, query, solution, quiet, &BackendArgs::default())
+}
+
+/// `run_one` on the chosen backend.
+pub fn run_one_on(
+    loaded: &Loaded,
+    query: &str,
+    solution: bool,
+    quiet: bool,
+    backend: &BackendArgs,
+) -> Result<i32> {
     let Loaded { ws, puzzles } = loaded;
     let puzzle = ws.find(puzzles, query)?;
+    let selection = backend.select(!quiet)?;
     let opts = JudgeOptions {
         jobs: default_jobs(),
+        executor: selection.executor,
+        timeout: backend.timeout,
         ..JudgeOptions::default()
     };
     let (outcome, source) = common::grade(ws, puzzle, solution, &opts)?;

@@ -1,11 +1,20 @@
 //! The GPU side: finding the driver and devices (`probe`), the PTX instrumenter that makes a kernel
 //! count its memory accesses, check its global and shared accesses and meter its loops
-//! (`instrument`), the control block it reports into (`ctl`, decoded by `outcome`), and a harness
-//! that runs instrumented PTX on the CPU emulator (`via_emu`), which is how the instrumenter is
-//! tested without a GPU.
+//! (`instrument`), the control block it reports into (`ctl`, decoded by `outcome`), one launch
+//! prepared and read back whatever executes it (`plan`), the executors of instrumented PTX: the
+//! GPU through the CUDA driver (`driver`) and the CPU emulator (`via_emu`, which is how all of
+//! this is tested without a GPU), the worker process they run in (`worker`, `isolate`, `wire`),
+//! backend selection (`backend`) and the figures of `gpuzzle bench` (`bench`).
 
+pub mod backend;
+pub mod bench;
 pub mod ctl;
+pub mod driver;
 pub mod instrument;
+pub mod isolate;
 pub mod outcome;
+pub mod plan;
 pub mod probe;
 pub mod via_emu;
+pub mod wire;
+pub mod worker;

@@ -7,12 +7,11 @@
 //! an access the instrumentation failed to stop shows up in `EmuRun::emulator_diagnostics`.
 
 use super::ctl::{CtlError, CtlState};
-use super::instrument::{instrument, InstrumentError, InstrumentOptions};
-use super::outcome::{counter_summary, fault_diagnostic, TableName};
+use super::instrument::InstrumentError;
+use super::plan::{Plan, PlanError};
 use crate::emu::result::{Diagnostic, RunResult};
 use crate::emu::value::{Buffer, ElemType, KernelArg};
 use crate::emu::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::demangle_var;
 
 /// Name of the control block buffer (never returned to the caller).
 const CTL_NAME: &str = "__gpuzzle_ctl";
@@ -27,6 +26,16 @@ pub enum ViaEmuError {
     Emu(#[from] EmuError),
     #[error("{0} (a gpuzzle bug)")]
     Ctl(#[from] CtlError),
+}
+
+impl From<PlanError> for ViaEmuError {
+    fn from(e: PlanError) -> Self {
+        match e {
+            PlanError::Launch(e) => ViaEmuError::Emu(e),
+            PlanError::Instrument(e) => ViaEmuError::Instrument(e),
+            PlanError::Parse(e) => ViaEmuError::Instrument(InstrumentError::Parse(e)),
+        }
+    }
 }
 
 /// Everything one instrumented run on the emulator gives.
@@ -59,55 +68,34 @@ pub fn run_detailed(
     module_ptx: &str,
     kernel: &str,
     cfg: &LaunchConfig,
-    mut args: Vec<KernelArg>,
+    args: Vec<KernelArg>,
     step_limit: u64,
 ) -> Result<EmuRun, ViaEmuError> {
-    let inst = instrument(module_ptx, kernel, &InstrumentOptions::default())?;
-    let module = crate::ptx::parse(&inst.ptx).map_err(ViaEmuError::Reparse)?;
-    let threads: u64 = cfg
-        .grid
-        .iter()
-        .chain(&cfg.block)
-        .map(|&d| d as u64)
-        .product();
-    let layout = &inst.layout;
+    let plan = Plan::new(module_ptx, kernel, cfg, &args, step_limit)?;
+    run_plan(&plan, args)
+}
 
-    let mut names: Vec<TableName> = layout
-        .module_vars
-        .iter()
-        .map(|v| TableName {
-            name: demangle_var(&v.name),
-            elem_size: v.elem_size,
-        })
-        .collect();
-    let mut lens = Vec::new();
-    for a in &args {
-        if let KernelArg::Buffer(b) = a {
-            names.push(TableName {
-                name: b.name.clone(),
-                elem_size: b.ty.size() as u64,
-            });
-            lens.push(b.data.len() as u64);
-        }
-    }
-    let nbuf = lens.len();
+/// Run a prepared plan on the emulator (what the GPU worker does with a GPU).
+pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuError> {
+    let module = crate::ptx::parse(&plan.inst.ptx).map_err(ViaEmuError::Reparse)?;
     // The control block goes last, so it cannot move the buffers it describes.
     args.push(KernelArg::Buffer(Buffer {
         name: CTL_NAME.into(),
         ty: ElemType::U64,
-        data: vec![0; layout.size(nbuf, threads)],
+        data: vec![0; plan.ctl_size()],
     }));
     let addrs = crate::emu::buffer_addresses(&args);
-    let table: Vec<(u64, u64)> = addrs.iter().copied().zip(lens).collect();
+    let nbuf = plan.buffer_lens.len();
     if let Some(KernelArg::Buffer(ctl)) = args.last_mut() {
-        ctl.data = layout.encode(step_limit, &table, threads);
+        ctl.data = plan.ctl_bytes(&addrs[..nbuf]);
     }
 
     // The instrumentation enforces the step limit per thread; the emulator's own limit is only a
     // backstop against an instrumenter bug, far above what a metered kernel can execute.
-    let backstop = step_limit
+    let backstop = plan
+        .step_budget
         .saturating_add(1)
-        .saturating_mul(threads)
+        .saturating_mul(plan.threads)
         .saturating_mul(10_000)
         .max(100_000_000);
     let opts = EmuOptions {
@@ -116,38 +104,19 @@ pub fn run_detailed(
         jobs: 1,
         perf: false,
     };
-    let mut run = crate::emu::run(&module, &inst.entry, cfg, args, &opts)?;
+    let mut run = crate::emu::run(&module, &plan.inst.entry, &plan.cfg, args, &opts)?;
     let ctl_buf = run
         .buffers
         .pop()
         .ok_or_else(|| CtlError("the control block did not come back".into()))?;
-    let ctl = layout.decode(&ctl_buf.data, nbuf, threads)?;
-
-    let shared_names: Vec<TableName> = layout
-        .shared_vars
-        .iter()
-        .map(|v| TableName {
-            name: demangle_var(&v.name),
-            elem_size: v.elem_size,
-        })
-        .collect();
-    let diagnostics: Vec<Diagnostic> =
-        fault_diagnostic(&ctl, &names, &shared_names, &module.files, cfg)
-            .into_iter()
-            .collect();
-    let result = RunResult {
-        buffers: run.buffers,
-        stdout: run.stdout,
-        diagnostics,
-        counters: counter_summary(&ctl.counters, cfg),
-        perf: Default::default(),
-        instructions: run.instructions,
-    };
+    let ctl = plan.decode(&ctl_buf.data)?;
+    let mut result = plan.result(&ctl, run.buffers, run.stdout);
+    result.instructions = run.instructions;
     Ok(EmuRun {
         result,
         emulator_diagnostics: run.diagnostics,
         ctl,
-        ptx: inst.ptx,
+        ptx: plan.inst.ptx.clone(),
     })
 }
 

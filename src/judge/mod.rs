@@ -6,10 +6,12 @@ use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::{Counters, RunResult};
 use crate::emu::value::Buffer;
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
+use crate::gpu::backend::{self, Executor, GpuError};
 use crate::ptx::Module;
 use crate::puzzle::{Puzzle, TestCase, SPEC_KERNEL};
 use outcome::{OutputCompare, OverBudget, PuzzleOutcome, TestOutcome};
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// The spec runs as one thread over the whole problem, so it may take far more steps than any
 /// thread of the learner's kernel; an endless loop in a spec still ends.
@@ -21,6 +23,10 @@ pub struct JudgeOptions {
     pub step_limit: u64,
     /// Worker threads per launch.
     pub jobs: usize,
+    /// What runs the learner's kernel (the spec always runs on the emulator).
+    pub executor: Executor,
+    /// How long a launch in a worker process may take (`Executor::default_timeout` when None).
+    pub timeout: Option<Duration>,
 }
 
 impl Default for JudgeOptions {
@@ -28,6 +34,8 @@ impl Default for JudgeOptions {
         JudgeOptions {
             step_limit: 20_000_000,
             jobs: 1,
+            executor: Executor::Emulator,
+            timeout: None,
         }
     }
 }
@@ -78,6 +86,7 @@ pub fn judge(
         }
         Err(e) => return Err(e.into()),
     };
+    let learner_ptx = learner.ptx.to_string();
     let learner = match crate::ptx::parse(&learner.ptx) {
         Ok(m) => m,
         Err(e) => {
@@ -92,7 +101,7 @@ pub fn judge(
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
             let seed = random.then(|| seed_for(puzzle.id, i));
-            let t = run_test(puzzle, test, seed, &spec, &learner, opts)?;
+            let t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
@@ -137,7 +146,7 @@ fn run_test(
     test: &TestCase,
     seed: Option<u64>,
     spec: &Module,
-    learner: &Module,
+    (learner, learner_ptx): (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
     let args = test.kernel_args(&puzzle.params, seed)?;
@@ -194,10 +203,31 @@ fn run_test(
         stdout: String::new(),
         error: None,
     };
-    let got = match emu::run(learner, &puzzle.kernel, &cfg, args, &emu_opts) {
+    let got = match opts.executor {
+        Executor::Emulator => emu::run(learner, &puzzle.kernel, &cfg, args, &emu_opts)
+            .map_err(|e| launch_error(puzzle, e)),
+        other => {
+            let threads =
+                test.threads_per_block() * cfg.grid.iter().map(|&d| d as u64).product::<u64>();
+            backend::launch(
+                other,
+                learner_ptx,
+                &puzzle.kernel,
+                &cfg,
+                args,
+                crate::gpu::plan::per_thread_budget(opts.step_limit, threads),
+                opts.timeout.unwrap_or(other.default_timeout()),
+            )
+            .map_err(|e| match e {
+                GpuError::Launch(e) => launch_error(puzzle, e),
+                other => other.to_string(),
+            })
+        }
+    };
+    let got = match got {
         Ok(r) => r,
         Err(e) => {
-            out.error = Some(launch_error(puzzle, e));
+            out.error = Some(e);
             return Ok(out);
         }
     };

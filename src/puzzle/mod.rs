@@ -10,6 +10,7 @@
 //! - `random`: deterministic small-integer inputs for the random-input variant.
 
 mod error;
+mod expr;
 mod load;
 mod model;
 mod pack;
@@ -21,7 +22,9 @@ mod workspace;
 
 pub use error::{Invalid, PuzzleError};
 pub use load::load_dir;
-pub use model::{BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL};
+pub use model::{
+    BenchFlops, BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL,
+};
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, starter_for, PUZZLES_DIR, SOLUTIONS_DIR,
 };

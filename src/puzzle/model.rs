@@ -41,13 +41,22 @@ pub struct Puzzle {
     pub tolerance: Tolerance,
     /// Fixed tests, in file order. The judge also runs each with random inputs.
     pub tests: Vec<TestCase>,
-    /// An optional large problem for a future `gpuzzle bench` (not judged against the budget).
+    /// An optional large problem for `gpuzzle bench` (not judged against the budget).
     pub bench: Option<TestCase>,
+    /// The bench's floating-point work, from `[bench] flops = "expr"` over its scalars.
+    pub bench_flops: Option<BenchFlops>,
     /// The TOML file this came from (for embedded puzzles: `puzzles/NN_slug.toml`, virtual).
     pub toml_path: PathBuf,
     /// The kernel file's name, the TOML's stem plus `.cu` (`09_pooling.cu`), found in the
     /// puzzles directory (the learner's starter) and in the solutions directory.
     pub kernel_file: String,
+}
+
+/// `[bench] flops`: the expression as written and its value for the bench's scalars.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchFlops {
+    pub expr: String,
+    pub value: f64,
 }
 
 /// One kernel parameter.

@@ -2,7 +2,9 @@
 //! the line and the field, with a fix; independent mistakes in one file are all reported.
 
 use super::error::{line_of, PuzzleError};
-use super::model::{BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL};
+use super::model::{
+    BenchFlops, BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL,
+};
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;
 use std::collections::{BTreeMap, BTreeSet};
@@ -269,6 +271,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let bench = raw.bench.as_ref().and_then(|b| {
         parse_test(&cx, b, "bench", &decls, true, &mut errs).map(|tc| (b.span(), tc))
     });
+    let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
 
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
@@ -308,6 +311,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
         bench: bench.map(|(_, t)| t),
+        bench_flops,
         toml_path: path.to_path_buf(),
         kernel_file: format!("{stem}.cu"),
     };
@@ -405,6 +409,54 @@ fn parse_params(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<D
         });
     }
     decls
+}
+
+/// `[bench] flops`, evaluated over the bench's scalars; `flops` in a `[[test]]` is an error.
+fn bench_flops(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    bench: Option<&TestCase>,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<BenchFlops> {
+    let tests = raw
+        .tests
+        .as_ref()
+        .map(|t| t.get_ref().as_slice())
+        .unwrap_or(&[]);
+    for (i, t) in tests.iter().enumerate() {
+        if let Some(f) = &t.get_ref().flops {
+            errs.push(cx.err(
+                &f.span(),
+                format!("test[{i}].flops"),
+                "`flops` belongs in the [bench] table",
+                "move it to [bench] (tests are judged, not timed)",
+            ));
+        }
+    }
+    let f = raw.bench.as_ref()?.get_ref().flops.as_ref()?;
+    let bench = bench?;
+    let expr = f.get_ref().trim().to_string();
+    match super::expr::eval(&expr, &bench.scalars) {
+        Ok(value) if value.is_finite() && value >= 0.0 => Some(BenchFlops { expr, value }),
+        Ok(value) => {
+            errs.push(cx.err(
+                &f.span(),
+                "bench.flops",
+                format!("`{expr}` is {value}"),
+                "give the number of floating-point operations of the launch, e.g. \"2 * size * size * size\" for a matrix product",
+            ));
+            None
+        }
+        Err(problem) => {
+            errs.push(cx.err(
+                &f.span(),
+                "bench.flops",
+                problem,
+                "write arithmetic over the bench's scalars, e.g. \"2 * size * size * size\"",
+            ));
+            None
+        }
+    }
 }
 
 /// Check one `[[test]]` (or `[bench]`); `None` when it has errors (pushed to `errs`).
@@ -995,6 +1047,35 @@ buffers.out = { len = 16, output = true }
         assert_eq!(bench.name, "bench");
         assert_eq!(bench.buffers["a"].ty, ElemType::F64);
         assert_eq!(bench.buffers["a"].init, Init::Random { seed: 0 });
+    }
+
+    #[test]
+    fn bench_flops_are_evaluated_over_the_bench_scalars() {
+        let bench = "\n[bench]\ngrid = [64]\nblock = [256]\nscalars = { size = 16384 }\nbuffers.a = { len = 16384 }\nbuffers.out = { len = 16384, output = true }\n";
+        let p = parse(&(GOOD.to_string() + bench + "flops = \"3 * size\"\n")).unwrap();
+        let f = p.bench_flops.unwrap();
+        assert_eq!(f.expr, "3 * size");
+        assert_eq!(f.value, 49152.0);
+        assert!(parse(&(GOOD.to_string() + bench))
+            .unwrap()
+            .bench_flops
+            .is_none());
+
+        let text = GOOD.to_string() + bench + "flops = \"3 * n\"\n";
+        let inv = one_error(&text, line_with(&text, "flops =", 0), "bench.flops");
+        assert!(
+            inv.problem.contains("`n` is not a scalar"),
+            "{}",
+            inv.problem
+        );
+
+        let text = GOOD.replacen(
+            "scalars = { size = 8 }",
+            "scalars = { size = 8 }\nflops = \"size\"",
+            1,
+        );
+        let inv = one_error(&text, line_with(&text, "flops =", 0), "test[0].flops");
+        assert!(inv.problem.contains("[bench]"), "{}", inv.problem);
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub(super) struct RawTest {
     pub scalars: BTreeMap<String, Spanned<f64>>,
     #[serde(default)]
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
+    /// `[bench]` only: floating-point operations of the launch, as an expression of its scalars.
+    #[serde(default)]
+    pub flops: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,189 @@
+//! Arithmetic over a test's scalars, for `[bench] flops = "2 * size * size * size"`: numbers,
+//! scalar names, `+ - * /`, unary minus and parentheses. Kept tiny on purpose; it only has to
+//! state how much work a launch does in terms of its problem size.
+
+use std::collections::BTreeMap;
+
+/// Evaluate `text` with `vars`; the error says what is wrong, in words.
+pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
+    let tokens = lex(text)?;
+    let mut p = Parser {
+        tokens: &tokens,
+        at: 0,
+        vars,
+    };
+    let v = p.sum()?;
+    match p.tokens.get(p.at) {
+        None => Ok(v),
+        Some(t) => Err(format!("unexpected `{}`", t.text())),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(f64),
+    Name(String),
+    Op(char),
+}
+
+impl Tok {
+    fn text(&self) -> String {
+        match self {
+            Tok::Num(n) => n.to_string(),
+            Tok::Name(s) => s.clone(),
+            Tok::Op(c) => c.to_string(),
+        }
+    }
+}
+
+fn lex(text: &str) -> Result<Vec<Tok>, String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() || c == '.' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().collect();
+            out.push(Tok::Num(
+                s.parse().map_err(|_| format!("`{s}` is not a number"))?,
+            ));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Name(chars[start..i].iter().collect()));
+        } else if "+-*/()".contains(c) {
+            out.push(Tok::Op(c));
+            i += 1;
+        } else {
+            return Err(format!(
+                "`{c}` is not allowed (use numbers, scalar names, + - * / and parentheses)"
+            ));
+        }
+    }
+    if out.is_empty() {
+        return Err("the expression is empty".into());
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    tokens: &'a [Tok],
+    at: usize,
+    vars: &'a BTreeMap<String, f64>,
+}
+
+impl Parser<'_> {
+    fn peek_op(&self) -> Option<char> {
+        match self.tokens.get(self.at) {
+            Some(Tok::Op(c)) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn sum(&mut self) -> Result<f64, String> {
+        let mut v = self.product()?;
+        while let Some(op @ ('+' | '-')) = self.peek_op() {
+            self.at += 1;
+            let r = self.product()?;
+            v = if op == '+' { v + r } else { v - r };
+        }
+        Ok(v)
+    }
+
+    fn product(&mut self) -> Result<f64, String> {
+        let mut v = self.unary()?;
+        while let Some(op @ ('*' | '/')) = self.peek_op() {
+            self.at += 1;
+            let r = self.unary()?;
+            v = if op == '*' { v * r } else { v / r };
+        }
+        Ok(v)
+    }
+
+    fn unary(&mut self) -> Result<f64, String> {
+        if self.peek_op() == Some('-') {
+            self.at += 1;
+            return Ok(-self.unary()?);
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<f64, String> {
+        let t = self
+            .tokens
+            .get(self.at)
+            .ok_or("the expression ends too early")?;
+        self.at += 1;
+        match t {
+            Tok::Num(n) => Ok(*n),
+            Tok::Name(name) => self.vars.get(name).copied().ok_or_else(|| {
+                let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+                format!(
+                    "`{name}` is not a scalar of this launch (scalars: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                )
+            }),
+            Tok::Op('(') => {
+                let v = self.sum()?;
+                if self.peek_op() != Some(')') {
+                    return Err("a `(` is not closed".into());
+                }
+                self.at += 1;
+                Ok(v)
+            }
+            Tok::Op(c) => Err(format!("unexpected `{c}`")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars() -> BTreeMap<String, f64> {
+        [("size".to_string(), 128.0), ("b_size".to_string(), 4.0)]
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn evaluates_with_precedence_and_parentheses() {
+        assert_eq!(
+            eval("2 * size * size * size", &vars()),
+            Ok(2.0 * 128f64.powi(3))
+        );
+        assert_eq!(eval("1 + 2 * 3", &vars()), Ok(7.0));
+        assert_eq!(eval("(1 + 2) * 3", &vars()), Ok(9.0));
+        assert_eq!(eval("size / 2 - -1", &vars()), Ok(65.0));
+        assert_eq!(eval("2*size*b_size", &vars()), Ok(1024.0));
+        assert_eq!(eval("1.5e3", &vars()), Ok(1500.0));
+    }
+
+    #[test]
+    fn mistakes_are_explained() {
+        let e = eval("2 * n", &vars()).unwrap_err();
+        assert!(
+            e.contains("`n` is not a scalar") && e.contains("b_size, size"),
+            "{e}"
+        );
+        assert!(eval("", &vars()).unwrap_err().contains("empty"));
+        assert!(eval("(1 + 2", &vars()).unwrap_err().contains("not closed"));
+        assert!(eval("1 +", &vars()).unwrap_err().contains("ends too early"));
+        assert!(eval("2 ^ 3", &vars())
+            .unwrap_err()
+            .contains("`^` is not allowed"));
+        assert!(eval("2 3", &vars()).unwrap_err().contains("unexpected"));
+    }
+}

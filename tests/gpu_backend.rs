@@ -1,0 +1,518 @@
+//! The GPU backend through the real binary.
+//!
+//! Without a GPU: the worker protocol end to end (the parent's side in `gpu::isolate` talking to
+//! `gpuzzle __gpu-worker`), `exec --via-instrumented-ptx` (the GPU path with the emulator as the
+//! executor) against plain `exec`, the timeout kill, and backend selection. With a GPU, the same
+//! kernels run on it and must agree with the emulator; without one those tests print why they
+//! skip. NVRTC must be installed (`pip install nvidia-cuda-nvrtc-cu12`).
+
+use assert_cmd::Command;
+use gpuzzle::emu::result::RunResult;
+use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
+use gpuzzle::gpu::isolate::{self, WorkerCommand};
+use gpuzzle::gpu::wire::{WireArg, WireConfig};
+use gpuzzle::gpu::worker::{Failure, LaunchRequest, Reply, Request, Target};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn gpuzzle() -> Command {
+    let mut c = Command::cargo_bin("gpuzzle").expect("the gpuzzle binary");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.env(
+        "GPUZZLE_CACHE_DIR",
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gpu-backend-cache"),
+    );
+    c.env("NO_COLOR", "1").env_remove("GPUZZLE_BACKEND");
+    c
+}
+
+/// Why GPU tests skip here, or None when there is a GPU.
+fn no_gpu() -> Option<String> {
+    gpuzzle::gpu::probe::probe().err()
+}
+
+fn skip(test: &str, why: &str) {
+    eprintln!("SKIPPED {test}: no GPU ({why})");
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = gpuzzle().args(args).output().expect("run gpuzzle");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+/// `exec` arguments for one kernel of tests/kernels/instrument with its launch.
+struct Case {
+    name: &'static str,
+    grid: &'static str,
+    block: &'static str,
+    shared: &'static str,
+    args: &'static [&'static str],
+}
+
+/// Correct kernels: every executor must give the same buffers and counters.
+const CORRECT: &[Case] = &[
+    Case {
+        name: "map",
+        grid: "3",
+        block: "4",
+        shared: "0",
+        args: &["out=f32[10]:zeros", "a=f32[10]:arange", "size=i32:10"],
+    },
+    Case {
+        name: "map2d",
+        grid: "2,2",
+        block: "3,3",
+        shared: "0",
+        args: &["out=f32[25]:zeros", "a=f32[25]:rand=3", "size=i32:5"],
+    },
+    Case {
+        name: "reduce_shared",
+        grid: "2",
+        block: "64",
+        shared: "0",
+        args: &["out=f32[2]:zeros", "a=f32[100]:arange", "size=i32:100"],
+    },
+    Case {
+        name: "float4_scale",
+        grid: "1",
+        block: "8",
+        shared: "0",
+        args: &["out=f32[24]:zeros", "a=f32[24]:arange", "n4=i32:6"],
+    },
+    Case {
+        name: "dyn_shared",
+        grid: "2",
+        block: "8",
+        shared: "32",
+        args: &["out=f32[16]:zeros", "a=f32[16]:arange", "size=i32:16"],
+    },
+    Case {
+        name: "device_func",
+        grid: "2",
+        block: "32",
+        shared: "0",
+        args: &[
+            "out=f32[64]:zeros",
+            "a=f32[66]:arange",
+            "size=i32:64",
+            "width=i32:3",
+        ],
+    },
+];
+
+fn exec_args(c: &Case) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "exec".to_string(),
+        format!("tests/kernels/instrument/{}.cu", c.name),
+        "--kernel".into(),
+        c.name.into(),
+        "--grid".into(),
+        c.grid.into(),
+        "--block".into(),
+        c.block.into(),
+        "--shared".into(),
+        c.shared.into(),
+        "--format".into(),
+        "json".into(),
+    ]
+    .into();
+    for a in c.args {
+        v.push("--arg".into());
+        v.push(a.to_string());
+    }
+    v
+}
+
+fn exec_json(c: &Case, extra: &[&str]) -> (i32, Value) {
+    let mut args = exec_args(c);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(&refs);
+    assert!(!err.contains("panicked"), "{}: {err}", c.name);
+    (code, json(&out))
+}
+
+#[test]
+fn via_instrumented_ptx_gives_the_plain_emulators_buffers_and_counters() {
+    for c in CORRECT {
+        let (code, plain) = exec_json(c, &["--backend", "emu"]);
+        assert_eq!(code, 0, "{}: {plain}", c.name);
+        let (code, inst) = exec_json(c, &["--via-instrumented-ptx"]);
+        assert_eq!(code, 0, "{}: {inst}", c.name);
+        assert_eq!(inst["ok"], true, "{}", c.name);
+        assert_eq!(inst["buffers"], plain["buffers"], "{}", c.name);
+        assert_eq!(inst["counters"], plain["counters"], "{}", c.name);
+        assert_eq!(inst["diagnostics"], Value::Array(vec![]), "{}", c.name);
+        // Same keys as plain exec: scripts read one shape whatever ran the kernel.
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&inst), keys(&plain));
+    }
+}
+
+const OOB: Case = Case {
+    name: "oob",
+    grid: "2",
+    block: "8",
+    shared: "0",
+    args: &["out=f32[12]:zeros", "a=f32[12]:arange", "size=i32:12"],
+};
+
+#[test]
+fn via_instrumented_ptx_reports_an_overrun_as_out_of_bounds() {
+    let (code, plain) = exec_json(&OOB, &["--backend", "emu"]);
+    assert_eq!(code, 1);
+    let (code, inst) = exec_json(&OOB, &["--via-instrumented-ptx"]);
+    assert_eq!(code, 1, "{inst}");
+    assert_eq!(inst["ok"], false);
+    let d = &inst["diagnostics"][0];
+    assert_eq!(d["kind"], "out-of-bounds");
+    assert_eq!(d["line"], 4);
+    assert_eq!(d["file"], "tests/kernels/instrument/oob.cu");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("thread 4 of block 1 read a[12] (line 4), but a has 12 elements"),
+        "{d}"
+    );
+    // The skipped accesses leave the in-bounds results as the plain emulator computed them.
+    assert_eq!(inst["buffers"], plain["buffers"]);
+    assert_eq!(plain["diagnostics"][0]["kind"], "out-of-bounds");
+}
+
+#[test]
+fn via_instrumented_ptx_stops_an_endless_loop() {
+    let c = Case {
+        name: "infinite_loop",
+        grid: "1",
+        block: "4",
+        shared: "0",
+        args: &["out=i32[4]:zeros", "a=f32[4]:ones", "size=i32:4"],
+    };
+    let (code, v) = exec_json(&c, &["--via-instrumented-ptx", "--step-limit", "100000"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["diagnostics"][0]["kind"], "step-limit");
+    assert_eq!(v["diagnostics"][0]["line"], 5);
+}
+
+#[test]
+fn a_launch_past_the_timeout_is_killed_and_reported() {
+    // A loop budget far beyond what the emulator gets through in the time allowed.
+    let c = Case {
+        name: "infinite_loop",
+        grid: "1",
+        block: "32",
+        shared: "0",
+        args: &["out=i32[32]:zeros", "a=f32[4]:ones", "size=i32:4"],
+    };
+    let t = std::time::Instant::now();
+    let (code, v) = exec_json(
+        &c,
+        &[
+            "--via-instrumented-ptx",
+            "--step-limit",
+            "1000000000000",
+            "--timeout",
+            "1",
+        ],
+    );
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    assert_eq!(code, 1, "{v}");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["kind"], "step-limit");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("still running after 1.0 s"),
+        "{d}"
+    );
+    // Inputs come back unchanged.
+    assert_eq!(v["buffers"]["out"], serde_json::json!(vec![0; 32]));
+}
+
+fn worker() -> WorkerCommand {
+    WorkerCommand {
+        program: assert_cmd::cargo::cargo_bin("gpuzzle"),
+        args: vec!["__gpu-worker".into()],
+    }
+}
+
+/// PTX of a test kernel, compiled with NVRTC in this process.
+fn ptx_of(name: &str) -> String {
+    let path = format!(
+        "{}/tests/kernels/instrument/{name}.cu",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let src = std::fs::read_to_string(&path).unwrap();
+    let file = format!("{name}.cu");
+    gpuzzle::compile::compile(&gpuzzle::compile::CompileRequest::new(&file, &src))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .ptx
+        .to_string()
+}
+
+fn map_request(target: Target, n: usize, threads: u32) -> LaunchRequest {
+    let args = [
+        KernelArg::Buffer(Buffer::zeros("out", ElemType::F32, n)),
+        KernelArg::Buffer(Buffer::from_values(
+            "a",
+            ElemType::F32,
+            &(0..n).map(|i| i as f64).collect::<Vec<_>>(),
+        )),
+        KernelArg::Scalar(Scalar::from_f64(ElemType::I32, threads as f64)),
+    ];
+    LaunchRequest {
+        target,
+        ptx: ptx_of("map"),
+        kernel: "map".into(),
+        cfg: WireConfig {
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+            dynamic_shared: 0,
+        },
+        args: args.iter().map(WireArg::from).collect(),
+        step_budget: 10_000,
+    }
+}
+
+#[test]
+fn the_worker_protocol_works_end_to_end_through_the_binary() {
+    let r = isolate::call::<_, Reply>(
+        &worker(),
+        &Request::Launch(map_request(Target::Emulator, 8, 8)),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    assert_eq!(r.printed, "");
+    let Reply::Launch(w) = r.reply else {
+        panic!("not a launch reply: {:?}", r.reply)
+    };
+    let run = RunResult::try_from(w).unwrap();
+    let want: Vec<f64> = (0..8).map(|i| i as f64 + 10.0).collect();
+    assert_eq!(run.buffers[0].values(), want);
+    assert_eq!(run.counters.total.global_reads, 8);
+    assert!(run.diagnostics.is_empty());
+
+    // size = 10 threads over 8 elements: an overrun, caught by the instrumentation.
+    let r = isolate::call::<_, Reply>(
+        &worker(),
+        &Request::Launch(map_request(Target::Emulator, 8, 10)),
+        Duration::from_secs(60),
+    )
+    .unwrap();
+    let Reply::Launch(w) = r.reply else {
+        panic!("not a launch reply")
+    };
+    let run = RunResult::try_from(w).unwrap();
+    assert_eq!(run.diagnostics[0].kind.as_str(), "out-of-bounds");
+    assert!(run.diagnostics[0].help.is_some(), "help survives the trip");
+
+    // A refusal comes back as a failure, not a crash.
+    let mut req = map_request(Target::Emulator, 8, 8);
+    req.kernel = "nope".into();
+    let r = isolate::call::<_, Reply>(&worker(), &Request::Launch(req), Duration::from_secs(60))
+        .unwrap();
+    assert!(
+        matches!(&r.reply, Reply::Failed(Failure::NoSuchKernel { found, .. }) if found == "map"),
+        "{:?}",
+        r.reply
+    );
+}
+
+#[test]
+fn the_worker_refuses_a_malformed_request_with_status_2() {
+    let out = gpuzzle()
+        .arg("__gpu-worker")
+        .write_stdin("{not json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("request is not valid"));
+    // And it is not in the help.
+    let (_, help, _) = run(&["--help"]);
+    assert!(!help.contains("gpu-worker"), "{help}");
+    assert!(help.contains("bench"), "{help}");
+}
+
+#[test]
+fn without_a_gpu_auto_falls_back_with_one_line_and_gpu_is_refused() {
+    if no_gpu().is_none() {
+        eprintln!("SKIPPED without_a_gpu_auto_falls_back...: this machine has a GPU");
+        return;
+    }
+    // Text: one line on stderr says so.
+    let mut args = exec_args(&CORRECT[0]);
+    args.retain(|a| a != "--format" && a != "json");
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(&refs);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ok"));
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("running on gpuzzle's emulator"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(err.starts_with("no GPU ("), "{err}");
+    // JSON: nothing extra.
+    let (code, _, err) = {
+        let args = exec_args(&CORRECT[0]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&refs)
+    };
+    assert_eq!(code, 0);
+    assert_eq!(err, "", "JSON mode prints nothing on stderr");
+    // -q: nothing either.
+    let (_, _, err) = run(&["-q", "run", "1", "--solution"]);
+    assert_eq!(err, "");
+    // --backend gpu: a set-up error with the reason, for every command that runs kernels.
+    for cmd in [
+        vec!["run", "1", "--backend", "gpu"],
+        vec!["check", "1", "--backend", "gpu", "--format", "json"],
+        vec!["bench", "6", "--backend", "gpu"],
+    ] {
+        let (code, out, err) = run(&cmd);
+        assert_eq!(code, 2, "{cmd:?}: {out}{err}");
+        assert!(
+            err.contains("--backend gpu, but there is no usable GPU"),
+            "{err}"
+        );
+    }
+    let mut args = exec_args(&CORRECT[0]);
+    args.extend(["--backend".to_string(), "gpu".to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = run(&refs);
+    assert_eq!(code, 2);
+    assert!(err.contains("no usable GPU"), "{err}");
+    // GPUZZLE_BACKEND sets the default; a bad value is named.
+    let out = gpuzzle()
+        .env("GPUZZLE_BACKEND", "gpu")
+        .args(["run", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gpuzzle()
+        .env("GPUZZLE_BACKEND", "tpu")
+        .args(["run", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GPUZZLE_BACKEND=tpu"));
+}
+
+#[test]
+fn via_instrumented_ptx_and_backend_cannot_be_combined() {
+    let mut args = exec_args(&CORRECT[0]);
+    args.extend(["--via-instrumented-ptx", "--backend", "emu"].map(String::from));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = run(&refs);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
+// ---- With a GPU -------------------------------------------------------------------------
+
+#[test]
+fn gpu_exec_matches_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_exec_matches_the_emulator", &why);
+    }
+    for c in CORRECT {
+        let (_, plain) = exec_json(c, &["--backend", "emu"]);
+        let (code, gpu) = exec_json(c, &["--backend", "gpu"]);
+        assert_eq!(code, 0, "{}: {gpu}", c.name);
+        assert_eq!(gpu["buffers"], plain["buffers"], "{}", c.name);
+        assert_eq!(gpu["counters"], plain["counters"], "{}", c.name);
+    }
+}
+
+#[test]
+fn gpu_catches_an_overrun_and_an_endless_loop_and_survives() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_catches_an_overrun_and_an_endless_loop_and_survives",
+            &why,
+        );
+    }
+    let (code, v) = exec_json(&OOB, &["--backend", "gpu"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["diagnostics"][0]["kind"], "out-of-bounds");
+    assert_eq!(v["diagnostics"][0]["line"], 4);
+    let c = Case {
+        name: "infinite_loop",
+        grid: "1",
+        block: "4",
+        shared: "0",
+        args: &["out=i32[4]:zeros", "a=f32[4]:ones", "size=i32:4"],
+    };
+    let (code, v) = exec_json(&c, &["--backend", "gpu"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["diagnostics"][0]["kind"], "step-limit");
+}
+
+#[test]
+fn gpu_grades_every_reference_solution() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_grades_every_reference_solution", &why);
+    }
+    let (code, out, err) = run(&[
+        "check",
+        "--all",
+        "--solutions",
+        "--backend",
+        "gpu",
+        "--format",
+        "json",
+    ]);
+    let v = json(&out);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    assert_eq!(v["failed"], 0);
+}
+
+#[test]
+fn gpu_printf_reaches_the_result() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_printf_reaches_the_result", &why);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hello.cu");
+    std::fs::write(
+        &file,
+        "#include <cstdio>\nextern \"C\" __global__ void hello(int* out) { out[threadIdx.x] = 1; printf(\"hi %d\\n\", threadIdx.x); }\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "exec",
+        file.to_str().unwrap(),
+        "--kernel",
+        "hello",
+        "--grid",
+        "1",
+        "--block",
+        "2",
+        "--arg",
+        "out=i32[2]:zeros",
+        "--backend",
+        "gpu",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let stdout = v["stdout"].as_str().unwrap();
+    assert!(
+        stdout.contains("hi 0") && stdout.contains("hi 1"),
+        "{stdout}"
+    );
+}
