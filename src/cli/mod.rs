@@ -1,6 +1,12 @@
 //! clap definitions and one small function per command, wiring the other modules together.
 
+mod check;
+mod common;
+mod doctor;
 mod exec;
+mod learn;
+mod run;
+mod watch;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -40,8 +46,31 @@ pub enum Format {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Grade one puzzle: your output against the spec, memory budget, diagnostics.
+    Run(run::RunArgs),
+    /// Grade many puzzles (for CI: exit code, JSON, JUnit).
+    Check(check::CheckArgs),
+    /// Show the next hint for a puzzle.
+    Hint(learn::HintArgs),
+    /// List the puzzles and your progress.
+    List(learn::ListArgs),
+    /// Describe a puzzle: task, launch shape, budget, tests.
+    Show(learn::ShowArgs),
+    /// Restore a puzzle's starter (your file is backed up first).
+    Reset(learn::ResetArgs),
+    /// Create a fresh workspace from the built-in puzzle pack.
+    Init(learn::InitArgs),
+    /// Re-run a puzzle each time you save it.
+    Watch(watch::WatchArgs),
+    /// Check the set-up: NVRTC, GPU, workspace, cache.
+    Doctor(doctor::DoctorArgs),
     /// Run any kernel on the emulator: the playground.
     Exec(exec::ExecArgs),
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Entry point of the binary; returns the process exit code.
@@ -56,7 +85,26 @@ pub fn main() -> i32 {
     };
     set_color(cli.color);
     let result = match &cli.command {
+        Command::Run(a) => run::run(a, cli.quiet),
+        Command::Check(a) => check::run(a, cli.quiet),
+        Command::Hint(a) => learn::hint(a),
+        Command::List(a) => learn::list(a),
+        Command::Show(a) => learn::show(a),
+        Command::Reset(a) => learn::reset(a),
+        Command::Init(a) => learn::init(a),
+        Command::Watch(a) => watch::run(a, cli.quiet),
+        Command::Doctor(a) => doctor::run(a),
         Command::Exec(a) => exec::run(a, cli.quiet),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                *shell,
+                &mut Cli::command(),
+                "gpuzzle",
+                &mut std::io::stdout(),
+            );
+            Ok(0)
+        }
     };
     match result {
         Ok(code) => code,
@@ -88,6 +136,15 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
+}
+
+/// Print text that should end with exactly one newline.
+pub fn print_block(text: &str) {
+    if text.ends_with('\n') {
+        print!("{text}");
+    } else {
+        println!("{text}");
+    }
 }
 
 /// Parse `X[,Y[,Z]]` into three dimensions.

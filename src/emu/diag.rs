@@ -9,6 +9,9 @@ pub struct Diags {
     list: Vec<Diagnostic>,
     /// Threads that hit each report after the first.
     extra: Vec<u64>,
+    /// The last thread counted for each report: a thread that hits the same report again (in a
+    /// loop, or reading and writing on one line) is counted once.
+    last: Vec<([u32; 3], [u32; 3])>,
     /// (kind, is an error, line, other line) → index in `list`.
     index: HashMap<(DiagKind, bool, u32, u32), usize>,
 }
@@ -65,11 +68,16 @@ impl Diags {
             site.line,
             other_line.unwrap_or(0),
         );
+        let who = (site.block, site.thread);
         if let Some(&i) = self.index.get(&key) {
-            self.extra[i] += 1;
+            if self.last[i] != who {
+                self.last[i] = who;
+                self.extra[i] += 1;
+            }
             return;
         }
         let (message, help) = message();
+        self.last.push(who);
         self.index.insert(key, self.list.len());
         self.list.push(Diagnostic {
             kind,
@@ -98,6 +106,7 @@ impl Diags {
                 self.extra[i] += 1 + extra;
             } else {
                 self.index.insert(key, self.list.len());
+                self.last.push((d.block, d.thread));
                 self.list.push(d);
                 self.extra.push(extra);
             }
@@ -153,6 +162,14 @@ mod tests {
             site(8, 0),
             None,
             || ("second".into(), "h".into()),
+        );
+        // The same thread again is not another thread.
+        d.report(
+            DiagKind::OutOfBounds,
+            Severity::Error,
+            site(7, 2),
+            None,
+            || ("first".into(), "h".into()),
         );
         let v = d.finish();
         assert_eq!(v.len(), 2);

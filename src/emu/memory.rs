@@ -42,6 +42,18 @@ pub struct Allocation {
     pub elem_size: u64,
 }
 
+/// Base addresses of allocations of the given lengths, in order, from `GLOBAL_BASE` with each
+/// rounded up to 256 bytes and followed by a red zone; also the first address after them.
+pub fn layout(lens: impl IntoIterator<Item = u64>) -> (Vec<u64>, u64) {
+    let mut bases = Vec::new();
+    let mut next = GLOBAL_BASE;
+    for len in lens {
+        bases.push(next);
+        next += len.div_ceil(256) * 256 + RED_ZONE;
+    }
+    (bases, next)
+}
+
 /// Global memory shared by every block of a launch. Words are atomics so that blocks can run on
 /// several cores at once without undefined behaviour; relaxed loads and stores compile to plain moves.
 pub struct GlobalMem {
@@ -62,17 +74,17 @@ pub const MAX_CLAIM_BLOCKS: usize = (SHARED_READ & !WRITTEN) as usize;
 impl GlobalMem {
     /// Lay out allocations of the given (name, bytes, elem_size) with red zones between them.
     pub fn new(items: &[(String, Vec<u8>, u64)]) -> GlobalMem {
-        let mut allocs = Vec::new();
-        let mut next = GLOBAL_BASE;
-        for (name, bytes, elem) in items {
-            allocs.push(Allocation {
-                base: next,
+        let (bases, next) = layout(items.iter().map(|(_, bytes, _)| bytes.len() as u64));
+        let allocs: Vec<Allocation> = items
+            .iter()
+            .zip(bases)
+            .map(|((name, bytes, elem), base)| Allocation {
+                base,
                 len: bytes.len() as u64,
                 name: name.clone(),
                 elem_size: (*elem).max(1),
-            });
-            next += (bytes.len() as u64).div_ceil(256) * 256 + RED_ZONE;
-        }
+            })
+            .collect();
         let mut words = vec![0u32; ((next - GLOBAL_BASE) / 4) as usize];
         for (a, (_, bytes, _)) in allocs.iter().zip(items) {
             // Allocations start 256-aligned, so bytes fill whole words from the start.
@@ -233,6 +245,15 @@ mod tests {
         assert_eq!(m.find(b + 4, 4), Some(1));
         assert_eq!(m.nearest(a + 40).unwrap().name, "a");
         assert_eq!(m.read(b, 4), 0x0202_0202);
+    }
+
+    #[test]
+    fn layout_is_what_new_allocates() {
+        let items = [("a".into(), vec![0; 300], 4), ("b".into(), vec![0; 8], 1)];
+        let m = GlobalMem::new(&items);
+        let (bases, _) = layout([300, 8]);
+        assert_eq!(bases, m.allocs.iter().map(|a| a.base).collect::<Vec<_>>());
+        assert_eq!(bases[1], GLOBAL_BASE + 512 + RED_ZONE);
     }
 
     #[test]

@@ -62,6 +62,18 @@ pub enum EmuError {
     Launch(String),
 }
 
+/// The global addresses the buffer arguments among `args` will have when launched, in argument
+/// order (buffers are laid out first, before module variables, so the module does not matter).
+/// For callers that must put device pointers into a buffer before the launch, such as the GPU
+/// instrumenter's control block when it runs on the emulator (`gpu::via_emu`).
+pub fn buffer_addresses(args: &[KernelArg]) -> Vec<u64> {
+    let lens = args.iter().filter_map(|a| match a {
+        KernelArg::Buffer(b) => Some(b.data.len() as u64),
+        _ => None,
+    });
+    memory::layout(lens).0
+}
+
 /// Run `kernel` from `module` with `args` in parameter order. Buffers come back in the result.
 pub fn run(
     module: &crate::ptx::Module,

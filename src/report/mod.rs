@@ -5,6 +5,7 @@
 //! Colour comes from `colored`; the CLI decides whether it is on (`--color`, `NO_COLOR`, a tty)
 //! through `colored::control::set_override`, and everything here follows that one switch.
 
+pub mod catalog;
 pub mod check;
 pub mod exec;
 pub mod puzzle;

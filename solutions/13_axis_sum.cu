@@ -1,0 +1,17 @@
+// Puzzle 13 · Axis sum: reference solution (the block-sum tree, one block per row).
+extern "C" __global__ void axis_sum(float* out, const float* a, int size) {
+    __shared__ float cache[TPB];
+    int row = blockIdx.y;
+    int local_i = threadIdx.x;
+    cache[local_i] = local_i < size ? a[row * size + local_i] : 0.0f;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (local_i < stride) {
+            cache[local_i] += cache[local_i + stride];
+        }
+        __syncthreads();
+    }
+    if (local_i == 0) {
+        out[row] = cache[0];
+    }
+}

@@ -1,0 +1,112 @@
+//! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
+
+use super::common::{self, WorkspaceArgs};
+use super::{default_jobs, EXIT_FAIL};
+use crate::judge::outcome::PuzzleOutcome;
+use crate::judge::JudgeOptions;
+use crate::puzzle::Puzzle;
+use crate::report;
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Junit,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Puzzles to grade (numbers or slugs); all of them with --all or when none are named.
+    #[arg(value_name = "PUZZLE")]
+    pub names: Vec<String>,
+    /// Grade every puzzle.
+    #[arg(long)]
+    pub all: bool,
+    /// Grade the reference solutions in solutions/ instead of the kernels in puzzles/.
+    #[arg(long)]
+    pub solutions: bool,
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Puzzles graded at once (default: the number of cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub ws: WorkspaceArgs,
+}
+
+pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
+    let loaded = common::load(&a.ws)?;
+    let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
+        loaded.puzzles.iter().collect()
+    } else {
+        a.names
+            .iter()
+            .map(|q| loaded.ws.find(&loaded.puzzles, q))
+            .collect::<Result<_, _>>()?
+    };
+    let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
+    let bar = progress_bar(selected.len(), quiet || a.format != CheckFormat::Text);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<PuzzleOutcome>>>> =
+        Mutex::new((0..selected.len()).map(|_| None).collect());
+    let opts = JudgeOptions::default();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(selected.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = selected.get(i) else { break };
+                bar.set_message(p.slug.clone());
+                let r = common::grade(&loaded.ws, p, a.solutions, &opts).map(|(o, _)| o);
+                if let Ok(mut v) = results.lock() {
+                    v[i] = Some(r);
+                }
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut outcomes = Vec::new();
+    for r in results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+    {
+        outcomes.push(r?);
+    }
+    if !a.solutions {
+        common::record(
+            &loaded.ws,
+            &outcomes.iter().collect::<Vec<_>>(),
+            quiet || a.format != CheckFormat::Text,
+        );
+    }
+    match a.format {
+        CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
+        CheckFormat::Json => println!("{}", report::check::json(&outcomes)),
+        CheckFormat::Junit => print!("{}", report::check::junit(&outcomes, a.solutions)),
+    }
+    Ok(if outcomes.iter().all(|o| o.passed) {
+        0
+    } else {
+        EXIT_FAIL
+    })
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal (CI) or output is machine-read.
+fn progress_bar(n: usize, hidden: bool) -> ProgressBar {
+    if hidden || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(n as u64);
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}

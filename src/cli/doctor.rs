@@ -1,0 +1,77 @@
+//! `gpuzzle doctor`: what gpuzzle found (NVRTC, GPU, workspace, cache) and how to fix what is missing.
+
+use super::common::WorkspaceArgs;
+use crate::compile;
+use crate::gpu::probe;
+use crate::puzzle::Workspace;
+use anyhow::Result;
+use clap::Args;
+use colored::Colorize;
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub ws: WorkspaceArgs,
+}
+
+pub fn run(a: &DoctorArgs) -> Result<i32> {
+    let mut ok = true;
+    let good = "ok".green().bold();
+    let bad = "missing".red().bold();
+    match compile::locate() {
+        Ok(info) => println!(
+            "{good}  NVRTC {}.{} at {} (found via {})",
+            info.version.0,
+            info.version.1,
+            info.path.display(),
+            info.found_by
+        ),
+        Err(e) => {
+            ok = false;
+            println!("{bad}  {e}");
+        }
+    }
+    match probe::probe() {
+        Ok(gpus) => {
+            for g in &gpus {
+                println!(
+                    "{good}  GPU {} (compute capability {}.{}, {} MiB), CUDA driver {}.{}",
+                    g.name,
+                    g.compute_capability.0,
+                    g.compute_capability.1,
+                    g.memory_bytes >> 20,
+                    g.driver_version.0,
+                    g.driver_version.1
+                );
+            }
+            println!("      backend: emulator (gpuzzle's GPU backend is not available in this build yet)");
+        }
+        Err(why) => println!(
+            "{}  no GPU: {why}\n      backend: emulator (no GPU needed)",
+            "info".cyan().bold()
+        ),
+    }
+    let cwd = std::env::current_dir()?;
+    let over = Workspace::puzzles_override(a.ws.puzzles.as_deref());
+    match Workspace::discover(&cwd, over.as_deref()) {
+        Ok(ws) => match ws.load_puzzles() {
+            Ok(p) => println!(
+                "{good}  workspace {} ({} puzzles in {})",
+                ws.root.display(),
+                p.len(),
+                ws.puzzles_dir.display()
+            ),
+            Err(e) => {
+                ok = false;
+                println!("{bad}  workspace {}: {e}", ws.root.display());
+            }
+        },
+        Err(e) => println!("{}  no workspace here: {e}", "info".cyan().bold()),
+    }
+    println!(
+        "{}  PTX cache {}",
+        "info".cyan().bold(),
+        compile::cache_dir().display()
+    );
+    Ok(if ok { 0 } else { super::EXIT_USAGE })
+}

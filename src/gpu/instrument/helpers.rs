@@ -1,0 +1,377 @@
+//! The PTX helper functions every instrumented module gets, generated from the control-block
+//! offsets in `ctl::CtlLayout` so the layout is written down once.
+//!
+//! Access sites in the learner's code call these instead of carrying the logic inline: one
+//! reviewed copy of the bounds check, the counters and the fault record. They find the control
+//! block through the module variable `__gpuzzle_ctl_ptr`, which each kernel thread sets from its
+//! `__gpuzzle_ctl` parameter at entry; that is how device functions (`.func`) reach it without any
+//! change to their signatures or call sites. (Consequence: two launches of the same loaded module
+//! must not run concurrently with different control blocks; gpuzzle launches one at a time.)
+//!
+//! - `__gpuzzle_count(which, access)`: add an access to this thread's counters (which 0 = global,
+//!   1 = shared); used for `ld.const`, which counts as a global read without a check.
+//! - `__gpuzzle_global(addr, access, loc) -> b64`: bounds- and alignment-check a global access
+//!   against the buffer table; count it and return 0 when it is legal, else record the fault and
+//!   return the address of the control block's zero area (the site then skips the access, and a
+//!   skipped load reads its zeros there).
+//! - `__gpuzzle_shared(addr, access, loc) -> b32`: the same against the shared table, for a
+//!   shared-window address; returns 1 when legal (counted), 0 when skipped (the site zeroes the
+//!   destinations itself: there is no zero area in shared memory).
+//! - `__gpuzzle_generic(addr, access, loc) -> b64`: classify a generic address with `isspacep`:
+//!   global → as `__gpuzzle_global`; shared → as `__gpuzzle_shared`; anything else (local) →
+//!   nothing. Returns 0 or the zero area as above.
+//! - `__gpuzzle_step(loc) -> b32`: one backward branch taken; returns 1 when the thread must exit
+//!   (its budget is spent, recorded as a step-limit fault, or another thread's step-limit fault
+//!   set the stop flag).
+
+use crate::gpu::ctl::{Access, CtlLayout as L, FaultKind};
+
+/// Name of the module variable holding the control block's address.
+pub const CTL_PTR: &str = "__gpuzzle_ctl_ptr";
+/// Name of the kernel parameter added to every entry.
+pub const CTL_PARAM: &str = "__gpuzzle_ctl";
+pub const COUNT: &str = "__gpuzzle_count";
+pub const GLOBAL: &str = "__gpuzzle_global";
+pub const GENERIC: &str = "__gpuzzle_generic";
+pub const SHARED: &str = "__gpuzzle_shared";
+pub const STEP: &str = "__gpuzzle_step";
+
+const DECLS: &str = "\t.reg .b64 %gz_a<12>;\n\t.reg .b32 %gz_b<12>;\n\t.reg .pred %gz_q<4>;\n\
+\t.reg .b32 %gz_t<8>;\n\t.reg .b64 %gz_u<3>;\n\t.reg .b32 %gz_c<4>;\n\t.reg .b64 %gz_d<3>;\n";
+
+/// The record address of the calling thread into `dst`, given the control block's address in `ctl`.
+fn slot(ctl: &str, dst: &str) -> String {
+    format!(
+        "\tmov.u32 %gz_t0, %tid.x;
+\tmov.u32 %gz_t1, %tid.y;
+\tmov.u32 %gz_t2, %tid.z;
+\tmov.u32 %gz_t3, %ntid.x;
+\tmov.u32 %gz_t4, %ntid.y;
+\tmov.u32 %gz_t5, %ntid.z;
+\tmad.lo.u32 %gz_t6, %gz_t2, %gz_t4, %gz_t1;
+\tmad.lo.u32 %gz_t6, %gz_t6, %gz_t3, %gz_t0;
+\tmul.lo.u32 %gz_t7, %gz_t3, %gz_t4;
+\tmul.lo.u32 %gz_t7, %gz_t7, %gz_t5;
+\tmov.u32 %gz_t0, %ctaid.x;
+\tmov.u32 %gz_t1, %ctaid.y;
+\tmov.u32 %gz_t2, %ctaid.z;
+\tmov.u32 %gz_t3, %nctaid.x;
+\tmov.u32 %gz_t4, %nctaid.y;
+\tmul.wide.u32 %gz_u0, %gz_t2, %gz_t4;
+\tcvt.u64.u32 %gz_u1, %gz_t1;
+\tadd.s64 %gz_u0, %gz_u0, %gz_u1;
+\tcvt.u64.u32 %gz_u1, %gz_t3;
+\tmul.lo.s64 %gz_u0, %gz_u0, %gz_u1;
+\tcvt.u64.u32 %gz_u1, %gz_t0;
+\tadd.s64 %gz_u0, %gz_u0, %gz_u1;
+\tcvt.u64.u32 %gz_u1, %gz_t7;
+\tcvt.u64.u32 %gz_u2, %gz_t6;
+\tmad.lo.s64 %gz_u0, %gz_u0, %gz_u1, %gz_u2;
+\tld.global.u64 %gz_u1, [{ctl}+{records}];
+\tadd.s64 %gz_u1, %gz_u1, {ctl};
+\tmad.lo.s64 {dst}, %gz_u0, {rec}, %gz_u1;
+",
+        records = L::RECORDS_OFF,
+        rec = L::RECORD_BYTES,
+    )
+}
+
+/// Add the packed access in `acc` to the read/write counter pair at `[rec]`, `[rec+8]`.
+/// Atomics count one read and one write; vectors count one per element.
+fn count(rec: &str, acc: &str) -> String {
+    format!(
+        "\tand.b32 %gz_c0, {acc}, 255;
+\tshr.u32 %gz_c1, {acc}, 16;
+\tand.b32 %gz_c1, %gz_c1, 255;
+\tsetp.eq.u32 %gz_q3, %gz_c1, 2;
+\t@%gz_q3 mov.u32 %gz_c0, 1;
+\tcvt.u64.u32 %gz_d0, %gz_c0;
+\tsetp.ne.u32 %gz_q3, %gz_c1, 1;
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}];
+\t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
+\t@%gz_q3 st.global.u64 [{rec}], %gz_d1;
+\tsetp.ne.u32 %gz_q3, %gz_c1, 0;
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+8];
+\t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
+\t@%gz_q3 st.global.u64 [{rec}+8], %gz_d1;
+"
+    )
+}
+
+/// Count the fault, and record it if it is the first (atom.cas on the flag).
+fn record(ctl: &str, kind: &str, loc: &str, acc: &str, addr: &str) -> String {
+    let mut s = format!(
+        "\tatom.global.add.u64 %gz_d2, [{ctl}+{count}], 1;
+\tmov.u32 %gz_c2, 0;
+\tmov.u32 %gz_c3, 1;
+\tatom.global.cas.b32 %gz_c2, [{ctl}+{flag}], %gz_c2, %gz_c3;
+\tsetp.ne.u32 %gz_q3, %gz_c2, 0;
+\t@%gz_q3 bra $gz_kept;
+\tst.global.u32 [{ctl}+{kind_off}], {kind};
+",
+        count = L::FAULT_COUNT,
+        flag = L::FAULT_FLAG,
+        kind_off = L::FAULT_KIND,
+    );
+    for (i, sreg) in ["%ctaid.x", "%ctaid.y", "%ctaid.z"].iter().enumerate() {
+        s += &format!(
+            "\tmov.u32 %gz_c2, {sreg};\n\tst.global.u32 [{ctl}+{}], %gz_c2;\n",
+            L::FAULT_BLOCK + 4 * i
+        );
+    }
+    for (i, sreg) in ["%tid.x", "%tid.y", "%tid.z"].iter().enumerate() {
+        s += &format!(
+            "\tmov.u32 %gz_c2, {sreg};\n\tst.global.u32 [{ctl}+{}], %gz_c2;\n",
+            L::FAULT_THREAD + 4 * i
+        );
+    }
+    s += &format!(
+        "\tst.global.u32 [{ctl}+{}], {loc};
+\tst.global.u32 [{ctl}+{}], {acc};
+\tst.global.u64 [{ctl}+{}], {addr};
+$gz_kept:
+",
+        L::FAULT_LOC,
+        L::FAULT_ACCESS,
+        L::FAULT_ADDR,
+    );
+    s
+}
+
+/// Load the helper's arguments (address, access, loc) and the control block, and work out the
+/// access's size: %gz_a0 address, %gz_b0 access, %gz_b1 loc, %gz_a1 control block, %gz_b4/%gz_a2
+/// bytes. `extra` runs right after the arguments are loaded.
+fn check_prefix(extra: &str) -> String {
+    format!(
+        "\tld.param.u64 %gz_a0, [gz_addr];
+\tld.param.u32 %gz_b0, [gz_access];
+\tld.param.u32 %gz_b1, [gz_loc];
+{extra}\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tand.b32 %gz_b2, %gz_b0, 255;
+\tshr.u32 %gz_b3, %gz_b0, 8;
+\tand.b32 %gz_b3, %gz_b3, 255;
+\tmul.lo.u32 %gz_b4, %gz_b2, %gz_b3;
+\tcvt.u64.u32 %gz_a2, %gz_b4;
+"
+    )
+}
+
+/// Scan a table of `%gz_b5` (base, len) entries starting at `%gz_a3` for one holding
+/// `[%gz_a0, %gz_a0 + %gz_a2)`; then check alignment. Falls through when the access is legal,
+/// jumps to `$gz_fault` with the fault kind in `%gz_b7` otherwise.
+fn check_scan() -> String {
+    format!(
+        "\tmov.u32 %gz_b6, 0;
+\tmov.u32 %gz_b7, {oob};
+$gz_scan:
+\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
+\t@%gz_q0 bra $gz_fault;
+\tld.global.u64 %gz_a4, [%gz_a3];
+\tld.global.u64 %gz_a5, [%gz_a3+8];
+\tsub.s64 %gz_a6, %gz_a0, %gz_a4;
+\tsub.s64 %gz_a7, %gz_a5, %gz_a6;
+\tsetp.lt.u64 %gz_q1, %gz_a6, %gz_a5;
+\tsetp.ge.and.u64 %gz_q1, %gz_a7, %gz_a2, %gz_q1;
+\t@%gz_q1 bra $gz_inside;
+\tadd.s64 %gz_a3, %gz_a3, {entry};
+\tadd.s32 %gz_b6, %gz_b6, 1;
+\tbra $gz_scan;
+$gz_inside:
+\tmin.u32 %gz_b8, %gz_b4, 16;
+\tsub.s32 %gz_b8, %gz_b8, 1;
+\tcvt.u64.u32 %gz_a8, %gz_b8;
+\tand.b64 %gz_a8, %gz_a0, %gz_a8;
+\tsetp.ne.u64 %gz_q0, %gz_a8, 0;
+\tmov.u32 %gz_b7, {misaligned};
+\t@%gz_q0 bra $gz_fault;
+",
+        entry = L::ENTRY_BYTES,
+        oob = FaultKind::OutOfBounds as u32,
+        misaligned = FaultKind::Misaligned as u32,
+    )
+}
+
+/// The module-level text inserted after the header: the pointer variable and the helpers.
+pub fn module_text() -> String {
+    let mut s = String::new();
+    s += "\n// ---- gpuzzle instrumentation: helpers for the counters, bounds checks and step limit\n";
+    s += "// (generated by src/gpu/instrument/helpers.rs; the learner's code starts after them)\n";
+    s += &format!(".global .align 8 .u64 {CTL_PTR};\n\n");
+
+    // __gpuzzle_count(which, access)
+    s += &format!(".func {COUNT}(\n\t.param .b32 gz_which,\n\t.param .b32 gz_access\n)\n{{\n");
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b0, [gz_which];
+\tld.param.u32 %gz_b1, [gz_access];
+\tld.global.u64 %gz_a0, [{CTL_PTR}];
+"
+    );
+    s += &slot("%gz_a0", "%gz_a1");
+    s += "\tmul.wide.u32 %gz_a2, %gz_b0, 16;\n\tadd.s64 %gz_a1, %gz_a1, %gz_a2;\n";
+    s += &count("%gz_a1", "%gz_b1");
+    s += "\tret;\n}\n\n";
+
+    // __gpuzzle_global(addr, access, loc) -> b64
+    s += &format!(
+        ".func (.param .b64 gz_ret) {GLOBAL}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &check_prefix("");
+    s += &format!(
+        "\tld.global.u32 %gz_b5, [%gz_a1+{table_len}];\n\tadd.s64 %gz_a3, %gz_a1, {table};\n",
+        table_len = L::TABLE_LEN,
+        table = L::TABLE,
+    );
+    s += &check_scan();
+    s += &slot("%gz_a1", "%gz_a9");
+    s += &count("%gz_a9", "%gz_b0");
+    s += "\tmov.u64 %gz_a10, 0;\n\tst.param.b64 [gz_ret], %gz_a10;\n\tret;\n$gz_fault:\n";
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += &format!(
+        "\tadd.s64 %gz_a10, %gz_a1, {zero};\n\tst.param.b64 [gz_ret], %gz_a10;\n\tret;\n}}\n\n",
+        zero = L::ZERO
+    );
+
+    // __gpuzzle_shared(addr, access, loc) -> b32
+    s += &format!(
+        ".func (.param .b32 gz_ret) {SHARED}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &check_prefix(&format!(
+        "\tor.b32 %gz_b0, %gz_b0, {};\n",
+        Access::SHARED_BIT
+    ));
+    s += &format!(
+        "\tld.global.u32 %gz_b5, [%gz_a1+{len}];\n\tld.global.u64 %gz_a3, [%gz_a1+{off}];\n\tadd.s64 %gz_a3, %gz_a3, %gz_a1;\n",
+        len = L::SHARED_LEN,
+        off = L::SHARED_OFF,
+    );
+    s += &check_scan();
+    s += &slot("%gz_a1", "%gz_a9");
+    s += &format!("\tadd.s64 %gz_a9, %gz_a9, {};\n", L::REC_SHARED_READS);
+    s += &count("%gz_a9", "%gz_b0");
+    s += "\tmov.u32 %gz_b9, 1;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n$gz_fault:\n";
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tmov.u32 %gz_b9, 0;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n}\n\n";
+
+    // __gpuzzle_generic(addr, access, loc) -> b64
+    s += &format!(
+        ".func (.param .b64 gz_ret) {GENERIC}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u64 %gz_a0, [gz_addr];
+\tld.param.u32 %gz_b0, [gz_access];
+\tld.param.u32 %gz_b1, [gz_loc];
+\tmov.u64 %gz_a1, 0;
+\tisspacep.global %gz_q0, %gz_a0;
+\t@%gz_q0 bra $gz_global;
+\tisspacep.shared %gz_q0, %gz_a0;
+\t@!%gz_q0 bra $gz_done;
+\tcvta.to.shared.u64 %gz_a2, %gz_a0;
+\t{{
+\t.param .b64 gz_arg0;
+\t.param .b32 gz_arg1;
+\t.param .b32 gz_arg2;
+\t.param .b32 gz_r;
+\tst.param.b64 [gz_arg0], %gz_a2;
+\tst.param.b32 [gz_arg1], %gz_b0;
+\tst.param.b32 [gz_arg2], %gz_b1;
+\tcall (gz_r), {SHARED}, (gz_arg0, gz_arg1, gz_arg2);
+\tld.param.b32 %gz_b2, [gz_r];
+\t}}
+\tsetp.ne.u32 %gz_q0, %gz_b2, 0;
+\t@%gz_q0 bra $gz_done;
+\tld.global.u64 %gz_a3, [{CTL_PTR}];
+\tadd.s64 %gz_a1, %gz_a3, {zero};
+\tbra $gz_done;
+$gz_global:
+\t{{
+\t.param .b64 gz_arg0;
+\t.param .b32 gz_arg1;
+\t.param .b32 gz_arg2;
+\t.param .b64 gz_r;
+\tst.param.b64 [gz_arg0], %gz_a0;
+\tst.param.b32 [gz_arg1], %gz_b0;
+\tst.param.b32 [gz_arg2], %gz_b1;
+\tcall (gz_r), {GLOBAL}, (gz_arg0, gz_arg1, gz_arg2);
+\tld.param.b64 %gz_a1, [gz_r];
+\t}}
+$gz_done:
+\tst.param.b64 [gz_ret], %gz_a1;
+\tret;
+}}
+
+",
+        zero = L::ZERO
+    );
+
+    // __gpuzzle_step(loc) -> b32
+    s += &format!(".func (.param .b32 gz_ret) {STEP}(\n\t.param .b32 gz_loc\n)\n{{\n");
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b1, [gz_loc];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tmov.u32 %gz_b9, 1;
+\tld.volatile.global.u32 %gz_b2, [%gz_a1+{stop}];
+\tsetp.ne.u32 %gz_q0, %gz_b2, 0;
+\t@%gz_q0 bra $gz_out;
+",
+        stop = L::STOP
+    );
+    s += &slot("%gz_a1", "%gz_a9");
+    s += &format!(
+        "\tld.global.u64 %gz_a3, [%gz_a9+{steps}];
+\tadd.s64 %gz_a3, %gz_a3, 1;
+\tst.global.u64 [%gz_a9+{steps}], %gz_a3;
+\tld.global.u64 %gz_a4, [%gz_a1+{budget}];
+\tmov.u32 %gz_b9, 0;
+\tsetp.le.u64 %gz_q0, %gz_a3, %gz_a4;
+\t@%gz_q0 bra $gz_out;
+\tmov.u32 %gz_b7, {step_limit};
+\tmov.u32 %gz_b0, 0;
+\tmov.u64 %gz_a0, 0;
+",
+        steps = L::REC_STEPS,
+        budget = L::STEP_BUDGET,
+        step_limit = FaultKind::StepLimit as u32,
+    );
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += &format!(
+        "\tmov.u32 %gz_b9, 1;
+\tst.volatile.global.u32 [%gz_a1+{stop}], %gz_b9;
+$gz_out:
+\tst.param.b32 [gz_ret], %gz_b9;
+\tret;
+}}
+// ---- end of gpuzzle instrumentation helpers
+
+",
+        stop = L::STOP
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_parse_as_ptx_and_define_every_function() {
+        let text = format!(
+            ".version 8.8\n.target sm_80\n.address_size 64\n{}",
+            module_text()
+        );
+        let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP] {
+            let (_, f) = m.function(name).unwrap();
+            assert!(!f.body.is_empty(), "{name}");
+            assert!(!f
+                .body
+                .iter()
+                .any(|i| matches!(i.op, crate::ptx::ir::Op::Unsupported { .. })));
+        }
+        assert!(m.globals.iter().any(|g| g.name == CTL_PTR && g.size == 8));
+    }
+}

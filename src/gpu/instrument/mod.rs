@@ -1,0 +1,514 @@
+//! The PTX instrumenter for the GPU backend: rewrites NVRTC's PTX so that a kernel counts its own
+//! memory accesses per thread, bounds-checks every global access against the launch's buffers
+//! (skipping an illegal one so the CUDA context survives), and stops runaway loops.
+//!
+//! It works on the text, so the output is ordinary PTX for NVIDIA's `ptxas` and for gpuzzle's own
+//! parser and emulator alike (that is how it is tested without a GPU: `gpu::via_emu`). Untouched
+//! text, `.loc` lines included, is copied through verbatim.
+//!
+//! What changes:
+//! - every kernel (`.entry`) gets one trailing parameter `.param .u64 __gpuzzle_ctl`, the address
+//!   of the control block (`gpu::ctl`); at entry each thread stores it in the module variable
+//!   `__gpuzzle_ctl_ptr` (so device functions find it without new parameters) and writes the table
+//!   entries of the module variables the code takes the address of (`__device__` arrays, `$str`);
+//! - every `ld`/`ldu`/`st`/`atom`/`red` on `.global` (including `ld.global.nc`) and every generic
+//!   one (no space: classified at run time with `isspacep`) calls a checking helper first and runs
+//!   only when the access lies inside one table entry and is aligned; otherwise the first such
+//!   fault is recorded and the access is skipped (a skipped load or atomic leaves 0);
+//! - every `ld`/`st`/`atom`/`red` on `.shared` (and every generic one that lands in shared memory)
+//!   is counted and checked the same way against the module's shared variables, one slot each,
+//!   the dynamic one sized by `%dynamic_smem_size`; each function fills the slots of the shared
+//!   variables it declares (kernels also the module-level ones). A shared index past the block's
+//!   allocation would kill the context as surely as a wild global pointer, and the emulator
+//!   checks shared bounds per variable too, so the two report the same thing;
+//! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
+//!   `.param` accesses are left alone;
+//! - every taken backward branch (`bra` to an earlier label) counts a step; past the budget the
+//!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
+//!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
+//!
+//! Device functions (`.func`) are instrumented like kernels, with unchanged signatures and call
+//! sites: the helpers reach the control block through `__gpuzzle_ctl_ptr`. (So two launches of
+//! one loaded module must not overlap with different control blocks; gpuzzle launches one at a
+//! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
+//! (kernels may share device functions); `kernel` names the one the caller means to launch.
+//!
+//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
+//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered, so
+//! unbounded recursion still overflows the GPU stack.
+
+mod helpers;
+mod scan;
+mod site;
+
+pub use helpers::{CTL_PARAM, CTL_PTR};
+
+use crate::gpu::ctl::{pack_loc, CtlLayout, ModuleVar, SharedVar};
+use crate::ptx::ir::Variable;
+use crate::ptx::ir::{demangle_var, Space as IrSpace};
+use scan::{RegWidths, StmtKind};
+use site::{SiteWriter, Space, SymKind};
+use std::collections::HashMap;
+
+/// What to instrument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstrumentOptions {
+    /// Meter backward branches (the step limit). Off only for trusted, loop-free kernels.
+    pub step_limit: bool,
+}
+
+impl Default for InstrumentOptions {
+    fn default() -> Self {
+        InstrumentOptions { step_limit: true }
+    }
+}
+
+/// How many sites of each kind were rewritten (for tests and `--verbose`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SiteCounts {
+    pub global: usize,
+    pub generic: usize,
+    pub shared: usize,
+    pub constant: usize,
+    pub branches: usize,
+}
+
+/// The rewritten module.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    pub ptx: String,
+    /// The kernel's PTX name (mangled when it is not `extern "C"`), for loading it by name.
+    pub entry: String,
+    pub layout: CtlLayout,
+    pub sites: SiteCounts,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstrumentError {
+    #[error("the kernel's PTX could not be parsed: {0}")]
+    Parse(#[from] crate::ptx::ParseError),
+    #[error("no kernel named `{name}` in the compiled module (kernels found: {found})")]
+    NoSuchKernel { name: String, found: String },
+    #[error("PTX line {line}: {message}; gpuzzle cannot instrument this PTX for the GPU (run it on the emulator instead)")]
+    Malformed { line: usize, message: String },
+    #[error("PTX line {line}: {what} cannot be instrumented for the GPU yet; run this kernel on the emulator instead")]
+    Unsupported { line: usize, what: String },
+    #[error("the PTX already uses the name `{name}`, which gpuzzle's instrumentation reserves")]
+    NameClash { name: String },
+}
+
+/// Instrument every kernel of `ptx`; `kernel` (C name or PTX name) must be one of them.
+pub fn instrument(
+    ptx: &str,
+    kernel: &str,
+    opts: &InstrumentOptions,
+) -> Result<Instrumented, InstrumentError> {
+    check_reserved_names(ptx)?;
+    let module = crate::ptx::parse(ptx)?;
+    let Some((_, entry)) = module.find_entry(kernel) else {
+        let found: Vec<String> = module.entries().map(|f| demangle_var(&f.name)).collect();
+        return Err(InstrumentError::NoSuchKernel {
+            name: kernel.to_string(),
+            found: if found.is_empty() {
+                "none".into()
+            } else {
+                found.join(", ")
+            },
+        });
+    };
+    let scanned = scan::scan(ptx).map_err(|e| InstrumentError::Malformed {
+        line: e.line,
+        message: e.message,
+    })?;
+
+    // Module variables the code takes the address of: legal targets of global accesses.
+    let module_vars: Vec<ModuleVar> = module
+        .globals
+        .iter()
+        .filter(|g| g.size > 0 && scanned.referenced.contains(&g.name))
+        .map(|g| ModuleVar {
+            name: g.name.clone(),
+            size: g.size,
+            elem_size: g.elem_size.max(1),
+            constant: g.space == IrSpace::Const,
+        })
+        .collect();
+    let mut module_syms: HashMap<String, SymKind> = HashMap::new();
+    for g in &module.globals {
+        let k = if g.space == IrSpace::Const {
+            SymKind::Const
+        } else {
+            SymKind::Global
+        };
+        module_syms.insert(g.name.clone(), k);
+    }
+    for (v, _) in &module.shared {
+        module_syms.insert(v.name.clone(), SymKind::Shared);
+    }
+    // One shared-table slot per shared variable of the module. A function fills the slots of the
+    // variables it can name: those declared in its body, and for a kernel the module-level ones.
+    let in_bodies: Vec<&String> = scanned
+        .functions
+        .iter()
+        .flat_map(|f| &f.shared_decls)
+        .collect();
+    let shared_slots_of = |f: &scan::FunctionText| -> Vec<(usize, &Variable)> {
+        module
+            .shared
+            .iter()
+            .map(|(v, _)| v)
+            .enumerate()
+            .filter(|(_, v)| {
+                f.shared_decls.contains(&v.name) || (f.is_entry && !in_bodies.contains(&&v.name))
+            })
+            .collect()
+    };
+    let shared_vars: Vec<SharedVar> = module
+        .shared
+        .iter()
+        .map(|(v, _)| SharedVar {
+            name: v.name.clone(),
+            elem_size: v.elem_size.max(1),
+            dynamic: v.dynamic,
+        })
+        .collect();
+
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    edits.push((
+        scanned.header_end,
+        scanned.header_end,
+        helpers::module_text(),
+    ));
+    let mut sites = SiteCounts::default();
+    for f in &scanned.functions {
+        let mut symbols = module_syms.clone();
+        if let Some((_, irf)) = module.function(&f.name) {
+            for (v, _) in &irf.local_vars {
+                symbols.insert(v.name.clone(), SymKind::Local);
+            }
+        }
+        let regs = RegWidths::from_stmts(&f.stmts);
+        let mut w = SiteWriter {
+            regs: &regs,
+            symbols: &symbols,
+            next_label: 0,
+        };
+        if f.is_entry {
+            let at = ptx[..f.params_close].trim_end().len();
+            let text = if f.params_empty {
+                format!("\n\t.param .u64 {CTL_PARAM}\n")
+            } else {
+                format!(",\n\t.param .u64 {CTL_PARAM}")
+            };
+            edits.push((at, at, text));
+        }
+        // Declarations and the prologue go before the first instruction or label.
+        let first = f
+            .stmts
+            .iter()
+            .find(|s| matches!(s.kind, StmtKind::Instr(_) | StmtKind::Label(_)));
+        if let Some(first) = first {
+            let mut lines = vec![
+                "// gpuzzle instrumentation registers".to_string(),
+                ".reg .b64 %gz_rd<3>;".into(),
+                ".reg .b32 %gz_r<1>;".into(),
+                ".reg .pred %gz_p<1>;".into(),
+            ];
+            lines.extend(prologue(f.is_entry, &module_vars, &shared_slots_of(f)));
+            let mut text = site::join(&lines);
+            text.push_str("\n\t");
+            edits.push((first.span.start, first.span.start, text));
+        }
+        let labels: HashMap<&str, usize> = f
+            .stmts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| match &s.kind {
+                StmtKind::Label(l) => Some((l.as_str(), k)),
+                _ => None,
+            })
+            .collect();
+        let mut loc = 0u32;
+        for (k, s) in f.stmts.iter().enumerate() {
+            let i = match &s.kind {
+                StmtKind::Loc { file, line } => {
+                    if *line > 0 {
+                        loc = pack_loc(*file, *line);
+                    }
+                    continue;
+                }
+                StmtKind::Instr(i) => i,
+                _ => continue,
+            };
+            let whole = &ptx[s.span.clone()];
+            let base = i.opcode.split('.').next().unwrap_or("");
+            if base == "brx" {
+                return Err(InstrumentError::Unsupported {
+                    line: s.line,
+                    what: format!("the indirect branch `{}`", i.opcode),
+                });
+            }
+            if base == "bra" {
+                let backward = i
+                    .operands
+                    .first()
+                    .and_then(|t| labels.get(t.as_str()))
+                    .is_some_and(|&t| t <= k);
+                if backward && opts.step_limit {
+                    edits.push((s.span.start, s.span.end, w.back_branch(i, whole, loc)));
+                    sites.branches += 1;
+                }
+                continue;
+            }
+            let Some(m) = site::mem_op(i, s.line)? else {
+                continue;
+            };
+            let text = match m.space {
+                Space::Global | Space::Generic | Space::Shared => {
+                    match m.space {
+                        Space::Global => sites.global += 1,
+                        Space::Generic => sites.generic += 1,
+                        _ => sites.shared += 1,
+                    }
+                    let orig = &ptx[i.start..s.span.end];
+                    w.checked(i, orig, &m, loc, s.line)?
+                }
+                Space::Const => {
+                    sites.constant += 1;
+                    w.counted(i, whole, &m)
+                }
+            };
+            edits.push((s.span.start, s.span.end, text));
+        }
+    }
+
+    Ok(Instrumented {
+        ptx: apply(ptx, edits),
+        entry: entry.name.clone(),
+        layout: CtlLayout {
+            module_vars,
+            shared_vars,
+        },
+        sites,
+    })
+}
+
+/// The prologue. A kernel publishes the control block's address and fills the table entries of
+/// the module variables; every function fills the shared-table slots of the shared variables it
+/// can name. Every thread stores the same values, so the racing stores are harmless, and each
+/// thread's own stores come before its own checks.
+fn prologue(is_entry: bool, vars: &[ModuleVar], shared: &[(usize, &Variable)]) -> Vec<String> {
+    let mut l = Vec::new();
+    if is_entry {
+        l.push(format!("ld.param.u64 %gz_rd0, [{CTL_PARAM}];"));
+        l.push("cvta.to.global.u64 %gz_rd0, %gz_rd0;".into());
+        l.push(format!("st.global.u64 [{CTL_PTR}], %gz_rd0;"));
+        for (k, v) in vars.iter().enumerate() {
+            let at = CtlLayout::TABLE + CtlLayout::ENTRY_BYTES * k;
+            let space = if v.constant { "const" } else { "global" };
+            l.push(format!("mov.u64 %gz_rd1, {};", v.name));
+            l.push(format!("cvta.{space}.u64 %gz_rd1, %gz_rd1;"));
+            l.push(format!("st.global.u64 [%gz_rd0+{at}], %gz_rd1;"));
+            l.push(format!("mov.u64 %gz_rd1, {};", v.size));
+            l.push(format!("st.global.u64 [%gz_rd0+{}], %gz_rd1;", at + 8));
+        }
+    } else if !shared.is_empty() {
+        l.push(format!("ld.global.u64 %gz_rd0, [{CTL_PTR}];"));
+    }
+    if shared.is_empty() {
+        return l;
+    }
+    l.push(format!(
+        "ld.global.u64 %gz_rd2, [%gz_rd0+{}];",
+        CtlLayout::SHARED_OFF
+    ));
+    l.push("add.s64 %gz_rd2, %gz_rd2, %gz_rd0;".into());
+    for &(slot, v) in shared {
+        let at = CtlLayout::ENTRY_BYTES * slot;
+        l.push(format!("mov.u64 %gz_rd1, {};", v.name));
+        l.push(format!("st.global.u64 [%gz_rd2+{at}], %gz_rd1;"));
+        if v.dynamic {
+            l.push("mov.u32 %gz_r0, %dynamic_smem_size;".into());
+            l.push("cvt.u64.u32 %gz_rd1, %gz_r0;".into());
+        } else {
+            l.push(format!("mov.u64 %gz_rd1, {};", v.size));
+        }
+        l.push(format!("st.global.u64 [%gz_rd2+{}], %gz_rd1;", at + 8));
+    }
+    l
+}
+
+/// Refuse input that already uses the names the instrumentation adds.
+fn check_reserved_names(ptx: &str) -> Result<(), InstrumentError> {
+    if ptx.contains("__gpuzzle") {
+        return Err(InstrumentError::NameClash {
+            name: "__gpuzzle…".into(),
+        });
+    }
+    let b = ptx.as_bytes();
+    for (i, _) in ptx.match_indices("gz_") {
+        let starts_token = i == 0 || {
+            let c = b[i - 1];
+            !(c.is_ascii_alphanumeric() || c == b'_')
+        };
+        if starts_token {
+            let end = ptx[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map(|e| i + e)
+                .unwrap_or(ptx.len());
+            return Err(InstrumentError::NameClash {
+                name: ptx[i..end].to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Apply (start, end, replacement) edits; insertions at the same place keep their order.
+fn apply(text: &str, mut edits: Vec<(usize, usize, String)>) -> String {
+    edits.sort_by_key(|e| (e.0, e.1));
+    let mut out = String::with_capacity(text.len() * 3);
+    let mut at = 0;
+    for (s, e, t) in edits {
+        // Edits never overlap: each statement is edited at most once, insertions sit between them.
+        let s = s.max(at);
+        out.push_str(&text[at..s]);
+        out.push_str(&t);
+        at = e.max(s);
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAP: &str = r#"
+.version 8.8
+.target sm_80
+.address_size 64
+
+.global .align 4 .b8 weights[16] = {0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64};
+
+.visible .entry map(
+	.param .u64 map_param_0,
+	.param .u64 map_param_1,
+	.param .u32 map_param_2
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .f32 	%f<4>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<8>;
+	.shared .align 4 .b8 tile[16];
+	.loc	1 2 0
+	ld.param.u64 	%rd1, [map_param_0];
+	ld.param.u64 	%rd2, [map_param_1];
+	ld.param.u32 	%r2, [map_param_2];
+	.loc	1 4 5
+	mov.u32 	%r1, %tid.x;
+	setp.ge.s32 	%p1, %r1, %r2;
+	@%p1 bra 	$L__BB0_3;
+	mul.wide.s32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	mov.u32 	%r3, 0;
+$L__BB0_2:
+	.loc	1 5 9
+	ld.global.f32 	%f1, [%rd4];
+	ld.global.f32 	%f2, [weights+4];
+	st.shared.f32 	[tile], %f1;
+	add.s32 	%r3, %r3, 1;
+	setp.lt.s32 	%p2, %r3, 3;
+	@%p2 bra 	$L__BB0_2;
+	add.s64 	%rd5, %rd1, %rd3;
+	.loc	1 6 9
+	st.global.f32 	[%rd5], %f1;
+$L__BB0_3:
+	ret;
+}
+"#;
+
+    #[test]
+    fn adds_the_control_parameter_helpers_and_sites() {
+        let out = instrument(MAP, "map", &InstrumentOptions::default()).unwrap();
+        assert_eq!(out.entry, "map");
+        assert_eq!(
+            out.sites,
+            SiteCounts {
+                global: 3,
+                generic: 0,
+                shared: 1,
+                constant: 0,
+                branches: 1
+            }
+        );
+        assert_eq!(out.layout.module_vars.len(), 1);
+        assert_eq!(out.layout.module_vars[0].name, "weights");
+        assert!(out
+            .ptx
+            .contains(".param .u32 map_param_2,\n\t.param .u64 __gpuzzle_ctl\n)"));
+        assert!(out.ptx.contains("mov.u64 %gz_rd1, weights;"));
+        // `.loc` lines survive, and the helpers come after the header.
+        assert_eq!(out.ptx.matches(".loc\t1 5 9").count(), 1);
+        let helpers_at = out.ptx.find(".func __gpuzzle_count").unwrap();
+        assert!(out.ptx.find(".address_size 64").unwrap() < helpers_at);
+        // The loop's branch is metered (line 5), the forward branch is not.
+        assert!(out
+            .ptx
+            .contains(&format!("mov.u32 %gz_r0, {};", pack_loc(1, 5))));
+        assert_eq!(out.ptx.matches("call (gz_ret), __gpuzzle_step").count(), 1);
+        // The result parses, and the kernel takes one more parameter.
+        let m = crate::ptx::parse(&out.ptx).unwrap_or_else(|e| panic!("{e}\n{}", out.ptx));
+        let (_, k) = m.find_entry("map").unwrap();
+        assert_eq!(k.params.len(), 4);
+        assert_eq!(k.params[3].name, CTL_PARAM);
+    }
+
+    #[test]
+    fn step_limit_can_be_left_out() {
+        let out = instrument(MAP, "map", &InstrumentOptions { step_limit: false }).unwrap();
+        assert_eq!(out.sites.branches, 0);
+        assert!(!out.ptx.contains("call (gz_ret), __gpuzzle_step"));
+    }
+
+    #[test]
+    fn unknown_kernels_and_reserved_names_are_errors() {
+        assert!(matches!(
+            instrument(MAP, "nope", &InstrumentOptions::default()),
+            Err(InstrumentError::NoSuchKernel { found, .. }) if found == "map"
+        ));
+        let clash = MAP.replace("%r3", "%gz_r3");
+        assert!(matches!(
+            instrument(&clash, "map", &InstrumentOptions::default()),
+            Err(InstrumentError::NameClash { name }) if name == "gz_r3"
+        ));
+        // Names that merely contain the letters are fine.
+        let fine = MAP.replace("tile", "tilegz_1");
+        assert!(instrument(&fine, "map", &InstrumentOptions::default()).is_ok());
+        assert!(matches!(
+            instrument("garbage {", "map", &InstrumentOptions::default()),
+            Err(InstrumentError::Parse(_))
+        ));
+    }
+
+    #[test]
+    fn indirect_branches_are_refused() {
+        let ptx = MAP.replace("@%p1 bra \t$L__BB0_3;", "brx.idx %r1, $tbl;");
+        // The emulator's parser accepts brx as unsupported-at-run-time; we refuse it up front.
+        match instrument(&ptx, "map", &InstrumentOptions::default()) {
+            Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("brx")),
+            Err(InstrumentError::Parse(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn apply_splices_in_order() {
+        let out = apply(
+            "abcdef",
+            vec![(3, 3, "X".into()), (1, 2, "B".into()), (3, 3, "Y".into())],
+        );
+        assert_eq!(out, "aBcXYdef");
+    }
+}

@@ -1,0 +1,442 @@
+//! Turns a decoded control block into the shared result types: per-thread counters into a
+//! `CounterSummary`, the first fault into a `Diagnostic` worded like the emulator's, so the judge
+//! and the reports cannot tell which executor ran.
+
+use crate::emu::result::{CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId};
+use crate::emu::LaunchConfig;
+use crate::gpu::ctl::{AccessKind, CtlState, Fault, FaultKind};
+
+/// A buffer-table entry as learners know it (module variables first, then buffers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableName {
+    pub name: String,
+    pub elem_size: u64,
+}
+
+/// Block and thread of a linear global thread id (block linear id × threads per block + thread).
+pub fn thread_of(linear: u64, cfg: &LaunchConfig) -> ThreadId {
+    let [bx, by, bz] = cfg.block.map(u64::from);
+    let [gx, gy, _] = cfg.grid.map(u64::from);
+    let tpb = (bx * by * bz).max(1);
+    let (b, t) = (linear / tpb, linear % tpb);
+    let gx = gx.max(1);
+    let gy = gy.max(1);
+    let bx = bx.max(1);
+    let by = by.max(1);
+    ThreadId {
+        block: [b % gx, (b / gx) % gy, b / (gx * gy)].map(|v| v as u32),
+        thread: [t % bx, (t / bx) % by, t / (bx * by)].map(|v| v as u32),
+    }
+}
+
+/// Maximum, total and first arg-max per counter, threads taken in block then thread order.
+pub fn counter_summary(per_thread: &[Counters], cfg: &LaunchConfig) -> CounterSummary {
+    let mut s = CounterSummary::default();
+    for (lin, c) in per_thread.iter().enumerate() {
+        for k in 0..4 {
+            if lin == 0 || c.get(k) > s.max_per_thread.get(k) {
+                *s.max_per_thread.get_mut(k) = c.get(k);
+                s.argmax[k] = thread_of(lin as u64, cfg);
+            }
+        }
+        s.total.add(c);
+    }
+    s
+}
+
+fn one_d(cfg: &LaunchConfig) -> bool {
+    cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1
+}
+
+fn who(f: &Fault, cfg: &LaunchConfig) -> String {
+    if one_d(cfg) {
+        format!("thread {} of block {}", f.thread[0], f.block[0])
+    } else {
+        let [tx, ty, tz] = f.thread;
+        let [bx, by, bz] = f.block;
+        format!("thread ({tx},{ty},{tz}) of block ({bx},{by},{bz})")
+    }
+}
+
+/// The table entry nearest to `addr`, and how far outside it `addr` is (0 inside).
+fn nearest<'n>(
+    addr: u64,
+    table: &[(u64, u64)],
+    names: &'n [TableName],
+) -> Option<(u64, u64, &'n TableName, u64)> {
+    table
+        .iter()
+        .zip(names)
+        .map(|(&(base, len), n)| {
+            let dist = if addr < base {
+                base - addr
+            } else if addr >= base + len {
+                addr - (base + len) + 1
+            } else {
+                0
+            };
+            (base, len, n, dist)
+        })
+        .min_by_key(|e| e.3)
+}
+
+/// The shared variable an offset belongs to or overflows from, as the emulator picks it: the
+/// last one starting at or before it, else the first. Its element size is the declaration's, or
+/// the access's when the declaration is bytes (NVRTC's `.b8 name[N]`).
+fn nearest_shared<'n>(
+    off: u64,
+    table: &[(u64, u64)],
+    names: &'n [TableName],
+    access_elem: u32,
+) -> Option<(u64, u64, &'n str, u64)> {
+    let entries = table
+        .iter()
+        .zip(names)
+        .filter(|(e, _)| e.0 != crate::gpu::ctl::UNWRITTEN);
+    let (&(base, len), n) = entries
+        .clone()
+        .filter(|(e, _)| e.0 <= off)
+        .max_by_key(|(e, _)| e.0)
+        .or_else(|| entries.min_by_key(|(e, _)| e.0))?;
+    let elem = if n.elem_size > 1 {
+        n.elem_size
+    } else {
+        access_elem.max(1) as u64
+    };
+    Some((base, len, n.name.as_str(), elem))
+}
+
+/// The first fault as a learner-facing diagnostic. `names` label the table's entries (module
+/// variables, then buffers), `shared` the shared table's; `files` are the module's `.file` names
+/// by index.
+pub fn fault_diagnostic(
+    state: &CtlState,
+    names: &[TableName],
+    shared: &[TableName],
+    files: &[String],
+    cfg: &LaunchConfig,
+) -> Option<Diagnostic> {
+    let f = state.fault.as_ref()?;
+    let who = who(f, cfg);
+    let at_line = if f.line > 0 {
+        format!(" (line {})", f.line)
+    } else {
+        String::new()
+    };
+    let more = match state.fault_count {
+        0 | 1 => String::new(),
+        2 => " (1 more fault after this one)".to_string(),
+        n => format!(" ({} more faults after this one)", n - 1),
+    };
+    let (kind, message, help) = match (f.kind, f.access) {
+        (FaultKind::StepLimit, _) | (_, None) => (
+            DiagKind::StepLimit,
+            format!(
+                "the kernel was stopped: {who} took more than {} loop iterations and was still running line {}",
+                state.step_budget, f.line
+            ),
+            "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".to_string(),
+        ),
+        (fk, Some(acc)) => {
+            let verb = match acc.kind {
+                AccessKind::Read => "read",
+                AccessKind::Write => "wrote",
+                AccessKind::Atomic => "atomically updated",
+            };
+            let a = f.addr;
+            let size = acc.elem_bytes;
+            let total = acc.total_bytes();
+            let align = total.min(16);
+            if acc.shared {
+                let near = nearest_shared(a, &state.shared_table, shared, size);
+                let idx = |base: u64, elem: u64| (a as i128 - base as i128).div_euclid(elem as i128);
+                let (kind, message, help) = match (fk, near) {
+                    (FaultKind::Misaligned, Some((base, _, name, elem))) => (
+                        DiagKind::Misaligned,
+                        format!("{who} {verb} {total} bytes at {name}[{}]{at_line}, which is not aligned to {align} bytes", idx(base, elem)),
+                        format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                    ),
+                    (_, Some((base, len, name, elem))) => (
+                        DiagKind::OutOfBounds,
+                        format!("{who} {verb} shared {name}[{}]{at_line}, but {name} has {} elements", idx(base, elem), len / elem),
+                        "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".to_string(),
+                    ),
+                    (_, None) => (
+                        DiagKind::OutOfBounds,
+                        format!("{who} {verb} shared memory at offset {a}{at_line}, outside every shared array"),
+                        "check the index".to_string(),
+                    ),
+                };
+                return Some(diagnostic(f, kind, message + &more, help, files));
+            }
+            let near = nearest(a, &state.table, names).filter(|e| e.3 <= 1 << 20);
+            let element = |base: u64, n: &TableName| {
+                (a as i128 - base as i128).div_euclid(n.elem_size.max(1) as i128)
+            };
+            if fk == FaultKind::Misaligned {
+                let what = match near {
+                    Some((base, _, n, _)) => format!("{}[{}]", n.name, element(base, n)),
+                    None => format!("address {a:#x}"),
+                };
+                (
+                    DiagKind::Misaligned,
+                    format!("{who} {verb} {total} bytes at {what}{at_line}, which is not aligned to {align} bytes"),
+                    format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                )
+            } else {
+                match near {
+                    None => {
+                        let null = if a < 1 << 16 { " (a null pointer?)" } else { "" };
+                        (
+                            DiagKind::OutOfBounds,
+                            format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer{null}"),
+                            "the pointer does not point into any buffer: check which pointer you index and that it was passed in".to_string(),
+                        )
+                    }
+                    Some((base, len, n, _)) => {
+                        let idx = element(base, n);
+                        let count = len / n.elem_size.max(1);
+                        let name = &n.name;
+                        let help = if idx < 0 {
+                            "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
+                        } else {
+                            format!("an index past the end of `{name}`: guard the access with a bounds check such as `if (i < size)`; there may be more threads than elements")
+                        };
+                        (
+                            DiagKind::OutOfBounds,
+                            format!(
+                                "{who} {verb} {name}[{idx}]{at_line}, but {name} has {count} elements ({name}[0] to {name}[{}])",
+                                count as i128 - 1
+                            ),
+                            help,
+                        )
+                    }
+                }
+            }
+        }
+    };
+    Some(diagnostic(f, kind, message + &more, help, files))
+}
+
+fn diagnostic(
+    f: &Fault,
+    kind: DiagKind,
+    message: String,
+    help: String,
+    files: &[String],
+) -> Diagnostic {
+    Diagnostic {
+        kind,
+        severity: Severity::Error,
+        message,
+        help: Some(help),
+        file: files
+            .get(f.file as usize)
+            .filter(|s| !s.is_empty())
+            .cloned(),
+        line: (f.line > 0).then_some(f.line),
+        block: f.block,
+        thread: f.thread,
+        other_line: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::ctl::Access;
+
+    fn cfg(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            dynamic_shared: 0,
+        }
+    }
+
+    #[test]
+    fn linear_ids_map_back_to_block_and_thread() {
+        let c = cfg([2, 3, 1], [4, 2, 1]);
+        assert_eq!(
+            thread_of(0, &c),
+            ThreadId {
+                block: [0, 0, 0],
+                thread: [0, 0, 0]
+            }
+        );
+        // Block linear 3 = (1,1,0); thread linear 5 = (1,1,0).
+        assert_eq!(
+            thread_of(3 * 8 + 5, &c),
+            ThreadId {
+                block: [1, 1, 0],
+                thread: [1, 1, 0]
+            }
+        );
+    }
+
+    #[test]
+    fn summary_takes_the_first_thread_reaching_the_maximum() {
+        let c = cfg([2, 1, 1], [2, 1, 1]);
+        let t = |r| Counters {
+            global_reads: r,
+            global_writes: 1,
+            ..Counters::default()
+        };
+        let s = counter_summary(&[t(1), t(3), t(2), t(3)], &c);
+        assert_eq!(s.max_per_thread.global_reads, 3);
+        assert_eq!(s.total.global_reads, 9);
+        assert_eq!(s.total.global_writes, 4);
+        assert_eq!(s.argmax[0].thread, [1, 0, 0]);
+        assert_eq!(s.argmax[1].thread, [0, 0, 0]);
+        assert_eq!(s.argmax[2], ThreadId::default());
+    }
+
+    fn state(kind: FaultKind, addr: u64, access: Option<Access>) -> CtlState {
+        CtlState {
+            fault: Some(Fault {
+                kind,
+                block: [0, 0, 0],
+                thread: [8, 0, 0],
+                file: 1,
+                line: 4,
+                access,
+                addr,
+            }),
+            fault_count: 3,
+            step_budget: 1000,
+            table: vec![(0x1_0000_1000, 32), (0x1_0000_2000, 32)],
+            ..CtlState::default()
+        }
+    }
+
+    fn names() -> Vec<TableName> {
+        ["a", "out"]
+            .iter()
+            .map(|n| TableName {
+                name: n.to_string(),
+                elem_size: 4,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn out_of_bounds_names_the_element_like_the_emulator() {
+        let acc = Access {
+            kind: AccessKind::Write,
+            elem_bytes: 4,
+            n: 1,
+            shared: false,
+        };
+        let files = vec![String::new(), "oob.cu".to_string()];
+        let c = cfg([1, 1, 1], [10, 1, 1]);
+        let d = fault_diagnostic(
+            &state(FaultKind::OutOfBounds, 0x1_0000_2020, Some(acc)),
+            &names(),
+            &[],
+            &files,
+            &c,
+        )
+        .unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert_eq!(
+            d.message,
+            "thread 8 of block 0 wrote out[8] (line 4), but out has 8 elements (out[0] to out[7]) (2 more faults after this one)"
+        );
+        assert_eq!(d.file.as_deref(), Some("oob.cu"));
+        assert_eq!(d.line, Some(4));
+        let d = fault_diagnostic(
+            &state(FaultKind::OutOfBounds, 0x10, Some(acc)),
+            &names(),
+            &[],
+            &files,
+            &c,
+        )
+        .unwrap();
+        assert!(d
+            .message
+            .contains("not inside any buffer (a null pointer?)"));
+        let d = fault_diagnostic(
+            &state(FaultKind::OutOfBounds, 0x1_0000_0ffc, Some(acc)),
+            &names(),
+            &[],
+            &files,
+            &c,
+        )
+        .unwrap();
+        assert!(d.message.contains("a[-1]"), "{}", d.message);
+    }
+
+    #[test]
+    fn shared_faults_name_the_shared_variable() {
+        let c = cfg([1, 1, 1], [8, 1, 1]);
+        let mut st = state(
+            FaultKind::OutOfBounds,
+            32,
+            Some(Access {
+                kind: AccessKind::Read,
+                elem_bytes: 4,
+                n: 1,
+                shared: true,
+            }),
+        );
+        st.shared_table = vec![(0, 32), (crate::gpu::ctl::UNWRITTEN, 0), (96, 16)];
+        let shared = vec![
+            TableName {
+                name: "cache".into(),
+                elem_size: 1,
+            },
+            TableName {
+                name: "unwritten".into(),
+                elem_size: 1,
+            },
+            TableName {
+                name: "other".into(),
+                elem_size: 4,
+            },
+        ];
+        let d = fault_diagnostic(&st, &names(), &shared, &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert!(
+            d.message.starts_with(
+                "thread 8 of block 0 read shared cache[8] (line 4), but cache has 8 elements"
+            ),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn step_limit_and_misaligned_have_their_kinds() {
+        let c = cfg([1, 1, 1], [10, 2, 1]);
+        let d = fault_diagnostic(
+            &state(FaultKind::StepLimit, 0, None),
+            &names(),
+            &[],
+            &[],
+            &c,
+        )
+        .unwrap();
+        assert_eq!(d.kind, DiagKind::StepLimit);
+        assert!(d
+            .message
+            .contains("thread (8,0,0) of block (0,0,0) took more than 1000"));
+        assert_eq!(d.file, None);
+        let acc = Access {
+            kind: AccessKind::Read,
+            elem_bytes: 4,
+            n: 4,
+            shared: false,
+        };
+        let d = fault_diagnostic(
+            &state(FaultKind::Misaligned, 0x1_0000_1004, Some(acc)),
+            &names(),
+            &[],
+            &[],
+            &c,
+        )
+        .unwrap();
+        assert_eq!(d.kind, DiagKind::Misaligned);
+        assert!(d.message.contains("read 16 bytes at a[1]"), "{}", d.message);
+        assert!(fault_diagnostic(&CtlState::default(), &names(), &[], &[], &c).is_none());
+    }
+}

@@ -1,0 +1,292 @@
+//! Runs an instrumented kernel on the CPU emulator, exactly as the GPU backend will run it on a
+//! GPU: instrument, build the control block, launch with the block as one more buffer, decode.
+//! This is how the instrumenter is tested without a GPU: its counters and faults must match the
+//! emulator's own (`tests/instrument_equivalence.rs`).
+//!
+//! The emulator's own checkers are off; its bounds checks stay on (they cannot be turned off), so
+//! an access the instrumentation failed to stop shows up in `EmuRun::emulator_diagnostics`.
+
+use super::ctl::{CtlError, CtlState};
+use super::instrument::{instrument, InstrumentError, InstrumentOptions};
+use super::outcome::{counter_summary, fault_diagnostic, TableName};
+use crate::emu::result::{Diagnostic, RunResult};
+use crate::emu::value::{Buffer, ElemType, KernelArg};
+use crate::emu::{EmuError, EmuOptions, LaunchConfig};
+use crate::ptx::ir::demangle_var;
+
+/// Name of the control block buffer (never returned to the caller).
+const CTL_NAME: &str = "__gpuzzle_ctl";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ViaEmuError {
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
+    #[error("the instrumented PTX does not parse (a gpuzzle bug): {0}")]
+    Reparse(crate::ptx::ParseError),
+    #[error(transparent)]
+    Emu(#[from] EmuError),
+    #[error("{0} (a gpuzzle bug)")]
+    Ctl(#[from] CtlError),
+}
+
+/// Everything one instrumented run on the emulator gives.
+#[derive(Debug)]
+pub struct EmuRun {
+    /// As the GPU backend would return it: buffers (without the control block), printf output,
+    /// counters and the first fault, all decoded from the control block.
+    pub result: RunResult,
+    /// What the emulator itself reported while running the instrumented code (out-of-bounds
+    /// accesses the instrumentation let through, barrier divergence after a step-limit exit, ...).
+    pub emulator_diagnostics: Vec<Diagnostic>,
+    pub ctl: CtlState,
+    pub ptx: String,
+}
+
+/// Instrument `kernel` of `module_ptx`, run it on the emulator with a per-thread budget of
+/// `step_limit` backward branches, and return what the GPU backend would.
+pub fn run_instrumented_on_emulator(
+    module_ptx: &str,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    step_limit: u64,
+) -> Result<RunResult, ViaEmuError> {
+    run_detailed(module_ptx, kernel, cfg, args, step_limit).map(|r| r.result)
+}
+
+/// As `run_instrumented_on_emulator`, keeping the emulator's own diagnostics and the raw block.
+pub fn run_detailed(
+    module_ptx: &str,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    mut args: Vec<KernelArg>,
+    step_limit: u64,
+) -> Result<EmuRun, ViaEmuError> {
+    let inst = instrument(module_ptx, kernel, &InstrumentOptions::default())?;
+    let module = crate::ptx::parse(&inst.ptx).map_err(ViaEmuError::Reparse)?;
+    let threads: u64 = cfg
+        .grid
+        .iter()
+        .chain(&cfg.block)
+        .map(|&d| d as u64)
+        .product();
+    let layout = &inst.layout;
+
+    let mut names: Vec<TableName> = layout
+        .module_vars
+        .iter()
+        .map(|v| TableName {
+            name: demangle_var(&v.name),
+            elem_size: v.elem_size,
+        })
+        .collect();
+    let mut lens = Vec::new();
+    for a in &args {
+        if let KernelArg::Buffer(b) = a {
+            names.push(TableName {
+                name: b.name.clone(),
+                elem_size: b.ty.size() as u64,
+            });
+            lens.push(b.data.len() as u64);
+        }
+    }
+    let nbuf = lens.len();
+    // The control block goes last, so it cannot move the buffers it describes.
+    args.push(KernelArg::Buffer(Buffer {
+        name: CTL_NAME.into(),
+        ty: ElemType::U64,
+        data: vec![0; layout.size(nbuf, threads)],
+    }));
+    let addrs = crate::emu::buffer_addresses(&args);
+    let table: Vec<(u64, u64)> = addrs.iter().copied().zip(lens).collect();
+    if let Some(KernelArg::Buffer(ctl)) = args.last_mut() {
+        ctl.data = layout.encode(step_limit, &table, threads);
+    }
+
+    // The instrumentation enforces the step limit per thread; the emulator's own limit is only a
+    // backstop against an instrumenter bug, far above what a metered kernel can execute.
+    let backstop = step_limit
+        .saturating_add(1)
+        .saturating_mul(threads)
+        .saturating_mul(10_000)
+        .max(100_000_000);
+    let opts = EmuOptions {
+        step_limit: backstop,
+        checkers: false,
+        jobs: 1,
+        perf: false,
+    };
+    let mut run = crate::emu::run(&module, &inst.entry, cfg, args, &opts)?;
+    let ctl_buf = run
+        .buffers
+        .pop()
+        .ok_or_else(|| CtlError("the control block did not come back".into()))?;
+    let ctl = layout.decode(&ctl_buf.data, nbuf, threads)?;
+
+    let shared_names: Vec<TableName> = layout
+        .shared_vars
+        .iter()
+        .map(|v| TableName {
+            name: demangle_var(&v.name),
+            elem_size: v.elem_size,
+        })
+        .collect();
+    let diagnostics: Vec<Diagnostic> =
+        fault_diagnostic(&ctl, &names, &shared_names, &module.files, cfg)
+            .into_iter()
+            .collect();
+    let result = RunResult {
+        buffers: run.buffers,
+        stdout: run.stdout,
+        diagnostics,
+        counters: counter_summary(&ctl.counters, cfg),
+        perf: Default::default(),
+        instructions: run.instructions,
+    };
+    Ok(EmuRun {
+        result,
+        emulator_diagnostics: run.diagnostics,
+        ctl,
+        ptx: inst.ptx,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::value::Scalar;
+
+    /// Hand-written PTX (no NVRTC needed): out[i] = a[i] + 1 for i < n, a loop of 2 shared writes.
+    const K: &str = r#"
+.version 8.8
+.target sm_80
+.address_size 64
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u64 k_param_1,
+	.param .u32 k_param_2
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .f32 	%f<3>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<8>;
+	.shared .align 4 .b8 s[64];
+	.loc	1 3 0
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u64 	%rd2, [k_param_1];
+	ld.param.u32 	%r1, [k_param_2];
+	mov.u32 	%r2, %tid.x;
+	mul.wide.u32 	%rd3, %r2, 4;
+	mov.u64 	%rd6, s;
+	add.s64 	%rd7, %rd6, %rd3;
+	mov.u32 	%r3, 0;
+$L__BB0_1:
+	.loc	1 5 5
+	st.shared.u32 	[%rd7], %r3;
+	add.s32 	%r3, %r3, 1;
+	setp.lt.u32 	%p2, %r3, 2;
+	@%p2 bra 	$L__BB0_1;
+	.loc	1 6 5
+	setp.ge.u32 	%p1, %r2, %r1;
+	@%p1 bra 	$L__BB0_2;
+	add.s64 	%rd4, %rd2, %rd3;
+	ld.global.f32 	%f1, [%rd4];
+	add.f32 	%f2, %f1, 0f3F800000;
+	add.s64 	%rd5, %rd1, %rd3;
+	.loc	1 7 5
+	st.global.f32 	[%rd5], %f2;
+$L__BB0_2:
+	ret;
+}
+	.file	1 "k.cu"
+"#;
+
+    fn args(n: usize) -> Vec<KernelArg> {
+        vec![
+            KernelArg::Buffer(Buffer::zeros("out", ElemType::F32, 4)),
+            KernelArg::Buffer(Buffer::from_values(
+                "a",
+                ElemType::F32,
+                &[1.0, 2.0, 3.0, 4.0],
+            )),
+            KernelArg::Scalar(Scalar::from_f64(ElemType::U32, n as f64)),
+        ]
+    }
+
+    fn cfg(threads: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+            dynamic_shared: 0,
+        }
+    }
+
+    #[test]
+    fn counts_and_results_match_the_plain_emulator() {
+        let r = run_detailed(K, "k", &cfg(4), args(4), 100).unwrap();
+        assert_eq!(r.result.buffers.len(), 2);
+        assert_eq!(r.result.buffers[0].values(), vec![2.0, 3.0, 4.0, 5.0]);
+        let c = &r.result.counters;
+        assert_eq!(c.max_per_thread.global_reads, 1);
+        assert_eq!(c.max_per_thread.global_writes, 1);
+        assert_eq!(c.max_per_thread.shared_writes, 2);
+        assert_eq!(c.total.shared_writes, 8);
+        assert!(r.result.diagnostics.is_empty());
+        assert!(
+            r.emulator_diagnostics.is_empty(),
+            "{:?}",
+            r.emulator_diagnostics
+        );
+        assert_eq!(r.ctl.steps, vec![1, 1, 1, 1]);
+
+        let plain = crate::emu::run(
+            &crate::ptx::parse(K).unwrap(),
+            "k",
+            &cfg(4),
+            args(4),
+            &EmuOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(plain.buffers, r.result.buffers);
+        assert_eq!(plain.counters, r.result.counters);
+    }
+
+    #[test]
+    fn an_overrun_is_skipped_and_reported_once() {
+        // n = 6 with 4-element buffers: threads 4 and 5 read a[4], a[5] out of bounds.
+        let r = run_detailed(K, "k", &cfg(6), args(6), 100).unwrap();
+        assert!(
+            r.emulator_diagnostics.is_empty(),
+            "{:?}",
+            r.emulator_diagnostics
+        );
+        assert_eq!(r.result.buffers[0].values(), vec![2.0, 3.0, 4.0, 5.0]);
+        let d = &r.result.diagnostics;
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind.as_str(), "out-of-bounds");
+        assert_eq!(d[0].thread, [4, 0, 0]);
+        assert_eq!(d[0].line, Some(6));
+        assert_eq!(d[0].file.as_deref(), Some("k.cu"));
+        assert!(
+            d[0].message
+                .starts_with("thread 4 of block 0 read a[4] (line 6)"),
+            "{}",
+            d[0].message
+        );
+        // Both reads and both writes were out of bounds.
+        assert_eq!(r.ctl.fault_count, 4);
+        assert_eq!(r.result.counters.total.global_reads, 4);
+    }
+
+    #[test]
+    fn a_tiny_step_budget_stops_the_loop() {
+        let r = run_detailed(K, "k", &cfg(4), args(4), 0).unwrap();
+        let d = &r.result.diagnostics;
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind.as_str(), "step-limit");
+        assert_eq!(d[0].line, Some(5));
+        // The first thread stopped, the others exited at their next backward branch.
+        assert_eq!(r.result.counters.total.global_writes, 0);
+    }
+}

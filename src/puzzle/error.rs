@@ -1,0 +1,175 @@
+//! Errors of the puzzle module: every one names the file (and, for a puzzle file, the line and
+//! field) and says how to fix it, because the reader is a learner or a puzzle author, not us.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A mistake at a known place in a puzzle file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// The puzzle file (as it was given: relative paths stay relative).
+    pub file: PathBuf,
+    /// 1-based line, where one is known.
+    pub line: Option<usize>,
+    /// The field, as a path into the file: `budget.global_reads`, `test[1].buffers.a.len`.
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": `{}`: {}", self.field, self.problem)?;
+        if !self.help.is_empty() {
+            write!(f, "\n  help: {}", self.help)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PuzzleError {
+    /// A puzzle file is malformed or inconsistent.
+    #[error("{0}")]
+    Invalid(Box<Invalid>),
+
+    /// More than one problem, e.g. in several files of a directory (each reported in full).
+    #[error("{}", join_errors(.0))]
+    Several(Vec<PuzzleError>),
+
+    #[error("cannot {action} {}: {source}", .path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("no puzzles found in {} or any directory above it\n  help: run `gpuzzle init DIR` to create a workspace with the puzzle pack, or point at a puzzle directory with `--puzzles DIR` (or the environment variable GPUZZLE_PUZZLES)", .start.display())]
+    NoWorkspace { start: PathBuf },
+
+    #[error("{} holds no puzzle files (*.toml), nor does a `puzzles/` folder inside it\n  help: check the path given with `--puzzles` or GPUZZLE_PUZZLES, or run `gpuzzle init DIR` for a fresh workspace", .dir.display())]
+    NoPuzzlesIn { dir: PathBuf },
+
+    #[error("no puzzle `{query}`\n  help: give a number or a name: {valid}")]
+    UnknownPuzzle { query: String, valid: String },
+
+    #[error("refusing to overwrite existing files: {}\n  help: choose an empty directory, or move those files away first", list_paths(.paths))]
+    WouldOverwrite { paths: Vec<PathBuf> },
+
+    #[error("no starter is known for puzzle `{slug}` ({file}): it is not one of gpuzzle's own puzzles\n  help: restore the file from your course material; your current file was left untouched")]
+    NoStarter { slug: String, file: String },
+
+    /// A test does not fit the parameters it was asked to build arguments for.
+    #[error("test `{test}`: {problem}\n  help: {help}")]
+    TestArgs {
+        test: String,
+        problem: String,
+        help: String,
+    },
+}
+
+impl PuzzleError {
+    pub(crate) fn invalid(
+        file: &Path,
+        line: Option<usize>,
+        field: impl Into<String>,
+        problem: impl Into<String>,
+        help: impl Into<String>,
+    ) -> PuzzleError {
+        PuzzleError::Invalid(Box::new(Invalid {
+            file: file.to_path_buf(),
+            line,
+            field: field.into(),
+            problem: problem.into(),
+            help: help.into(),
+        }))
+    }
+
+    pub(crate) fn io(action: &'static str, path: &Path, source: std::io::Error) -> PuzzleError {
+        PuzzleError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// One error as itself, several as `Several`, none as `Ok`.
+    pub(crate) fn collect(mut errors: Vec<PuzzleError>) -> Result<(), PuzzleError> {
+        match errors.len() {
+            0 => Ok(()),
+            1 => Err(errors.remove(0)),
+            _ => Err(PuzzleError::Several(errors)),
+        }
+    }
+
+    /// The located problems inside this error (for tests and tools that want them one by one).
+    pub fn invalids(&self) -> Vec<&Invalid> {
+        match self {
+            PuzzleError::Invalid(i) => vec![i],
+            PuzzleError::Several(v) => v.iter().flat_map(|e| e.invalids()).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+fn join_errors(errors: &[PuzzleError]) -> String {
+    errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn list_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// 1-based line of byte `offset` in `text`.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_of_counts_from_one() {
+        let t = "a\nb\nc";
+        assert_eq!(line_of(t, 0), 1);
+        assert_eq!(line_of(t, 2), 2);
+        assert_eq!(line_of(t, 4), 3);
+        assert_eq!(line_of(t, 999), 3);
+    }
+
+    #[test]
+    fn invalid_display_names_file_line_field_and_help() {
+        let e = PuzzleError::invalid(
+            Path::new("puzzles/09_pooling.toml"),
+            Some(12),
+            "test[0].grid",
+            "empty",
+            "give 1 to 3 numbers",
+        );
+        assert_eq!(
+            e.to_string(),
+            "puzzles/09_pooling.toml:12: `test[0].grid`: empty\n  help: give 1 to 3 numbers"
+        );
+    }
+}

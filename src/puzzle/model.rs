@@ -1,0 +1,455 @@
+//! A validated puzzle, as the judge uses it: parameters in kernel order, tests with their launch
+//! shapes and input recipes, budget and tolerance. Built only by `parse` (which checks it), so the
+//! judge may rely on its invariants (every param has a value in every test, lengths agree, ...).
+
+use super::error::PuzzleError;
+use super::random;
+use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
+use crate::judge::outcome::Budget;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Name of the spec kernel in `Puzzle::spec_source`.
+pub const SPEC_KERNEL: &str = "gpuzzle_spec";
+
+/// One puzzle, from a `NN_slug.toml` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Puzzle {
+    pub id: u32,
+    /// Short name used on the command line (`gpuzzle run pooling`) and as the progress key.
+    pub slug: String,
+    pub title: String,
+    /// The group it belongs to in `gpuzzle list` ("Shared memory").
+    pub part: String,
+    /// Entry point the learner writes (`extern "C" __global__ void <kernel>(...)`).
+    pub kernel: String,
+    /// Kernel parameters, in the kernel's order.
+    pub params: Vec<Param>,
+    /// Preprocessor defines for the starter, the solution and the spec: `(name, value)`;
+    /// `None` is a bare `-DNAME`. Sorted by name.
+    pub defines: Vec<(String, Option<String>)>,
+    /// What to compute, the launch shape, the budget and why (plain text, a few paragraphs).
+    pub description: String,
+    /// Body of the sequential reference, in CUDA C (see `spec_source`).
+    pub spec: String,
+    /// 1-based line of the TOML file where `spec`'s first line sits (for `#line`).
+    pub spec_line: usize,
+    /// Progressive hints, gentlest first.
+    pub hints: Vec<String>,
+    /// Per-thread maxima, checked on every test (not on `bench`).
+    pub budget: Budget,
+    pub tolerance: Tolerance,
+    /// Fixed tests, in file order. The judge also runs each with random inputs.
+    pub tests: Vec<TestCase>,
+    /// An optional large problem for a future `gpuzzle bench` (not judged against the budget).
+    pub bench: Option<TestCase>,
+    /// The TOML file this came from (for embedded puzzles: `puzzles/NN_slug.toml`, virtual).
+    pub toml_path: PathBuf,
+    /// The kernel file's name, the TOML's stem plus `.cu` (`09_pooling.cu`), found in the
+    /// puzzles directory (the learner's starter) and in the solutions directory.
+    pub kernel_file: String,
+}
+
+/// One kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+    /// For a buffer: the kernel writes it and it is compared with the spec's. Inputs are
+    /// `const` in the spec's signature. Always false for scalars.
+    pub output: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A pointer to a device buffer of this element type.
+    Buffer(ElemType),
+    /// A value passed by value.
+    Scalar(ElemType),
+}
+
+impl Param {
+    /// The C declaration of this parameter: `float* out`, `const float* a`, `int size`.
+    pub fn c_decl(&self) -> String {
+        match self.kind {
+            ParamKind::Buffer(ty) if self.output => format!("{}* {}", ty.c_name(), self.name),
+            ParamKind::Buffer(ty) => format!("const {}* {}", ty.c_name(), self.name),
+            ParamKind::Scalar(ty) => format!("{} {}", ty.c_name(), self.name),
+        }
+    }
+
+    pub fn elem_type(&self) -> ElemType {
+        match self.kind {
+            ParamKind::Buffer(ty) | ParamKind::Scalar(ty) => ty,
+        }
+    }
+}
+
+/// How close an output must be to the spec's: `|got - expected| <= abs + rel * |expected|`.
+/// Both zero (the default) means exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tolerance {
+    pub abs: f64,
+    pub rel: f64,
+}
+
+impl Tolerance {
+    pub fn is_exact(&self) -> bool {
+        self.abs == 0.0 && self.rel == 0.0
+    }
+
+    /// Whether `got` is acceptable for `expected` (NaN matches only NaN).
+    pub fn accepts(&self, expected: f64, got: f64) -> bool {
+        if expected.is_nan() || got.is_nan() {
+            return expected.is_nan() && got.is_nan();
+        }
+        if expected == got {
+            return true;
+        }
+        (got - expected).abs() <= self.abs + self.rel * expected.abs()
+    }
+}
+
+/// One launch: shape, scalars and buffers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCase {
+    pub name: String,
+    /// Blocks per grid, padded with 1s to three dimensions.
+    pub grid: [u32; 3],
+    /// Threads per block, padded with 1s to three dimensions.
+    pub block: [u32; 3],
+    /// Dynamic shared memory in bytes (0 unless the kernel uses `extern __shared__`).
+    pub shared_bytes: u32,
+    /// Scalar arguments by parameter name (converted to the parameter's type when launched).
+    pub scalars: BTreeMap<String, f64>,
+    /// Buffer arguments by parameter name.
+    pub buffers: BTreeMap<String, BufferSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferSpec {
+    pub ty: ElemType,
+    /// Number of elements (at least 1).
+    pub len: usize,
+    /// Contents of an input buffer (always `Zeros` for an output).
+    pub init: Init,
+    /// Written by the kernel and compared with the spec's (starts as zeros).
+    pub output: bool,
+    /// `[rows, cols]` with `rows * cols == len`, when the buffer is a matrix (for 2D diffs).
+    pub shape: Option<[usize; 2]>,
+    /// Keep these contents in the random-input variant (e.g. indices that must stay in range).
+    pub fixed: bool,
+}
+
+/// How an input buffer is filled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Zeros,
+    Ones,
+    /// 0, 1, 2, ...
+    Arange,
+    Fill(f64),
+    /// Exactly these values (as many as `len`).
+    Values(Vec<f64>),
+    /// Small random integers (see `random`), the same for the same seed and buffer name.
+    Random {
+        seed: u64,
+    },
+}
+
+impl Init {
+    fn values(&self, buffer: &str, ty: ElemType, len: usize) -> Vec<f64> {
+        match self {
+            Init::Zeros => vec![0.0; len],
+            Init::Ones => vec![1.0; len],
+            Init::Arange => (0..len).map(|i| i as f64).collect(),
+            Init::Fill(v) => vec![*v; len],
+            Init::Values(v) => v.clone(),
+            Init::Random { seed } => random::small_integers(*seed, buffer, ty, len),
+        }
+    }
+}
+
+impl TestCase {
+    /// The contents of buffer `name` at launch. With `random_seed`, every input buffer that is
+    /// not `fixed` holds small random integers drawn from that seed instead (so float results
+    /// stay exact, and a kernel that hard-codes the answer fails); outputs are always zeros.
+    /// An unknown name gives an empty vector.
+    pub fn values(&self, name: &str, random_seed: Option<u64>) -> Vec<f64> {
+        let Some(spec) = self.buffers.get(name) else {
+            return Vec::new();
+        };
+        if spec.output {
+            return vec![0.0; spec.len];
+        }
+        match random_seed {
+            Some(seed) if !spec.fixed => random::small_integers(seed, name, spec.ty, spec.len),
+            _ => spec.init.values(name, spec.ty, spec.len),
+        }
+    }
+
+    /// Launch arguments in `params` order: buffers as `KernelArg::Buffer` named after the
+    /// parameter, scalars as `KernelArg::Scalar` of the parameter's type.
+    pub fn kernel_args(
+        &self,
+        params: &[Param],
+        random_seed: Option<u64>,
+    ) -> Result<Vec<KernelArg>, PuzzleError> {
+        params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Buffer(ty) => {
+                    let spec = self.buffers.get(&p.name).ok_or_else(|| self.missing(p))?;
+                    if spec.ty != ty {
+                        return Err(PuzzleError::TestArgs {
+                            test: self.name.clone(),
+                            problem: format!(
+                                "buffer `{}` holds {} but the parameter is {}",
+                                p.name, spec.ty, ty
+                            ),
+                            help: "give the buffer and the parameter the same type".into(),
+                        });
+                    }
+                    let values = self.values(&p.name, random_seed);
+                    Ok(KernelArg::Buffer(Buffer::from_values(&p.name, ty, &values)))
+                }
+                ParamKind::Scalar(ty) => {
+                    let v = self.scalars.get(&p.name).ok_or_else(|| self.missing(p))?;
+                    Ok(KernelArg::Scalar(Scalar::from_f64(ty, *v)))
+                }
+            })
+            .collect()
+    }
+
+    fn missing(&self, p: &Param) -> PuzzleError {
+        let (what, how) = match p.kind {
+            ParamKind::Buffer(_) => ("buffer", format!("buffers.{} = {{ ... }}", p.name)),
+            ParamKind::Scalar(_) => ("scalar", format!("scalars = {{ {} = ... }}", p.name)),
+        };
+        PuzzleError::TestArgs {
+            test: self.name.clone(),
+            problem: format!("no {what} for parameter `{}`", p.name),
+            help: format!("add `{how}` to the test"),
+        }
+    }
+
+    /// Names of the output buffers.
+    pub fn outputs(&self) -> impl Iterator<Item = &str> {
+        self.buffers
+            .iter()
+            .filter(|(_, b)| b.output)
+            .map(|(n, _)| n.as_str())
+    }
+
+    /// Threads in one block.
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.iter().map(|&d| d as u64).product()
+    }
+}
+
+impl Puzzle {
+    /// The CUDA C source of the spec kernel:
+    /// `extern "C" __global__ void gpuzzle_spec(<params>) { <spec> }`, with a `#line` directive
+    /// so that NVRTC messages and `.loc` lines point into the TOML file. Compile it with the
+    /// same defines (`define_flags`) and run it with grid 1, block 1.
+    pub fn spec_source(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(Param::c_decl).collect();
+        let file = self
+            .toml_path
+            .display()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
+        let mut body = self.spec.clone();
+        if !body.ends_with('\n') {
+            body.push('\n');
+        }
+        format!(
+            "// The spec of puzzle {id} ({slug}): a sequential reference, run by one thread.\n\
+             extern \"C\" __global__ void {SPEC_KERNEL}({params}) {{\n\
+             #line {line} \"{file}\"\n\
+             {body}}}\n",
+            id = self.id,
+            slug = self.slug,
+            params = params.join(", "),
+            line = self.spec_line,
+        )
+    }
+
+    /// The defines as compiler options: `-DTPB=8`, `-DDEBUG`.
+    pub fn define_flags(&self) -> Vec<String> {
+        self.defines
+            .iter()
+            .map(|(name, value)| match value {
+                Some(v) => format!("-D{name}={v}"),
+                None => format!("-D{name}"),
+            })
+            .collect()
+    }
+
+    /// The fixed tests, then the bench if any, in order.
+    pub fn tests_and_bench(&self) -> impl Iterator<Item = &TestCase> {
+        self.tests.iter().chain(self.bench.iter())
+    }
+
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The kernel file's stem (`09_pooling`).
+    pub fn file_stem(&self) -> &str {
+        self.kernel_file
+            .strip_suffix(".cu")
+            .unwrap_or(&self.kernel_file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_case() -> TestCase {
+        let mut buffers = BTreeMap::new();
+        buffers.insert(
+            "a".to_string(),
+            BufferSpec {
+                ty: ElemType::F32,
+                len: 4,
+                init: Init::Arange,
+                output: false,
+                shape: None,
+                fixed: false,
+            },
+        );
+        buffers.insert(
+            "idx".to_string(),
+            BufferSpec {
+                ty: ElemType::I32,
+                len: 3,
+                init: Init::Values(vec![2.0, 0.0, 1.0]),
+                output: false,
+                shape: None,
+                fixed: true,
+            },
+        );
+        buffers.insert(
+            "out".to_string(),
+            BufferSpec {
+                ty: ElemType::F32,
+                len: 4,
+                init: Init::Zeros,
+                output: true,
+                shape: Some([2, 2]),
+                fixed: false,
+            },
+        );
+        TestCase {
+            name: "t".into(),
+            grid: [1, 1, 1],
+            block: [4, 1, 1],
+            shared_bytes: 0,
+            scalars: BTreeMap::from([("size".to_string(), 4.0)]),
+            buffers,
+        }
+    }
+
+    fn params() -> Vec<Param> {
+        vec![
+            Param {
+                name: "out".into(),
+                kind: ParamKind::Buffer(ElemType::F32),
+                output: true,
+            },
+            Param {
+                name: "a".into(),
+                kind: ParamKind::Buffer(ElemType::F32),
+                output: false,
+            },
+            Param {
+                name: "size".into(),
+                kind: ParamKind::Scalar(ElemType::I32),
+                output: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn values_follow_init_and_outputs_are_zero() {
+        let t = test_case();
+        assert_eq!(t.values("a", None), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(t.values("out", None), vec![0.0; 4]);
+        assert_eq!(t.values("out", Some(7)), vec![0.0; 4]);
+        assert!(t.values("nope", None).is_empty());
+    }
+
+    #[test]
+    fn random_variant_replaces_inputs_but_keeps_fixed_ones() {
+        let t = test_case();
+        let r1 = t.values("a", Some(1));
+        assert_eq!(r1.len(), 4);
+        assert_eq!(r1, t.values("a", Some(1)), "same seed, same data");
+        assert_ne!(r1, t.values("a", Some(2)), "another seed, other data");
+        assert!(r1
+            .iter()
+            .all(|v| v.fract() == 0.0 && (-9.0..=9.0).contains(v)));
+        assert_eq!(t.values("idx", Some(1)), vec![2.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn kernel_args_follow_param_order() {
+        let t = test_case();
+        let args = t.kernel_args(&params(), None).unwrap();
+        assert_eq!(args.len(), 3);
+        match &args[0] {
+            KernelArg::Buffer(b) => {
+                assert_eq!(b.name, "out");
+                assert_eq!(b.values(), vec![0.0; 4]);
+            }
+            other => panic!("expected a buffer, got {other:?}"),
+        }
+        match &args[1] {
+            KernelArg::Buffer(b) => assert_eq!(b.values(), vec![0.0, 1.0, 2.0, 3.0]),
+            other => panic!("expected a buffer, got {other:?}"),
+        }
+        assert_eq!(
+            args[2],
+            KernelArg::Scalar(Scalar::from_f64(ElemType::I32, 4.0))
+        );
+    }
+
+    #[test]
+    fn kernel_args_report_a_missing_param() {
+        let t = test_case();
+        let mut ps = params();
+        ps.push(Param {
+            name: "b".into(),
+            kind: ParamKind::Buffer(ElemType::F32),
+            output: false,
+        });
+        let e = t.kernel_args(&ps, None).unwrap_err().to_string();
+        assert!(e.contains("no buffer for parameter `b`"), "{e}");
+    }
+
+    #[test]
+    fn tolerance_is_exact_by_default() {
+        let t = Tolerance::default();
+        assert!(t.accepts(1.0, 1.0));
+        assert!(!t.accepts(1.0, 1.0 + 1e-7));
+        assert!(t.accepts(f64::NAN, f64::NAN));
+        assert!(!t.accepts(1.0, f64::NAN));
+        let r = Tolerance {
+            abs: 0.0,
+            rel: 1e-3,
+        };
+        assert!(r.accepts(1000.0, 1000.5));
+        assert!(!r.accepts(1000.0, 1002.0));
+    }
+
+    #[test]
+    fn c_decls_make_inputs_const() {
+        let ps = params();
+        assert_eq!(ps[0].c_decl(), "float* out");
+        assert_eq!(ps[1].c_decl(), "const float* a");
+        assert_eq!(ps[2].c_decl(), "int size");
+    }
+}

@@ -1,0 +1,199 @@
+//! The puzzle pack built into the binary (`puzzles/` and `solutions/` of this repository), so
+//! `gpuzzle init` and `reset` work without a clone.
+//!
+//! Note: include_dir tracks the files it embeds, but a file ADDED to those folders is picked up
+//! only when this crate is rebuilt for another reason (e.g. `touch src/puzzle/pack.rs`).
+
+use super::error::PuzzleError;
+use super::load::load_files;
+use super::model::Puzzle;
+use include_dir::{include_dir, Dir};
+use std::path::{Path, PathBuf};
+
+static PUZZLES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/puzzles");
+static SOLUTIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/solutions");
+
+/// Folder names of the pack, as `gpuzzle init` writes them.
+pub const PUZZLES_DIR: &str = "puzzles";
+pub const SOLUTIONS_DIR: &str = "solutions";
+
+/// The built-in puzzles, checked, sorted by id. Their `toml_path` is virtual:
+/// `puzzles/NN_slug.toml`.
+pub fn embedded_puzzles() -> Result<Vec<Puzzle>, PuzzleError> {
+    let mut files = Vec::new();
+    for f in PUZZLES.files() {
+        if f.path().extension().is_some_and(|x| x == "toml") {
+            let path = Path::new(PUZZLES_DIR).join(f.path());
+            let text = f.contents_utf8().ok_or_else(|| {
+                PuzzleError::invalid(
+                    &path,
+                    None,
+                    "(file)",
+                    "is not UTF-8 text",
+                    "save the file as UTF-8",
+                )
+            })?;
+            files.push((path, text.to_string()));
+        }
+    }
+    files.sort();
+    load_files(files, |kernel_file| embedded_starter(kernel_file).is_some())
+}
+
+/// The learner's starter `kernel_file` (`09_pooling.cu`) from the pack.
+pub fn embedded_starter(kernel_file: &str) -> Option<&'static str> {
+    PUZZLES.get_file(kernel_file)?.contents_utf8()
+}
+
+/// The reference solution `kernel_file` from the pack.
+pub fn embedded_solution(kernel_file: &str) -> Option<&'static str> {
+    SOLUTIONS.get_file(kernel_file)?.contents_utf8()
+}
+
+/// The starter for `puzzle` when the pack has this very puzzle (same slug, kernel and file);
+/// `None` for an instructor's own puzzle, even if its file name happens to match.
+pub fn starter_for(puzzle: &Puzzle) -> Option<&'static str> {
+    let pack = embedded_puzzles().ok()?;
+    pack.iter()
+        .find(|p| {
+            p.slug == puzzle.slug
+                && p.kernel == puzzle.kernel
+                && p.kernel_file == puzzle.kernel_file
+        })
+        .and_then(|p| embedded_starter(&p.kernel_file))
+}
+
+/// Every file of the pack as (path relative to a workspace root, contents), for `init`.
+pub(crate) fn pack_files() -> Vec<(PathBuf, &'static [u8])> {
+    let mut out = Vec::new();
+    for (dir, name) in [(&PUZZLES, PUZZLES_DIR), (&SOLUTIONS, SOLUTIONS_DIR)] {
+        for f in dir.files() {
+            out.push((Path::new(name).join(f.path()), f.contents()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::model::ParamKind;
+
+    #[test]
+    fn the_pack_loads_and_has_fourteen_puzzles_in_order() {
+        let pack = embedded_puzzles().unwrap_or_else(|e| panic!("{e}"));
+        let ids: Vec<u32> = pack.iter().map(|p| p.id).collect();
+        assert_eq!(ids, (1..=14).collect::<Vec<_>>());
+        let slugs: Vec<&str> = pack.iter().map(|p| p.slug.as_str()).collect();
+        assert_eq!(
+            slugs,
+            [
+                "map",
+                "zip",
+                "guard",
+                "map-2d",
+                "broadcast",
+                "blocks",
+                "blocks-2d",
+                "shared",
+                "pooling",
+                "dot-product",
+                "conv-1d",
+                "block-sum",
+                "axis-sum",
+                "matmul"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_pack_puzzle_meets_the_content_rules() {
+        for p in embedded_puzzles().unwrap() {
+            let who = &p.kernel_file;
+            assert!(p.hints.len() >= 3, "{who}: at least 3 hints");
+            assert!(
+                p.budget.global_reads.is_some(),
+                "{who}: global_reads budget"
+            );
+            assert!(
+                p.budget.global_writes.is_some(),
+                "{who}: global_writes budget"
+            );
+            if p.id >= 8 {
+                assert!(p.budget.shared_reads.is_some(), "{who}: shared budget");
+                assert!(p.budget.shared_writes.is_some(), "{who}: shared budget");
+            }
+            assert!(p.tolerance.is_exact(), "{who}: small integers, exact");
+            for t in p.tests_and_bench() {
+                for (name, b) in &t.buffers {
+                    if !b.output {
+                        assert_eq!(b.ty.name(), "f32", "{who}: {name} is float32");
+                    }
+                }
+            }
+            for param in &p.params {
+                if let ParamKind::Scalar(ty) = param.kind {
+                    assert_eq!(ty.name(), "i32", "{who}: scalars are int");
+                }
+            }
+            let starter = embedded_starter(who).unwrap();
+            let solution = embedded_solution(who).unwrap_or_else(|| panic!("{who}: solution"));
+            let sig = format!("extern \"C\" __global__ void {}(", p.kernel);
+            assert!(starter.contains(&sig), "{who}: starter signature");
+            assert!(solution.contains(&sig), "{who}: solution signature");
+            assert!(starter.contains("// FILL ME IN (roughly "), "{who}");
+            assert!(!solution.contains("FILL ME IN"), "{who}");
+            assert!(p.spec_source().contains(&p.spec), "{who}");
+        }
+    }
+
+    #[test]
+    fn notebook_launch_shapes_are_kept() {
+        let pack = embedded_puzzles().unwrap();
+        let shape = |id: u32| -> Vec<([u32; 3], [u32; 3])> {
+            pack[id as usize - 1]
+                .tests
+                .iter()
+                .map(|t| (t.grid, t.block))
+                .collect()
+        };
+        assert_eq!(shape(3), [([1, 1, 1], [8, 1, 1])]);
+        assert_eq!(shape(7), [([2, 2, 1], [3, 3, 1])]);
+        assert_eq!(shape(11), [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]);
+        assert_eq!(shape(12), [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]);
+        assert_eq!(shape(13), [([1, 4, 1], [8, 1, 1])]);
+        assert_eq!(shape(14), [([1, 1, 1], [3, 3, 1]), ([3, 3, 1], [3, 3, 1])]);
+        // Matmul's second test multiplies arange(64) by its transpose.
+        let b = pack[13].tests[1].values("b", None);
+        assert_eq!(b[1], 8.0);
+        assert_eq!(b[8], 1.0);
+        assert_eq!(b.len(), 64);
+    }
+
+    #[test]
+    fn pack_files_cover_puzzles_and_solutions() {
+        let files = pack_files();
+        assert!(files
+            .iter()
+            .any(|(p, _)| p == Path::new("puzzles/09_pooling.toml")));
+        assert!(files
+            .iter()
+            .any(|(p, _)| p == Path::new("solutions/09_pooling.cu")));
+        assert_eq!(
+            files
+                .iter()
+                .filter(|(p, _)| p.starts_with("solutions"))
+                .count(),
+            14
+        );
+    }
+
+    #[test]
+    fn starter_for_needs_the_same_puzzle() {
+        let mut p = embedded_puzzles().unwrap().remove(8);
+        assert!(starter_for(&p).is_some());
+        p.slug = "my-pooling".into();
+        assert!(starter_for(&p).is_none());
+    }
+}

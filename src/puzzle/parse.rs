@@ -1,0 +1,1251 @@
+//! From TOML text to a checked `Puzzle`. Every mistake becomes a `PuzzleError` naming the file,
+//! the line and the field, with a fix; independent mistakes in one file are all reported.
+
+use super::error::{line_of, PuzzleError};
+use super::model::{BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL};
+use super::schema::{RawBuffer, RawPuzzle, RawTest};
+use crate::emu::value::ElemType;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::Path;
+use std::str::FromStr;
+use toml::Spanned;
+
+/// A parsed puzzle plus the lines a directory-level check (duplicates, missing starter) points at.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub puzzle: Puzzle,
+    pub id_line: usize,
+    pub slug_line: usize,
+    pub kernel_line: usize,
+}
+
+const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
+const FORMAT_HELP: &str = "CONTRIBUTING.md documents every field of a puzzle file";
+
+/// Where we are: the file and its text, to turn spans into lines.
+struct Ctx<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn line(&self, span: &Range<usize>) -> usize {
+        line_of(self.text, span.start)
+    }
+
+    fn err(
+        &self,
+        span: &Range<usize>,
+        field: impl Into<String>,
+        problem: impl Into<String>,
+        help: impl Into<String>,
+    ) -> PuzzleError {
+        PuzzleError::invalid(self.path, Some(self.line(span)), field, problem, help)
+    }
+
+    /// A TOML syntax error or a serde mismatch (unknown field, missing field, wrong type).
+    fn toml_error(&self, e: &toml::de::Error) -> PuzzleError {
+        let span = e.span().unwrap_or(0..0);
+        let msg = e.message().trim().to_string();
+        let prefix = self.table_prefix(span.start);
+        let (field, help) = if let Some(name) = backticked_after(&msg, "unknown field") {
+            (
+                format!("{prefix}{name}"),
+                "remove it or fix its spelling (the fields allowed here are listed above)"
+                    .to_string(),
+            )
+        } else if let Some(name) = backticked_after(&msg, "missing field") {
+            (
+                format!("{prefix}{name}"),
+                format!("add `{name} = ...` here; {FORMAT_HELP}"),
+            )
+        } else if msg.contains("expected one of `f32`") || msg.contains("unknown variant") {
+            (self.key_at(span.start), TYPE_HELP.to_string())
+        } else if msg.starts_with("invalid type") || msg.starts_with("invalid value") {
+            (
+                self.key_at(span.start),
+                format!("give this field a value of the expected kind; {FORMAT_HELP}"),
+            )
+        } else {
+            (
+                "(TOML syntax)".to_string(),
+                "fix the TOML at this line: strings need quotes, multi-line text goes in \"\"\" or ''' and tests start with [[test]]".to_string(),
+            )
+        };
+        PuzzleError::invalid(self.path, Some(self.line(&span)), field, msg, help)
+    }
+
+    /// `test[k].` or `bench.` when `offset` lies in a `[[test]]` / `[bench]` table, else "".
+    fn table_prefix(&self, offset: usize) -> String {
+        let before = &self.text[..offset.min(self.text.len())];
+        let mut tests = 0usize;
+        let mut current = String::new();
+        // Include the line that starts at `offset` (a missing-field span is the table header).
+        let upto = self.text[before.len()..]
+            .find('\n')
+            .map_or(self.text.len(), |n| before.len() + n);
+        for line in self.text[..upto].lines() {
+            let t = line.trim();
+            if t.starts_with("[[test]]") {
+                current = format!("test[{tests}].");
+                tests += 1;
+            } else if t.starts_with("[bench]") {
+                current = "bench.".to_string();
+            } else if t.starts_with('[') {
+                current = String::new();
+            }
+        }
+        current
+    }
+
+    /// The key written on the line of `offset` (`id`, `buffers.a`), with its table prefix.
+    fn key_at(&self, offset: usize) -> String {
+        let start = self.text[..offset.min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |n| n + 1);
+        let line = self.text[start..].lines().next().unwrap_or("");
+        let key = line.split('=').next().unwrap_or("").trim();
+        format!("{}{}", self.table_prefix(offset), key)
+    }
+}
+
+/// The first `backticked` word of a message that starts with `lead`.
+fn backticked_after(msg: &str, lead: &str) -> Option<String> {
+    let rest = msg.strip_prefix(lead)?;
+    let start = rest.find('`')? + 1;
+    let len = rest[start..].find('`')?;
+    Some(rest[start..start + len].to_string())
+}
+
+pub(crate) fn is_c_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The 1-based line where the first line of a string value's content sits: a multi-line
+/// string's content starts on the next line when the opening quotes end their line.
+fn content_line(text: &str, span: &Range<usize>) -> usize {
+    let line = line_of(text, span.start);
+    let rest = text.get(span.start..).unwrap_or("");
+    for q in ["\"\"\"", "'''"] {
+        if let Some(after) = rest.strip_prefix(q) {
+            if after.starts_with('\n') || after.starts_with("\r\n") {
+                return line + 1;
+            }
+        }
+    }
+    line
+}
+
+/// A declared parameter: `"name"` or `"name: type"`.
+struct Decl {
+    name: String,
+    ty: Option<ElemType>,
+}
+
+/// What the tests say a parameter is (from the first test that has it).
+#[derive(Clone, Copy, PartialEq)]
+enum Seen {
+    Buffer { ty: ElemType, output: bool },
+    Scalar,
+}
+
+/// Parse and check one puzzle file. `path` names it in errors and becomes `toml_path`.
+pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleError> {
+    let cx = Ctx { text, path };
+    let raw: RawPuzzle = toml::from_str(text).map_err(|e| cx.toml_error(&e))?;
+    let mut errs = Vec::new();
+
+    if *raw.id.get_ref() == 0 {
+        errs.push(cx.err(
+            &raw.id.span(),
+            "id",
+            "puzzle ids start at 1",
+            "use the puzzle's number in the course: 1, 2, 3, ...",
+        ));
+    }
+    if !is_slug(raw.slug.get_ref()) {
+        errs.push(cx.err(
+            &raw.slug.span(),
+            "slug",
+            format!("`{}` is not a valid slug", raw.slug.get_ref()),
+            "use lowercase letters, digits and single hyphens, like \"dot-product\"",
+        ));
+    }
+    for (field, value) in [
+        ("title", &raw.title),
+        ("part", &raw.part),
+        ("description", &raw.description),
+        ("spec", &raw.spec),
+    ] {
+        if value.get_ref().trim().is_empty() {
+            errs.push(cx.err(
+                &value.span(),
+                field,
+                "is empty",
+                format!("write the puzzle's {field}; {FORMAT_HELP}"),
+            ));
+        }
+    }
+    let kernel = raw.kernel.get_ref();
+    if !is_c_identifier(kernel) || kernel == SPEC_KERNEL {
+        errs.push(cx.err(
+            &raw.kernel.span(),
+            "kernel",
+            format!("`{kernel}` cannot be the kernel's name"),
+            format!("give the name of the `extern \"C\" __global__` function in the .cu file: letters, digits and _ (not `{SPEC_KERNEL}`, which gpuzzle uses for the spec)"),
+        ));
+    }
+    for (i, hint) in raw.hints.iter().enumerate() {
+        if hint.get_ref().trim().is_empty() {
+            errs.push(cx.err(
+                &hint.span(),
+                format!("hints[{i}]"),
+                "is empty",
+                "write the hint or remove it",
+            ));
+        }
+    }
+
+    let defines = parse_defines(&cx, &raw, &mut errs);
+    let tolerance = match &raw.tolerance {
+        None => Tolerance::default(),
+        Some(t) => {
+            let tol = Tolerance {
+                abs: t.get_ref().abs,
+                rel: t.get_ref().rel,
+            };
+            if !(tol.abs.is_finite() && tol.abs >= 0.0 && tol.rel.is_finite() && tol.rel >= 0.0) {
+                errs.push(cx.err(
+                    &t.span(),
+                    "tolerance",
+                    "abs and rel must be finite and not negative",
+                    "use e.g. tolerance = { abs = 0.0, rel = 1e-5 }; leave it out for exact comparison",
+                ));
+            }
+            tol
+        }
+    };
+
+    let decls = parse_params(&cx, &raw, &mut errs);
+
+    let mut tests = Vec::new();
+    match &raw.tests {
+        Some(ts) if !ts.get_ref().is_empty() => {
+            let mut names = BTreeSet::new();
+            for (i, t) in ts.get_ref().iter().enumerate() {
+                if let Some(tc) =
+                    parse_test(&cx, t, &format!("test[{i}]"), &decls, false, &mut errs)
+                {
+                    if !names.insert(tc.name.clone()) {
+                        errs.push(cx.err(
+                            &t.span(),
+                            format!("test[{i}].name"),
+                            format!("another test is already called \"{}\"", tc.name),
+                            "give every test its own name",
+                        ));
+                    }
+                    tests.push((t.span(), format!("test[{i}]"), tc));
+                }
+            }
+        }
+        _ => errs.push(cx.err(
+            &(0..0),
+            "test",
+            "the puzzle has no tests",
+            "add at least one [[test]] table with name, grid, block, scalars and buffers",
+        )),
+    }
+    let bench = raw.bench.as_ref().and_then(|b| {
+        parse_test(&cx, b, "bench", &decls, true, &mut errs).map(|tc| (b.span(), tc))
+    });
+
+    let params = if errs.is_empty() {
+        let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
+            .iter()
+            .map(|(s, f, t)| (s.clone(), f.as_str(), t))
+            .collect();
+        if let Some((s, t)) = &bench {
+            all.push((s.clone(), "bench", t));
+        }
+        resolve_params(&cx, &decls, &all, &mut errs)
+    } else {
+        Vec::new()
+    };
+    PuzzleError::collect(errs)?;
+
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let puzzle = Puzzle {
+        id: *raw.id.get_ref(),
+        slug: raw.slug.get_ref().clone(),
+        title: raw.title.get_ref().trim().to_string(),
+        part: raw.part.get_ref().trim().to_string(),
+        kernel: raw.kernel.get_ref().clone(),
+        params,
+        defines,
+        description: raw.description.get_ref().trim_end().to_string(),
+        spec: raw.spec.get_ref().clone(),
+        spec_line: content_line(text, &raw.spec.span()),
+        hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
+        budget: raw
+            .budget
+            .as_ref()
+            .map(|b| *b.get_ref())
+            .unwrap_or_default(),
+        tolerance,
+        tests: tests.into_iter().map(|(_, _, t)| t).collect(),
+        bench: bench.map(|(_, t)| t),
+        toml_path: path.to_path_buf(),
+        kernel_file: format!("{stem}.cu"),
+    };
+    Ok(Parsed {
+        puzzle,
+        id_line: cx.line(&raw.id.span()),
+        slug_line: cx.line(&raw.slug.span()),
+        kernel_line: cx.line(&raw.kernel.span()),
+    })
+}
+
+fn parse_defines(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    errs: &mut Vec<PuzzleError>,
+) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    for (name, value) in &raw.defines {
+        let field = format!("defines.{name}");
+        if !is_c_identifier(name) {
+            errs.push(cx.err(
+                &value.span(),
+                &field,
+                format!("`{name}` is not a valid macro name"),
+                "use letters, digits and _, starting with a letter: TPB, MAX_CONV",
+            ));
+            continue;
+        }
+        let v = match value.get_ref() {
+            toml::Value::Integer(i) => Some(i.to_string()),
+            toml::Value::Float(f) => Some(format!("{f:?}")),
+            toml::Value::String(s) => Some(s.clone()),
+            toml::Value::Boolean(true) => None,
+            _ => {
+                errs.push(cx.err(
+                    &value.span(),
+                    &field,
+                    "a define must be a number, a string or `true`",
+                    "write e.g. TPB = 8, EXPR = \"(TPB + 4)\", or DEBUG = true for a bare -DDEBUG",
+                ));
+                continue;
+            }
+        };
+        out.push((name.clone(), v));
+    }
+    out
+}
+
+fn parse_params(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<Decl> {
+    let mut decls: Vec<Decl> = Vec::new();
+    if raw.params.get_ref().is_empty() {
+        errs.push(cx.err(
+            &raw.params.span(),
+            "params",
+            "the kernel has no parameters",
+            "list the kernel's parameters in order, e.g. params = [\"out\", \"a\", \"size\"]",
+        ));
+    }
+    for (i, p) in raw.params.get_ref().iter().enumerate() {
+        let field = format!("params[{i}]");
+        let (name, ty) = match p.get_ref().split_once(':') {
+            Some((n, t)) => (n.trim(), Some(t.trim())),
+            None => (p.get_ref().trim(), None),
+        };
+        // A bad name or type is reported, but the name is still declared, so that the tests
+        // using it do not add a cascade of "not a kernel parameter" errors.
+        if !is_c_identifier(name) {
+            errs.push(cx.err(
+                &p.span(),
+                &field,
+                format!("`{name}` is not a valid parameter name"),
+                "write the C name of the parameter, optionally with a type: \"size\" or \"size: u32\"",
+            ));
+        }
+        let ty = match ty.map(ElemType::from_str) {
+            None => None,
+            Some(Ok(t)) => Some(t),
+            Some(Err(e)) => {
+                errs.push(cx.err(&p.span(), &field, e, TYPE_HELP));
+                None
+            }
+        };
+        if decls.iter().any(|d| d.name == name) {
+            errs.push(cx.err(
+                &p.span(),
+                &field,
+                format!("parameter `{name}` is listed twice"),
+                "list every kernel parameter once, in the kernel's order",
+            ));
+            continue;
+        }
+        decls.push(Decl {
+            name: name.to_string(),
+            ty,
+        });
+    }
+    decls
+}
+
+/// Check one `[[test]]` (or `[bench]`); `None` when it has errors (pushed to `errs`).
+fn parse_test(
+    cx: &Ctx,
+    raw: &Spanned<RawTest>,
+    field: &str,
+    decls: &[Decl],
+    is_bench: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<TestCase> {
+    let before = errs.len();
+    let t = raw.get_ref();
+    let name = match &t.name {
+        Some(n) if !n.get_ref().trim().is_empty() => n.get_ref().trim().to_string(),
+        None if is_bench => "bench".to_string(),
+        Some(n) => {
+            errs.push(cx.err(
+                &n.span(),
+                format!("{field}.name"),
+                "is empty",
+                "name the test after what it checks, e.g. \"two blocks\"",
+            ));
+            String::new()
+        }
+        None => {
+            errs.push(cx.err(
+                &raw.span(),
+                format!("{field}.name"),
+                "the test has no name",
+                "add name = \"...\" (it is shown in every report)",
+            ));
+            String::new()
+        }
+    };
+    let grid = launch_dims(cx, &t.grid, &format!("{field}.grid"), false, errs);
+    let block = launch_dims(cx, &t.block, &format!("{field}.block"), true, errs);
+
+    let mut buffers = BTreeMap::new();
+    for (bname, b) in &t.buffers {
+        let bfield = format!("{field}.buffers.{bname}");
+        let decl = decls.iter().find(|d| d.name == *bname);
+        if decl.is_none() {
+            errs.push(cx.err(
+                &b.span(),
+                &bfield,
+                format!("`{bname}` is not a kernel parameter"),
+                format!("add \"{bname}\" to `params` in the kernel's order, or remove this buffer"),
+            ));
+            continue;
+        }
+        if t.scalars.contains_key(bname) {
+            errs.push(cx.err(
+                &b.span(),
+                &bfield,
+                format!("`{bname}` is given both as a buffer and as a scalar"),
+                "a parameter is either a pointer (buffer) or a value (scalar): remove one",
+            ));
+            continue;
+        }
+        if let Some(spec) = parse_buffer(cx, b, &bfield, decl.and_then(|d| d.ty), errs) {
+            buffers.insert(bname.clone(), spec);
+        }
+    }
+    let mut scalars = BTreeMap::new();
+    for (sname, v) in &t.scalars {
+        if !decls.iter().any(|d| d.name == *sname) {
+            errs.push(cx.err(
+                &v.span(),
+                format!("{field}.scalars.{sname}"),
+                format!("`{sname}` is not a kernel parameter"),
+                format!("add \"{sname}\" to `params` in the kernel's order, or remove this scalar"),
+            ));
+            continue;
+        }
+        scalars.insert(sname.clone(), *v.get_ref());
+    }
+    if errs.len() > before {
+        return None;
+    }
+    Some(TestCase {
+        name,
+        grid,
+        block,
+        shared_bytes: t.shared_bytes,
+        scalars,
+        buffers,
+    })
+}
+
+/// 1 to 3 positive numbers within CUDA's limits, padded with 1s.
+fn launch_dims(
+    cx: &Ctx,
+    dims: &Spanned<Vec<u32>>,
+    field: &str,
+    is_block: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> [u32; 3] {
+    let what = if is_block { "block" } else { "grid" };
+    let v = dims.get_ref();
+    if v.is_empty() || v.len() > 3 {
+        errs.push(cx.err(
+            &dims.span(),
+            field,
+            format!("has {} dimensions", v.len()),
+            format!("give 1 to 3 numbers (x, y, z), e.g. {what} = [8] or {what} = [3, 3]"),
+        ));
+        return [1; 3];
+    }
+    let mut d = [1u32; 3];
+    d[..v.len()].copy_from_slice(v);
+    if d.contains(&0) {
+        errs.push(cx.err(
+            &dims.span(),
+            field,
+            "a dimension is 0",
+            format!("every dimension of the {what} must be at least 1"),
+        ));
+    } else if is_block {
+        let threads: u64 = d.iter().map(|&x| x as u64).product();
+        if d[0] > 1024 || d[1] > 1024 || d[2] > 64 || threads > 1024 {
+            errs.push(cx.err(
+                &dims.span(),
+                field,
+                format!("{threads} threads per block is beyond CUDA's limits"),
+                "a block has at most 1024 threads (x, y <= 1024, z <= 64); use more blocks instead",
+            ));
+        }
+    } else if d[1] > 65535 || d[2] > 65535 {
+        errs.push(cx.err(
+            &dims.span(),
+            field,
+            "the grid's y or z is above 65535",
+            "CUDA allows at most 65535 blocks in y and z; put the large dimension in x",
+        ));
+    }
+    d
+}
+
+fn parse_buffer(
+    cx: &Ctx,
+    b: &Spanned<RawBuffer>,
+    field: &str,
+    declared: Option<ElemType>,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<BufferSpec> {
+    let before = errs.len();
+    let raw = b.get_ref();
+    let here = b.span();
+
+    let ty = match &raw.ty {
+        None => declared.unwrap_or(ElemType::F32),
+        Some(t) => match ElemType::from_str(t.get_ref()) {
+            Ok(ty) => {
+                if let Some(d) = declared.filter(|&d| d != ty) {
+                    errs.push(cx.err(
+                        &t.span(),
+                        format!("{field}.type"),
+                        format!("the buffer is {ty} but `params` declares it {d}"),
+                        "make them agree, or give the type in one place only",
+                    ));
+                }
+                ty
+            }
+            Err(e) => {
+                errs.push(cx.err(&t.span(), format!("{field}.type"), e, TYPE_HELP));
+                ElemType::F32
+            }
+        },
+    };
+
+    let shape = match &raw.shape {
+        None => None,
+        Some(s) => match s.get_ref().as_slice() {
+            &[rows, cols] if rows > 0 && cols > 0 => Some([rows, cols]),
+            _ => {
+                errs.push(cx.err(
+                    &s.span(),
+                    format!("{field}.shape"),
+                    "a shape is two positive numbers",
+                    "write shape = [rows, cols]; the buffer holds rows * cols elements, row by row",
+                ));
+                None
+            }
+        },
+    };
+
+    let len = match (&raw.len, shape, &raw.values) {
+        (Some(l), Some([r, c]), _) if *l.get_ref() != r * c => {
+            errs.push(cx.err(
+                &l.span(),
+                format!("{field}.len"),
+                format!("len is {} but shape is {r} x {c} = {}", l.get_ref(), r * c),
+                "give only the shape (len follows from it), or make them agree",
+            ));
+            0
+        }
+        (Some(l), _, _) => *l.get_ref(),
+        (None, Some([r, c]), _) => r * c,
+        (None, None, Some(v)) => v.get_ref().len(),
+        (None, None, None) => {
+            if raw.shape.is_none() {
+                errs.push(cx.err(
+                    &here,
+                    format!("{field}.len"),
+                    "the buffer has no size",
+                    "add len = N (or shape = [rows, cols] for a matrix)",
+                ));
+            }
+            0
+        }
+    };
+    if len == 0 && errs.len() == before {
+        errs.push(cx.err(
+            &raw.len.as_ref().map_or(here.clone(), |l| l.span()),
+            format!("{field}.len"),
+            "a buffer needs at least 1 element",
+            "give len = 1 or more (CUDA has no empty allocations)",
+        ));
+    }
+
+    let given: Vec<&str> = [
+        raw.init.as_ref().map(|_| "init"),
+        raw.fill.as_ref().map(|_| "fill"),
+        raw.values.as_ref().map(|_| "values"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if given.len() > 1 {
+        errs.push(cx.err(
+            &here,
+            field,
+            format!("both {} are given", given.join(" and ")),
+            "give the contents one way only: init = \"arange\", fill = 2.5 or values = [...]",
+        ));
+    }
+
+    let mut init = Init::Zeros;
+    if let Some(s) = &raw.init {
+        init = match s.get_ref().as_str() {
+            "zeros" => Init::Zeros,
+            "ones" => Init::Ones,
+            "arange" => Init::Arange,
+            "random" => Init::Random {
+                seed: raw.seed.as_ref().map_or(0, |s| *s.get_ref()),
+            },
+            other => {
+                errs.push(cx.err(
+                    &s.span(),
+                    format!("{field}.init"),
+                    format!("unknown init `{other}`"),
+                    "use \"zeros\", \"ones\", \"arange\" or \"random\" (or fill = x, values = [...])",
+                ));
+                Init::Zeros
+            }
+        };
+    }
+    if let Some(f) = &raw.fill {
+        init = Init::Fill(*f.get_ref());
+        check_integral(cx, &f.span(), field, "fill", ty, &[*f.get_ref()], errs);
+    }
+    if let Some(v) = &raw.values {
+        if v.get_ref().len() != len && len != 0 {
+            errs.push(cx.err(
+                &v.span(),
+                format!("{field}.values"),
+                format!(
+                    "{} values for a buffer of {len} elements",
+                    v.get_ref().len()
+                ),
+                "give exactly one value per element (matrices row by row)",
+            ));
+        }
+        check_integral(cx, &v.span(), field, "values", ty, v.get_ref(), errs);
+        init = Init::Values(v.get_ref().clone());
+    }
+    if let Some(s) = &raw.seed {
+        if !matches!(init, Init::Random { .. }) {
+            errs.push(cx.err(
+                &s.span(),
+                format!("{field}.seed"),
+                "a seed only makes sense with init = \"random\"",
+                "remove the seed, or set init = \"random\"",
+            ));
+        }
+    }
+    if raw.output {
+        if init != Init::Zeros {
+            errs.push(cx.err(
+                &here,
+                field,
+                "an output buffer cannot have initial contents",
+                "outputs start as zeros: remove init/fill/values, or drop `output = true` if the kernel only reads it",
+            ));
+        }
+        if raw.fixed {
+            errs.push(cx.err(
+                &here,
+                format!("{field}.fixed"),
+                "`fixed` applies to inputs only",
+                "remove `fixed = true` from the output buffer",
+            ));
+        }
+    }
+    if errs.len() > before {
+        return None;
+    }
+    Some(BufferSpec {
+        ty,
+        len,
+        init,
+        output: raw.output,
+        shape,
+        fixed: raw.fixed,
+    })
+}
+
+fn check_integral(
+    cx: &Ctx,
+    span: &Range<usize>,
+    field: &str,
+    key: &str,
+    ty: ElemType,
+    values: &[f64],
+    errs: &mut Vec<PuzzleError>,
+) {
+    if ty.is_float() {
+        return;
+    }
+    if let Some(v) = values.iter().find(|v| v.fract() != 0.0 || !v.is_finite()) {
+        errs.push(cx.err(
+            span,
+            format!("{field}.{key}"),
+            format!("{v} is not a whole number, but the buffer holds {ty}"),
+            "use whole numbers, or a float type (f32) for the buffer",
+        ));
+    }
+}
+
+/// Decide each parameter's kind from the tests: the same kind, type and direction everywhere.
+fn resolve_params(
+    cx: &Ctx,
+    decls: &[Decl],
+    tests: &[(Range<usize>, &str, &TestCase)],
+    errs: &mut Vec<PuzzleError>,
+) -> Vec<Param> {
+    let mut params = Vec::new();
+    for d in decls {
+        let mut seen: Option<(Seen, &str)> = None;
+        for (span, field, t) in tests {
+            let now = if let Some(b) = t.buffers.get(&d.name) {
+                Seen::Buffer {
+                    ty: b.ty,
+                    output: b.output,
+                }
+            } else if t.scalars.contains_key(&d.name) {
+                Seen::Scalar
+            } else {
+                errs.push(cx.err(
+                    span,
+                    format!("{field}.{}", d.name),
+                    format!("parameter `{}` has no value in this test", d.name),
+                    format!(
+                        "add `scalars = {{ {n} = ... }}` or `buffers.{n} = {{ len = ... }}` to the test",
+                        n = d.name
+                    ),
+                ));
+                continue;
+            };
+            match seen {
+                None => seen = Some((now, field)),
+                Some((first, first_field)) if first != now => {
+                    errs.push(cx.err(
+                        span,
+                        format!("{field}.{}", d.name),
+                        format!(
+                            "parameter `{}` is {} here but {} in {first_field}",
+                            d.name,
+                            describe(now),
+                            describe(first)
+                        ),
+                        "a parameter has one C type: give it the same kind, type and `output` in every test",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let Some((seen, _)) = seen else { continue };
+        let (kind, output) = match seen {
+            Seen::Buffer { ty, output } => (ParamKind::Buffer(ty), output),
+            Seen::Scalar => {
+                let ty = d.ty.unwrap_or(ElemType::I32);
+                check_scalars(cx, d, ty, tests, errs);
+                (ParamKind::Scalar(ty), false)
+            }
+        };
+        params.push(Param {
+            name: d.name.clone(),
+            kind,
+            output,
+        });
+    }
+    params
+}
+
+fn describe(s: Seen) -> String {
+    match s {
+        Seen::Buffer { ty, output: true } => format!("an output buffer of {ty}"),
+        Seen::Buffer { ty, output: false } => format!("an input buffer of {ty}"),
+        Seen::Scalar => "a scalar".to_string(),
+    }
+}
+
+/// Scalar values must fit an integer parameter exactly (8.5 is no `int`).
+fn check_scalars(
+    cx: &Ctx,
+    d: &Decl,
+    ty: ElemType,
+    tests: &[(Range<usize>, &str, &TestCase)],
+    errs: &mut Vec<PuzzleError>,
+) {
+    if ty.is_float() {
+        return;
+    }
+    for (span, field, t) in tests {
+        if let Some(&v) = t.scalars.get(&d.name) {
+            let mut bytes = Vec::new();
+            ty.encode(v, &mut bytes);
+            if ty.decode(&bytes) != v {
+                errs.push(cx.err(
+                    span,
+                    format!("{field}.scalars.{}", d.name),
+                    format!("{v} does not fit parameter `{}` of type {ty}", d.name),
+                    format!(
+                        "use a whole number in range, or declare the type in params (\"{}: f32\")",
+                        d.name
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::error::Invalid;
+    use crate::puzzle::model::Init;
+
+    const GOOD: &str = r#"id = 9
+slug = "pooling"
+title = "Pooling"
+part = "Shared memory"
+kernel = "pooling"
+params = ["out", "a", "size"]
+defines = { TPB = 8, EXPR = "(TPB + 1)", DEBUG = true }
+description = "Sum the last three."
+spec = """
+for (int i = 0; i < size; i++) {
+    out[i] = a[i];
+}
+"""
+hints = ["one", "two", "three"]
+budget = { global_reads = 1, global_writes = 1 }
+
+[[test]]
+name = "one block"
+grid = [1]
+block = [8]
+scalars = { size = 8 }
+buffers.a = { len = 8, init = "arange" }
+buffers.out = { len = 8, output = true }
+
+[[test]]
+name = "two blocks"
+grid = [2]
+block = [8]
+scalars = { size = 16 }
+buffers.a = { shape = [4, 4], init = "random", seed = 3 }
+buffers.out = { len = 16, output = true }
+"#;
+
+    fn parse(text: &str) -> Result<Puzzle, PuzzleError> {
+        parse_puzzle(text, Path::new("puzzles/09_pooling.toml")).map(|p| p.puzzle)
+    }
+
+    /// 1-based line of the first line of `text` containing `needle` (the n-th with `nth`).
+    fn line_with(text: &str, needle: &str, nth: usize) -> usize {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .nth(nth)
+            .map(|(i, _)| i + 1)
+            .unwrap_or_else(|| panic!("`{needle}` not in text"))
+    }
+
+    /// Parse `text`, expect exactly one located error, check its line and field, return it.
+    fn one_error(text: &str, line: usize, field: &str) -> Invalid {
+        let e = parse(text).expect_err("should be rejected");
+        let all = e.invalids();
+        assert_eq!(all.len(), 1, "expected one error, got: {e}");
+        let inv = all[0].clone();
+        assert_eq!(inv.line, Some(line), "line, in: {e}");
+        assert_eq!(inv.field, field, "field, in: {e}");
+        assert!(!inv.help.is_empty(), "a fix is suggested: {e}");
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with(&format!("puzzles/09_pooling.toml:{line}: `{field}`")),
+            "{shown}"
+        );
+        inv
+    }
+
+    #[test]
+    fn a_good_file_parses_into_the_model() {
+        let p = parse(GOOD).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.id, 9);
+        assert_eq!(p.kernel_file, "09_pooling.cu");
+        assert_eq!(
+            p.params,
+            vec![
+                Param {
+                    name: "out".into(),
+                    kind: ParamKind::Buffer(ElemType::F32),
+                    output: true
+                },
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Buffer(ElemType::F32),
+                    output: false
+                },
+                Param {
+                    name: "size".into(),
+                    kind: ParamKind::Scalar(ElemType::I32),
+                    output: false
+                },
+            ]
+        );
+        assert_eq!(
+            p.defines,
+            vec![
+                ("DEBUG".to_string(), None),
+                ("EXPR".to_string(), Some("(TPB + 1)".to_string())),
+                ("TPB".to_string(), Some("8".to_string())),
+            ]
+        );
+        assert_eq!(p.define_flags(), ["-DDEBUG", "-DEXPR=(TPB + 1)", "-DTPB=8"]);
+        assert_eq!(p.spec_line, line_with(GOOD, "for (int i", 0));
+        assert_eq!(p.budget.global_reads, Some(1));
+        assert_eq!(p.budget.shared_reads, None);
+        assert!(p.tolerance.is_exact());
+        assert_eq!(p.tests.len(), 2);
+        let t = &p.tests[1];
+        assert_eq!(t.grid, [2, 1, 1]);
+        assert_eq!(t.block, [8, 1, 1]);
+        assert_eq!(t.scalars["size"], 16.0);
+        assert_eq!(t.buffers["a"].len, 16);
+        assert_eq!(t.buffers["a"].shape, Some([4, 4]));
+        assert_eq!(t.buffers["a"].init, Init::Random { seed: 3 });
+        assert!(p.bench.is_none());
+    }
+
+    #[test]
+    fn spec_source_wraps_the_body_with_the_kernel_params() {
+        let p = parse(GOOD).unwrap();
+        let src = p.spec_source();
+        assert!(src.contains(
+            "extern \"C\" __global__ void gpuzzle_spec(float* out, const float* a, int size) {"
+        ));
+        assert!(src.contains(&format!(
+            "#line {} \"puzzles/09_pooling.toml\"\nfor (int i = 0;",
+            p.spec_line
+        )));
+        assert!(src.trim_end().ends_with('}'));
+    }
+
+    #[test]
+    fn declared_types_and_the_bench_are_used() {
+        let text = GOOD
+            .replace(r#"["out", "a", "size"]"#, r#"["out: f64", "a: f64", "size: u32"]"#)
+            + "\n[bench]\ngrid = [64]\nblock = [256]\nscalars = { size = 16384 }\nbuffers.a = { len = 16384, init = \"random\" }\nbuffers.out = { len = 16384, output = true }\n";
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.params[0].kind, ParamKind::Buffer(ElemType::F64));
+        assert_eq!(p.params[2].kind, ParamKind::Scalar(ElemType::U32));
+        assert!(p.spec_source().contains("unsigned int size"));
+        let bench = p.bench.unwrap();
+        assert_eq!(bench.name, "bench");
+        assert_eq!(bench.buffers["a"].ty, ElemType::F64);
+        assert_eq!(bench.buffers["a"].init, Init::Random { seed: 0 });
+    }
+
+    #[test]
+    fn malformed_toml_points_at_the_line() {
+        let text = GOOD.replace("title = \"Pooling\"", "title = \"Pooling");
+        let inv = one_error(&text, line_with(&text, "title =", 0), "(TOML syntax)");
+        assert!(inv.help.contains("quotes"), "{}", inv.help);
+    }
+
+    #[test]
+    fn a_missing_required_field_is_named() {
+        let text = GOOD.replace("kernel = \"pooling\"\n", "");
+        let inv = one_error(&text, 1, "kernel");
+        assert!(inv.problem.contains("missing field `kernel`"));
+        assert!(inv.help.contains("add `kernel = ...`"));
+    }
+
+    #[test]
+    fn a_missing_field_in_a_test_names_the_test() {
+        let text = GOOD.replace("grid = [2]\n", "");
+        let inv = one_error(&text, line_with(&text, "[[test]]", 1), "test[1].grid");
+        assert!(inv.problem.contains("missing field `grid`"));
+    }
+
+    #[test]
+    fn an_unknown_field_is_rejected() {
+        let text = GOOD.replace("hints = [", "hint = [");
+        let inv = one_error(&text, line_with(&text, "hint = [", 0), "hint");
+        assert!(
+            inv.problem.contains("unknown field `hint`"),
+            "{}",
+            inv.problem
+        );
+        let text = GOOD.replace("{ len = 8, init", "{ lenght = 8, init");
+        one_error(&text, line_with(&text, "lenght", 0), "test[0].lenght");
+        let text = GOOD.replace("global_reads = 1,", "global_read = 1,");
+        one_error(&text, line_with(&text, "global_read", 0), "global_read");
+    }
+
+    #[test]
+    fn a_bad_type_name_is_rejected() {
+        let text = GOOD.replace("{ len = 8, init", "{ type = \"float\", len = 8, init");
+        let inv = one_error(
+            &text,
+            line_with(&text, "float", 0),
+            "test[0].buffers.a.type",
+        );
+        assert!(
+            inv.problem.contains("unknown type `float`"),
+            "{}",
+            inv.problem
+        );
+        assert!(inv.help.contains("f32 (float)"));
+        let text = GOOD.replace(r#""size"]"#, r#""size: int"]"#);
+        one_error(&text, line_with(&text, "params", 0), "params[2]");
+    }
+
+    #[test]
+    fn a_buffer_type_must_agree_with_its_declaration() {
+        let text = GOOD
+            .replace(r#""a", "size"]"#, r#""a: f32", "size"]"#)
+            .replace("{ len = 8, init", "{ type = \"i32\", len = 8, init");
+        let inv = one_error(&text, line_with(&text, "i32", 0), "test[0].buffers.a.type");
+        assert!(inv.problem.contains("declares it f32"), "{}", inv.problem);
+    }
+
+    #[test]
+    fn grid_and_block_need_one_to_three_positive_dims() {
+        let t0 = line_with(GOOD, "grid = [1]", 0);
+        one_error(&GOOD.replace("grid = [1]", "grid = []"), t0, "test[0].grid");
+        let inv = one_error(
+            &GOOD.replace("grid = [1]", "grid = [1, 1, 1, 1]"),
+            t0,
+            "test[0].grid",
+        );
+        assert!(inv.problem.contains("4 dimensions"));
+        let inv = one_error(
+            &GOOD.replace("grid = [1]", "grid = [1, 0]"),
+            t0,
+            "test[0].grid",
+        );
+        assert!(inv.problem.contains("is 0"));
+        let b0 = line_with(GOOD, "block = [8]", 0);
+        let inv = one_error(
+            &GOOD.replacen("block = [8]", "block = [64, 32]", 1),
+            b0,
+            "test[0].block",
+        );
+        assert!(inv.problem.contains("2048 threads"), "{}", inv.problem);
+    }
+
+    #[test]
+    fn a_test_buffer_must_be_a_param() {
+        let text = GOOD.replacen(
+            "buffers.out = { len = 8, output = true }",
+            "buffers.out = { len = 8, output = true }\nbuffers.b = { len = 8 }",
+            1,
+        );
+        let inv = one_error(&text, line_with(&text, "buffers.b", 0), "test[0].buffers.b");
+        assert!(inv.help.contains("add \"b\" to `params`"));
+        let text = GOOD.replacen("scalars = { size = 8 }", "scalars = { size = 8, n = 2 }", 1);
+        one_error(&text, line_with(&text, "n = 2", 0), "test[0].scalars.n");
+    }
+
+    #[test]
+    fn every_param_needs_a_value_in_every_test() {
+        let text = GOOD.replace("scalars = { size = 16 }\n", "");
+        let inv = one_error(&text, line_with(&text, "[[test]]", 1), "test[1].size");
+        assert!(
+            inv.problem.contains("`size` has no value"),
+            "{}",
+            inv.problem
+        );
+    }
+
+    #[test]
+    fn a_param_keeps_its_kind_across_tests() {
+        let text = GOOD.replace(
+            "buffers.out = { len = 16, output = true }",
+            "buffers.out = { len = 16 }",
+        );
+        let inv = one_error(&text, line_with(&text, "[[test]]", 1), "test[1].out");
+        assert!(inv.problem.contains("an input buffer"), "{}", inv.problem);
+    }
+
+    #[test]
+    fn a_buffer_needs_at_least_one_element() {
+        let text = GOOD.replace("{ len = 8, init", "{ len = 0, init");
+        let inv = one_error(
+            &text,
+            line_with(&text, "len = 0", 0),
+            "test[0].buffers.a.len",
+        );
+        assert!(inv.problem.contains("at least 1"));
+        let text = GOOD.replace("{ len = 8, init = \"arange\" }", "{ init = \"arange\" }");
+        let inv = one_error(
+            &text,
+            line_with(&text, "buffers.a", 0),
+            "test[0].buffers.a.len",
+        );
+        assert!(inv.problem.contains("no size"));
+    }
+
+    #[test]
+    fn values_must_match_the_length() {
+        let text = GOOD.replace(
+            "{ len = 8, init = \"arange\" }",
+            "{ len = 8, values = [1, 2, 3] }",
+        );
+        let inv = one_error(
+            &text,
+            line_with(&text, "values", 0),
+            "test[0].buffers.a.values",
+        );
+        assert!(
+            inv.problem.contains("3 values for a buffer of 8"),
+            "{}",
+            inv.problem
+        );
+        let text = GOOD.replace("shape = [4, 4]", "shape = [4, 4], len = 15");
+        one_error(
+            &text,
+            line_with(&text, "len = 15", 0),
+            "test[1].buffers.a.len",
+        );
+    }
+
+    #[test]
+    fn contents_are_given_one_way_and_outputs_start_at_zero() {
+        let text = GOOD.replace(
+            "{ len = 8, init = \"arange\" }",
+            "{ len = 8, init = \"arange\", fill = 2 }",
+        );
+        let inv = one_error(&text, line_with(&text, "fill", 0), "test[0].buffers.a");
+        assert!(inv.problem.contains("init and fill"));
+        let text = GOOD.replace(
+            "{ len = 8, output = true }",
+            "{ len = 8, output = true, init = \"ones\" }",
+        );
+        one_error(&text, line_with(&text, "ones", 0), "test[0].buffers.out");
+        let text = GOOD.replace("init = \"arange\" }", "init = \"arange\", seed = 4 }");
+        one_error(
+            &text,
+            line_with(&text, "seed = 4", 0),
+            "test[0].buffers.a.seed",
+        );
+        let text = GOOD.replace("init = \"arange\" }", "init = \"iota\" }");
+        one_error(&text, line_with(&text, "iota", 0), "test[0].buffers.a.init");
+    }
+
+    #[test]
+    fn integer_values_must_be_whole() {
+        let text = GOOD.replace("scalars = { size = 8 }", "scalars = { size = 8.5 }");
+        let inv = one_error(
+            &text,
+            line_with(&text, "[[test]]", 0),
+            "test[0].scalars.size",
+        );
+        assert!(inv.problem.contains("8.5 does not fit"), "{}", inv.problem);
+        let text = GOOD.replace(
+            "{ len = 8, init = \"arange\" }",
+            "{ type = \"i32\", len = 2, values = [1, 2.5] }",
+        );
+        one_error(
+            &text,
+            line_with(&text, "2.5", 0),
+            "test[0].buffers.a.values",
+        );
+    }
+
+    #[test]
+    fn header_fields_are_checked() {
+        one_error(&GOOD.replace("id = 9", "id = 0"), 1, "id");
+        one_error(
+            &GOOD.replace("\"pooling\"\ntitle", "\"Pooling!\"\ntitle"),
+            2,
+            "slug",
+        );
+        let text = GOOD.replace("kernel = \"pooling\"", "kernel = \"pool ing\"");
+        one_error(&text, line_with(&text, "kernel =", 0), "kernel");
+        let text = GOOD.replace(r#"["out", "a", "size"]"#, r#"["out", "a", "a", "size"]"#);
+        one_error(&text, line_with(&text, "params", 0), "params[2]");
+        let text = GOOD.replace("DEBUG = true", "DEBUG = [1]");
+        one_error(&text, line_with(&text, "DEBUG", 0), "defines.DEBUG");
+        let text = GOOD.replace("hints = [\"one\",", "hints = [\"\",");
+        one_error(&text, line_with(&text, "hints", 0), "hints[0]");
+        let text = GOOD.replace("budget =", "tolerance = { rel = -1.0 }\nbudget =");
+        one_error(&text, line_with(&text, "tolerance", 0), "tolerance");
+    }
+
+    #[test]
+    fn test_names_are_required_and_unique() {
+        let text = GOOD.replace("name = \"two blocks\"\n", "");
+        one_error(&text, line_with(&text, "[[test]]", 1), "test[1].name");
+        let text = GOOD.replace("\"two blocks\"", "\"one block\"");
+        one_error(&text, line_with(&text, "[[test]]", 1), "test[1].name");
+    }
+
+    #[test]
+    fn a_puzzle_without_tests_is_rejected() {
+        let cut = GOOD.find("[[test]]").unwrap();
+        let inv = one_error(&GOOD[..cut], 1, "test");
+        assert!(inv.help.contains("[[test]]"));
+    }
+
+    #[test]
+    fn independent_mistakes_are_all_reported() {
+        let text = GOOD
+            .replace("id = 9", "id = 0")
+            .replace("grid = [2]", "grid = []");
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.invalids().len(), 2, "{e}");
+    }
+}

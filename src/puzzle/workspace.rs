@@ -1,0 +1,368 @@
+//! Where the learner works: a root folder holding `puzzles/` (TOML files and the kernels being
+//! written), `solutions/` and `.gpuzzle/` (progress, backups). Finding it, creating it, and
+//! restoring a starter without ever losing the learner's file.
+
+use super::error::PuzzleError;
+use super::load::{load_dir, toml_files};
+use super::model::Puzzle;
+use super::pack::{self, PUZZLES_DIR, SOLUTIONS_DIR};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Environment variable naming a puzzle directory, like `--puzzles DIR`.
+pub const PUZZLES_ENV: &str = "GPUZZLE_PUZZLES";
+/// gpuzzle's own folder inside a workspace root.
+pub const STATE_DIR: &str = ".gpuzzle";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workspace {
+    /// Holds `.gpuzzle/` (progress and backups); normally the parent of `puzzles_dir`.
+    pub root: PathBuf,
+    /// The puzzle files and the learner's kernels.
+    pub puzzles_dir: PathBuf,
+    /// The reference solutions (may be absent: a learner's copy need not have them).
+    pub solutions_dir: PathBuf,
+}
+
+impl Workspace {
+    /// The override a command should use: `--puzzles DIR` if given, else `$GPUZZLE_PUZZLES`.
+    pub fn puzzles_override(cli: Option<&Path>) -> Option<PathBuf> {
+        cli.map(Path::to_path_buf).or_else(|| {
+            std::env::var_os(PUZZLES_ENV)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+
+    /// Find the workspace. With `puzzles_override` (a directory of `*.toml`, or a workspace root
+    /// with `puzzles/` inside), use it; otherwise the nearest ancestor of `start` (itself
+    /// included) that has a `puzzles/` folder holding `*.toml` files.
+    pub fn discover(
+        start: &Path,
+        puzzles_override: Option<&Path>,
+    ) -> Result<Workspace, PuzzleError> {
+        if let Some(dir) = puzzles_override {
+            let dir = absolute(dir);
+            if !dir.is_dir() {
+                return Err(PuzzleError::io(
+                    "open puzzle directory",
+                    &dir,
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+                ));
+            }
+            if has_toml(&dir) {
+                return Ok(Workspace::from_puzzles_dir(&dir));
+            }
+            if has_toml(&dir.join(PUZZLES_DIR)) {
+                return Ok(Workspace::at_root(&dir));
+            }
+            return Err(PuzzleError::NoPuzzlesIn { dir });
+        }
+        let start = absolute(start);
+        for dir in start.ancestors() {
+            if has_toml(&dir.join(PUZZLES_DIR)) {
+                return Ok(Workspace::at_root(dir));
+            }
+        }
+        Err(PuzzleError::NoWorkspace { start })
+    }
+
+    /// The workspace whose root is `root` (`root/puzzles`, `root/solutions`).
+    pub fn at_root(root: &Path) -> Workspace {
+        Workspace {
+            root: root.to_path_buf(),
+            puzzles_dir: root.join(PUZZLES_DIR),
+            solutions_dir: root.join(SOLUTIONS_DIR),
+        }
+    }
+
+    /// The workspace around a puzzle directory: its parent is the root, `solutions/` beside it.
+    pub fn from_puzzles_dir(dir: &Path) -> Workspace {
+        let root = dir.parent().unwrap_or(dir).to_path_buf();
+        Workspace {
+            solutions_dir: root.join(SOLUTIONS_DIR),
+            puzzles_dir: dir.to_path_buf(),
+            root,
+        }
+    }
+
+    /// All puzzles of `puzzles_dir`, checked, sorted by id.
+    pub fn load_puzzles(&self) -> Result<Vec<Puzzle>, PuzzleError> {
+        load_dir(&self.puzzles_dir)
+    }
+
+    /// The puzzle called `query`: its id (`9`, `09`), slug (`pooling`) or file stem
+    /// (`09_pooling`). A miss lists the valid names.
+    pub fn find<'a>(&self, puzzles: &'a [Puzzle], query: &str) -> Result<&'a Puzzle, PuzzleError> {
+        let q = query.trim();
+        let by_id = q.parse::<u32>().ok();
+        puzzles
+            .iter()
+            .find(|p| Some(p.id) == by_id || p.slug == q || p.file_stem() == q)
+            .ok_or_else(|| PuzzleError::UnknownPuzzle {
+                query: query.to_string(),
+                valid: puzzles
+                    .iter()
+                    .map(|p| format!("{} {}", p.id, p.slug))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The learner's kernel (`puzzles/09_pooling.cu`) or the reference (`solutions/...`).
+    pub fn kernel_path(&self, puzzle: &Puzzle, solutions: bool) -> PathBuf {
+        let dir = if solutions {
+            &self.solutions_dir
+        } else {
+            &self.puzzles_dir
+        };
+        dir.join(&puzzle.kernel_file)
+    }
+
+    /// `<root>/.gpuzzle`.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(STATE_DIR)
+    }
+
+    /// Create a workspace in `dir` (made if needed) with the built-in pack: `puzzles/` and
+    /// `solutions/`. Refuses, writing nothing, if any of those files already exists.
+    pub fn init(dir: &Path) -> Result<Workspace, PuzzleError> {
+        let files = pack::pack_files();
+        let existing: Vec<PathBuf> = files
+            .iter()
+            .map(|(rel, _)| dir.join(rel))
+            .filter(|p| p.exists())
+            .collect();
+        if !existing.is_empty() {
+            return Err(PuzzleError::WouldOverwrite { paths: existing });
+        }
+        for (rel, contents) in &files {
+            let path = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| PuzzleError::io("create directory", parent, e))?;
+            }
+            std::fs::write(&path, contents).map_err(|e| PuzzleError::io("write", &path, e))?;
+        }
+        Ok(Workspace::at_root(dir))
+    }
+
+    /// Put the starter of `puzzle` back. The learner's current file, if it differs from the
+    /// starter, is first copied to `.gpuzzle/backup/<file>.<UTC timestamp>`, whose path is
+    /// returned. Only the pack's own puzzles have a known starter.
+    pub fn reset(&self, puzzle: &Puzzle) -> Result<Option<PathBuf>, PuzzleError> {
+        let starter = pack::starter_for(puzzle).ok_or_else(|| PuzzleError::NoStarter {
+            slug: puzzle.slug.clone(),
+            file: self.kernel_path(puzzle, false).display().to_string(),
+        })?;
+        let path = self.kernel_path(puzzle, false);
+        let backup = match std::fs::read(&path) {
+            Ok(current) if current == starter.as_bytes() => None,
+            Ok(current) => Some(self.back_up(&puzzle.kernel_file, &current)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(PuzzleError::io("read", &path, e)),
+        };
+        std::fs::write(&path, starter).map_err(|e| PuzzleError::io("write", &path, e))?;
+        Ok(backup)
+    }
+
+    /// Write `contents` to a fresh `.gpuzzle/backup/<file>.<timestamp>[-N]`.
+    fn back_up(&self, file: &str, contents: &[u8]) -> Result<PathBuf, PuzzleError> {
+        let dir = self.state_dir().join("backup");
+        std::fs::create_dir_all(&dir).map_err(|e| PuzzleError::io("create directory", &dir, e))?;
+        let stamp = utc_timestamp(SystemTime::now());
+        let mut path = dir.join(format!("{file}.{stamp}"));
+        let mut n = 1;
+        while path.exists() {
+            path = dir.join(format!("{file}.{stamp}-{n}"));
+            n += 1;
+        }
+        std::fs::write(&path, contents).map_err(|e| PuzzleError::io("write backup", &path, e))?;
+        Ok(path)
+    }
+}
+
+fn has_toml(dir: &Path) -> bool {
+    dir.is_dir() && toml_files(dir).is_ok_and(|f| !f.is_empty())
+}
+
+/// `p` made absolute (and canonical where possible), so ancestors and parents are meaningful.
+fn absolute(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    std::env::current_dir()
+        .map(|d| d.join(p))
+        .unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// `20250314-092653` (UTC): sorts in time order, safe in file names everywhere.
+fn utc_timestamp(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn fresh() -> (tempfile::TempDir, Workspace) {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = Workspace::init(&tmp.path().join("course")).unwrap();
+        (tmp, ws)
+    }
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        assert_eq!(utc_timestamp(UNIX_EPOCH), "19700101-000000");
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3661); // 2000-02-29 01:01:01
+        assert_eq!(utc_timestamp(t), "20000229-010101");
+        let t = UNIX_EPOCH + Duration::from_secs(1_735_689_599); // 2024-12-31 23:59:59
+        assert_eq!(utc_timestamp(t), "20241231-235959");
+    }
+
+    #[test]
+    fn init_writes_the_pack_and_loads() {
+        let (_tmp, ws) = fresh();
+        assert!(ws.puzzles_dir.join("09_pooling.toml").is_file());
+        assert!(ws.puzzles_dir.join("09_pooling.cu").is_file());
+        assert!(ws.solutions_dir.join("09_pooling.cu").is_file());
+        let puzzles = ws.load_puzzles().unwrap();
+        assert_eq!(puzzles.len(), 14);
+        assert_eq!(
+            ws.kernel_path(&puzzles[8], true),
+            ws.solutions_dir.join("09_pooling.cu")
+        );
+    }
+
+    #[test]
+    fn init_refuses_to_overwrite_and_names_the_files() {
+        let (_tmp, ws) = fresh();
+        let before = std::fs::read(ws.puzzles_dir.join("01_map.cu")).unwrap();
+        std::fs::write(ws.puzzles_dir.join("01_map.cu"), "my work").unwrap();
+        let e = Workspace::init(&ws.root).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, PuzzleError::WouldOverwrite { .. }));
+        assert!(msg.contains("01_map.cu"), "{msg}");
+        assert_eq!(
+            std::fs::read(ws.puzzles_dir.join("01_map.cu")).unwrap(),
+            b"my work"
+        );
+        assert_ne!(before, b"my work");
+    }
+
+    #[test]
+    fn discover_walks_up_from_a_subfolder() {
+        let (_tmp, ws) = fresh();
+        let deep = ws.root.join("notes/week1");
+        std::fs::create_dir_all(&deep).unwrap();
+        let found = Workspace::discover(&deep, None).unwrap();
+        assert_eq!(found.root, ws.root.canonicalize().unwrap());
+        let from_puzzles = Workspace::discover(&ws.puzzles_dir, None).unwrap();
+        assert_eq!(from_puzzles.root, found.root);
+    }
+
+    #[test]
+    fn discover_without_puzzles_says_to_run_init() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = Workspace::discover(tmp.path(), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gpuzzle init DIR"), "{e}");
+    }
+
+    #[test]
+    fn discover_honours_an_override_dir_or_root() {
+        let (tmp, ws) = fresh();
+        let elsewhere = tmp.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let by_dir = Workspace::discover(&elsewhere, Some(&ws.puzzles_dir)).unwrap();
+        assert_eq!(by_dir.puzzles_dir, ws.puzzles_dir.canonicalize().unwrap());
+        assert_eq!(by_dir.root, ws.root.canonicalize().unwrap());
+        let by_root = Workspace::discover(&elsewhere, Some(&ws.root)).unwrap();
+        assert_eq!(by_root, by_dir);
+        let e = Workspace::discover(&ws.root, Some(&elsewhere)).unwrap_err();
+        assert!(matches!(e, PuzzleError::NoPuzzlesIn { .. }), "{e}");
+    }
+
+    #[test]
+    fn find_by_number_padded_number_slug_or_stem() {
+        let (_tmp, ws) = fresh();
+        let ps = ws.load_puzzles().unwrap();
+        for q in ["9", "09", "pooling", "09_pooling"] {
+            assert_eq!(ws.find(&ps, q).unwrap().slug, "pooling", "{q}");
+        }
+        let e = ws.find(&ps, "poolin").unwrap_err().to_string();
+        assert!(
+            e.contains("no puzzle `poolin`") && e.contains("9 pooling"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn reset_backs_up_the_learners_file_then_restores_the_starter() {
+        let (_tmp, ws) = fresh();
+        let ps = ws.load_puzzles().unwrap();
+        let p = ws.find(&ps, "pooling").unwrap();
+        let path = ws.kernel_path(p, false);
+        let starter = std::fs::read_to_string(&path).unwrap();
+
+        // Untouched: nothing to back up.
+        assert_eq!(ws.reset(p).unwrap(), None);
+
+        std::fs::write(&path, "half-done work").unwrap();
+        let backup = ws.reset(p).unwrap().expect("a backup");
+        assert!(backup.starts_with(ws.root.join(".gpuzzle/backup")));
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "half-done work");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), starter);
+
+        // A second reset within the same second keeps both backups.
+        std::fs::write(&path, "second try").unwrap();
+        let b2 = ws.reset(p).unwrap().unwrap();
+        assert_ne!(b2, backup);
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "half-done work");
+
+        // A deleted file is simply restored.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(ws.reset(p).unwrap(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), starter);
+    }
+
+    #[test]
+    fn reset_of_an_unknown_puzzle_refuses_and_keeps_the_file() {
+        let (_tmp, ws) = fresh();
+        let ps = ws.load_puzzles().unwrap();
+        let mut p = ws.find(&ps, "map").unwrap().clone();
+        p.slug = "my-own-map".into();
+        let path = ws.kernel_path(&p, false);
+        std::fs::write(&path, "mine").unwrap();
+        let e = ws.reset(&p).unwrap_err();
+        assert!(matches!(e, PuzzleError::NoStarter { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine");
+    }
+}

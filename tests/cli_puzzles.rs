@@ -1,0 +1,401 @@
+//! The learner's commands through the real binary, on the real puzzle pack.
+//! These need NVRTC (`pip install nvidia-cuda-nvrtc-cu12`); without it they fail and say so.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn gpuzzle() -> Command {
+    let mut c = Command::cargo_bin("gpuzzle").expect("binary builds");
+    c.env("NO_COLOR", "1").env_remove("GPUZZLE_PUZZLES");
+    c
+}
+
+/// Run in the repository (its puzzles/ and solutions/).
+fn in_repo() -> Command {
+    let mut c = gpuzzle();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+/// A fresh workspace made by `gpuzzle init`.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    gpuzzle()
+        .arg("init")
+        .arg(dir.path().join("ws"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gpuzzle run 1"));
+    dir
+}
+
+fn in_ws(dir: &Path) -> Command {
+    let mut c = gpuzzle();
+    c.current_dir(dir.join("ws"));
+    c
+}
+
+#[test]
+fn every_solution_passes_every_test_within_budget() {
+    let out = in_repo()
+        .args(["check", "--all", "--solutions", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["failed"], 0, "{v:#}");
+    let puzzles = v["puzzles"].as_array().unwrap();
+    assert_eq!(puzzles.len(), 14);
+    for p in puzzles {
+        let tests = p["tests"].as_array().unwrap();
+        assert!(
+            tests.iter().any(|t| t["random"] == true),
+            "{} has a random variant",
+            p["slug"]
+        );
+        for t in tests {
+            assert_eq!(t["passed"], true, "{} / {}", p["slug"], t["name"]);
+            assert_eq!(
+                t["diagnostics"].as_array().unwrap().len(),
+                0,
+                "{} / {}",
+                p["slug"],
+                t["name"]
+            );
+            for (k, budget) in t["budget"].as_object().unwrap() {
+                assert!(
+                    t["counters"][k].as_u64().unwrap() <= budget.as_u64().unwrap(),
+                    "{} {k}",
+                    p["slug"]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_untouched_starter_fails_cleanly() {
+    let out = in_repo()
+        .args(["check", "--all", "--format", "json"])
+        .env("GPUZZLE_PUZZLES", "")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let v = json_of(&out.stdout);
+    assert_eq!(v["passed"], 0);
+    for p in v["puzzles"].as_array().unwrap() {
+        assert_eq!(p["passed"], false, "{}", p["slug"]);
+        assert!(
+            p.get("compile_error").is_none(),
+            "starter of {} must compile: {}",
+            p["slug"],
+            p["compile_error"]
+        );
+        for t in p["tests"].as_array().unwrap() {
+            assert!(t.get("error").is_none(), "{}: {}", p["slug"], t["error"]);
+        }
+    }
+}
+
+#[test]
+fn check_prints_a_table_and_junit() {
+    in_repo()
+        .args(["check", "1", "map-2d", "--solutions"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("reference solutions")
+                .and(predicate::str::contains("2 of 2 passed")),
+        );
+    in_repo()
+        .args(["check", "9", "--format", "junit"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("<testsuites").and(predicate::str::contains("<failure")));
+}
+
+#[test]
+fn run_explains_a_failure_and_a_pass() {
+    in_repo().args(["run", "9"]).assert().code(1).stdout(
+        predicate::str::contains("Puzzle 9 · Pooling")
+            .and(predicate::str::contains("gpuzzle hint 9"))
+            .and(predicate::str::contains("expected")),
+    );
+    in_repo()
+        .args(["run", "pooling", "--solution"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("PASSED").and(predicate::str::contains("gpuzzle run 10")));
+}
+
+#[test]
+fn run_reports_a_planted_race_with_its_line() {
+    let dir = workspace();
+    let file = dir.path().join("ws/puzzles/09_pooling.cu");
+    // The solution without its __syncthreads(): line 11 reads what other threads wrote on line 8.
+    std::fs::write(
+        &file,
+        "extern \"C\" __global__ void pooling(float* out, const float* a, int size) {\n\
+         \x20   __shared__ float cache[TPB];\n\
+         \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20   int local_i = threadIdx.x;\n\
+         \x20   if (i < size) {\n\
+         \x20       cache[local_i] = a[i];\n\
+         \x20   }\n\
+         \x20   if (i < size) {\n\
+         \x20       float sum = cache[local_i];\n\
+         \x20       if (local_i >= 1) sum += cache[local_i - 1];\n\
+         \x20       if (local_i >= 2) sum += cache[local_i - 2];\n\
+         \x20       out[i] = sum;\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    in_ws(dir.path())
+        .args(["run", "9"])
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("error[shared-race]")
+                .and(predicate::str::contains("09_pooling.cu:10")),
+        );
+}
+
+#[test]
+fn hints_come_one_at_a_time_and_are_remembered() {
+    let dir = workspace();
+    in_ws(dir.path())
+        .args(["hint", "9"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Hint 1 of 3"));
+    in_ws(dir.path())
+        .args(["hint", "9"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Hint 2 of 3"));
+    in_ws(dir.path())
+        .args(["hint", "9", "--all"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Hint 3 of 3"));
+}
+
+#[test]
+fn list_shows_progress_after_a_run() {
+    let dir = workspace();
+    let sol = std::fs::read_to_string(dir.path().join("ws/solutions/01_map.cu")).unwrap();
+    std::fs::write(dir.path().join("ws/puzzles/01_map.cu"), sol).unwrap();
+    in_ws(dir.path()).args(["run", "1"]).assert().success();
+    in_ws(dir.path()).args(["run", "2"]).assert().code(1);
+    in_ws(dir.path()).arg("list").assert().success().stdout(
+        predicate::str::contains("1/14")
+            .and(predicate::str::contains(" 1 ✓ Map"))
+            .and(predicate::str::contains(" 2 ✗ Zip")),
+    );
+}
+
+#[test]
+fn show_describes_the_puzzle_and_its_spec() {
+    in_repo()
+        .args(["show", "14", "--spec"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Matrix multiply")
+                .and(predicate::str::contains("grid 3×3 of blocks 3×3"))
+                .and(predicate::str::contains("Spec")),
+        );
+}
+
+#[test]
+fn reset_backs_up_the_learners_work() {
+    let dir = workspace();
+    let file = dir.path().join("ws/puzzles/03_guard.cu");
+    std::fs::write(&file, "// my precious attempt\n").unwrap();
+    in_ws(dir.path())
+        .args(["reset", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Saved your"));
+    let backups: Vec<_> = std::fs::read_dir(dir.path().join("ws/.gpuzzle/backup"))
+        .unwrap()
+        .collect();
+    assert_eq!(backups.len(), 1);
+    let saved = std::fs::read_to_string(backups[0].as_ref().unwrap().path()).unwrap();
+    assert_eq!(saved, "// my precious attempt\n");
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("FILL ME IN"));
+}
+
+#[test]
+fn init_refuses_to_overwrite() {
+    let dir = workspace();
+    gpuzzle()
+        .arg("init")
+        .arg(dir.path().join("ws"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("01_map"));
+}
+
+#[test]
+fn a_broken_puzzle_file_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("puzzles");
+    std::fs::create_dir_all(&p).unwrap();
+    std::fs::write(p.join("01_x.toml"), "id = 1\nslug = \"x\"\ntitle = \"X\"\npart = \"P\"\nkernel = \"x\"\nparams = [\"out\"]\ndescription = \"d\"\nspec = \"\"\nbudgett = 3\n").unwrap();
+    std::fs::write(p.join("01_x.cu"), "").unwrap();
+    gpuzzle()
+        .current_dir(dir.path())
+        .args(["run", "1"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("01_x.toml")
+                .and(predicate::str::contains(":9"))
+                .and(predicate::str::contains("budgett")),
+        );
+    // The same through --puzzles from elsewhere.
+    gpuzzle()
+        .args(["list", "--puzzles"])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("budgett"));
+}
+
+#[test]
+fn a_missing_kernel_file_says_how_to_restore_it() {
+    let dir = workspace();
+    std::fs::remove_file(dir.path().join("ws/puzzles/05_broadcast.cu")).unwrap();
+    in_ws(dir.path())
+        .args(["run", "5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("gpuzzle reset 5"));
+}
+
+#[test]
+fn a_wrong_kernel_name_is_explained() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("ws/puzzles/01_map.cu"),
+        "extern \"C\" __global__ void mapp(float* out, const float* a) {}\n",
+    )
+    .unwrap();
+    in_ws(dir.path())
+        .args(["run", "1"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("no kernel named `map`"));
+}
+
+#[test]
+fn a_compile_error_points_at_the_line() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("ws/puzzles/01_map.cu"), "extern \"C\" __global__ void map(float* out, const float* a) {\n  out[threadIdx.x] = b;\n}\n").unwrap();
+    in_ws(dir.path())
+        .args(["run", "1"])
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("01_map.cu")
+                .and(predicate::str::contains("2"))
+                .and(predicate::str::contains("\"b\" is undefined")),
+        );
+}
+
+#[test]
+fn unknown_puzzle_lists_valid_names() {
+    in_repo()
+        .args(["run", "99"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pooling"));
+}
+
+#[test]
+fn doctor_reports_nvrtc_and_backend() {
+    in_repo()
+        .arg("doctor")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("NVRTC").and(predicate::str::contains("backend")));
+}
+
+#[test]
+fn completions_are_generated() {
+    gpuzzle()
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("gpuzzle"));
+}
+
+#[test]
+fn watch_reruns_on_save_and_moves_on() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("gpuzzle"))
+        .args(["watch", "1"])
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0
+                || tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    let wait_for = |needle: &str, seen: &mut String| {
+        let start = Instant::now();
+        while !seen.contains(needle) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no `{needle}` in:\n{seen}"
+            );
+            if let Ok(s) = rx.recv_timeout(Duration::from_millis(200)) {
+                seen.push_str(&s);
+            }
+        }
+    };
+    wait_for("Watching", &mut seen);
+    let sol = std::fs::read_to_string(ws.join("solutions/01_map.cu")).unwrap();
+    std::fs::write(ws.join("puzzles/01_map.cu"), sol).unwrap();
+    wait_for("now watching", &mut seen);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen.contains("PASSED"), "{seen}");
+}

@@ -1,0 +1,491 @@
+//! The GPU instrumenter, checked without a GPU: each kernel of tests/kernels/instrument (compiled
+//! here with NVRTC, which must be installed) runs once on the plain emulator and once instrumented on the emulator
+//! (`gpu::via_emu`); buffers, printf output and per-thread counters must agree, and for the buggy
+//! kernels so must the kind and line of the first diagnostic.
+
+use gpuzzle::emu::result::{DiagKind, RunResult};
+use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
+use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
+use gpuzzle::gpu::instrument::{instrument, InstrumentOptions, CTL_PARAM};
+use gpuzzle::gpu::via_emu::{run_detailed, EmuRun};
+use std::path::Path;
+
+/// PTX of `tests/kernels/instrument/{name}.cu`, compiled with NVRTC.
+fn kernel_ptx(name: &str) -> String {
+    compile_cu(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/kernels/instrument")
+            .join(format!("{name}.cu")),
+    )
+}
+
+fn compile_cu(p: &Path) -> String {
+    let src = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+    let req = gpuzzle::compile::CompileRequest::new(&name, &src);
+    gpuzzle::compile::compile(&req)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .ptx
+        .to_string()
+}
+
+fn cfg(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+    LaunchConfig {
+        grid,
+        block,
+        dynamic_shared: 0,
+    }
+}
+
+fn buf(name: &str, ty: ElemType, values: &[f64]) -> KernelArg {
+    KernelArg::Buffer(Buffer::from_values(name, ty, values))
+}
+
+fn zeros(name: &str, ty: ElemType, n: usize) -> KernelArg {
+    KernelArg::Buffer(Buffer::zeros(name, ty, n))
+}
+
+fn int(v: i64) -> KernelArg {
+    KernelArg::Scalar(Scalar::from_f64(ElemType::I32, v as f64))
+}
+
+fn arange(n: usize) -> Vec<f64> {
+    (0..n).map(|i| i as f64).collect()
+}
+
+/// Run both ways; the plain run keeps its default checkers (they do not change counts).
+fn both(
+    name: &str,
+    c: LaunchConfig,
+    args: Vec<KernelArg>,
+    emu_steps: u64,
+    budget: u64,
+) -> (RunResult, EmuRun) {
+    let ptx = kernel_ptx(name);
+    let module = gpuzzle::ptx::parse(&ptx).unwrap();
+    let opts = EmuOptions {
+        step_limit: emu_steps,
+        ..EmuOptions::default()
+    };
+    let plain = emu::run(&module, name, &c, args.clone(), &opts).unwrap();
+    let inst = run_detailed(&ptx, name, &c, args, budget)
+        .unwrap_or_else(|e| panic!("{name}: instrumented run failed: {e}"));
+    (plain, inst)
+}
+
+/// A correct kernel: same everything, and nothing reported by either side.
+fn assert_equivalent(name: &str, c: LaunchConfig, args: Vec<KernelArg>) -> EmuRun {
+    let (plain, inst) = both(name, c, args, 10_000_000, 100_000);
+    assert!(
+        plain.diagnostics.is_empty(),
+        "{name}: the test kernel itself is wrong: {:?}",
+        plain.diagnostics
+    );
+    assert_eq!(plain.buffers, inst.result.buffers, "{name}: buffers differ");
+    assert_eq!(plain.stdout, inst.result.stdout, "{name}: printf differs");
+    assert_eq!(
+        plain.counters.max_per_thread, inst.result.counters.max_per_thread,
+        "{name}: max per thread differs"
+    );
+    assert_eq!(
+        plain.counters.total, inst.result.counters.total,
+        "{name}: totals differ"
+    );
+    assert_eq!(
+        plain.counters.argmax, inst.result.counters.argmax,
+        "{name}: argmax differs"
+    );
+    assert!(
+        inst.result.diagnostics.is_empty(),
+        "{name}: {:?}",
+        inst.result.diagnostics
+    );
+    assert!(
+        inst.emulator_diagnostics.is_empty(),
+        "{name}: the emulator saw {:?}",
+        inst.emulator_diagnostics
+    );
+    inst
+}
+
+#[test]
+fn map_with_nc_loads_and_a_partial_last_block() {
+    let inst = assert_equivalent(
+        "map",
+        cfg([3, 1, 1], [4, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 10),
+            buf("a", ElemType::F32, &arange(10)),
+            int(10),
+        ],
+    );
+    assert!(inst.ptx.contains("ld.global.nc.f32"));
+    assert_eq!(inst.result.counters.total.global_reads, 10);
+}
+
+#[test]
+fn map_2d() {
+    let inst = assert_equivalent(
+        "map2d",
+        cfg([2, 2, 1], [3, 3, 1]),
+        vec![
+            zeros("out", ElemType::F32, 25),
+            buf("a", ElemType::F32, &arange(25)),
+            int(5),
+        ],
+    );
+    // 36 threads, 25 inside: the per-thread records cover the whole grid.
+    assert_eq!(inst.ctl.counters.len(), 36);
+    assert_eq!(inst.result.counters.total.global_writes, 25);
+}
+
+#[test]
+fn shared_memory_reduction_with_barriers_and_a_loop() {
+    let inst = assert_equivalent(
+        "reduce_shared",
+        cfg([2, 1, 1], [64, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 2),
+            buf("a", ElemType::F32, &arange(100)),
+            int(100),
+        ],
+    );
+    let out = inst.result.buffers[0].values();
+    assert_eq!(
+        out,
+        vec![(0..64).sum::<i32>() as f64, (64..100).sum::<i32>() as f64]
+    );
+    assert!(inst.result.counters.max_per_thread.shared_reads > 1);
+    // log2(64) = 6 taken backward branches... or 5: the loop is rotated; at least some were metered.
+    assert!(
+        inst.ctl.steps.iter().all(|&s| s >= 5),
+        "{:?}",
+        inst.ctl.steps
+    );
+}
+
+#[test]
+fn device_function_with_generic_pointers_to_global_and_shared() {
+    let inst = assert_equivalent(
+        "device_func",
+        cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 40),
+            buf("a", ElemType::F32, &arange(40)),
+            int(40),
+            int(3),
+        ],
+    );
+    // The generic loads in window_sum counted 3 shared and 3 global reads per thread.
+    let c = &inst.result.counters;
+    assert_eq!(c.max_per_thread.shared_reads, 3);
+    assert!(c.max_per_thread.global_reads >= 4);
+    // The loop inside the .func was metered too.
+    assert!(inst.ctl.steps.iter().any(|&s| s >= 4));
+}
+
+#[test]
+fn float4_vector_accesses_count_per_element() {
+    let inst = assert_equivalent(
+        "float4_scale",
+        cfg([2, 1, 1], [4, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 20),
+            buf("a", ElemType::F32, &arange(20)),
+            int(5),
+        ],
+    );
+    assert_eq!(inst.result.counters.max_per_thread.global_reads, 4);
+    assert_eq!(inst.result.counters.max_per_thread.global_writes, 4);
+}
+
+#[test]
+fn atomics_on_global_and_shared() {
+    let a: Vec<f64> = (0..50).map(|i| ((i * 7) % 13) as f64).collect();
+    let inst = assert_equivalent(
+        "atomics",
+        cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("hist", ElemType::I32, 8),
+            zeros("extra", ElemType::I32, 2),
+            buf("a", ElemType::I32, &a),
+            int(50),
+        ],
+    );
+    assert_eq!(inst.result.buffers[0].values().iter().sum::<f64>(), 50.0);
+    assert_eq!(inst.result.buffers[1].values()[0], 12.0);
+}
+
+#[test]
+fn device_variable_through_a_pointer_and_printf() {
+    let inst = assert_equivalent(
+        "device_var",
+        cfg([1, 1, 1], [8, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            buf("a", ElemType::F32, &arange(8)),
+            int(8),
+        ],
+    );
+    assert_eq!(inst.result.stdout, "first weight 1.000000\n");
+    assert!(inst.ctl.table.len() >= 3, "weights, $str, out, a");
+}
+
+#[test]
+fn out_of_bounds_write_is_skipped_and_reported_like_the_emulator() {
+    let (plain, inst) = both(
+        "oob",
+        cfg([1, 1, 1], [10, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            buf("a", ElemType::F32, &arange(8)),
+            int(8),
+        ],
+        10_000_000,
+        100_000,
+    );
+    assert_eq!(plain.buffers, inst.result.buffers);
+    assert_eq!(plain.counters.total, inst.result.counters.total);
+    assert_eq!(
+        plain.counters.max_per_thread,
+        inst.result.counters.max_per_thread
+    );
+    assert!(
+        inst.emulator_diagnostics.is_empty(),
+        "an illegal access got through: {:?}",
+        inst.emulator_diagnostics
+    );
+    let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+    assert_eq!(p.kind, DiagKind::OutOfBounds);
+    assert_eq!(
+        (g.kind, g.line, g.file.clone()),
+        (p.kind, p.line, p.file.clone())
+    );
+    assert_eq!((g.block, g.thread), (p.block, p.thread));
+    // Same words, up to the closing "(n other threads did the same)" / "(n more faults ...)".
+    let head = |m: &str| m.rsplit_once(" (").map(|(h, _)| h.to_string()).unwrap();
+    assert_eq!(head(&g.message), head(&p.message));
+    assert!(g.message.ends_with("(3 more faults after this one)"));
+    // Threads 8 and 9 each read and wrote out of bounds.
+    assert_eq!(inst.ctl.fault_count, 4);
+}
+
+#[test]
+fn endless_loop_hits_the_step_limit_on_the_same_line() {
+    let (plain, inst) = both(
+        "infinite_loop",
+        cfg([1, 1, 1], [4, 1, 1]),
+        vec![
+            zeros("out", ElemType::I32, 4),
+            zeros("a", ElemType::F32, 4),
+            int(4),
+        ],
+        200_000,
+        1_000,
+    );
+    let p = &plain.diagnostics[0];
+    let g = &inst.result.diagnostics[0];
+    assert_eq!(p.kind, DiagKind::StepLimit);
+    assert_eq!(
+        (g.kind, g.line, g.file.clone()),
+        (p.kind, p.line, p.file.clone())
+    );
+    assert_eq!(inst.result.diagnostics.len(), 1);
+    // Every thread stopped at or just past its budget.
+    assert!(
+        inst.ctl.steps.iter().all(|&s| s <= 1_001),
+        "{:?}",
+        inst.ctl.steps
+    );
+}
+
+/// Every module we have (the corpus and the parser's probe set) instruments, for every kernel,
+/// into PTX that gpuzzle's parser accepts, with the control parameter last.
+#[test]
+fn every_instrumented_module_still_parses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut n = 0;
+    for dir in ["tests/kernels/instrument", "tests/ptx"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let text = match p.extension().and_then(|x| x.to_str()) {
+                Some("ptx") => std::fs::read_to_string(&p).unwrap(),
+                Some("cu") => compile_cu(&p),
+                _ => continue,
+            };
+            let module = gpuzzle::ptx::parse(&text).unwrap();
+            for k in module.entries() {
+                let out = instrument(&text, &k.name, &InstrumentOptions::default())
+                    .unwrap_or_else(|e| panic!("{}: {}: {e}", p.display(), k.name));
+                let m = gpuzzle::ptx::parse(&out.ptx)
+                    .unwrap_or_else(|e| panic!("{}: {}: {e}\n{}", p.display(), k.name, out.ptx));
+                for orig in module.entries() {
+                    let (_, f) = m.find_entry(&orig.name).unwrap();
+                    assert_eq!(f.params.len(), orig.params.len() + 1);
+                    assert_eq!(f.params.last().unwrap().name, CTL_PARAM);
+                    // The `.loc` lines survive: the same source lines appear.
+                    let lines = |f: &gpuzzle::ptx::ir::Function| {
+                        let mut v: Vec<u32> = f.body.iter().map(|i| i.line).collect();
+                        v.sort_unstable();
+                        v.dedup();
+                        v
+                    };
+                    let (_, before) = module.find_entry(&orig.name).unwrap();
+                    let want = lines(before);
+                    assert!(lines(f)
+                        .iter()
+                        .all(|l| *l == 0 || want.contains(l) || f.line == *l));
+                    assert!(want.iter().all(|l| lines(f).contains(l)));
+                }
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 15, "only {n} kernels found");
+}
+
+/// A budget too small for the loop inside the device function: the thread exits from inside the
+/// `.func`, the others stop at their next backward branch, and nothing illegal runs meanwhile.
+#[test]
+fn step_limit_inside_a_device_function() {
+    let ptx = kernel_ptx("device_func");
+    let inst = run_detailed(
+        &ptx,
+        "device_func",
+        &cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 40),
+            buf("a", ElemType::F32, &arange(40)),
+            int(40),
+            int(3),
+        ],
+        1,
+    )
+    .unwrap();
+    let d = &inst.result.diagnostics;
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].kind, DiagKind::StepLimit);
+    // `for (int k = 0; k < n; k++)` in window_sum.
+    assert_eq!(d[0].line, Some(6));
+    assert_eq!(
+        d[0].file.as_deref().map(|f| f.ends_with("device_func.cu")),
+        Some(true)
+    );
+    assert!(
+        inst.ctl.steps.iter().all(|&s| s <= 2),
+        "{:?}",
+        inst.ctl.steps
+    );
+    assert!(inst
+        .emulator_diagnostics
+        .iter()
+        .all(|d| d.kind != DiagKind::OutOfBounds));
+    // Nobody got as far as writing out.
+    assert_eq!(inst.result.counters.total.global_writes, 0);
+}
+
+#[test]
+fn dynamic_and_static_shared_memory() {
+    let c = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 32 * 4,
+    };
+    let inst = assert_equivalent(
+        "dyn_shared",
+        c,
+        vec![
+            zeros("out", ElemType::F32, 50),
+            buf("a", ElemType::F32, &arange(50)),
+            int(50),
+        ],
+    );
+    assert_eq!(inst.ctl.shared_table.len(), 2, "buf and count");
+    assert!(inst.ctl.shared_table.iter().any(|&(_, len)| len == 128));
+    assert_eq!(inst.result.buffers[0].values()[0], 31.0 + 32.0);
+}
+
+/// Both runs report the same first fault (kind, line, block, thread, words) and agree on buffers
+/// and counters; nothing illegal reaches the emulator's own checks.
+fn assert_same_first_fault(name: &str, c: LaunchConfig, args: Vec<KernelArg>, kind: DiagKind) {
+    let (plain, inst) = both(name, c, args, 10_000_000, 100_000);
+    assert_eq!(plain.buffers, inst.result.buffers, "{name}");
+    assert_eq!(plain.counters.total, inst.result.counters.total, "{name}");
+    assert_eq!(
+        plain.counters.max_per_thread, inst.result.counters.max_per_thread,
+        "{name}"
+    );
+    assert!(
+        inst.emulator_diagnostics
+            .iter()
+            .all(|d| d.kind != DiagKind::OutOfBounds),
+        "{name}: an illegal access got through: {:?}",
+        inst.emulator_diagnostics
+    );
+    let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+    assert_eq!(p.kind, kind, "{name}: {:?}", plain.diagnostics);
+    assert_eq!(
+        (g.kind, g.line, g.block, g.thread),
+        (p.kind, p.line, p.block, p.thread)
+    );
+    // The same words, up to the closing "(n other threads ...)" / "(n more faults ...)".
+    let head = |m: &str| {
+        m.rsplit_once(" (")
+            .map(|(h, _)| h.to_string())
+            .unwrap_or(m.into())
+    };
+    assert_eq!(head(&g.message), head(&p.message), "{name}");
+}
+
+#[test]
+fn shared_overrun_is_skipped_and_reported_like_the_emulator() {
+    assert_same_first_fault(
+        "shared_oob",
+        cfg([1, 1, 1], [8, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 8),
+            buf("a", ElemType::F32, &arange(8)),
+            int(8),
+        ],
+        DiagKind::OutOfBounds,
+    );
+}
+
+#[test]
+fn dynamic_shared_smaller_than_the_block_is_caught() {
+    let c = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 16 * 4,
+    };
+    assert_same_first_fault(
+        "dyn_shared",
+        c,
+        vec![
+            zeros("out", ElemType::F32, 32),
+            buf("a", ElemType::F32, &arange(32)),
+            int(32),
+        ],
+        DiagKind::OutOfBounds,
+    );
+}
+
+#[test]
+fn shared_array_declared_in_a_device_function() {
+    let inst = assert_equivalent(
+        "func_shared",
+        cfg([2, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 64),
+            buf("a", ElemType::F32, &arange(64)),
+            int(64),
+        ],
+    );
+    assert_eq!(inst.result.buffers[0].values()[0], 31.0);
+    assert_eq!(inst.result.counters.max_per_thread.shared_reads, 1);
+    // The .func filled its own slot.
+    assert_eq!(
+        inst.ctl.shared_table,
+        vec![(inst.ctl.shared_table[0].0, 128)]
+    );
+}

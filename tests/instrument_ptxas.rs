@@ -1,0 +1,115 @@
+//! NVIDIA's own assembler must accept the instrumented PTX, for sm_80 and sm_90, so that the
+//! driver would too. ptxas needs no GPU; it comes with `pip install nvidia-cuda-nvcc-cu12`
+//! (found in Python's site-packages) or from `GPUZZLE_PTXAS`. `.ci/run` installs it, and under CI
+//! a missing ptxas fails the test; elsewhere the test says plainly that it checked nothing.
+
+use gpuzzle::gpu::instrument::{instrument, InstrumentOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("GPUZZLE_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    // `pip install nvidia-cuda-nvcc-cu12` puts it under site-packages/nvidia/cuda_nvcc/bin.
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))",
+        ])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|d| Path::new(d.trim()).join("nvidia/cuda_nvcc/bin/ptxas"))
+        .find(|p| p.is_file())
+}
+
+const ARCHES: [&str; 2] = ["sm_80", "sm_90"];
+
+/// Assemble `text` for every arch of `ARCHES`; Err(stderr) when ptxas rejects it.
+fn assemble(ptxas: &Path, text: &str, name: &str) -> Result<(), String> {
+    for arch in ARCHES {
+        assemble_for(ptxas, text, name, arch).map_err(|e| format!("{arch}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn assemble_for(ptxas: &Path, text: &str, name: &str, arch: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let src = dir.path().join(format!("{name}.ptx"));
+    std::fs::write(&src, text).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.path().join("out.cubin"))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_instrumented_module() {
+    let Some(ptxas) = ptxas() else {
+        let msg = "ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set GPUZZLE_PTXAS): instrumented PTX NOT checked with NVIDIA's assembler";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("{msg}");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for dir in ["tests/kernels/instrument", "tests/ptx"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let text = match p.extension().and_then(|x| x.to_str()) {
+                Some("ptx") => std::fs::read_to_string(&p).unwrap(),
+                Some("cu") => compile_cu(&p),
+                _ => continue,
+            };
+            let stem = p.file_stem().unwrap().to_string_lossy().replace('.', "_");
+            // Only modules ptxas accepts as NVRTC wrote them say anything about the rewrite.
+            if let Err(e) = assemble(&ptxas, &text, &stem) {
+                eprintln!("skipping {}: ptxas rejects the original: {e}", p.display());
+                continue;
+            }
+            let module = gpuzzle::ptx::parse(&text).unwrap();
+            let first = module.entries().next().unwrap().name.clone();
+            let out = instrument(&text, &first, &InstrumentOptions::default()).unwrap();
+            if let Err(e) = assemble(&ptxas, &out.ptx, &format!("{stem}_instrumented")) {
+                panic!("ptxas rejects the instrumented {}:\n{e}", p.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} modules checked");
+    eprintln!("ptxas accepted {checked} instrumented modules");
+}
+
+/// With `GPUZZLE_DUMP=DIR`, write two instrumented corpus modules there for reading or for
+/// assembling by hand; otherwise nothing.
+#[test]
+fn dump_for_manual_inspection() {
+    if let Some(dir) = std::env::var_os("GPUZZLE_DUMP") {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for name in ["device_func", "map"] {
+            let text = compile_cu(&root.join(format!("tests/kernels/instrument/{name}.cu")));
+            let out = instrument(&text, name, &InstrumentOptions::default()).unwrap();
+            std::fs::write(Path::new(&dir).join(format!("{name}.ptx")), out.ptx).unwrap();
+        }
+    }
+}
+
+fn compile_cu(p: &Path) -> String {
+    let src = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+    let req = gpuzzle::compile::CompileRequest::new(&name, &src);
+    gpuzzle::compile::compile(&req)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .ptx
+        .to_string()
+}

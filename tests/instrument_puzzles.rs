@@ -1,0 +1,89 @@
+//! The instrumenter on every puzzle: each reference solution (and each untouched starter) runs on
+//! the plain emulator and, instrumented, on the emulator with its checkers off; buffers and
+//! per-thread counters must be the same. Needs NVRTC.
+
+use gpuzzle::compile::{self, CompileRequest};
+use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
+use gpuzzle::gpu::via_emu::run_instrumented_on_emulator;
+use gpuzzle::puzzle::{Puzzle, Workspace};
+use std::path::Path;
+
+fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> String {
+    let path = ws.kernel_path(p, solutions);
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.display().to_string();
+    let req = CompileRequest {
+        file_name: &name,
+        source: &src,
+        defines: &p.defines,
+        extra_options: &[],
+    };
+    compile::compile(&req)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .ptx
+        .to_string()
+}
+
+fn check_equivalence(solutions: bool) {
+    let ws = Workspace::at_root(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let puzzles = ws.load_puzzles().expect("the pack loads");
+    let mut runs = 0;
+    for p in &puzzles {
+        let ptx = compile_file(&ws, p, solutions);
+        let module = gpuzzle::ptx::parse(&ptx).unwrap();
+        for (i, t) in p.tests.iter().enumerate() {
+            for seed in [None, Some(7 + i as u64)] {
+                let args = t.kernel_args(&p.params, seed).unwrap();
+                let cfg = LaunchConfig {
+                    grid: t.grid,
+                    block: t.block,
+                    dynamic_shared: t.shared_bytes,
+                };
+                let plain = emu::run(
+                    &module,
+                    &p.kernel,
+                    &cfg,
+                    args.clone(),
+                    &EmuOptions {
+                        step_limit: 1 << 32,
+                        ..EmuOptions::default()
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{} {}: {e}", p.slug, t.name));
+                let inst = run_instrumented_on_emulator(&ptx, &p.kernel, &cfg, args, 1 << 32)
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", p.slug, t.name));
+                let what = format!("puzzle {} test `{}` seed {seed:?}", p.slug, t.name);
+                assert_eq!(plain.buffers, inst.buffers, "{what}: buffers");
+                assert_eq!(
+                    plain.counters.max_per_thread, inst.counters.max_per_thread,
+                    "{what}: max per thread"
+                );
+                assert_eq!(plain.counters.total, inst.counters.total, "{what}: totals");
+                let kinds = |r: &gpuzzle::emu::result::RunResult| {
+                    r.diagnostics
+                        .iter()
+                        .filter(|d| matches!(d.kind.as_str(), "out-of-bounds" | "step-limit"))
+                        .map(|d| (d.kind, d.line))
+                        .next()
+                };
+                assert_eq!(
+                    kinds(&plain),
+                    kinds(&inst),
+                    "{what}: first out-of-bounds/step-limit diagnostic"
+                );
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs >= 2 * 14, "only {runs} runs");
+}
+
+#[test]
+fn instrumented_solutions_match_the_emulator() {
+    check_equivalence(true);
+}
+
+#[test]
+fn instrumented_starters_match_the_emulator() {
+    check_equivalence(false);
+}
