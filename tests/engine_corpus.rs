@@ -1593,3 +1593,22 @@ fn pointers_to_local_arrays_across_calls() {
         .collect();
     assert_eq!(get_i32(&r, "out"), want);
 }
+
+#[test]
+fn active_mask_while_other_lanes_spin() {
+    let k = load("warp");
+    let opts = gpuzzle::emu::EmuOptions {
+        checkers: false, // the flag is a deliberate race
+        ..Default::default()
+    };
+    let r = k.run_opts(
+        "activemask_then_flag",
+        d1(1, 32),
+        vec![zeros("out", ElemType::U32, 32)],
+        &opts,
+    );
+    assert_clean(&r, "activemask_then_flag");
+    let mut want = vec![7u32; 32];
+    want[0] = 1;
+    assert_eq!(get_u32(&r, "out"), want);
+}

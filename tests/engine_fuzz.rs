@@ -3,7 +3,8 @@
 //! emulator with a small step limit. Nothing may panic or hang; errors are fine.
 //!
 //! Seeds: `tests/ptx/*.ptx` (NVRTC probes) and `tests/kernels/ptx/*.ptx` (NVRTC's PTX of the
-//! corpus kernels, saved so this test needs no NVRTC).
+//! corpus kernels, `-lineinfo --gpu-architecture=compute_80`, saved so this test needs no NVRTC;
+//! they need to be valid PTX, not to match the current `.cu` files).
 
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};

@@ -46,6 +46,8 @@ pub(super) struct Thread {
     pub(super) frames: Vec<Frame>,
     pub(super) counters: Counters,
     pub(super) out: String,
+    /// Scheduling passes spent waiting at an `activemask`.
+    pub(super) waited: u32,
 }
 
 /// What one byte of shared memory last saw in this barrier interval (for the race checker).
@@ -137,7 +139,13 @@ pub(super) struct Mem<'l> {
 pub struct Block<'l> {
     threads: Vec<Thread>,
     mem: Mem<'l>,
+    /// Some thread waits at an `activemask` (see `activemask_patience`).
+    activemask_waiting: bool,
 }
+
+/// Scheduling passes an `activemask` waits for the other lanes of its warp to settle before it
+/// completes with the lanes already there (lanes spinning on a flag never settle).
+const ACTIVEMASK_PATIENCE: u32 = 16;
 
 /// Executed instructions are added to the launch-wide count in batches of at most this many
 /// (one shared atomic per thread switch would make cores fight over its cache line).
@@ -171,6 +179,7 @@ impl<'l> Block<'l> {
                         frames: Vec::new(),
                         counters: Counters::default(),
                         out: String::new(),
+                        waited: 0,
                     });
                 }
             }
@@ -198,6 +207,7 @@ impl<'l> Block<'l> {
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
             },
+            activemask_waiting: false,
         }
     }
 
@@ -219,7 +229,9 @@ impl<'l> Block<'l> {
             th.frames.clear();
             th.counters = Counters::default();
             th.out.clear();
+            th.waited = 0;
         }
+        self.activemask_waiting = false;
         let m = &mut self.mem;
         m.block = block;
         m.block_index = launch.block_index(block);
@@ -275,14 +287,20 @@ impl<'l> Block<'l> {
                         break 'outer;
                     }
                     Stop::Wait => {
-                        if self.threads[t].state == State::Warp {
-                            self.try_warp_collective(t, false);
+                        if self.threads[t].state == State::Warp
+                            && !self.try_warp_collective(t, false)
+                            && self.is_activemask_at(t)
+                        {
+                            self.activemask_waiting = true;
                         }
                     }
                     Stop::Exit | Stop::Quantum => {}
                 }
             }
             if progressed {
+                if self.activemask_waiting {
+                    self.activemask_patience();
+                }
                 continue;
             }
             // Nobody can run: release a barrier, force stuck warp collectives, or finish.
@@ -775,7 +793,8 @@ impl<'l> Block<'l> {
     /// same call depth form the mask. So `if (c) { m = __activemask(); ... }` names exactly
     /// the lanes that took the branch, independent of scheduling.
     fn try_activemask(&mut self, t: usize, lanes: std::ops::Range<usize>) -> bool {
-        if lanes.clone().any(|l| self.threads[l].state == State::Ready) {
+        let patient = self.threads[t].waited <= ACTIVEMASK_PATIENCE;
+        if patient && lanes.clone().any(|l| self.threads[l].state == State::Ready) {
             return false;
         }
         let key = |th: &Thread| (th.func, th.pc, th.frames.len());
@@ -796,8 +815,42 @@ impl<'l> Block<'l> {
             }
             th.pc += 1;
             th.state = State::Ready;
+            th.waited = 0;
         }
         true
+    }
+
+    fn is_activemask_at(&self, t: usize) -> bool {
+        let th = &self.threads[t];
+        matches!(
+            self.mem.launch.module.functions[th.func as usize]
+                .body
+                .get(th.pc as usize),
+            Some(Inst {
+                op: Op::Activemask { .. },
+                ..
+            })
+        )
+    }
+
+    /// After a scheduling pass: lanes waiting at an `activemask` for too long complete with the
+    /// lanes that are there (the others run elsewhere, e.g. spin on a flag the waiters set).
+    fn activemask_patience(&mut self) {
+        let mut waiting = false;
+        for t in 0..self.threads.len() {
+            if self.threads[t].state != State::Warp || !self.is_activemask_at(t) {
+                continue;
+            }
+            self.threads[t].waited += 1;
+            if self.threads[t].waited > ACTIVEMASK_PATIENCE {
+                let warp = t / 32;
+                let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
+                self.try_activemask(t, lanes);
+            } else {
+                waiting = true;
+            }
+        }
+        self.activemask_waiting = waiting;
     }
 
     /// Run thread `t` for at most `budget` instructions.

@@ -109,3 +109,20 @@ extern "C" __global__ void half_warp_exchange(int* out) {
         out[t] = -1;
     }
 }
+
+// Lanes spin on a flag that lane 0 sets after its __activemask(): legal with independent
+// thread scheduling; the active mask there is lane 0 alone.
+extern "C" __global__ void activemask_then_flag(unsigned* out) {
+    __shared__ volatile int flag;
+    int t = threadIdx.x;
+    if (t == 0) flag = 0;
+    __syncthreads();
+    if (t == 0) {
+        out[0] = __activemask();
+        flag = 1;
+    } else {
+        while (flag == 0) {
+        }
+        out[t] = 7;
+    }
+}
