@@ -8,7 +8,10 @@ use std::path::Path;
 
 fn gpuzzle() -> Command {
     let mut c = Command::cargo_bin("gpuzzle").expect("binary builds");
-    c.env("NO_COLOR", "1").env_remove("GPUZZLE_PUZZLES");
+    // These check the emulator's diagnostics, which a GPU run does not have: pin the backend.
+    c.env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES");
     c
 }
 
@@ -359,6 +362,7 @@ fn watch_reruns_on_save_and_moves_on() {
         .args(["watch", "1"])
         .current_dir(&ws)
         .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

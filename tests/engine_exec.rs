@@ -17,7 +17,8 @@ fn gpuzzle() -> Command {
         "GPUZZLE_CACHE_DIR",
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("engine-exec-cache"),
     );
-    c.env("NO_COLOR", "1");
+    // Exit codes here follow the emulator's diagnostics: pin the backend (a GPU run has fewer checks).
+    c.env("NO_COLOR", "1").env("GPUZZLE_BACKEND", "emu");
     c
 }
 
