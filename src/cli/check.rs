@@ -69,7 +69,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = selected.get(i) else { break };
                 bar.set_message(p.slug.clone());
-                let r = common::grade(&loaded.ws, p, a.solutions, &opts).map(|(o, _)| o);
+                let r = common::grade_in_batch(&loaded.ws, p, a.solutions, &opts);
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);
                 }

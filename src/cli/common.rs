@@ -93,32 +93,64 @@ pub fn display_path(p: &Path) -> String {
     }
 }
 
-/// Grade one puzzle's kernel file (the learner's, or the reference with `solutions`).
+/// Read one puzzle's kernel file (the learner's, or the reference with `solutions`): its name as
+/// shown, and its text; or the message saying how to get the file back.
+fn read_kernel(
+    ws: &Workspace,
+    puzzle: &Puzzle,
+    solutions: bool,
+) -> (String, Result<String, String>) {
+    let path = ws.kernel_path(puzzle, solutions);
+    let name = display_path(&path);
+    let source = std::fs::read_to_string(&path).map_err(|e| {
+        let fix = if solutions {
+            "this workspace has no reference solutions".to_string()
+        } else {
+            format!(
+                "restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
+                puzzle.id,
+                crate::puzzle::kernel_signature(puzzle)
+            )
+        };
+        format!("cannot read {name}: {e}; {fix}")
+    });
+    (name, source)
+}
+
+/// Grade one puzzle's kernel file; a missing file is an error (for `run`, which grades one).
 pub fn grade(
     ws: &Workspace,
     puzzle: &Puzzle,
     solutions: bool,
     opts: &JudgeOptions,
 ) -> Result<(PuzzleOutcome, Option<String>)> {
-    let path = ws.kernel_path(puzzle, solutions);
-    let name = display_path(&path);
-    let source = match std::fs::read_to_string(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            let fix = if solutions {
-                "this workspace has no reference solutions".to_string()
-            } else {
-                format!(
-                    "restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
-                    puzzle.id,
-                    crate::puzzle::kernel_signature(puzzle)
-                )
-            };
-            anyhow::bail!("cannot read {name}: {e}; {fix}");
-        }
-    };
+    let (name, source) = read_kernel(ws, puzzle, solutions);
+    let source = source.map_err(anyhow::Error::msg)?;
     let outcome = judge::judge(puzzle, &name, &source, opts)?;
     Ok((outcome, Some(source)))
+}
+
+/// Grade one puzzle among many (for `check`): a missing file fails that puzzle, with the
+/// message saying how to restore it, instead of stopping the whole grading.
+pub fn grade_in_batch(
+    ws: &Workspace,
+    puzzle: &Puzzle,
+    solutions: bool,
+    opts: &JudgeOptions,
+) -> Result<PuzzleOutcome> {
+    let (name, source) = read_kernel(ws, puzzle, solutions);
+    match source {
+        Ok(source) => Ok(judge::judge(puzzle, &name, &source, opts)?),
+        Err(message) => Ok(PuzzleOutcome {
+            id: puzzle.id,
+            slug: puzzle.slug.clone(),
+            title: puzzle.title.clone(),
+            file: name,
+            passed: false,
+            tests: Vec::new(),
+            compile_error: Some(message),
+        }),
+    }
 }
 
 /// Remember the result of grading the learner's file (never for reference solutions).
