@@ -329,7 +329,61 @@ impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
     }
 
     fn site_dirs(&mut self, python: &Path) -> Result<Vec<PathBuf>, String> {
-        ask_python_for_sites(python)
+        // Asking an interpreter costs 50-150 ms (more behind a pyenv shim), on every run. Its
+        // answer is remembered beside the PTX cache and reused while it still leads to NVRTC.
+        let memo = super::cache_dir().join("python-sites.txt");
+        if let Some(sites) = remembered_sites(&memo, python) {
+            if sites.iter().any(|s| s.join(WHEEL_LIB_DIR).is_dir()) {
+                return Ok(sites);
+            }
+        }
+        let sites = ask_python_for_sites(python)?;
+        remember_sites(&memo, python, &sites);
+        Ok(sites)
+    }
+}
+
+/// The sites remembered for `python` in the memo file (`python<TAB>site<TAB>site...` lines).
+fn remembered_sites(memo: &Path, python: &Path) -> Option<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(memo).ok()?;
+    let key = python.to_string_lossy();
+    text.lines().find_map(|line| {
+        let mut parts = line.split('\t');
+        (parts.next()? == key).then(|| parts.map(PathBuf::from).collect())
+    })
+}
+
+/// Remember `sites` for `python`; a failure only means asking again next time.
+fn remember_sites(memo: &Path, python: &Path, sites: &[PathBuf]) {
+    let key = python.to_string_lossy().into_owned();
+    if key.contains(['\t', '\n'])
+        || sites
+            .iter()
+            .any(|s| s.to_string_lossy().contains(['\t', '\n']))
+    {
+        return;
+    }
+    let mut lines: Vec<String> = std::fs::read_to_string(memo)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.split('\t').next() != Some(key.as_str()))
+        .map(str::to_string)
+        .collect();
+    let mut line = key;
+    for s in sites {
+        line.push('\t');
+        line.push_str(&s.to_string_lossy());
+    }
+    lines.push(line);
+    let Some(dir) = memo.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    // Written to a temporary file and renamed, so a reader never sees half a file.
+    let tmp = dir.join(format!("python-sites.{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, lines.join("\n") + "\n").is_ok() && std::fs::rename(&tmp, memo).is_err()
+    {
+        let _ = std::fs::remove_file(&tmp);
     }
 }
 
@@ -402,6 +456,33 @@ fn ask_python_for_sites(python: &Path) -> Result<Vec<PathBuf>, String> {
         return Err(format!("it failed ({status})"));
     }
     Ok(parse_site_dirs(&output))
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+
+    #[test]
+    fn remembered_sites_round_trip_and_replace() {
+        let dir = tempfile::tempdir().unwrap();
+        let memo = dir.path().join("python-sites.txt");
+        assert_eq!(remembered_sites(&memo, Path::new("/usr/bin/python3")), None);
+        remember_sites(
+            &memo,
+            Path::new("/usr/bin/python3"),
+            &[PathBuf::from("/a"), PathBuf::from("/b")],
+        );
+        remember_sites(&memo, Path::new("/opt/python"), &[PathBuf::from("/c")]);
+        remember_sites(&memo, Path::new("/usr/bin/python3"), &[PathBuf::from("/d")]);
+        assert_eq!(
+            remembered_sites(&memo, Path::new("/usr/bin/python3")),
+            Some(vec![PathBuf::from("/d")])
+        );
+        assert_eq!(
+            remembered_sites(&memo, Path::new("/opt/python")),
+            Some(vec![PathBuf::from("/c")])
+        );
+    }
 }
 
 fn parse_site_dirs(output: &str) -> Vec<PathBuf> {
