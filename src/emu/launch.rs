@@ -246,87 +246,10 @@ fn check_resources(
     Ok(())
 }
 
-/// Check the arguments against the kernel's parameters and lay out the param area.
-fn param_image(
-    module: &Module,
-    entry: u32,
-    kernel: &str,
-    args: &[KernelArg],
-    buf_addr: &[u64],
-) -> Result<Vec<u8>, EmuError> {
-    let f = &module.functions[entry as usize];
-    if args.len() != f.params.len() {
-        return Err(EmuError::Signature(format!(
-            "kernel `{kernel}` takes {} parameter{}, but {} argument{} were given",
-            f.params.len(),
-            if f.params.len() == 1 { "" } else { "s" },
-            args.len(),
-            if args.len() == 1 { "" } else { "s" }
-        )));
-    }
-    let mut image = vec![0u8; f.param_area as usize];
-    let mut bi = 0;
-    for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
-        let n = i + 1;
-        let bytes: Vec<u8> = match arg {
-            KernelArg::Buffer(b) => {
-                if p.size != 8 || p.is_array {
-                    return Err(EmuError::Signature(format!(
-                        "argument {n} (`{}`) is a buffer, but parameter {n} of `{kernel}` is a {}-byte value, not a pointer",
-                        b.name, p.size
-                    )));
-                }
-                let a = buf_addr[bi];
-                bi += 1;
-                a.to_le_bytes().to_vec()
-            }
-            KernelArg::Scalar(s) => {
-                if p.is_array || p.size != s.ty.size() as u32 {
-                    return Err(EmuError::Signature(format!(
-                        "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
-                        s.ty,
-                        s.ty.size(),
-                        p.size,
-                        if p.size == 8 && !p.is_array { " (a pointer or 64-bit value?)" } else { "" }
-                    )));
-                }
-                s.bytes()
-            }
-            KernelArg::Struct { bytes, .. } => {
-                if !p.is_array || p.size as usize != bytes.len() {
-                    return Err(EmuError::Signature(format!(
-                        "argument {n} is a {}-byte struct, but parameter {n} of `{kernel}` is {} bytes{}",
-                        bytes.len(),
-                        p.size,
-                        if p.is_array { "" } else { " and not a struct" }
-                    )));
-                }
-                bytes.clone()
-            }
-        };
-        let o = p.offset as usize;
-        image[o..o + bytes.len()].copy_from_slice(&bytes);
-    }
-    Ok(image)
-}
-
-/// Whether the kernel can see other blocks' effects in ways that make order visible.
-fn order_sensitive(module: &Module) -> bool {
-    module.functions.iter().any(|f| {
-        f.body
-            .iter()
-            .any(|i| matches!(&i.op, Op::Atom { space, .. } if *space != Space::Shared))
-    })
-}
-
-pub fn run(
-    module: &Module,
-    kernel: &str,
-    cfg: &LaunchConfig,
-    args: Vec<KernelArg>,
-    opts: &EmuOptions,
-) -> Result<RunResult, EmuError> {
-    let (entry, _) = match module.lookup_entry(kernel) {
+/// Find `kernel` in `module` and check `args` against its parameters: the messages both the
+/// emulator and the GPU backend give (the judge turns them into "keep the starter's parameters").
+pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u32, EmuError> {
+    let (entry, f) = match module.lookup_entry(kernel) {
         Ok(hit) => hit,
         Err(EntryLookup::Ambiguous(names)) => {
             return Err(EmuError::Launch(format!(
@@ -348,6 +271,85 @@ pub fn run(
             });
         }
     };
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if args.len() != f.params.len() {
+        return Err(EmuError::Signature(format!(
+            "kernel `{kernel}` takes {} parameter{}, but {} argument{} were given",
+            f.params.len(),
+            plural(f.params.len()),
+            args.len(),
+            plural(args.len())
+        )));
+    }
+    for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
+        let n = i + 1;
+        match arg {
+            KernelArg::Buffer(b) if p.size != 8 || p.is_array => {
+                return Err(EmuError::Signature(format!(
+                    "argument {n} (`{}`) is a buffer, but parameter {n} of `{kernel}` is a {}-byte value, not a pointer",
+                    b.name, p.size
+                )));
+            }
+            KernelArg::Scalar(s) if p.is_array || p.size != s.ty.size() as u32 => {
+                return Err(EmuError::Signature(format!(
+                    "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
+                    s.ty,
+                    s.ty.size(),
+                    p.size,
+                    if p.size == 8 && !p.is_array { " (a pointer or 64-bit value?)" } else { "" }
+                )));
+            }
+            KernelArg::Struct { bytes, .. } if !p.is_array || p.size as usize != bytes.len() => {
+                return Err(EmuError::Signature(format!(
+                    "argument {n} is a {}-byte struct, but parameter {n} of `{kernel}` is {} bytes{}",
+                    bytes.len(),
+                    p.size,
+                    if p.is_array { "" } else { " and not a struct" }
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(entry)
+}
+
+/// The entry's param area with the (already checked) arguments in place; buffers become the
+/// addresses in `buf_addr`, in order.
+fn param_image(module: &Module, entry: u32, args: &[KernelArg], buf_addr: &[u64]) -> Vec<u8> {
+    let f = &module.functions[entry as usize];
+    let mut image = vec![0u8; f.param_area as usize];
+    let mut buffers = buf_addr.iter();
+    for (arg, p) in args.iter().zip(&f.params) {
+        let bytes: Vec<u8> = match arg {
+            KernelArg::Buffer(_) => buffers.next().copied().unwrap_or(0).to_le_bytes().to_vec(),
+            KernelArg::Scalar(s) => s.bytes(),
+            KernelArg::Struct { bytes, .. } => bytes.clone(),
+        };
+        let o = p.offset as usize;
+        if let Some(dst) = image.get_mut(o..o + bytes.len()) {
+            dst.copy_from_slice(&bytes);
+        }
+    }
+    image
+}
+
+/// Whether the kernel can see other blocks' effects in ways that make order visible.
+fn order_sensitive(module: &Module) -> bool {
+    module.functions.iter().any(|f| {
+        f.body
+            .iter()
+            .any(|i| matches!(&i.op, Op::Atom { space, .. } if *space != Space::Shared))
+    })
+}
+
+pub fn run(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+) -> Result<RunResult, EmuError> {
+    let entry = check_args(module, kernel, &args)?;
     validate_config(cfg)?;
     check_resources(module, entry, cfg, &args)?;
     // Global memory: buffers first (in argument order), then module variables.
@@ -371,7 +373,7 @@ pub fn run(
     }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
     let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
-    let kernel_params = param_image(module, entry, kernel, &args, &buf_addr)?;
+    let kernel_params = param_image(module, entry, &args, &buf_addr);
 
     // Shared memory: static variables, then dynamic, then a red zone.
     let dyn_base = module.static_shared_size;

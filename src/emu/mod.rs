@@ -15,6 +15,8 @@ pub mod result;
 pub mod spec;
 pub mod value;
 
+pub use launch::check_args;
+
 use result::RunResult;
 use value::KernelArg;
 

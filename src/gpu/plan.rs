@@ -12,7 +12,7 @@ use super::outcome::{counter_summary, fault_diagnostic, TableName};
 use crate::emu::result::{Diagnostic, RunResult};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{EmuError, LaunchConfig};
-use crate::ptx::ir::{demangle_var, EntryLookup};
+use crate::ptx::ir::demangle_var;
 
 /// Why an instrumented launch could not be prepared.
 #[derive(Debug, thiserror::Error)]
@@ -159,68 +159,7 @@ pub fn check_args(
     kernel: &str,
     args: &[KernelArg],
 ) -> Result<(), EmuError> {
-    let f = match module.lookup_entry(kernel) {
-        Ok((_, f)) => f,
-        Err(EntryLookup::Ambiguous(names)) => {
-            return Err(EmuError::Launch(format!(
-                "`{kernel}` names {} kernels: {}; give the one to run, e.g. `{}`",
-                names.len(),
-                names.join(", "),
-                names[0]
-            )))
-        }
-        Err(EntryLookup::Missing) => {
-            let found: Vec<String> = module.entries().map(|f| f.display_name()).collect();
-            return Err(EmuError::NoSuchKernel {
-                name: kernel.to_string(),
-                found: if found.is_empty() {
-                    "none".into()
-                } else {
-                    found.join(", ")
-                },
-            });
-        }
-    };
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
-    if args.len() != f.params.len() {
-        return Err(EmuError::Signature(format!(
-            "kernel `{kernel}` takes {} parameter{}, but {} argument{} were given",
-            f.params.len(),
-            plural(f.params.len()),
-            args.len(),
-            plural(args.len())
-        )));
-    }
-    for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
-        let n = i + 1;
-        match arg {
-            KernelArg::Buffer(b) if p.size != 8 || p.is_array => {
-                return Err(EmuError::Signature(format!(
-                    "argument {n} (`{}`) is a buffer, but parameter {n} of `{kernel}` is a {}-byte value, not a pointer",
-                    b.name, p.size
-                )));
-            }
-            KernelArg::Scalar(s) if p.is_array || p.size != s.ty.size() as u32 => {
-                return Err(EmuError::Signature(format!(
-                    "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
-                    s.ty,
-                    s.ty.size(),
-                    p.size,
-                    if p.size == 8 && !p.is_array { " (a pointer or 64-bit value?)" } else { "" }
-                )));
-            }
-            KernelArg::Struct { bytes, .. } if !p.is_array || p.size as usize != bytes.len() => {
-                return Err(EmuError::Signature(format!(
-                    "argument {n} is a {}-byte struct, but parameter {n} of `{kernel}` is {} bytes{}",
-                    bytes.len(),
-                    p.size,
-                    if p.is_array { "" } else { " and not a struct" }
-                )));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    crate::emu::check_args(module, kernel, args).map(|_| ())
 }
 
 #[cfg(test)]
