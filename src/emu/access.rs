@@ -81,7 +81,7 @@ impl<'l> Mem<'l> {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
                 }
-                self.log(th, inst, a, total, false);
+                self.log_at(th, a, total, false);
             }
             Place::Shared(off) => {
                 th.counters.shared_reads += n;
@@ -92,7 +92,7 @@ impl<'l> Mem<'l> {
                     let s = (off + i as u64 * size as u64) as usize;
                     *o = le_read(&self.shared[s..s + size as usize]);
                 }
-                self.log(th, inst, off, total, true);
+                self.log_at(th, off, total, true);
             }
             Place::Local(off) => {
                 for (i, o) in out.iter_mut().enumerate() {
@@ -136,7 +136,7 @@ impl<'l> Mem<'l> {
                         .global
                         .write(a + i as u64 * size as u64, size, *v);
                 }
-                self.log(th, inst, a, total, false);
+                self.log_at(th, a, total, false);
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n;
@@ -148,7 +148,7 @@ impl<'l> Mem<'l> {
                     self.shared[s..s + size as usize]
                         .copy_from_slice(&v.to_le_bytes()[..size as usize]);
                 }
-                self.log(th, inst, off, total, true);
+                self.log_at(th, off, total, true);
             }
             Place::Local(off) => {
                 for (i, v) in vals.iter().enumerate() {
@@ -195,7 +195,7 @@ impl<'l> Mem<'l> {
                 self.launch
                     .global
                     .write(a, size, atom_combine(op, ty, old, b, c));
-                self.log(th, inst, a, size, false);
+                self.log_at(th, a, size, false);
                 old
             }
             Place::Shared(off) => {
@@ -208,7 +208,7 @@ impl<'l> Mem<'l> {
                 let old = le_read(&self.shared[s.clone()]);
                 let new = atom_combine(op, ty, old, b, c);
                 self.shared[s].copy_from_slice(&new.to_le_bytes()[..size as usize]);
-                self.log(th, inst, off, size, true);
+                self.log_at(th, off, size, true);
                 old
             }
             Place::Local(_) | Place::Param(_) => {
@@ -353,11 +353,6 @@ impl<'l> Mem<'l> {
         let s = off as usize;
         self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
         true
-    }
-
-    fn log(&mut self, th: &Thread, inst: &Inst, addr: u64, size: u32, shared: bool) {
-        let _ = inst;
-        self.log_at(th, addr, size, shared);
     }
 
     fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool) {

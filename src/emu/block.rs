@@ -751,17 +751,17 @@ impl<'l> Block<'l> {
         true
     }
 
-    fn is_syncwarp_at(&self, t: usize) -> bool {
+    /// The instruction thread `t` stands at (where it waits, when it waits).
+    fn op_at(&self, t: usize) -> Option<&Op> {
         let th = &self.threads[t];
-        matches!(
-            self.mem.launch.module.functions[th.func as usize]
-                .body
-                .get(th.pc as usize),
-            Some(Inst {
-                op: Op::BarWarpSync { .. },
-                ..
-            })
-        )
+        self.mem.launch.module.functions[th.func as usize]
+            .body
+            .get(th.pc as usize)
+            .map(|i| &i.op)
+    }
+
+    fn is_syncwarp_at(&self, t: usize) -> bool {
+        matches!(self.op_at(t), Some(Op::BarWarpSync { .. }))
     }
 
     /// A shuffle read a lane that did not take part: its value is undefined on a GPU. A warning,
@@ -821,16 +821,7 @@ impl<'l> Block<'l> {
     }
 
     fn is_activemask_at(&self, t: usize) -> bool {
-        let th = &self.threads[t];
-        matches!(
-            self.mem.launch.module.functions[th.func as usize]
-                .body
-                .get(th.pc as usize),
-            Some(Inst {
-                op: Op::Activemask { .. },
-                ..
-            })
-        )
+        matches!(self.op_at(t), Some(Op::Activemask { .. }))
     }
 
     /// After a scheduling pass: lanes waiting at an `activemask` for too long complete with the
