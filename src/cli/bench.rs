@@ -159,12 +159,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         file: name.clone(),
         grid: cfg.grid,
         block: cfg.block,
-        threads: cfg
-            .grid
-            .iter()
-            .chain(&cfg.block)
-            .map(|&d| d as u64)
-            .product(),
+        threads: cfg.total_threads(),
         work,
         measured: parts.measured,
         mismatches_vs_reference: parts.mismatches,

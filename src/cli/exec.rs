@@ -112,12 +112,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         };
         emu::run(&module, &a.kernel, &cfg, args, &opts).map_err(GpuError::Launch)
     } else {
-        let threads = cfg
-            .grid
-            .iter()
-            .chain(&cfg.block)
-            .map(|&d| d as u64)
-            .product();
+        let threads = cfg.total_threads();
         backend::launch(
             executor,
             &compiled.ptx,

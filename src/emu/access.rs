@@ -316,15 +316,8 @@ impl<'l> Mem<'l> {
         off: u64,
         size: u32,
     ) -> Option<u64> {
-        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+        if !self.fast_shared_access(th, linear, inst, off, size, Kind::Read) {
             return None;
-        }
-        th.counters.shared_reads += 1;
-        if !self.shadow.is_empty() {
-            self.shared_checks(th, linear, inst, off, size, Kind::Read);
-        }
-        if self.accesses.is_some() {
-            self.log_at(th, off, size, true);
         }
         let s = off as usize;
         Some(le_read(&self.shared[s..s + size as usize]))
@@ -340,18 +333,40 @@ impl<'l> Mem<'l> {
         size: u32,
         v: u64,
     ) -> bool {
+        if !self.fast_shared_access(th, linear, inst, off, size, Kind::Write) {
+            return false;
+        }
+        let s = off as usize;
+        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        true
+    }
+
+    /// What a plain aligned, in-bounds shared access does besides moving the data: count it,
+    /// check it for races, log it. False (nothing done) when the general path must report it.
+    #[inline(always)]
+    fn fast_shared_access(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+        kind: Kind,
+    ) -> bool {
         if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
             return false;
         }
-        th.counters.shared_writes += 1;
+        if kind == Kind::Read {
+            th.counters.shared_reads += 1;
+        } else {
+            th.counters.shared_writes += 1;
+        }
         if !self.shadow.is_empty() {
-            self.shared_checks(th, linear, inst, off, size, Kind::Write);
+            self.shared_checks(th, linear, inst, off, size, kind);
         }
         if self.accesses.is_some() {
             self.log_at(th, off, size, true);
         }
-        let s = off as usize;
-        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
         true
     }
 

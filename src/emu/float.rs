@@ -102,7 +102,31 @@ pub fn two_prod(a: f64, b: f64) -> (f64, f64) {
     (p, a.mul_add(b, -p))
 }
 
-/// IEEE minNum/maxNum (PTX min/max without `.NaN`): a NaN input yields the other input.
+/// IEEE minNum/maxNum (PTX min/max without `.NaN`): a NaN input yields the other input;
+/// with `propagate` (`.NaN`), any NaN input yields NaN.
+#[inline]
+fn pick_num<T: Copy>(
+    a: T,
+    b: T,
+    a_nan: bool,
+    b_nan: bool,
+    propagate: bool,
+    nan: T,
+    take_b: bool,
+) -> T {
+    if a_nan || b_nan {
+        if propagate || (a_nan && b_nan) {
+            return nan;
+        }
+        return if a_nan { b } else { a };
+    }
+    if take_b {
+        b
+    } else {
+        a
+    }
+}
+
 #[inline]
 pub fn min_num<T: PartialOrd + Copy>(
     a: T,
@@ -112,17 +136,7 @@ pub fn min_num<T: PartialOrd + Copy>(
     propagate: bool,
     nan: T,
 ) -> T {
-    if a_nan || b_nan {
-        if propagate || (a_nan && b_nan) {
-            return nan;
-        }
-        return if a_nan { b } else { a };
-    }
-    if b < a {
-        b
-    } else {
-        a
-    }
+    pick_num(a, b, a_nan, b_nan, propagate, nan, b < a)
 }
 
 #[inline]
@@ -134,17 +148,7 @@ pub fn max_num<T: PartialOrd + Copy>(
     propagate: bool,
     nan: T,
 ) -> T {
-    if a_nan || b_nan {
-        if propagate || (a_nan && b_nan) {
-            return nan;
-        }
-        return if a_nan { b } else { a };
-    }
-    if b > a {
-        b
-    } else {
-        a
-    }
+    pick_num(a, b, a_nan, b_nan, propagate, nan, b > a)
 }
 
 /// Round a float to an integral value per an integer rounding modifier (`.rni` etc.).

@@ -28,6 +28,17 @@ pub struct LaunchConfig {
     pub dynamic_shared: u32,
 }
 
+impl LaunchConfig {
+    /// Threads in the whole grid.
+    pub fn total_threads(&self) -> u64 {
+        self.grid
+            .iter()
+            .chain(&self.block)
+            .map(|&d| d as u64)
+            .product()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct EmuOptions {
     /// Thread-instructions allowed per launch before `step-limit` is reported.

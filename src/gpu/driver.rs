@@ -11,6 +11,7 @@
 
 use super::bench::DeviceSpecs;
 use super::plan::Plan;
+use super::probe::describe;
 use crate::emu::result::RunResult;
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::LaunchConfig;
@@ -24,18 +25,6 @@ pub struct DriverFailure(pub String);
 
 fn fail(call: &str, err: result::DriverError) -> DriverFailure {
     DriverFailure(format!("{call}: {}", describe(err)))
-}
-
-/// `CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)`.
-pub fn describe(err: result::DriverError) -> String {
-    let name = err
-        .error_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| format!("{:?}", err.0));
-    match err.error_string() {
-        Ok(text) => format!("{name} ({})", text.to_string_lossy()),
-        Err(_) => name,
-    }
 }
 
 /// Bytes left unused before and after every buffer, so an overrun past one buffer lands in no

@@ -93,12 +93,7 @@ impl Plan {
             })
             .collect();
         Ok(Plan {
-            threads: cfg
-                .grid
-                .iter()
-                .chain(&cfg.block)
-                .map(|&d| d as u64)
-                .product(),
+            threads: cfg.total_threads(),
             cfg: *cfg,
             step_budget,
             names,

@@ -98,8 +98,9 @@ fn decode_version(encoded: i32) -> (i32, i32) {
     (encoded / 1000, (encoded % 1000) / 10)
 }
 
+/// A driver error as its name and NVIDIA's text:
 /// `CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)`.
-fn describe(err: result::DriverError) -> String {
+pub(crate) fn describe(err: result::DriverError) -> String {
     let name = err
         .error_name()
         .map(|n| n.to_string_lossy().into_owned())
