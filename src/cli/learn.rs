@@ -140,10 +140,9 @@ pub struct InitArgs {
 }
 
 pub fn init(a: &InitArgs) -> Result<i32> {
-    let ws = Workspace::init(&a.dir)?;
+    Workspace::init(&a.dir)?;
     let shown = a.dir.display();
     println!("Created a gpuzzle workspace in {shown}: puzzles/ (yours to edit) and solutions/.");
     println!("Next:\n  cd {shown}\n  gpuzzle show 1\n  gpuzzle run 1");
-    let _ = ws;
     Ok(0)
 }

@@ -70,7 +70,7 @@ impl<'l> Mem<'l> {
         out: &mut [u64],
     ) -> bool {
         let p = place(space, addr);
-        if !self.check(th, inst, p, addr, size, total, Kind::Read) {
+        if !self.check(th, inst, p, size, total, Kind::Read) {
             return false;
         }
         let n = out.len() as u64;
@@ -123,7 +123,7 @@ impl<'l> Mem<'l> {
     ) {
         let total = size * vals.len() as u32;
         let p = place(space, addr);
-        if !self.check(th, inst, p, addr, size, total, Kind::Write) {
+        if !self.check(th, inst, p, size, total, Kind::Write) {
             return;
         }
         let n = vals.len() as u64;
@@ -184,7 +184,7 @@ impl<'l> Mem<'l> {
     ) -> u64 {
         let size = ty.size();
         let p = place(space, addr);
-        if !self.check(th, inst, p, addr, size, size, Kind::Atomic) {
+        if !self.check(th, inst, p, size, size, Kind::Atomic) {
             return 0;
         }
         match p {
@@ -390,7 +390,6 @@ impl<'l> Mem<'l> {
         th: &Thread,
         inst: &Inst,
         p: Place,
-        addr: u64,
         size: u32,
         total: u32,
         kind: Kind,
@@ -443,7 +442,6 @@ impl<'l> Mem<'l> {
                 "this is likely a gpuzzle bug; please report it".to_string(),
             ),
         };
-        let _ = addr;
         self.diags
             .report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
                 (message, help)

@@ -650,8 +650,8 @@ impl<'a> Parser<'a> {
                     self.reg_decl(ctx)?;
                 }
                 Some(Tok::Ident(w)) if w == ".param" => {
-                    let p = self.param_decl(ctx)?;
-                    let _ = p;
+                    // A call sequence's `.param`: param_decl gives it a slot in the frame.
+                    self.param_decl(ctx)?;
                     self.expect_punct(';')?;
                 }
                 Some(Tok::Ident(w)) if w == ".local" => {
