@@ -3,7 +3,7 @@
 use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
-use crate::puzzle::State;
+use crate::puzzle::{Puzzle, State};
 use crate::report;
 use anyhow::Result;
 use clap::Args;
@@ -26,12 +26,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     run_one_on(&loaded, &a.puzzle, a.solution, quiet, &a.backend)
 }
 
-/// Grade and print one puzzle; shared with `watch`. Returns the exit code.
-pub fn run_one(loaded: &Loaded, query: &str, solution: bool, quiet: bool) -> Result<i32> {
-    run_one_on(loaded, query, solution, quiet, &BackendArgs::default())
-}
-
-/// `run_one` on the chosen backend.
+/// Grade and print one puzzle on the chosen backend. Returns the exit code.
 pub fn run_one_on(
     loaded: &Loaded,
     query: &str,
@@ -39,9 +34,30 @@ pub fn run_one_on(
     quiet: bool,
     backend: &BackendArgs,
 ) -> Result<i32> {
+    let puzzle = loaded.ws.find(&loaded.puzzles, query)?;
+    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, backend, !quiet)?;
+    if quiet && passed {
+        println!("{}", text.lines().next().unwrap_or_default());
+    } else {
+        super::print_block(&text);
+    }
+    Ok(if passed { 0 } else { EXIT_FAIL })
+}
+
+/// Grade one puzzle (the learner's file, or the reference with `solution`), record the result
+/// of the learner's file, and return whether it passed with the report `run` prints; shared with
+/// `watch`, which draws the report on its own screen. `announce` says `auto`'s backend choice on
+/// stderr.
+pub fn grade_report(
+    loaded: &Loaded,
+    puzzle: &Puzzle,
+    solution: bool,
+    quiet: bool,
+    backend: &BackendArgs,
+    announce: bool,
+) -> Result<(bool, String)> {
     let Loaded { ws, puzzles } = loaded;
-    let puzzle = ws.find(puzzles, query)?;
-    let selection = backend.select(!quiet)?;
+    let selection = backend.select(announce)?;
     let opts = JudgeOptions {
         jobs: default_jobs(),
         executor: selection.executor,
@@ -56,10 +72,5 @@ pub fn run_one_on(
     let hints = (state.hints_shown(&puzzle.slug), puzzle.hints.len());
     let next = common::next_of(puzzles, puzzle).map(|p| (p.id, p.title.as_str()));
     let text = report::puzzle::text(&outcome, source.as_deref(), next, hints, solution);
-    if quiet && outcome.passed {
-        println!("{}", text.lines().next().unwrap_or_default());
-    } else {
-        super::print_block(&text);
-    }
-    Ok(if outcome.passed { 0 } else { EXIT_FAIL })
+    Ok((outcome.passed, text))
 }

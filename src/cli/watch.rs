@@ -1,13 +1,25 @@
-//! `gpuzzle watch [N]`: re-run a puzzle whenever its file is saved, moving on when it passes.
+//! `gpuzzle watch [N]`: re-grade a puzzle whenever the content of its file changes.
+//!
+//! In a terminal it draws one fixed screen (progress, puzzle, verdict, hints, keys) and takes
+//! single keys: `h` next hint, `n` next puzzle, `r` re-run, `l` list, `s` show, `q` quit. After a
+//! pass it stays on the puzzle until `n`. Without a terminal it prints each verdict in turn and
+//! moves on after a pass, as a plain re-run loop.
+//!
+//! A file event alone never re-grades: grading itself opens the file, editors write twice, and
+//! some file systems report reads. Only a change of the file's content (its hash) does.
 
-use super::common::{self, WorkspaceArgs};
-use super::run::run_one;
-use crate::puzzle::{State, Status};
+use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::run::grade_report;
+use crate::puzzle::{Puzzle, State, Status};
+use crate::report::watch::{self as screen, Body, Screen};
 use anyhow::{Context, Result};
 use clap::Args;
 use colored::Colorize;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
-use std::io::{BufRead, IsTerminal};
+use std::hash::{Hash, Hasher};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -17,17 +29,23 @@ pub struct WatchArgs {
     pub puzzle: Option<String>,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
+    #[command(flatten)]
+    pub backend: BackendArgs,
 }
 
 enum Event {
-    Saved(Vec<std::path::PathBuf>),
-    Quit,
+    /// Files of the puzzle directory were written (maybe without a change of content).
+    Touched(Vec<PathBuf>),
+    /// A key pressed in the terminal.
+    Key(char),
+    /// The watcher failed; the message says why.
+    WatchFailed(String),
 }
 
 pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
     let (state, _) = State::load(&loaded.ws);
-    let mut current = match &a.puzzle {
+    let current = match &a.puzzle {
         Some(q) => loaded.ws.find(&loaded.puzzles, q)?,
         None => match loaded
             .puzzles
@@ -42,76 +60,332 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
     let (tx, rx) = mpsc::channel();
     let watch_tx = tx.clone();
     let mut debouncer = new_debouncer(
-        Duration::from_millis(200),
+        Duration::from_millis(150),
         move |res: notify_debouncer_mini::DebounceEventResult| {
-            if let Ok(events) = res {
-                let _ = watch_tx.send(Event::Saved(events.into_iter().map(|e| e.path).collect()));
-            }
+            let _ = watch_tx.send(match res {
+                Ok(events) => Event::Touched(events.into_iter().map(|e| e.path).collect()),
+                Err(e) => Event::WatchFailed(e.to_string()),
+            });
         },
     )
     .context("cannot watch files")?;
     debouncer
         .watcher()
         .watch(&loaded.ws.puzzles_dir, RecursiveMode::NonRecursive)
-        .context("cannot watch the puzzles directory")?;
-    let interactive = std::io::stdin().is_terminal();
-    if interactive {
-        std::thread::spawn(move || {
-            for line in std::io::stdin().lock().lines() {
-                match line {
-                    Ok(l) if l.trim() == "q" => {
-                        let _ = tx.send(Event::Quit);
-                        break;
-                    }
-                    Err(_) => break,
-                    _ => {}
-                }
-            }
-        });
-    }
-    loop {
-        let code = run_one(&loaded, &current.id.to_string(), false, quiet)?;
-        if code == 0 {
-            if let Some(next) = common::next_of(&loaded.puzzles, current) {
-                current = next;
-                println!(
-                    "\n{} now watching {}",
-                    "→".green(),
-                    common::display_path(&loaded.ws.kernel_path(current, false))
-                );
-                continue;
-            }
-            println!("Every puzzle passes. Well done!");
-            return Ok(0);
-        }
-        let file = loaded.ws.kernel_path(current, false);
-        let file_name = file.file_name().map(|f| f.to_os_string());
-        let hint = if interactive {
-            " (q + Enter to quit)"
-        } else {
-            ""
-        };
-        println!(
-            "{}",
+        .with_context(|| {
             format!(
-                "Watching {} — save it to re-run{hint}",
-                common::display_path(&file)
+                "cannot watch the puzzles directory {}",
+                loaded.ws.puzzles_dir.display()
             )
-            .dimmed()
-        );
+        })?;
+    let w = Watch {
+        loaded: &loaded,
+        backend: &a.backend,
+        quiet,
+        rx,
+    };
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        w.interactive(current, tx)
+    } else {
+        w.plain(current)
+    }
+}
+
+struct Watch<'a> {
+    loaded: &'a Loaded,
+    backend: &'a BackendArgs,
+    quiet: bool,
+    rx: mpsc::Receiver<Event>,
+}
+
+impl<'a> Watch<'a> {
+    /// Without a terminal: print each verdict, wait for a change of content, move on after a
+    /// pass.
+    fn plain(self, mut current: &'a Puzzle) -> Result<i32> {
         loop {
-            match rx.recv() {
-                Ok(Event::Quit) | Err(_) => return Ok(0),
-                Ok(Event::Saved(paths)) => {
-                    if paths
-                        .iter()
-                        .any(|p| p.file_name().map(|f| f.to_os_string()) == file_name)
-                    {
-                        println!();
-                        break;
+            let file = self.loaded.ws.kernel_path(current, false);
+            let mut seen = content_hash(&file);
+            let (passed, text) = grade_report(
+                self.loaded,
+                current,
+                false,
+                self.quiet,
+                self.backend,
+                !self.quiet,
+            )?;
+            super::print_block(&text);
+            if passed {
+                if let Some(next) = common::next_of(&self.loaded.puzzles, current) {
+                    current = next;
+                    println!(
+                        "\n{} now watching {}",
+                        "→".green(),
+                        common::display_path(&self.loaded.ws.kernel_path(current, false))
+                    );
+                    continue;
+                }
+                println!("Every puzzle passes. Well done!");
+                return Ok(0);
+            }
+            println!(
+                "{}",
+                format!(
+                    "Watching {} — save it to re-run",
+                    common::display_path(&file)
+                )
+                .dimmed()
+            );
+            loop {
+                match self.rx.recv() {
+                    Err(_) => return Ok(0),
+                    Ok(Event::WatchFailed(m)) => anyhow::bail!("watching files failed: {m}"),
+                    Ok(Event::Key(_)) => {}
+                    Ok(Event::Touched(paths)) => {
+                        if touches(&paths, &file) && changed(&file, &mut seen) {
+                            println!();
+                            break;
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// In a terminal: one screen, single keys.
+    fn interactive(self, mut current: &'a Puzzle, tx: mpsc::Sender<Event>) -> Result<i32> {
+        let _raw = RawMode::enable()?;
+        std::thread::spawn(move || read_keys(tx));
+        let mut view = View::Verdict;
+        let mut note: Option<String> = None;
+        let mut grade = true;
+        let mut runs = 0;
+        let mut verdict = (false, String::new());
+        let mut hints: Vec<(usize, String)> = Vec::new();
+        let mut file = self.loaded.ws.kernel_path(current, false);
+        let mut seen = content_hash(&file);
+        loop {
+            if grade {
+                grade = false;
+                runs += 1;
+                seen = content_hash(&file);
+                // quiet: the report goes on the screen; warnings on stderr would tear it.
+                verdict = match grade_report(self.loaded, current, false, true, self.backend, false)
+                {
+                    Ok(v) => v,
+                    Err(e) => (false, format!("{}: {e:#}", "error".red().bold())),
+                };
+            }
+            let (state, _) = State::load(&self.loaded.ws);
+            let progress = (
+                state.passed_count(self.loaded.puzzles.iter().map(|p| p.slug.as_str())),
+                self.loaded.puzzles.len(),
+            );
+            let page;
+            let body = match view {
+                View::Verdict => Body::Verdict(&verdict.1),
+                View::List => {
+                    let rows: Vec<_> = self
+                        .loaded
+                        .puzzles
+                        .iter()
+                        .map(|p| (p, state.status(&p.slug)))
+                        .collect();
+                    page = crate::report::catalog::list(&rows);
+                    Body::Page(&page)
+                }
+                View::Show => {
+                    page =
+                        crate::report::catalog::show(current, &common::display_path(&file), false);
+                    Body::Page(&page)
+                }
+            };
+            let text = screen::screen(
+                &Screen {
+                    puzzle: current,
+                    file: &common::display_path(&file),
+                    progress,
+                    runs,
+                    passed: verdict.0,
+                    hints: (&hints, current.hints.len()),
+                    note: note.as_deref(),
+                },
+                body,
+            );
+            draw(&text)?;
+            note = None;
+            // Wait for something that changes the screen.
+            loop {
+                let event = match self.rx.recv() {
+                    Ok(e) => e,
+                    Err(_) => return Ok(0),
+                };
+                match event {
+                    Event::WatchFailed(m) => anyhow::bail!("watching files failed: {m}"),
+                    Event::Touched(paths) => {
+                        if touches(&paths, &file) && changed(&file, &mut seen) {
+                            grade = true;
+                            view = View::Verdict;
+                            break;
+                        }
+                    }
+                    Event::Key(k) if view != View::Verdict && k != 'q' => {
+                        view = View::Verdict;
+                        break;
+                    }
+                    Event::Key('q') => return Ok(0),
+                    Event::Key('r') => {
+                        grade = true;
+                        break;
+                    }
+                    Event::Key('l') => {
+                        view = View::List;
+                        break;
+                    }
+                    Event::Key('s') => {
+                        view = View::Show;
+                        break;
+                    }
+                    Event::Key('h') => {
+                        note = self.next_hint(current, &mut hints);
+                        break;
+                    }
+                    Event::Key('n') => {
+                        match common::next_of(&self.loaded.puzzles, current) {
+                            Some(next) => {
+                                current = next;
+                                file = self.loaded.ws.kernel_path(current, false);
+                                hints.clear();
+                                runs = 0;
+                                grade = true;
+                            }
+                            None => {
+                                note = Some(format!(
+                                    "Puzzle {} is the last one: `gpuzzle list` shows what is left.",
+                                    current.id
+                                ))
+                            }
+                        }
+                        break;
+                    }
+                    Event::Key(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Put the next hint of `p` on screen and remember it was shown (as `gpuzzle hint` does);
+    /// the note to show instead when there is none left.
+    fn next_hint(&self, p: &Puzzle, shown: &mut Vec<(usize, String)>) -> Option<String> {
+        let total = p.hints.len();
+        if total == 0 {
+            return Some(format!(
+                "Puzzle {} has no hints: press s to read the task again.",
+                p.id
+            ));
+        }
+        if shown.len() >= total {
+            return Some(screen::no_more_hints(p));
+        }
+        let (mut state, _) = State::load(&self.loaded.ws);
+        state.next_hint(&p.slug, total);
+        // A failed save only means the next session starts from the first hint again.
+        let _ = state.save(&self.loaded.ws);
+        let n = shown.len();
+        shown.push((n + 1, p.hints[n].clone()));
+        None
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Verdict,
+    List,
+    Show,
+}
+
+/// Whether any of the written paths is `file` (events carry absolute paths; compare names in
+/// the watched directory).
+fn touches(paths: &[PathBuf], file: &Path) -> bool {
+    paths.iter().any(|p| p.file_name() == file.file_name())
+}
+
+/// Hash of a file's content; None when it cannot be read (deleted, mid-rename).
+fn content_hash(path: &Path) -> Option<u64> {
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    Some(h.finish())
+}
+
+/// Whether the file's content differs from `seen`; updates `seen` when it does. A file that
+/// cannot be read right now (an editor between delete and rename) is not a change: its next
+/// write brings another event.
+fn changed(path: &Path, seen: &mut Option<u64>) -> bool {
+    match content_hash(path) {
+        Some(h) if Some(h) != *seen => {
+            *seen = Some(h);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Send each key press as a character; Ctrl-C and Esc count as `q` in raw mode, where the
+/// terminal no longer turns them into signals.
+fn read_keys(tx: mpsc::Sender<Event>) {
+    loop {
+        let key = match crossterm::event::read() {
+            Ok(crossterm::event::Event::Key(k)) => k,
+            Ok(_) => continue,
+            Err(_) => return,
+        };
+        if let Some(c) = key_char(key) {
+            if tx.send(Event::Key(c)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn key_char(k: KeyEvent) -> Option<char> {
+    if k.kind == KeyEventKind::Release {
+        return None;
+    }
+    match k.code {
+        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Some('q'),
+        KeyCode::Char(c) => Some(c.to_ascii_lowercase()),
+        KeyCode::Esc => Some('q'),
+        KeyCode::Enter => Some('\n'),
+        _ => None,
+    }
+}
+
+/// Clear the terminal and draw `text` from the top. In raw mode a newline does not return the
+/// carriage, so each line ends with `\r\n`.
+fn draw(text: &str) -> Result<()> {
+    use crossterm::{cursor::MoveTo, queue, terminal::Clear, terminal::ClearType};
+    let mut out = std::io::stdout().lock();
+    queue!(out, MoveTo(0, 0), Clear(ClearType::All))?;
+    out.write_all(text.replace('\n', "\r\n").as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The terminal in raw mode (keys arrive one by one, unechoed) until dropped, also when a
+/// panic unwinds.
+struct RawMode;
+
+impl RawMode {
+    fn enable() -> Result<RawMode> {
+        crossterm::terminal::enable_raw_mode()
+            .context("cannot read single keys from this terminal")?;
+        Ok(RawMode)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = crossterm::terminal::disable_raw_mode();
+        println!();
     }
 }

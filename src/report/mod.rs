@@ -11,6 +11,7 @@ pub mod check;
 pub mod exec;
 pub mod puzzle;
 pub mod snippet;
+pub mod watch;
 
 mod counters;
 mod diff;
