@@ -2,7 +2,7 @@
 extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x % 32;
-    // Out-of-range lanes stay in the warp with 0: the full mask needs all 32 lanes.
+    // Out-of-range lanes stay in the warp with 0: the lanes below them read their `v`.
     float v = i < size ? a[i] : 0.0f;
     for (int offset = 16; offset > 0; offset /= 2) {
         v += __shfl_down_sync(0xffffffff, v, offset);

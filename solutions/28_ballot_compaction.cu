@@ -3,7 +3,7 @@ extern "C" __global__ void compact(float* out, int* counts, const float* a, int 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int lane = threadIdx.x;
     float v = i < size ? a[i] : 0.0f;
-    // Lanes past the end still vote (false): the full mask needs all 32 lanes.
+    // Lanes past the end vote false (a lane that had returned would count as false too).
     bool keep = i < size && v > 0.0f;
     unsigned int kept = __ballot_sync(0xffffffff, keep);
     if (keep) {
