@@ -1,4 +1,4 @@
-// Puzzle 18 · Device functions: out[r][0] = mean of row r of a, out[r][1] = its variance.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
 // Check with `gpuzzle run 18`; stuck? `gpuzzle hint 18`.
 
 // Every thread of the block passes its value v; every thread gets back the block's total.

@@ -23,11 +23,11 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     int c = threadIdx.x;
     bool inside = c < cols;
     float x = inside ? a[row * cols + c] : 0.0f;
-    float mean = block_sum(x, cache) / cols;
-    float d = inside ? x - mean : 0.0f;
-    float var = block_sum(d * d, cache) / cols;
+    float sum = block_sum(x, cache);
+    float d = inside ? cols * x - sum : 0.0f;
+    float spread = block_sum(d * d, cache);
     if (c == 0) {
-        out[row * 2] = mean;
-        out[row * 2 + 1] = var;
+        out[row * 2] = sum;
+        out[row * 2 + 1] = spread;
     }
 }
