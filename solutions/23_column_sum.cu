@@ -1,0 +1,17 @@
+// Puzzle 23 · Column sum: reference solution (the axis-sum tree, one block per column, strided reads).
+extern "C" __global__ void column_sum(float* out, const float* a, int rows, int cols) {
+    __shared__ float cache[TPB];
+    int col = blockIdx.x;
+    int local_i = threadIdx.x;
+    cache[local_i] = local_i < rows ? a[local_i * cols + col] : 0.0f;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (local_i < stride) {
+            cache[local_i] += cache[local_i + stride];
+        }
+        __syncthreads();
+    }
+    if (local_i == 0) {
+        out[col] = cache[0];
+    }
+}
