@@ -246,6 +246,20 @@ pub fn scan(text: &str) -> SResult<ScannedModule> {
             p = e;
             continue;
         }
+        if w == ".section" {
+            // A DWARF section (`.section .debug_str { ... }`, which NVRTC emits for the names of
+            // inlined `__device__` functions that `.loc ... inlined_at` refers to): copied
+            // through unchanged.
+            let mut open = p + w.len();
+            while open < c.b.len() && c.b[open] != b'{' {
+                open += 1;
+            }
+            if open >= c.b.len() {
+                return c.err(p, "`.section` without a `{` block");
+            }
+            p = c.matching(open, b'{', b'}')? + 1;
+            continue;
+        }
         // A declaration ending in `;`, or a function ending in its body's `}`.
         let start = p;
         let mut func: Option<bool> = None;
@@ -643,6 +657,47 @@ $L__BB1_1:
 	ret;
 }
 "#;
+
+    /// What NVRTC emits with `-lineinfo` for a kernel that calls an inlined `__device__`
+    /// function: `.loc ... inlined_at` lines and a `.section .debug_str` block at the end.
+    const INLINED: &str = r#"
+.version 8.8
+.target sm_80
+.address_size 64
+
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	.reg .b64 	%rd<2>;
+	.loc	1 9 0
+	ld.param.u64 	%rd1, [k_param_0];
+	.loc	1 3 5, function_name $L__info_string0, inlined_at 1 9 12
+	st.global.u32 	[%rd1], 0;
+	ret;
+}
+	.section	.debug_str
+	{
+$L__info_string0:
+.b8 95,90,49,102,105,0
+	}
+"#;
+
+    #[test]
+    fn debug_sections_and_inlined_locations_are_read() {
+        let m = scan(INLINED).unwrap_or_else(|e| panic!("{e:?}"));
+        let names: Vec<_> = m.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["k"]);
+        let locs: Vec<u32> = m.functions[0]
+            .stmts
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Loc { line, .. } => Some(*line),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(locs, [9, 3]);
+    }
 
     #[test]
     fn finds_header_functions_and_parameter_lists() {
