@@ -610,7 +610,12 @@ fn threads_adding_into_one_element_are_a_global_race() {
     let r = k.run(
         "dot_racy",
         d1(1, 8),
-        vec![zeros("out", ElemType::F32, 1), f32s("a", &a), f32s("b", &a), int(8)],
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &a),
+            f32s("b", &a),
+            int(8),
+        ],
     );
     // thread 0 ran first; thread 1 read what it wrote
     let m = expect(&k, &r, DiagKind::GlobalRace, "dot-racy", B0, t(1));
@@ -621,7 +626,10 @@ fn threads_adding_into_one_element_are_a_global_race() {
     let d = only(&r, DiagKind::GlobalRace);
     assert_eq!(d.other_line, Some(k.line_of("dot-racy")));
     let help = d.help.as_deref().unwrap_or("");
-    assert!(help.contains("atomicAdd(&out[0]") && help.contains("shared memory"), "{help}");
+    assert!(
+        help.contains("atomicAdd(&out[0]") && help.contains("shared memory"),
+        "{help}"
+    );
     assert!(r.has_errors());
 }
 
@@ -639,7 +647,14 @@ fn two_blocks_writing_one_element_are_a_global_race() {
             },
         );
         // block 1 is the first to write what block 0 wrote
-        let m = expect(&k, &r, DiagKind::GlobalRace, "blocks-overwrite", [1, 0, 0], t(0));
+        let m = expect(
+            &k,
+            &r,
+            DiagKind::GlobalRace,
+            "blocks-overwrite",
+            [1, 0, 0],
+            t(0),
+        );
         assert!(m.contains("out[0]"), "{m}");
         assert!(m.contains("thread 0 of block 0"), "the other side: {m}");
         assert!(m.contains("nothing orders the two blocks"), "{m}");
@@ -680,7 +695,14 @@ fn a_last_block_reduction_without_threadfence_is_a_global_race() {
             f32s("in", &[1.0, 2.0, 3.0, 4.0]),
         ],
     );
-    let m = expect(&k, &r, DiagKind::GlobalRace, "unfenced-read", [3, 0, 0], t(0));
+    let m = expect(
+        &k,
+        &r,
+        DiagKind::GlobalRace,
+        "unfenced-read",
+        [3, 0, 0],
+        t(0),
+    );
     assert!(m.contains("partial[0]") && m.contains("block 0"), "{m}");
 }
 
@@ -702,7 +724,10 @@ fn correct_uses_of_global_memory_are_not_races() {
         let r = clean(
             "write_sync_read",
             d1(1, 64),
-            vec![zeros("out", ElemType::I32, 1), zeros("res", ElemType::I32, 64)],
+            vec![
+                zeros("out", ElemType::I32, 1),
+                zeros("res", ElemType::I32, 64),
+            ],
         );
         assert_eq!(get_i32(&r, "res"), vec![42; 64]);
         let r = clean(
@@ -710,7 +735,10 @@ fn correct_uses_of_global_memory_are_not_races() {
             d1(3, 100),
             vec![zeros("out", ElemType::F32, n), f32s("a", &a), int(n as i32)],
         );
-        let want: Vec<f32> = a.iter().map(|x| (0..8).fold(0.0f32, |s, k| s + x * k as f32) * 2.0).collect();
+        let want: Vec<f32> = a
+            .iter()
+            .map(|x| (0..8).fold(0.0f32, |s, k| s + x * k as f32) * 2.0)
+            .collect();
         assert_close(&get_f32(&r, "out"), &want, 1e-5, "own_element");
         let r = clean(
             "grid_stride",
@@ -723,7 +751,11 @@ fn correct_uses_of_global_memory_are_not_races() {
         let r = clean(
             "histogram",
             d1(5, 64),
-            vec![zeros("bins", ElemType::U32, 16), i32s("data", &data), int(n as i32)],
+            vec![
+                zeros("bins", ElemType::U32, 16),
+                i32s("data", &data),
+                int(n as i32),
+            ],
         );
         let mut bins = vec![0u32; 16];
         data.iter().for_each(|v| bins[(v % 16) as usize] += 1);
@@ -731,13 +763,25 @@ fn correct_uses_of_global_memory_are_not_races() {
         let r = clean(
             "atomic_total",
             d1(4, 100),
-            vec![zeros("total", ElemType::F32, 1), f32s("a", &a), int(n as i32)],
+            vec![
+                zeros("total", ElemType::F32, 1),
+                f32s("a", &a),
+                int(n as i32),
+            ],
         );
-        assert_close(&get_f32(&r, "total"), &[a.iter().sum::<f32>()], 1e-4, "atomic_total");
+        assert_close(
+            &get_f32(&r, "total"),
+            &[a.iter().sum::<f32>()],
+            1e-4,
+            "atomic_total",
+        );
         let r = clean(
             "warp_ordered",
             d1(1, 64),
-            vec![zeros("out", ElemType::I32, 2), zeros("res", ElemType::I32, 64)],
+            vec![
+                zeros("out", ElemType::I32, 2),
+                zeros("res", ElemType::I32, 64),
+            ],
         );
         assert_eq!(get_i32(&r, "res")[40], 33);
     }
@@ -759,7 +803,12 @@ fn the_last_block_reduction_with_threadfence_is_not_a_race() {
             vec![partial, total, f32s("in", &input), int(n as i32)],
         );
         assert_clean(&r, "last_block_sum");
-        assert_close(&get_f32(&r, "total"), &[input.iter().sum::<f32>()], 1e-4, "total");
+        assert_close(
+            &get_f32(&r, "total"),
+            &[input.iter().sum::<f32>()],
+            1e-4,
+            "total",
+        );
         let mut bufs = r.buffers.into_iter();
         partial = gpuzzle::emu::value::KernelArg::Buffer(bufs.next().expect("partial"));
         total = gpuzzle::emu::value::KernelArg::Buffer(bufs.next().expect("total"));
@@ -776,7 +825,12 @@ fn checkers_off_do_not_look_for_global_races() {
     let r = k.run_opts(
         "dot_racy",
         d1(1, 8),
-        vec![zeros("out", ElemType::F32, 1), f32s("a", &[1.0; 8]), f32s("b", &[1.0; 8]), int(8)],
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &[1.0; 8]),
+            f32s("b", &[1.0; 8]),
+            int(8),
+        ],
         &off,
     );
     assert_clean(&r, "dot_racy");

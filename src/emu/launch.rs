@@ -1,10 +1,10 @@
 //! One kernel launch: argument checking against the PTX signature, memory set-up, running the
 //! blocks (on several cores when that cannot change the result), and folding their results.
 
+use super::access::Kind;
 use super::block::{Block, BlockOutput};
 use super::diag::{Diags, Namer};
 use super::fast::{self, FastCode};
-use super::access::Kind;
 use super::memory::{word_index, GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, BlockSet, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
@@ -417,8 +417,7 @@ pub fn run(
     } else {
         MAX_CLAIM_BLOCKS
     };
-    let parallel =
-        opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
     let launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
 
     let mut fold = Fold::default();
@@ -659,10 +658,7 @@ fn watch_rerun(
         }
     }
     drop(block);
-    launch
-        .seen
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
+    launch.seen.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 const STEP_LIMIT: &str = "step limit";

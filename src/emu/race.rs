@@ -200,11 +200,7 @@ impl Acquired {
     }
 
     fn has(&self, t: u32, b: u32) -> bool {
-        self.block.contains(b)
-            || self
-                .threads
-                .iter()
-                .any(|(x, s)| *x == t && s.contains(b))
+        self.block.contains(b) || self.threads.iter().any(|(x, s)| *x == t && s.contains(b))
     }
 
     /// Every block before `me` (a write after reads by blocks that were not recorded).
@@ -341,8 +337,15 @@ impl<'l> Mem<'l> {
                 self.claim(addr, size, kind != Kind::Read);
             }
             if !self.launch.watch.is_empty() {
-                self.launch
-                    .watch_access(addr, size, self.block, self.block_index, th.tid, inst.line, kind);
+                self.launch.watch_access(
+                    addr,
+                    size,
+                    self.block,
+                    self.block_index,
+                    th.tid,
+                    inst.line,
+                    kind,
+                );
             }
             return;
         }
@@ -665,7 +668,11 @@ pub(super) fn report_cross(
                     None => "a thread of another block".to_string(),
                 },
                 0,
-                if r.other_wrote { Kind::Write } else { Kind::Read },
+                if r.other_wrote {
+                    Kind::Write
+                } else {
+                    Kind::Read
+                },
             ),
         };
         let at = |l: u32| {
@@ -681,10 +688,10 @@ pub(super) fn report_cross(
             Kind::Atomic => "atomically updated",
         };
         let message = format!(
-            "{who} {} {what}{}, which {other_who} {}{}, and nothing orders the two blocks: on a GPU they run at the same time, in any order",
+            "{who} {} {what}{} after {other_who} {} it{}, and nothing orders the two blocks: on a GPU blocks run at the same time and in any order",
             verb(r.kind),
             at(line),
-            if other_kind == Kind::Write { "also wrote" } else { "also read" },
+            verb(other_kind),
             at(other_line),
         );
         let site = Site {
