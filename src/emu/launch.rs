@@ -43,6 +43,8 @@ pub struct Launch<'m> {
     /// Per global word that received a release (an atomic after `__threadfence()`): the
     /// blocks whose accesses an atomic on it acquires (see `race.rs`).
     pub(super) published: Mutex<HashMap<usize, BlockSet>>,
+    /// Some atomic released (`published` is not empty).
+    pub(super) released: AtomicBool,
     /// Words watched in a rerun after a race between blocks, and what was seen of them.
     pub(super) watch: Vec<Watch>,
     seen: Mutex<Vec<Seen>>,
@@ -613,6 +615,7 @@ fn prepare<'m>(
         conflict: AtomicBool::new(false),
         parallel,
         published: Mutex::new(HashMap::new()),
+        released: AtomicBool::new(false),
         watch,
         seen,
     }

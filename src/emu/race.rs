@@ -203,9 +203,22 @@ impl Acquired {
         self.block.contains(b) || self.threads.iter().any(|(x, s)| *x == t && s.contains(b))
     }
 
-    /// Every block before `me` (a write after reads by blocks that were not recorded).
+    /// Every block before `me` (a write after reads by blocks that were not recorded). Word by
+    /// word, so a block that acquired nothing answers at once.
     fn has_all_before(&self, t: u32, me: u32) -> bool {
-        (0..me).all(|b| self.has(t, b))
+        let empty = BlockSet::default();
+        let mine = self
+            .threads
+            .iter()
+            .find(|(x, _)| *x == t)
+            .map_or(&empty, |(_, s)| s);
+        let word = |i: usize| {
+            self.block.0.get(i).copied().unwrap_or(0) | mine.0.get(i).copied().unwrap_or(0)
+        };
+        let full = (me / 64) as usize;
+        let rest = me % 64;
+        (0..full).all(|i| word(i) == u64::MAX)
+            && (rest == 0 || word(full) & ((1u64 << rest) - 1) == (1u64 << rest) - 1)
     }
 
     /// A barrier: what each thread acquired is now the block's.
@@ -616,6 +629,12 @@ impl<'l> Mem<'l> {
             return;
         }
         let w = word_index(addr);
+        let released = &self.launch.released;
+        if !th.fenced && !released.load(Ordering::Relaxed) {
+            // Nothing was released yet, and this is no release: the usual histogram.
+            return;
+        }
+        released.store(true, Ordering::Relaxed);
         let Ok(mut published) = self.launch.published.lock() else {
             return;
         };
@@ -785,5 +804,11 @@ mod tests {
         assert!(acq.has(0, 64) && !acq.has(1, 64));
         acq.barrier();
         assert!(acq.has(1, 64));
+        assert!(!acq.has_all_before(1, 3));
+        let mut all = BlockSet::default();
+        (0..70).for_each(|b| all.insert(b));
+        acq.thread_mut(2).union(&all);
+        assert!(acq.has_all_before(2, 70) && !acq.has_all_before(2, 71));
+        assert!(!acq.has_all_before(1, 70) && acq.has_all_before(1, 0));
     }
 }
