@@ -816,6 +816,41 @@ fn the_last_block_reduction_with_threadfence_is_not_a_race() {
 }
 
 #[test]
+fn a_buffer_reused_by_a_second_launch_is_not_a_race() {
+    let k = races();
+    let n = 300usize;
+    let a = rand_f32(n, 11);
+    // launch 1: 3 blocks of 100 threads own the elements; launch 2: one block of 300 threads
+    // and then 10 blocks of 30, so each element changes hands between launches
+    let mut out = zeros("out", ElemType::F32, n);
+    let want: Vec<f32> = a
+        .iter()
+        .map(|x| (0..8).fold(0.0f32, |s, k| s + x * k as f32) * 2.0)
+        .collect();
+    for cfg in [d1(3, 100), d1(1, 300), d1(10, 30)] {
+        let r = k.run_opts(
+            "own_element",
+            cfg,
+            vec![out, f32s("a", &a), int(n as i32)],
+            &EmuOptions {
+                jobs: 2,
+                ..EmuOptions::default()
+            },
+        );
+        assert_clean(&r, "own_element");
+        out = gpuzzle::emu::value::KernelArg::Buffer(r.buffers.into_iter().next().expect("out"));
+    }
+    if let gpuzzle::emu::value::KernelArg::Buffer(b) = out {
+        let got: Vec<f32> = b
+            .data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_close(&got, &want, 1e-5, "own_element");
+    }
+}
+
+#[test]
 fn checkers_off_do_not_look_for_global_races() {
     let k = races();
     let off = EmuOptions {

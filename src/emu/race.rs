@@ -140,9 +140,10 @@ pub(super) fn transition(s: u32, key: u32, kind: Kind) -> (u32, Option<Conflict>
 
 /// The block a state's block number stands for: the latest one at or before `me`.
 fn block_of(field: u32, me: u32) -> u32 {
-    let theirs = (field >> BLOCK_SHIFT).wrapping_sub(1);
-    let mine = me % BLOCK_SPAN;
-    me - (mine + BLOCK_SPAN - theirs) % BLOCK_SPAN
+    let theirs = (field >> BLOCK_SHIFT).saturating_sub(1) as u64;
+    let mine = (me % BLOCK_SPAN) as u64;
+    let span = BLOCK_SPAN as u64;
+    me.saturating_sub(((mine + span - theirs % span) % span) as u32)
 }
 
 /// A set of block indices (a bitset).
