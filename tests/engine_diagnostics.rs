@@ -683,6 +683,19 @@ fn reading_another_threads_element_without_a_barrier_is_a_global_race() {
 }
 
 #[test]
+fn a_plain_write_racing_with_atomics_is_a_global_race() {
+    let k = races();
+    let r = k.run("reset_while_adding", d1(1, 4), vec![u32s("count", &[9])]);
+    // thread 0 wrote, then atomically added; thread 1's atomic is not ordered after the write
+    let m = expect(&k, &r, DiagKind::GlobalRace, "atomic-add", B0, t(1));
+    assert!(m.contains("count[0]") && m.contains("atomically"), "{m}");
+    assert_eq!(
+        only(&r, DiagKind::GlobalRace).other_line,
+        Some(k.line_of("plain-reset"))
+    );
+}
+
+#[test]
 fn a_last_block_reduction_without_threadfence_is_a_global_race() {
     let k = races();
     let n = 4;

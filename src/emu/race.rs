@@ -594,7 +594,7 @@ impl<'l> Mem<'l> {
                 BARRIER_HELP.to_string(),
             ),
             Hazard::WriteAfterWrite => (
-                format!("{both} both write {what} (lines {other_line} and {line}) with nothing ordering them: on a GPU either value may be left"),
+                format!("{both} both write {what} ({}) with nothing ordering them: on a GPU either value may be left", lines(other_line, line)),
                 "give each thread its own element, or let one thread write it (e.g. `if (threadIdx.x == 0)`)".to_string(),
             ),
             Hazard::WriteAfterRead => (
@@ -602,7 +602,7 @@ impl<'l> Mem<'l> {
                 BARRIER_HELP.to_string(),
             ),
             Hazard::Mixed => (
-                format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically (lines {other_line} and {line}): the plain write can undo the atomic update"),
+                format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically ({}): the plain write can undo the atomic update", lines(other_line, line)),
                 update_help(&what),
             ),
         };
@@ -651,6 +651,15 @@ impl<'l> Mem<'l> {
             mine.insert(self.block_index);
             published.entry(w).or_default().union(&mine);
         }
+    }
+}
+
+/// `line 7`, or `lines 5 and 7`.
+fn lines(a: u32, b: u32) -> String {
+    if a == b {
+        format!("line {a}")
+    } else {
+        format!("lines {a} and {b}")
     }
 }
 

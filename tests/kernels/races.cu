@@ -117,3 +117,9 @@ extern "C" __global__ void warp_ordered(int* out, int* res) {
     __syncwarp();
     res[t] = out[t / 32];
 }
+
+// Thread 0 resets the counter while the others already add to it: no barrier between.
+extern "C" __global__ void reset_while_adding(unsigned int* count) {
+    if (threadIdx.x == 0) count[0] = 0; // @plain-reset
+    atomicAdd(&count[0], 1u); // @atomic-add
+}
