@@ -404,6 +404,11 @@ impl<'l> Mem<'l> {
                 if next == s {
                     break c;
                 }
+                if !parallel {
+                    // One block at a time: nobody else writes the state.
+                    cell.store(next, Ordering::Relaxed);
+                    break c;
+                }
                 match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
                     Ok(_) => break c,
                     Err(now) => s = now,
