@@ -403,3 +403,45 @@ fn watch_reruns_on_save_and_moves_on() {
     let _ = child.wait();
     assert!(seen.contains("PASSED"), "{seen}");
 }
+
+#[test]
+fn run_reports_threads_adding_into_one_global_element_as_a_race() {
+    let dir = workspace();
+    let file = dir.path().join("ws/puzzles/10_dot_product.cu");
+    // Every thread adds into out[0]: the output is right on the emulator (threads run one after
+    // another) but not on a GPU, so the verdict must fail on the race at line 3.
+    std::fs::write(
+        &file,
+        "extern \"C\" __global__ void dot_product(float* out, const float* a, const float* b, int size) {\n\
+         \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20   if (i < size) out[0] += a[i] * b[i];\n\
+         }\n",
+    )
+    .unwrap();
+    in_ws(dir.path())
+        .args(["run", "10"])
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("error[global-race]")
+                .and(predicate::str::contains("10_dot_product.cu:3"))
+                .and(predicate::str::contains("out[0]"))
+                .and(predicate::str::contains("atomicAdd")),
+        );
+    let out = in_ws(dir.path())
+        .args(["check", "10", "--format", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    let test = &v["puzzles"][0]["tests"][0];
+    assert_eq!(test["passed"], false);
+    let race = test["diagnostics"]
+        .as_array()
+        .and_then(|ds| ds.iter().find(|d| d["kind"] == "global-race"))
+        .unwrap_or_else(|| panic!("no global-race in {test}"));
+    assert_eq!(race["line"], 3);
+    assert_eq!(race["severity"], "error");
+}

@@ -596,3 +596,291 @@ fn checkers_off_reports_only_what_is_always_checked() {
     );
     only(&r, DiagKind::OutOfBounds);
 }
+
+// ---- global-race ----
+
+fn races() -> Kernels {
+    load("races")
+}
+
+#[test]
+fn threads_adding_into_one_element_are_a_global_race() {
+    let k = races();
+    let a: Vec<f32> = (0..8).map(|v| v as f32).collect();
+    let r = k.run(
+        "dot_racy",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &a),
+            f32s("b", &a),
+            int(8),
+        ],
+    );
+    // thread 0 ran first; thread 1 read what it wrote
+    let m = expect(&k, &r, DiagKind::GlobalRace, "dot-racy", B0, t(1));
+    assert!(m.contains("out[0]"), "{m}");
+    assert!(m.contains("thread 1") && m.contains("thread 0"), "{m}");
+    assert!(m.contains("updates are lost"), "{m}");
+    assert!(m.contains("other threads did the same"), "{m}");
+    let d = only(&r, DiagKind::GlobalRace);
+    assert_eq!(d.other_line, Some(k.line_of("dot-racy")));
+    let help = d.help.as_deref().unwrap_or("");
+    assert!(
+        help.contains("atomicAdd(&out[0]") && help.contains("shared memory"),
+        "{help}"
+    );
+    assert!(r.has_errors());
+}
+
+#[test]
+fn two_blocks_writing_one_element_are_a_global_race() {
+    let k = races();
+    for jobs in [1, 2] {
+        let r = k.run_opts(
+            "blocks_overwrite",
+            d1(3, 4),
+            vec![zeros("out", ElemType::I32, 4)],
+            &EmuOptions {
+                jobs,
+                ..EmuOptions::default()
+            },
+        );
+        // block 1 is the first to write what block 0 wrote
+        let m = expect(
+            &k,
+            &r,
+            DiagKind::GlobalRace,
+            "blocks-overwrite",
+            [1, 0, 0],
+            t(0),
+        );
+        assert!(m.contains("out[0]"), "{m}");
+        assert!(m.contains("thread 0 of block 0"), "the other side: {m}");
+        assert!(m.contains("nothing orders the two blocks"), "{m}");
+        let d = only(&r, DiagKind::GlobalRace);
+        assert_eq!(d.other_line, Some(k.line_of("blocks-overwrite")));
+    }
+}
+
+#[test]
+fn reading_another_threads_element_without_a_barrier_is_a_global_race() {
+    let k = races();
+    let r = k.run(
+        "read_neighbour_early",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::I32, 8),
+            zeros("res", ElemType::I32, 8),
+            int(8),
+        ],
+    );
+    // thread 0 read out[1] before thread 1 wrote it: reported at the read
+    let m = expect(&k, &r, DiagKind::GlobalRace, "early-read", B0, t(0));
+    assert!(m.contains("out[1]") && m.contains("thread 1"), "{m}");
+    let d = only(&r, DiagKind::GlobalRace);
+    assert_eq!(d.other_line, Some(k.line_of("early-write")));
+}
+
+#[test]
+fn a_plain_write_racing_with_atomics_is_a_global_race() {
+    let k = races();
+    let r = k.run("reset_while_adding", d1(1, 4), vec![u32s("count", &[9])]);
+    // thread 0 wrote, then atomically added; thread 1's atomic is not ordered after the write
+    let m = expect(&k, &r, DiagKind::GlobalRace, "atomic-add", B0, t(1));
+    assert!(m.contains("count[0]") && m.contains("atomically"), "{m}");
+    assert_eq!(
+        only(&r, DiagKind::GlobalRace).other_line,
+        Some(k.line_of("plain-reset"))
+    );
+}
+
+#[test]
+fn a_last_block_reduction_without_threadfence_is_a_global_race() {
+    let k = races();
+    let n = 4;
+    let r = k.run(
+        "last_block_unfenced",
+        d1(n, 32),
+        vec![
+            zeros("partial", ElemType::F32, n as usize),
+            zeros("total", ElemType::F32, 1),
+            f32s("in", &[1.0, 2.0, 3.0, 4.0]),
+        ],
+    );
+    let m = expect(
+        &k,
+        &r,
+        DiagKind::GlobalRace,
+        "unfenced-read",
+        [3, 0, 0],
+        t(0),
+    );
+    assert!(m.contains("partial[0]") && m.contains("block 0"), "{m}");
+}
+
+#[test]
+fn correct_uses_of_global_memory_are_not_races() {
+    let k = races();
+    let n = 300usize;
+    let a = rand_f32(n, 7);
+    for jobs in [1, 2] {
+        let opts = EmuOptions {
+            jobs,
+            ..EmuOptions::default()
+        };
+        let clean = |kernel: &str, cfg, args| {
+            let r = k.run_opts(kernel, cfg, args, &opts);
+            assert_clean(&r, kernel);
+            r
+        };
+        let r = clean(
+            "write_sync_read",
+            d1(1, 64),
+            vec![
+                zeros("out", ElemType::I32, 1),
+                zeros("res", ElemType::I32, 64),
+            ],
+        );
+        assert_eq!(get_i32(&r, "res"), vec![42; 64]);
+        let r = clean(
+            "own_element",
+            d1(3, 100),
+            vec![zeros("out", ElemType::F32, n), f32s("a", &a), int(n as i32)],
+        );
+        let want: Vec<f32> = a
+            .iter()
+            .map(|x| (0..8).fold(0.0f32, |s, k| s + x * k as f32) * 2.0)
+            .collect();
+        assert_close(&get_f32(&r, "out"), &want, 1e-5, "own_element");
+        let r = clean(
+            "grid_stride",
+            d1(3, 32),
+            vec![zeros("out", ElemType::F32, n), f32s("a", &a), int(n as i32)],
+        );
+        let want: Vec<f32> = a.iter().map(|x| x * 2.0 + 1.0).collect();
+        assert_close(&get_f32(&r, "out"), &want, 1e-6, "grid_stride");
+        let data: Vec<i32> = (0..n as i32).map(|v| v * 7).collect();
+        let r = clean(
+            "histogram",
+            d1(5, 64),
+            vec![
+                zeros("bins", ElemType::U32, 16),
+                i32s("data", &data),
+                int(n as i32),
+            ],
+        );
+        let mut bins = vec![0u32; 16];
+        data.iter().for_each(|v| bins[(v % 16) as usize] += 1);
+        assert_eq!(get_u32(&r, "bins"), bins);
+        let r = clean(
+            "atomic_total",
+            d1(4, 100),
+            vec![
+                zeros("total", ElemType::F32, 1),
+                f32s("a", &a),
+                int(n as i32),
+            ],
+        );
+        assert_close(
+            &get_f32(&r, "total"),
+            &[a.iter().sum::<f32>()],
+            1e-4,
+            "atomic_total",
+        );
+        let r = clean(
+            "warp_ordered",
+            d1(1, 64),
+            vec![
+                zeros("out", ElemType::I32, 2),
+                zeros("res", ElemType::I32, 64),
+            ],
+        );
+        assert_eq!(get_i32(&r, "res")[40], 33);
+    }
+}
+
+#[test]
+fn the_last_block_reduction_with_threadfence_is_not_a_race() {
+    let k = races();
+    let n = 1000usize;
+    let input = rand_f32(n, 3);
+    let blocks = n.div_ceil(64);
+    // launched twice on the same buffers: each launch starts with fresh race state
+    let mut partial = zeros("partial", ElemType::F32, blocks);
+    let mut total = zeros("total", ElemType::F32, 1);
+    for _ in 0..2 {
+        let r = k.run(
+            "last_block_sum",
+            d1(blocks as u32, 64),
+            vec![partial, total, f32s("in", &input), int(n as i32)],
+        );
+        assert_clean(&r, "last_block_sum");
+        assert_close(
+            &get_f32(&r, "total"),
+            &[input.iter().sum::<f32>()],
+            1e-4,
+            "total",
+        );
+        let mut bufs = r.buffers.into_iter();
+        partial = gpuzzle::emu::value::KernelArg::Buffer(bufs.next().expect("partial"));
+        total = gpuzzle::emu::value::KernelArg::Buffer(bufs.next().expect("total"));
+    }
+}
+
+#[test]
+fn a_buffer_reused_by_a_second_launch_is_not_a_race() {
+    let k = races();
+    let n = 300usize;
+    let a = rand_f32(n, 11);
+    // launch 1: 3 blocks of 100 threads own the elements; launch 2: one block of 300 threads
+    // and then 10 blocks of 30, so each element changes hands between launches
+    let mut out = zeros("out", ElemType::F32, n);
+    let want: Vec<f32> = a
+        .iter()
+        .map(|x| (0..8).fold(0.0f32, |s, k| s + x * k as f32) * 2.0)
+        .collect();
+    for cfg in [d1(3, 100), d1(1, 300), d1(10, 30)] {
+        let r = k.run_opts(
+            "own_element",
+            cfg,
+            vec![out, f32s("a", &a), int(n as i32)],
+            &EmuOptions {
+                jobs: 2,
+                ..EmuOptions::default()
+            },
+        );
+        assert_clean(&r, "own_element");
+        out = gpuzzle::emu::value::KernelArg::Buffer(r.buffers.into_iter().next().expect("out"));
+    }
+    if let gpuzzle::emu::value::KernelArg::Buffer(b) = out {
+        let got: Vec<f32> = b
+            .data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_close(&got, &want, 1e-5, "own_element");
+    }
+}
+
+#[test]
+fn checkers_off_do_not_look_for_global_races() {
+    let k = races();
+    let off = EmuOptions {
+        checkers: false,
+        ..EmuOptions::default()
+    };
+    let r = k.run_opts(
+        "dot_racy",
+        d1(1, 8),
+        vec![
+            zeros("out", ElemType::F32, 1),
+            f32s("a", &[1.0; 8]),
+            f32s("b", &[1.0; 8]),
+            int(8),
+        ],
+        &off,
+    );
+    assert_clean(&r, "dot_racy");
+    assert_eq!(get_f32(&r, "out"), vec![8.0]);
+}

@@ -17,8 +17,8 @@ enum Place {
     Param(u64),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
     Read,
     Write,
     Atomic,
@@ -77,7 +77,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_reads += n;
-                self.claim(a, total, false);
+                self.global_race(th, linear, inst, a, total, Kind::Read);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
                 }
@@ -130,7 +130,7 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n;
-                self.claim(a, total, true);
+                self.global_race(th, linear, inst, a, total, Kind::Write);
                 for (i, v) in vals.iter().enumerate() {
                     self.launch
                         .global
@@ -191,6 +191,8 @@ impl<'l> Mem<'l> {
             Place::Global(a) => {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
+                self.global_race(th, linear, inst, a, size, Kind::Atomic);
+                self.atomic_order(th, linear, a);
                 let old = self.launch.global.read(a, size);
                 self.launch
                     .global
@@ -229,6 +231,8 @@ impl<'l> Mem<'l> {
     pub(super) fn fast_global_load(
         &mut self,
         th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
         addr: u64,
         size: u32,
         slot: u32,
@@ -236,7 +240,7 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return None;
         }
-        self.claim(addr, size, false);
+        self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false);
@@ -245,9 +249,12 @@ impl<'l> Mem<'l> {
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn fast_global_store(
         &mut self,
         th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
         addr: u64,
         size: u32,
         slot: u32,
@@ -256,7 +263,7 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return false;
         }
-        self.claim(addr, size, true);
+        self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false);
@@ -267,7 +274,7 @@ impl<'l> Mem<'l> {
 
     /// Note the access for the order check of parallel blocks (see `GlobalMem::claim`).
     #[inline(always)]
-    fn claim(&self, addr: u64, size: u32, write: bool) {
+    pub(super) fn claim(&self, addr: u64, size: u32, write: bool) {
         if !self
             .launch
             .global
@@ -451,14 +458,7 @@ impl<'l> Mem<'l> {
 
     fn describe(&self, p: Place, size: u32) -> String {
         match p {
-            Place::Global(a) => match self.launch.global.nearest(a) {
-                Some(al) => format!(
-                    "{}[{}]",
-                    al.name,
-                    (a as i128 - al.base as i128).div_euclid(al.elem_size as i128)
-                ),
-                None => format!("address {a:#x}"),
-            },
+            Place::Global(a) => self.launch.element(a),
             Place::Shared(o) => match self.launch.nearest_shared(o) {
                 Some((name, base, elem)) => {
                     let elem = if elem > 1 { elem } else { size as u64 };

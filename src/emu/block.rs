@@ -8,6 +8,7 @@ use super::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use super::launch::Launch;
 use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
 use super::perf;
+use super::race::{block_key, Acquired, CrossRace, Interval};
 use super::result::{Counters, DiagKind, PerfStats, Severity};
 use crate::ptx::ir::*;
 
@@ -48,6 +49,8 @@ pub(super) struct Thread {
     pub(super) out: String,
     /// Scheduling passes spent waiting at an `activemask`.
     pub(super) waited: u32,
+    /// Executed a `__threadfence()`: its next global atomic releases (see `race.rs`).
+    pub(super) fenced: bool,
 }
 
 /// What one byte of shared memory last saw in this barrier interval (for the race checker).
@@ -112,6 +115,8 @@ pub struct BlockOutput {
     pub perf: PerfStats,
     /// Set when the launch must stop (step limit, unsupported instruction).
     pub fatal: Option<String>,
+    /// Races with earlier blocks, reported once the launch is over.
+    pub(super) cross: Vec<CrossRace>,
 }
 
 /// Memory and checker state of the block, separate from the threads so both can be borrowed.
@@ -132,6 +137,13 @@ pub(super) struct Mem<'l> {
     pub(super) alloc_cache: Vec<u32>,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
     pub(super) namer: Namer,
+    /// The global race checker (`race.rs`): this block's and interval's part of a word
+    /// state's key, the words touched in this interval, what the block acquired from other
+    /// blocks, and races with other blocks to report after the launch.
+    pub(super) gkey: u32,
+    pub(super) interval: Interval,
+    pub(super) acquired: Acquired,
+    pub(super) cross: Vec<CrossRace>,
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
@@ -180,6 +192,7 @@ impl<'l> Block<'l> {
                         counters: Counters::default(),
                         out: String::new(),
                         waited: 0,
+                        fenced: false,
                     });
                 }
             }
@@ -206,6 +219,10 @@ impl<'l> Block<'l> {
                 alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
                 accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
+                gkey: block_key(launch.block_index(block), 0),
+                interval: Interval::default(),
+                acquired: Acquired::default(),
+                cross: Vec::new(),
             },
             activemask_waiting: false,
         }
@@ -230,6 +247,7 @@ impl<'l> Block<'l> {
             th.counters = Counters::default();
             th.out.clear();
             th.waited = 0;
+            th.fenced = false;
         }
         self.activemask_waiting = false;
         let m = &mut self.mem;
@@ -245,6 +263,10 @@ impl<'l> Block<'l> {
             m.epoch = 0;
         }
         m.warp_sync.fill(0);
+        m.interval.clear();
+        m.acquired.clear();
+        m.cross.clear();
+        m.gkey = block_key(m.block_index, m.epoch);
         m.diags = Diags::default();
         m.pending_uninit.clear();
         if let Some(acc) = m.accesses.as_mut() {
@@ -354,6 +376,7 @@ impl<'l> Block<'l> {
                 None => PerfStats::default(),
             },
             fatal,
+            cross: std::mem::take(&mut self.mem.cross),
         }
     }
 
@@ -494,6 +517,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.global_barrier();
     }
 
     /// The usual case, without the bookkeeping of the general one: every thread waits at the
@@ -525,6 +549,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.global_barrier();
         true
     }
 
@@ -991,7 +1016,9 @@ impl<'l> Block<'l> {
                 } => {
                     th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
-                    if let Some(v) = mem.fast_global_load(th, addr, ty.size(), slot) {
+                    if let Some(v) =
+                        mem.fast_global_load(th, linear, &code[pc], addr, ty.size(), slot)
+                    {
                         th.regs[d as usize] = if ty.is_signed() {
                             alu::sext(ty, v) as u64
                         } else {
@@ -1011,7 +1038,7 @@ impl<'l> Block<'l> {
                     th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     let v = rd(&th.regs, src);
-                    if mem.fast_global_store(th, addr, size, slot, v) {
+                    if mem.fast_global_store(th, linear, &code[pc], addr, size, slot, v) {
                         pc += 1;
                         continue;
                     }
@@ -1429,6 +1456,7 @@ impl<'l> Block<'l> {
                         th.state = State::Warp;
                         return (Stop::Wait, n);
                     }
+                    Op::Fence => th.fenced = true,
                     Op::Nop => {}
                     Op::Unsupported { text } => {
                         return (

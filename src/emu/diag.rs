@@ -93,6 +93,13 @@ impl Diags {
         self.extra.push(0);
     }
 
+    /// Count one more thread for the report of `kind` at these lines (one already made).
+    pub fn count_another(&mut self, kind: DiagKind, line: u32, other_line: u32) {
+        if let Some(&i) = self.index.get(&(kind, true, line, other_line)) {
+            self.extra[i] += 1;
+        }
+    }
+
     /// Merge another block's reports after this one's (block order keeps runs deterministic).
     pub fn merge(&mut self, other: Diags) {
         for (d, extra) in other.list.into_iter().zip(other.extra) {

@@ -1,16 +1,18 @@
 //! One kernel launch: argument checking against the PTX signature, memory set-up, running the
 //! blocks (on several cores when that cannot change the result), and folding their results.
 
+use super::access::Kind;
 use super::block::{Block, BlockOutput};
 use super::diag::{Diags, Namer};
 use super::fast::{self, FastCode};
-use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
+use super::memory::{word_index, GlobalMem, MAX_CLAIM_BLOCKS};
+use super::race::{self, BlockSet, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -36,6 +38,16 @@ pub struct Launch<'m> {
     aborted: AtomicBool,
     /// Set when parallel blocks touched each other's global memory (see `GlobalMem::claim`).
     conflict: AtomicBool,
+    /// Blocks run on several cores at once.
+    pub(super) parallel: bool,
+    /// Per global word that received a release (an atomic after `__threadfence()`): the
+    /// blocks whose accesses an atomic on it acquires (see `race.rs`).
+    pub(super) published: Mutex<HashMap<usize, BlockSet>>,
+    /// Some atomic released (`published` is not empty).
+    pub(super) released: AtomicBool,
+    /// Words watched in a rerun after a race between blocks, and what was seen of them.
+    pub(super) watch: Vec<Watch>,
+    seen: Mutex<Vec<Seen>>,
 }
 
 impl<'m> Launch<'m> {
@@ -100,6 +112,53 @@ impl<'m> Launch<'m> {
             (linear / b[0]) % b[1],
             linear / (b[0] * b[1]),
         ]
+    }
+
+    /// The coordinates of block `i` in launch order.
+    pub fn block_coords(&self, i: u32) -> [u32; 3] {
+        block_idx(&self.cfg, i as usize)
+    }
+
+    /// `name[index]` of the global element at `addr`.
+    pub fn element(&self, addr: u64) -> String {
+        match self.global.nearest(addr) {
+            Some(al) => format!(
+                "{}[{}]",
+                al.name,
+                (addr as i128 - al.base as i128).div_euclid(al.elem_size as i128)
+            ),
+            None => format!("address {addr:#x}"),
+        }
+    }
+
+    /// A rerun's watch: note an access to a watched word by a block it counts.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn watch_access(
+        &self,
+        addr: u64,
+        size: u32,
+        block: [u32; 3],
+        block_index: u32,
+        tid: [u32; 3],
+        line: u32,
+        kind: Kind,
+    ) {
+        let (first, last) = (word_index(addr), word_index(addr + size as u64 - 1));
+        for (i, w) in self.watch.iter().enumerate() {
+            let counts = match w.block {
+                Some(b) => b == block_index,
+                None => block_index < w.before,
+            };
+            if !(first..=last).contains(&w.word) || !counts || block_index >= w.before {
+                continue;
+            }
+            if let Ok(mut seen) = self.seen.lock() {
+                if kind == Kind::Write {
+                    seen[i].write = Some((block, tid, line));
+                }
+                seen[i].any = Some((block, tid, line, kind));
+            }
+        }
     }
 
     /// The shared variable holding `[off, off+len)` entirely, if any.
@@ -352,9 +411,134 @@ pub fn run(
     let entry = check_args(module, kernel, &args)?;
     validate_config(cfg)?;
     check_resources(module, entry, cfg, &args)?;
+    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+    // With the checkers on, the race state does the claims' job, and tells blocks apart only
+    // up to `BLOCK_SPAN`: larger grids run in order.
+    let claimable = if opts.checkers {
+        BLOCK_SPAN as usize
+    } else {
+        MAX_CLAIM_BLOCKS
+    };
+    let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
+
+    let mut fold = Fold::default();
+    {
+        let mut block = Block::new(&launch, block_idx(cfg, 0));
+        // Block 0 alone first: an endless loop is then reported the same way on every run.
+        let first = summarise(&launch, block.run(), block_idx(cfg, 0));
+        let mut stop = first.fatal.is_some();
+        fold.add(first);
+        if !parallel {
+            for i in 1..nblocks {
+                if stop {
+                    break;
+                }
+                block.reset(block_idx(cfg, i));
+                let out = summarise(&launch, block.run(), block_idx(cfg, i));
+                stop = out.fatal.is_some();
+                fold.add(out);
+            }
+        } else if !stop {
+            let next = AtomicUsize::new(1);
+            // Results are folded in block order as they become contiguous, so memory holds only
+            // the blocks that finished ahead of a slower one.
+            let ordered = Mutex::new(InOrder {
+                next: 1,
+                pending: BTreeMap::new(),
+                fold: std::mem::take(&mut fold),
+                stopped: false,
+            });
+            std::thread::scope(|s| {
+                for _ in 0..opts.jobs.min(nblocks - 1) {
+                    s.spawn(|| {
+                        let mut block: Option<Block> = None;
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= nblocks || launch.aborted() {
+                                break;
+                            }
+                            let b = match block.as_mut() {
+                                Some(b) => {
+                                    b.reset(block_idx(cfg, i));
+                                    b
+                                }
+                                None => block.insert(Block::new(&launch, block_idx(cfg, i))),
+                            };
+                            let out = summarise(&launch, b.run(), block_idx(cfg, i));
+                            if let Ok(mut o) = ordered.lock() {
+                                o.add(i, out);
+                            }
+                        }
+                    });
+                }
+            });
+            if let Ok(o) = ordered.into_inner() {
+                fold = o.fold;
+            }
+            let conflict = launch.conflict.load(Ordering::Relaxed);
+            if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
+                // Blocks that read each other's writes (or overwrite each other) give a result
+                // that depends on their timing, and so does where blocks running at once cross
+                // the step limit; the sequential order does not. Rerun in order.
+                drop(launch);
+                let sequential = EmuOptions {
+                    jobs: 1,
+                    ..opts.clone()
+                };
+                return run(module, kernel, cfg, args, &sequential);
+            }
+        }
+    }
+    if let Some(msg) = fold.fatal.clone() {
+        if msg != STEP_LIMIT {
+            return Err(EmuError::Unsupported(msg));
+        }
+    }
+    if !fold.cross.is_empty() {
+        let seen = watch_rerun(module, entry, cfg, &args, opts, &fold.cross);
+        let found = race::report_cross(&launch, launch.namer, &fold.cross, &seen);
+        fold.diags.merge(found);
+    }
+    let mut buffers = Vec::new();
+    let mut bi = 0;
+    for a in args {
+        if let KernelArg::Buffer(mut b) = a {
+            b.data = launch.global.bytes(bi);
+            bi += 1;
+            buffers.push(b);
+        }
+    }
+    Ok(RunResult {
+        buffers,
+        stdout: fold.stdout,
+        diagnostics: fold.diags.finish(),
+        counters: fold.counters,
+        perf: fold.perf,
+        instructions: fold.instructions,
+    })
+}
+
+/// Block `i` of the launch order (x fastest, then y, then z).
+fn block_idx(cfg: &LaunchConfig, i: usize) -> [u32; 3] {
+    let g = cfg.grid;
+    let i = i as u32;
+    [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
+}
+
+/// Global and shared memory laid out, symbols placed, code decoded: a launch ready to run.
+fn prepare<'m>(
+    module: &'m Module,
+    entry: u32,
+    cfg: &LaunchConfig,
+    args: &[KernelArg],
+    opts: &EmuOptions,
+    parallel: bool,
+    watch: Vec<Watch>,
+) -> Launch<'m> {
     // Global memory: buffers first (in argument order), then module variables.
     let mut items = Vec::new();
-    for a in &args {
+    for a in args {
         if let KernelArg::Buffer(b) = a {
             items.push((b.name.clone(), b.data.clone(), b.ty.size() as u64));
         }
@@ -364,16 +548,15 @@ pub fn run(
         let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
         items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
     }
-    let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
-    let parallel =
-        opts.jobs > 1 && nblocks > 2 && nblocks <= MAX_CLAIM_BLOCKS && !order_sensitive(module);
     let mut global = GlobalMem::new(&items);
-    if parallel {
+    if opts.checkers {
+        global.track_races();
+    } else if parallel {
         global.track_claims();
     }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
     let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
-    let kernel_params = param_image(module, entry, &args, &buf_addr);
+    let kernel_params = param_image(module, entry, args, &buf_addr);
 
     // Shared memory: static variables, then dynamic, then a red zone.
     let dyn_base = module.static_shared_size;
@@ -412,7 +595,8 @@ pub fn run(
         },
     );
     let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
-    let launch = Launch {
+    let seen = Mutex::new(vec![Seen::default(); watch.len()]);
+    Launch {
         module,
         entry,
         cfg: *cfg,
@@ -429,103 +613,55 @@ pub fn run(
         steps: AtomicU64::new(0),
         aborted: AtomicBool::new(false),
         conflict: AtomicBool::new(false),
-    };
+        parallel,
+        published: Mutex::new(HashMap::new()),
+        released: AtomicBool::new(false),
+        watch,
+        seen,
+    }
+}
 
-    let block_idx = |i: usize| -> [u32; 3] {
-        let g = cfg.grid;
-        let i = i as u32;
-        [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
+/// Races between blocks at most reported per launch (each costs a watch in the rerun).
+const MAX_CROSS_RACES: usize = 8;
+
+/// Run the blocks before the racing ones again, checkers off, watching the racing words, to
+/// learn which thread of the other block touched each and on which line. Runs are
+/// deterministic in block order, so the rerun does what the checked run did.
+fn watch_rerun(
+    module: &Module,
+    entry: u32,
+    cfg: &LaunchConfig,
+    args: &[KernelArg],
+    opts: &EmuOptions,
+    races: &[CrossRace],
+) -> Vec<Seen> {
+    let watch: Vec<Watch> = races
+        .iter()
+        .map(|r| Watch {
+            word: r.word,
+            block: r.other_block,
+            before: r.block_index,
+        })
+        .collect();
+    let until = races.iter().map(|r| r.block_index).max().unwrap_or(0) as usize;
+    let quiet = EmuOptions {
+        checkers: false,
+        jobs: 1,
+        perf: false,
+        ..opts.clone()
     };
-    let mut fold = Fold::default();
-    {
-        let mut block = Block::new(&launch, block_idx(0));
-        // Block 0 alone first: an endless loop is then reported the same way on every run.
-        let first = summarise(&launch, block.run(), block_idx(0));
-        let mut stop = first.fatal.is_some();
-        fold.add(first);
-        if !parallel {
-            for i in 1..nblocks {
-                if stop {
-                    break;
-                }
-                block.reset(block_idx(i));
-                let out = summarise(&launch, block.run(), block_idx(i));
-                stop = out.fatal.is_some();
-                fold.add(out);
-            }
-        } else if !stop {
-            let next = AtomicUsize::new(1);
-            // Results are folded in block order as they become contiguous, so memory holds only
-            // the blocks that finished ahead of a slower one.
-            let ordered = Mutex::new(InOrder {
-                next: 1,
-                pending: BTreeMap::new(),
-                fold: std::mem::take(&mut fold),
-                stopped: false,
-            });
-            std::thread::scope(|s| {
-                for _ in 0..opts.jobs.min(nblocks - 1) {
-                    s.spawn(|| {
-                        let mut block: Option<Block> = None;
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= nblocks || launch.aborted() {
-                                break;
-                            }
-                            let b = match block.as_mut() {
-                                Some(b) => {
-                                    b.reset(block_idx(i));
-                                    b
-                                }
-                                None => block.insert(Block::new(&launch, block_idx(i))),
-                            };
-                            let out = summarise(&launch, b.run(), block_idx(i));
-                            if let Ok(mut o) = ordered.lock() {
-                                o.add(i, out);
-                            }
-                        }
-                    });
-                }
-            });
-            if let Ok(o) = ordered.into_inner() {
-                fold = o.fold;
-            }
-            let conflict = launch.conflict.load(Ordering::Relaxed);
-            if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
-                // Blocks that read each other's writes (or overwrite each other) give a result
-                // that depends on their timing, and so does where blocks running at once cross
-                // the step limit; the sequential order does not. Rerun in order.
-                drop(launch);
-                let sequential = EmuOptions {
-                    jobs: 1,
-                    ..opts.clone()
-                };
-                return run(module, kernel, cfg, args, &sequential);
-            }
+    let launch = prepare(module, entry, cfg, args, &quiet, false, watch);
+    let mut block = Block::new(&launch, block_idx(cfg, 0));
+    for i in 0..until {
+        if i > 0 {
+            block.reset(block_idx(cfg, i));
+        }
+        if block.run().fatal.is_some() {
+            break;
         }
     }
-    if let Some(msg) = fold.fatal.clone() {
-        if msg != STEP_LIMIT {
-            return Err(EmuError::Unsupported(msg));
-        }
-    }
-    let mut buffers = Vec::new();
-    let mut bi = 0;
-    for a in args {
-        if let KernelArg::Buffer(mut b) = a {
-            b.data = launch.global.bytes(bi);
-            bi += 1;
-            buffers.push(b);
-        }
-    }
-    Ok(RunResult {
-        buffers,
-        stdout: fold.stdout,
-        diagnostics: fold.diags.finish(),
-        counters: fold.counters,
-        perf: fold.perf,
-        instructions: fold.instructions,
-    })
+    drop(block);
+    launch.seen.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 const STEP_LIMIT: &str = "step limit";
@@ -538,6 +674,7 @@ struct Summary {
     instructions: u64,
     perf: PerfStats,
     fatal: Option<String>,
+    cross: Vec<CrossRace>,
 }
 
 fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
@@ -567,6 +704,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         instructions: out.instructions,
         perf,
         fatal: out.fatal,
+        cross: out.cross,
     }
 }
 
@@ -607,6 +745,8 @@ struct Fold {
     perf: PerfStats,
     fatal: Option<String>,
     seen: bool,
+    /// Races between blocks, one per (file, line, kind), in block order.
+    cross: Vec<CrossRace>,
 }
 
 impl Fold {
@@ -619,6 +759,18 @@ impl Fold {
             }
         }
         self.seen = true;
+        for r in s.cross {
+            let room = self.cross.len() < MAX_CROSS_RACES;
+            match self
+                .cross
+                .iter_mut()
+                .find(|c| (c.file, c.line, c.kind) == (r.file, r.line, r.kind))
+            {
+                Some(c) => c.more += 1 + r.more,
+                None if room => self.cross.push(r),
+                None => {}
+            }
+        }
         self.counters.total.add(&s.counters.total);
         self.diags.merge(s.diags);
         self.stdout.push_str(&s.stdout);

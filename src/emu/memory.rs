@@ -59,8 +59,12 @@ pub fn layout(lens: impl IntoIterator<Item = u64>) -> (Vec<u64>, u64) {
 pub struct GlobalMem {
     words: Vec<AtomicU32>,
     pub allocs: Vec<Allocation>,
-    /// Per word, which block touched it (see `claim`); empty unless blocks run in parallel.
+    /// Per word, which block touched it (see `claim`); empty unless blocks run in parallel
+    /// with the checkers off.
     claims: Vec<AtomicU32>,
+    /// Per word, the global race checker's state (`race::WordState`); empty when the checkers
+    /// are off. With the checkers on it also does `claims`' job for parallel blocks.
+    pub races: Vec<AtomicU32>,
 }
 
 /// States of a word's claim: untouched, read by several blocks, or owned by one block
@@ -68,6 +72,12 @@ pub struct GlobalMem {
 const UNCLAIMED: u32 = u32::MAX;
 const SHARED_READ: u32 = u32::MAX - 1;
 const WRITTEN: u32 = 1 << 31;
+/// Index of the word holding global address `addr` (a valid address).
+#[inline(always)]
+pub fn word_index(addr: u64) -> usize {
+    ((addr - GLOBAL_BASE) / 4) as usize
+}
+
 /// Block indices that fit next to the `WRITTEN` bit (larger grids run sequentially).
 pub const MAX_CLAIM_BLOCKS: usize = (SHARED_READ & !WRITTEN) as usize;
 
@@ -99,7 +109,19 @@ impl GlobalMem {
             words: words.into_iter().map(AtomicU32::new).collect(),
             allocs,
             claims: Vec::new(),
+            races: Vec::new(),
         }
+    }
+
+    /// Keep the global race checker's state: 4 bytes per 4-byte word, all zero (untouched).
+    pub fn track_races(&mut self) {
+        self.races = (0..self.words.len()).map(|_| AtomicU32::new(0)).collect();
+    }
+
+    /// Whether `claim` does anything (parallel blocks with the checkers off).
+    #[inline(always)]
+    pub fn claims_tracked(&self) -> bool {
+        !self.claims.is_empty()
     }
 
     /// Track which block touches which word, so that a launch whose blocks communicate through

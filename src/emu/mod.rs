@@ -11,6 +11,7 @@ mod launch;
 mod memory;
 mod perf;
 mod printf;
+mod race;
 pub mod result;
 pub mod spec;
 pub mod value;

@@ -9,6 +9,7 @@ use serde::Serialize;
 pub enum DiagKind {
     OutOfBounds,
     SharedRace,
+    GlobalRace,
     UninitializedRead,
     BarrierDivergence,
     StepLimit,
@@ -22,6 +23,7 @@ impl DiagKind {
         match self {
             DiagKind::OutOfBounds => "out-of-bounds",
             DiagKind::SharedRace => "shared-race",
+            DiagKind::GlobalRace => "global-race",
             DiagKind::UninitializedRead => "uninitialized-read",
             DiagKind::BarrierDivergence => "barrier-divergence",
             DiagKind::StepLimit => "step-limit",

@@ -178,9 +178,10 @@ pub struct WireDiagnostic {
 
 /// Every kind, for decoding by name. `kind_index` fails to compile when a kind is added and
 /// not listed here.
-const KINDS: [DiagKind; 8] = [
+const KINDS: [DiagKind; 9] = [
     DiagKind::OutOfBounds,
     DiagKind::SharedRace,
+    DiagKind::GlobalRace,
     DiagKind::UninitializedRead,
     DiagKind::BarrierDivergence,
     DiagKind::StepLimit,
@@ -200,6 +201,7 @@ const fn kind_index(k: DiagKind) -> usize {
         DiagKind::Misaligned => 5,
         DiagKind::WarpSync => 6,
         DiagKind::Assert => 7,
+        DiagKind::GlobalRace => 8,
     }
 }
 

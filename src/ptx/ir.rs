@@ -504,7 +504,11 @@ pub enum Op {
     Unsupported {
         text: String,
     },
-    /// Fences, prefetches, nanosleep, pragmas: nothing to do in a sequentially consistent emulator.
+    /// `membar.gl`/`.sys`, `fence.sc`/`.acq_rel` at GPU or system scope (`__threadfence()`):
+    /// memory is sequentially consistent here, but the global race checker needs to know that
+    /// a thread fenced before an atomic (a release, see `emu/race.rs`).
+    Fence,
+    /// Other fences, prefetches, nanosleep, pragmas: nothing to do in a sequentially consistent emulator.
     Nop,
 }
 

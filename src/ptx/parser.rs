@@ -1636,6 +1636,9 @@ impl<'c> Builder<'c> {
             "ret" => plain(Op::Ret),
             "exit" => plain(Op::Exit),
             "trap" => plain(Op::Trap),
+            // A fence wider than the block (`__threadfence()`) matters to the global race
+            // checker; block-scope and proxy fences order nothing it tracks.
+            "membar" | "fence" if !m.has("cta") && !m.has("proxy") => plain(Op::Fence),
             "brkpt" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
             | "discard" | "griddepcontrol" => plain(Op::Nop),
             "bar" | "barrier" => {

@@ -131,7 +131,7 @@ fn source_view<'a>(
 /// What the second marked line is, in the words of the diagnostic's kind.
 fn other_label(kind: DiagKind) -> &'static str {
     match kind {
-        DiagKind::SharedRace => "the other access",
+        DiagKind::SharedRace | DiagKind::GlobalRace => "the other access",
         DiagKind::BarrierDivergence | DiagKind::WarpSync => "the other barrier",
         _ => "also involved",
     }

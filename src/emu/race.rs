@@ -1,0 +1,829 @@
+//! The global-memory race checker (`global-race`): two threads of one launch touch the same
+//! global word, at least one of them writes without an atomic, and nothing orders them.
+//!
+//! What orders two accesses:
+//! - the same thread (program order);
+//! - a `__syncthreads()` between them, for threads of one block (`Mem::epoch` counts barrier
+//!   intervals); `__syncwarp()` and other warp collectives, for lanes of one warp (as in the
+//!   shared-memory checker);
+//! - for different blocks, only a release/acquire chain: a block releases when one of its
+//!   threads does a global atomic after a `__threadfence()`; a thread acquires what was released
+//!   into a word when it does an atomic on that word, and its whole block acquires it at the
+//!   next `__syncthreads()` (the last-block reduction: every block fences and `atomicInc`s a
+//!   counter, the block that sees it is last reads everyone's partial sums).
+//!
+//! Atomics never race with atomics. A plain write racing with an atomic is reported; a plain
+//! read of a word other threads update atomically is not checked (spin-waits read flags so).
+//!
+//! Memory: one `u32` per 4-byte global word for the whole launch (`WordState`, in
+//! `GlobalMem::races`), a per-block table of the words touched in the current barrier interval
+//! (cleared at every barrier), and per released word the set of blocks it publishes. The word
+//! state names only the last block, thread and interval, so the other side of a race between
+//! blocks (its thread and line) is found by running the blocks before it again with a watch on
+//! the word (`launch::watch_rerun`), only when such a race was found.
+
+use super::access::Kind;
+use super::block::{Mem, Thread, NONE};
+use super::diag::{Diags, Namer, Site};
+use super::launch::Launch;
+use super::memory::word_index;
+use super::result::{DiagKind, Severity};
+use crate::ptx::ir::Inst;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::Ordering;
+
+// The `u32` state of one global word (0 = untouched):
+//   bits 0..10   the thread (index in its block) that last touched it
+//   bits 10..25  that thread's block, as `block % BLOCK_SPAN + 1`
+//   bits 25..28  the barrier interval of that access, modulo 8
+//   bit 28       BLOCK_WROTE: that block wrote the word (plainly)
+//   bit 29       THREAD_WROTE: that thread wrote it in that interval
+//   bit 30       READERS: several threads of the block read it in that interval, none wrote
+//   bit 31       BLOCKS_READ: other blocks read it too (or updated it atomically), unordered
+// Only the recorded block's own accesses take the fast path (`fast_ok`), so a number that
+// repeats (blocks `BLOCK_SPAN` apart, intervals 8 apart) can hide a race but never invent one.
+const THREAD_MASK: u32 = (1 << 10) - 1;
+const BLOCK_SHIFT: u32 = 10;
+/// How many blocks the state tells apart.
+pub(super) const BLOCK_SPAN: u32 = (1 << 15) - 1;
+const BLOCK_MASK: u32 = ((1 << 15) - 1) << BLOCK_SHIFT;
+const EPOCH_SHIFT: u32 = 25;
+const EPOCH_MASK: u32 = 7 << EPOCH_SHIFT;
+const KEY_MASK: u32 = THREAD_MASK | BLOCK_MASK | EPOCH_MASK;
+const BLOCK_WROTE: u32 = 1 << 28;
+const THREAD_WROTE: u32 = 1 << 29;
+const READERS: u32 = 1 << 30;
+const BLOCKS_READ: u32 = 1 << 31;
+
+/// The block and interval part of a word state's key (the thread is or-ed in per access).
+pub(super) fn block_key(block_index: u32, epoch: u32) -> u32 {
+    ((block_index % BLOCK_SPAN + 1) << BLOCK_SHIFT) | ((epoch & 7) << EPOCH_SHIFT)
+}
+
+/// True when the access needs nothing done: the same thread already touched the word in this
+/// interval (and, for a write, wrote it, with no reader since), or several threads of the block
+/// only read it in this interval and this is another read.
+#[inline(always)]
+pub(super) fn fast_ok(s: u32, key: u32, write: bool) -> bool {
+    if write {
+        s & (KEY_MASK | THREAD_WROTE | READERS | BLOCKS_READ) == key | THREAD_WROTE
+    } else {
+        s & KEY_MASK == key
+            || s & (BLOCK_MASK | EPOCH_MASK | READERS | THREAD_WROTE)
+                == (key & !THREAD_MASK) | READERS
+    }
+}
+
+/// An access of another block that conflicts with this one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Conflict {
+    /// The other block's number in the state (`block % BLOCK_SPAN + 1`); meaningless when
+    /// `several`.
+    field: u32,
+    /// Several other blocks read the word (which ones is not recorded).
+    several: bool,
+    /// The other block wrote it.
+    other_wrote: bool,
+}
+
+/// The next state of a word after an access with `key` (block, interval, thread), and the
+/// other block's conflicting access if there is one. Conflicts inside the block are decided
+/// by the interval table, not here.
+pub(super) fn transition(s: u32, key: u32, kind: Kind) -> (u32, Option<Conflict>) {
+    let wrote = if kind == Kind::Write {
+        THREAD_WROTE | BLOCK_WROTE
+    } else {
+        0
+    };
+    if s == 0 {
+        return (key | wrote, None);
+    }
+    if s & BLOCK_MASK != key & BLOCK_MASK {
+        let other_wrote = s & BLOCK_WROTE != 0;
+        if kind == Kind::Write || other_wrote {
+            let c = Conflict {
+                field: s & BLOCK_MASK,
+                several: s & BLOCKS_READ != 0 && !other_wrote,
+                other_wrote,
+            };
+            // Ordered or reported, what came before no longer matters to this block.
+            return (key | wrote, Some(c));
+        }
+        return (key | BLOCKS_READ, None);
+    }
+    let several = s & BLOCKS_READ;
+    let block_wrote = s & BLOCK_WROTE;
+    match kind {
+        Kind::Write => {
+            let c = (several != 0).then_some(Conflict {
+                field: 0,
+                several: true,
+                other_wrote: false,
+            });
+            (key | THREAD_WROTE | BLOCK_WROTE, c)
+        }
+        Kind::Read => {
+            let same_interval = s & EPOCH_MASK == key & EPOCH_MASK;
+            if same_interval && s & THREAD_MASK == key & THREAD_MASK {
+                (s, None)
+            } else if same_interval && s & THREAD_WROTE == 0 {
+                // Keep the first reader; note that there are several.
+                (s | READERS, None)
+            } else {
+                (key | block_wrote | several, None)
+            }
+        }
+        Kind::Atomic => (key | block_wrote | several, None),
+    }
+}
+
+/// The block a state's block number stands for: the latest one at or before `me`.
+fn block_of(field: u32, me: u32) -> u32 {
+    let theirs = (field >> BLOCK_SHIFT).saturating_sub(1) as u64;
+    let mine = (me % BLOCK_SPAN) as u64;
+    let span = BLOCK_SPAN as u64;
+    me.saturating_sub(((mine + span - theirs % span) % span) as u32)
+}
+
+/// A set of block indices (a bitset).
+#[derive(Clone, Default, Debug)]
+pub(super) struct BlockSet(Vec<u64>);
+
+impl BlockSet {
+    pub(super) fn insert(&mut self, b: u32) {
+        let i = (b / 64) as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] |= 1 << (b % 64);
+    }
+
+    pub(super) fn union(&mut self, o: &BlockSet) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+
+    pub(super) fn contains(&self, b: u32) -> bool {
+        self.0
+            .get((b / 64) as usize)
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// What the threads of the running block acquired from other blocks (see the module docs).
+#[derive(Default)]
+pub(super) struct Acquired {
+    /// Acquired by the whole block (at a barrier after the acquiring atomic).
+    block: BlockSet,
+    /// Acquired by one thread since the last barrier: (thread, blocks).
+    threads: Vec<(u32, BlockSet)>,
+}
+
+impl Acquired {
+    fn thread_mut(&mut self, t: u32) -> &mut BlockSet {
+        let i = match self.threads.iter().position(|(x, _)| *x == t) {
+            Some(i) => i,
+            None => {
+                self.threads.push((t, BlockSet::default()));
+                self.threads.len() - 1
+            }
+        };
+        &mut self.threads[i].1
+    }
+
+    fn has(&self, t: u32, b: u32) -> bool {
+        self.block.contains(b) || self.threads.iter().any(|(x, s)| *x == t && s.contains(b))
+    }
+
+    /// Every block before `me` (a write after reads by blocks that were not recorded). Word by
+    /// word, so a block that acquired nothing answers at once.
+    fn has_all_before(&self, t: u32, me: u32) -> bool {
+        let empty = BlockSet::default();
+        let mine = self
+            .threads
+            .iter()
+            .find(|(x, _)| *x == t)
+            .map_or(&empty, |(_, s)| s);
+        let word = |i: usize| {
+            self.block.0.get(i).copied().unwrap_or(0) | mine.0.get(i).copied().unwrap_or(0)
+        };
+        let full = (me / 64) as usize;
+        let rest = me % 64;
+        (0..full).all(|i| word(i) == u64::MAX)
+            && (rest == 0 || word(full) & ((1u64 << rest) - 1) == (1u64 << rest) - 1)
+    }
+
+    /// A barrier: what each thread acquired is now the block's.
+    pub(super) fn barrier(&mut self) {
+        for (_, s) in std::mem::take(&mut self.threads) {
+            self.block.union(&s);
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.block.clear();
+        self.threads.clear();
+    }
+}
+
+/// Who touched a word in the current barrier interval of the block.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    writer: u32,
+    wline: u32,
+    wsync: u32,
+    reader: u32,
+    rline: u32,
+    rsync: u32,
+    /// A second, different thread also read it.
+    many: bool,
+    atomic: u32,
+    aline: u32,
+    async_: u32,
+}
+
+const ENTRY0: Entry = Entry {
+    writer: NONE,
+    wline: 0,
+    wsync: 0,
+    reader: NONE,
+    rline: 0,
+    rsync: 0,
+    many: false,
+    atomic: NONE,
+    aline: 0,
+    async_: 0,
+};
+
+/// A multiplicative hash for word indices (the standard SipHash is several times slower here).
+#[derive(Default)]
+pub(super) struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The words the block touched in the current barrier interval (cleared at every barrier).
+pub(super) type Interval = HashMap<u32, Entry, BuildHasherDefault<WordHasher>>;
+
+/// A race with another block, reported once the launch is over: the other side's thread and
+/// line are found by running the earlier blocks again with a watch on the word.
+#[derive(Clone, Debug)]
+pub(super) struct CrossRace {
+    pub(super) word: usize,
+    pub(super) addr: u64,
+    /// The other block, when the state names it (else: the latest other block that touched it).
+    pub(super) other_block: Option<u32>,
+    pub(super) other_wrote: bool,
+    pub(super) kind: Kind,
+    pub(super) block: [u32; 3],
+    pub(super) block_index: u32,
+    pub(super) thread: [u32; 3],
+    pub(super) line: u32,
+    pub(super) file: u32,
+    /// Further threads that raced the same way (same lines).
+    pub(super) more: u64,
+}
+
+/// What the watch saw of one racing word in the earlier blocks: the last write, and the last
+/// access of any kind, each as (block, thread, line).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Seen {
+    pub(super) write: Option<([u32; 3], [u32; 3], u32)>,
+    pub(super) any: Option<([u32; 3], [u32; 3], u32, Kind)>,
+}
+
+/// A word watched in a rerun: which blocks count (`block`, or any before `before`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Watch {
+    pub(super) word: usize,
+    pub(super) block: Option<u32>,
+    pub(super) before: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hazard {
+    /// A read after another thread's write.
+    ReadAfterWrite,
+    WriteAfterWrite,
+    /// A write after another thread's read.
+    WriteAfterRead,
+    /// A plain write and an atomic update of the same word.
+    Mixed,
+}
+
+impl<'l> Mem<'l> {
+    /// The checker's part of one global access (bounds already checked). Cheap when the same
+    /// thread touches its own word again or many threads only read; everything else goes to
+    /// `global_race_slow`. Also the claim of parallel blocks, and the watch of a rerun.
+    #[inline(always)]
+    pub(super) fn global_race(
+        &mut self,
+        th: &Thread,
+        linear: u32,
+        inst: &Inst,
+        addr: u64,
+        size: u32,
+        kind: Kind,
+    ) {
+        let g = &self.launch.global;
+        if g.races.is_empty() {
+            if g.claims_tracked() {
+                self.claim(addr, size, kind != Kind::Read);
+            }
+            if !self.launch.watch.is_empty() {
+                self.launch.watch_access(
+                    addr,
+                    size,
+                    self.block,
+                    self.block_index,
+                    th.tid,
+                    inst.line,
+                    kind,
+                );
+            }
+            return;
+        }
+        if size >= 4 && kind != Kind::Atomic {
+            let key = self.gkey | linear;
+            let first = word_index(addr);
+            let last = word_index(addr + size as u64 - 1);
+            let write = kind == Kind::Write;
+            if (first..=last).all(|w| fast_ok(g.races[w].load(Ordering::Relaxed), key, write)) {
+                return;
+            }
+        }
+        self.global_race_slow(th, linear, inst, addr, size, kind);
+    }
+
+    #[inline(never)]
+    fn global_race_slow(
+        &mut self,
+        th: &Thread,
+        linear: u32,
+        inst: &Inst,
+        addr: u64,
+        size: u32,
+        kind: Kind,
+    ) {
+        let parallel = self.launch.parallel;
+        // A byte or half-word access shares its word with its neighbours' elements: it only
+        // keeps parallel blocks honest (a conflict reruns them in order), it is not checked.
+        let sub_word = size < 4;
+        if sub_word && !parallel {
+            return;
+        }
+        let key = self.gkey | linear;
+        let first = word_index(addr);
+        let last = word_index(addr + size as u64 - 1);
+        let mut reported = false;
+        for w in first..=last {
+            let cell = &self.launch.global.races[w];
+            let mut s = cell.load(Ordering::Relaxed);
+            let conflict = loop {
+                let (next, c) = transition(s, key, kind);
+                if next == s {
+                    break c;
+                }
+                if !parallel {
+                    // One block at a time: nobody else writes the state.
+                    cell.store(next, Ordering::Relaxed);
+                    break c;
+                }
+                match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => break c,
+                    Err(now) => s = now,
+                }
+            };
+            if let Some(c) = conflict {
+                if parallel {
+                    // Blocks running at once: the order of the two is timing. Rerun in order,
+                    // where this is decided (and reported) deterministically.
+                    self.launch.order_conflict();
+                    return;
+                }
+                if !reported && !self.cross_ordered(linear, c) {
+                    reported = true;
+                    self.note_cross_race(th, inst, w, addr, c, kind);
+                }
+            }
+            if sub_word {
+                continue;
+            }
+            if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, kind) {
+                if !reported {
+                    reported = true;
+                    self.report_block_race(th, inst, addr, hazard, other, other_line);
+                }
+            }
+        }
+    }
+
+    /// Whether this thread acquired the other block's accesses (see the module docs).
+    fn cross_ordered(&self, linear: u32, c: Conflict) -> bool {
+        let me = self.block_index;
+        if c.several {
+            self.acquired.has_all_before(linear, me)
+        } else {
+            self.acquired.has(linear, block_of(c.field, me))
+        }
+    }
+
+    fn note_cross_race(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        word: usize,
+        addr: u64,
+        c: Conflict,
+        kind: Kind,
+    ) {
+        if let Some(r) = self
+            .cross
+            .iter_mut()
+            .find(|r| r.line == inst.line && r.kind == kind && r.file == inst.file)
+        {
+            if r.thread != th.tid || r.block != self.block {
+                r.more += 1;
+            }
+            return;
+        }
+        let other_block = (!c.several).then(|| block_of(c.field, self.block_index));
+        self.cross.push(CrossRace {
+            word,
+            addr,
+            other_block,
+            other_wrote: c.other_wrote,
+            kind,
+            block: self.block,
+            block_index: self.block_index,
+            thread: th.tid,
+            line: inst.line,
+            file: inst.file,
+            more: 0,
+        });
+    }
+
+    /// Record the access in the block's interval table; the conflicting earlier access of
+    /// another thread of the block in this interval, if any, as (hazard, thread, line).
+    fn interval_check(
+        &mut self,
+        me: u32,
+        inst: &Inst,
+        w: usize,
+        kind: Kind,
+    ) -> Option<(Hazard, u32, u32)> {
+        let warp_sync = &self.warp_sync;
+        let sync = warp_sync[(me / 32) as usize];
+        let unordered = |other: u32, other_sync: u32| {
+            other != NONE && other != me && !(other / 32 == me / 32 && sync != other_sync)
+        };
+        let e = self.interval.entry(w as u32).or_insert(ENTRY0);
+        let found = match kind {
+            Kind::Read => {
+                unordered(e.writer, e.wsync).then_some((Hazard::ReadAfterWrite, e.writer, e.wline))
+            }
+            Kind::Write => {
+                if unordered(e.writer, e.wsync) {
+                    Some((Hazard::WriteAfterWrite, e.writer, e.wline))
+                } else if e.reader != NONE
+                    && (e.reader != me || e.many)
+                    && (e.many || unordered(e.reader, e.rsync))
+                {
+                    let other = if e.reader != me { e.reader } else { NONE };
+                    Some((Hazard::WriteAfterRead, other, e.rline))
+                } else if unordered(e.atomic, e.async_) {
+                    Some((Hazard::Mixed, e.atomic, e.aline))
+                } else {
+                    None
+                }
+            }
+            Kind::Atomic => {
+                unordered(e.writer, e.wsync).then_some((Hazard::Mixed, e.writer, e.wline))
+            }
+        };
+        match kind {
+            Kind::Read => {
+                if e.reader == NONE {
+                    e.reader = me;
+                    e.rline = inst.line;
+                    e.rsync = sync;
+                } else if e.reader != me {
+                    e.many = true;
+                }
+            }
+            Kind::Write => {
+                e.writer = me;
+                e.wline = inst.line;
+                e.wsync = sync;
+            }
+            Kind::Atomic => {
+                e.atomic = me;
+                e.aline = inst.line;
+                e.async_ = sync;
+            }
+        }
+        found
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn report_block_race(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        addr: u64,
+        hazard: Hazard,
+        other: u32,
+        other_line: u32,
+    ) {
+        let what = self.launch.element(addr);
+        let namer = self.namer;
+        let block = namer.block(self.block);
+        let other_name = |o: u32| {
+            if o == NONE {
+                "another thread".to_string()
+            } else {
+                namer.thread(self.launch.tid_of(o))
+            }
+        };
+        let line = inst.line;
+        // A write on an earlier line than a read that came before it: the read ran too early
+        // (threads happened to run in this order); report it as the read, where the fix goes.
+        if hazard == Hazard::WriteAfterRead && other != NONE && other_line > line && line > 0 {
+            let reader = self.launch.tid_of(other);
+            let site = Site {
+                file: self.launch.file_name(inst.file),
+                line: other_line,
+                block: self.block,
+                thread: reader,
+            };
+            let (r, w) = (namer.thread(reader), namer.thread(th.tid));
+            self.diags.report(DiagKind::GlobalRace, Severity::Error, site, Some(line), || {
+                (
+                    format!("{r} of {block} read {what} (line {other_line}) before {w} wrote it (line {line}), with nothing ordering them: on a GPU the read may get the old or the new value"),
+                    BARRIER_HELP.to_string(),
+                )
+            });
+            return;
+        }
+        let site = self.site(th, inst);
+        let (me_name, them) = (namer.thread(th.tid), other_name(other));
+        let both = format!("{me_name} and {them} of {block}");
+        let same_line = line == other_line;
+        let (message, help) = match hazard {
+            Hazard::ReadAfterWrite | Hazard::WriteAfterRead if same_line => (
+                format!("{both} both update {what} (line {line} reads and writes it) with nothing ordering them: on a GPU they read the same old value and updates are lost"),
+                update_help(&what),
+            ),
+            Hazard::ReadAfterWrite => (
+                format!("{me_name} of {block} read {what} (line {line}) after {them} wrote it (line {other_line}), with nothing ordering them: on a GPU the read may get the old or the new value"),
+                BARRIER_HELP.to_string(),
+            ),
+            Hazard::WriteAfterWrite => (
+                format!("{both} both write {what} ({}) with nothing ordering them: on a GPU either value may be left", lines(other_line, line)),
+                "give each thread its own element, or let one thread write it (e.g. `if (threadIdx.x == 0)`)".to_string(),
+            ),
+            Hazard::WriteAfterRead => (
+                format!("{me_name} of {block} wrote {what} (line {line}) while {them} read it (line {other_line}), with nothing ordering them: on a GPU the read may get the new value"),
+                BARRIER_HELP.to_string(),
+            ),
+            Hazard::Mixed => (
+                format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically ({}): the plain write can undo the atomic update", lines(other_line, line)),
+                update_help(&what),
+            ),
+        };
+        self.diags.report(
+            DiagKind::GlobalRace,
+            Severity::Error,
+            site,
+            Some(other_line),
+            || (message, help),
+        );
+    }
+
+    /// A `__syncthreads()`: a new interval (clear its table) and what threads acquired is the
+    /// block's.
+    pub(super) fn global_barrier(&mut self) {
+        self.interval.clear();
+        self.acquired.barrier();
+        self.gkey = block_key(self.block_index, self.epoch);
+    }
+
+    /// A global atomic on the word at `addr`: acquire what was released into it, then release
+    /// this block into it if the thread fenced before (see the module docs).
+    pub(super) fn atomic_order(&mut self, th: &Thread, linear: u32, addr: u64) {
+        if self.launch.global.races.is_empty() {
+            return;
+        }
+        let w = word_index(addr);
+        let released = &self.launch.released;
+        if !th.fenced && !released.load(Ordering::Relaxed) {
+            // Nothing was released yet, and this is no release: the usual histogram.
+            return;
+        }
+        released.store(true, Ordering::Relaxed);
+        let Ok(mut published) = self.launch.published.lock() else {
+            return;
+        };
+        if let Some(set) = published.get(&w) {
+            let set = set.clone();
+            self.acquired.thread_mut(linear).union(&set);
+        }
+        if th.fenced {
+            let mut mine = self.acquired.block.clone();
+            if let Some((_, s)) = self.acquired.threads.iter().find(|(x, _)| *x == linear) {
+                mine.union(s);
+            }
+            mine.insert(self.block_index);
+            published.entry(w).or_default().union(&mine);
+        }
+    }
+}
+
+/// `line 7`, or `lines 5 and 7`.
+fn lines(a: u32, b: u32) -> String {
+    if a == b {
+        format!("line {a}")
+    } else {
+        format!("lines {a} and {b}")
+    }
+}
+
+const BARRIER_HELP: &str = "threads of one block are ordered only by __syncthreads() (lanes of one warp also by __syncwarp()): put one between the write and the read, outside any if; or give each thread its own element";
+
+fn update_help(what: &str) -> String {
+    let buffer = what.split('[').next().unwrap_or(what);
+    format!("several threads add into one element: sum in shared memory and let one thread write the total (after __syncthreads()), or use atomicAdd(&{what}, value); `{buffer}` is not a safe place to accumulate")
+}
+
+const CROSS_HELP: &str = "nothing orders different blocks of one launch: give each block its own elements (e.g. a partial result per block, combined by a second launch), or use atomicAdd; a block that reads other blocks' results must come after their __threadfence() and an atomic it sees (the last-block pattern)";
+
+/// The diagnostics of the races between blocks found in a launch, with what the watch saw.
+pub(super) fn report_cross(
+    launch: &Launch,
+    namer: Namer,
+    races: &[CrossRace],
+    seen: &[Seen],
+) -> Diags {
+    let mut diags = Diags::default();
+    for (r, s) in races.iter().zip(seen) {
+        let what = launch.element(r.addr);
+        let who = namer.who(r.thread, r.block);
+        let line = r.line;
+        let other = if r.other_wrote {
+            s.write.map(|(b, t, l)| (b, t, l, Kind::Write))
+        } else {
+            s.any
+        };
+        let (other_who, other_line, other_kind) = match other {
+            Some((b, t, l, k)) => (namer.who(t, b), l, k),
+            None => (
+                match r.other_block {
+                    Some(b) => format!("a thread of {}", namer.block(launch.block_coords(b))),
+                    None => "a thread of another block".to_string(),
+                },
+                0,
+                if r.other_wrote {
+                    Kind::Write
+                } else {
+                    Kind::Read
+                },
+            ),
+        };
+        let at = |l: u32| {
+            if l > 0 {
+                format!(" (line {l})")
+            } else {
+                String::new()
+            }
+        };
+        let verb = |k: Kind| match k {
+            Kind::Read => "read",
+            Kind::Write => "wrote",
+            Kind::Atomic => "atomically updated",
+        };
+        let message = format!(
+            "{who} {} {what}{} after {other_who} {} it{}, and nothing orders the two blocks: on a GPU blocks run at the same time and in any order",
+            verb(r.kind),
+            at(line),
+            verb(other_kind),
+            at(other_line),
+        );
+        let site = Site {
+            file: launch.file_name(r.file),
+            line,
+            block: r.block,
+            thread: r.thread,
+        };
+        let more = r.more;
+        diags.report(
+            DiagKind::GlobalRace,
+            Severity::Error,
+            site,
+            (other_line > 0).then_some(other_line),
+            || (message, CROSS_HELP.to_string()),
+        );
+        for _ in 0..more {
+            diags.count_another(DiagKind::GlobalRace, line, other_line);
+        }
+    }
+    diags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(block: u32, epoch: u32, t: u32) -> u32 {
+        block_key(block, epoch) | t
+    }
+
+    #[test]
+    fn a_thread_touching_its_own_word_stays_on_the_fast_path() {
+        let k = key(0, 0, 3);
+        let (s, c) = transition(0, k, Kind::Write);
+        assert!(c.is_none());
+        assert!(fast_ok(s, k, true) && fast_ok(s, k, false));
+        // another thread, or the same thread after a barrier, goes to the slow path
+        assert!(!fast_ok(s, key(0, 0, 4), false));
+        assert!(!fast_ok(s, key(0, 1, 3), true));
+    }
+
+    #[test]
+    fn many_readers_take_the_fast_path_but_a_writer_does_not() {
+        let (s, _) = transition(0, key(0, 0, 1), Kind::Read);
+        let (s, _) = transition(s, key(0, 0, 2), Kind::Read);
+        assert!(fast_ok(s, key(0, 0, 7), false));
+        assert!(!fast_ok(s, key(0, 0, 1), true));
+    }
+
+    #[test]
+    fn blocks_conflict_when_one_writes() {
+        let (s, _) = transition(0, key(0, 0, 1), Kind::Write);
+        let (s2, c) = transition(s, key(1, 0, 1), Kind::Read);
+        let c = c.expect("a read of another block's write");
+        assert!(c.other_wrote && !c.several);
+        assert_eq!(block_of(c.field, 1), 0);
+        assert!(fast_ok(s2, key(1, 0, 1), false));
+        // reads by several blocks do not conflict, a later write does
+        let (r, _) = transition(0, key(0, 0, 0), Kind::Read);
+        let (r, c) = transition(r, key(1, 0, 0), Kind::Read);
+        assert!(c.is_none());
+        let (_, c) = transition(r, key(1, 0, 0), Kind::Write);
+        assert!(c.expect("a write after other blocks read").several);
+        // atomics count as reads between blocks
+        let (a, _) = transition(0, key(0, 0, 0), Kind::Atomic);
+        let (a, c) = transition(a, key(1, 0, 0), Kind::Atomic);
+        assert!(c.is_none());
+        assert!(transition(a, key(2, 0, 0), Kind::Write).1.is_some());
+    }
+
+    #[test]
+    fn block_numbers_repeat_only_far_apart() {
+        assert_eq!(block_of(block_key(5, 0) & BLOCK_MASK, 9), 5);
+        let far = BLOCK_SPAN + 7;
+        assert_eq!(block_of(block_key(3, 0) & BLOCK_MASK, far), BLOCK_SPAN + 3);
+        assert_eq!(block_of(block_key(8, 0) & BLOCK_MASK, far), 8);
+    }
+
+    #[test]
+    fn block_sets() {
+        let mut a = BlockSet::default();
+        a.insert(3);
+        a.insert(130);
+        let mut b = BlockSet::default();
+        b.insert(64);
+        b.union(&a);
+        assert!(b.contains(3) && b.contains(64) && b.contains(130) && !b.contains(4));
+        let mut acq = Acquired::default();
+        acq.thread_mut(0).union(&b);
+        assert!(acq.has(0, 64) && !acq.has(1, 64));
+        acq.barrier();
+        assert!(acq.has(1, 64));
+        assert!(!acq.has_all_before(1, 3));
+        let mut all = BlockSet::default();
+        (0..70).for_each(|b| all.insert(b));
+        acq.thread_mut(2).union(&all);
+        assert!(acq.has_all_before(2, 70) && !acq.has_all_before(2, 71));
+        assert!(!acq.has_all_before(1, 70) && acq.has_all_before(1, 0));
+    }
+}
