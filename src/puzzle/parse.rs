@@ -22,11 +22,15 @@ pub(crate) struct Parsed {
     pub kernel_line: usize,
 }
 
-const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
+/// Most elements in one buffer, as `gpuzzle exec` allows (`emu::spec`): a typo such as
+/// `len = 10000000000` is an error at its line, not an allocation failure.
+pub(super) const MAX_BUFFER_LEN: usize = 1 << 28;
+
+pub(super) const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
 const FORMAT_HELP: &str = "CONTRIBUTING.md documents every field of a puzzle file";
 
 /// Where we are: the file and its text, to turn spans into lines.
-struct Ctx<'a> {
+pub(super) struct Ctx<'a> {
     text: &'a str,
     path: &'a Path,
 }
@@ -36,7 +40,7 @@ impl Ctx<'_> {
         line_of(self.text, span.start)
     }
 
-    fn err(
+    pub(super) fn err(
         &self,
         span: &Range<usize>,
         field: impl Into<String>,
@@ -199,15 +203,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             ));
         }
     }
-    let kernel = raw.kernel.get_ref();
-    if !is_c_identifier(kernel) || kernel == SPEC_KERNEL {
-        errs.push(cx.err(
-            &raw.kernel.span(),
-            "kernel",
-            format!("`{kernel}` cannot be the kernel's name"),
-            format!("give the name of the `extern \"C\" __global__` function in the .cu file: letters, digits and _ (not `{SPEC_KERNEL}`, which gpuzzle uses for the spec)"),
-        ));
-    }
+    let multi = !raw.kernels.is_empty() || !raw.launches.is_empty();
+    let (kernel, kernel_span) = kernel_name(&cx, &raw, multi, &mut errs);
     for (i, hint) in raw.hints.iter().enumerate() {
         if hint.get_ref().trim().is_empty() {
             errs.push(cx.err(
@@ -246,9 +243,15 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         Some(ts) if !ts.get_ref().is_empty() => {
             let mut names = BTreeSet::new();
             for (i, t) in ts.get_ref().iter().enumerate() {
-                if let Some(tc) =
-                    parse_test(&cx, t, &format!("test[{i}]"), &decls, false, &mut errs)
-                {
+                if let Some(tc) = parse_test(
+                    &cx,
+                    t,
+                    &format!("test[{i}]"),
+                    &decls,
+                    multi,
+                    false,
+                    &mut errs,
+                ) {
                     if !names.insert(tc.name.clone()) {
                         errs.push(cx.err(
                             &t.span(),
@@ -269,10 +272,25 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         )),
     }
     let bench = raw.bench.as_ref().and_then(|b| {
-        parse_test(&cx, b, "bench", &decls, true, &mut errs).map(|tc| (b.span(), tc))
+        if multi {
+            errs.push(cx.err(
+                &b.span(),
+                "bench",
+                "`gpuzzle bench` times one launch; this puzzle has several",
+                "remove [bench] from a multi-launch puzzle",
+            ));
+            return None;
+        }
+        parse_test(&cx, b, "bench", &decls, false, true, &mut errs).map(|tc| (b.span(), tc))
     });
     let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
 
+    let budget = raw
+        .budget
+        .as_ref()
+        .map(|b| *b.get_ref())
+        .unwrap_or_default();
+    let mut kernels = Vec::new();
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
             .iter()
@@ -281,11 +299,31 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         if let Some((s, t)) = &bench {
             all.push((s.clone(), "bench", t));
         }
-        resolve_params(&cx, &decls, &all, &mut errs)
+        let params = resolve_params(&cx, &decls, &all, &mut errs);
+        if multi && errs.is_empty() {
+            let m =
+                super::launches::parse_multi(&cx, &raw, &params, &all, budget, &defines, &mut errs);
+            if let Some(m) = m {
+                for ((_, _, t), (scratch, launches)) in tests.iter_mut().zip(m.per_test) {
+                    t.scratch = scratch;
+                    if let Some(first) = launches.first() {
+                        (t.grid, t.block, t.shared_bytes) =
+                            (first.grid, first.block, first.shared_bytes);
+                    }
+                    t.launches = launches;
+                }
+                kernels = m.kernels;
+            }
+        }
+        params
     } else {
         Vec::new()
     };
     PuzzleError::collect(errs)?;
+    let kernel = match (multi, kernels.first()) {
+        (true, Some(k)) => k.name.clone(),
+        _ => kernel,
+    };
 
     let stem = path
         .file_stem()
@@ -296,18 +334,15 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         slug: raw.slug.get_ref().clone(),
         title: raw.title.get_ref().trim().to_string(),
         part: raw.part.get_ref().trim().to_string(),
-        kernel: raw.kernel.get_ref().clone(),
+        kernel,
         params,
+        kernels,
         defines,
         description: raw.description.get_ref().trim_end().to_string(),
         spec: raw.spec.get_ref().clone(),
         spec_line: content_line(text, &raw.spec.span()),
         hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
-        budget: raw
-            .budget
-            .as_ref()
-            .map(|b| *b.get_ref())
-            .unwrap_or_default(),
+        budget,
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
         bench: bench.map(|(_, t)| t),
@@ -319,8 +354,70 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         puzzle,
         id_line: cx.line(&raw.id.span()),
         slug_line: cx.line(&raw.slug.span()),
-        kernel_line: cx.line(&raw.kernel.span()),
+        kernel_line: cx.line(&kernel_span),
     })
+}
+
+/// The single kernel's name (`kernel = "..."`), or for a multi-launch puzzle the first of
+/// `[[kernels]]`; with the span a directory-level check points at.
+fn kernel_name(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    multi: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> (String, Range<usize>) {
+    match (&raw.kernel, multi) {
+        (Some(k), true) => {
+            errs.push(cx.err(
+                &k.span(),
+                "kernel",
+                "`kernel` names the one kernel of a single-launch puzzle, but this file has [[kernels]] or [[launch]]",
+                "remove `kernel = ...` and list every kernel as a [[kernels]] table (name, params)",
+            ));
+            (k.get_ref().clone(), k.span())
+        }
+        (Some(k), false) => {
+            let name = k.get_ref();
+            if !is_c_identifier(name) || name == SPEC_KERNEL {
+                errs.push(cx.err(
+                    &k.span(),
+                    "kernel",
+                    format!("`{name}` cannot be the kernel's name"),
+                    format!("give the name of the `extern \"C\" __global__` function in the .cu file: letters, digits and _ (not `{SPEC_KERNEL}`, which gpuzzle uses for the spec)"),
+                ));
+            }
+            if !raw.scratch.is_empty() {
+                errs.push(cx.err(
+                    &k.span(),
+                    "scratch",
+                    "[scratch] buffers are shared between launches, and this puzzle has one",
+                    "make the buffer a test buffer, or list the kernels as [[kernels]] with [[launch]] tables",
+                ));
+            }
+            (name.clone(), k.span())
+        }
+        (None, true) => match raw.kernels.first() {
+            Some(k) => (k.get_ref().name.get_ref().clone(), k.span()),
+            None => {
+                errs.push(cx.err(
+                    &(0..0),
+                    "kernels",
+                    "the puzzle has [[launch]] tables but no [[kernels]]",
+                    "declare each kernel the launches use as a [[kernels]] table (name, params)",
+                ));
+                (String::new(), 0..0)
+            }
+        },
+        (None, false) => {
+            errs.push(cx.err(
+                &(0..0),
+                "kernel",
+                "missing field `kernel`",
+                format!("add `kernel = \"name\"` (the `extern \"C\" __global__` function the learner writes), or [[kernels]] and [[launch]] tables for several; {FORMAT_HELP}"),
+            ));
+            (String::new(), 0..0)
+        }
+    }
 }
 
 fn parse_defines(
@@ -465,6 +562,7 @@ fn parse_test(
     raw: &Spanned<RawTest>,
     field: &str,
     decls: &[Decl],
+    multi: bool,
     is_bench: bool,
     errs: &mut Vec<PuzzleError>,
 ) -> Option<TestCase> {
@@ -492,8 +590,41 @@ fn parse_test(
             String::new()
         }
     };
-    let grid = launch_dims(cx, &t.grid, &format!("{field}.grid"), false, errs);
-    let block = launch_dims(cx, &t.block, &format!("{field}.block"), true, errs);
+    let mut shape = |dims: &Option<Spanned<Vec<u32>>>, what: &str, is_block: bool| {
+        let f = format!("{field}.{what}");
+        match (dims, multi) {
+            (Some(d), false) => launch_dims(cx, d, &f, is_block, errs),
+            (None, false) => {
+                errs.push(cx.err(
+                    &raw.span(),
+                    f,
+                    format!("missing field `{what}`"),
+                    format!("add `{what} = [...]`: the launch's {what} (1 to 3 numbers)"),
+                ));
+                [1; 3]
+            }
+            (Some(d), true) => {
+                errs.push(cx.err(
+                    &d.span(),
+                    f,
+                    format!("this puzzle has several launches: each [[launch]] gives its own {what}"),
+                    format!("remove `{what}` from the test; shape the launches with expressions of the test's scalars"),
+                ));
+                [1; 3]
+            }
+            (None, true) => [1; 3],
+        }
+    };
+    let grid = shape(&t.grid, "grid", false);
+    let block = shape(&t.block, "block", true);
+    if multi && t.shared_bytes != 0 {
+        errs.push(cx.err(
+            &raw.span(),
+            format!("{field}.shared_bytes"),
+            "this puzzle has several launches: each [[launch]] gives its own shared_bytes",
+            "remove `shared_bytes` from the test",
+        ));
+    }
 
     let mut buffers = BTreeMap::new();
     for (bname, b) in &t.buffers {
@@ -544,6 +675,8 @@ fn parse_test(
         shared_bytes: t.shared_bytes,
         scalars,
         buffers,
+        scratch: BTreeMap::new(),
+        launches: Vec::new(),
     })
 }
 
@@ -645,17 +778,21 @@ fn parse_buffer(
     };
 
     let len = match (&raw.len, shape, &raw.values) {
-        (Some(l), Some([r, c]), _) if *l.get_ref() != r * c => {
+        (Some(l), Some([r, c]), _) if *l.get_ref() != r.saturating_mul(c) => {
             errs.push(cx.err(
                 &l.span(),
                 format!("{field}.len"),
-                format!("len is {} but shape is {r} x {c} = {}", l.get_ref(), r * c),
+                format!(
+                    "len is {} but shape is {r} x {c} = {}",
+                    l.get_ref(),
+                    r.saturating_mul(c)
+                ),
                 "give only the shape (len follows from it), or make them agree",
             ));
             0
         }
         (Some(l), _, _) => *l.get_ref(),
-        (None, Some([r, c]), _) => r * c,
+        (None, Some([r, c]), _) => r.saturating_mul(c),
         (None, None, Some(v)) => v.get_ref().len(),
         (None, None, None) => {
             if raw.shape.is_none() {
@@ -669,6 +806,15 @@ fn parse_buffer(
             0
         }
     };
+    if len > MAX_BUFFER_LEN {
+        errs.push(cx.err(
+            &raw.len.as_ref().map_or(here.clone(), |l| l.span()),
+            format!("{field}.len"),
+            format!("{len} elements is more than gpuzzle allows in one buffer"),
+            format!("a buffer holds at most {MAX_BUFFER_LEN} (2^28) elements, as in `gpuzzle exec`; puzzle tests are small: use a few hundred"),
+        ));
+        return None;
+    }
     if len == 0 && errs.len() == before {
         errs.push(cx.err(
             &raw.len.as_ref().map_or(here.clone(), |l| l.span()),

@@ -124,6 +124,8 @@ pub(crate) mod tests {
             argmax: [ThreadId::default(); 4],
             budget: Budget::default(),
             over_budget: vec![],
+            kernels: vec![],
+            perf: vec![],
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
