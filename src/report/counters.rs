@@ -3,7 +3,7 @@
 
 use super::layout;
 use crate::emu::result::{CounterSummary, Counters};
-use crate::judge::outcome::{OverBudget, TestOutcome};
+use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind, TestOutcome};
 use colored::Colorize;
 
 /// The counters in `Counters::NAMES` order, as a learner reads them.
@@ -41,34 +41,91 @@ pub(crate) fn max_over(tests: &[TestOutcome]) -> Counters {
     max
 }
 
-/// The puzzle's limit for counter `i` (the same in every test; the first that sets one wins).
-fn budget_of(tests: &[TestOutcome], i: usize) -> Option<u64> {
-    tests.iter().find_map(|t| t.budget.get(i))
+/// One table's worth of a test: counters, budget and overruns of the whole test (one kernel)
+/// or of one kernel of a multi-launch test; `kernel` filters the perf figures.
+struct Use<'a> {
+    counters: &'a Counters,
+    budget: &'a Budget,
+    over: &'a [OverBudget],
+    perf: Vec<&'a PerfFigure>,
 }
 
-/// The worst overrun of counter `name` over all tests, if any test went over.
-fn worst_overrun<'a>(tests: &'a [TestOutcome], name: &str) -> Option<&'a OverBudget> {
-    tests
-        .iter()
-        .flat_map(|t| &t.over_budget)
-        .filter(|o| o.counter == name)
-        .max_by_key(|o| o.used)
-}
-
-/// `used` against `budget` per counter; rows over budget in red, naming the thread that used most.
+/// The memory table(s): one for a single-kernel puzzle, one per kernel otherwise, each with
+/// its budgeted perf figures and the worst line.
 pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
-    let max = max_over(tests);
-    let title = if tests.len() > 1 {
-        "memory per thread (max over tests)"
-    } else {
-        "memory per thread (max)"
-    };
-    let col = title.len();
-    let mut lines = vec![format!("{title}{:>6}{:>9}", "used", "budget")];
+    let several = tests.len() > 1;
+    let mut kernels: Vec<&str> = Vec::new();
+    for t in tests {
+        for k in &t.kernels {
+            if !kernels.contains(&k.name.as_str()) {
+                kernels.push(&k.name);
+            }
+        }
+    }
+    if kernels.is_empty() {
+        let uses: Vec<Use> = tests
+            .iter()
+            .map(|t| Use {
+                counters: &t.counters,
+                budget: &t.budget,
+                over: &t.over_budget,
+                perf: t.perf.iter().collect(),
+            })
+            .collect();
+        let title = if several {
+            "memory per thread (max over tests)".to_string()
+        } else {
+            "memory per thread (max)".to_string()
+        };
+        return table(&title, &uses);
+    }
+    kernels
+        .iter()
+        .map(|name| {
+            let uses: Vec<Use> = tests
+                .iter()
+                .flat_map(|t| {
+                    t.kernels.iter().filter(|k| k.name == *name).map(|k| Use {
+                        counters: &k.counters,
+                        budget: &k.budget,
+                        over: &k.over_budget,
+                        perf: t.perf.iter().filter(|p| p.kernel == *name).collect(),
+                    })
+                })
+                .collect();
+            let title = format!(
+                "{name}: memory per thread ({})",
+                if several { "max over tests" } else { "max" }
+            );
+            table(&title, &uses)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// `used` against `budget` per counter; rows over budget in red, naming the thread that used
+/// most; then each budgeted perf figure with its worst line.
+fn table(title: &str, uses: &[Use]) -> String {
+    let mut max = Counters::default();
+    for u in uses {
+        for i in 0..4 {
+            *max.get_mut(i) = max.get(i).max(u.counters.get(i));
+        }
+    }
+    let col = title.chars().count().max(22);
+    let mut lines = vec![format!("{title:<col$}{:>6}{:>9}", "used", "budget")];
     for (i, label) in LABELS.iter().enumerate() {
-        let budget = budget_of(tests, i).map_or("-".to_string(), |b| b.to_string());
+        let budget = uses
+            .iter()
+            .find_map(|u| u.budget.get(i))
+            .map_or("-".to_string(), |b| b.to_string());
         let row = format!("  {label:<w$}{:>6}{budget:>9}", max.get(i), w = col - 2);
-        lines.push(match worst_overrun(tests, Counters::NAMES[i]) {
+        let worst = uses
+            .iter()
+            .flat_map(|u| u.over)
+            .filter(|o| o.counter == Counters::NAMES[i])
+            .max_by_key(|o| o.used);
+        lines.push(match worst {
             Some(o) => format!(
                 "{}   {}",
                 row.red().bold(),
@@ -77,7 +134,45 @@ pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
             None => row,
         });
     }
+    for kind in PerfKind::ALL {
+        let Some(budget) = uses.iter().find_map(|u| u.budget.perf(kind)) else {
+            continue;
+        };
+        // The worst figure over the tests, with its line.
+        let Some(worst) = uses
+            .iter()
+            .flat_map(|u| u.perf.iter().copied())
+            .filter(|p| p.kind == kind)
+            .max_by(|a, b| a.value.total_cmp(&b.value))
+        else {
+            lines.push(format!("  {:<w$}{:>6}{budget:>9}", kind.label(), "-", w = col - 2));
+            continue;
+        };
+        let value = perf_value(worst);
+        let row = format!("  {:<w$}{value:>6}{budget:>9}", kind.label(), w = col - 2);
+        let mut at = match worst.line {
+            Some(l) => format!("worst: line {l}"),
+            None if worst.accesses == 0 => "no such access".to_string(),
+            None => "worst: (no line info)".to_string(),
+        };
+        if let Some(note) = worst.note {
+            at += &format!(" ({note})");
+        }
+        lines.push(if worst.over() {
+            format!("{}   {at}", row.red().bold())
+        } else {
+            format!("{row}   {}", at.dimmed())
+        });
+    }
     lines.join("\n")
+}
+
+/// A perf figure as shown: sectors with one decimal (an average), ways as a whole number.
+pub(crate) fn perf_value(p: &PerfFigure) -> String {
+    match p.kind {
+        PerfKind::SectorsPerAccess => format!("{:.1}", p.value),
+        PerfKind::BankWays => format!("{}", p.value as u64),
+    }
 }
 
 /// `1 global read, 1 global write, 3 shared reads per thread`: the nonzero maxima in a phrase.
