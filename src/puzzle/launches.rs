@@ -190,7 +190,12 @@ pub(super) fn parse_multi(
         }
     }
     for (ki, (k, _)) in kernels.iter().enumerate() {
-        if !raw.launches.is_empty() && !launches.iter().any(|l| l.kernel == ki) {
+        // Named by a launch, even one with other mistakes (reported on their own).
+        let launched = raw
+            .launches
+            .iter()
+            .any(|l| *l.get_ref().kernel.get_ref() == k.name);
+        if !raw.launches.is_empty() && !launched {
             errs.push(cx.err(
                 &raw.kernels[ki].span(),
                 format!("kernels[{ki}]"),

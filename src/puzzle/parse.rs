@@ -413,7 +413,7 @@ fn kernel_name(
                 &(0..0),
                 "kernel",
                 "missing field `kernel`",
-                format!("add `kernel = \"name\"` (the `extern \"C\" __global__` function the learner writes), or [[kernels]] and [[launch]] tables for several; {FORMAT_HELP}"),
+                format!("add `kernel = ...` with the name of the `extern \"C\" __global__` function the learner writes (or [[kernels]] and [[launch]] tables for several); {FORMAT_HELP}"),
             ));
             (String::new(), 0..0)
         }
@@ -1050,6 +1050,7 @@ fn check_scalars(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::outcome::Budget;
     use crate::puzzle::error::Invalid;
     use crate::puzzle::model::Init;
 
@@ -1474,5 +1475,237 @@ buffers.out = { len = 16, output = true }
             .replace("grid = [2]", "grid = []");
         let e = parse(&text).unwrap_err();
         assert_eq!(e.invalids().len(), 2, "{e}");
+    }
+
+    const MULTI: &str = r#"id = 21
+slug = "multi-block-scan"
+title = "Scan"
+part = "Scans"
+params = ["out", "a", "size"]
+defines = { TPB = 8 }
+description = "Scan."
+spec = "out[0] = a[0];"
+hints = ["one", "two", "three"]
+
+[scratch]
+sums = { type = "f32", len = "(size + TPB - 1) / TPB" }
+
+[[kernels]]
+name = "scan_blocks"
+params = ["out", "a", "sums", "size"]
+budget = { global_reads = 1, sectors_per_access = 4 }
+
+[[kernels]]
+name = "add_offsets"
+params = ["out", "sums", "n"]
+
+[[launch]]
+kernel = "scan_blocks"
+grid = ["(size + TPB - 1) / TPB"]
+block = ["TPB"]
+
+[[launch]]
+kernel = "add_offsets"
+grid = ["(size + TPB - 1) / TPB"]
+block = [8]
+args = { n = "size" }
+
+[[test]]
+name = "15 elements"
+scalars = { size = 15 }
+buffers.a = { len = 15, init = "arange" }
+buffers.out = { len = 15, output = true }
+
+[[test]]
+name = "100 elements"
+scalars = { size = 100 }
+buffers.a = { len = 100, init = "arange" }
+buffers.out = { len = 100, output = true }
+"#;
+
+    fn parse_multi(text: &str) -> Result<Puzzle, PuzzleError> {
+        parse_puzzle(text, Path::new("puzzles/21_multi_block_scan.toml")).map(|p| p.puzzle)
+    }
+
+    /// Like `one_error`, for the multi-launch file.
+    fn one_multi_error(text: &str, line: usize, field: &str) -> Invalid {
+        let e = parse_multi(text).expect_err("should be rejected");
+        let all = e.invalids();
+        assert_eq!(all.len(), 1, "expected one error, got: {e}");
+        let inv = all[0].clone();
+        assert_eq!((inv.line, inv.field.as_str()), (Some(line), field), "{inv}");
+        inv
+    }
+
+    #[test]
+    fn a_multi_launch_file_shapes_each_test() {
+        let p = parse_multi(MULTI).unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.is_multi_launch());
+        assert_eq!(p.kernel, "scan_blocks");
+        assert_eq!(
+            p.signatures(),
+            [
+                "extern \"C\" __global__ void scan_blocks(float* out, const float* a, float* sums, int size)",
+                "extern \"C\" __global__ void add_offsets(float* out, float* sums, int n)",
+            ]
+        );
+        assert_eq!(p.kernels[0].budget.sectors_per_access, Some(4));
+        assert_eq!(p.kernels[1].budget, Budget::default());
+        let t = &p.tests[1];
+        assert_eq!(t.scratch["sums"].len, 13);
+        assert!(!t.scratch["sums"].output);
+        let steps = p.steps(t);
+        assert_eq!(steps.len(), 2);
+        assert_eq!((steps[0].grid, steps[0].block), ([13, 1, 1], [8, 1, 1]));
+        assert_eq!(steps[1].kernel, "add_offsets");
+        assert_eq!(steps[1].args[2], crate::puzzle::ArgSource::Scalar(100.0));
+        assert_eq!(
+            steps[1].args[1],
+            crate::puzzle::ArgSource::Buffer("sums".into())
+        );
+        assert_eq!((t.grid, t.block), ([13, 1, 1], [8, 1, 1]));
+        // The spec takes the test's buffers and scalars only, not the scratch.
+        assert!(p
+            .spec_source()
+            .contains("(float* out, const float* a, int size)"));
+    }
+
+    #[test]
+    fn a_launch_of_an_unknown_kernel_is_rejected() {
+        let text = MULTI.replacen("kernel = \"add_offsets\"", "kernel = \"add_offset\"", 1);
+        let e = parse_multi(&text).unwrap_err();
+        let all = e.invalids();
+        let inv = all[0];
+        assert_eq!(inv.field, "launch[1].kernel");
+        assert_eq!(
+            inv.line,
+            Some(line_with(&text, "kernel = \"add_offset\"", 0))
+        );
+        assert!(inv.problem.contains("unknown kernel `add_offset`"), "{inv}");
+        assert!(inv.help.contains("scan_blocks, add_offsets"), "{inv}");
+        // And the kernel no launch names is reported too.
+        assert_eq!(all.len(), 2, "{e}");
+        assert!(
+            all[1].problem.contains("`add_offsets` is never launched"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_launch_argument_that_is_no_buffer_is_rejected() {
+        let text = MULTI.replace(
+            "args = { n = \"size\" }",
+            "args = { sums = \"totals\", n = \"size\" }",
+        );
+        let inv = one_multi_error(&text, line_with(&text, "args =", 0), "launch[1].args.sums");
+        assert!(
+            inv.problem
+                .contains("`totals` is not a buffer, scratch buffer or scalar"),
+            "{inv}"
+        );
+        assert!(inv.help.contains("out, a, size, sums"), "{inv}");
+        // A parameter without args gets the buffer of its own name, which must exist too.
+        let text = MULTI.replace(
+            "params = [\"out\", \"sums\", \"n\"]",
+            "params = [\"out\", \"partial\", \"n\"]",
+        );
+        let inv = one_multi_error(
+            &text,
+            line_with(&text, "[[launch]]", 1),
+            "launch[1].args.partial",
+        );
+        assert!(inv.problem.contains("`partial`"), "{inv}");
+        // Args may only name the kernel's parameters.
+        let text = MULTI.replace(
+            "args = { n = \"size\" }",
+            "args = { n = \"size\", m = \"size\" }",
+        );
+        let inv = one_multi_error(&text, line_with(&text, "args =", 0), "launch[1].args.m");
+        assert!(
+            inv.problem
+                .contains("not a parameter of kernel `add_offsets`"),
+            "{inv}"
+        );
+    }
+
+    #[test]
+    fn a_scratch_size_that_cannot_be_computed_is_rejected() {
+        let text = MULTI.replace("(size + TPB - 1) / TPB\" }", "(n + TPB - 1) / TPB\" }");
+        let e = parse_multi(&text).unwrap_err();
+        let all = e.invalids();
+        // Once per test, each naming the test, at the line of `len`.
+        assert_eq!(all.len(), 2, "{e}");
+        let line = line_with(&text, "sums = {", 0);
+        assert_eq!(
+            (all[0].line, all[0].field.as_str()),
+            (Some(line), "scratch.sums.len")
+        );
+        assert!(all[0].problem.contains("cannot compute"), "{}", all[0]);
+        assert!(all[0].problem.contains("`n` is not a scalar"), "{}", all[0]);
+        assert!(all[0].problem.contains("\"15 elements\""), "{}", all[0]);
+        // A size past the cap is an error too, not an allocation failure.
+        let text = MULTI.replace("(size + TPB - 1) / TPB\" }", "size * 10000000\" }");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("1 to 268435456"), "{e}");
+    }
+
+    #[test]
+    fn a_launch_shape_that_cannot_be_computed_is_rejected() {
+        let text = MULTI.replace("block = [8]", "block = [\"TBP\"]");
+        let e = parse_multi(&text).unwrap_err();
+        let inv = e.invalids()[0].clone();
+        assert_eq!(inv.field, "launch[1].block");
+        assert_eq!(inv.line, Some(line_with(&text, "[[launch]]", 1)));
+        assert!(inv.problem.contains("`TBP` is not a scalar"), "{inv}");
+        let text = MULTI.replace("block = [8]", "block = [\"size * 100\"]");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("beyond CUDA's limits"), "{e}");
+    }
+
+    #[test]
+    fn single_and_multi_launch_fields_do_not_mix() {
+        let text = MULTI.replace(
+            "params = [\"out\", \"a\", \"size\"]\n",
+            "kernel = \"scan\"\nparams = [\"out\", \"a\", \"size\"]\n",
+        );
+        one_multi_error(&text, line_with(&text, "kernel = \"scan\"", 0), "kernel");
+        let text = MULTI.replacen(
+            "scalars = { size = 15 }",
+            "grid = [2]\nscalars = { size = 15 }",
+            1,
+        );
+        one_multi_error(&text, line_with(&text, "grid = [2]", 0), "test[0].grid");
+        let cut = MULTI.find("[[launch]]").unwrap();
+        let tests = MULTI.find("[[test]]").unwrap();
+        let text = format!("{}{}", &MULTI[..cut], &MULTI[tests..]);
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("no [[launch]]"), "{e}");
+        let text = MULTI.replace("kernel = \"add_offsets\"", "kernel = \"scan_blocks\"");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(
+            e.to_string().contains("`add_offsets` is never launched"),
+            "{e}"
+        );
+        let text = GOOD.replace("hints =", "scratch.tmp = { len = 4 }\nhints =");
+        let e = parse(&text).unwrap_err();
+        assert!(e.to_string().contains("[scratch]"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_buffer_is_rejected_at_its_line() {
+        let text = GOOD.replace(
+            "buffers.a = { len = 8, init = \"arange\" }",
+            "buffers.a = { len = 10000000000, init = \"arange\" }",
+        );
+        let inv = one_error(
+            &text,
+            line_with(&text, "10000000000", 0),
+            "test[0].buffers.a.len",
+        );
+        assert!(inv.problem.contains("10000000000 elements"), "{inv}");
+        assert!(inv.help.contains("268435456"), "{inv}");
+        let text = GOOD.replace("shape = [4, 4]", "shape = [100000, 100000]");
+        let e = parse(&text).unwrap_err();
+        assert!(e.to_string().contains("more than gpuzzle allows"), "{e}");
     }
 }

@@ -145,7 +145,12 @@ fn table(title: &str, uses: &[Use]) -> String {
             .filter(|p| p.kind == kind)
             .max_by(|a, b| a.value.total_cmp(&b.value))
         else {
-            lines.push(format!("  {:<w$}{:>6}{budget:>9}", kind.label(), "-", w = col - 2));
+            lines.push(format!(
+                "  {:<w$}{:>6}{budget:>9}",
+                kind.label(),
+                "-",
+                w = col - 2
+            ));
             continue;
         };
         let value = perf_value(worst);

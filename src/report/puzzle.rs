@@ -80,7 +80,8 @@ fn passed(o: &PuzzleOutcome, solutions: bool) -> String {
         layout::count(o.tests.len(), "test", "tests"),
         counters::phrase(&o.tests)
     );
-    let budgeted = |b: &crate::judge::outcome::Budget| (0..4).any(|i| b.get(i).is_some()) || b.has_perf();
+    let budgeted =
+        |b: &crate::judge::outcome::Budget| (0..4).any(|i| b.get(i).is_some()) || b.has_perf();
     if o.tests
         .iter()
         .any(|t| budgeted(&t.budget) || t.kernels.iter().any(|k| budgeted(&k.budget)))
