@@ -18,11 +18,6 @@ pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
         "█".repeat(filled).green(),
         "░".repeat(width - filled)
     );
-    let title_w = puzzles
-        .iter()
-        .map(|(p, _)| p.title.chars().count())
-        .max()
-        .unwrap_or(5);
     let mut parts: Vec<&str> = Vec::new();
     for (p, _) in puzzles {
         if !parts.contains(&p.part.as_str()) {
@@ -37,7 +32,7 @@ pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
                 Status::Failed => "✗".red().to_string(),
                 Status::NotTried => "·".dimmed().to_string(),
             };
-            let _ = writeln!(out, "  {:>2} {mark} {:<title_w$}", p.id, p.title);
+            let _ = writeln!(out, "  {:>2} {mark} {}", p.id, p.title);
         }
     }
     out
