@@ -255,6 +255,45 @@ mod tests {
             })
     }
 
+    /// One warp's accesses at `pc`: lane `l` at `addr(l)`, 4 bytes each.
+    fn warp_at(pc: u32, shared: bool, addr: impl Fn(u64) -> u64) -> Vec<Vec<Access>> {
+        (0..32)
+            .map(|l| {
+                vec![Access {
+                    pc,
+                    func: 0,
+                    addr: addr(l),
+                    size: 4,
+                    shared,
+                }]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_worst_instruction_is_named_per_space() {
+        // pc 1 reads a row (coalesced), pc 2 writes a column (one sector per lane), pc 3 reads a
+        // row of a shared tile, pc 4 a column of a [32][32] tile (all lanes in one bank).
+        let mut p = PerfStats::default();
+        for (pc, shared, stride) in [(1, false, 4), (2, false, 180), (3, true, 4), (4, true, 128)] {
+            p.merge(&perf_of(&warp_at(pc, shared, |l| l * stride)));
+        }
+        let g = p.worst_global().unwrap();
+        assert_eq!((g.pc, g.accesses, g.max), (2, 1, 32));
+        assert_eq!(g.average(), 32.0);
+        let s = p.worst_shared().unwrap();
+        assert_eq!((s.pc, s.max), (4, 32));
+        // The coalesced and conflict-free ones: 4 sectors, 1 way.
+        let site = |pc: u32| *p.sites.iter().find(|s| s.pc == pc).unwrap();
+        assert_eq!(site(1).max, 4);
+        assert_eq!(site(3).max, 1);
+        // Merging another block adds up per instruction.
+        let mut twice = p.clone();
+        twice.merge(&p);
+        assert_eq!(twice.worst_global().unwrap().accesses, 2);
+        assert_eq!(twice.sites.len(), 4);
+    }
+
     proptest! {
         #[test]
         fn perf_figures_match_their_definition(

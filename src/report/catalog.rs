@@ -93,7 +93,11 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
             budget_lines(&mut out, &k.budget, "  ");
         }
     } else {
-        let _ = writeln!(out, "\n{}", "Budget (memory: max per thread; perf: worst instruction)".bold());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            "Budget (memory: max per thread; perf: worst instruction)".bold()
+        );
         budget_lines(&mut out, &p.budget, "  ");
     }
     for t in &p.tests {

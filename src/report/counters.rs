@@ -204,7 +204,7 @@ pub(crate) fn phrase(tests: &[TestOutcome]) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::emu::result::ThreadId;
-    use crate::judge::outcome::Budget;
+    use crate::judge::outcome::KernelUse;
     use std::collections::BTreeMap;
 
     pub(crate) fn test_with(name: &str, c: [u64; 4]) -> TestOutcome {
@@ -265,6 +265,85 @@ pub(crate) mod tests {
         assert_eq!(cells(rows[2]), ["global", "writes", "1", "1"]);
         assert_eq!(cells(rows[3]), ["shared", "reads", "3", "-"]);
         assert_eq!(cells(rows[4]), ["shared", "writes", "1", "-"]);
+    }
+
+    #[test]
+    fn perf_rows_show_the_figure_the_budget_and_the_worst_line() {
+        colored::control::set_override(false);
+        let mut t = test_with("a", [1, 1, 0, 0]);
+        t.budget.sectors_per_access = Some(5);
+        t.budget.bank_ways = Some(1);
+        t.perf = vec![
+            PerfFigure {
+                kind: PerfKind::SectorsPerAccess,
+                kernel: "transpose".into(),
+                value: 23.25,
+                budget: Some(5),
+                file: Some("puzzles/34_coalesced_transpose.cu".into()),
+                line: Some(5),
+                accesses: 12,
+                note: None,
+            },
+            PerfFigure {
+                kind: PerfKind::BankWays,
+                kernel: "transpose".into(),
+                value: 0.0,
+                budget: Some(1),
+                file: None,
+                line: None,
+                accesses: 0,
+                note: None,
+            },
+        ];
+        let out = budget_table(&[t]);
+        println!("{out}");
+        let cells = |label: &str| -> Vec<String> {
+            let row = out.lines().find(|l| l.contains(label)).unwrap();
+            row.split_whitespace().map(str::to_string).collect()
+        };
+        assert_eq!(
+            cells("sectors"),
+            ["sectors", "per", "access", "23.2", "5", "worst:", "line", "5"]
+        );
+        assert_eq!(
+            cells("bank-conflict"),
+            ["bank-conflict", "ways", "0", "1", "no", "such", "access"]
+        );
+    }
+
+    #[test]
+    fn a_multi_launch_test_gets_a_table_per_kernel() {
+        colored::control::set_override(false);
+        let mut t = test_with("a", [2, 2, 3, 4]);
+        let kernel = |name: &str, reads: u64, budget: Option<u64>| KernelUse {
+            name: name.into(),
+            counters: Counters {
+                global_reads: reads,
+                ..Counters::default()
+            },
+            argmax: [ThreadId::default(); 4],
+            budget: Budget {
+                global_reads: budget,
+                ..Budget::default()
+            },
+            over_budget: vec![],
+        };
+        t.kernels = vec![
+            kernel("scan_blocks", 1, Some(1)),
+            kernel("add_offsets", 2, None),
+        ];
+        let out = budget_table(&[t]);
+        println!("{out}");
+        let tables: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(tables.len(), 2);
+        assert!(tables[0].starts_with("scan_blocks: memory per thread (max)"));
+        assert!(tables[1].starts_with("add_offsets: memory per thread (max)"));
+        let reads = |t: &str| -> Vec<String> {
+            let row = t.lines().find(|l| l.contains("global reads")).unwrap();
+            row.split_whitespace().map(str::to_string).collect()
+        };
+        assert_eq!(reads(tables[0]), ["global", "reads", "1", "1"]);
+        assert_eq!(reads(tables[1]), ["global", "reads", "2", "-"]);
     }
 
     #[test]
