@@ -17,7 +17,7 @@ use std::str::FromStr;
 use toml::Spanned;
 
 /// Most dynamic shared memory a launch may ask for (the largest GPUs have 227 KiB per block).
-const MAX_SHARED_BYTES: i64 = 227 * 1024;
+pub(super) const MAX_SHARED_BYTES: i64 = 227 * 1024;
 
 const EXPR_HELP: &str = "write a number or arithmetic over the test's scalars and the numeric defines, e.g. \"(size + TPB - 1) / TPB\" (`/` rounds down, as in C)";
 

@@ -617,6 +617,20 @@ fn parse_test(
     };
     let grid = shape(&t.grid, "grid", false);
     let block = shape(&t.block, "block", true);
+    if t.shared_bytes as i64 > super::launches::MAX_SHARED_BYTES {
+        errs.push(cx.err(
+            &raw.span(),
+            format!("{field}.shared_bytes"),
+            format!(
+                "{} bytes of dynamic shared memory is more than a GPU has",
+                t.shared_bytes
+            ),
+            format!(
+                "dynamic shared memory is 0 to {} bytes (227 KiB)",
+                super::launches::MAX_SHARED_BYTES
+            ),
+        ));
+    }
     if multi && t.shared_bytes != 0 {
         errs.push(cx.err(
             &raw.span(),

@@ -193,10 +193,16 @@ pub(crate) fn phrase(tests: &[TestOutcome]) -> String {
             layout::count(n as usize, singular, label)
         })
         .collect();
+    // Several kernels: each figure is the busiest kernel's.
+    let of = if tests.iter().any(|t| !t.kernels.is_empty()) {
+        " in the busiest kernel"
+    } else {
+        ""
+    };
     if parts.is_empty() {
         "no memory operations".to_string()
     } else {
-        format!("{} per thread", parts.join(", "))
+        format!("{} per thread{of}", parts.join(", "))
     }
 }
 
