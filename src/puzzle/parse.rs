@@ -1718,6 +1718,13 @@ buffers.out = { len = 100, output = true }
         );
         assert!(inv.problem.contains("10000000000 elements"), "{inv}");
         assert!(inv.help.contains("268435456"), "{inv}");
+        let text = GOOD.replacen("block = [8]", "block = [8]\nshared_bytes = 4000000000", 1);
+        let inv = one_error(
+            &text,
+            line_with(&text, "[[test]]", 0),
+            "test[0].shared_bytes",
+        );
+        assert!(inv.problem.contains("more than a GPU has"), "{inv}");
         let text = GOOD.replace("shape = [4, 4]", "shape = [100000, 100000]");
         let e = parse(&text).unwrap_err();
         assert!(e.to_string().contains("more than gpuzzle allows"), "{e}");

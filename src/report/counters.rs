@@ -195,7 +195,7 @@ pub(crate) fn phrase(tests: &[TestOutcome]) -> String {
         .collect();
     // Several kernels: each figure is the busiest kernel's.
     let of = if tests.iter().any(|t| !t.kernels.is_empty()) {
-        " in the busiest kernel"
+        " (each the most of any one kernel)"
     } else {
         ""
     };

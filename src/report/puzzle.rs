@@ -127,8 +127,7 @@ fn test_line(t: &TestOutcome, name: &str) -> String {
             layout::dims(t.block)
         )
     } else {
-        let names: Vec<&str> = t.kernels.iter().map(|k| k.name.as_str()).collect();
-        format!("launches {}", names.join(", "))
+        layout::count(t.kernels.len(), "kernel", "kernels")
     };
     left += &format!("  {}", shape.dimmed());
     let verdict = if t.passed {
@@ -249,8 +248,14 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
         .iter()
         .position(|&n| n == over.counter)
         .map_or(over.counter, |i| counters::LABELS[i]);
+    // In a multi-launch puzzle, say which kernel went over.
+    let kernel = tests
+        .iter()
+        .flat_map(|t| &t.kernels)
+        .find(|k| k.over_budget.contains(over))
+        .map_or(String::new(), |k| format!(" in `{}`", k.name));
     Some(format!(
-        "  Correct output, but {} {label} per thread where the budget allows {}.",
+        "  Correct output, but {} {label} per thread{kernel} where the budget allows {}.",
         over.used, over.budget
     ))
 }
