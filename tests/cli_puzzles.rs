@@ -604,3 +604,26 @@ fn list_groups_by_part_and_show_draws_each_launch() {
         "{show}"
     );
 }
+
+#[test]
+fn a_counter_overrun_in_one_kernel_of_several_names_it() {
+    let solution = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/21_multi_block_scan.cu"),
+    )
+    .unwrap();
+    // scan_blocks reads `a` a second time: correct output, 2 global reads where 1 is allowed.
+    let planted = solution.replacen("out[i] = v;", "out[i] = v + a[i] - a[i];", 1);
+    assert_ne!(planted, solution);
+    let (_dir, report) = run_planted("21", "21_multi_block_scan.cu", &planted);
+    assert!(
+        report.contains("2 global reads per thread in `scan_blocks` where the budget allows 1"),
+        "{report}"
+    );
+    let scan = report.find("scan_blocks: memory per thread").unwrap();
+    let sums = report.find("scan_block_sums: memory per thread").unwrap();
+    assert_eq!(
+        table_row(&report[scan..sums], "global reads")[2..4],
+        ["2", "1"],
+        "{report}"
+    );
+}

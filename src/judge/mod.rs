@@ -477,3 +477,59 @@ fn compare_outputs(
     }
     map
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::result::PerfSite;
+
+    fn stats(shared: bool, accesses: u64, total: u64, max: u32) -> PerfStats {
+        PerfStats {
+            sites: vec![PerfSite {
+                func: 0,
+                pc: 0,
+                shared,
+                accesses,
+                total,
+                max,
+            }],
+            ..PerfStats::default()
+        }
+    }
+
+    #[test]
+    fn perf_figures_take_the_average_sectors_and_the_worst_ways() {
+        let m = Module::default();
+        let f = perf_figure(
+            PerfKind::SectorsPerAccess,
+            "k",
+            5,
+            &stats(false, 4, 90, 32),
+            &m,
+            Executor::Emulator,
+        );
+        assert_eq!((f.value, f.accesses, f.over()), (22.5, 4, true));
+        // No line info in an empty module: no line, rather than a wrong one.
+        assert_eq!((f.line, f.note), (None, None));
+        let f = perf_figure(
+            PerfKind::BankWays,
+            "k",
+            1,
+            &stats(true, 4, 5, 2),
+            &m,
+            Executor::Gpu,
+        );
+        assert_eq!((f.value, f.over()), (2.0, true));
+        assert_eq!(f.note, Some("measured on the emulator"));
+        // No shared access at all: 0 ways, within any budget.
+        let f = perf_figure(
+            PerfKind::BankWays,
+            "k",
+            1,
+            &stats(false, 4, 16, 4),
+            &m,
+            Executor::Emulator,
+        );
+        assert_eq!((f.value, f.accesses, f.over()), (0.0, 0, false));
+    }
+}
