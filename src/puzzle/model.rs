@@ -133,7 +133,7 @@ impl Step<'_> {
                     .get(name)
                     .map(|b| KernelArg::Buffer(b.clone()))
                     .ok_or_else(|| PuzzleError::TestArgs {
-                        test: self.kernel.to_string(),
+                        test: format!("(the launch of `{}`)", self.kernel),
                         problem: format!("no buffer `{name}` for parameter `{}`", p.name),
                         help: "declare it in the test's buffers or in [scratch]".into(),
                     }),
