@@ -39,6 +39,17 @@ fn workspace() -> tempfile::TempDir {
     dir
 }
 
+/// How many puzzles the repository's pack has (other puzzles join it over time).
+fn pack_size() -> usize {
+    std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("puzzles"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "toml"))
+        })
+        .count()
+}
+
 fn in_ws(dir: &Path) -> Command {
     let mut c = gpuzzle();
     c.current_dir(dir.join("ws"));
@@ -60,7 +71,7 @@ fn every_solution_passes_every_test_within_budget() {
     );
     assert_eq!(v["failed"], 0, "{v:#}");
     let puzzles = v["puzzles"].as_array().unwrap();
-    assert_eq!(puzzles.len(), 14);
+    assert_eq!(puzzles.len(), pack_size());
     for p in puzzles {
         let tests = p["tests"].as_array().unwrap();
         assert!(
@@ -77,11 +88,24 @@ fn every_solution_passes_every_test_within_budget() {
                 p["slug"],
                 t["name"]
             );
-            for (k, budget) in t["budget"].as_object().unwrap() {
+            // The test's counters, or each kernel's in a multi-launch puzzle.
+            let mut uses = vec![(&t["counters"], &t["budget"])];
+            for k in t["kernels"].as_array().into_iter().flatten() {
+                uses.push((&k["counters"], &k["budget"]));
+            }
+            for (counters, budgets) in uses {
+                for (k, budget) in budgets.as_object().unwrap() {
+                    if let Some(used) = counters[k].as_u64() {
+                        assert!(used <= budget.as_u64().unwrap(), "{} {k}", p["slug"]);
+                    }
+                }
+            }
+            for f in t["perf"].as_array().into_iter().flatten() {
                 assert!(
-                    t["counters"][k].as_u64().unwrap() <= budget.as_u64().unwrap(),
-                    "{} {k}",
-                    p["slug"]
+                    f["value"].as_f64().unwrap() <= f["budget"].as_f64().unwrap(),
+                    "{} {}",
+                    p["slug"],
+                    f["kind"]
                 );
             }
         }
@@ -206,7 +230,7 @@ fn list_shows_progress_after_a_run() {
     in_ws(dir.path()).args(["run", "1"]).assert().success();
     in_ws(dir.path()).args(["run", "2"]).assert().code(1);
     in_ws(dir.path()).arg("list").assert().success().stdout(
-        predicate::str::contains("1/14")
+        predicate::str::contains(format!("1/{}", pack_size()))
             .and(predicate::str::contains(" 1 ✓ Map"))
             .and(predicate::str::contains(" 2 ✗ Zip")),
     );
@@ -444,4 +468,204 @@ fn run_reports_threads_adding_into_one_global_element_as_a_race() {
         .unwrap_or_else(|| panic!("no global-race in {test}"));
     assert_eq!(race["line"], 3);
     assert_eq!(race["severity"], "error");
+}
+
+/// Write `source` over the learner's file `file` (in `puzzles/`) of a fresh workspace, run
+/// puzzle `id` there, and return the workspace and the report.
+fn run_planted(id: &str, file: &str, source: &str) -> (tempfile::TempDir, String) {
+    let dir = workspace();
+    std::fs::write(dir.path().join("ws/puzzles").join(file), source).unwrap();
+    let out = in_ws(dir.path()).args(["run", id]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, String::from_utf8(out.stdout).unwrap())
+}
+
+/// The report's row for `label` in the memory table, split into words.
+fn table_row(report: &str, label: &str) -> Vec<String> {
+    report
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no `{label}` row in:\n{report}"))
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_naive_transpose_fails_the_sectors_budget_at_its_line() {
+    // Correct output; the write on line 5 goes down a column of `out`: one sector per thread.
+    let (dir, report) = run_planted(
+        "34",
+        "34_coalesced_transpose.cu",
+        "extern \"C\" __global__ void transpose(float* out, const float* a, int rows, int cols) {\n\
+         \x20   int col = blockIdx.x * TILE + threadIdx.x;\n\
+         \x20   int row = blockIdx.y * TILE + threadIdx.y;\n\
+         \x20   if (row < rows && col < cols) {\n\
+         \x20       out[col * rows + row] = a[row * cols + col];\n\
+         \x20   }\n\
+         }\n",
+    );
+    assert!(!report.contains("elements differ"), "{report}");
+    let row = table_row(&report, "sectors per access");
+    let used: f64 = row[3].parse().unwrap();
+    assert!(used > 20.0, "{report}");
+    assert_eq!(row[4], "5", "{report}");
+    assert!(report.contains("worst: line 5"), "{report}");
+    assert!(
+        report.contains("line 5 of `transpose` touches") && report.contains("coalesce"),
+        "{report}"
+    );
+    // `check`'s one-line reason names the figure too.
+    in_ws(dir.path())
+        .args(["check", "34"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("over budget: sectors_per_access"));
+    // And the reference solution in the same workspace passes.
+    let solution =
+        std::fs::read_to_string(dir.path().join("ws/solutions/34_coalesced_transpose.cu")).unwrap();
+    std::fs::write(
+        dir.path().join("ws/puzzles/34_coalesced_transpose.cu"),
+        solution,
+    )
+    .unwrap();
+    in_ws(dir.path()).args(["run", "34"]).assert().success();
+}
+
+#[test]
+fn an_unpadded_tile_fails_the_bank_conflict_budget_at_its_line() {
+    let solution = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/35_bank_conflict_free_transpose.cu"),
+    )
+    .unwrap();
+    let unpadded = solution.replace("tile[TILE][TILE + 1]", "tile[TILE][TILE]");
+    assert_ne!(unpadded, solution);
+    let line = unpadded
+        .lines()
+        .position(|l| l.contains("= tile[threadIdx.x][threadIdx.y]"))
+        .unwrap()
+        + 1;
+    let (_dir, report) = run_planted("35", "35_bank_conflict_free_transpose.cu", &unpadded);
+    let row = table_row(&report, "bank-conflict ways");
+    assert_eq!(row[2..5], ["32", "1", "worst:"], "{report}");
+    assert!(report.contains(&format!("worst: line {line}")), "{report}");
+    assert!(report.contains("32-way shared bank conflicts"), "{report}");
+    assert!(report.contains("[32][33]"), "{report}");
+    // The sectors budget holds: the tile keeps global memory coalesced.
+    let sectors = table_row(&report, "sectors per access");
+    assert!(sectors[3].parse::<f64>().unwrap() <= 5.0, "{report}");
+}
+
+#[test]
+fn check_json_carries_perf_figures_and_kernels_only_where_they_apply() {
+    let out = in_repo()
+        .args(["check", "1", "21", "35", "--solutions", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out.stdout);
+    assert_eq!(v["passed"], 3, "{v:#}");
+    let test = |i: usize| &v["puzzles"][i]["tests"][0];
+    assert!(test(0).get("perf").is_none() && test(0).get("kernels").is_none());
+    let kernels: Vec<&str> = test(1)["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kernel"].as_str().unwrap())
+        .collect();
+    assert_eq!(kernels, ["scan_blocks", "scan_block_sums", "add_offsets"]);
+    let perf = test(2)["perf"].as_array().unwrap();
+    let kinds: Vec<&str> = perf.iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["sectors_per_access", "bank_ways"]);
+    assert_eq!(perf[1]["value"], 1.0);
+    assert!(perf[1]["line"].as_u64().is_some());
+}
+
+#[test]
+fn a_fault_in_one_launch_of_several_names_its_kernel() {
+    let solution = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/21_multi_block_scan.cu"),
+    )
+    .unwrap();
+    // add_offsets without its bound: the last block's threads past `size` write out of bounds.
+    let planted = solution.replace("if (i < size && blockIdx.x > 0)", "if (blockIdx.x > 0)");
+    assert_ne!(planted, solution);
+    let line = planted
+        .lines()
+        .position(|l| l.contains("out[i] += block_sums"))
+        .unwrap()
+        + 1;
+    let (_dir, report) = run_planted("21", "21_multi_block_scan.cu", &planted);
+    assert!(report.contains("error[out-of-bounds]"), "{report}");
+    assert!(
+        report.contains("in `add_offsets` (launch 3 of 3)"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("21_multi_block_scan.cu:{line}")),
+        "{report}"
+    );
+    // The memory tables are per kernel.
+    assert!(
+        report.contains("scan_blocks: memory per thread"),
+        "{report}"
+    );
+    assert!(
+        report.contains("add_offsets: memory per thread"),
+        "{report}"
+    );
+}
+
+#[test]
+fn list_groups_by_part_and_show_draws_each_launch() {
+    let out = in_repo().arg("list").output().unwrap();
+    let list = String::from_utf8(out.stdout).unwrap();
+    let basics = list.find("\nThreads\n").expect("a Threads heading");
+    let scans = list.find("\nScans\n").expect("a Scans heading");
+    let perf = list.find("\nPerformance\n").expect("a Performance heading");
+    assert!(basics < scans && scans < perf, "{list}");
+    assert!(list[scans..perf].contains("Multi-block scan"), "{list}");
+    let show = in_repo().args(["show", "21"]).output().unwrap();
+    let show = String::from_utf8(show.stdout).unwrap();
+    let at = |needle: &str| {
+        show.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {show}"))
+    };
+    assert!(at("launch 1 of 3: scan_blocks") < at("launch 2 of 3: scan_block_sums"));
+    assert!(at("launch 2 of 3: scan_block_sums") < at("launch 3 of 3: add_offsets"));
+    assert!(show.contains("grid 2 of blocks 8 = 16 threads"), "{show}");
+    assert!(show.contains("block_sums: f32 [2] scratch"), "{show}");
+    assert!(
+        show.contains(
+            "extern \"C\" __global__ void scan_block_sums(float* block_sums, int num_blocks)"
+        ),
+        "{show}"
+    );
+}
+
+#[test]
+fn a_counter_overrun_in_one_kernel_of_several_names_it() {
+    let solution = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/21_multi_block_scan.cu"),
+    )
+    .unwrap();
+    // scan_blocks reads `a` a second time: correct output, 2 global reads where 1 is allowed.
+    let planted = solution.replacen("out[i] = v;", "out[i] = v + a[i] - a[i];", 1);
+    assert_ne!(planted, solution);
+    let (_dir, report) = run_planted("21", "21_multi_block_scan.cu", &planted);
+    assert!(
+        report.contains("2 global reads per thread in `scan_blocks` where the budget allows 1"),
+        "{report}"
+    );
+    let scan = report.find("scan_blocks: memory per thread").unwrap();
+    let sums = report.find("scan_block_sums: memory per thread").unwrap();
+    assert_eq!(
+        table_row(&report[scan..sums], "global reads")[2..4],
+        ["2", "1"],
+        "{report}"
+    );
 }

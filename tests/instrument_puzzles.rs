@@ -5,7 +5,7 @@
 use gpuzzle::compile::{self, CompileRequest};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
 use gpuzzle::gpu::via_emu::run_instrumented_on_emulator;
-use gpuzzle::puzzle::{Puzzle, Workspace};
+use gpuzzle::puzzle::{store_buffers, Puzzle, Workspace};
 use std::path::Path;
 
 fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> String {
@@ -33,45 +33,61 @@ fn check_equivalence(solutions: bool) {
         let module = gpuzzle::ptx::parse(&ptx).unwrap();
         for (i, t) in p.tests.iter().enumerate() {
             for seed in [None, Some(7 + i as u64)] {
-                let args = t.kernel_args(&p.params, seed).unwrap();
-                let cfg = LaunchConfig {
-                    grid: t.grid,
-                    block: t.block,
-                    dynamic_shared: t.shared_bytes,
-                };
-                let plain = emu::run(
-                    &module,
-                    &p.kernel,
-                    &cfg,
-                    args.clone(),
-                    &EmuOptions {
-                        step_limit: 1 << 32,
-                        ..EmuOptions::default()
-                    },
-                )
-                .unwrap_or_else(|e| panic!("{} {}: {e}", p.slug, t.name));
-                let inst = run_instrumented_on_emulator(&ptx, &p.kernel, &cfg, args, 1 << 32)
-                    .unwrap_or_else(|e| panic!("{} {}: {e}", p.slug, t.name));
-                let what = format!("puzzle {} test `{}` seed {seed:?}", p.slug, t.name);
-                assert_eq!(plain.buffers, inst.buffers, "{what}: buffers");
-                assert_eq!(
-                    plain.counters.max_per_thread, inst.counters.max_per_thread,
-                    "{what}: max per thread"
-                );
-                assert_eq!(plain.counters.total, inst.counters.total, "{what}: totals");
-                let kinds = |r: &gpuzzle::emu::result::RunResult| {
-                    r.diagnostics
-                        .iter()
-                        .filter(|d| matches!(d.kind.as_str(), "out-of-bounds" | "step-limit"))
-                        .map(|d| (d.kind, d.line))
-                        .next()
-                };
-                assert_eq!(
-                    kinds(&plain),
-                    kinds(&inst),
-                    "{what}: first out-of-bounds/step-limit diagnostic"
-                );
-                runs += 1;
+                // Each launch of the test (one, or several sharing buffers) on both paths, each
+                // path carrying its own buffers from launch to launch.
+                let mut plain_bufs = t.initial_buffers(seed);
+                let mut inst_bufs = plain_bufs.clone();
+                for (li, step) in p.steps(t).iter().enumerate() {
+                    let cfg = LaunchConfig {
+                        grid: step.grid,
+                        block: step.block,
+                        dynamic_shared: step.shared_bytes,
+                    };
+                    let what = format!(
+                        "puzzle {} test `{}` seed {seed:?} launch {li} ({})",
+                        p.slug, t.name, step.kernel
+                    );
+                    let plain = emu::run(
+                        &module,
+                        step.kernel,
+                        &cfg,
+                        step.kernel_args(&plain_bufs).unwrap(),
+                        &EmuOptions {
+                            step_limit: 1 << 32,
+                            ..EmuOptions::default()
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let inst = run_instrumented_on_emulator(
+                        &ptx,
+                        step.kernel,
+                        &cfg,
+                        step.kernel_args(&inst_bufs).unwrap(),
+                        1 << 32,
+                    )
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(plain.buffers, inst.buffers, "{what}: buffers");
+                    assert_eq!(
+                        plain.counters.max_per_thread, inst.counters.max_per_thread,
+                        "{what}: max per thread"
+                    );
+                    assert_eq!(plain.counters.total, inst.counters.total, "{what}: totals");
+                    let kinds = |r: &gpuzzle::emu::result::RunResult| {
+                        r.diagnostics
+                            .iter()
+                            .filter(|d| matches!(d.kind.as_str(), "out-of-bounds" | "step-limit"))
+                            .map(|d| (d.kind, d.line))
+                            .next()
+                    };
+                    assert_eq!(
+                        kinds(&plain),
+                        kinds(&inst),
+                        "{what}: first out-of-bounds/step-limit diagnostic"
+                    );
+                    store_buffers(&mut plain_bufs, plain.buffers);
+                    store_buffers(&mut inst_bufs, inst.buffers);
+                    runs += 1;
+                }
             }
         }
     }

@@ -775,11 +775,7 @@ impl Fold {
         self.diags.merge(s.diags);
         self.stdout.push_str(&s.stdout);
         self.instructions += s.instructions;
-        self.perf.global_warp_accesses += s.perf.global_warp_accesses;
-        self.perf.global_sectors += s.perf.global_sectors;
-        self.perf.shared_warp_accesses += s.perf.shared_warp_accesses;
-        self.perf.shared_bank_ways += s.perf.shared_bank_ways;
-        self.perf.max_bank_ways = self.perf.max_bank_ways.max(s.perf.max_bank_ways);
+        self.perf.merge(&s.perf);
         if self.fatal.is_none() {
             self.fatal = s.fatal.map(|m| {
                 if m == "step limit" {

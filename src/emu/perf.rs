@@ -3,7 +3,7 @@
 //! bank-conflict degree per shared access.
 
 use super::block::Access;
-use super::result::PerfStats;
+use super::result::{PerfSite, PerfStats};
 use std::collections::HashMap;
 
 /// Group each warp's accesses by (instruction, n-th execution by the lane) into warp-level
@@ -25,6 +25,8 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
     let mut index: HashMap<Key, usize, FastHash> = HashMap::default();
     let mut nth: HashMap<(u32, u32), u32, FastHash> = HashMap::default();
     let mut scratch: Vec<u64> = Vec::new();
+    // Per instruction (function, pc, space): index into `p.sites`, sorted at the end.
+    let mut sites: HashMap<(u32, u32, bool), usize, FastHash> = HashMap::default();
     for warp in accesses.chunks(32) {
         keys.clear();
         groups.iter_mut().for_each(Vec::clear);
@@ -71,6 +73,7 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
             first_len.get_or_insert(lane.len());
         }
         for (key, accs) in keys.iter().zip(&groups) {
+            let figure;
             if key.shared {
                 p.shared_warp_accesses += 1;
                 // (bank, word) pairs; the degree is the most distinct words in one bank.
@@ -96,6 +99,7 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
                 }
                 p.shared_bank_ways += ways as u64;
                 p.max_bank_ways = p.max_bank_ways.max(ways);
+                figure = ways;
             } else {
                 p.global_warp_accesses += 1;
                 scratch.clear();
@@ -105,9 +109,26 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
                 scratch.sort_unstable();
                 scratch.dedup();
                 p.global_sectors += scratch.len() as u64;
+                figure = scratch.len() as u32;
             }
+            let at = *sites
+                .entry((key.func, key.pc, key.shared))
+                .or_insert_with(|| {
+                    p.sites.push(PerfSite {
+                        func: key.func,
+                        pc: key.pc,
+                        shared: key.shared,
+                        ..PerfSite::default()
+                    });
+                    p.sites.len() - 1
+                });
+            let site = &mut p.sites[at];
+            site.accesses += 1;
+            site.total += figure as u64;
+            site.max = site.max.max(figure);
         }
     }
+    p.sites.sort_unstable_by_key(|s| (s.func, s.pc, s.shared));
     p
 }
 
@@ -172,7 +193,8 @@ mod tests {
                     *k += 1;
                 }
             }
-            for ((_, _, _, shared), accs) in groups {
+            for ((func, pc, _, shared), accs) in groups {
+                let figure;
                 if shared {
                     p.shared_warp_accesses += 1;
                     let mut per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
@@ -187,6 +209,7 @@ mod tests {
                     let ways = per_bank.values().map(|v| v.len() as u32).max().unwrap_or(1);
                     p.shared_bank_ways += ways.max(1) as u64;
                     p.max_bank_ways = p.max_bank_ways.max(ways.max(1));
+                    figure = ways.max(1);
                 } else {
                     p.global_warp_accesses += 1;
                     let mut s: Vec<u64> = accs
@@ -196,7 +219,20 @@ mod tests {
                     s.sort_unstable();
                     s.dedup();
                     p.global_sectors += s.len() as u64;
+                    figure = s.len() as u32;
                 }
+                let one = PerfStats {
+                    sites: vec![PerfSite {
+                        func,
+                        pc,
+                        shared,
+                        accesses: 1,
+                        total: figure as u64,
+                        max: figure,
+                    }],
+                    ..PerfStats::default()
+                };
+                p.merge(&one);
             }
         }
         p
@@ -217,6 +253,45 @@ mod tests {
                 size,
                 shared,
             })
+    }
+
+    /// One warp's accesses at `pc`: lane `l` at `addr(l)`, 4 bytes each.
+    fn warp_at(pc: u32, shared: bool, addr: impl Fn(u64) -> u64) -> Vec<Vec<Access>> {
+        (0..32)
+            .map(|l| {
+                vec![Access {
+                    pc,
+                    func: 0,
+                    addr: addr(l),
+                    size: 4,
+                    shared,
+                }]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_worst_instruction_is_named_per_space() {
+        // pc 1 reads a row (coalesced), pc 2 writes a column (one sector per lane), pc 3 reads a
+        // row of a shared tile, pc 4 a column of a [32][32] tile (all lanes in one bank).
+        let mut p = PerfStats::default();
+        for (pc, shared, stride) in [(1, false, 4), (2, false, 180), (3, true, 4), (4, true, 128)] {
+            p.merge(&perf_of(&warp_at(pc, shared, |l| l * stride)));
+        }
+        let g = p.worst_global().unwrap();
+        assert_eq!((g.pc, g.accesses, g.max), (2, 1, 32));
+        assert_eq!(g.average(), 32.0);
+        let s = p.worst_shared().unwrap();
+        assert_eq!((s.pc, s.max), (4, 32));
+        // The coalesced and conflict-free ones: 4 sectors, 1 way.
+        let site = |pc: u32| *p.sites.iter().find(|s| s.pc == pc).unwrap();
+        assert_eq!(site(1).max, 4);
+        assert_eq!(site(3).max, 1);
+        // Merging another block adds up per instruction.
+        let mut twice = p.clone();
+        twice.merge(&p);
+        assert_eq!(twice.worst_global().unwrap().accesses, 2);
+        assert_eq!(twice.sites.len(), 4);
     }
 
     proptest! {

@@ -129,7 +129,7 @@ pub struct CounterSummary {
 }
 
 /// Memory-efficiency figures per warp-level access, for performance puzzles.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PerfStats {
     /// Warp-level global accesses (one per instruction executed by a warp's active lanes).
     pub global_warp_accesses: u64,
@@ -141,6 +141,82 @@ pub struct PerfStats {
     pub shared_bank_ways: u64,
     /// Worst bank-conflict degree seen.
     pub max_bank_ways: u32,
+    /// The same figures per instruction, sorted by (function, pc, space): where a budget was
+    /// overrun. Not on the wire (only the emulator measures).
+    #[serde(skip)]
+    pub sites: Vec<PerfSite>,
+}
+
+/// One memory instruction's warp-level accesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerfSite {
+    /// Index of the function in the module, and of the instruction in its body.
+    pub func: u32,
+    pub pc: u32,
+    pub shared: bool,
+    /// Warp-level accesses made by this instruction.
+    pub accesses: u64,
+    /// Sectors (global) or bank-conflict ways (shared), summed over those accesses.
+    pub total: u64,
+    /// The most sectors or ways of one access.
+    pub max: u32,
+}
+
+impl PerfSite {
+    /// Average sectors or ways per warp-level access.
+    pub fn average(&self) -> f64 {
+        if self.accesses == 0 {
+            0.0
+        } else {
+            self.total as f64 / self.accesses as f64
+        }
+    }
+}
+
+impl PerfStats {
+    /// Add another block's (or launch's) figures.
+    pub fn merge(&mut self, o: &PerfStats) {
+        self.global_warp_accesses += o.global_warp_accesses;
+        self.global_sectors += o.global_sectors;
+        self.shared_warp_accesses += o.shared_warp_accesses;
+        self.shared_bank_ways += o.shared_bank_ways;
+        self.max_bank_ways = self.max_bank_ways.max(o.max_bank_ways);
+        for s in &o.sites {
+            let key = |x: &PerfSite| (x.func, x.pc, x.shared);
+            match self.sites.binary_search_by_key(&key(s), key) {
+                Ok(i) => {
+                    let m = &mut self.sites[i];
+                    m.accesses += s.accesses;
+                    m.total += s.total;
+                    m.max = m.max.max(s.max);
+                }
+                Err(i) => self.sites.insert(i, *s),
+            }
+        }
+    }
+
+    /// The global instruction with the most sectors per access on average (a misaligned
+    /// first or partial last warp does not decide it; profilers report this average too).
+    pub fn worst_global(&self) -> Option<&PerfSite> {
+        self.sites.iter().filter(|s| !s.shared).fold(
+            None,
+            |best: Option<&PerfSite>, s| match best {
+                Some(b) if b.average() >= s.average() => Some(b),
+                _ => Some(s),
+            },
+        )
+    }
+
+    /// The shared instruction with the worst bank conflict in any one access.
+    pub fn worst_shared(&self) -> Option<&PerfSite> {
+        self.sites
+            .iter()
+            .filter(|s| s.shared)
+            .fold(None, |best: Option<&PerfSite>, s| match best {
+                Some(b) if (b.max, b.average()) >= (s.max, s.average()) => Some(b),
+                _ => Some(s),
+            })
+    }
 }
 
 /// The outcome of one launch.

@@ -366,6 +366,7 @@ mod tests {
                 shared_warp_accesses: 4,
                 shared_bank_ways: 10,
                 max_bank_ways: 4,
+                ..PerfStats::default()
             },
             instructions: 2560,
             ..RunResult::default()

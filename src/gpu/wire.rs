@@ -319,6 +319,8 @@ impl TryFrom<WireRun> for RunResult {
                 shared_warp_accesses: w.perf[2],
                 shared_bank_ways: w.perf[3],
                 max_bank_ways: w.max_bank_ways,
+                // Per-instruction figures stay with the emulator that measured them.
+                sites: Vec::new(),
             },
             instructions: w.instructions,
         })
@@ -376,6 +378,7 @@ mod tests {
                 shared_warp_accesses: 2,
                 shared_bank_ways: 3,
                 max_bank_ways: 2,
+                sites: Vec::new(),
             },
             instructions: 99,
         }

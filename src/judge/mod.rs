@@ -3,13 +3,15 @@
 pub mod outcome;
 
 use crate::compile::{self, CompileError, CompileRequest};
-use crate::emu::result::{Counters, RunResult};
-use crate::emu::value::Buffer;
+use crate::emu::result::{Counters, PerfStats, RunResult};
+use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
 use crate::gpu::backend::{self, Executor, GpuError};
 use crate::ptx::Module;
-use crate::puzzle::{Puzzle, TestCase, SPEC_KERNEL};
-use outcome::{OutputCompare, OverBudget, PuzzleOutcome, TestOutcome};
+use crate::puzzle::{store_buffers, Puzzle, Step, TestCase, SPEC_KERNEL};
+use outcome::{
+    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
+};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -146,13 +148,17 @@ fn run_test(
     test: &TestCase,
     seed: Option<u64>,
     spec: &Module,
-    (learner, learner_ptx): (&Module, &str),
+    learner: (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
     let args = test.kernel_args(&puzzle.params, seed)?;
+    let steps = puzzle.steps(test);
+    // Perf figures cost emulator time: measured only where a kernel budgets one.
+    let perf = steps.iter().any(|s| s.budget.has_perf());
     let emu_opts = EmuOptions {
         step_limit: opts.step_limit,
         jobs: opts.jobs,
+        perf,
         ..EmuOptions::default()
     };
     // The spec: one thread, sequential.
@@ -165,9 +171,10 @@ fn run_test(
         spec,
         SPEC_KERNEL,
         &one,
-        args.clone(),
+        args,
         &EmuOptions {
             step_limit: SPEC_STEP_LIMIT,
+            perf: false,
             ..emu_opts.clone()
         },
     )
@@ -178,11 +185,6 @@ fn run_test(
             format!("{}: {} (line {:?})", d.kind.as_str(), d.message, d.line),
         ));
     }
-    let cfg = LaunchConfig {
-        grid: test.grid,
-        block: test.block,
-        dynamic_shared: test.shared_bytes,
-    };
     let name = if seed.is_some() {
         format!("{} (random inputs)", test.name)
     } else {
@@ -199,75 +201,242 @@ fn run_test(
         argmax: Default::default(),
         budget: puzzle.budget,
         over_budget: Vec::new(),
+        kernels: Vec::new(),
+        perf: Vec::new(),
         diagnostics: Vec::new(),
         stdout: String::new(),
         error: None,
     };
-    let got = match opts.executor {
-        Executor::Emulator => emu::run(learner, &puzzle.kernel, &cfg, args, &emu_opts)
-            .map_err(|e| launch_error(puzzle, e)),
-        other => {
-            let threads =
-                test.threads_per_block() * cfg.grid.iter().map(|&d| d as u64).product::<u64>();
-            backend::launch(
-                other,
-                learner_ptx,
-                &puzzle.kernel,
-                &cfg,
-                args,
-                crate::gpu::plan::per_thread_budget(opts.step_limit, threads),
-                opts.timeout.unwrap_or(other.default_timeout()),
-            )
-            .map_err(|e| match e {
-                GpuError::Launch(e) => launch_error(puzzle, e),
-                other => other.to_string(),
-            })
-        }
-    };
-    let got = match got {
-        Ok(r) => r,
-        Err(e) => {
-            out.error = Some(e);
-            return Ok(out);
-        }
-    };
-    out.outputs = compare_outputs(puzzle, test, &expected, &got);
-    out.counters = got.counters.max_per_thread;
-    out.argmax = got.counters.argmax;
-    for i in 0..4 {
-        if let Some(b) = puzzle.budget.get(i) {
-            let used = out.counters.get(i);
-            if used > b {
-                out.over_budget.push(OverBudget {
-                    counter: Counters::NAMES[i],
-                    used,
-                    budget: b,
-                    thread: out.argmax[i],
-                });
+    let multi = puzzle.is_multi_launch();
+    let mut buffers = test.initial_buffers(seed);
+    let mut uses: Vec<(KernelUse, PerfStats)> = Vec::new();
+    let mut faulted = false;
+    for (i, step) in steps.iter().enumerate() {
+        // In a multi-launch puzzle every message says which launch it is about.
+        let which = |m: &str| {
+            if multi {
+                format!(
+                    "in `{}` (launch {} of {}): {m}",
+                    step.kernel,
+                    i + 1,
+                    steps.len()
+                )
+            } else {
+                m.to_string()
+            }
+        };
+        let got = match launch_step(puzzle, step, &buffers, learner, &emu_opts, opts) {
+            Ok(r) => r,
+            Err(e) => {
+                out.error = Some(which(&e));
+                return Ok(out);
+            }
+        };
+        let use_at = match uses.iter().position(|(u, _)| u.name == step.kernel) {
+            Some(at) => at,
+            None => {
+                uses.push((
+                    KernelUse {
+                        name: step.kernel.to_string(),
+                        counters: Counters::default(),
+                        argmax: Default::default(),
+                        budget: step.budget,
+                        over_budget: Vec::new(),
+                    },
+                    PerfStats::default(),
+                ));
+                uses.len() - 1
+            }
+        };
+        let (u, p) = &mut uses[use_at];
+        for k in 0..4 {
+            let v = got.result.counters.max_per_thread.get(k);
+            if v > u.counters.get(k) {
+                *u.counters.get_mut(k) = v;
+                u.argmax[k] = got.result.counters.argmax[k];
             }
         }
+        p.merge(&got.perf);
+        faulted |= got.result.has_errors();
+        out.diagnostics
+            .extend(got.result.diagnostics.into_iter().map(|mut d| {
+                d.message = which(&d.message);
+                d
+            }));
+        out.stdout.push_str(&got.result.stdout);
+        store_buffers(&mut buffers, got.result.buffers);
+        if faulted {
+            // Later launches would only run on the damaged buffers: report the first fault.
+            break;
+        }
     }
+    for (u, p) in &mut uses {
+        for i in 0..4 {
+            if let Some(b) = u.budget.get(i) {
+                let used = u.counters.get(i);
+                if used > b {
+                    u.over_budget.push(OverBudget {
+                        counter: Counters::NAMES[i],
+                        used,
+                        budget: b,
+                        thread: u.argmax[i],
+                    });
+                }
+            }
+        }
+        for kind in PerfKind::ALL {
+            let Some(budget) = u.budget.perf(kind) else {
+                continue;
+            };
+            let figure = perf_figure(kind, &u.name, budget, p, learner.0, opts.executor);
+            if figure.over() {
+                u.over_budget.push(OverBudget {
+                    counter: kind.key(),
+                    used: figure.value.ceil() as u64,
+                    budget,
+                    thread: Default::default(),
+                });
+            }
+            out.perf.push(figure);
+        }
+        for k in 0..4 {
+            if u.counters.get(k) > out.counters.get(k) {
+                *out.counters.get_mut(k) = u.counters.get(k);
+                out.argmax[k] = u.argmax[k];
+            }
+        }
+        out.over_budget.extend(u.over_budget.iter().cloned());
+    }
+    if multi {
+        out.kernels = uses.into_iter().map(|(u, _)| u).collect();
+    }
+    out.outputs = compare_outputs(puzzle, test, &expected, &buffers);
     out.passed = out
         .outputs
         .values()
         .all(|o| o.mismatches.is_empty() && o.got.len() == o.expected.len())
-        && !got.has_errors()
+        && !faulted
         && out.over_budget.is_empty();
-    out.diagnostics = got.diagnostics;
-    out.stdout = got.stdout;
     Ok(out)
 }
 
+/// One launch's result, with perf figures from wherever they were measured.
+struct StepRun {
+    result: RunResult,
+    perf: PerfStats,
+}
+
+/// Run one launch of the learner's kernel on the chosen executor, on the current buffers.
+fn launch_step(
+    puzzle: &Puzzle,
+    step: &Step,
+    buffers: &BTreeMap<String, Buffer>,
+    (learner, learner_ptx): (&Module, &str),
+    emu_opts: &EmuOptions,
+    opts: &JudgeOptions,
+) -> Result<StepRun, String> {
+    let args = step.kernel_args(buffers).map_err(|e| e.to_string())?;
+    let cfg = LaunchConfig {
+        grid: step.grid,
+        block: step.block,
+        dynamic_shared: step.shared_bytes,
+    };
+    let run_emu = |args: Vec<KernelArg>, perf: bool| {
+        let o = EmuOptions {
+            perf,
+            ..emu_opts.clone()
+        };
+        emu::run(learner, step.kernel, &cfg, args, &o).map_err(|e| launch_error(puzzle, step, e))
+    };
+    match opts.executor {
+        Executor::Emulator => {
+            let mut result = run_emu(args, emu_opts.perf)?;
+            let perf = std::mem::take(&mut result.perf);
+            Ok(StepRun { result, perf })
+        }
+        other => {
+            // Only the emulator measures sectors and bank conflicts: a budgeted figure is
+            // graded on an emulator run of the same launch (said so in the report).
+            let perf = if step.budget.has_perf() {
+                run_emu(args.clone(), true)?.perf
+            } else {
+                PerfStats::default()
+            };
+            let result = backend::launch(
+                other,
+                learner_ptx,
+                step.kernel,
+                &cfg,
+                args,
+                crate::gpu::plan::per_thread_budget(opts.step_limit, cfg.total_threads()),
+                opts.timeout.unwrap_or(other.default_timeout()),
+            )
+            .map_err(|e| match e {
+                GpuError::Launch(e) => launch_error(puzzle, step, e),
+                other => other.to_string(),
+            })?;
+            Ok(StepRun { result, perf })
+        }
+    }
+}
+
+/// The worst instruction for `kind` in one kernel's launches, against `budget`.
+fn perf_figure(
+    kind: PerfKind,
+    kernel: &str,
+    budget: u64,
+    perf: &PerfStats,
+    learner: &Module,
+    executor: Executor,
+) -> PerfFigure {
+    let site = match kind {
+        PerfKind::SectorsPerAccess => perf.worst_global(),
+        PerfKind::BankWays => perf.worst_shared(),
+    };
+    let value = site.map_or(0.0, |s| match kind {
+        PerfKind::SectorsPerAccess => s.average(),
+        PerfKind::BankWays => s.max as f64,
+    });
+    let inst = site.and_then(|s| {
+        learner
+            .functions
+            .get(s.func as usize)?
+            .body
+            .get(s.pc as usize)
+    });
+    PerfFigure {
+        kind,
+        kernel: kernel.to_string(),
+        value,
+        budget: Some(budget),
+        file: inst.and_then(|i| learner.file_name(i.file).map(str::to_string)),
+        line: inst.map(|i| i.line).filter(|&l| l > 0),
+        accesses: site.map_or(0, |s| s.accesses),
+        note: (executor != Executor::Emulator).then_some("measured on the emulator"),
+    }
+}
+
 /// Why the learner's kernel could not be launched, with the fix.
-fn launch_error(puzzle: &Puzzle, e: EmuError) -> String {
+fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
+    let signature = if puzzle.is_multi_launch() {
+        puzzle
+            .kernels
+            .iter()
+            .find(|k| k.name == step.kernel)
+            .map_or_else(
+                || crate::puzzle::kernel_signature(puzzle),
+                |k| k.signature(),
+            )
+    } else {
+        crate::puzzle::kernel_signature(puzzle)
+    };
     match e {
         EmuError::NoSuchKernel { found, .. } => format!(
-            "no kernel named `{}` in your file (found: {found}); keep the kernel's name and its `extern \"C\" __global__` from the starter: {}",
-            puzzle.kernel,
-            crate::puzzle::kernel_signature(puzzle)
+            "no kernel named `{}` in your file (found: {found}); keep the kernel's name and its `extern \"C\" __global__` from the starter: {signature}",
+            step.kernel,
         ),
         EmuError::Signature(m) => {
-            format!("{m}; keep the starter's parameters exactly: {}", crate::puzzle::kernel_signature(puzzle))
+            format!("{m}; keep the starter's parameters exactly: {signature}")
         }
         other => other.to_string(),
     }
@@ -277,19 +446,17 @@ fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
-    got: &RunResult,
+    got: &BTreeMap<String, Buffer>,
 ) -> BTreeMap<String, OutputCompare> {
-    let find = |r: &RunResult, name: &str| -> Vec<f64> {
-        r.buffers
+    let mut map = BTreeMap::new();
+    for name in test.outputs() {
+        let e = expected
+            .buffers
             .iter()
             .find(|b| b.name == name)
             .map(Buffer::values)
-            .unwrap_or_default()
-    };
-    let mut map = BTreeMap::new();
-    for name in test.outputs() {
-        let e = find(expected, name);
-        let g = find(got, name);
+            .unwrap_or_default();
+        let g = got.get(name).map(Buffer::values).unwrap_or_default();
         let mismatches = e
             .iter()
             .zip(&g)
@@ -309,4 +476,60 @@ fn compare_outputs(
         );
     }
     map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::result::PerfSite;
+
+    fn stats(shared: bool, accesses: u64, total: u64, max: u32) -> PerfStats {
+        PerfStats {
+            sites: vec![PerfSite {
+                func: 0,
+                pc: 0,
+                shared,
+                accesses,
+                total,
+                max,
+            }],
+            ..PerfStats::default()
+        }
+    }
+
+    #[test]
+    fn perf_figures_take_the_average_sectors_and_the_worst_ways() {
+        let m = Module::default();
+        let f = perf_figure(
+            PerfKind::SectorsPerAccess,
+            "k",
+            5,
+            &stats(false, 4, 90, 32),
+            &m,
+            Executor::Emulator,
+        );
+        assert_eq!((f.value, f.accesses, f.over()), (22.5, 4, true));
+        // No line info in an empty module: no line, rather than a wrong one.
+        assert_eq!((f.line, f.note), (None, None));
+        let f = perf_figure(
+            PerfKind::BankWays,
+            "k",
+            1,
+            &stats(true, 4, 5, 2),
+            &m,
+            Executor::Gpu,
+        );
+        assert_eq!((f.value, f.over()), (2.0, true));
+        assert_eq!(f.note, Some("measured on the emulator"));
+        // No shared access at all: 0 ways, within any budget.
+        let f = perf_figure(
+            PerfKind::BankWays,
+            "k",
+            1,
+            &stats(false, 4, 16, 4),
+            &m,
+            Executor::Emulator,
+        );
+        assert_eq!((f.value, f.accesses, f.over()), (0.0, 0, false));
+    }
 }

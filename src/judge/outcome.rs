@@ -17,6 +17,13 @@ pub struct Budget {
     pub shared_reads: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_writes: Option<u64>,
+    /// Most 32-byte sectors per warp-level global access, averaged over each instruction's
+    /// accesses; the budget holds for the worst instruction (4 is a coalesced row of floats).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors_per_access: Option<u64>,
+    /// Most bank-conflict ways of any warp-level shared access (1 = conflict-free).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_ways: Option<u64>,
 }
 
 impl Budget {
@@ -28,6 +35,85 @@ impl Budget {
             self.shared_writes,
         ][i]
     }
+
+    /// Whether a performance figure is budgeted (then the emulator must measure them).
+    pub fn has_perf(&self) -> bool {
+        self.sectors_per_access.is_some() || self.bank_ways.is_some()
+    }
+
+    /// The limit on `kind`.
+    pub fn perf(&self, kind: PerfKind) -> Option<u64> {
+        match kind {
+            PerfKind::SectorsPerAccess => self.sectors_per_access,
+            PerfKind::BankWays => self.bank_ways,
+        }
+    }
+}
+
+/// A memory-efficiency figure a puzzle can budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PerfKind {
+    /// 32-byte sectors per warp-level global access (the worst instruction's average).
+    SectorsPerAccess,
+    /// Bank-conflict ways of a warp-level shared access (the worst instruction's maximum).
+    BankWays,
+}
+
+impl PerfKind {
+    pub const ALL: [PerfKind; 2] = [PerfKind::SectorsPerAccess, PerfKind::BankWays];
+
+    /// The budget key, also the `counter` of its `OverBudget`.
+    pub fn key(self) -> &'static str {
+        match self {
+            PerfKind::SectorsPerAccess => "sectors_per_access",
+            PerfKind::BankWays => "bank_ways",
+        }
+    }
+
+    /// As a learner reads it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PerfKind::SectorsPerAccess => "sectors per access",
+            PerfKind::BankWays => "bank-conflict ways",
+        }
+    }
+}
+
+/// A measured performance figure of one kernel in one test: its worst instruction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PerfFigure {
+    pub kind: PerfKind,
+    /// The kernel measured (named in multi-launch puzzles; the puzzle's kernel otherwise).
+    pub kernel: String,
+    /// The worst instruction's figure (average sectors, or maximum ways); 0 with no access.
+    pub value: f64,
+    pub budget: Option<u64>,
+    /// The worst instruction's source file and line, when the PTX had line info.
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Warp-level accesses that instruction made.
+    pub accesses: u64,
+    /// Where the figure was measured when not by the executor that ran the test.
+    pub note: Option<&'static str>,
+}
+
+impl PerfFigure {
+    pub fn over(&self) -> bool {
+        self.budget.is_some_and(|b| self.value > b as f64)
+    }
+}
+
+/// Per-kernel use in a multi-launch test: counters (max per thread over that kernel's launches)
+/// against that kernel's budget.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelUse {
+    pub name: String,
+    pub counters: Counters,
+    #[serde(skip)]
+    pub argmax: [ThreadId; 4],
+    pub budget: Budget,
+    #[serde(skip)]
+    pub over_budget: Vec<OverBudget>,
 }
 
 /// One output buffer compared with the spec.
@@ -70,6 +156,12 @@ pub struct TestOutcome {
     pub budget: Budget,
     #[serde(skip)]
     pub over_budget: Vec<OverBudget>,
+    /// Multi-launch puzzles: each kernel's counters and budget, in order of first launch.
+    #[serde(skip)]
+    pub kernels: Vec<KernelUse>,
+    /// Measured performance figures (only when the puzzle budgets one).
+    #[serde(skip)]
+    pub perf: Vec<PerfFigure>,
     pub diagnostics: Vec<Diagnostic>,
     /// Device printf output of the learner's kernel.
     #[serde(skip)]

@@ -19,6 +19,122 @@ pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
     }
 }
 
+/// Evaluate `text` in whole numbers, as C would for `int`s: `/` truncates, and every
+/// variable must be whole. For launch shapes and scratch sizes (`"(size + TPB - 1) / TPB"`).
+pub fn eval_int(text: &str, vars: &BTreeMap<String, f64>) -> Result<i64, String> {
+    let tokens = lex(text)?;
+    let mut p = IntParser {
+        tokens: &tokens,
+        at: 0,
+        vars,
+    };
+    let v = p.sum()?;
+    match p.tokens.get(p.at) {
+        None => Ok(v),
+        Some(t) => Err(format!("unexpected `{}`", t.text())),
+    }
+}
+
+const OVERFLOW: &str = "the value overflows a 64-bit integer";
+
+/// `eval_int`'s parser: the grammar of `Parser`, in checked `i64` arithmetic.
+struct IntParser<'a> {
+    tokens: &'a [Tok],
+    at: usize,
+    vars: &'a BTreeMap<String, f64>,
+}
+
+impl IntParser<'_> {
+    fn peek_op(&self) -> Option<char> {
+        match self.tokens.get(self.at) {
+            Some(Tok::Op(c)) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn sum(&mut self) -> Result<i64, String> {
+        let mut v = self.product()?;
+        while let Some(op @ ('+' | '-')) = self.peek_op() {
+            self.at += 1;
+            let r = self.product()?;
+            v = if op == '+' {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or(OVERFLOW)?;
+        }
+        Ok(v)
+    }
+
+    fn product(&mut self) -> Result<i64, String> {
+        let mut v = self.unary()?;
+        while let Some(op @ ('*' | '/')) = self.peek_op() {
+            self.at += 1;
+            let r = self.unary()?;
+            v = if op == '*' {
+                v.checked_mul(r).ok_or(OVERFLOW)?
+            } else if r == 0 {
+                return Err("division by zero".into());
+            } else {
+                v.checked_div(r).ok_or(OVERFLOW)?
+            };
+        }
+        Ok(v)
+    }
+
+    fn unary(&mut self) -> Result<i64, String> {
+        if self.peek_op() == Some('-') {
+            self.at += 1;
+            return self.unary()?.checked_neg().ok_or_else(|| OVERFLOW.into());
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<i64, String> {
+        let whole = |v: f64, what: &str| -> Result<i64, String> {
+            if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                Ok(v as i64)
+            } else {
+                Err(format!("{what} is {v}, not a whole number"))
+            }
+        };
+        let t = self
+            .tokens
+            .get(self.at)
+            .ok_or("the expression ends too early")?;
+        self.at += 1;
+        match t {
+            Tok::Num(n) => whole(*n, &format!("`{n}`")),
+            Tok::Name(name) => match self.vars.get(name) {
+                Some(v) => whole(*v, &format!("`{name}`")),
+                None => Err(unknown_name(name, self.vars)),
+            },
+            Tok::Op('(') => {
+                let v = self.sum()?;
+                if self.peek_op() != Some(')') {
+                    return Err("a `(` is not closed".into());
+                }
+                self.at += 1;
+                Ok(v)
+            }
+            Tok::Op(c) => Err(format!("unexpected `{c}`")),
+        }
+    }
+}
+
+fn unknown_name(name: &str, vars: &BTreeMap<String, f64>) -> String {
+    let known: Vec<&str> = vars.keys().map(String::as_str).collect();
+    format!(
+        "`{name}` is not a scalar of this launch (scalars: {})",
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Num(f64),
@@ -124,17 +240,11 @@ impl Parser<'_> {
         self.at += 1;
         match t {
             Tok::Num(n) => Ok(*n),
-            Tok::Name(name) => self.vars.get(name).copied().ok_or_else(|| {
-                let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
-                format!(
-                    "`{name}` is not a scalar of this launch (scalars: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )
-            }),
+            Tok::Name(name) => self
+                .vars
+                .get(name)
+                .copied()
+                .ok_or_else(|| unknown_name(name, self.vars)),
             Tok::Op('(') => {
                 let v = self.sum()?;
                 if self.peek_op() != Some(')') {
@@ -185,5 +295,24 @@ mod tests {
             .unwrap_err()
             .contains("`^` is not allowed"));
         assert!(eval("2 3", &vars()).unwrap_err().contains("unexpected"));
+    }
+
+    #[test]
+    fn whole_number_evaluation_truncates_like_c() {
+        assert_eq!(eval_int("(size + b_size - 1) / b_size", &vars()), Ok(32));
+        assert_eq!(eval_int("(15 + 8 - 1) / 8", &vars()), Ok(2));
+        assert_eq!(eval_int("-7 / 2", &vars()), Ok(-3));
+        assert!(eval_int("1 / 0", &vars())
+            .unwrap_err()
+            .contains("division by zero"));
+        assert!(eval_int("1.5", &vars())
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!(eval_int("n + 1", &vars())
+            .unwrap_err()
+            .contains("`n` is not a scalar"));
+        assert!(eval_int("9000000000 * 9000000000", &vars())
+            .unwrap_err()
+            .contains("overflows"));
     }
 }

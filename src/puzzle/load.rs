@@ -2,7 +2,7 @@
 //! (unique ids and slugs, a starter kernel next to each). All problems are reported at once.
 
 use super::error::PuzzleError;
-use super::model::{Param, Puzzle};
+use super::model::Puzzle;
 use super::parse::{parse_puzzle, Parsed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -91,13 +91,9 @@ pub(crate) fn load_files(
 }
 
 /// `extern "C" __global__ void pooling(float* out, const float* a, int size)`.
+/// Several kernels give one signature per line.
 pub(crate) fn signature(p: &Puzzle) -> String {
-    let params: Vec<String> = p.params.iter().map(Param::c_decl).collect();
-    format!(
-        "extern \"C\" __global__ void {}({})",
-        p.kernel,
-        params.join(", ")
-    )
+    p.signatures().join("\n")
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 mod error;
 mod expr;
+mod launches;
 mod load;
 mod model;
 mod pack;
@@ -23,7 +24,8 @@ mod workspace;
 pub use error::{Invalid, PuzzleError};
 pub use load::load_dir;
 pub use model::{
-    BenchFlops, BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL,
+    store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,
+    ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
 };
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, starter_for, PUZZLES_DIR, SOLUTIONS_DIR,

@@ -21,10 +21,15 @@ pub struct Puzzle {
     pub title: String,
     /// The group it belongs to in `gpuzzle list` ("Shared memory").
     pub part: String,
-    /// Entry point the learner writes (`extern "C" __global__ void <kernel>(...)`).
+    /// Entry point the learner writes (`extern "C" __global__ void <kernel>(...)`); in a
+    /// multi-launch puzzle, the first of `kernels`.
     pub kernel: String,
-    /// Kernel parameters, in the kernel's order.
+    /// Kernel parameters, in the kernel's order; in a multi-launch puzzle, the spec's
+    /// parameters (the tests' buffers and scalars).
     pub params: Vec<Param>,
+    /// The kernels of a multi-launch puzzle (`[[kernels]]`), in file order; empty for a
+    /// single-launch puzzle, whose one kernel is `kernel` with `params`.
+    pub kernels: Vec<KernelDef>,
     /// Preprocessor defines for the starter, the solution and the spec: `(name, value)`;
     /// `None` is a bare `-DNAME`. Sorted by name.
     pub defines: Vec<(String, Option<String>)>,
@@ -57,6 +62,92 @@ pub struct Puzzle {
 pub struct BenchFlops {
     pub expr: String,
     pub value: f64,
+}
+
+/// One kernel of a multi-launch puzzle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelDef {
+    pub name: String,
+    /// In the kernel's order; buffers bound to outputs or scratch are writable (not `const`).
+    pub params: Vec<Param>,
+    /// Its own `budget`, else the puzzle's.
+    pub budget: Budget,
+}
+
+impl KernelDef {
+    /// `extern "C" __global__ void scan_blocks(float* out, const float* a, int size)`.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(Param::c_decl).collect();
+        format!(
+            "extern \"C\" __global__ void {}({})",
+            self.name,
+            params.join(", ")
+        )
+    }
+}
+
+/// One launch of a multi-launch test, its shape computed from the test's scalars.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchStep {
+    /// Index into `Puzzle::kernels`.
+    pub kernel: usize,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    /// What each kernel parameter receives, in the kernel's order.
+    pub args: Vec<ArgSource>,
+}
+
+/// What one parameter of a launch receives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgSource {
+    /// The test's buffer or scratch buffer of this name (its current contents).
+    Buffer(String),
+    /// A value (a test scalar or an expression's result).
+    Scalar(f64),
+}
+
+/// One launch as any executor runs it: the kernel, its parameters, the shape, the arguments.
+#[derive(Clone, Debug)]
+pub struct Step<'a> {
+    pub kernel: &'a str,
+    pub params: &'a [Param],
+    pub budget: Budget,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    pub args: Vec<ArgSource>,
+}
+
+impl Step<'_> {
+    /// The launch arguments from the buffers as they are now (see `TestCase::initial_buffers`).
+    pub fn kernel_args(
+        &self,
+        buffers: &BTreeMap<String, Buffer>,
+    ) -> Result<Vec<KernelArg>, PuzzleError> {
+        self.params
+            .iter()
+            .zip(&self.args)
+            .map(|(p, a)| match a {
+                ArgSource::Buffer(name) => buffers
+                    .get(name)
+                    .map(|b| KernelArg::Buffer(b.clone()))
+                    .ok_or_else(|| PuzzleError::TestArgs {
+                        test: format!("(the launch of `{}`)", self.kernel),
+                        problem: format!("no buffer `{name}` for parameter `{}`", p.name),
+                        help: "declare it in the test's buffers or in [scratch]".into(),
+                    }),
+                ArgSource::Scalar(v) => Ok(KernelArg::Scalar(Scalar::from_f64(p.elem_type(), *v))),
+            })
+            .collect()
+    }
+}
+
+/// Put a launch's final buffers back, by name, for the next launch and the comparison.
+pub fn store_buffers(buffers: &mut BTreeMap<String, Buffer>, results: Vec<Buffer>) {
+    for b in results {
+        buffers.insert(b.name.clone(), b);
+    }
 }
 
 /// One kernel parameter.
@@ -133,6 +224,11 @@ pub struct TestCase {
     pub scalars: BTreeMap<String, f64>,
     /// Buffer arguments by parameter name.
     pub buffers: BTreeMap<String, BufferSpec>,
+    /// Multi-launch puzzles: `[scratch]` buffers sized for this test (zeros, never compared).
+    pub scratch: BTreeMap<String, BufferSpec>,
+    /// Multi-launch puzzles: the launches, in order, shaped for this test (empty otherwise;
+    /// then `grid`, `block` and `shared_bytes` are the one launch's, else the first's).
+    pub launches: Vec<LaunchStep>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -242,6 +338,23 @@ impl TestCase {
         }
     }
 
+    /// Every buffer at the first launch, by name: the inputs (random with `random_seed`, see
+    /// `values`), the outputs and the scratch buffers as zeros. Launches share these.
+    pub fn initial_buffers(&self, random_seed: Option<u64>) -> BTreeMap<String, Buffer> {
+        let mut out = BTreeMap::new();
+        for (name, spec) in &self.buffers {
+            let values = self.values(name, random_seed);
+            out.insert(name.clone(), Buffer::from_values(name, spec.ty, &values));
+        }
+        for (name, spec) in &self.scratch {
+            out.insert(
+                name.clone(),
+                Buffer::from_values(name, spec.ty, &vec![0.0; spec.len]),
+            );
+        }
+        out
+    }
+
     /// Names of the output buffers.
     pub fn outputs(&self) -> impl Iterator<Item = &str> {
         self.buffers
@@ -294,6 +407,66 @@ impl Puzzle {
                 None => format!("-D{name}"),
             })
             .collect()
+    }
+
+    /// Whether the puzzle has several kernels (`[[kernels]]` and `[[launch]]`).
+    pub fn is_multi_launch(&self) -> bool {
+        !self.kernels.is_empty()
+    }
+
+    /// The launches of `test`, in order: the one kernel with the test's shape, or each
+    /// `[[launch]]`.
+    pub fn steps<'a>(&'a self, test: &TestCase) -> Vec<Step<'a>> {
+        if !self.is_multi_launch() {
+            let args = self
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    ParamKind::Buffer(_) => ArgSource::Buffer(p.name.clone()),
+                    ParamKind::Scalar(_) => {
+                        ArgSource::Scalar(test.scalars.get(&p.name).copied().unwrap_or(0.0))
+                    }
+                })
+                .collect();
+            return vec![Step {
+                kernel: &self.kernel,
+                params: &self.params,
+                budget: self.budget,
+                grid: test.grid,
+                block: test.block,
+                shared_bytes: test.shared_bytes,
+                args,
+            }];
+        }
+        test.launches
+            .iter()
+            .filter_map(|l| {
+                let k = self.kernels.get(l.kernel)?;
+                Some(Step {
+                    kernel: &k.name,
+                    params: &k.params,
+                    budget: k.budget,
+                    grid: l.grid,
+                    block: l.block,
+                    shared_bytes: l.shared_bytes,
+                    args: l.args.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The signature of every kernel the learner writes, one per line.
+    pub fn signatures(&self) -> Vec<String> {
+        if self.is_multi_launch() {
+            self.kernels.iter().map(KernelDef::signature).collect()
+        } else {
+            let params: Vec<String> = self.params.iter().map(Param::c_decl).collect();
+            vec![format!(
+                "extern \"C\" __global__ void {}({})",
+                self.kernel,
+                params.join(", ")
+            )]
+        }
     }
 
     /// The fixed tests, then the bench if any, in order.
@@ -359,6 +532,8 @@ mod tests {
             shared_bytes: 0,
             scalars: BTreeMap::from([("size".to_string(), 4.0)]),
             buffers,
+            scratch: BTreeMap::new(),
+            launches: Vec::new(),
         }
     }
 

@@ -22,11 +22,15 @@ pub(crate) struct Parsed {
     pub kernel_line: usize,
 }
 
-const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
+/// Most elements in one buffer, as `gpuzzle exec` allows (`emu::spec`): a typo such as
+/// `len = 10000000000` is an error at its line, not an allocation failure.
+pub(super) const MAX_BUFFER_LEN: usize = 1 << 28;
+
+pub(super) const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
 const FORMAT_HELP: &str = "CONTRIBUTING.md documents every field of a puzzle file";
 
 /// Where we are: the file and its text, to turn spans into lines.
-struct Ctx<'a> {
+pub(super) struct Ctx<'a> {
     text: &'a str,
     path: &'a Path,
 }
@@ -36,7 +40,7 @@ impl Ctx<'_> {
         line_of(self.text, span.start)
     }
 
-    fn err(
+    pub(super) fn err(
         &self,
         span: &Range<usize>,
         field: impl Into<String>,
@@ -199,15 +203,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             ));
         }
     }
-    let kernel = raw.kernel.get_ref();
-    if !is_c_identifier(kernel) || kernel == SPEC_KERNEL {
-        errs.push(cx.err(
-            &raw.kernel.span(),
-            "kernel",
-            format!("`{kernel}` cannot be the kernel's name"),
-            format!("give the name of the `extern \"C\" __global__` function in the .cu file: letters, digits and _ (not `{SPEC_KERNEL}`, which gpuzzle uses for the spec)"),
-        ));
-    }
+    let multi = !raw.kernels.is_empty() || !raw.launches.is_empty();
+    let (kernel, kernel_span) = kernel_name(&cx, &raw, multi, &mut errs);
     for (i, hint) in raw.hints.iter().enumerate() {
         if hint.get_ref().trim().is_empty() {
             errs.push(cx.err(
@@ -246,9 +243,15 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         Some(ts) if !ts.get_ref().is_empty() => {
             let mut names = BTreeSet::new();
             for (i, t) in ts.get_ref().iter().enumerate() {
-                if let Some(tc) =
-                    parse_test(&cx, t, &format!("test[{i}]"), &decls, false, &mut errs)
-                {
+                if let Some(tc) = parse_test(
+                    &cx,
+                    t,
+                    &format!("test[{i}]"),
+                    &decls,
+                    multi,
+                    false,
+                    &mut errs,
+                ) {
                     if !names.insert(tc.name.clone()) {
                         errs.push(cx.err(
                             &t.span(),
@@ -269,10 +272,25 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         )),
     }
     let bench = raw.bench.as_ref().and_then(|b| {
-        parse_test(&cx, b, "bench", &decls, true, &mut errs).map(|tc| (b.span(), tc))
+        if multi {
+            errs.push(cx.err(
+                &b.span(),
+                "bench",
+                "`gpuzzle bench` times one launch; this puzzle has several",
+                "remove [bench] from a multi-launch puzzle",
+            ));
+            return None;
+        }
+        parse_test(&cx, b, "bench", &decls, false, true, &mut errs).map(|tc| (b.span(), tc))
     });
     let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
 
+    let budget = raw
+        .budget
+        .as_ref()
+        .map(|b| *b.get_ref())
+        .unwrap_or_default();
+    let mut kernels = Vec::new();
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
             .iter()
@@ -281,11 +299,31 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         if let Some((s, t)) = &bench {
             all.push((s.clone(), "bench", t));
         }
-        resolve_params(&cx, &decls, &all, &mut errs)
+        let params = resolve_params(&cx, &decls, &all, &mut errs);
+        if multi && errs.is_empty() {
+            let m =
+                super::launches::parse_multi(&cx, &raw, &params, &all, budget, &defines, &mut errs);
+            if let Some(m) = m {
+                for ((_, _, t), (scratch, launches)) in tests.iter_mut().zip(m.per_test) {
+                    t.scratch = scratch;
+                    if let Some(first) = launches.first() {
+                        (t.grid, t.block, t.shared_bytes) =
+                            (first.grid, first.block, first.shared_bytes);
+                    }
+                    t.launches = launches;
+                }
+                kernels = m.kernels;
+            }
+        }
+        params
     } else {
         Vec::new()
     };
     PuzzleError::collect(errs)?;
+    let kernel = match (multi, kernels.first()) {
+        (true, Some(k)) => k.name.clone(),
+        _ => kernel,
+    };
 
     let stem = path
         .file_stem()
@@ -296,18 +334,15 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         slug: raw.slug.get_ref().clone(),
         title: raw.title.get_ref().trim().to_string(),
         part: raw.part.get_ref().trim().to_string(),
-        kernel: raw.kernel.get_ref().clone(),
+        kernel,
         params,
+        kernels,
         defines,
         description: raw.description.get_ref().trim_end().to_string(),
         spec: raw.spec.get_ref().clone(),
         spec_line: content_line(text, &raw.spec.span()),
         hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
-        budget: raw
-            .budget
-            .as_ref()
-            .map(|b| *b.get_ref())
-            .unwrap_or_default(),
+        budget,
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
         bench: bench.map(|(_, t)| t),
@@ -319,8 +354,70 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         puzzle,
         id_line: cx.line(&raw.id.span()),
         slug_line: cx.line(&raw.slug.span()),
-        kernel_line: cx.line(&raw.kernel.span()),
+        kernel_line: cx.line(&kernel_span),
     })
+}
+
+/// The single kernel's name (`kernel = "..."`), or for a multi-launch puzzle the first of
+/// `[[kernels]]`; with the span a directory-level check points at.
+fn kernel_name(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    multi: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> (String, Range<usize>) {
+    match (&raw.kernel, multi) {
+        (Some(k), true) => {
+            errs.push(cx.err(
+                &k.span(),
+                "kernel",
+                "`kernel` names the one kernel of a single-launch puzzle, but this file has [[kernels]] or [[launch]]",
+                "remove `kernel = ...` and list every kernel as a [[kernels]] table (name, params)",
+            ));
+            (k.get_ref().clone(), k.span())
+        }
+        (Some(k), false) => {
+            let name = k.get_ref();
+            if !is_c_identifier(name) || name == SPEC_KERNEL {
+                errs.push(cx.err(
+                    &k.span(),
+                    "kernel",
+                    format!("`{name}` cannot be the kernel's name"),
+                    format!("give the name of the `extern \"C\" __global__` function in the .cu file: letters, digits and _ (not `{SPEC_KERNEL}`, which gpuzzle uses for the spec)"),
+                ));
+            }
+            if !raw.scratch.is_empty() {
+                errs.push(cx.err(
+                    &k.span(),
+                    "scratch",
+                    "[scratch] buffers are shared between launches, and this puzzle has one",
+                    "make the buffer a test buffer, or list the kernels as [[kernels]] with [[launch]] tables",
+                ));
+            }
+            (name.clone(), k.span())
+        }
+        (None, true) => match raw.kernels.first() {
+            Some(k) => (k.get_ref().name.get_ref().clone(), k.span()),
+            None => {
+                errs.push(cx.err(
+                    &(0..0),
+                    "kernels",
+                    "the puzzle has [[launch]] tables but no [[kernels]]",
+                    "declare each kernel the launches use as a [[kernels]] table (name, params)",
+                ));
+                (String::new(), 0..0)
+            }
+        },
+        (None, false) => {
+            errs.push(cx.err(
+                &(0..0),
+                "kernel",
+                "missing field `kernel`",
+                format!("add `kernel = ...` with the name of the `extern \"C\" __global__` function the learner writes (or [[kernels]] and [[launch]] tables for several); {FORMAT_HELP}"),
+            ));
+            (String::new(), 0..0)
+        }
+    }
 }
 
 fn parse_defines(
@@ -465,6 +562,7 @@ fn parse_test(
     raw: &Spanned<RawTest>,
     field: &str,
     decls: &[Decl],
+    multi: bool,
     is_bench: bool,
     errs: &mut Vec<PuzzleError>,
 ) -> Option<TestCase> {
@@ -492,8 +590,55 @@ fn parse_test(
             String::new()
         }
     };
-    let grid = launch_dims(cx, &t.grid, &format!("{field}.grid"), false, errs);
-    let block = launch_dims(cx, &t.block, &format!("{field}.block"), true, errs);
+    let mut shape = |dims: &Option<Spanned<Vec<u32>>>, what: &str, is_block: bool| {
+        let f = format!("{field}.{what}");
+        match (dims, multi) {
+            (Some(d), false) => launch_dims(cx, d, &f, is_block, errs),
+            (None, false) => {
+                errs.push(cx.err(
+                    &raw.span(),
+                    f,
+                    format!("missing field `{what}`"),
+                    format!("add `{what} = [...]`: the launch's {what} (1 to 3 numbers)"),
+                ));
+                [1; 3]
+            }
+            (Some(d), true) => {
+                errs.push(cx.err(
+                    &d.span(),
+                    f,
+                    format!("this puzzle has several launches: each [[launch]] gives its own {what}"),
+                    format!("remove `{what}` from the test; shape the launches with expressions of the test's scalars"),
+                ));
+                [1; 3]
+            }
+            (None, true) => [1; 3],
+        }
+    };
+    let grid = shape(&t.grid, "grid", false);
+    let block = shape(&t.block, "block", true);
+    if t.shared_bytes as i64 > super::launches::MAX_SHARED_BYTES {
+        errs.push(cx.err(
+            &raw.span(),
+            format!("{field}.shared_bytes"),
+            format!(
+                "{} bytes of dynamic shared memory is more than a GPU has",
+                t.shared_bytes
+            ),
+            format!(
+                "dynamic shared memory is 0 to {} bytes (227 KiB)",
+                super::launches::MAX_SHARED_BYTES
+            ),
+        ));
+    }
+    if multi && t.shared_bytes != 0 {
+        errs.push(cx.err(
+            &raw.span(),
+            format!("{field}.shared_bytes"),
+            "this puzzle has several launches: each [[launch]] gives its own shared_bytes",
+            "remove `shared_bytes` from the test",
+        ));
+    }
 
     let mut buffers = BTreeMap::new();
     for (bname, b) in &t.buffers {
@@ -544,6 +689,8 @@ fn parse_test(
         shared_bytes: t.shared_bytes,
         scalars,
         buffers,
+        scratch: BTreeMap::new(),
+        launches: Vec::new(),
     })
 }
 
@@ -645,17 +792,21 @@ fn parse_buffer(
     };
 
     let len = match (&raw.len, shape, &raw.values) {
-        (Some(l), Some([r, c]), _) if *l.get_ref() != r * c => {
+        (Some(l), Some([r, c]), _) if *l.get_ref() != r.saturating_mul(c) => {
             errs.push(cx.err(
                 &l.span(),
                 format!("{field}.len"),
-                format!("len is {} but shape is {r} x {c} = {}", l.get_ref(), r * c),
+                format!(
+                    "len is {} but shape is {r} x {c} = {}",
+                    l.get_ref(),
+                    r.saturating_mul(c)
+                ),
                 "give only the shape (len follows from it), or make them agree",
             ));
             0
         }
         (Some(l), _, _) => *l.get_ref(),
-        (None, Some([r, c]), _) => r * c,
+        (None, Some([r, c]), _) => r.saturating_mul(c),
         (None, None, Some(v)) => v.get_ref().len(),
         (None, None, None) => {
             if raw.shape.is_none() {
@@ -669,6 +820,15 @@ fn parse_buffer(
             0
         }
     };
+    if len > MAX_BUFFER_LEN {
+        errs.push(cx.err(
+            &raw.len.as_ref().map_or(here.clone(), |l| l.span()),
+            format!("{field}.len"),
+            format!("{len} elements is more than gpuzzle allows in one buffer"),
+            format!("a buffer holds at most {MAX_BUFFER_LEN} (2^28) elements, as in `gpuzzle exec`; puzzle tests are small: use a few hundred"),
+        ));
+        return None;
+    }
     if len == 0 && errs.len() == before {
         errs.push(cx.err(
             &raw.len.as_ref().map_or(here.clone(), |l| l.span()),
@@ -904,6 +1064,7 @@ fn check_scalars(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::outcome::Budget;
     use crate::puzzle::error::Invalid;
     use crate::puzzle::model::Init;
 
@@ -1328,5 +1489,244 @@ buffers.out = { len = 16, output = true }
             .replace("grid = [2]", "grid = []");
         let e = parse(&text).unwrap_err();
         assert_eq!(e.invalids().len(), 2, "{e}");
+    }
+
+    const MULTI: &str = r#"id = 21
+slug = "multi-block-scan"
+title = "Scan"
+part = "Scans"
+params = ["out", "a", "size"]
+defines = { TPB = 8 }
+description = "Scan."
+spec = "out[0] = a[0];"
+hints = ["one", "two", "three"]
+
+[scratch]
+sums = { type = "f32", len = "(size + TPB - 1) / TPB" }
+
+[[kernels]]
+name = "scan_blocks"
+params = ["out", "a", "sums", "size"]
+budget = { global_reads = 1, sectors_per_access = 4 }
+
+[[kernels]]
+name = "add_offsets"
+params = ["out", "sums", "n"]
+
+[[launch]]
+kernel = "scan_blocks"
+grid = ["(size + TPB - 1) / TPB"]
+block = ["TPB"]
+
+[[launch]]
+kernel = "add_offsets"
+grid = ["(size + TPB - 1) / TPB"]
+block = [8]
+args = { n = "size" }
+
+[[test]]
+name = "15 elements"
+scalars = { size = 15 }
+buffers.a = { len = 15, init = "arange" }
+buffers.out = { len = 15, output = true }
+
+[[test]]
+name = "100 elements"
+scalars = { size = 100 }
+buffers.a = { len = 100, init = "arange" }
+buffers.out = { len = 100, output = true }
+"#;
+
+    fn parse_multi(text: &str) -> Result<Puzzle, PuzzleError> {
+        parse_puzzle(text, Path::new("puzzles/21_multi_block_scan.toml")).map(|p| p.puzzle)
+    }
+
+    /// Like `one_error`, for the multi-launch file.
+    fn one_multi_error(text: &str, line: usize, field: &str) -> Invalid {
+        let e = parse_multi(text).expect_err("should be rejected");
+        let all = e.invalids();
+        assert_eq!(all.len(), 1, "expected one error, got: {e}");
+        let inv = all[0].clone();
+        assert_eq!((inv.line, inv.field.as_str()), (Some(line), field), "{inv}");
+        inv
+    }
+
+    #[test]
+    fn a_multi_launch_file_shapes_each_test() {
+        let p = parse_multi(MULTI).unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.is_multi_launch());
+        assert_eq!(p.kernel, "scan_blocks");
+        assert_eq!(
+            p.signatures(),
+            [
+                "extern \"C\" __global__ void scan_blocks(float* out, const float* a, float* sums, int size)",
+                "extern \"C\" __global__ void add_offsets(float* out, float* sums, int n)",
+            ]
+        );
+        assert_eq!(p.kernels[0].budget.sectors_per_access, Some(4));
+        assert_eq!(p.kernels[1].budget, Budget::default());
+        let t = &p.tests[1];
+        assert_eq!(t.scratch["sums"].len, 13);
+        assert!(!t.scratch["sums"].output);
+        let steps = p.steps(t);
+        assert_eq!(steps.len(), 2);
+        assert_eq!((steps[0].grid, steps[0].block), ([13, 1, 1], [8, 1, 1]));
+        assert_eq!(steps[1].kernel, "add_offsets");
+        assert_eq!(steps[1].args[2], crate::puzzle::ArgSource::Scalar(100.0));
+        assert_eq!(
+            steps[1].args[1],
+            crate::puzzle::ArgSource::Buffer("sums".into())
+        );
+        assert_eq!((t.grid, t.block), ([13, 1, 1], [8, 1, 1]));
+        // The spec takes the test's buffers and scalars only, not the scratch.
+        assert!(p
+            .spec_source()
+            .contains("(float* out, const float* a, int size)"));
+    }
+
+    #[test]
+    fn a_launch_of_an_unknown_kernel_is_rejected() {
+        let text = MULTI.replacen("kernel = \"add_offsets\"", "kernel = \"add_offset\"", 1);
+        let e = parse_multi(&text).unwrap_err();
+        let all = e.invalids();
+        let inv = all[0];
+        assert_eq!(inv.field, "launch[1].kernel");
+        assert_eq!(
+            inv.line,
+            Some(line_with(&text, "kernel = \"add_offset\"", 0))
+        );
+        assert!(inv.problem.contains("unknown kernel `add_offset`"), "{inv}");
+        assert!(inv.help.contains("scan_blocks, add_offsets"), "{inv}");
+        // And the kernel no launch names is reported too.
+        assert_eq!(all.len(), 2, "{e}");
+        assert!(
+            all[1].problem.contains("`add_offsets` is never launched"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_launch_argument_that_is_no_buffer_is_rejected() {
+        let text = MULTI.replace(
+            "args = { n = \"size\" }",
+            "args = { sums = \"totals\", n = \"size\" }",
+        );
+        let inv = one_multi_error(&text, line_with(&text, "args =", 0), "launch[1].args.sums");
+        assert!(
+            inv.problem
+                .contains("`totals` is not a buffer, scratch buffer or scalar"),
+            "{inv}"
+        );
+        assert!(inv.help.contains("out, a, size, sums"), "{inv}");
+        // A parameter without args gets the buffer of its own name, which must exist too.
+        let text = MULTI.replace(
+            "params = [\"out\", \"sums\", \"n\"]",
+            "params = [\"out\", \"partial\", \"n\"]",
+        );
+        let inv = one_multi_error(
+            &text,
+            line_with(&text, "[[launch]]", 1),
+            "launch[1].args.partial",
+        );
+        assert!(inv.problem.contains("`partial`"), "{inv}");
+        // Args may only name the kernel's parameters.
+        let text = MULTI.replace(
+            "args = { n = \"size\" }",
+            "args = { n = \"size\", m = \"size\" }",
+        );
+        let inv = one_multi_error(&text, line_with(&text, "args =", 0), "launch[1].args.m");
+        assert!(
+            inv.problem
+                .contains("not a parameter of kernel `add_offsets`"),
+            "{inv}"
+        );
+    }
+
+    #[test]
+    fn a_scratch_size_that_cannot_be_computed_is_rejected() {
+        let text = MULTI.replace("(size + TPB - 1) / TPB\" }", "(n + TPB - 1) / TPB\" }");
+        let e = parse_multi(&text).unwrap_err();
+        let all = e.invalids();
+        // Once per test, each naming the test, at the line of `len`.
+        assert_eq!(all.len(), 2, "{e}");
+        let line = line_with(&text, "sums = {", 0);
+        assert_eq!(
+            (all[0].line, all[0].field.as_str()),
+            (Some(line), "scratch.sums.len")
+        );
+        assert!(all[0].problem.contains("cannot compute"), "{}", all[0]);
+        assert!(all[0].problem.contains("`n` is not a scalar"), "{}", all[0]);
+        assert!(all[0].problem.contains("\"15 elements\""), "{}", all[0]);
+        // A size past the cap is an error too, not an allocation failure.
+        let text = MULTI.replace("(size + TPB - 1) / TPB\" }", "size * 10000000\" }");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("1 to 268435456"), "{e}");
+    }
+
+    #[test]
+    fn a_launch_shape_that_cannot_be_computed_is_rejected() {
+        let text = MULTI.replace("block = [8]", "block = [\"TBP\"]");
+        let e = parse_multi(&text).unwrap_err();
+        let inv = e.invalids()[0].clone();
+        assert_eq!(inv.field, "launch[1].block");
+        assert_eq!(inv.line, Some(line_with(&text, "[[launch]]", 1)));
+        assert!(inv.problem.contains("`TBP` is not a scalar"), "{inv}");
+        let text = MULTI.replace("block = [8]", "block = [\"size * 100\"]");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("beyond CUDA's limits"), "{e}");
+    }
+
+    #[test]
+    fn single_and_multi_launch_fields_do_not_mix() {
+        let text = MULTI.replace(
+            "params = [\"out\", \"a\", \"size\"]\n",
+            "kernel = \"scan\"\nparams = [\"out\", \"a\", \"size\"]\n",
+        );
+        one_multi_error(&text, line_with(&text, "kernel = \"scan\"", 0), "kernel");
+        let text = MULTI.replacen(
+            "scalars = { size = 15 }",
+            "grid = [2]\nscalars = { size = 15 }",
+            1,
+        );
+        one_multi_error(&text, line_with(&text, "grid = [2]", 0), "test[0].grid");
+        let cut = MULTI.find("[[launch]]").unwrap();
+        let tests = MULTI.find("[[test]]").unwrap();
+        let text = format!("{}{}", &MULTI[..cut], &MULTI[tests..]);
+        let e = parse_multi(&text).unwrap_err();
+        assert!(e.to_string().contains("no [[launch]]"), "{e}");
+        let text = MULTI.replace("kernel = \"add_offsets\"", "kernel = \"scan_blocks\"");
+        let e = parse_multi(&text).unwrap_err();
+        assert!(
+            e.to_string().contains("`add_offsets` is never launched"),
+            "{e}"
+        );
+        let text = GOOD.replace("hints =", "scratch.tmp = { len = 4 }\nhints =");
+        let e = parse(&text).unwrap_err();
+        assert!(e.to_string().contains("[scratch]"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_buffer_is_rejected_at_its_line() {
+        let text = GOOD.replace(
+            "buffers.a = { len = 8, init = \"arange\" }",
+            "buffers.a = { len = 10000000000, init = \"arange\" }",
+        );
+        let inv = one_error(
+            &text,
+            line_with(&text, "10000000000", 0),
+            "test[0].buffers.a.len",
+        );
+        assert!(inv.problem.contains("10000000000 elements"), "{inv}");
+        assert!(inv.help.contains("268435456"), "{inv}");
+        let text = GOOD.replacen("block = [8]", "block = [8]\nshared_bytes = 4000000000", 1);
+        let inv = one_error(
+            &text,
+            line_with(&text, "[[test]]", 0),
+            "test[0].shared_bytes",
+        );
+        assert!(inv.problem.contains("more than a GPU has"), "{inv}");
+        let text = GOOD.replace("shape = [4, 4]", "shape = [100000, 100000]");
+        let e = parse(&text).unwrap_err();
+        assert!(e.to_string().contains("more than gpuzzle allows"), "{e}");
     }
 }

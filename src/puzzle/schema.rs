@@ -15,9 +15,21 @@ pub(super) struct RawPuzzle {
     pub slug: Spanned<String>,
     pub title: Spanned<String>,
     pub part: Spanned<String>,
-    pub kernel: Spanned<String>,
-    /// `"name"` or `"name: type"`, in kernel order.
+    /// The one kernel of a single-launch puzzle (absent when `[[kernels]]` lists several).
+    #[serde(default)]
+    pub kernel: Option<Spanned<String>>,
+    /// `"name"` or `"name: type"`: the kernel's parameters in order (single launch), or the
+    /// spec's parameters, the test's buffers and scalars (several launches).
     pub params: Spanned<Vec<Spanned<String>>>,
+    /// `[[kernels]]`: the kernels of a multi-launch puzzle, all in the learner's one `.cu`.
+    #[serde(default)]
+    pub kernels: Vec<Spanned<RawKernel>>,
+    /// `[[launch]]`: the launches of a multi-launch puzzle, in order.
+    #[serde(rename = "launch", default)]
+    pub launches: Vec<Spanned<RawLaunch>>,
+    /// `[scratch]`: buffers the launches share that are neither inputs nor compared outputs.
+    #[serde(default)]
+    pub scratch: BTreeMap<String, Spanned<RawScratch>>,
     #[serde(default)]
     pub defines: BTreeMap<String, Spanned<toml::Value>>,
     pub description: Spanned<String>,
@@ -49,8 +61,11 @@ pub(super) struct RawTolerance {
 pub(super) struct RawTest {
     #[serde(default)]
     pub name: Option<Spanned<String>>,
-    pub grid: Spanned<Vec<u32>>,
-    pub block: Spanned<Vec<u32>>,
+    /// Single launch only (a multi-launch puzzle shapes each `[[launch]]`).
+    #[serde(default)]
+    pub grid: Option<Spanned<Vec<u32>>>,
+    #[serde(default)]
+    pub block: Option<Spanned<Vec<u32>>>,
     #[serde(default)]
     pub shared_bytes: u32,
     #[serde(default)]
@@ -83,4 +98,42 @@ pub(super) struct RawBuffer {
     pub output: bool,
     #[serde(default)]
     pub fixed: bool,
+}
+
+/// One `[[kernels]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawKernel {
+    pub name: Spanned<String>,
+    /// `"name"` or `"name: type"`, in the kernel's order.
+    pub params: Spanned<Vec<Spanned<String>>>,
+    /// This kernel's limits; the top-level `budget` when absent.
+    #[serde(default)]
+    pub budget: Option<Spanned<Budget>>,
+}
+
+/// One `[[launch]]` table. Dimensions are numbers or expressions (strings) over the test's
+/// scalars and the numeric defines.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLaunch {
+    pub kernel: Spanned<String>,
+    pub grid: Spanned<Vec<toml::Value>>,
+    pub block: Spanned<Vec<toml::Value>>,
+    #[serde(default)]
+    pub shared_bytes: Option<Spanned<toml::Value>>,
+    /// Parameter name → what it receives: a buffer, a scratch buffer, a scalar, or an
+    /// expression. A parameter not listed receives the buffer or scalar of its own name.
+    #[serde(default)]
+    pub args: BTreeMap<String, Spanned<String>>,
+}
+
+/// One `[scratch]` buffer: zeros at the first launch, kept across launches, never compared.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScratch {
+    #[serde(rename = "type", default)]
+    pub ty: Option<Spanned<String>>,
+    /// A number or an expression over the test's scalars and the numeric defines.
+    pub len: Spanned<toml::Value>,
 }

@@ -1,11 +1,13 @@
 //! Text for browsing the pack: `gpuzzle list` (progress) and `gpuzzle show` (one puzzle, with a
 //! picture of its launch shape).
 
-use crate::puzzle::{Puzzle, Status, TestCase};
+use crate::judge::outcome::{Budget, PerfKind};
+use crate::puzzle::{Puzzle, Status};
 use colored::Colorize;
 use std::fmt::Write;
 
-/// `gpuzzle list`: a progress bar, then one line per puzzle.
+/// `gpuzzle list`: a progress bar, then the puzzles under a heading per part (parts in pack
+/// order: the order of their first puzzle).
 pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
     let total = puzzles.len();
     let passed = puzzles.iter().filter(|(_, s)| *s == Status::Passed).count();
@@ -16,29 +18,42 @@ pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
         "█".repeat(filled).green(),
         "░".repeat(width - filled)
     );
-    let title_w = puzzles
-        .iter()
-        .map(|(p, _)| p.title.chars().count())
-        .max()
-        .unwrap_or(5);
-    for (p, s) in puzzles {
-        let mark = match s {
-            Status::Passed => "✓".green().to_string(),
-            Status::Failed => "✗".red().to_string(),
-            Status::NotTried => "·".dimmed().to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "{:>2} {mark} {:<title_w$}  {}",
-            p.id,
-            p.title,
-            p.part.dimmed()
-        );
+    let mut parts: Vec<&str> = Vec::new();
+    for (p, _) in puzzles {
+        if !parts.contains(&p.part.as_str()) {
+            parts.push(&p.part);
+        }
+    }
+    for part in parts {
+        let _ = writeln!(out, "\n{}", part.bold());
+        for (p, s) in puzzles.iter().filter(|(p, _)| p.part == part) {
+            let mark = match s {
+                Status::Passed => "✓".green().to_string(),
+                Status::Failed => "✗".red().to_string(),
+                Status::NotTried => "·".dimmed().to_string(),
+            };
+            let _ = writeln!(out, "  {:>2} {mark} {}", p.id, p.title);
+        }
     }
     out
 }
 
-/// `gpuzzle show`: description, launch shape, budget, tests; with `spec`, the reference too.
+/// The budget lines of one kernel: `global reads   1`, `sectors per access 5`.
+fn budget_lines(out: &mut String, b: &Budget, indent: &str) {
+    for (i, n) in crate::report::counters::LABELS.iter().enumerate() {
+        if let Some(v) = b.get(i) {
+            let _ = writeln!(out, "{indent}{n:<18} {v}");
+        }
+    }
+    for kind in PerfKind::ALL {
+        if let Some(v) = b.perf(kind) {
+            let _ = writeln!(out, "{indent}{:<18} {v}", kind.label());
+        }
+    }
+}
+
+/// `gpuzzle show`: description, kernels, budget, tests with their launches; with `spec`, the
+/// reference too.
 pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -51,8 +66,15 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
     for line in p.description.trim_end().lines() {
         let _ = writeln!(out, "  {line}");
     }
-    let _ = writeln!(out, "\n{}", "Kernel".bold());
-    let _ = writeln!(out, "  {}", crate::puzzle::kernel_signature(p));
+    let heading = if p.is_multi_launch() {
+        "Kernels"
+    } else {
+        "Kernel"
+    };
+    let _ = writeln!(out, "\n{}", heading.bold());
+    for sig in p.signatures() {
+        let _ = writeln!(out, "  {sig}");
+    }
     if !p.defines.is_empty() {
         let d: Vec<String> = p
             .defines
@@ -61,27 +83,52 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
             .collect();
         let _ = writeln!(out, "  defines: {}", d.join(", "));
     }
-    let _ = writeln!(out, "\n{}", "Budget (max per thread)".bold());
-    let names = [
-        "global reads",
-        "global writes",
-        "shared reads",
-        "shared writes",
-    ];
-    for (i, n) in names.iter().enumerate() {
-        if let Some(b) = p.budget.get(i) {
-            let _ = writeln!(out, "  {n:<14} {b}");
+    if p.is_multi_launch() {
+        for k in &p.kernels {
+            let _ = writeln!(
+                out,
+                "\n{}",
+                format!("Budget of {} (max per thread)", k.name).bold()
+            );
+            budget_lines(&mut out, &k.budget, "  ");
         }
+    } else {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            "Budget (memory: max per thread; perf: worst instruction)".bold()
+        );
+        budget_lines(&mut out, &p.budget, "  ");
     }
     for t in &p.tests {
         let _ = writeln!(out, "\n{} {}", "Test".bold(), t.name);
-        out.push_str(&launch_picture(t));
+        let steps = p.steps(t);
+        if p.is_multi_launch() {
+            for (i, s) in steps.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  launch {} of {}: {}",
+                    i + 1,
+                    steps.len(),
+                    s.kernel.bold()
+                );
+                out.push_str(&launch_picture(s.grid, s.block));
+                if s.shared_bytes > 0 {
+                    let _ = writeln!(out, "  dynamic shared: {} bytes", s.shared_bytes);
+                }
+            }
+        } else {
+            out.push_str(&launch_picture(t.grid, t.block));
+        }
         for (name, b) in &t.buffers {
             let shape = b
                 .shape
                 .map_or(format!("{}", b.len), |[r, c]| format!("{r}×{c}"));
             let role = if b.output { "output" } else { "input" };
             let _ = writeln!(out, "  {name}: {} [{shape}] {role}", b.ty);
+        }
+        for (name, b) in &t.scratch {
+            let _ = writeln!(out, "  {name}: {} [{}] scratch", b.ty, b.len);
         }
         for (name, v) in &t.scalars {
             let _ = writeln!(out, "  {name} = {v}");
@@ -102,14 +149,15 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
 
 /// A small picture of the grid: blocks as boxes holding one dot per thread when it fits,
 /// otherwise a one-line summary.
-pub fn launch_picture(t: &TestCase) -> String {
-    let [gx, gy, gz] = t.grid;
-    let [bx, by, bz] = t.block;
+pub fn launch_picture(grid: [u32; 3], block: [u32; 3]) -> String {
+    let [gx, gy, gz] = grid;
+    let [bx, by, bz] = block;
     let mut out = format!(
         "  grid {} of blocks {} = {} threads\n",
-        dims(t.grid),
-        dims(t.block),
-        t.grid.iter().product::<u32>() as u64 * t.block.iter().product::<u32>() as u64
+        dims(grid),
+        dims(block),
+        grid.iter().map(|&d| d as u64).product::<u64>()
+            * block.iter().map(|&d| d as u64).product::<u64>()
     );
     if gz > 1 || bz > 1 || gx > 6 || gy > 4 || bx > 16 || by > 8 {
         return out;
@@ -142,26 +190,14 @@ fn dims(d: [u32; 3]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
-
-    fn test(grid: [u32; 3], block: [u32; 3]) -> TestCase {
-        TestCase {
-            name: "t".into(),
-            grid,
-            block,
-            shared_bytes: 0,
-            scalars: BTreeMap::new(),
-            buffers: BTreeMap::new(),
-        }
-    }
 
     #[test]
     fn picture_draws_one_box_per_block() {
         colored::control::set_override(false);
-        let s = launch_picture(&test([2, 2, 1], [3, 3, 1]));
+        let s = launch_picture([2, 2, 1], [3, 3, 1]);
         assert!(s.contains("grid 2×2 of blocks 3×3 = 36 threads"), "{s}");
         assert_eq!(s.matches("| · · · | · · · |").count(), 6, "{s}");
-        let big = launch_picture(&test([64, 1, 1], [256, 1, 1]));
+        let big = launch_picture([64, 1, 1], [256, 1, 1]);
         assert_eq!(big.lines().count(), 1);
     }
 }

@@ -125,8 +125,29 @@ fn test_json(t: &TestOutcome) -> Value {
         "budget": pieces::budget(&t.budget),
         "diagnostics": pieces::diagnostics(&t.diagnostics),
     });
-    if let (Some(e), Some(map)) = (&t.error, v.as_object_mut()) {
-        map.insert("error".into(), Value::from(e.as_str()));
+    if let Some(map) = v.as_object_mut() {
+        if let Some(e) = &t.error {
+            map.insert("error".into(), Value::from(e.as_str()));
+        }
+        // Added only where they apply, so single-launch puzzles keep their exact shape.
+        if !t.kernels.is_empty() {
+            let kernels = t
+                .kernels
+                .iter()
+                .map(|k| {
+                    json!({
+                        "kernel": k.name,
+                        "counters": pieces::counters(&k.counters),
+                        "budget": pieces::budget(&k.budget),
+                    })
+                })
+                .collect::<Vec<_>>();
+            map.insert("kernels".into(), Value::Array(kernels));
+        }
+        if !t.perf.is_empty() {
+            let perf = t.perf.iter().map(pieces::perf).collect::<Vec<_>>();
+            map.insert("perf".into(), Value::Array(perf));
+        }
     }
     v
 }

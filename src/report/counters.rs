@@ -3,7 +3,7 @@
 
 use super::layout;
 use crate::emu::result::{CounterSummary, Counters};
-use crate::judge::outcome::{OverBudget, TestOutcome};
+use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind, TestOutcome};
 use colored::Colorize;
 
 /// The counters in `Counters::NAMES` order, as a learner reads them.
@@ -41,34 +41,91 @@ pub(crate) fn max_over(tests: &[TestOutcome]) -> Counters {
     max
 }
 
-/// The puzzle's limit for counter `i` (the same in every test; the first that sets one wins).
-fn budget_of(tests: &[TestOutcome], i: usize) -> Option<u64> {
-    tests.iter().find_map(|t| t.budget.get(i))
+/// One table's worth of a test: counters, budget and overruns of the whole test (one kernel)
+/// or of one kernel of a multi-launch test; `kernel` filters the perf figures.
+struct Use<'a> {
+    counters: &'a Counters,
+    budget: &'a Budget,
+    over: &'a [OverBudget],
+    perf: Vec<&'a PerfFigure>,
 }
 
-/// The worst overrun of counter `name` over all tests, if any test went over.
-fn worst_overrun<'a>(tests: &'a [TestOutcome], name: &str) -> Option<&'a OverBudget> {
-    tests
-        .iter()
-        .flat_map(|t| &t.over_budget)
-        .filter(|o| o.counter == name)
-        .max_by_key(|o| o.used)
-}
-
-/// `used` against `budget` per counter; rows over budget in red, naming the thread that used most.
+/// The memory table(s): one for a single-kernel puzzle, one per kernel otherwise, each with
+/// its budgeted perf figures and the worst line.
 pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
-    let max = max_over(tests);
-    let title = if tests.len() > 1 {
-        "memory per thread (max over tests)"
-    } else {
-        "memory per thread (max)"
-    };
-    let col = title.len();
-    let mut lines = vec![format!("{title}{:>6}{:>9}", "used", "budget")];
+    let several = tests.len() > 1;
+    let mut kernels: Vec<&str> = Vec::new();
+    for t in tests {
+        for k in &t.kernels {
+            if !kernels.contains(&k.name.as_str()) {
+                kernels.push(&k.name);
+            }
+        }
+    }
+    if kernels.is_empty() {
+        let uses: Vec<Use> = tests
+            .iter()
+            .map(|t| Use {
+                counters: &t.counters,
+                budget: &t.budget,
+                over: &t.over_budget,
+                perf: t.perf.iter().collect(),
+            })
+            .collect();
+        let title = if several {
+            "memory per thread (max over tests)".to_string()
+        } else {
+            "memory per thread (max)".to_string()
+        };
+        return table(&title, &uses);
+    }
+    kernels
+        .iter()
+        .map(|name| {
+            let uses: Vec<Use> = tests
+                .iter()
+                .flat_map(|t| {
+                    t.kernels.iter().filter(|k| k.name == *name).map(|k| Use {
+                        counters: &k.counters,
+                        budget: &k.budget,
+                        over: &k.over_budget,
+                        perf: t.perf.iter().filter(|p| p.kernel == *name).collect(),
+                    })
+                })
+                .collect();
+            let title = format!(
+                "{name}: memory per thread ({})",
+                if several { "max over tests" } else { "max" }
+            );
+            table(&title, &uses)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// `used` against `budget` per counter; rows over budget in red, naming the thread that used
+/// most; then each budgeted perf figure with its worst line.
+fn table(title: &str, uses: &[Use]) -> String {
+    let mut max = Counters::default();
+    for u in uses {
+        for i in 0..4 {
+            *max.get_mut(i) = max.get(i).max(u.counters.get(i));
+        }
+    }
+    let col = title.chars().count().max(22);
+    let mut lines = vec![format!("{title:<col$}{:>6}{:>9}", "used", "budget")];
     for (i, label) in LABELS.iter().enumerate() {
-        let budget = budget_of(tests, i).map_or("-".to_string(), |b| b.to_string());
+        let budget = uses
+            .iter()
+            .find_map(|u| u.budget.get(i))
+            .map_or("-".to_string(), |b| b.to_string());
         let row = format!("  {label:<w$}{:>6}{budget:>9}", max.get(i), w = col - 2);
-        lines.push(match worst_overrun(tests, Counters::NAMES[i]) {
+        let worst = uses
+            .iter()
+            .flat_map(|u| u.over)
+            .filter(|o| o.counter == Counters::NAMES[i])
+            .max_by_key(|o| o.used);
+        lines.push(match worst {
             Some(o) => format!(
                 "{}   {}",
                 row.red().bold(),
@@ -77,7 +134,50 @@ pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
             None => row,
         });
     }
+    for kind in PerfKind::ALL {
+        let Some(budget) = uses.iter().find_map(|u| u.budget.perf(kind)) else {
+            continue;
+        };
+        // The worst figure over the tests, with its line.
+        let Some(worst) = uses
+            .iter()
+            .flat_map(|u| u.perf.iter().copied())
+            .filter(|p| p.kind == kind)
+            .max_by(|a, b| a.value.total_cmp(&b.value))
+        else {
+            lines.push(format!(
+                "  {:<w$}{:>6}{budget:>9}",
+                kind.label(),
+                "-",
+                w = col - 2
+            ));
+            continue;
+        };
+        let value = perf_value(worst);
+        let row = format!("  {:<w$}{value:>6}{budget:>9}", kind.label(), w = col - 2);
+        let mut at = match worst.line {
+            Some(l) => format!("worst: line {l}"),
+            None if worst.accesses == 0 => "no such access".to_string(),
+            None => "worst: (no line info)".to_string(),
+        };
+        if let Some(note) = worst.note {
+            at += &format!(" ({note})");
+        }
+        lines.push(if worst.over() {
+            format!("{}   {at}", row.red().bold())
+        } else {
+            format!("{row}   {}", at.dimmed())
+        });
+    }
     lines.join("\n")
+}
+
+/// A perf figure as shown: sectors with one decimal (an average), ways as a whole number.
+pub(crate) fn perf_value(p: &PerfFigure) -> String {
+    match p.kind {
+        PerfKind::SectorsPerAccess => format!("{:.1}", p.value),
+        PerfKind::BankWays => format!("{}", p.value as u64),
+    }
 }
 
 /// `1 global read, 1 global write, 3 shared reads per thread`: the nonzero maxima in a phrase.
@@ -93,10 +193,16 @@ pub(crate) fn phrase(tests: &[TestOutcome]) -> String {
             layout::count(n as usize, singular, label)
         })
         .collect();
+    // Several kernels: each figure is the busiest kernel's.
+    let of = if tests.iter().any(|t| !t.kernels.is_empty()) {
+        " (each the most of any one kernel)"
+    } else {
+        ""
+    };
     if parts.is_empty() {
         "no memory operations".to_string()
     } else {
-        format!("{} per thread", parts.join(", "))
+        format!("{} per thread{of}", parts.join(", "))
     }
 }
 
@@ -104,7 +210,7 @@ pub(crate) fn phrase(tests: &[TestOutcome]) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::emu::result::ThreadId;
-    use crate::judge::outcome::Budget;
+    use crate::judge::outcome::KernelUse;
     use std::collections::BTreeMap;
 
     pub(crate) fn test_with(name: &str, c: [u64; 4]) -> TestOutcome {
@@ -124,6 +230,8 @@ pub(crate) mod tests {
             argmax: [ThreadId::default(); 4],
             budget: Budget::default(),
             over_budget: vec![],
+            kernels: vec![],
+            perf: vec![],
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
@@ -163,6 +271,85 @@ pub(crate) mod tests {
         assert_eq!(cells(rows[2]), ["global", "writes", "1", "1"]);
         assert_eq!(cells(rows[3]), ["shared", "reads", "3", "-"]);
         assert_eq!(cells(rows[4]), ["shared", "writes", "1", "-"]);
+    }
+
+    #[test]
+    fn perf_rows_show_the_figure_the_budget_and_the_worst_line() {
+        colored::control::set_override(false);
+        let mut t = test_with("a", [1, 1, 0, 0]);
+        t.budget.sectors_per_access = Some(5);
+        t.budget.bank_ways = Some(1);
+        t.perf = vec![
+            PerfFigure {
+                kind: PerfKind::SectorsPerAccess,
+                kernel: "transpose".into(),
+                value: 23.25,
+                budget: Some(5),
+                file: Some("puzzles/34_coalesced_transpose.cu".into()),
+                line: Some(5),
+                accesses: 12,
+                note: None,
+            },
+            PerfFigure {
+                kind: PerfKind::BankWays,
+                kernel: "transpose".into(),
+                value: 0.0,
+                budget: Some(1),
+                file: None,
+                line: None,
+                accesses: 0,
+                note: None,
+            },
+        ];
+        let out = budget_table(&[t]);
+        println!("{out}");
+        let cells = |label: &str| -> Vec<String> {
+            let row = out.lines().find(|l| l.contains(label)).unwrap();
+            row.split_whitespace().map(str::to_string).collect()
+        };
+        assert_eq!(
+            cells("sectors"),
+            ["sectors", "per", "access", "23.2", "5", "worst:", "line", "5"]
+        );
+        assert_eq!(
+            cells("bank-conflict"),
+            ["bank-conflict", "ways", "0", "1", "no", "such", "access"]
+        );
+    }
+
+    #[test]
+    fn a_multi_launch_test_gets_a_table_per_kernel() {
+        colored::control::set_override(false);
+        let mut t = test_with("a", [2, 2, 3, 4]);
+        let kernel = |name: &str, reads: u64, budget: Option<u64>| KernelUse {
+            name: name.into(),
+            counters: Counters {
+                global_reads: reads,
+                ..Counters::default()
+            },
+            argmax: [ThreadId::default(); 4],
+            budget: Budget {
+                global_reads: budget,
+                ..Budget::default()
+            },
+            over_budget: vec![],
+        };
+        t.kernels = vec![
+            kernel("scan_blocks", 1, Some(1)),
+            kernel("add_offsets", 2, None),
+        ];
+        let out = budget_table(&[t]);
+        println!("{out}");
+        let tables: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(tables.len(), 2);
+        assert!(tables[0].starts_with("scan_blocks: memory per thread (max)"));
+        assert!(tables[1].starts_with("add_offsets: memory per thread (max)"));
+        let reads = |t: &str| -> Vec<String> {
+            let row = t.lines().find(|l| l.contains("global reads")).unwrap();
+            row.split_whitespace().map(str::to_string).collect()
+        };
+        assert_eq!(reads(tables[0]), ["global", "reads", "1", "1"]);
+        assert_eq!(reads(tables[1]), ["global", "reads", "2", "-"]);
     }
 
     #[test]

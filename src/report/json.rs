@@ -3,7 +3,7 @@
 //! here in one place and does not move when a shared type gains a field.
 
 use crate::emu::result::{Counters, Diagnostic};
-use crate::judge::outcome::Budget;
+use crate::judge::outcome::{Budget, PerfFigure, PerfKind};
 use serde_json::{json, Map, Value};
 
 /// `{"kind", "severity", "message", "file", "line", "block", "thread"}`; file and line may be null.
@@ -40,14 +40,34 @@ pub(crate) fn counters(c: &Counters) -> Value {
     Value::Object(map)
 }
 
-/// Only the limits a puzzle sets, under the same keys as `counters`.
+/// Only the limits a puzzle sets, under the same keys as `counters`, then the perf limits
+/// (`sectors_per_access`, `bank_ways`) where set.
 pub(crate) fn budget(b: &Budget) -> Value {
-    let map: Map<String, Value> = Counters::NAMES
+    let mut map: Map<String, Value> = Counters::NAMES
         .iter()
         .enumerate()
         .filter_map(|(i, name)| b.get(i).map(|v| (name.to_string(), Value::from(v))))
         .collect();
+    for kind in PerfKind::ALL {
+        if let Some(v) = b.perf(kind) {
+            map.insert(kind.key().to_string(), Value::from(v));
+        }
+    }
     Value::Object(map)
+}
+
+/// `{"kind", "kernel", "value", "budget", "file", "line", "accesses"}`: one measured figure,
+/// its worst instruction.
+pub(crate) fn perf(p: &PerfFigure) -> Value {
+    json!({
+        "kind": p.kind.key(),
+        "kernel": p.kernel,
+        "value": p.value,
+        "budget": p.budget,
+        "file": p.file,
+        "line": p.line,
+        "accesses": p.accesses,
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::{counters, diff, layout, snippet};
 use crate::emu::result::Diagnostic;
-use crate::judge::outcome::{PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{PerfFigure, PerfKind, PuzzleOutcome, TestOutcome};
 use colored::Colorize;
 
 /// Distinct diagnostics shown in full; more are counted.
@@ -80,9 +80,11 @@ fn passed(o: &PuzzleOutcome, solutions: bool) -> String {
         layout::count(o.tests.len(), "test", "tests"),
         counters::phrase(&o.tests)
     );
+    let budgeted =
+        |b: &crate::judge::outcome::Budget| (0..4).any(|i| b.get(i).is_some()) || b.has_perf();
     if o.tests
         .iter()
-        .any(|t| (0..4).any(|i| t.budget.get(i).is_some()))
+        .any(|t| budgeted(&t.budget) || t.kernels.iter().any(|k| budgeted(&k.budget)))
     {
         summary += " (within budget)";
     }
@@ -118,11 +120,15 @@ fn test_name(t: &TestOutcome) -> String {
 /// `test "one block"  grid 1, block 8 ... FAILED`, the name already padded to line up.
 fn test_line(t: &TestOutcome, name: &str) -> String {
     let mut left = format!("  {name}");
-    let shape = format!(
-        "grid {}, block {}",
-        layout::dims(t.grid),
-        layout::dims(t.block)
-    );
+    let shape = if t.kernels.is_empty() {
+        format!(
+            "grid {}, block {}",
+            layout::dims(t.grid),
+            layout::dims(t.block)
+        )
+    } else {
+        layout::count(t.kernels.len(), "kernel", "kernels")
+    };
     left += &format!("  {}", shape.dimmed());
     let verdict = if t.passed {
         "PASSED".green().bold()
@@ -235,14 +241,58 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
     if !outputs_ok {
         return None;
     }
+    if let Some(p) = tests.iter().flat_map(|t| &t.perf).find(|p| p.over()) {
+        return Some(perf_advice(p));
+    }
     let label = crate::emu::result::Counters::NAMES
         .iter()
         .position(|&n| n == over.counter)
         .map_or(over.counter, |i| counters::LABELS[i]);
+    // In a multi-launch puzzle, say which kernel went over.
+    let kernel = tests
+        .iter()
+        .flat_map(|t| &t.kernels)
+        .find(|k| k.over_budget.contains(over))
+        .map_or(String::new(), |k| format!(" in `{}`", k.name));
     Some(format!(
-        "  Correct output, but {} {label} per thread where the budget allows {}.",
+        "  Correct output, but {} {label} per thread{kernel} where the budget allows {}.",
         over.used, over.budget
     ))
+}
+
+/// A perf budget overrun in words: the figure, the line, and what usually fixes it.
+fn perf_advice(p: &PerfFigure) -> String {
+    let at = match p.line {
+        Some(l) => format!("line {l}"),
+        None => "one access".to_string(),
+    };
+    let kernel = if p.kernel.is_empty() {
+        String::new()
+    } else {
+        format!(" of `{}`", p.kernel)
+    };
+    let budget = p.budget.unwrap_or(0);
+    let (what, fix) = match p.kind {
+        PerfKind::SectorsPerAccess => (
+            format!(
+                "{at}{kernel} touches {} 32-byte sectors per warp access where the budget allows {budget}",
+                counters::perf_value(p)
+            ),
+            "coalesce it: consecutive threads (threadIdx.x) should read or write consecutive addresses. To transpose, stage a tile in shared memory so that both the global read and the global write run along rows.",
+        ),
+        PerfKind::BankWays => (
+            format!(
+                "{at}{kernel} has {}-way shared bank conflicts where the budget allows {budget}",
+                counters::perf_value(p)
+            ),
+            "the 32 lanes of a warp hit the same bank: when a warp reads a column of a [32][32] tile, pad each row by one word to break the stride, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
+        ),
+    };
+    let mut text = format!("  Correct output, but {what}.\n  Fix: {fix}");
+    if let Some(note) = p.note {
+        text += &format!("\n  ({note}: the GPU does not report these figures.)");
+    }
+    text
 }
 
 fn stuck(id: u32, (shown, total): (usize, usize)) -> Option<String> {

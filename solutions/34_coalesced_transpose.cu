@@ -1,0 +1,16 @@
+// Puzzle 34 · Coalesced transpose: reference solution (a shared tile, read and written along
+// rows of global memory).
+extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {
+    __shared__ float tile[TILE][TILE];
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) {
+        tile[threadIdx.y][threadIdx.x] = a[row * cols + col];
+    }
+    __syncthreads();
+    int out_row = blockIdx.x * TILE + threadIdx.y;
+    int out_col = blockIdx.y * TILE + threadIdx.x;
+    if (out_row < cols && out_col < rows) {
+        out[out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y];
+    }
+}
