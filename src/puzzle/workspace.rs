@@ -253,7 +253,10 @@ mod tests {
         assert!(ws.puzzles_dir.join("09_pooling.cu").is_file());
         assert!(ws.solutions_dir.join("09_pooling.cu").is_file());
         let puzzles = ws.load_puzzles().unwrap();
-        assert_eq!(puzzles.len(), 14);
+        assert_eq!(
+            puzzles.len(),
+            crate::puzzle::embedded_puzzles().unwrap().len()
+        );
         assert_eq!(
             ws.kernel_path(&puzzles[8], true),
             ws.solutions_dir.join("09_pooling.cu")
