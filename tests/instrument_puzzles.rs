@@ -66,12 +66,6 @@ fn check_equivalence(solutions: bool) {
                         1 << 32,
                     )
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
-                    assert_eq!(plain.buffers, inst.buffers, "{what}: buffers");
-                    assert_eq!(
-                        plain.counters.max_per_thread, inst.counters.max_per_thread,
-                        "{what}: max per thread"
-                    );
-                    assert_eq!(plain.counters.total, inst.counters.total, "{what}: totals");
                     let kinds = |r: &gpuzzle::emu::result::RunResult| {
                         r.diagnostics
                             .iter()
@@ -84,6 +78,18 @@ fn check_equivalence(solutions: bool) {
                         kinds(&inst),
                         "{what}: first out-of-bounds/step-limit diagnostic"
                     );
+                    if kinds(&plain).is_some() {
+                        // After an illegal access the two legitimately part: the instrumented
+                        // kernel skips it (so the GPU context survives) where the emulator
+                        // reads its red zone. The fault itself must agree, checked above.
+                        break;
+                    }
+                    assert_eq!(plain.buffers, inst.buffers, "{what}: buffers");
+                    assert_eq!(
+                        plain.counters.max_per_thread, inst.counters.max_per_thread,
+                        "{what}: max per thread"
+                    );
+                    assert_eq!(plain.counters.total, inst.counters.total, "{what}: totals");
                     store_buffers(&mut plain_bufs, plain.buffers);
                     store_buffers(&mut inst_bufs, inst.buffers);
                     runs += 1;

@@ -237,8 +237,15 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
     let outputs_ok = tests
         .iter()
         .all(|t| t.error.is_none() && t.outputs.values().all(|c| c.mismatches.is_empty()));
+    // An error diagnostic (a race, say) fails the test on its own: "correct output" would
+    // suggest the budget is all that is left to fix.
+    let clean = tests.iter().all(|t| {
+        t.diagnostics
+            .iter()
+            .all(|d| d.severity != crate::emu::result::Severity::Error)
+    });
     let over = tests.iter().flat_map(|t| &t.over_budget).next()?;
-    if !outputs_ok {
+    if !outputs_ok || !clean {
         return None;
     }
     if let Some(p) = tests.iter().flat_map(|t| &t.perf).find(|p| p.over()) {
