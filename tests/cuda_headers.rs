@@ -164,7 +164,7 @@ fn own_headers_beside_the_file_and_from_dash_i() {
     assert_eq!(floats(&v["buffers"]["y"]), expected);
 
     // Without -I the angle include is not found, and the message says how.
-    let (code, _, stderr) = exec_in(
+    let (code, json, stderr) = exec_in(
         &shared_cache(),
         &[
             &file,
@@ -183,6 +183,9 @@ fn own_headers_beside_the_file_and_from_dash_i() {
         ],
     );
     assert_eq!(code, 1, "{stderr}");
+    let error = json.to_string();
+    assert!(error.contains("saxpy_params.h"), "{error}");
+    assert!(error.contains("-I DIR"), "{error}");
 }
 
 #[test]
