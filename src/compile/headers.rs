@@ -147,6 +147,9 @@ pub(crate) fn find_cuda_headers(nvrtc: &Path, major: i32, places: &HeaderPlaces)
 
     let mut found = CudaHeaders::default();
     for candidate in candidates {
+        if found.runtime.is_some() && found.cccl.is_some() {
+            break;
+        }
         let api = candidate.runtime.join("cuda_runtime_api.h");
         let runtime_ok = api.is_file();
         if runtime_ok && cudart_major(&api).is_some_and(|m| m != major) {
@@ -191,10 +194,18 @@ fn wheel12(nvidia: &Path, found_by: &str) -> Candidate {
     }
 }
 
-/// The major version in `#define CUDART_VERSION 12090`, if readable.
+/// The major version in `#define CUDART_VERSION 12090`, if readable. The
+/// define is near the top (line 139 in 12.9 and 13.x): only the first 64 KiB
+/// of the 640 KiB header are read, on every gpuzzle start.
 fn cudart_major(api_header: &Path) -> Option<i32> {
-    let text = std::fs::read_to_string(api_header).ok()?;
-    text.lines().find_map(|line| {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(api_header)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    String::from_utf8_lossy(&head).lines().find_map(|line| {
         let value = line.trim().strip_prefix("#define CUDART_VERSION")?;
         value.trim().parse::<i32>().ok().map(|v| v / 1000)
     })

@@ -1,8 +1,14 @@
 //! compile: CUDA C → PTX with NVRTC.
 //!
-//! Owns finding libnvrtc ([`locate`]), compiling ([`compile`]), the PTX cache
-//! keyed by a content hash ([`cache_dir`]) and mapping NVRTC's messages onto
-//! the learner's file ([`CompilerMessage`]). It never runs a kernel.
+//! Owns finding libnvrtc ([`locate`]) and CUDA's headers for it
+//! ([`cuda_headers`]), compiling ([`compile`]), the PTX cache keyed by a
+//! content hash ([`cache_dir`]; the learner's included files are part of it)
+//! and mapping NVRTC's messages onto the learner's file ([`CompilerMessage`]).
+//! It never runs a kernel.
+//!
+//! Besides the options below, every compile gets `-I` for CUDA's include
+//! folders, `--pre-include` of gcc's predefined macros and, by name, the
+//! stand-ins for host headers (see `headers.rs`).
 //!
 //! Every kernel is compiled with `-lineinfo` (so the PTX has `.loc` lines for
 //! diagnostics), for the virtual architecture [`DEFAULT_ARCH`] and C++17, and
