@@ -31,6 +31,31 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
             println!("{bad}  {e}");
         }
     }
+    if let Ok(headers) = compile::cuda_headers() {
+        let kinds = [
+            (
+                "runtime (cooperative_groups.h, cuda_fp16.h)",
+                &headers.runtime,
+            ),
+            ("CCCL (cuda/std, cub)", &headers.cccl),
+        ];
+        for (what, found) in kinds {
+            match found {
+                Some((dir, found_by)) => println!(
+                    "{good}  CUDA headers, {what}: {} (found {found_by})",
+                    dir.display()
+                ),
+                None => println!(
+                    "{}  CUDA headers, {what}: not found; kernels that include them need: {}",
+                    "info".cyan().bold(),
+                    headers
+                        .install_hint
+                        .as_deref()
+                        .unwrap_or("the CUDA toolkit")
+                ),
+            }
+        }
+    }
     match probe::probe() {
         Ok(gpus) => {
             for g in &gpus {

@@ -29,6 +29,10 @@ pub struct ExecArgs {
     /// A preprocessor define for NVRTC: NAME or NAME=VALUE.
     #[arg(short = 'D', value_parser = parse_define)]
     pub define: Vec<(String, Option<String>)>,
+    /// A folder to search for the kernel's own headers (`#include "util.h"`), relative to
+    /// the kernel file; CUDA's headers are found without it.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// A kernel argument, in parameter order: NAME=TYPE:VALUE, NAME=TYPE[LEN]:INIT
     /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
     #[arg(long = "arg")]
@@ -58,11 +62,16 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
     let name = a.file.display().to_string();
+    let include_options: Vec<String> = a
+        .include
+        .iter()
+        .map(|dir| format!("-I{}", base.join(dir).display()))
+        .collect();
     let req = CompileRequest {
         file_name: &name,
         source: &source,
         defines: &a.define,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     let compiled = match compile::compile(&req) {
         Ok(c) => c,

@@ -2,8 +2,12 @@
 
 use super::messages::{CompilerMessage, MessageSeverity};
 
-/// The command that fixes a missing NVRTC on almost any machine.
+/// The command that fixes a missing NVRTC on almost any machine (CUDA 12,
+/// what gpuzzle is tested against; see [`INSTALL_HINT_13`]).
 pub const INSTALL_HINT: &str = "pip install nvidia-cuda-nvrtc-cu12";
+
+/// The CUDA 13 package (`libnvrtc.so.13`), also found.
+pub const INSTALL_HINT_13: &str = "pip install nvidia-cuda-nvrtc";
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
@@ -42,7 +46,8 @@ pub enum CompileError {
 fn missing_message(searched: &[String]) -> String {
     let mut text = format!(
         "NVRTC not found: {INSTALL_HINT}\n\
-         (or install the CUDA toolkit, or set GPUZZLE_NVRTC=/path/to/libnvrtc.so.12)\n\
+         (CUDA 13: {INSTALL_HINT_13}; or install the CUDA toolkit, \
+         or set GPUZZLE_NVRTC=/path/to/libnvrtc.so.12)\n\
          gpuzzle compiles kernels with NVIDIA's NVRTC library; it needs no GPU."
     );
     if !searched.is_empty() {

@@ -119,18 +119,25 @@ impl NvrtcLibrary {
         self.version
     }
 
-    /// Compiles one translation unit. `Err` is for failures of NVRTC itself
-    /// (bad option, out of memory); errors in the source come back as
+    /// Compiles one translation unit. `headers` are (include name, text)
+    /// pairs NVRTC serves for `#include <name>` without touching the disk
+    /// (gpuzzle's stand-ins for host headers). `Err` is for failures of NVRTC
+    /// itself (bad option, out of memory); errors in the source come back as
     /// `RawCompile { ptx: None, log }`.
     pub(crate) fn compile(
         &self,
         name: &CStr,
         source: &CStr,
+        headers: &[(CString, CString)],
         options: &[CString],
     ) -> Result<RawCompile, String> {
         let option_ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
         let option_count = c_int::try_from(option_ptrs.len())
             .map_err(|_| format!("too many options ({})", option_ptrs.len()))?;
+        let header_texts: Vec<*const c_char> = headers.iter().map(|(_, t)| t.as_ptr()).collect();
+        let header_names: Vec<*const c_char> = headers.iter().map(|(n, _)| n.as_ptr()).collect();
+        let header_count = c_int::try_from(headers.len())
+            .map_err(|_| format!("too many headers ({})", headers.len()))?;
         let mut program: NvrtcProgram = std::ptr::null_mut();
         // SAFETY: all pointers are valid NUL-terminated strings that outlive
         // the program; the program is used by this thread only and destroyed
@@ -141,9 +148,9 @@ impl NvrtcLibrary {
                 &mut program,
                 source.as_ptr(),
                 name.as_ptr(),
-                0,
-                std::ptr::null(),
-                std::ptr::null(),
+                header_count,
+                header_texts.as_ptr(),
+                header_names.as_ptr(),
             );
             if result != NVRTC_SUCCESS {
                 return Err(format!("nvrtcCreateProgram: {}", self.error_name(result)));

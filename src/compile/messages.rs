@@ -290,6 +290,94 @@ fn caret_column(echo: &str, caret: &str, line: Option<u32>, source: &[&str]) -> 
     u32::try_from(column).ok()
 }
 
+/// Math functions that nvcc's host headers overload for integers, and that
+/// NVRTC declares only for `float` and `double`.
+const MATH_FUNCTIONS: [&str; 16] = [
+    "pow", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "floor", "ceil", "round",
+    "fabs", "fmin", "fmax", "fmod",
+];
+
+/// Host-only C++ headers: nothing in them can be used by device code.
+const HOST_ONLY_HEADERS: [&str; 12] = [
+    "vector",
+    "algorithm",
+    "string",
+    "map",
+    "fstream",
+    "sstream",
+    "chrono",
+    "thread",
+    "memory",
+    "random",
+    "numeric",
+    "iomanip",
+];
+
+/// Adds one line to the messages where NVRTC refuses what nvcc accepts, or
+/// where an include is missing, saying why and what to do instead.
+/// `headers_install`: the command that installs CUDA's headers, when gpuzzle
+/// found none for the NVRTC in use.
+pub(crate) fn add_hints(messages: &mut [CompilerMessage], headers_install: Option<&str>) {
+    for message in messages.iter_mut() {
+        if let Some(hint) = hint_for(&message.message, headers_install) {
+            message.message.push('\n');
+            message.message.push_str(&hint);
+        }
+    }
+}
+
+fn hint_for(text: &str, headers_install: Option<&str>) -> Option<String> {
+    if let Some(name) = quoted_after(text, "more than one instance of overloaded function \"") {
+        let function = name.rsplit("::").next().unwrap_or(name);
+        if MATH_FUNCTIONS.contains(&function) {
+            let (float_args, double_args) = if matches!(function, "pow" | "fmin" | "fmax" | "fmod")
+            {
+                ("(float)a, (float)b", "(double)a, b")
+            } else {
+                ("(float)a", "(double)a")
+            };
+            return Some(format!(
+                "hint: nvcc accepts {function}() on integers through the host compiler's C++ \
+                 overloads; NVRTC has only the float and double ones: cast, e.g. \
+                 {function}f({float_args}) or {function}({double_args})"
+            ));
+        }
+        return None;
+    }
+    let name = quoted_after(text, "cannot open source file \"")
+        .or_else(|| quoted_after(text, "could not open source file \""))?;
+    if HOST_ONLY_HEADERS.contains(&name) {
+        return Some(format!(
+            "hint: <{name}> is a host C++ header: device code cannot use it and gpuzzle compiles \
+             only the kernels, so remove this #include"
+        ));
+    }
+    let cuda_header = name.starts_with("cuda")
+        || name.starts_with("cooperative_groups")
+        || name.starts_with("cub/")
+        || name.starts_with("thrust/")
+        || name.starts_with("nv/")
+        || name.starts_with("sm_")
+        || name.starts_with("device_");
+    match headers_install {
+        Some(install) if cuda_header => Some(format!(
+            "hint: gpuzzle found no CUDA headers for this NVRTC; install them with: {install} \
+             (`gpuzzle doctor` shows where it looks)"
+        )),
+        _ if cuda_header => None,
+        _ => Some(format!(
+            "hint: gpuzzle looks for \"{name}\" beside the .cu file and in the folders given \
+             with -I DIR (e.g. gpuzzle exec -I include ...)"
+        )),
+    }
+}
+
+/// The text between `prefix` and the next `"`.
+fn quoted_after<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
+    let rest = &text[text.find(prefix)? + prefix.len()..];
+    Some(&rest[..rest.find('"')?])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +545,43 @@ mod tests {
         assert!(parse_log("", FILE, "").is_empty());
         assert!(parse_log("\n", FILE, "").is_empty());
         assert!(parse_log("some banner nobody expected\n", FILE, "").is_empty());
+    }
+
+    #[test]
+    fn hints_for_what_nvcc_accepts_and_missing_includes() {
+        let log = "p.cu(3): error: more than one instance of overloaded function \"pow\" matches the argument list:\n            function \"pow(double, double) noexcept\"\n            argument types are: (int, int)\n    int y = pow(x, 2);\n            ^\n\n";
+        let mut messages = parse_log(log, "p.cu", "\n\n    int y = pow(x, 2);\n");
+        add_hints(&mut messages, None);
+        assert!(
+            messages[0].message.contains("powf((float)a, (float)b)"),
+            "{}",
+            messages[0].message
+        );
+        let hint = |name: &str, install: Option<&str>| {
+            let mut messages = vec![CompilerMessage {
+                file: "p.cu".to_string(),
+                line: Some(1),
+                column: None,
+                severity: MessageSeverity::Error,
+                code: None,
+                message: format!("cannot open source file \"{name}\""),
+                notes: Vec::new(),
+            }];
+            add_hints(&mut messages, install);
+            messages[0].message.clone()
+        };
+        let install = "pip install nvidia-cuda-runtime-cu12 nvidia-cuda-cccl-cu12";
+        assert!(hint("cooperative_groups.h", Some(install)).contains(install));
+        assert!(!hint("cooperative_groups.h", None).contains("hint"));
+        assert!(hint("vector", None).contains("host C++ header"));
+        assert!(hint("my_util.h", None).contains("-I DIR"));
+        // Messages without a known cause are left alone.
+        let mut plain = parse_log(
+            "p.cu(1): error: identifier \"x\" is undefined\n",
+            "p.cu",
+            "",
+        );
+        add_hints(&mut plain, Some(install));
+        assert_eq!(plain[0].message, "identifier \"x\" is undefined");
     }
 }

@@ -1,8 +1,14 @@
 //! compile: CUDA C → PTX with NVRTC.
 //!
-//! Owns finding libnvrtc ([`locate`]), compiling ([`compile`]), the PTX cache
-//! keyed by a content hash ([`cache_dir`]) and mapping NVRTC's messages onto
-//! the learner's file ([`CompilerMessage`]). It never runs a kernel.
+//! Owns finding libnvrtc ([`locate`]) and CUDA's headers for it
+//! ([`cuda_headers`]), compiling ([`compile`]), the PTX cache keyed by a
+//! content hash ([`cache_dir`]; the learner's included files are part of it)
+//! and mapping NVRTC's messages onto the learner's file ([`CompilerMessage`]).
+//! It never runs a kernel.
+//!
+//! Besides the options below, every compile gets `-I` for CUDA's include
+//! folders, `--pre-include` of gcc's predefined macros and, by name, the
+//! stand-ins for host headers (see `headers.rs`).
 //!
 //! Every kernel is compiled with `-lineinfo` (so the PTX has `.loc` lines for
 //! diagnostics), for the virtual architecture [`DEFAULT_ARCH`] and C++17, and
@@ -14,11 +20,13 @@
 
 mod cache;
 mod error;
+mod headers;
 mod library;
 mod messages;
 mod search;
 
 pub use error::{CompileError, INSTALL_HINT};
+pub use headers::CudaHeaders;
 pub use messages::{parse_log, CompilerMessage, MessageSeverity};
 
 use cache::{CacheEntry, CacheKey, DiskCache};
@@ -72,6 +80,29 @@ fn nvrtc() -> Result<&'static (NvrtcLibrary, String), CompileError> {
         .map_err(|searched| CompileError::NvrtcMissing {
             searched: searched.clone(),
         })
+}
+
+/// Where CUDA's headers are for the process's NVRTC (found once, on first
+/// use; for `gpuzzle doctor` and every compile).
+pub fn cuda_headers() -> Result<&'static CudaHeaders, CompileError> {
+    static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
+    let (library, _) = nvrtc()?;
+    Ok(HEADERS.get_or_init(|| {
+        let env = search::SearchEnv::from_process();
+        let mut toolkits: Vec<(String, PathBuf)> = env
+            .cuda_roots
+            .iter()
+            .map(|(name, root)| (name.to_string(), root.clone()))
+            .collect();
+        for dir in search::cuda_toolkit_dirs(&env.usr_local) {
+            toolkits.push((dir.display().to_string(), dir));
+        }
+        let places = headers::HeaderPlaces {
+            toolkits,
+            sites: search::known_site_dirs(env.home.as_deref()),
+        };
+        headers::find_cuda_headers(library.path(), library.version().0, &places)
+    }))
 }
 
 /// Where compiled PTX is kept between runs (for `gpuzzle doctor`).
@@ -216,22 +247,35 @@ impl PtxCompiler {
     }
 
     pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
-        let options = options_for(req)?;
+        let mut options = options_for(req)?;
         let (library, _) = nvrtc()?;
+        let headers = cuda_headers()?;
+        // CUDA's folders go after the learner's own -I (in extra_options), as
+        // nvcc searches them; the stand-ins are served by name.
+        for dir in headers.dirs() {
+            options.push(format!("-I{}", dir.display()));
+        }
+        options.push(format!("--pre-include={}", headers::PRE_INCLUDE));
+        let stand_ins = headers::stand_ins(headers.runtime.is_some());
         // Everything that decides the output is in the key (the request's
         // source and file name are the same for equal keys), so an entry can
-        // be reused as it is, warnings included.
-        let key = CacheKey::new(req.file_name, req.source, &options, library.version());
-        if includes_local_files(req.source) {
-            // The key cannot see the included file's content: always compile.
-            let (ptx, log) = run_nvrtc(library, req, &options)?;
-            let entry = CacheEntry {
-                key: key.as_str().to_string(),
-                ptx,
-                log,
-            };
-            return Ok(Success::new(&entry, req).compiled(false));
-        }
+        // be reused as it is, warnings included: the options, the stand-ins'
+        // text, and the contents of the learner's own included files.
+        let learner_dirs = headers::learner_include_dirs(req.extra_options);
+        let mut key_inputs = options.clone();
+        key_inputs.push(format!(
+            "stand-ins:{}",
+            stand_ins
+                .iter()
+                .map(|(name, text)| format!("{name}\n{text}"))
+                .collect::<Vec<_>>()
+                .join("\0")
+        ));
+        key_inputs.push(format!(
+            "includes:{}",
+            headers::include_digest(req.file_name, req.source, &learner_dirs)
+        ));
+        let key = CacheKey::new(req.file_name, req.source, &key_inputs, library.version());
 
         let slot = Arc::clone(lock(&self.memory).entry(key.clone()).or_default());
         let mut slot = lock(&slot);
@@ -244,7 +288,7 @@ impl PtxCompiler {
             return Ok(success.compiled(true));
         }
 
-        let (ptx, log) = run_nvrtc(library, req, &options)?;
+        let (ptx, log) = run_nvrtc(library, req, &options, &stand_ins, headers)?;
         let entry = CacheEntry {
             key: key.as_str().to_string(),
             ptx,
@@ -264,6 +308,8 @@ fn run_nvrtc(
     library: &NvrtcLibrary,
     req: &CompileRequest,
     options: &[String],
+    stand_ins: &[(&str, &str)],
+    headers: &CudaHeaders,
 ) -> Result<(String, String), CompileError> {
     let source = CString::new(req.source).map_err(|err| {
         // NVRTC would silently stop reading at the NUL; say where it is.
@@ -294,31 +340,28 @@ fn run_nvrtc(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Embedded texts without NUL bytes: the conversion cannot fail, but a
+    // failure would only drop that stand-in.
+    let stand_ins: Vec<(CString, CString)> = stand_ins
+        .iter()
+        .filter_map(|(name, text)| Some((CString::new(*name).ok()?, CString::new(*text).ok()?)))
+        .collect();
 
     let raw = library
-        .compile(&name, &source, &options)
+        .compile(&name, &source, &stand_ins, &options)
         .map_err(CompileError::Nvrtc)?;
     match raw.ptx {
         Some(ptx) => Ok((restore_file_name(&ptx, req.file_name), raw.log)),
-        None => Err(CompileError::Compilation {
-            file: req.file_name.to_string(),
-            messages: parse_log(&raw.log, req.file_name, req.source),
-            log: raw.log,
-        }),
+        None => {
+            let mut messages = parse_log(&raw.log, req.file_name, req.source);
+            messages::add_hints(&mut messages, headers.install_hint.as_deref());
+            Err(CompileError::Compilation {
+                file: req.file_name.to_string(),
+                messages,
+                log: raw.log,
+            })
+        }
     }
-}
-
-/// Whether the source has `#include "..."`: such a compile depends on files
-/// the cache key does not cover, so it is never cached. (`<...>` includes
-/// name toolkit headers, versioned with NVRTC.)
-fn includes_local_files(source: &str) -> bool {
-    source.lines().any(|line| {
-        line.trim_start()
-            .strip_prefix('#')
-            .map(|rest| rest.trim_start())
-            .and_then(|rest| rest.strip_prefix("include"))
-            .is_some_and(|rest| rest.trim_start().starts_with('"'))
-    })
 }
 
 /// Rewrites `.file 1 "/cwd/puzzles/09.cu"` back to `.file 1 "puzzles/09.cu"`:

@@ -4,12 +4,13 @@
 //!    only place tried: a wrong setting is an error, never silently ignored.
 //! 2. `CUDA_PATH`, `CUDA_HOME`: `lib64/`, then `lib/`.
 //! 3. `/usr/local/cuda*/lib64` (`cuda` first, then newest version first).
-//! 4. The dynamic loader's own search for `libnvrtc.so.12`, `libnvrtc.so`
-//!    (LD_LIBRARY_PATH, ld.so.cache).
-//! 5. `nvidia/cuda_nvrtc/lib` in the site-packages of every `python3` and
-//!    `python` on PATH (where `pip install nvidia-cuda-nvrtc-cu12` puts it),
-//!    user site included; each interpreter is asked only if nothing before
-//!    it was found.
+//! 4. The dynamic loader's own search for `libnvrtc.so.12`, `libnvrtc.so`,
+//!    `libnvrtc.so.13` (LD_LIBRARY_PATH, ld.so.cache).
+//! 5. `nvidia/cuda_nvrtc/lib` (where `pip install nvidia-cuda-nvrtc-cu12`
+//!    puts CUDA 12's) and `nvidia/cu13/lib` (the folder all CUDA 13 wheels
+//!    share, `pip install nvidia-cuda-nvrtc`) in the site-packages of every
+//!    `python3` and `python` on PATH, user site included; each interpreter is
+//!    asked only if nothing before it was found.
 //! 6. `~/.local/lib/python3*/site-packages` for a `pip install --user` done
 //!    with an interpreter no longer on PATH.
 //!
@@ -34,10 +35,11 @@ const FILE_NAMES: [&str; 4] = [
 ];
 
 /// Names handed to the dynamic loader as they are.
-const LOADER_NAMES: [&str; 2] = ["libnvrtc.so.12", "libnvrtc.so"];
+const LOADER_NAMES: [&str; 3] = ["libnvrtc.so.12", "libnvrtc.so", "libnvrtc.so.13"];
 
-/// Where the pip wheel puts the library inside a site-packages directory.
-const WHEEL_LIB_DIR: &str = "nvidia/cuda_nvrtc/lib";
+/// Where the pip wheels put the library inside a site-packages directory:
+/// CUDA 12's `nvidia-cuda-nvrtc-cu12`, then CUDA 13's `nvidia-cuda-nvrtc`.
+const WHEEL_LIB_DIRS: [&str; 2] = ["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"];
 
 /// Prints one site-packages directory per line: global ones, then the user's.
 /// Old virtualenvs lack `getsitepackages`, hence the guards.
@@ -221,8 +223,10 @@ impl<L> Search<'_, L> {
             match self.host.site_dirs(&python) {
                 Ok(sites) => {
                     for site in sites {
-                        if let Some(found) = self.try_dir(&site.join(WHEEL_LIB_DIR), &found_by) {
-                            return Some(found);
+                        for wheel in WHEEL_LIB_DIRS {
+                            if let Some(found) = self.try_dir(&site.join(wheel), &found_by) {
+                                return Some(found);
+                            }
                         }
                     }
                 }
@@ -233,18 +237,11 @@ impl<L> Search<'_, L> {
     }
 
     fn user_sites(&mut self, home: &Path) -> Option<Found<L>> {
-        let lib = home.join(".local/lib");
-        let mut sites: Vec<PathBuf> = std::fs::read_dir(&lib)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|entry| entry.file_name().to_string_lossy().starts_with("python3"))
-            .map(|entry| entry.path().join("site-packages"))
-            .collect();
-        sites.sort();
-        for site in sites {
-            if let Some(found) = self.try_dir(&site.join(WHEEL_LIB_DIR), "user site-packages") {
-                return Some(found);
+        for site in user_site_dirs(home) {
+            for wheel in WHEEL_LIB_DIRS {
+                if let Some(found) = self.try_dir(&site.join(wheel), "user site-packages") {
+                    return Some(found);
+                }
             }
         }
         None
@@ -288,9 +285,39 @@ impl<L> Search<'_, L> {
     }
 }
 
+/// `~/.local/lib/python3*/site-packages`, sorted.
+fn user_site_dirs(home: &Path) -> Vec<PathBuf> {
+    let lib = home.join(".local/lib");
+    let mut sites: Vec<PathBuf> = std::fs::read_dir(&lib)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("python3"))
+        .map(|entry| entry.path().join("site-packages"))
+        .collect();
+    sites.sort();
+    sites
+}
+
+/// Every site-packages folder known without running Python: those the
+/// interpreters named when NVRTC was searched for (remembered beside the PTX
+/// cache), then the user's. Where pip put CUDA's header wheels.
+pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
+    let memo = super::cache_dir().join("python-sites.txt");
+    let mut sites: Vec<PathBuf> = std::fs::read_to_string(memo)
+        .unwrap_or_default()
+        .lines()
+        .flat_map(|line| line.split('\t').skip(1).map(PathBuf::from))
+        .collect();
+    sites.extend(home.map(user_site_dirs).unwrap_or_default());
+    let mut seen = HashSet::new();
+    sites.retain(|site| seen.insert(site.clone()));
+    sites
+}
+
 /// `/usr/local/cuda` first (the installer's "current" link), then versioned
 /// toolkits newest first (`cuda-12.10` before `cuda-12.9`).
-fn cuda_toolkit_dirs(usr_local: &Path) -> Vec<PathBuf> {
+pub(crate) fn cuda_toolkit_dirs(usr_local: &Path) -> Vec<PathBuf> {
     let mut names: Vec<String> = std::fs::read_dir(usr_local)
         .into_iter()
         .flatten()
@@ -333,7 +360,10 @@ impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
         // answer is remembered beside the PTX cache and reused while it still leads to NVRTC.
         let memo = super::cache_dir().join("python-sites.txt");
         if let Some(sites) = remembered_sites(&memo, python) {
-            if sites.iter().any(|s| s.join(WHEEL_LIB_DIR).is_dir()) {
+            if sites
+                .iter()
+                .any(|s| WHEEL_LIB_DIRS.iter().any(|w| s.join(w).is_dir()))
+            {
                 return Ok(sites);
             }
         }
@@ -500,6 +530,9 @@ fn parse_site_dirs(output: &str) -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use std::fs;
+
+    /// The CUDA 12 wheel's folder.
+    const WHEEL_LIB_DIR: &str = WHEEL_LIB_DIRS[0];
 
     /// A scripted machine: records every load, succeeds only for `good`.
     #[derive(Default)]
@@ -672,6 +705,7 @@ mod tests {
             file(&usr_local.join("cuda-11.8/lib64/libnvrtc.so.12")),
             LibrarySpec::LoaderName("libnvrtc.so.12"),
             LibrarySpec::LoaderName("libnvrtc.so"),
+            LibrarySpec::LoaderName("libnvrtc.so.13"),
             file(&site_a.join(WHEEL_LIB_DIR).join("libnvrtc.so.12")),
             file(&site_b.join(WHEEL_LIB_DIR).join("libnvrtc.so.12")),
             file(
@@ -723,6 +757,69 @@ mod tests {
         assert_eq!(found.as_deref(), Some("python site-packages (/py/a)"));
         // The second interpreter is never run.
         assert_eq!(host.asked, vec![PathBuf::from("/py/a")]);
+    }
+
+    #[test]
+    fn cuda13_wheel_is_found_in_its_shared_folder() {
+        // `pip install nvidia-cuda-nvrtc` (13.x) puts libnvrtc.so.13 in
+        // nvidia/cu13/lib, shared with the other CUDA 13 wheels.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let site = dir.path().join("site");
+        let wheel = site.join("nvidia/cu13/lib/libnvrtc.so.13");
+        touch(&wheel);
+        let env = SearchEnv {
+            usr_local: dir.path().join("no-usr-local"),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&wheel)),
+            pythons: vec![PathBuf::from("/py/a")],
+            sites: vec![(PathBuf::from("/py/a"), vec![site.clone()])],
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host).ok().map(|f| f.library);
+        assert_eq!(found, Some(file(&wheel)));
+        // The CUDA 12 wheel's folder is tried first (and is absent here).
+        assert_eq!(host.loads.last(), Some(&file(&wheel)), "{:?}", host.loads);
+
+        // A user-site install of the CUDA 13 wheel, with no python on PATH.
+        let home = dir.path().join("home");
+        let user = home.join(".local/lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13");
+        touch(&user);
+        let env = SearchEnv {
+            usr_local: dir.path().join("no-usr-local"),
+            home: Some(home),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&user)),
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host).ok().map(|f| f.found_by);
+        assert_eq!(found.as_deref(), Some("user site-packages"));
+    }
+
+    #[test]
+    fn both_wheels_in_one_site_prefer_cuda12() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let site = dir.path().join("site");
+        let w12 = site.join(WHEEL_LIB_DIR).join("libnvrtc.so.12");
+        let w13 = site.join("nvidia/cu13/lib/libnvrtc.so.13");
+        touch(&w12);
+        touch(&w13);
+        let env = SearchEnv {
+            usr_local: dir.path().join("no-usr-local"),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&w12)),
+            pythons: vec![PathBuf::from("/py/a")],
+            sites: vec![(PathBuf::from("/py/a"), vec![site.clone()])],
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host).ok().map(|f| f.library);
+        assert_eq!(found, Some(file(&w12)));
+        assert!(!host.loads.contains(&file(&w13)));
     }
 
     #[test]

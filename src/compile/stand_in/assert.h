@@ -1,0 +1,1 @@
+/* gpuzzle stand-in for a host header: NVRTC defines device assert() itself. */

@@ -1,0 +1,1 @@
+/* gpuzzle stand-in for a host header: NVRTC declares device memcpy/memset itself. */

@@ -1,0 +1,2 @@
+#pragma once
+#define SAXPY_A 2.0f
