@@ -669,3 +669,61 @@ fn a_counter_overrun_in_one_kernel_of_several_names_it() {
         "{report}"
     );
 }
+
+#[test]
+fn check_format_github_annotates_the_learners_lines_and_writes_a_summary() {
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    std::fs::write(
+        ws.join("puzzles/10_dot_product.cu"),
+        "extern \"C\" __global__ void dot_product(float* out, const float* a, const float* b, int size) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < size) out[0] += a[i] * b[i];\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("puzzles/01_map.cu"),
+        "extern \"C\" __global__ void map(float* out, const float* a, int size) {\n    out[threadIdx.x] = x;\n}\n",
+    )
+    .unwrap();
+    let summary = dir.path().join("summary.md");
+    let out = in_ws(dir.path())
+        .args(["check", "1", "2", "10", "--format", "github"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "::error file=puzzles/01_map.cu,line=2,col=24,title=Puzzle 1 (map)%3A does not compile::identifier \"x\" is undefined"
+        )),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "::error file=puzzles/10_dot_product.cu,line=3,title=Puzzle 10 (dot-product)%3A global-race::"
+        )),
+        "{text}"
+    );
+    // The fixed test and its random variant are one annotation.
+    let zip: Vec<_> = lines
+        .iter()
+        .filter(|l| l.starts_with("::error file=puzzles/02_zip.cu"))
+        .collect();
+    assert_eq!(zip.len(), 1, "{text}");
+    assert!(
+        zip[0].contains("wrong output::`out` differs from the spec"),
+        "{text}"
+    );
+    assert_eq!(lines.last(), Some(&"gpuzzle: 0 of 3 puzzles pass"));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("## gpuzzle: 0 of 3 puzzles pass"), "{md}");
+    assert!(
+        md.contains("| 10 | dot-product | 0/2 | over: global reads |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1 | map | – | – | ❌ does not compile"),
+        "{md}"
+    );
+}

@@ -18,6 +18,9 @@ pub enum CheckFormat {
     Text,
     Json,
     Junit,
+    /// GitHub Actions annotations at the learner's lines, plus a markdown summary appended to
+    /// `$GITHUB_STEP_SUMMARY` when it is set.
+    Github,
 }
 
 #[derive(Args, Debug)]
@@ -31,6 +34,7 @@ pub struct CheckArgs {
     /// Grade the reference solutions in solutions/ instead of the kernels in puzzles/.
     #[arg(long)]
     pub solutions: bool,
+    /// Output: a table (text), JSON, JUnit XML, or GitHub Actions annotations (github).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// Puzzles graded at once (default: the number of cores).
@@ -98,6 +102,10 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
         CheckFormat::Json => println!("{}", report::check::json(&outcomes)),
         CheckFormat::Junit => print!("{}", report::check::junit(&outcomes, a.solutions)),
+        CheckFormat::Github => {
+            print!("{}", report::github::annotations(&outcomes));
+            write_step_summary(&report::github::summary(&outcomes, a.solutions));
+        }
     }
     Ok(if outcomes.iter().all(|o| o.passed) {
         0
@@ -116,4 +124,24 @@ fn progress_bar(n: usize, hidden: bool) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// Append the markdown summary to the file GitHub Actions names in `$GITHUB_STEP_SUMMARY`
+/// (nothing outside Actions). A summary that cannot be written costs the job its table, not its
+/// verdict: say so on stderr and go on.
+fn write_step_summary(markdown: &str) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, markdown.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: could not append the summary to GITHUB_STEP_SUMMARY ({}): {e}",
+            std::path::Path::new(&path).display()
+        );
+    }
 }

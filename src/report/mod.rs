@@ -9,6 +9,7 @@ pub mod bench;
 pub mod catalog;
 pub mod check;
 pub mod exec;
+pub mod github;
 pub mod puzzle;
 pub mod snippet;
 pub mod watch;

@@ -1,0 +1,422 @@
+//! `check --format github`: GitHub Actions workflow commands (`::error file=...,line=...::...`)
+//! that put each failure at the learner's line in a pull request or job view, and a markdown
+//! summary for `$GITHUB_STEP_SUMMARY`.
+
+use super::{layout, reason};
+use crate::emu::result::Severity;
+use crate::judge::outcome::{PerfKind, PuzzleOutcome};
+use std::fmt::Write;
+
+/// One annotation before escaping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Annotation {
+    level: &'static str,
+    file: String,
+    line: Option<u32>,
+    col: Option<u32>,
+    title: String,
+    message: String,
+}
+
+/// Every annotation of the graded puzzles, one workflow command per line. The same finding in
+/// several tests (a fixed test and its random-input variant, say) is one annotation naming
+/// the tests.
+pub fn annotations(outcomes: &[PuzzleOutcome]) -> String {
+    let mut out = String::new();
+    for o in outcomes {
+        for (a, tests, detail) in puzzle_annotations(o) {
+            let mut message = a.message.clone();
+            if let Some(d) = detail {
+                message.push_str(&d);
+            }
+            if !tests.is_empty() {
+                let noun = if tests.len() == 1 { "test" } else { "tests" };
+                let _ = write!(message, " ({noun} {})", quoted_list(&tests));
+            }
+            let _ = write!(out, "::{} file={}", a.level, escape_property(&a.file));
+            if let Some(l) = a.line {
+                let _ = write!(out, ",line={l}");
+            }
+            if let Some(c) = a.col {
+                let _ = write!(out, ",col={c}");
+            }
+            let _ = writeln!(
+                out,
+                ",title={}::{}",
+                escape_property(&a.title),
+                escape_data(&message)
+            );
+        }
+    }
+    let passed = outcomes.iter().filter(|o| o.passed).count();
+    let _ = writeln!(out, "gpuzzle: {passed} of {} puzzles pass", outcomes.len());
+    out
+}
+
+/// An annotation, the tests it was seen in (in order, no repeats), and a detail of its first
+/// sighting (which elements differed) that does not keep later tests from joining it.
+type Found = (Annotation, Vec<String>, Option<String>);
+
+/// The annotations of one puzzle.
+fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
+    let title = |what: &str| format!("Puzzle {} ({}): {what}", o.id, o.slug);
+    let mut found: Vec<Found> = Vec::new();
+    let mut add_detailed = |a: Annotation, test: Option<&str>, detail: Option<String>| {
+        let tests = match found.iter_mut().find(|(b, _, _)| *b == a) {
+            Some((_, tests, _)) => tests,
+            None => {
+                found.push((a, Vec::new(), detail));
+                &mut found.last_mut().expect("just pushed").1
+            }
+        };
+        if let Some(t) = test {
+            if !tests.iter().any(|x| x == t) {
+                tests.push(t.to_string());
+            }
+        }
+    };
+    if let Some(log) = &o.compile_error {
+        let located = compiler_lines(log);
+        if located.is_empty() {
+            add_detailed(
+                Annotation {
+                    level: "error",
+                    file: o.file.clone(),
+                    line: None,
+                    col: None,
+                    title: title("does not compile"),
+                    message: first_line(log),
+                },
+                None,
+                None,
+            );
+        }
+        for (level, file, line, col, text) in located {
+            add_detailed(
+                Annotation {
+                    level,
+                    file,
+                    line: Some(line),
+                    col,
+                    title: title(if level == "error" {
+                        "does not compile"
+                    } else {
+                        "compiler warning"
+                    }),
+                    message: text,
+                },
+                None,
+                None,
+            );
+        }
+        return found;
+    }
+    if o.tests.is_empty() && !o.passed {
+        add_detailed(
+            Annotation {
+                level: "error",
+                file: o.file.clone(),
+                line: None,
+                col: None,
+                title: title("not graded"),
+                message: reason::puzzle(o),
+            },
+            None,
+            None,
+        );
+    }
+    for t in &o.tests {
+        let test = base_name(&t.name);
+        for d in &t.diagnostics {
+            add_detailed(
+                Annotation {
+                    level: match d.severity {
+                        Severity::Error => "error",
+                        Severity::Warning => "warning",
+                    },
+                    file: d.file.clone().unwrap_or_else(|| o.file.clone()),
+                    line: d.line,
+                    col: None,
+                    title: title(d.kind.as_str()),
+                    message: layout::strip_ansi(&d.message),
+                },
+                Some(test),
+                None,
+            );
+        }
+        if t.passed {
+            continue;
+        }
+        if let Some(e) = &t.error {
+            add_detailed(
+                Annotation {
+                    level: "error",
+                    file: o.file.clone(),
+                    line: None,
+                    col: None,
+                    title: title("the test stopped"),
+                    message: layout::strip_ansi(e),
+                },
+                Some(test),
+                None,
+            );
+        }
+        for (name, c) in &t.outputs {
+            if c.mismatches.is_empty() && c.got.len() == c.expected.len() {
+                continue;
+            }
+            let first = c.mismatches.first().map_or(String::new(), |&i| {
+                format!(
+                    "; first at {name}[{i}]: expected {}, got {}",
+                    c.expected.get(i).copied().unwrap_or_default(),
+                    c.got.get(i).copied().unwrap_or_default()
+                )
+            });
+            add_detailed(
+                Annotation {
+                    level: "error",
+                    file: o.file.clone(),
+                    line: None,
+                    col: None,
+                    title: title("wrong output"),
+                    message: format!("`{name}` differs from the spec"),
+                },
+                Some(test),
+                Some(format!(
+                    ": {} of {} elements{first}",
+                    c.mismatches.len(),
+                    c.expected.len()
+                )),
+            );
+        }
+        // A perf overrun is also an `OverBudget` (its key as the counter): annotated below, at
+        // its worst line.
+        let is_perf = |counter: &str| PerfKind::ALL.iter().any(|k| k.key() == counter);
+        for over in t.over_budget.iter().filter(|b| !is_perf(b.counter)) {
+            add_detailed(
+                Annotation {
+                    level: "error",
+                    file: o.file.clone(),
+                    line: None,
+                    col: None,
+                    title: title("over budget"),
+                    message: format!(
+                        "{} {} per thread where the budget allows {}",
+                        over.used,
+                        over.counter.replace('_', " "),
+                        over.budget
+                    ),
+                },
+                Some(test),
+                None,
+            );
+        }
+        for p in t.perf.iter().filter(|p| p.over()) {
+            add_detailed(
+                Annotation {
+                    level: "error",
+                    file: p.file.clone().unwrap_or_else(|| o.file.clone()),
+                    line: p.line,
+                    col: None,
+                    title: title("over the performance budget"),
+                    message: format!(
+                        "{} {:.1} at this line where the budget allows {}",
+                        p.kind.label(),
+                        p.value,
+                        p.budget.unwrap_or_default()
+                    ),
+                },
+                Some(test),
+                None,
+            );
+        }
+    }
+    found
+}
+
+/// `out[i] (random inputs)` and `out[i]` are the same test for an annotation's list.
+fn base_name(name: &str) -> &str {
+    name.strip_suffix(" (random inputs)").unwrap_or(name)
+}
+
+fn quoted_list(tests: &[String]) -> String {
+    tests
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn first_line(text: &str) -> String {
+    layout::strip_ansi(text.lines().next().unwrap_or_default())
+}
+
+type Located = (&'static str, String, u32, Option<u32>, String);
+
+/// The `FILE:LINE[:COL]: error|warning: TEXT` lines of a compile log (gpuzzle's form of
+/// NVRTC's messages).
+fn compiler_lines(log: &str) -> Vec<Located> {
+    let mut found = Vec::new();
+    for raw in log.lines() {
+        let line = layout::strip_ansi(raw);
+        let line = line.trim();
+        for (marker, level) in [(": error: ", "error"), (": warning: ", "warning")] {
+            let Some(at) = line.find(marker) else {
+                continue;
+            };
+            let place = &line[..at];
+            let text = line[at + marker.len()..].to_string();
+            let mut parts = place.rsplitn(3, ':');
+            let (a, b, c) = (parts.next(), parts.next(), parts.next());
+            let parsed = match (a, b, c) {
+                (Some(col), Some(l), Some(file)) => match (l.parse(), col.parse()) {
+                    (Ok(l), Ok(col)) => Some((file.to_string(), l, Some(col))),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .or_else(|| {
+                let (file, l) = place.rsplit_once(':')?;
+                Some((file.to_string(), l.parse().ok()?, None))
+            });
+            if let Some((file, l, col)) = parsed {
+                found.push((level, file, l, col, text));
+            }
+            break;
+        }
+    }
+    found
+}
+
+/// GitHub's escaping of a command's message.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// GitHub's escaping of a command's property values.
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The markdown summary: one row per puzzle with its tests, budgets and verdict.
+pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
+    let passed = outcomes.iter().filter(|o| o.passed).count();
+    let mut out = format!(
+        "## gpuzzle: {passed} of {} puzzles pass{}\n\n| # | puzzle | tests passed | budgets | result |\n| --: | --- | --: | --- | --- |\n",
+        outcomes.len(),
+        if solutions {
+            " (reference solutions)"
+        } else {
+            ""
+        }
+    );
+    for o in outcomes {
+        let tests = if o.compile_error.is_some() || o.tests.is_empty() {
+            "–".to_string()
+        } else {
+            format!(
+                "{}/{}",
+                o.tests.iter().filter(|t| t.passed).count(),
+                o.tests.len()
+            )
+        };
+        let mut over: Vec<String> = o
+            .tests
+            .iter()
+            .flat_map(|t| {
+                t.over_budget
+                    .iter()
+                    .filter(|b| !PerfKind::ALL.iter().any(|k| k.key() == b.counter))
+                    .map(|b| b.counter.replace('_', " "))
+                    .chain(
+                        t.perf
+                            .iter()
+                            .filter(|p| p.over())
+                            .map(|p| p.kind.label().to_string()),
+                    )
+            })
+            .collect();
+        over.dedup();
+        let budgets = if o.tests.is_empty() {
+            "–".to_string()
+        } else if over.is_empty() {
+            "within budget".to_string()
+        } else {
+            let mut unique: Vec<String> = Vec::new();
+            for b in over {
+                if !unique.contains(&b) {
+                    unique.push(b);
+                }
+            }
+            format!("over: {}", unique.join(", "))
+        };
+        let result = if o.passed {
+            "✅ pass".to_string()
+        } else {
+            format!("❌ {}", markdown_cell(&reason::puzzle(o)))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {tests} | {budgets} | {result} |",
+            o.id, o.slug
+        );
+    }
+    out
+}
+
+/// Text safe inside a markdown table cell: one line, no column breaks.
+fn markdown_cell(s: &str) -> String {
+    layout::strip_ansi(s)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_properties_are_escaped_as_github_reads_them() {
+        assert_eq!(escape_data("50% done\nnext"), "50%25 done%0Anext");
+        assert_eq!(
+            escape_property("a:b,c%"),
+            "a%3Ab%2Cc%25",
+            "colons and commas would end a property"
+        );
+    }
+
+    #[test]
+    fn compile_logs_give_file_line_and_column() {
+        let log = "puzzles/01_map.cu does not compile\n  puzzles/01_map.cu:5:12: error: identifier \"x\" is undefined\n  puzzles/01_map.cu:7: warning: variable \"y\" was declared but never referenced\nsome note";
+        let found = compiler_lines(log);
+        assert_eq!(
+            found,
+            [
+                (
+                    "error",
+                    "puzzles/01_map.cu".to_string(),
+                    5,
+                    Some(12),
+                    "identifier \"x\" is undefined".to_string()
+                ),
+                (
+                    "warning",
+                    "puzzles/01_map.cu".to_string(),
+                    7,
+                    None,
+                    "variable \"y\" was declared but never referenced".to_string()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn random_variants_fold_into_their_fixed_test() {
+        assert_eq!(base_name("8 elements (random inputs)"), "8 elements");
+        assert_eq!(base_name("8 elements"), "8 elements");
+    }
+}
