@@ -727,3 +727,24 @@ fn check_format_github_annotates_the_learners_lines_and_writes_a_summary() {
         "{md}"
     );
 }
+
+#[test]
+fn run_shows_nvrtc_warnings_with_their_source_line() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("ws/puzzles/09_pooling.cu"),
+        "extern \"C\" __global__ void pooling(float* out, const float* a, int size) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float s = 0.0f;\n    for (int k = 0; k < 3; k * 2) { s += 1.0f; break; }\n    if (i < size) out[i] = a[i] + s;\n}\n",
+    )
+    .unwrap();
+    let out = in_ws(dir.path()).args(["run", "9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("puzzles/09_pooling.cu:4:") && text.contains("expression has no effect"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    4 |     for (int k = 0; k < 3; k * 2)"),
+        "{text}"
+    );
+}

@@ -148,6 +148,7 @@ pub fn grade_in_batch(
             file: name,
             passed: false,
             tests: Vec::new(),
+            warnings: Vec::new(),
             compile_error: Some(message),
         }),
     }

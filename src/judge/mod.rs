@@ -72,6 +72,7 @@ pub fn judge(
         file: display_name.to_string(),
         passed: false,
         tests: Vec::new(),
+        warnings: Vec::new(),
         compile_error: None,
     };
     let req = CompileRequest {
@@ -88,6 +89,7 @@ pub fn judge(
         }
         Err(e) => return Err(e.into()),
     };
+    outcome.warnings = learner.warnings.iter().map(|w| w.to_string()).collect();
     let learner_ptx = learner.ptx.to_string();
     let learner = match crate::ptx::parse(&learner.ptx) {
         Ok(m) => m,

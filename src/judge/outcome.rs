@@ -180,6 +180,10 @@ pub struct PuzzleOutcome {
     pub file: String,
     pub passed: bool,
     pub tests: Vec<TestOutcome>,
+    /// NVRTC's warnings about the learner's kernel (`file:line:col: warning: text`), shown by
+    /// `run`, `watch` and `check --format github`; not in the JSON, whose shape is fixed.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// NVRTC's message when the kernel did not compile (then `tests` is empty).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_error: Option<String>,

@@ -231,6 +231,7 @@ mod tests {
                 test_with("one", [1, 1, 0, 0]),
                 test_with("one, random inputs", [1, 1, 0, 0]),
             ],
+            warnings: Vec::new(),
             compile_error: None,
         }
     }

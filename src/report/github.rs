@@ -111,6 +111,20 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
         }
         return found;
     }
+    for (level, file, line, col, text) in compiler_lines(&o.warnings.join("\n")) {
+        add_detailed(
+            Annotation {
+                level,
+                file,
+                line: Some(line),
+                col,
+                title: title("compiler warning"),
+                message: text,
+            },
+            None,
+            None,
+        );
+    }
     if o.tests.is_empty() && !o.passed {
         add_detailed(
             Annotation {

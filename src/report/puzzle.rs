@@ -34,10 +34,12 @@ pub fn text(
         sections.extend(stuck(o.id, hints));
     } else if o.passed {
         sections.push(passed(o, solutions));
+        sections.extend(compiler_warnings(o, source));
         sections.extend(diagnostics(o, source));
         sections.push(format!("  {}", next_step(next)));
     } else {
         sections.push(failed_head(o, solutions));
+        sections.extend(compiler_warnings(o, source));
         let named = o.tests.len() > 1;
         let first_failed = o.tests.iter().find(|t| !t.passed);
         sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
@@ -49,6 +51,45 @@ pub fn text(
         sections.extend(stuck(o.id, hints));
     }
     sections.join("\n\n")
+}
+
+/// NVRTC's warnings about the kernel, each with the source line it points at: a warning such as
+/// "expression has no effect" on `for (...; s * 2)` is often the whole bug.
+fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Option<String> {
+    if o.warnings.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for w in &o.warnings {
+        let mut lines = w.lines();
+        let first = lines.next().unwrap_or_default();
+        out.push(format!(
+            "  {}",
+            first.replacen(
+                ": warning: ",
+                &format!(": {} ", "warning:".yellow().bold()),
+                1
+            )
+        ));
+        for more in lines {
+            out.push(format!("    {more}"));
+        }
+        let line_no = first.split_once(": warning: ").and_then(|(place, _)| {
+            let mut parts = place.rsplit(':').map(str::parse::<usize>);
+            // `file:line:col` or `file:line`
+            match (parts.next(), parts.next()) {
+                (Some(Ok(_col)), Some(Ok(line))) => Some(line),
+                (Some(Ok(line)), _) => Some(line),
+                _ => None,
+            }
+        });
+        if let (Some(n), Some(src)) = (line_no, source) {
+            if let Some(text) = n.checked_sub(1).and_then(|i| src.lines().nth(i)) {
+                out.push(format!("  {} {}", format!("{n:>5} |").dimmed(), text));
+            }
+        }
+    }
+    Some(out.join("\n"))
 }
 
 /// One failed test on its own, for a JUnit failure body: what stopped it, its differing
@@ -379,6 +420,7 @@ mod tests {
             file: "puzzles/09_pooling.cu".into(),
             passed: tests.iter().all(|t| t.passed),
             tests,
+            warnings: Vec::new(),
             compile_error: None,
         }
     }
