@@ -162,6 +162,7 @@ mod tests {
             file: "puzzles/01_map.cu".into(),
             passed: false,
             tests: vec![],
+            warnings: Vec::new(),
             compile_error: Some(
                 "\npuzzles/01_map.cu(3): error: identifier \"x\" is undefined\n\n1 error detected"
                     .into(),
