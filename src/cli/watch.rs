@@ -317,11 +317,27 @@ fn content_hash(path: &Path) -> Option<u64> {
     Some(h.finish())
 }
 
+/// The file's content hash once it has stopped changing: a save is often a truncation and then a
+/// write (or two writes), and grading the half-written file would show a bogus verdict and then
+/// re-grade. Waits up to about half a second for two reads 60 ms apart to agree.
+fn settled_hash(path: &Path) -> Option<u64> {
+    let mut last = content_hash(path);
+    for _ in 0..8 {
+        std::thread::sleep(Duration::from_millis(60));
+        let now = content_hash(path);
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    last
+}
+
 /// Whether the file's content differs from `seen`; updates `seen` when it does. A file that
 /// cannot be read right now (an editor between delete and rename) is not a change: its next
 /// write brings another event.
 fn changed(path: &Path, seen: &mut Option<u64>) -> bool {
-    match content_hash(path) {
+    match settled_hash(path) {
         Some(h) if Some(h) != *seen => {
             *seen = Some(h);
             true

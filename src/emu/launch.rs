@@ -307,6 +307,18 @@ fn check_resources(
 
 /// Find `kernel` in `module` and check `args` against its parameters: the messages both the
 /// emulator and the GPU backend give (the judge turns them into "keep the starter's parameters").
+/// Whether a scalar of type `arg` cannot be what a parameter declared `param` holds: a float
+/// for an integer parameter or the reverse. Untyped (`.b32`) parameters take either.
+fn scalar_kind_differs(arg: crate::emu::value::ElemType, param: crate::ptx::ir::Ty) -> bool {
+    use crate::ptx::ir::Ty;
+    let param_float = match param {
+        Ty::F16 | Ty::F32 | Ty::F64 => true,
+        Ty::U8 | Ty::U16 | Ty::U32 | Ty::U64 | Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64 => false,
+        _ => return false,
+    };
+    arg.is_float() != param_float
+}
+
 pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u32, EmuError> {
     let (entry, f) = match module.lookup_entry(kernel) {
         Ok(hit) => hit,
@@ -356,6 +368,18 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     s.ty.size(),
                     p.size,
                     if p.size == 8 && !p.is_array { " (a pointer or 64-bit value?)" } else { "" }
+                )));
+            }
+            // Same size, other kind: PTX keeps a kernel parameter's type (`int` is `.u32`,
+            // `float` is `.f32`), so `(int n, float alpha)` swapped against the declaration
+            // is caught here instead of running with reinterpreted bits.
+            KernelArg::Scalar(s) if scalar_kind_differs(s.ty, p.ty) => {
+                return Err(EmuError::Signature(format!(
+                    "argument {n} is {} {} scalar, but parameter {n} of `{kernel}` is declared {} (.{}): are two parameters swapped, or one declared with another type?",
+                    if s.ty.is_float() { "a floating-point" } else { "an integer" },
+                    s.ty,
+                    if s.ty.is_float() { "an integer" } else { "floating-point" },
+                    format!("{:?}", p.ty).to_lowercase()
                 )));
             }
             KernelArg::Struct { bytes, .. } if !p.is_array || p.size as usize != bytes.len() => {
