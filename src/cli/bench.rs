@@ -1,6 +1,7 @@
 //! `gpuzzle bench N`: the puzzle's `[bench]` launch, timed on a GPU, or counted on the emulator.
 
 use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::output::{errln, outln};
 use super::{default_jobs, Format, EXIT_FAIL};
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::RunResult;
@@ -70,11 +71,11 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
-                Format::Json => println!(
+                Format::Json => outln!(
                     "{}",
                     serde_json::json!({"ok": false, "error": e.to_string()})
                 ),
-                Format::Text => eprintln!("{e}"),
+                Format::Text => errln!("{e}"),
             }
             return Ok(EXIT_FAIL);
         }
@@ -168,7 +169,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     // A kernel that computes something else is not worth timing: fail, like `run` would.
     let ran_clean = parts.clean && parts.mismatches.unwrap_or(0) == 0;
     match a.format {
-        Format::Json => println!("{}", report::bench::json(&outcome)),
+        Format::Json => outln!("{}", report::bench::json(&outcome)),
         Format::Text => super::print_block(&report::bench::text(&outcome)),
     }
     Ok(if ran_clean { 0 } else { EXIT_FAIL })

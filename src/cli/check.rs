@@ -1,6 +1,7 @@
 //! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
 
 use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::output::{out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
@@ -96,8 +97,8 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     }
     match a.format {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
-        CheckFormat::Json => println!("{}", report::check::json(&outcomes)),
-        CheckFormat::Junit => print!("{}", report::check::junit(&outcomes, a.solutions)),
+        CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),
+        CheckFormat::Junit => out!("{}", report::check::junit(&outcomes, a.solutions)),
     }
     Ok(if outcomes.iter().all(|o| o.passed) {
         0

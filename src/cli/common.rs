@@ -1,6 +1,7 @@
 //! What several commands share: finding the workspace and its puzzles, reading a kernel file,
 //! grading one puzzle and recording the result.
 
+use super::output::errln;
 use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
@@ -62,7 +63,7 @@ impl BackendArgs {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
         if let (true, Some(note)) = (announce, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| eprintln!("{}", colored::Colorize::dimmed(note.as_str())));
+            SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
         Ok(s)
     }
@@ -157,14 +158,14 @@ pub fn grade_in_batch(
 pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
     let (mut state, warning) = State::load(ws);
     if let (Some(w), false) = (warning, quiet) {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     for o in outcomes {
         state.record(&o.slug, o.passed);
     }
     if let Err(e) = state.save(ws) {
         if !quiet {
-            eprintln!("warning: progress not saved: {e}");
+            errln!("warning: progress not saved: {e}");
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `gpuzzle exec`: compile any kernel file and run it on the emulator or the GPU.
 
 use super::common::BackendArgs;
+use super::output::{errln, outln};
 use super::{default_jobs, parse_define, parse_dims, Format, EXIT_FAIL, EXIT_USAGE};
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::{self, spec, EmuOptions, LaunchConfig};
@@ -77,8 +78,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
                 file,
             };
             match a.format {
-                Format::Json => println!("{}", compile_error_json(&err.to_string())),
-                Format::Text => eprintln!("{err}"),
+                Format::Json => outln!("{}", compile_error_json(&err.to_string())),
+                Format::Text => errln!("{err}"),
             }
             return Ok(EXIT_FAIL);
         }
@@ -86,7 +87,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     };
     if !quiet && a.format == Format::Text {
         for w in &compiled.warnings {
-            eprintln!("{w}");
+            errln!("{w}");
         }
     }
     let module = crate::ptx::parse(&compiled.ptx)
@@ -132,18 +133,18 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             | GpuError::Isolation(_)),
         ) => {
             match a.format {
-                Format::Json => println!("{}", compile_error_json(&e.to_string())),
-                Format::Text => eprintln!("error: {e}"),
+                Format::Json => outln!("{}", compile_error_json(&e.to_string())),
+                Format::Text => errln!("error: {e}"),
             }
             return Ok(EXIT_FAIL);
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return Ok(EXIT_USAGE);
         }
     };
     match a.format {
-        Format::Json => println!("{}", report::exec::json(&result)),
+        Format::Json => outln!("{}", report::exec::json(&result)),
         Format::Text => super::print_block(&report::exec::text(
             &result,
             &a.kernel,

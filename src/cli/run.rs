@@ -1,6 +1,7 @@
 //! `gpuzzle run N`: grade one puzzle and explain the verdict.
 
 use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::output::outln;
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
 use crate::puzzle::State;
@@ -57,7 +58,7 @@ pub fn run_one_on(
     let next = common::next_of(puzzles, puzzle).map(|p| (p.id, p.title.as_str()));
     let text = report::puzzle::text(&outcome, source.as_deref(), next, hints, solution);
     if quiet && outcome.passed {
-        println!("{}", text.lines().next().unwrap_or_default());
+        outln!("{}", text.lines().next().unwrap_or_default());
     } else {
         super::print_block(&text);
     }

@@ -1,6 +1,7 @@
 //! `gpuzzle watch [N]`: re-run a puzzle whenever its file is saved, moving on when it passes.
 
 use super::common::{self, WorkspaceArgs};
+use super::output::outln;
 use super::run::run_one;
 use crate::puzzle::{State, Status};
 use anyhow::{Context, Result};
@@ -74,14 +75,14 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
         if code == 0 {
             if let Some(next) = common::next_of(&loaded.puzzles, current) {
                 current = next;
-                println!(
+                outln!(
                     "\n{} now watching {}",
                     "→".green(),
                     common::display_path(&loaded.ws.kernel_path(current, false))
                 );
                 continue;
             }
-            println!("Every puzzle passes. Well done!");
+            outln!("Every puzzle passes. Well done!");
             return Ok(0);
         }
         let file = loaded.ws.kernel_path(current, false);
@@ -91,7 +92,7 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
         } else {
             ""
         };
-        println!(
+        outln!(
             "{}",
             format!(
                 "Watching {} — save it to re-run{hint}",
@@ -99,6 +100,10 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
             )
             .dimmed()
         );
+        // Nobody reads the output any more (closed pipe, full disk): stop watching.
+        if super::output::stdout_gone() {
+            return Ok(0);
+        }
         loop {
             match rx.recv() {
                 Ok(Event::Quit) | Err(_) => return Ok(0),
@@ -107,7 +112,7 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
                         .iter()
                         .any(|p| p.file_name().map(|f| f.to_os_string()) == file_name)
                     {
-                        println!();
+                        outln!();
                         break;
                     }
                 }
