@@ -20,9 +20,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use std::time::Duration;
 
-/// Thread-instructions the emulator may spend on one bench launch (the biggest pack bench takes
-/// a few tens of millions).
-const BENCH_STEP_LIMIT: u64 = 2_000_000_000;
+/// Thread-instructions the emulator may spend on one bench launch: the biggest pack bench takes
+/// under 30 million, and a runaway kernel must end within seconds (see `Deadline::for_steps`).
+const BENCH_STEP_LIMIT: u64 = 100_000_000;
 /// Default time limit of a GPU bench: compiling, checking and timing both kernels.
 const BENCH_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -216,6 +216,7 @@ fn emu_run(
         checkers: false,
         jobs: default_jobs(),
         perf: true,
+        deadline: Some(emu::Deadline::for_steps(BENCH_STEP_LIMIT)),
     };
     emu::run(&module, kernel, cfg, args.to_vec(), &opts).map_err(|e| e.to_string())
 }

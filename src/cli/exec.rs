@@ -108,7 +108,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         let opts = EmuOptions {
             step_limit: a.step_limit,
             jobs: default_jobs(),
-            perf: true,
+            // No perf figures: exec never prints them, and their log costs time and memory.
+            deadline: Some(emu::Deadline::for_steps(a.step_limit)),
             ..EmuOptions::default()
         };
         emu::run(&module, &a.kernel, &cfg, args, &opts).map_err(GpuError::Launch)

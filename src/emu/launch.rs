@@ -73,10 +73,15 @@ impl<'m> Launch<'m> {
         self.steps.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// Count executed instructions; true once the launch's step limit is passed.
+    /// True once the wall-clock deadline (if any) has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.opts.deadline.is_some_and(|d| d.passed())
+    }
+
+    /// Count executed instructions; true once the launch's step limit or deadline is passed.
     pub fn add_steps(&self, n: u64) -> bool {
         let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;
-        if total > self.opts.step_limit {
+        if total > self.opts.step_limit || self.past_deadline() {
             self.abort();
             true
         } else {
@@ -520,7 +525,7 @@ pub fn run(
     }
     Ok(RunResult {
         buffers,
-        stdout: fold.stdout,
+        stdout: fold.stdout.into_text(),
         diagnostics: fold.diags.finish(),
         counters: fold.counters,
         perf: fold.perf,
@@ -534,7 +539,7 @@ const STEP_LIMIT: &str = "step limit";
 struct Summary {
     counters: CounterSummary,
     diags: Diags,
-    stdout: String,
+    stdout: super::printf::Output,
     instructions: u64,
     perf: PerfStats,
     fatal: Option<String>,
@@ -602,7 +607,7 @@ impl InOrder {
 struct Fold {
     counters: CounterSummary,
     diags: Diags,
-    stdout: String,
+    stdout: super::printf::Output,
     instructions: u64,
     perf: PerfStats,
     fatal: Option<String>,
@@ -621,7 +626,8 @@ impl Fold {
         self.seen = true;
         self.counters.total.add(&s.counters.total);
         self.diags.merge(s.diags);
-        self.stdout.push_str(&s.stdout);
+        self.stdout
+            .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);
         self.instructions += s.instructions;
         self.perf.global_warp_accesses += s.perf.global_warp_accesses;
         self.perf.global_sectors += s.perf.global_sectors;
