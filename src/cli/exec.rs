@@ -58,6 +58,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .map(|s| spec::parse_arg(s, &base))
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
+    reject_repeated_names(&a.args)?;
     let name = a.file.display().to_string();
     let req = CompileRequest {
         file_name: &name,
@@ -145,7 +146,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         }
     };
     match a.format {
-        Format::Json => outln!("{}", report::exec::json(&result)),
+        Format::Json => super::output::with_stdout(|w| report::exec::write_json(&result, w)),
         Format::Text => super::print_block(&report::exec::text(
             &result,
             &a.kernel,
@@ -154,6 +155,21 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         )),
     }
     Ok(if result.has_errors() { EXIT_FAIL } else { 0 })
+}
+
+/// Two `--arg`s with one name are almost always a slip (and JSON output keys buffers by name).
+fn reject_repeated_names(args: &[String]) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for text in args {
+        let name = text
+            .split_once('=')
+            .map_or(text.as_str(), |(n, _)| n)
+            .trim();
+        if !seen.insert(name) {
+            anyhow::bail!("--arg {text}: `{name}` is already given by an earlier --arg; give each argument its own name");
+        }
+    }
+    Ok(())
 }
 
 /// The one JSON object exec prints when the kernel never ran (compile error, unsupported PTX).

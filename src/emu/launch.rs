@@ -373,6 +373,8 @@ pub fn run(
     let parallel =
         opts.jobs > 1 && nblocks > 2 && nblocks <= MAX_CLAIM_BLOCKS && !order_sensitive(module);
     let mut global = GlobalMem::new(&items);
+    // Memory stays near the buffers' own size: the copies went into `global`.
+    drop(items);
     if parallel {
         global.track_claims();
     }
@@ -518,6 +520,8 @@ pub fn run(
     let mut bi = 0;
     for a in args {
         if let KernelArg::Buffer(mut b) = a {
+            // Free the input copy before the result copy is made (peak memory).
+            b.data = Vec::new();
             b.data = launch.global.bytes(bi);
             bi += 1;
             buffers.push(b);

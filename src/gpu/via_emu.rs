@@ -106,7 +106,9 @@ pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuE
         // The backstop above is far more steps than the limit the user set, and instrumented
         // code is slow: stop at the time the user's own limit would take.
         deadline: Some(crate::emu::Deadline::for_steps(
-            plan.step_budget.saturating_mul(plan.threads).saturating_mul(2),
+            plan.step_budget
+                .saturating_mul(plan.threads)
+                .saturating_mul(2),
         )),
     };
     let mut run = crate::emu::run(&module, &plan.inst.entry, &plan.cfg, args, &opts)?;
