@@ -156,17 +156,26 @@ pub fn grade_in_batch(
 
 /// Remember the result of grading the learner's file (never for reference solutions).
 pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
-    let (mut state, warning) = State::load(ws);
-    if let (Some(w), false) = (warning, quiet) {
+    // Under the state lock: parallel runs each add their result to the others'.
+    let updated = State::update(ws, |state| {
+        for o in outcomes {
+            state.record(&o.slug, o.passed);
+        }
+    });
+    if quiet {
+        return;
+    }
+    if let Some(w) = &updated.warning {
         errln!("warning: {w}");
     }
-    for o in outcomes {
-        state.record(&o.slug, o.passed);
-    }
-    if let Err(e) = state.save(ws) {
-        if !quiet {
-            errln!("warning: progress not saved: {e}");
-        }
+    // A file from a newer gpuzzle was already explained by the warning above.
+    if let Some(e) = updated
+        .saved
+        .as_ref()
+        .err()
+        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
+    {
+        errln!("warning: progress not saved: {e}");
     }
 }
 

@@ -4,7 +4,7 @@ use super::common::{self, WorkspaceArgs};
 use super::output::{errln, outln};
 use crate::puzzle::{State, Workspace};
 use crate::report;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use colored::Colorize;
 use std::path::PathBuf;
@@ -28,19 +28,28 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
         outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
         return Ok(0);
     }
-    let (mut state, warning) = State::load(&l.ws);
-    if let Some(w) = warning {
+    // Count the hint as shown under the state lock; a workspace where that cannot be saved
+    // still shows the hint, with one warning.
+    let all = a.all;
+    let updated = State::update(&l.ws, |state| {
+        if all {
+            for _ in 0..total {
+                state.next_hint(&p.slug, total);
+            }
+            None
+        } else {
+            state.next_hint(&p.slug, total)
+        }
+    });
+    if let Some(w) = &updated.warning {
         errln!("warning: {w}");
     }
     if a.all {
         for (i, h) in p.hints.iter().enumerate() {
             outln!("{} {h}\n", format!("Hint {} of {total}:", i + 1).bold());
         }
-        for _ in 0..total {
-            state.next_hint(&p.slug, total);
-        }
     } else {
-        match state.next_hint(&p.slug, total) {
+        match updated.value {
             Some(i) => {
                 outln!(
                     "{} {}",
@@ -62,9 +71,15 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
             }
         }
     }
-    state
-        .save(&l.ws)
-        .context("cannot save which hints were shown")?;
+    // A file from a newer gpuzzle was already explained by the warning above.
+    if let Some(e) = updated
+        .saved
+        .as_ref()
+        .err()
+        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
+    {
+        errln!("warning: which hints were shown is not saved: {e}");
+    }
     Ok(0)
 }
 
