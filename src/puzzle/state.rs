@@ -104,7 +104,14 @@ impl State {
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
                 let line = super::error::line_of(&String::from_utf8_lossy(&e.as_bytes()[..at]), at);
-                return (State::default(), Some(set_aside(&path, &format!(" at line {line}"), "it is not UTF-8 text")));
+                return (
+                    State::default(),
+                    Some(set_aside(
+                        &path,
+                        &format!(" at line {line}"),
+                        "it is not UTF-8 text",
+                    )),
+                );
             }
         };
         if let Some(newer) = newer_version(&text) {
@@ -112,7 +119,11 @@ impl State {
             s.from_newer = true;
             let who = toml::from_str::<toml::Table>(&text)
                 .ok()
-                .and_then(|t| t.get("written_by").and_then(|v| v.as_str()).map(str::to_string))
+                .and_then(|t| {
+                    t.get("written_by")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
                 .map(|w| format!("gpuzzle {w}"))
                 .unwrap_or_else(|| "a newer gpuzzle".into());
             return (
@@ -390,7 +401,10 @@ mod tests {
         std::fs::write(State::path(&ws), text).unwrap();
         let updated = State::update(&ws, |s| s.record("zip", true));
         let w = updated.warning.expect("a warning");
-        assert!(w.contains("gpuzzle 3.1.0") && w.contains("format version 7"), "{w}");
+        assert!(
+            w.contains("gpuzzle 3.1.0") && w.contains("format version 7"),
+            "{w}"
+        );
         assert!(matches!(updated.saved, Err(PuzzleError::NewerState { .. })));
         assert_eq!(std::fs::read_to_string(State::path(&ws)).unwrap(), text);
         assert_eq!(State::load(&ws).0.status("map"), Status::Passed);
