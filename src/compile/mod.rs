@@ -225,11 +225,7 @@ impl PtxCompiler {
         if includes_local_files(req.source) {
             // The key cannot see the included file's content: always compile.
             let (ptx, log) = run_nvrtc(library, req, &options)?;
-            let entry = CacheEntry {
-                key: key.as_str().to_string(),
-                ptx,
-                log,
-            };
+            let entry = CacheEntry::new(key.as_str().to_string(), ptx, log);
             return Ok(Success::new(&entry, req).compiled(false));
         }
 
@@ -245,11 +241,7 @@ impl PtxCompiler {
         }
 
         let (ptx, log) = run_nvrtc(library, req, &options)?;
-        let entry = CacheEntry {
-            key: key.as_str().to_string(),
-            ptx,
-            log,
-        };
+        let entry = CacheEntry::new(key.as_str().to_string(), ptx, log);
         if let Some(disk) = &self.disk {
             disk.store(&entry);
         }
