@@ -175,8 +175,20 @@ pub fn lex(text: &str) -> Result<Vec<Token>, (usize, String)> {
         if is_ident_start(c) {
             let start = i;
             i += 1;
-            while i < b.len() && is_ident_char(b[i]) {
-                i += 1;
+            loop {
+                while i < b.len() && is_ident_char(b[i]) {
+                    i += 1;
+                }
+                // Qualifiers such as `.L2::evict_last` or `.L2::cache_hint` belong to the
+                // opcode (a label's single `:` does not).
+                if b.get(i) == Some(&b':')
+                    && b.get(i + 1) == Some(&b':')
+                    && b.get(i + 2).is_some_and(|&n| is_ident_char(n))
+                {
+                    i += 2;
+                    continue;
+                }
+                break;
             }
             out.push(Token {
                 tok: Tok::Ident(text[start..i].to_string()),

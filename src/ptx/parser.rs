@@ -35,6 +35,8 @@ struct Parser<'a> {
     /// Calls to resolve after all functions are known: (function, instruction, callee name).
     pending_calls: Vec<(u32, usize, String)>,
     extern_funcs: Vec<String>,
+    /// Per function, per instruction: the outermost source location it was inlined at.
+    inlined_at: Vec<(u32, Vec<Option<(u32, u32)>>)>,
 }
 
 /// Per-function parsing state.
@@ -52,6 +54,12 @@ struct FnCtx {
     body: Vec<Inst>,
     line: u32,
     file: u32,
+    /// `.loc … inlined_at F L`: (file, line) of an inlined location → the outermost one.
+    inline_map: HashMap<(u32, u32), (u32, u32)>,
+    /// Where the current location was inlined at, outermost, if it was.
+    outer: Option<(u32, u32)>,
+    /// `outer` of each instruction of `body`.
+    outer_locs: Vec<Option<(u32, u32)>>,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {
@@ -65,8 +73,10 @@ pub fn parse(text: &str) -> PResult<Module> {
         func_idx: HashMap::new(),
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
+        inlined_at: Vec::new(),
     };
     p.module_items()?;
+    p.locate_builtin_code();
     p.resolve_calls()?;
     p.layout_shared();
     p.module.externs = p.extern_funcs;
@@ -162,6 +172,51 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.pos += 1;
+        }
+    }
+
+    /// The `inlined_at FILE LINE` of the rest of a `.loc` on PTX line `line`, if any.
+    fn inlined_at_of(&self, line: usize) -> Option<(u32, u32)> {
+        let rest = self.toks[self.pos..]
+            .iter()
+            .take_while(|t| t.line == line)
+            .map(|t| &t.tok)
+            .collect::<Vec<_>>();
+        let at = rest
+            .iter()
+            .position(|t| matches!(t, Tok::Ident(w) if w == "inlined_at"))?;
+        match (rest.get(at + 1), rest.get(at + 2)) {
+            (Some(Tok::Int(f)), Some(Tok::Int(l))) if *l > 0 => Some((*f as u32, *l as u32)),
+            _ => None,
+        }
+    }
+
+    /// Code NVRTC inlined from its own built-in header (texture fetches and other intrinsics)
+    /// is placed at the learner's line that called it: the header's lines mean nothing to them.
+    fn locate_builtin_code(&mut self) {
+        let builtin = |m: &Module, idx: u32| {
+            m.file_name(idx)
+                .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header"))
+        };
+        for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
+            let Some(f) = self.module.functions.get(fidx as usize) else {
+                continue;
+            };
+            let moves: Vec<(usize, (u32, u32))> = f
+                .body
+                .iter()
+                .zip(&outer)
+                .enumerate()
+                .filter_map(|(i, (inst, o))| {
+                    o.filter(|_| builtin(&self.module, inst.file))
+                        .map(|o| (i, o))
+                })
+                .collect();
+            let body = &mut self.module.functions[fidx as usize].body;
+            for (i, (file, line)) in moves {
+                body[i].file = file;
+                body[i].line = line;
+            }
         }
     }
 
@@ -532,6 +587,7 @@ impl<'a> Parser<'a> {
             }
         }
         // Every body ends in a return; make falling off the end safe.
+        ctx.outer_locs.push(ctx.outer);
         ctx.body.push(Inst {
             op: if is_entry { Op::Exit } else { Op::Ret },
             guard: None,
@@ -555,6 +611,7 @@ impl<'a> Parser<'a> {
         f.local_size = ctx.local_size;
         f.body = ctx.body;
         f.line = first_line;
+        self.inlined_at.push((fidx, ctx.outer_locs));
         Ok(())
     }
 
@@ -638,6 +695,11 @@ impl<'a> Parser<'a> {
                     if line > 0 {
                         ctx.line = line;
                         ctx.file = file;
+                        ctx.outer = self.inlined_at_of(tok_line).map(|at| {
+                            let outer = ctx.inline_map.get(&at).copied().unwrap_or(at);
+                            ctx.inline_map.insert((file, line), outer);
+                            outer
+                        });
                     }
                     self.skip_line(tok_line);
                 }
@@ -763,6 +825,16 @@ impl<'a> Parser<'a> {
                     _ => Raw::Name(self.ident()?),
                 };
                 let mut off: i64 = 0;
+                if self.is_punct(',') {
+                    // `[tex, {coords}]` or `[tex, sampler, {coords}]` (texture and surface
+                    // instructions): kept as a list; the builder reports them unsupported.
+                    let mut parts = vec![base];
+                    while self.eat_punct(',') {
+                        parts.push(self.raw_operand()?);
+                    }
+                    self.expect_punct(']')?;
+                    return Ok(Raw::Vec(parts));
+                }
                 while !self.eat_punct(']') {
                     let neg = if self.eat_punct('+') {
                         self.eat_punct('-')
@@ -883,6 +955,7 @@ impl<'a> Parser<'a> {
         if let Some(label) = bra_label {
             ctx.pending_bras.push((idx, label, line));
         }
+        ctx.outer_locs.push(ctx.outer);
         ctx.body.push(Inst {
             op,
             guard,
