@@ -66,7 +66,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let path = loaded.ws.kernel_path(puzzle, a.solution);
     let name = common::display_path(&path);
     let source =
-        std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
+        common::read_source(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
     let learner_ptx = match compile_kernel(puzzle, &name, &source) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
@@ -87,7 +87,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     } else {
         let rpath = loaded.ws.kernel_path(puzzle, true);
         let rname = common::display_path(&rpath);
-        match std::fs::read_to_string(&rpath) {
+        match common::read_source(&rpath) {
             Ok(src) => match compile_kernel(puzzle, &rname, &src) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {

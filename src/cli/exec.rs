@@ -49,7 +49,7 @@ pub struct ExecArgs {
 }
 
 pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
-    let source = std::fs::read_to_string(&a.file)
+    let source = super::common::read_source(&a.file)
         .with_context(|| format!("cannot read kernel file {}", a.file.display()))?;
     let base = a.file.parent().map(PathBuf::from).unwrap_or_default();
     let args = a

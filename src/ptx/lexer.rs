@@ -14,6 +14,20 @@ pub enum Tok {
     Punct(char),
 }
 
+/// A token as it was written, for messages (`found `]``, not `found Some(Punct(']'))`).
+impl std::fmt::Display for Tok {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Tok::Ident(w) => write!(f, "`{w}`"),
+            Tok::Int(v) => write!(f, "`{v}`"),
+            Tok::Float32(b) => write!(f, "`0f{b:08X}`"),
+            Tok::Float64(b) => write!(f, "`0d{b:016X}`"),
+            Tok::Str(s) => write!(f, "the string \"{s}\""),
+            Tok::Punct(c) => write!(f, "`{c}`"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
     pub tok: Tok,

@@ -139,7 +139,9 @@ impl<'a> Parser<'a> {
         if self.eat_punct(c) {
             Ok(())
         } else {
-            let found = format!("{:?}", self.peek());
+            let found = self
+                .peek()
+                .map_or("the end of the PTX".to_string(), |t| t.to_string());
             self.err(format!("expected `{c}`, found {found}"))
         }
     }
@@ -149,7 +151,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(s) => Ok(s.clone()),
             t => {
                 self.pos -= 1;
-                self.err(format!("expected a name, found {t:?}"))
+                self.err(format!("expected a name, found {t}"))
             }
         }
     }
@@ -160,7 +162,7 @@ impl<'a> Parser<'a> {
             Tok::Int(v) => Ok(if neg { v.wrapping_neg() } else { *v }),
             t => {
                 self.pos -= 1;
-                self.err(format!("expected a number, found {t:?}"))
+                self.err(format!("expected a number, found {t}"))
             }
         }
     }
@@ -232,7 +234,7 @@ impl<'a> Parser<'a> {
     fn module_items(&mut self) -> PResult<()> {
         while let Some(tok) = self.peek() {
             let Tok::Ident(word) = tok else {
-                return self.err(format!("unexpected {tok:?} at module level"));
+                return self.err(format!("unexpected {tok} at module level"));
             };
             let tok_line = self.line();
             match word.as_str() {
@@ -473,7 +475,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(w) if w == "generic" => {
                 return self.err("address initialisers (`generic(...)`) are not supported");
             }
-            t => return self.err(format!("unexpected {t:?} in an initialiser")),
+            t => return self.err(format!("unexpected {t} in an initialiser")),
         };
         out.extend_from_slice(&bits.to_le_bytes()[..ty.size() as usize]);
         Ok(())
@@ -752,7 +754,7 @@ impl<'a> Parser<'a> {
                     ctx.labels.insert(label, ctx.body.len() as u32);
                 }
                 Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => self.instruction(ctx, fidx)?,
-                Some(t) => return self.err(format!("unexpected {t:?} in a function body")),
+                Some(t) => return self.err(format!("unexpected {t} in a function body")),
             }
         }
     }
@@ -878,7 +880,7 @@ impl<'a> Parser<'a> {
                     Tok::Float64(b) => Ok(Raw::F64(b ^ (1 << 63))),
                     t => {
                         self.pos -= 1;
-                        self.err(format!("unexpected {t:?} after `-`"))
+                        self.err(format!("unexpected {t} after `-`"))
                     }
                 }
             }
@@ -911,7 +913,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Raw::Name(w.clone()))
             }
-            Some(t) => self.err(format!("unexpected {t:?} as an operand")),
+            Some(t) => self.err(format!("unexpected {t} as an operand")),
             None => self.err("unexpected end of PTX in an operand list"),
         }
     }
@@ -935,7 +937,9 @@ impl<'a> Parser<'a> {
                 }
                 if !self.eat_punct(',') {
                     // call's operand lists are comma-separated; anything else is a syntax error.
-                    let found = format!("{:?}", self.peek());
+                    let found = self
+                        .peek()
+                        .map_or("the end of the PTX".to_string(), |t| t.to_string());
                     return self.err(format!(
                         "expected `,` or `;` after an operand of `{opcode}`, found {found}"
                     ));

@@ -140,7 +140,7 @@ fn list_paths(paths: &[PathBuf]) -> String {
 }
 
 /// An OS error as words, without Rust's " (os error N)" suffix ("Permission denied").
-pub(crate) fn os_reason(e: &std::io::Error) -> String {
+pub fn os_reason(e: &std::io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error ") {
         Some(i) => s[..i].to_string(),

@@ -20,7 +20,7 @@ mod schema;
 mod state;
 mod workspace;
 
-pub use error::{Invalid, PuzzleError};
+pub use error::{os_reason, Invalid, PuzzleError};
 pub use load::load_dir;
 pub use model::{
     BenchFlops, BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL,
