@@ -77,6 +77,8 @@ impl Finished {
 /// memory.
 fn measure(mut cmd: Command, kill_after: Duration) -> Finished {
     let start = Instant::now();
+    // Reaped by `wait4` below (std's `wait` cannot report peak memory).
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

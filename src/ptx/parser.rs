@@ -23,6 +23,9 @@ enum Raw {
     Sink,
 }
 
+/// (file index, line) of a `.loc`.
+type SourceLoc = (u32, u32);
+
 struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
@@ -36,7 +39,7 @@ struct Parser<'a> {
     pending_calls: Vec<(u32, usize, String)>,
     extern_funcs: Vec<String>,
     /// Per function, per instruction: the outermost source location it was inlined at.
-    inlined_at: Vec<(u32, Vec<Option<(u32, u32)>>)>,
+    inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
 }
 
 /// Per-function parsing state.
@@ -55,11 +58,11 @@ struct FnCtx {
     line: u32,
     file: u32,
     /// `.loc … inlined_at F L`: (file, line) of an inlined location → the outermost one.
-    inline_map: HashMap<(u32, u32), (u32, u32)>,
+    inline_map: HashMap<SourceLoc, SourceLoc>,
     /// Where the current location was inlined at, outermost, if it was.
-    outer: Option<(u32, u32)>,
+    outer: Option<SourceLoc>,
     /// `outer` of each instruction of `body`.
-    outer_locs: Vec<Option<(u32, u32)>>,
+    outer_locs: Vec<Option<SourceLoc>>,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {

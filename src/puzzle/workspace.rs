@@ -149,7 +149,7 @@ impl Workspace {
                     .map_err(|e| PuzzleError::io("create directory", parent, e))?;
             }
             ensure_inside(dir, &path)?;
-            write_new(&path, contents.as_ref()).map_err(|e| PuzzleError::io("write", &path, e))?;
+            write_new(&path, contents).map_err(|e| PuzzleError::io("write", &path, e))?;
         }
         Ok(Workspace::at_root(dir))
     }
