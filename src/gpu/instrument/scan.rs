@@ -246,6 +246,15 @@ pub fn scan(text: &str) -> SResult<ScannedModule> {
             p = e;
             continue;
         }
+        if w == ".section" {
+            // Debug sections (`.section .debug_str { … }`, emitted with code inlined from
+            // NVRTC's built-in header) hold no code: left as they are.
+            let Some(open) = c.b[p..].iter().position(|&ch| ch == b'{').map(|o| p + o) else {
+                return c.err(p, "`.section` without a `{` body");
+            };
+            p = c.matching(open, b'{', b'}')? + 1;
+            continue;
+        }
         // A declaration ending in `;`, or a function ending in its body's `}`.
         let start = p;
         let mut func: Option<bool> = None;
