@@ -37,7 +37,8 @@ pub struct ExecArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
-    /// over the threads as a per-thread loop budget).
+    /// over the threads as a per-thread loop budget). On the emulator a wall-clock deadline
+    /// scaled to it (at least 3 s; `GPUZZLE_TIME_LIMIT` sets it) also stops a runaway kernel.
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
     /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
