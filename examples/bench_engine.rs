@@ -227,6 +227,7 @@ fn main() {
                 checkers: true,
                 perf,
                 step_limit: u64::MAX,
+                deadline: None,
             };
             let mut cpu_best: Option<Duration> = None;
             let (t, r) = best(reps, || {

@@ -171,8 +171,16 @@ fn every_seed_parses_and_runs() {
     }
 }
 
+/// Cases per property: 256 in CI, `GPUZZLE_FUZZ_CASES=N` for a long local run.
+fn cases() -> u32 {
+    std::env::var("GPUZZLE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_text_never_panics(s in "\\PC{0,300}") {

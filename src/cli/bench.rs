@@ -1,6 +1,7 @@
 //! `gpuzzle bench N`: the puzzle's `[bench]` launch, timed on a GPU, or counted on the emulator.
 
 use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::output::{errln, outln};
 use super::{default_jobs, Format, EXIT_FAIL};
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::RunResult;
@@ -19,9 +20,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use std::time::Duration;
 
-/// Thread-instructions the emulator may spend on one bench launch (the biggest pack bench takes
-/// a few tens of millions).
-const BENCH_STEP_LIMIT: u64 = 2_000_000_000;
+/// Thread-instructions the emulator may spend on one bench launch: the biggest pack bench takes
+/// under 30 million, and a runaway kernel must end within seconds (see `Deadline::for_steps`).
+const BENCH_STEP_LIMIT: u64 = 100_000_000;
 /// Default time limit of a GPU bench: compiling, checking and timing both kernels.
 const BENCH_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -65,16 +66,16 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let path = loaded.ws.kernel_path(puzzle, a.solution);
     let name = common::display_path(&path);
     let source =
-        std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
+        common::read_source(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
     let learner_ptx = match compile_kernel(puzzle, &name, &source) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
-                Format::Json => println!(
+                Format::Json => outln!(
                     "{}",
                     serde_json::json!({"ok": false, "error": e.to_string()})
                 ),
-                Format::Text => eprintln!("{e}"),
+                Format::Text => errln!("{e}"),
             }
             return Ok(EXIT_FAIL);
         }
@@ -86,7 +87,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     } else {
         let rpath = loaded.ws.kernel_path(puzzle, true);
         let rname = common::display_path(&rpath);
-        match std::fs::read_to_string(&rpath) {
+        match common::read_source(&rpath) {
             Ok(src) => match compile_kernel(puzzle, &rname, &src) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
@@ -168,7 +169,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     // A kernel that computes something else is not worth timing: fail, like `run` would.
     let ran_clean = parts.clean && parts.mismatches.unwrap_or(0) == 0;
     match a.format {
-        Format::Json => println!("{}", report::bench::json(&outcome)),
+        Format::Json => outln!("{}", report::bench::json(&outcome)),
         Format::Text => super::print_block(&report::bench::text(&outcome)),
     }
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
@@ -215,6 +216,7 @@ fn emu_run(
         checkers: false,
         jobs: default_jobs(),
         perf: true,
+        deadline: Some(emu::Deadline::for_steps(BENCH_STEP_LIMIT)),
     };
     emu::run(&module, kernel, cfg, args.to_vec(), &opts).map_err(|e| e.to_string())
 }

@@ -1,6 +1,7 @@
 //! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
 
 use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::output::{errln, out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
@@ -100,10 +101,10 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     }
     match a.format {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
-        CheckFormat::Json => println!("{}", report::check::json(&outcomes)),
-        CheckFormat::Junit => print!("{}", report::check::junit(&outcomes, a.solutions)),
+        CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),
+        CheckFormat::Junit => out!("{}", report::check::junit(&outcomes, a.solutions)),
         CheckFormat::Github => {
-            print!("{}", report::github::annotations(&outcomes));
+            out!("{}", report::github::annotations(&outcomes));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));
         }
     }
@@ -139,7 +140,7 @@ fn write_step_summary(markdown: &str) {
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, markdown.as_bytes()));
     if let Err(e) = written {
-        eprintln!(
+        errln!(
             "warning: could not append the summary to GITHUB_STEP_SUMMARY ({}): {e}",
             std::path::Path::new(&path).display()
         );

@@ -1,6 +1,7 @@
 //! What several commands share: finding the workspace and its puzzles, reading a kernel file,
 //! grading one puzzle and recording the result.
 
+use super::output::errln;
 use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
@@ -62,7 +63,7 @@ impl BackendArgs {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
         if let (true, Some(note)) = (announce, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| eprintln!("{}", colored::Colorize::dimmed(note.as_str())));
+            SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
         Ok(s)
     }
@@ -95,6 +96,41 @@ pub fn display_path(p: &Path) -> String {
 
 /// Read one puzzle's kernel file (the learner's, or the reference with `solutions`): its name as
 /// shown, and its text; or the message saying how to get the file back.
+/// Kernel files larger than this are refused (no kernel comes near it; `/dev/zero` would
+/// otherwise be read until memory runs out).
+const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Read a CUDA source file: only a regular file of sane size. Bytes that are not UTF-8 (a
+/// Latin-1 `é` in a comment, which NVRTC accepts) are read as Latin-1 rather than refused.
+pub fn read_source(path: &std::path::Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{} bytes, more than the {} MiB a kernel file may have",
+                meta.len(),
+                MAX_SOURCE_BYTES >> 20
+            ),
+        ));
+    }
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_SOURCE_BYTES)
+        .read_to_end(&mut bytes)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+    })
+}
+
 fn read_kernel(
     ws: &Workspace,
     puzzle: &Puzzle,
@@ -102,7 +138,7 @@ fn read_kernel(
 ) -> (String, Result<String, String>) {
     let path = ws.kernel_path(puzzle, solutions);
     let name = display_path(&path);
-    let source = std::fs::read_to_string(&path).map_err(|e| {
+    let source = read_source(&path).map_err(|e| {
         let fix = if solutions {
             "this workspace has no reference solutions".to_string()
         } else {
@@ -112,6 +148,7 @@ fn read_kernel(
                 crate::puzzle::kernel_signature(puzzle)
             )
         };
+        let e = crate::puzzle::os_reason(&e);
         format!("cannot read {name}: {e}; {fix}")
     });
     (name, source)
@@ -156,17 +193,26 @@ pub fn grade_in_batch(
 
 /// Remember the result of grading the learner's file (never for reference solutions).
 pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
-    let (mut state, warning) = State::load(ws);
-    if let (Some(w), false) = (warning, quiet) {
-        eprintln!("warning: {w}");
-    }
-    for o in outcomes {
-        state.record(&o.slug, o.passed);
-    }
-    if let Err(e) = state.save(ws) {
-        if !quiet {
-            eprintln!("warning: progress not saved: {e}");
+    // Under the state lock: parallel runs each add their result to the others'.
+    let updated = State::update(ws, |state| {
+        for o in outcomes {
+            state.record(&o.slug, o.passed);
         }
+    });
+    if quiet {
+        return;
+    }
+    if let Some(w) = &updated.warning {
+        errln!("warning: {w}");
+    }
+    // A file from a newer gpuzzle was already explained by the warning above.
+    if let Some(e) = updated
+        .saved
+        .as_ref()
+        .err()
+        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
+    {
+        errln!("warning: progress not saved: {e}");
     }
 }
 

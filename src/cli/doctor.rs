@@ -1,6 +1,7 @@
 //! `gpuzzle doctor`: what gpuzzle found (NVRTC, GPU, workspace, cache) and how to fix what is missing.
 
 use super::common::WorkspaceArgs;
+use super::output::outln;
 use crate::compile;
 use crate::gpu::probe;
 use crate::puzzle::Workspace;
@@ -19,7 +20,7 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
     let good = "ok".green().bold();
     let bad = "missing".red().bold();
     match compile::locate() {
-        Ok(info) => println!(
+        Ok(info) => outln!(
             "{good}  NVRTC {}.{} at {} (found via {})",
             info.version.0,
             info.version.1,
@@ -28,7 +29,7 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
         ),
         Err(e) => {
             ok = false;
-            println!("{bad}  {e}");
+            outln!("{bad}  {e}");
         }
     }
     if let Ok(headers) = compile::cuda_headers() {
@@ -41,11 +42,11 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
         ];
         for (what, found) in kinds {
             match found {
-                Some((dir, found_by)) => println!(
+                Some((dir, found_by)) => outln!(
                     "{good}  CUDA headers, {what}: {} (found {found_by})",
                     dir.display()
                 ),
-                None => println!(
+                None => outln!(
                     "{}  CUDA headers, {what}: not found; kernels that include them need: {}",
                     "info".cyan().bold(),
                     headers
@@ -59,7 +60,7 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
     match probe::probe() {
         Ok(gpus) => {
             for g in &gpus {
-                println!(
+                outln!(
                     "{good}  GPU {} (compute capability {}.{}, {} MiB), CUDA driver {}.{}",
                     g.name,
                     g.compute_capability.0,
@@ -69,9 +70,9 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
                     g.driver_version.1
                 );
             }
-            println!("      backend: GPU by default (--backend auto); --backend emu for the race and uninitialised-read checkers");
+            outln!("      backend: GPU by default (--backend auto); --backend emu for the race and uninitialised-read checkers");
         }
-        Err(why) => println!(
+        Err(why) => outln!(
             "{}  no GPU: {why}\n      backend: emulator (no GPU needed)",
             "info".cyan().bold()
         ),
@@ -80,7 +81,7 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
     let over = Workspace::puzzles_override(a.ws.puzzles.as_deref());
     match Workspace::discover(&cwd, over.as_deref()) {
         Ok(ws) => match ws.load_puzzles() {
-            Ok(p) => println!(
+            Ok(p) => outln!(
                 "{good}  workspace {} ({} puzzles in {})",
                 ws.root.display(),
                 p.len(),
@@ -88,12 +89,12 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
             ),
             Err(e) => {
                 ok = false;
-                println!("{bad}  workspace {}: {e}", ws.root.display());
+                outln!("{bad}  workspace {}: {e}", ws.root.display());
             }
         },
-        Err(e) => println!("{}  no workspace here: {e}", "info".cyan().bold()),
+        Err(e) => outln!("{}  no workspace here: {e}", "info".cyan().bold()),
     }
-    println!(
+    outln!(
         "{}  PTX cache {}",
         "info".cyan().bold(),
         compile::cache_dir().display()

@@ -1,6 +1,7 @@
 //! `gpuzzle exec`: compile any kernel file and run it on the emulator or the GPU.
 
 use super::common::BackendArgs;
+use super::output::{errln, outln};
 use super::{default_jobs, parse_define, parse_dims, Format, EXIT_FAIL, EXIT_USAGE};
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::{self, spec, EmuOptions, LaunchConfig};
@@ -40,7 +41,8 @@ pub struct ExecArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
-    /// over the threads as a per-thread loop budget).
+    /// over the threads as a per-thread loop budget). On the emulator a wall-clock deadline
+    /// scaled to it (at least 3 s; `GPUZZLE_TIME_LIMIT` sets it) also stops a runaway kernel.
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
     /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
@@ -52,7 +54,7 @@ pub struct ExecArgs {
 }
 
 pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
-    let source = std::fs::read_to_string(&a.file)
+    let source = super::common::read_source(&a.file)
         .with_context(|| format!("cannot read kernel file {}", a.file.display()))?;
     let base = a.file.parent().map(PathBuf::from).unwrap_or_default();
     let args = a
@@ -61,6 +63,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .map(|s| spec::parse_arg(s, &base))
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
+    reject_repeated_names(&a.args)?;
     let name = a.file.display().to_string();
     let include_options: Vec<String> = a
         .include
@@ -86,8 +89,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
                 file,
             };
             match a.format {
-                Format::Json => println!("{}", compile_error_json(&err.to_string())),
-                Format::Text => eprintln!("{err}"),
+                Format::Json => outln!("{}", compile_error_json(&err.to_string())),
+                Format::Text => errln!("{err}"),
             }
             return Ok(EXIT_FAIL);
         }
@@ -95,7 +98,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     };
     if !quiet && a.format == Format::Text {
         for w in &compiled.warnings {
-            eprintln!("{w}");
+            errln!("{w}");
         }
     }
     let module = crate::ptx::parse(&compiled.ptx)
@@ -116,7 +119,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         let opts = EmuOptions {
             step_limit: a.step_limit,
             jobs: default_jobs(),
-            perf: true,
+            // No perf figures: exec never prints them, and their log costs time and memory.
+            deadline: Some(emu::Deadline::for_steps(a.step_limit)),
             ..EmuOptions::default()
         };
         emu::run(&module, &a.kernel, &cfg, args, &opts).map_err(GpuError::Launch)
@@ -141,18 +145,18 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             | GpuError::Isolation(_)),
         ) => {
             match a.format {
-                Format::Json => println!("{}", compile_error_json(&e.to_string())),
-                Format::Text => eprintln!("error: {e}"),
+                Format::Json => outln!("{}", compile_error_json(&e.to_string())),
+                Format::Text => errln!("error: {e}"),
             }
             return Ok(EXIT_FAIL);
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return Ok(EXIT_USAGE);
         }
     };
     match a.format {
-        Format::Json => println!("{}", report::exec::json(&result)),
+        Format::Json => super::output::with_stdout(|w| report::exec::write_json(&result, w)),
         Format::Text => super::print_block(&report::exec::text(
             &result,
             &a.kernel,
@@ -161,6 +165,21 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         )),
     }
     Ok(if result.has_errors() { EXIT_FAIL } else { 0 })
+}
+
+/// Two `--arg`s with one name are almost always a slip (and JSON output keys buffers by name).
+fn reject_repeated_names(args: &[String]) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for text in args {
+        let name = text
+            .split_once('=')
+            .map_or(text.as_str(), |(n, _)| n)
+            .trim();
+        if !seen.insert(name) {
+            anyhow::bail!("--arg {text}: `{name}` is already given by an earlier --arg; give each argument its own name");
+        }
+    }
+    Ok(())
 }
 
 /// The one JSON object exec prints when the kernel never ran (compile error, unsupported PTX).

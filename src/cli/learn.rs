@@ -1,9 +1,10 @@
 //! The learner's small commands: `hint`, `list`, `show`, `reset`, `init`.
 
 use super::common::{self, WorkspaceArgs};
+use super::output::{errln, outln};
 use crate::puzzle::{State, Workspace};
 use crate::report;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use colored::Colorize;
 use std::path::PathBuf;
@@ -24,46 +25,61 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
     let p = l.ws.find(&l.puzzles, &a.puzzle)?;
     let total = p.hints.len();
     if total == 0 {
-        println!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
+        outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
         return Ok(0);
     }
-    let (mut state, warning) = State::load(&l.ws);
-    if let Some(w) = warning {
-        eprintln!("warning: {w}");
+    // Count the hint as shown under the state lock; a workspace where that cannot be saved
+    // still shows the hint, with one warning.
+    let all = a.all;
+    let updated = State::update(&l.ws, |state| {
+        if all {
+            for _ in 0..total {
+                state.next_hint(&p.slug, total);
+            }
+            None
+        } else {
+            state.next_hint(&p.slug, total)
+        }
+    });
+    if let Some(w) = &updated.warning {
+        errln!("warning: {w}");
     }
     if a.all {
         for (i, h) in p.hints.iter().enumerate() {
-            println!("{} {h}\n", format!("Hint {} of {total}:", i + 1).bold());
-        }
-        for _ in 0..total {
-            state.next_hint(&p.slug, total);
+            outln!("{} {h}\n", format!("Hint {} of {total}:", i + 1).bold());
         }
     } else {
-        match state.next_hint(&p.slug, total) {
+        match updated.value {
             Some(i) => {
-                println!(
+                outln!(
                     "{} {}",
                     format!("Hint {} of {total}:", i + 1).bold(),
                     p.hints[i]
                 );
                 if i + 1 < total {
-                    println!(
+                    outln!(
                         "{}",
                         format!("Still stuck? gpuzzle hint {} shows the next one.", p.id).dimmed()
                     );
                 }
             }
             None => {
-                println!("All {total} hints of puzzle {} were shown already:", p.id);
+                outln!("All {total} hints of puzzle {} were shown already:", p.id);
                 for (i, h) in p.hints.iter().enumerate() {
-                    println!("{} {h}", format!("Hint {}:", i + 1).bold());
+                    outln!("{} {h}", format!("Hint {}:", i + 1).bold());
                 }
             }
         }
     }
-    state
-        .save(&l.ws)
-        .context("cannot save which hints were shown")?;
+    // A file from a newer gpuzzle was already explained by the warning above.
+    if let Some(e) = updated
+        .saved
+        .as_ref()
+        .err()
+        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
+    {
+        errln!("warning: which hints were shown is not saved: {e}");
+    }
     Ok(0)
 }
 
@@ -77,7 +93,7 @@ pub fn list(a: &ListArgs) -> Result<i32> {
     let l = common::load(&a.ws)?;
     let (state, warning) = State::load(&l.ws);
     if let Some(w) = warning {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let rows: Vec<_> = l
         .puzzles
@@ -120,12 +136,12 @@ pub fn reset(a: &ResetArgs) -> Result<i32> {
     let p = l.ws.find(&l.puzzles, &a.puzzle)?;
     let file = common::display_path(&l.ws.kernel_path(p, false));
     match l.ws.reset(p)? {
-        Some(backup) => println!(
+        Some(backup) => outln!(
             "Saved your {file} as {}\nRestored the starter of puzzle {}.",
             common::display_path(&backup),
             p.id
         ),
-        None => println!(
+        None => outln!(
             "Restored the starter of puzzle {} ({file}); there was nothing of yours to keep.",
             p.id
         ),
@@ -142,7 +158,7 @@ pub struct InitArgs {
 pub fn init(a: &InitArgs) -> Result<i32> {
     Workspace::init(&a.dir)?;
     let shown = a.dir.display();
-    println!("Created a gpuzzle workspace in {shown}: puzzles/ (yours to edit) and solutions/.");
-    println!("Next:\n  cd {shown}\n  gpuzzle show 1\n  gpuzzle run 1");
+    outln!("Created a gpuzzle workspace in {shown}: puzzles/ (yours to edit) and solutions/.");
+    outln!("Next:\n  cd {shown}\n  gpuzzle show 1\n  gpuzzle run 1");
     Ok(0)
 }

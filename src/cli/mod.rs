@@ -6,10 +6,12 @@ mod common;
 mod doctor;
 mod exec;
 mod learn;
+pub mod output;
 mod run;
 mod watch;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use output::{errln, out, outln};
 
 /// Exit codes: 0 success, 1 the kernel or puzzle failed, 2 a usage or set-up error.
 pub const EXIT_FAIL: i32 = 1;
@@ -106,25 +108,24 @@ pub fn main() -> i32 {
         Command::GpuWorker => Ok(crate::gpu::worker::serve()),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "gpuzzle",
-                &mut std::io::stdout(),
-            );
+            // Into memory first: `generate` panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "gpuzzle", &mut script);
+            output::with_stdout(|w| w.write_all(&script));
             Ok(0)
         }
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!(
+            errln!(
                 "{} {e:#}",
                 colored::Colorize::bold(colored::Colorize::red("error:"))
             );
             EXIT_USAGE
         }
-    }
+    };
+    output::finish(code)
 }
 
 fn set_color(choice: ColorChoice) {
@@ -150,9 +151,9 @@ pub fn default_jobs() -> usize {
 /// Print text that should end with exactly one newline.
 pub fn print_block(text: &str) {
     if text.ends_with('\n') {
-        print!("{text}");
+        out!("{text}");
     } else {
-        println!("{text}");
+        outln!("{text}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! `gpuzzle run N`: grade one puzzle and explain the verdict.
 
 use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::output::outln;
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
 use crate::puzzle::{Puzzle, State};
@@ -37,7 +38,7 @@ pub fn run_one_on(
     let puzzle = loaded.ws.find(&loaded.puzzles, query)?;
     let (passed, text) = grade_report(loaded, puzzle, solution, quiet, backend, !quiet)?;
     if quiet && passed {
-        println!("{}", text.lines().next().unwrap_or_default());
+        outln!("{}", text.lines().next().unwrap_or_default());
     } else {
         super::print_block(&text);
     }

@@ -9,6 +9,7 @@
 //! some file systems report reads. Only a change of the file's content (its hash) does.
 
 use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::output::{self, outln};
 use super::run::grade_report;
 use crate::puzzle::{Puzzle, State, Status};
 use crate::report::watch::{self as screen, Body, Screen};
@@ -114,20 +115,24 @@ impl<'a> Watch<'a> {
                 !self.quiet,
             )?;
             super::print_block(&text);
+            if output::stdout_gone() {
+                // Nobody reads the verdicts any more (a closed pipe): stop watching.
+                return Ok(0);
+            }
             if passed {
                 if let Some(next) = common::next_of(&self.loaded.puzzles, current) {
                     current = next;
-                    println!(
+                    outln!(
                         "\n{} now watching {}",
                         "→".green(),
                         common::display_path(&self.loaded.ws.kernel_path(current, false))
                     );
                     continue;
                 }
-                println!("Every puzzle passes. Well done!");
+                outln!("Every puzzle passes. Well done!");
                 return Ok(0);
             }
-            println!(
+            outln!(
                 "{}",
                 format!(
                     "Watching {} — save it to re-run",
@@ -142,7 +147,7 @@ impl<'a> Watch<'a> {
                     Ok(Event::Key(_)) => {}
                     Ok(Event::Touched(paths)) => {
                         if touches(&paths, &file) && changed(&file, &mut seen) {
-                            println!();
+                            outln!();
                             break;
                         }
                     }
@@ -402,6 +407,6 @@ impl RawMode {
 impl Drop for RawMode {
     fn drop(&mut self) {
         let _ = crossterm::terminal::disable_raw_mode();
-        println!();
+        outln!();
     }
 }

@@ -56,7 +56,38 @@ pub(crate) struct CacheEntry {
     pub key: String,
     pub ptx: String,
     pub log: String,
+    /// Hex SHA-256 of `ptx`: an entry whose PTX was truncated or altered on disk is a miss
+    /// (recompiled and rewritten), never PTX that fails to parse on every run.
+    #[serde(default)]
+    pub ptx_sha256: String,
 }
+
+impl CacheEntry {
+    pub(crate) fn new(key: String, ptx: String, log: String) -> CacheEntry {
+        let ptx_sha256 = sha256_hex(ptx.as_bytes());
+        CacheEntry {
+            key,
+            ptx,
+            log,
+            ptx_sha256,
+        }
+    }
+
+    /// The PTX is what was stored.
+    fn is_intact(&self) -> bool {
+        !self.ptx.is_empty() && self.ptx_sha256 == sha256_hex(self.ptx.as_bytes())
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Larger entry files are not read (no kernel's PTX comes near it).
+const MAX_ENTRY_BYTES: u64 = 64 << 20;
 
 /// The on-disk half of the cache.
 #[derive(Debug, Clone)]
@@ -73,12 +104,17 @@ impl DiskCache {
         self.dir.join(format!("{}.json", key.as_str()))
     }
 
-    /// The entry for `key`, or `None` for a miss, an unreadable file, or a
-    /// file that is not an entry for this key.
+    /// The entry for `key`, or `None` for a miss, an unreadable file, a file
+    /// that is not an entry for this key, or one whose PTX fails its checksum.
     pub(crate) fn load(&self, key: &CacheKey) -> Option<CacheEntry> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let path = self.path(key);
+        let meta = std::fs::metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
+            return None;
+        }
+        let text = std::fs::read_to_string(path).ok()?;
         let entry: CacheEntry = serde_json::from_str(&text).ok()?;
-        (entry.key == key.as_str() && !entry.ptx.is_empty()).then_some(entry)
+        (entry.key == key.as_str() && entry.is_intact()).then_some(entry)
     }
 
     /// Stores an entry; failures are ignored (the next run compiles again).
@@ -166,11 +202,11 @@ mod tests {
         let cache = DiskCache::new(dir.path().join("nested/ptx"));
         let k = key("a.cu", "src", &[], (12, 9));
         assert_eq!(cache.load(&k), None);
-        let entry = CacheEntry {
-            key: k.as_str().to_string(),
-            ptx: ".version 8.8\n".to_string(),
-            log: "a.cu(1): warning #177-D: x\n".to_string(),
-        };
+        let entry = CacheEntry::new(
+            k.as_str().to_string(),
+            ".version 8.8\n".to_string(),
+            "a.cu(1): warning #177-D: x\n".to_string(),
+        );
         cache.store(&entry);
         assert_eq!(cache.load(&k), Some(entry.clone()));
         // No temporary files are left behind.
@@ -194,6 +230,30 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_with_truncated_or_altered_ptx_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = DiskCache::new(dir.path().to_path_buf());
+        let k = key("a.cu", "src", &[], (12, 9));
+        let entry = CacheEntry::new(
+            k.as_str().to_string(),
+            ".version 8.8\n.target sm_52\n".to_string(),
+            String::new(),
+        );
+        let mut truncated = entry.clone();
+        truncated.ptx.truncate(10);
+        std::fs::write(cache.path(&k), serde_json::to_string(&truncated).unwrap())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cache.load(&k), None);
+        // An entry of an older gpuzzle, without a checksum, is recompiled too.
+        let old =
+            r#"{"key": "KEY", "ptx": ".version 8.8\n", "log": ""}"#.replace("KEY", k.as_str());
+        std::fs::write(cache.path(&k), old).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cache.load(&k), None);
+        cache.store(&entry);
+        assert_eq!(cache.load(&k), Some(entry));
+    }
+
+    #[test]
     fn an_unwritable_cache_is_silently_a_miss() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let blocker = dir.path().join("file");
@@ -201,11 +261,11 @@ mod tests {
         // A directory cannot be created below a file.
         let cache = DiskCache::new(blocker.join("ptx"));
         let k = key("a.cu", "src", &[], (12, 9));
-        cache.store(&CacheEntry {
-            key: k.as_str().to_string(),
-            ptx: "x".to_string(),
-            log: String::new(),
-        });
+        cache.store(&CacheEntry::new(
+            k.as_str().to_string(),
+            "x".to_string(),
+            String::new(),
+        ));
         assert_eq!(cache.load(&k), None);
     }
 

@@ -37,7 +37,8 @@ pub enum CompileError {
 
     /// Reserved for callers that read kernel sources from disk before
     /// compiling; the compiler itself treats every cache I/O failure as a miss.
-    #[error("I/O error: {0}")]
+    /// Transparent: `{:#}` of a wrapper that also showed the OS error would print it twice.
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 

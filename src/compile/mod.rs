@@ -289,11 +289,7 @@ impl PtxCompiler {
         }
 
         let (ptx, log) = run_nvrtc(library, req, &options, &stand_ins, headers)?;
-        let entry = CacheEntry {
-            key: key.as_str().to_string(),
-            ptx,
-            log,
-        };
+        let entry = CacheEntry::new(key.as_str().to_string(), ptx, log);
         if let Some(disk) = &self.disk {
             disk.store(&entry);
         }

@@ -8,6 +8,10 @@ use super::printf;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
+/// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
+/// its threads; past it a thread's further accesses are not logged.
+const ACCESS_LOG_CAP: usize = 1 << 21;
+
 /// Where an access lands after resolving generic addresses.
 #[derive(Clone, Copy)]
 enum Place {
@@ -380,6 +384,11 @@ impl<'l> Mem<'l> {
     fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool) {
         if let Some(acc) = self.accesses.as_mut() {
             let t = self.launch.linear(th.tid) as usize;
+            // Bounded memory: the figures come from each thread's first accesses only, the
+            // same count for every lane, so lanes in step still group together.
+            if acc[t].len() >= ACCESS_LOG_CAP / self.launch.threads_per_block() as usize {
+                return;
+            }
             acc[t].push(Access {
                 pc: th.pc,
                 func: th.func,
@@ -747,6 +756,12 @@ impl<'l> Mem<'l> {
         };
         let (fmt_addr, buf_addr) = (slot(0), slot(1));
         let fmt = self.c_string(th, fmt_addr);
+        if th.out.is_full() {
+            // Past the output cap: count the lines, skip the formatting (a printf in an
+            // endless loop must stay cheap until the step or time limit stops it).
+            th.out.count_dropped(fmt.as_bytes());
+            return printf::count_args(fmt.as_bytes());
+        }
         let mut count = 0u64;
         let text = printf::format(
             fmt.as_bytes(),
@@ -756,7 +771,7 @@ impl<'l> Mem<'l> {
             },
             |p| self.c_string(th, p),
         );
-        th.out.push_str(&text);
+        th.out.push(&text, printf::THREAD_OUTPUT_CAP);
         count
     }
 

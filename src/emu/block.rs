@@ -8,6 +8,7 @@ use super::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use super::launch::Launch;
 use super::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
 use super::perf;
+use super::printf;
 use super::race::{block_key, Acquired, CrossRace, Interval};
 use super::result::{Counters, DiagKind, PerfStats, Severity};
 use crate::ptx::ir::*;
@@ -46,7 +47,7 @@ pub(super) struct Thread {
     pub(super) local_base: u64,
     pub(super) frames: Vec<Frame>,
     pub(super) counters: Counters,
-    pub(super) out: String,
+    pub(super) out: printf::Output,
     /// Scheduling passes spent waiting at an `activemask`.
     pub(super) waited: u32,
     /// Executed a `__threadfence()`: its next global atomic releases (see `race.rs`).
@@ -109,7 +110,7 @@ pub struct Access {
 pub struct BlockOutput {
     pub counters: Vec<Counters>,
     pub diags: Diags,
-    pub stdout: String,
+    pub stdout: printf::Output,
     pub instructions: u64,
     /// Coalescing and bank-conflict figures (zero unless `EmuOptions::perf`).
     pub perf: PerfStats,
@@ -190,7 +191,7 @@ impl<'l> Block<'l> {
                         local_base: 0,
                         frames: Vec::new(),
                         counters: Counters::default(),
-                        out: String::new(),
+                        out: printf::Output::default(),
                         waited: 0,
                         fenced: false,
                     });
@@ -357,9 +358,9 @@ impl<'l> Block<'l> {
         if fatal.is_none() {
             self.mem.resolve_uninit();
         }
-        let mut stdout = String::new();
+        let mut stdout = printf::Output::default();
         for t in &self.threads {
-            stdout.push_str(&t.out);
+            stdout.append(&t.out, printf::LAUNCH_OUTPUT_CAP);
         }
         BlockOutput {
             counters: self.threads.iter().map(|t| t.counters).collect(),
@@ -415,9 +416,13 @@ impl<'l> Block<'l> {
         } else {
             format!("{who} was still running line {line}")
         };
+        let ran = match self.mem.launch.opts.deadline.filter(|d| d.passed()) {
+            Some(d) => format!("the kernel ran longer than {} s", d.limit.as_secs_f64()),
+            None => format!("the kernel ran more than {limit} instructions"),
+        };
         self.mem.diags.report(DiagKind::StepLimit, Severity::Error, site, None, || {
             (
-                format!("the kernel ran more than {limit} instructions; {what}"),
+                format!("{ran}; {what}"),
                 "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".into(),
             )
         });

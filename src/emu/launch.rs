@@ -85,10 +85,15 @@ impl<'m> Launch<'m> {
         self.steps.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// Count executed instructions; true once the launch's step limit is passed.
+    /// True once the wall-clock deadline (if any) has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.opts.deadline.is_some_and(|d| d.passed())
+    }
+
+    /// Count executed instructions; true once the launch's step limit or deadline is passed.
     pub fn add_steps(&self, n: u64) -> bool {
         let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;
-        if total > self.opts.step_limit {
+        if total > self.opts.step_limit || self.past_deadline() {
             self.abort();
             true
         } else {
@@ -528,6 +533,8 @@ pub fn run(
     let mut bi = 0;
     for a in args {
         if let KernelArg::Buffer(mut b) = a {
+            // Free the input copy before the result copy is made (peak memory).
+            b.data = Vec::new();
             b.data = launch.global.bytes(bi);
             bi += 1;
             buffers.push(b);
@@ -535,7 +542,7 @@ pub fn run(
     }
     Ok(RunResult {
         buffers,
-        stdout: fold.stdout,
+        stdout: fold.stdout.into_text(),
         diagnostics: fold.diags.finish(),
         counters: fold.counters,
         perf: fold.perf,
@@ -573,6 +580,8 @@ fn prepare<'m>(
         items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
     }
     let mut global = GlobalMem::new(&items);
+    // Memory stays near the buffers' own size: the copies went into `global`.
+    drop(items);
     if opts.checkers {
         global.track_races();
     } else if parallel {
@@ -694,7 +703,7 @@ const STEP_LIMIT: &str = "step limit";
 struct Summary {
     counters: CounterSummary,
     diags: Diags,
-    stdout: String,
+    stdout: super::printf::Output,
     instructions: u64,
     perf: PerfStats,
     fatal: Option<String>,
@@ -764,7 +773,7 @@ impl InOrder {
 struct Fold {
     counters: CounterSummary,
     diags: Diags,
-    stdout: String,
+    stdout: super::printf::Output,
     instructions: u64,
     perf: PerfStats,
     fatal: Option<String>,
@@ -797,7 +806,8 @@ impl Fold {
         }
         self.counters.total.add(&s.counters.total);
         self.diags.merge(s.diags);
-        self.stdout.push_str(&s.stdout);
+        self.stdout
+            .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);
         self.instructions += s.instructions;
         self.perf.merge(&s.perf);
         if self.fatal.is_none() {

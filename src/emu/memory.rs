@@ -217,10 +217,11 @@ impl GlobalMem {
         let a = &self.allocs[idx];
         let first = ((a.base - GLOBAL_BASE) / 4) as usize;
         let nwords = a.len.div_ceil(4) as usize;
-        let mut out: Vec<u8> = self.words[first..first + nwords]
-            .iter()
-            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
-            .collect();
+        // Sized up front: `flat_map` gives no size hint and would grow the vector to 2x.
+        let mut out: Vec<u8> = Vec::with_capacity(nwords * 4);
+        for w in &self.words[first..first + nwords] {
+            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
         out.truncate(a.len as usize);
         out
     }

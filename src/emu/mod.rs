@@ -50,6 +50,54 @@ pub struct EmuOptions {
     pub jobs: usize,
     /// Measure 32-byte sectors per warp access and shared bank conflicts (costs some speed).
     pub perf: bool,
+    /// A wall-clock limit on top of the step limit, so a runaway kernel ends in bounded time
+    /// however slow each step is (debug builds, memory-heavy loops). `None`: steps only, which
+    /// keeps library results deterministic.
+    pub deadline: Option<Deadline>,
+}
+
+/// When a launch must stop, and the limit it came from (for the message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline {
+    pub at: std::time::Instant,
+    pub limit: std::time::Duration,
+}
+
+impl Deadline {
+    /// A deadline `limit` from now.
+    pub fn after(limit: std::time::Duration) -> Deadline {
+        Deadline {
+            at: std::time::Instant::now() + limit,
+            limit,
+        }
+    }
+
+    /// The deadline a command gives a launch of `step_limit` steps: the time those steps take
+    /// at a modest emulator speed for this build, and never under 3 s. At the default limits a
+    /// runaway kernel thus ends within 5 s even where steps are slow (memory-heavy loops, perf
+    /// logging), and a user who raises the step limit gets the time to go with it.
+    /// `GPUZZLE_TIME_LIMIT` (seconds) overrides it, e.g. for tests of the limit itself.
+    pub fn for_steps(step_limit: u64) -> Deadline {
+        // Unoptimised builds run about ten times slower; their deadline scales with them so
+        // that a kernel that fits the step limit is not cut short by the clock.
+        const STEPS_PER_SECOND: u64 = if cfg!(debug_assertions) {
+            4_000_000
+        } else {
+            40_000_000
+        };
+        const AT_LEAST: std::time::Duration = std::time::Duration::from_secs(3);
+        let from_env = std::env::var("GPUZZLE_TIME_LIMIT")
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(|s| std::time::Duration::from_secs_f64(s.min(1e9)));
+        let scaled = std::time::Duration::from_secs(step_limit / STEPS_PER_SECOND);
+        Deadline::after(from_env.unwrap_or(scaled.max(AT_LEAST)))
+    }
+
+    pub fn passed(&self) -> bool {
+        std::time::Instant::now() >= self.at
+    }
 }
 
 impl Default for EmuOptions {
@@ -59,6 +107,7 @@ impl Default for EmuOptions {
             checkers: true,
             jobs: 1,
             perf: false,
+            deadline: None,
         }
     }
 }

@@ -1,6 +1,121 @@
 //! Device `printf`: formats the packed argument buffer NVRTC builds for `vprintf`
 //! (each argument aligned to its own size; floats promoted to double, as in C varargs).
 
+/// Widest field width or precision honoured; larger ones are clamped to it.
+const MAX_FIELD: usize = 1024;
+
+/// Bytes of device output a launch keeps: the default size of CUDA's own printf FIFO
+/// (`cudaLimitPrintfFifoSize`), past which the GPU drops output too.
+pub const LAUNCH_OUTPUT_CAP: usize = 1 << 20;
+/// Bytes of output one thread keeps, so a block of printing threads stays small before its
+/// output is gathered under the launch's cap.
+pub const THREAD_OUTPUT_CAP: usize = 64 << 10;
+
+/// Device output kept up to a byte cap; past it, whole lines are counted instead of kept, so
+/// a kernel printing in an endless loop costs bounded memory and says how much it dropped.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    text: String,
+    dropped_lines: u64,
+    /// True once something did not fit: later text is only counted (keeps lines whole).
+    full: bool,
+}
+
+impl Output {
+    /// True once output is only counted: the caller may skip formatting and call
+    /// `count_dropped` with the format string instead.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    pub fn clear(&mut self) {
+        *self = Output::default();
+    }
+
+    /// Append `text`, keeping at most `cap` bytes in all; what does not fit is counted in lines.
+    pub fn push(&mut self, text: &str, cap: usize) {
+        if !self.full && self.text.len() + text.len() <= cap {
+            self.text.push_str(text);
+            return;
+        }
+        // Keep whole lines up to the cap, count the rest.
+        let room = if self.full {
+            0
+        } else {
+            cap.saturating_sub(self.text.len())
+        };
+        let mut kept = 0;
+        if room > 0 {
+            for line in text.split_inclusive('\n') {
+                if kept + line.len() > room || !line.ends_with('\n') {
+                    break;
+                }
+                kept += line.len();
+            }
+            self.text.push_str(&text[..kept]);
+        }
+        self.full = true;
+        self.dropped_lines += count_lines(&text[kept..]);
+    }
+
+    /// Count the lines a printf with format `fmt` would have printed, without formatting it.
+    pub fn count_dropped(&mut self, fmt: &[u8]) {
+        self.full = true;
+        self.dropped_lines += count_lines(&String::from_utf8_lossy(fmt));
+    }
+
+    /// Append another output (a thread's into its block's, a block's into the launch's).
+    pub fn append(&mut self, other: &Output, cap: usize) {
+        self.push(&other.text, cap);
+        if other.dropped_lines > 0 {
+            self.full = true;
+            self.dropped_lines += other.dropped_lines;
+        }
+    }
+
+    /// The kept text, then a note of how many lines were dropped, if any.
+    pub fn into_text(self) -> String {
+        let mut text = self.text;
+        if self.dropped_lines > 0 {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let n = self.dropped_lines;
+            let s = if n == 1 { "" } else { "s" };
+            text.push_str(&format!(
+                "[gpuzzle: {n} more line{s} of device output dropped (kept: {} KiB per launch, {} KiB per thread)]\n",
+                LAUNCH_OUTPUT_CAP >> 10,
+                THREAD_OUTPUT_CAP >> 10
+            ));
+        }
+        text
+    }
+}
+
+/// The arguments a printf with format `fmt` consumes (its conversions other than `%%`): what
+/// device printf returns, counted without formatting once output is only being counted.
+pub fn count_args(fmt: &[u8]) -> u64 {
+    let mut n = 0;
+    let mut i = 0;
+    while i < fmt.len() {
+        if fmt[i] == b'%' {
+            if fmt.get(i + 1) == Some(&b'%') {
+                i += 2;
+                continue;
+            }
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Lines in `text`: its newlines, plus one for an unterminated last line.
+fn count_lines(text: &str) -> u64 {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count() as u64;
+    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
 /// Format `fmt` with arguments read by `arg(offset, size)` from the argument buffer.
 pub fn format(
     fmt: &[u8],
@@ -46,7 +161,9 @@ pub fn format(
             i += 1;
         }
         if !w.is_empty() {
-            width = w.parse::<usize>().ok();
+            // A huge width would allocate that many spaces: clamp it (as the real printf FIFO
+            // would cut the line anyway).
+            width = w.parse::<usize>().ok().map(|w| w.min(MAX_FIELD));
         }
         let mut prec = None;
         if i < fmt.len() && fmt[i] == b'.' {
@@ -56,7 +173,7 @@ pub fn format(
                 p.push(fmt[i] as char);
                 i += 1;
             }
-            prec = Some(p.parse::<usize>().unwrap_or(0));
+            prec = Some(p.parse::<usize>().unwrap_or(MAX_FIELD).min(MAX_FIELD));
         }
         let mut long = 0;
         while i < fmt.len() && b"hlLzjt".contains(&fmt[i]) {
@@ -289,5 +406,32 @@ mod tests {
             run("%lld %u", &[(8, (-5i64) as u64), (4, 4_000_000_000)]),
             "-5 4000000000"
         );
+    }
+
+    #[test]
+    fn output_keeps_whole_lines_up_to_the_cap_then_counts() {
+        let mut o = Output::default();
+        o.push("aaaa\nbbbb\n", 12);
+        o.push("cccc\ndddd\neeee", 12);
+        assert!(o.is_full());
+        o.count_dropped(b"%d\n%d\n");
+        assert_eq!(count_args(b"%d %% %s\n"), 2);
+        let mut launch = Output::default();
+        launch.append(&o, LAUNCH_OUTPUT_CAP);
+        let text = launch.into_text();
+        assert!(
+            text.starts_with("aaaa\nbbbb\n[gpuzzle: 5 more lines"),
+            "{text}"
+        );
+        assert_eq!(Output::default().into_text(), "");
+    }
+
+    #[test]
+    fn huge_widths_and_precisions_are_clamped() {
+        let s = run(
+            "%1000000000d|%.1000000000f",
+            &[(4, 7), (8, 1.5f64.to_bits())],
+        );
+        assert!(s.len() < 4 * MAX_FIELD, "{} bytes", s.len());
     }
 }

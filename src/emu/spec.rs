@@ -47,8 +47,12 @@ fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, Stri
         let init = spec[close + 1..]
             .strip_prefix(':')
             .ok_or("write TYPE[LEN]:INIT, e.g. f32[8]:zeros")?;
-        let values = init_values(init, ty, len, base_dir)?;
-        return Ok(KernelArg::Buffer(Buffer::from_values(name, ty, &values)));
+        let data = init_bytes(init, ty, len, base_dir)?;
+        return Ok(KernelArg::Buffer(Buffer {
+            name: name.to_string(),
+            ty,
+            data,
+        }));
     }
     Ok(KernelArg::Scalar(parse_scalar(spec)?))
 }
@@ -112,64 +116,178 @@ fn int_range(ty: ElemType) -> (i128, i128) {
     }
 }
 
-/// Values for a buffer initialiser: zeros, ones, arange, fill=V, rand=SEED, json=PATH.
-pub fn init_values(
+/// The bytes of a buffer initialiser: zeros, ones, arange, fill=V, rand=SEED, json=PATH.
+/// Encoded element by element (no list of f64s beside the buffer: a buffer may be 2^28 long).
+pub fn init_bytes(
     init: &str,
     ty: ElemType,
     len: usize,
     base_dir: &Path,
-) -> Result<Vec<f64>, String> {
-    Ok(match init {
-        "zeros" => vec![0.0; len],
-        "ones" => vec![1.0; len],
-        "arange" => (0..len).map(|i| i as f64).collect(),
+) -> Result<Vec<u8>, String> {
+    let mut data = Vec::with_capacity(len * ty.size());
+    match init {
+        "zeros" => data.resize(len * ty.size(), 0),
+        "ones" => (0..len).for_each(|_| ty.encode(1.0, &mut data)),
+        "arange" => (0..len).for_each(|i| ty.encode(i as f64, &mut data)),
         _ => {
             if let Some(v) = init.strip_prefix("fill=") {
-                vec![
-                    v.parse::<f64>()
-                        .map_err(|_| format!("fill value `{v}` is not a number"))?;
-                    len
-                ]
+                let v = v
+                    .parse::<f64>()
+                    .map_err(|_| format!("fill value `{v}` is not a number"))?;
+                check_fits(ty, v).map_err(|e| format!("fill value {e}"))?;
+                (0..len).for_each(|_| ty.encode(v, &mut data));
             } else if let Some(seed) = init.strip_prefix("rand=") {
                 let seed: u64 = seed
                     .parse()
                     .map_err(|_| format!("rand seed `{seed}` is not a whole number"))?;
-                random_values(ty, len, seed)
+                let mut state = seed;
+                (0..len).for_each(|_| ty.encode(random_value(ty, &mut state), &mut data));
             } else if let Some(path) = init.strip_prefix("json=") {
-                let p = base_dir.join(path);
-                let text = std::fs::read_to_string(&p)
-                    .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-                let v: Vec<f64> = serde_json::from_str(&text).map_err(|e| {
-                    format!("{}: expected a JSON array of numbers: {e}", p.display())
-                })?;
-                if v.len() != len {
-                    return Err(format!(
-                        "{} holds {} numbers, but the buffer has {len} elements",
-                        p.display(),
-                        v.len()
-                    ));
-                }
-                v
+                data = json_bytes(&base_dir.join(path), ty, len)?;
             } else {
                 return Err(format!("unknown initialiser `{init}` (use zeros, ones, arange, fill=V, rand=SEED or json=PATH)"));
             }
         }
-    })
+    }
+    Ok(data)
 }
 
-/// Seeded random values: floats uniform in [-1, 1), integers uniform in [0, 100).
-pub fn random_values(ty: ElemType, len: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed;
-    (0..len)
-        .map(|_| {
-            let r = splitmix64(&mut state);
-            if ty.is_float() {
-                (r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            } else {
-                (r % 100) as f64
+/// Is `v` a value of `ty` (not rounded to infinity, not clamped)? The error says why not.
+fn check_fits(ty: ElemType, v: f64) -> Result<(), String> {
+    if ty.is_float() {
+        let overflows = ty == ElemType::F32 && v.is_finite() && (v as f32).is_infinite();
+        return if overflows {
+            Err(format!("{v} is beyond the range of f32"))
+        } else {
+            Ok(())
+        };
+    }
+    let (lo, hi) = int_range(ty);
+    if v.fract() != 0.0 || !v.is_finite() {
+        return Err(format!("{v} is not an integer, as {ty} needs"));
+    }
+    if v < lo as f64 || v > hi as f64 {
+        return Err(format!("{v} does not fit in {ty} ({lo} to {hi})"));
+    }
+    Ok(())
+}
+
+/// Bytes a JSON number takes at most in a file we accept, with its separator and spaces: the
+/// file may not be larger than the buffer could need (so `/dev/zero` is refused up front).
+const JSON_BYTES_PER_ELEMENT: u64 = 64;
+
+/// Read `path` as a JSON array of exactly `len` numbers of type `ty`, encoded as they are read.
+/// Only a regular file of plausible size is read: a FIFO or a device would block or never end.
+fn json_bytes(path: &Path, ty: ElemType, len: usize) -> Result<Vec<u8>, String> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, SeqAccess, Visitor};
+    use std::io::Read;
+    let shown = path.display();
+    // Open without blocking, so a FIFO with no writer cannot hang the open itself.
+    let file =
+        open_nonblocking(path).map_err(|e| format!("cannot read {shown}: {}", io_reason(&e)))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {}", io_reason(&e)))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown} is not a regular file (a pipe or a device cannot be a buffer's data); write the numbers into a file"
+        ));
+    }
+    let most = (len as u64)
+        .saturating_mul(JSON_BYTES_PER_ELEMENT)
+        .saturating_add(4096);
+    if meta.len() > most {
+        return Err(format!(
+            "{shown} is {} bytes, too large for a buffer of {len} elements (at most {most})",
+            meta.len()
+        ));
+    }
+    let mut text = Vec::new();
+    file.take(most + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("cannot read {shown}: {}", io_reason(&e)))?;
+
+    struct Numbers {
+        ty: ElemType,
+        len: usize,
+    }
+    impl<'de> DeserializeSeed<'de> for Numbers {
+        type Value = Vec<u8>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<u8>, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Numbers {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a JSON array of numbers")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut data = Vec::with_capacity(self.len * self.ty.size());
+            let mut i = 0usize;
+            while let Some(v) = seq.next_element::<f64>()? {
+                if i >= self.len {
+                    return Err(A::Error::custom(format!(
+                        "more than the buffer's {} elements",
+                        self.len
+                    )));
+                }
+                check_fits(self.ty, v)
+                    .map_err(|e| A::Error::custom(format!("element {i}: {e}")))?;
+                self.ty.encode(v, &mut data);
+                i += 1;
             }
-        })
-        .collect()
+            if i != self.len {
+                return Err(A::Error::custom(format!(
+                    "{i} numbers, but the buffer has {} elements",
+                    self.len
+                )));
+            }
+            Ok(data)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(&text);
+    let data = Numbers { ty, len }
+        .deserialize(&mut de)
+        .and_then(|d| de.end().map(|()| d))
+        .map_err(|e| format!("{shown}: expected a JSON array of {len} numbers: {e}"))?;
+    Ok(data)
+}
+
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer.
+        const O_NONBLOCK: i32 = if cfg!(target_os = "linux") {
+            0o4000
+        } else {
+            0x4
+        };
+        o.custom_flags(O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// An OS error without Rust's " (os error N)" suffix, for messages that already say what failed.
+fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// One seeded random value: floats uniform in [-1, 1), integers uniform in [0, 100).
+fn random_value(ty: ElemType, state: &mut u64) -> f64 {
+    let r = splitmix64(state);
+    if ty.is_float() {
+        (r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    } else {
+        (r % 100) as f64
+    }
 }
 
 fn splitmix64(state: &mut u64) -> u64 {
@@ -248,5 +366,49 @@ mod tests {
         assert!(arg("a=f32[4]:json=/nonexistent.json")
             .unwrap_err()
             .contains("cannot read"));
+    }
+
+    #[test]
+    fn json_values_outside_the_type_are_rejected_with_their_index() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("v.json"), "[1, 2, 300]").unwrap();
+        let e = parse_arg("a=u8[3]:json=v.json", dir.path()).unwrap_err();
+        assert!(e.contains("element 2: 300 does not fit in u8"), "{e}");
+        std::fs::write(dir.path().join("f.json"), "[1e39]").unwrap();
+        let e = parse_arg("a=f32[1]:json=f.json", dir.path()).unwrap_err();
+        assert!(
+            e.contains(
+                "element 0: 1000000000000000000000000000000000000000 is beyond the range of f32"
+            ),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("ok.json"), "[1, -2.5]").unwrap();
+        let KernelArg::Buffer(b) = parse_arg("a=f32[2]:json=ok.json", dir.path()).unwrap() else {
+            panic!("not a buffer")
+        };
+        assert_eq!(
+            b.data,
+            [1.0f32.to_le_bytes(), (-2.5f32).to_le_bytes()].concat()
+        );
+        let e = parse_arg("a=i8[2]:fill=200", dir.path()).unwrap_err();
+        assert!(e.contains("200 does not fit in i8"), "{e}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn json_from_a_device_or_a_fifo_is_refused_at_once() {
+        let e = parse_arg("a=f32[4]:json=/dev/zero", Path::new("/")).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("p");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.map(|s| s.success()).unwrap_or(false) {
+            let e = parse_arg("a=f32[4]:json=p", dir.path()).unwrap_err();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, format!("[{}]", "1,".repeat(10_000) + "1")).unwrap();
+        let e = parse_arg("a=f32[4]:json=big.json", dir.path()).unwrap_err();
+        assert!(e.contains("too large for a buffer of 4 elements"), "{e}");
     }
 }

@@ -103,6 +103,13 @@ pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuE
         checkers: false,
         jobs: 1,
         perf: false,
+        // The backstop above is far more steps than the limit the user set, and instrumented
+        // code is slow: stop at the time the user's own limit would take.
+        deadline: Some(crate::emu::Deadline::for_steps(
+            plan.step_budget
+                .saturating_mul(plan.threads)
+                .saturating_mul(2),
+        )),
     };
     let mut run = crate::emu::run(&module, &plan.inst.entry, &plan.cfg, args, &opts)?;
     let ctl_buf = run
@@ -112,6 +119,20 @@ pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuE
     let ctl = plan.decode(&ctl_buf.data)?;
     let mut result = plan.result(&ctl, run.buffers, run.stdout);
     result.instructions = run.instructions;
+    // The emulator stopped the launch itself (its time limit or backstop): the control block
+    // then says nothing of it, so pass its step-limit report on rather than a clean result.
+    if !result
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == crate::emu::result::DiagKind::StepLimit)
+    {
+        result.diagnostics.extend(
+            run.diagnostics
+                .iter()
+                .filter(|d| d.kind == crate::emu::result::DiagKind::StepLimit)
+                .cloned(),
+        );
+    }
     Ok(EmuRun {
         result,
         emulator_diagnostics: run.diagnostics,

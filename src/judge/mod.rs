@@ -184,9 +184,18 @@ fn run_test(
     if let Some(d) = expected.diagnostics.first() {
         return Err(spec_error(
             puzzle,
-            format!("{}: {} (line {:?})", d.kind.as_str(), d.message, d.line),
+            match d.line {
+                Some(line) => format!("{}: {} (line {line})", d.kind.as_str(), d.message),
+                None => format!("{}: {}", d.kind.as_str(), d.message),
+            },
         ));
     }
+    // The learner's launches of this test get a wall-clock deadline as well as the step limit,
+    // so a runaway kernel ends within seconds whatever its steps cost.
+    let emu_opts = EmuOptions {
+        deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
+        ..emu_opts
+    };
     let name = if seed.is_some() {
         format!("{} (random inputs)", test.name)
     } else {

@@ -14,6 +14,20 @@ pub enum Tok {
     Punct(char),
 }
 
+/// A token as it was written, for messages (`found `]``, not `found Some(Punct(']'))`).
+impl std::fmt::Display for Tok {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Tok::Ident(w) => write!(f, "`{w}`"),
+            Tok::Int(v) => write!(f, "`{v}`"),
+            Tok::Float32(b) => write!(f, "`0f{b:08X}`"),
+            Tok::Float64(b) => write!(f, "`0d{b:016X}`"),
+            Tok::Str(s) => write!(f, "the string \"{s}\""),
+            Tok::Punct(c) => write!(f, "`{c}`"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
     pub tok: Tok,
@@ -175,8 +189,20 @@ pub fn lex(text: &str) -> Result<Vec<Token>, (usize, String)> {
         if is_ident_start(c) {
             let start = i;
             i += 1;
-            while i < b.len() && is_ident_char(b[i]) {
-                i += 1;
+            loop {
+                while i < b.len() && is_ident_char(b[i]) {
+                    i += 1;
+                }
+                // Qualifiers such as `.L2::evict_last` or `.L2::cache_hint` belong to the
+                // opcode (a label's single `:` does not).
+                if b.get(i) == Some(&b':')
+                    && b.get(i + 1) == Some(&b':')
+                    && b.get(i + 2).is_some_and(|&n| is_ident_char(n))
+                {
+                    i += 2;
+                    continue;
+                }
+                break;
             }
             out.push(Token {
                 tok: Tok::Ident(text[start..i].to_string()),

@@ -43,6 +43,30 @@ mod tests {
         assert!(n >= 5);
     }
 
+    /// NVRTC's PTX for `tex1Dfetch`, `prefetch.global.L2::evict_last` and `__prof_trigger`
+    /// (`pmevent`): all parse; the texture fetch is unsupported at the learner's line 2, not
+    /// at a line of NVRTC's built-in header.
+    #[test]
+    fn parses_textures_cache_qualifiers_and_pmevent() {
+        let text =
+            std::fs::read_to_string(format!("{PROBES}/nvrtc_tex_prefetch_pmevent.ptx")).unwrap();
+        let m = parse(&text).unwrap();
+        let body = |name: &str| &m.functions.iter().find(|f| f.name == name).unwrap().body;
+        let tex = body("tex")
+            .iter()
+            .find(|i| matches!(&i.op, Op::Unsupported { text } if text.starts_with("tex.1d")))
+            .expect("the texture fetch");
+        assert_eq!((m.file_name(tex.file), tex.line), (Some("odd.cu"), 2));
+        for k in ["pf", "pm"] {
+            assert!(
+                !body(k)
+                    .iter()
+                    .any(|i| matches!(i.op, Op::Unsupported { .. })),
+                "{k}"
+            );
+        }
+    }
+
     #[test]
     fn resolves_lines_labels_and_calls() {
         let text = std::fs::read_to_string(format!("{PROBES}/t4.compute_80.lineinfo.ptx")).unwrap();

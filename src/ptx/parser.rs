@@ -23,6 +23,9 @@ enum Raw {
     Sink,
 }
 
+/// (file index, line) of a `.loc`.
+type SourceLoc = (u32, u32);
+
 struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
@@ -35,6 +38,8 @@ struct Parser<'a> {
     /// Calls to resolve after all functions are known: (function, instruction, callee name).
     pending_calls: Vec<(u32, usize, String)>,
     extern_funcs: Vec<String>,
+    /// Per function, per instruction: the outermost source location it was inlined at.
+    inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
 }
 
 /// Per-function parsing state.
@@ -52,6 +57,12 @@ struct FnCtx {
     body: Vec<Inst>,
     line: u32,
     file: u32,
+    /// `.loc … inlined_at F L`: (file, line) of an inlined location → the outermost one.
+    inline_map: HashMap<SourceLoc, SourceLoc>,
+    /// Where the current location was inlined at, outermost, if it was.
+    outer: Option<SourceLoc>,
+    /// `outer` of each instruction of `body`.
+    outer_locs: Vec<Option<SourceLoc>>,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {
@@ -65,8 +76,10 @@ pub fn parse(text: &str) -> PResult<Module> {
         func_idx: HashMap::new(),
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
+        inlined_at: Vec::new(),
     };
     p.module_items()?;
+    p.locate_builtin_code();
     p.resolve_calls()?;
     p.layout_shared();
     p.module.externs = p.extern_funcs;
@@ -129,7 +142,9 @@ impl<'a> Parser<'a> {
         if self.eat_punct(c) {
             Ok(())
         } else {
-            let found = format!("{:?}", self.peek());
+            let found = self
+                .peek()
+                .map_or("the end of the PTX".to_string(), |t| t.to_string());
             self.err(format!("expected `{c}`, found {found}"))
         }
     }
@@ -139,7 +154,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(s) => Ok(s.clone()),
             t => {
                 self.pos -= 1;
-                self.err(format!("expected a name, found {t:?}"))
+                self.err(format!("expected a name, found {t}"))
             }
         }
     }
@@ -150,7 +165,7 @@ impl<'a> Parser<'a> {
             Tok::Int(v) => Ok(if neg { v.wrapping_neg() } else { *v }),
             t => {
                 self.pos -= 1;
-                self.err(format!("expected a number, found {t:?}"))
+                self.err(format!("expected a number, found {t}"))
             }
         }
     }
@@ -162,6 +177,51 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.pos += 1;
+        }
+    }
+
+    /// The `inlined_at FILE LINE` of the rest of a `.loc` on PTX line `line`, if any.
+    fn inlined_at_of(&self, line: usize) -> Option<(u32, u32)> {
+        let rest = self.toks[self.pos..]
+            .iter()
+            .take_while(|t| t.line == line)
+            .map(|t| &t.tok)
+            .collect::<Vec<_>>();
+        let at = rest
+            .iter()
+            .position(|t| matches!(t, Tok::Ident(w) if w == "inlined_at"))?;
+        match (rest.get(at + 1), rest.get(at + 2)) {
+            (Some(Tok::Int(f)), Some(Tok::Int(l))) if *l > 0 => Some((*f as u32, *l as u32)),
+            _ => None,
+        }
+    }
+
+    /// Code NVRTC inlined from its own built-in header (texture fetches and other intrinsics)
+    /// is placed at the learner's line that called it: the header's lines mean nothing to them.
+    fn locate_builtin_code(&mut self) {
+        let builtin = |m: &Module, idx: u32| {
+            m.file_name(idx)
+                .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header"))
+        };
+        for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
+            let Some(f) = self.module.functions.get(fidx as usize) else {
+                continue;
+            };
+            let moves: Vec<(usize, (u32, u32))> = f
+                .body
+                .iter()
+                .zip(&outer)
+                .enumerate()
+                .filter_map(|(i, (inst, o))| {
+                    o.filter(|_| builtin(&self.module, inst.file))
+                        .map(|o| (i, o))
+                })
+                .collect();
+            let body = &mut self.module.functions[fidx as usize].body;
+            for (i, (file, line)) in moves {
+                body[i].file = file;
+                body[i].line = line;
+            }
         }
     }
 
@@ -177,7 +237,7 @@ impl<'a> Parser<'a> {
     fn module_items(&mut self) -> PResult<()> {
         while let Some(tok) = self.peek() {
             let Tok::Ident(word) = tok else {
-                return self.err(format!("unexpected {tok:?} at module level"));
+                return self.err(format!("unexpected {tok} at module level"));
             };
             let tok_line = self.line();
             match word.as_str() {
@@ -418,7 +478,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(w) if w == "generic" => {
                 return self.err("address initialisers (`generic(...)`) are not supported");
             }
-            t => return self.err(format!("unexpected {t:?} in an initialiser")),
+            t => return self.err(format!("unexpected {t} in an initialiser")),
         };
         out.extend_from_slice(&bits.to_le_bytes()[..ty.size() as usize]);
         Ok(())
@@ -532,6 +592,7 @@ impl<'a> Parser<'a> {
             }
         }
         // Every body ends in a return; make falling off the end safe.
+        ctx.outer_locs.push(ctx.outer);
         ctx.body.push(Inst {
             op: if is_entry { Op::Exit } else { Op::Ret },
             guard: None,
@@ -555,6 +616,7 @@ impl<'a> Parser<'a> {
         f.local_size = ctx.local_size;
         f.body = ctx.body;
         f.line = first_line;
+        self.inlined_at.push((fidx, ctx.outer_locs));
         Ok(())
     }
 
@@ -638,6 +700,11 @@ impl<'a> Parser<'a> {
                     if line > 0 {
                         ctx.line = line;
                         ctx.file = file;
+                        ctx.outer = self.inlined_at_of(tok_line).map(|at| {
+                            let outer = ctx.inline_map.get(&at).copied().unwrap_or(at);
+                            ctx.inline_map.insert((file, line), outer);
+                            outer
+                        });
                     }
                     self.skip_line(tok_line);
                 }
@@ -690,7 +757,7 @@ impl<'a> Parser<'a> {
                     ctx.labels.insert(label, ctx.body.len() as u32);
                 }
                 Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => self.instruction(ctx, fidx)?,
-                Some(t) => return self.err(format!("unexpected {t:?} in a function body")),
+                Some(t) => return self.err(format!("unexpected {t} in a function body")),
             }
         }
     }
@@ -763,6 +830,16 @@ impl<'a> Parser<'a> {
                     _ => Raw::Name(self.ident()?),
                 };
                 let mut off: i64 = 0;
+                if self.is_punct(',') {
+                    // `[tex, {coords}]` or `[tex, sampler, {coords}]` (texture and surface
+                    // instructions): kept as a list; the builder reports them unsupported.
+                    let mut parts = vec![base];
+                    while self.eat_punct(',') {
+                        parts.push(self.raw_operand()?);
+                    }
+                    self.expect_punct(']')?;
+                    return Ok(Raw::Vec(parts));
+                }
                 while !self.eat_punct(']') {
                     let neg = if self.eat_punct('+') {
                         self.eat_punct('-')
@@ -806,7 +883,7 @@ impl<'a> Parser<'a> {
                     Tok::Float64(b) => Ok(Raw::F64(b ^ (1 << 63))),
                     t => {
                         self.pos -= 1;
-                        self.err(format!("unexpected {t:?} after `-`"))
+                        self.err(format!("unexpected {t} after `-`"))
                     }
                 }
             }
@@ -839,7 +916,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Raw::Name(w.clone()))
             }
-            Some(t) => self.err(format!("unexpected {t:?} as an operand")),
+            Some(t) => self.err(format!("unexpected {t} as an operand")),
             None => self.err("unexpected end of PTX in an operand list"),
         }
     }
@@ -863,7 +940,9 @@ impl<'a> Parser<'a> {
                 }
                 if !self.eat_punct(',') {
                     // call's operand lists are comma-separated; anything else is a syntax error.
-                    let found = format!("{:?}", self.peek());
+                    let found = self
+                        .peek()
+                        .map_or("the end of the PTX".to_string(), |t| t.to_string());
                     return self.err(format!(
                         "expected `,` or `;` after an operand of `{opcode}`, found {found}"
                     ));
@@ -883,6 +962,7 @@ impl<'a> Parser<'a> {
         if let Some(label) = bra_label {
             ctx.pending_bras.push((idx, label, line));
         }
+        ctx.outer_locs.push(ctx.outer);
         ctx.body.push(Inst {
             op,
             guard,

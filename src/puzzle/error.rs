@@ -43,13 +43,17 @@ pub enum PuzzleError {
     #[error("{}", join_errors(.0))]
     Several(Vec<PuzzleError>),
 
-    #[error("cannot {action} {}: {source}", .path.display())]
+    /// The OS error is shown in this message and is deliberately not the error's `source`:
+    /// `{:#}` would print it a second time.
+    #[error("cannot {action} {}: {}", .path.display(), os_reason(.cause))]
     Io {
         action: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
+
+    #[error("your progress file {} comes from a newer gpuzzle; it was left as it is\n  help: update gpuzzle to record progress again", .path.display())]
+    NewerState { path: PathBuf },
 
     #[error("no puzzles found in {} or any directory above it\n  help: run `gpuzzle init DIR` to create a workspace with the puzzle pack, or point at a puzzle directory with `--puzzles DIR` (or the environment variable GPUZZLE_PUZZLES)", .start.display())]
     NoWorkspace { start: PathBuf },
@@ -96,7 +100,7 @@ impl PuzzleError {
         PuzzleError::Io {
             action,
             path: path.to_path_buf(),
-            source,
+            cause: source,
         }
     }
 
@@ -133,6 +137,15 @@ fn list_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// An OS error as words, without Rust's " (os error N)" suffix ("Permission denied").
+pub fn os_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
 }
 
 /// 1-based line of byte `offset` in `text`.

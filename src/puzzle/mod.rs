@@ -21,7 +21,7 @@ mod schema;
 mod state;
 mod workspace;
 
-pub use error::{Invalid, PuzzleError};
+pub use error::{os_reason, Invalid, PuzzleError};
 pub use load::load_dir;
 pub use model::{
     store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,

@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 const STATE_FILE: &str = "state.toml";
+/// Held (an OS file lock) around every read-modify-write of the state, so parallel runs each
+/// add their result to what the others saved instead of overwriting it.
+const LOCK_FILE: &str = "state.lock";
 const FORMAT_VERSION: u32 = 1;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,9 +39,23 @@ pub struct State {
     /// File format version, for future changes.
     #[serde(default = "format_version")]
     pub version: u32,
+    /// The gpuzzle that last wrote the file (to name it when a newer one's file is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<String>,
     /// Progress by puzzle slug.
     #[serde(default)]
     pub puzzles: BTreeMap<String, Progress>,
+    /// Set when the file on disk comes from a newer gpuzzle: shown, never overwritten.
+    #[serde(skip)]
+    pub from_newer: bool,
+}
+
+/// What `State::update` did: the closure's value, a warning to show (damaged or newer file),
+/// and whether the result was saved.
+pub struct Updated<R> {
+    pub value: R,
+    pub warning: Option<String>,
+    pub saved: Result<(), PuzzleError>,
 }
 
 fn format_version() -> u32 {
@@ -49,7 +66,9 @@ impl Default for State {
     fn default() -> Self {
         State {
             version: FORMAT_VERSION,
+            written_by: None,
             puzzles: BTreeMap::new(),
+            from_newer: false,
         }
     }
 }
@@ -61,55 +80,108 @@ impl State {
     }
 
     /// The saved progress; empty if none. A file that cannot be read or parsed gives empty
-    /// progress and a warning to show; an unparsable one is kept as `state.toml.corrupt`.
+    /// progress and a warning to show; a damaged one (bad TOML, not UTF-8) is kept as
+    /// `state.toml.corrupt`. A file from a newer gpuzzle is read as far as it can be and
+    /// marked so that it is never overwritten.
     pub fn load(ws: &Workspace) -> (State, Option<String>) {
         let path = State::path(ws);
-        let text = match std::fs::read_to_string(&path) {
+        let bytes = match std::fs::read(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (State::default(), None),
             Err(e) => {
                 return (
                     State::default(),
                     Some(format!(
-                        "could not read your progress in {} ({e}); starting with empty progress",
-                        path.display()
+                        "could not read your progress in {} ({}); starting with empty progress",
+                        path.display(),
+                        super::error::os_reason(&e)
                     )),
                 )
             }
         };
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let line = super::error::line_of(&String::from_utf8_lossy(&e.as_bytes()[..at]), at);
+                return (
+                    State::default(),
+                    Some(set_aside(
+                        &path,
+                        &format!(" at line {line}"),
+                        "it is not UTF-8 text",
+                    )),
+                );
+            }
+        };
+        if let Some(newer) = newer_version(&text) {
+            let mut s = toml::from_str::<State>(&text).unwrap_or_default();
+            s.from_newer = true;
+            let who = toml::from_str::<toml::Table>(&text)
+                .ok()
+                .and_then(|t| {
+                    t.get("written_by")
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                })
+                .map(|w| format!("gpuzzle {w}"))
+                .unwrap_or_else(|| "a newer gpuzzle".into());
+            return (
+                s,
+                Some(format!(
+                    "your progress file {} was written by {who} (format version {newer}); this gpuzzle {} reads version {FORMAT_VERSION}, so it leaves the file as it is and does not record progress: update gpuzzle",
+                    path.display(),
+                    env!("CARGO_PKG_VERSION"),
+                )),
+            );
+        }
         match toml::from_str::<State>(&text) {
             Ok(s) => (s, None),
             Err(e) => {
-                let aside = path.with_file_name(format!("{STATE_FILE}.corrupt"));
-                let kept = match std::fs::rename(&path, &aside) {
-                    Ok(()) => format!("it was kept as {}", aside.display()),
-                    Err(re) => format!("it could not be moved aside ({re})"),
-                };
                 let line = e
                     .span()
                     .map(|s| format!(" at line {}", super::error::line_of(&text, s.start)))
                     .unwrap_or_default();
                 (
                     State::default(),
-                    Some(format!(
-                        "your progress file {} is damaged{line} ({}); {kept} and progress starts afresh",
-                        path.display(),
-                        e.message().trim()
-                    )),
+                    Some(set_aside(&path, &line, e.message().trim())),
                 )
             }
         }
     }
 
+    /// Load, apply `f`, save, all under the state lock: what other gpuzzle processes saved in
+    /// the meantime is kept. Without a lock (a read-only workspace) it still loads and applies.
+    pub fn update<R>(ws: &Workspace, f: impl FnOnce(&mut State) -> R) -> Updated<R> {
+        let _lock = lock(ws);
+        let (mut state, warning) = State::load(ws);
+        let value = f(&mut state);
+        let saved = state.save(ws);
+        Updated {
+            value,
+            warning,
+            saved,
+        }
+    }
+
     /// Write atomically: a temporary file in `.gpuzzle/`, then a rename over `state.toml`.
     pub fn save(&self, ws: &Workspace) -> Result<(), PuzzleError> {
+        if self.from_newer {
+            return Err(PuzzleError::NewerState {
+                path: State::path(ws),
+            });
+        }
         let dir = ws.state_dir();
         std::fs::create_dir_all(&dir).map_err(|e| PuzzleError::io("create directory", &dir, e))?;
         let path = State::path(ws);
         // Per-process temporary name: two gpuzzle processes (say `watch` and `run`) saving at
         // once each rename a complete file; the last one wins, neither is torn.
         let tmp = dir.join(format!("{STATE_FILE}.{}.tmp", std::process::id()));
-        let text = toml::to_string(self).map_err(|e| {
+        let stamped = State {
+            written_by: Some(env!("CARGO_PKG_VERSION").to_string()),
+            ..self.clone()
+        };
+        let text = toml::to_string(&stamped).map_err(|e| {
             PuzzleError::io(
                 "write",
                 &path,
@@ -166,6 +238,45 @@ impl State {
     }
 }
 
+/// The `version` of a state file when it is newer than this gpuzzle's format.
+fn newer_version(text: &str) -> Option<i64> {
+    let table = toml::from_str::<toml::Table>(text).ok()?;
+    let v = table.get("version")?.as_integer()?;
+    (v > FORMAT_VERSION as i64).then_some(v)
+}
+
+/// Move a damaged state file aside as `state.toml.corrupt` and say so.
+fn set_aside(path: &std::path::Path, line: &str, why: &str) -> String {
+    let aside = path.with_file_name(format!("{STATE_FILE}.corrupt"));
+    let kept = match std::fs::rename(path, &aside) {
+        Ok(()) => format!("it was kept as {}", aside.display()),
+        Err(re) => format!(
+            "it could not be moved aside ({})",
+            super::error::os_reason(&re)
+        ),
+    };
+    format!(
+        "your progress file {} is damaged{line} ({why}); {kept} and progress starts afresh",
+        path.display()
+    )
+}
+
+/// Take the state lock: an exclusive OS lock on `.gpuzzle/state.lock`, released when the
+/// returned file is dropped (or the process ends, even killed). `None` when the lock file
+/// cannot be made (a read-only workspace): progress then cannot be saved anyway.
+fn lock(ws: &Workspace) -> Option<std::fs::File> {
+    let dir = ws.state_dir();
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +310,8 @@ mod tests {
         assert_eq!(leftovers, ["state.toml"], "no temporary file left behind");
         let (back, w) = State::load(&ws);
         assert!(w.is_none());
-        assert_eq!(back, s);
+        assert_eq!(back.puzzles, s.puzzles);
+        assert_eq!(back.written_by.as_deref(), Some(env!("CARGO_PKG_VERSION")));
         assert_eq!(back.status("pooling"), Status::Failed);
         assert_eq!(back.status("map"), Status::Passed);
         assert_eq!(back.status("zip"), Status::NotTried);
@@ -264,5 +376,54 @@ mod tests {
                 hints_shown: 1
             }
         );
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_kept_aside_too() {
+        let (_t, ws) = ws();
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        std::fs::write(State::path(&ws), b"version = 1\n# caf\xe9\n").unwrap();
+        let (s, w) = State::load(&ws);
+        assert_eq!(s, State::default());
+        let w = w.expect("a warning");
+        assert!(w.contains("not UTF-8") && w.contains("line 2"), "{w}");
+        assert_eq!(
+            std::fs::read(ws.state_dir().join("state.toml.corrupt")).unwrap(),
+            b"version = 1\n# caf\xe9\n"
+        );
+    }
+
+    #[test]
+    fn a_file_from_a_newer_gpuzzle_is_read_but_never_overwritten() {
+        let (_t, ws) = ws();
+        std::fs::create_dir_all(ws.state_dir()).unwrap();
+        let text = "version = 7\nwritten_by = \"3.1.0\"\n[puzzles.map]\nstatus = \"passed\"\n";
+        std::fs::write(State::path(&ws), text).unwrap();
+        let updated = State::update(&ws, |s| s.record("zip", true));
+        let w = updated.warning.expect("a warning");
+        assert!(
+            w.contains("gpuzzle 3.1.0") && w.contains("format version 7"),
+            "{w}"
+        );
+        assert!(matches!(updated.saved, Err(PuzzleError::NewerState { .. })));
+        assert_eq!(std::fs::read_to_string(State::path(&ws)).unwrap(), text);
+        assert_eq!(State::load(&ws).0.status("map"), Status::Passed);
+    }
+
+    #[test]
+    fn parallel_updates_keep_every_result() {
+        let (_t, ws) = ws();
+        std::thread::scope(|s| {
+            for i in 0..12 {
+                let ws = &ws;
+                s.spawn(move || {
+                    let u = State::update(ws, |st| st.record(&format!("p{i}"), true));
+                    u.saved.unwrap();
+                });
+            }
+        });
+        let (s, _) = State::load(&ws);
+        assert_eq!(s.puzzles.len(), 12);
+        assert_eq!(s.written_by.as_deref(), Some(env!("CARGO_PKG_VERSION")));
     }
 }

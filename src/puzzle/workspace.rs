@@ -128,13 +128,19 @@ impl Workspace {
     /// `solutions/`. Refuses, writing nothing, if any of those files already exists.
     pub fn init(dir: &Path) -> Result<Workspace, PuzzleError> {
         let files = pack::pack_files();
+        // `symlink_metadata`: a dangling symlink exists too (writing to it would create its
+        // target, wherever that is).
         let existing: Vec<PathBuf> = files
             .iter()
             .map(|(rel, _)| dir.join(rel))
-            .filter(|p| p.exists())
+            .filter(|p| p.symlink_metadata().is_ok())
             .collect();
         if !existing.is_empty() {
             return Err(PuzzleError::WouldOverwrite { paths: existing });
+        }
+        // Checked before writing anything: a refused init leaves nothing behind.
+        for (rel, _) in &files {
+            ensure_inside(dir, &dir.join(rel))?;
         }
         for (rel, contents) in &files {
             let path = dir.join(rel);
@@ -142,7 +148,8 @@ impl Workspace {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| PuzzleError::io("create directory", parent, e))?;
             }
-            std::fs::write(&path, contents).map_err(|e| PuzzleError::io("write", &path, e))?;
+            ensure_inside(dir, &path)?;
+            write_new(&path, contents).map_err(|e| PuzzleError::io("write", &path, e))?;
         }
         Ok(Workspace::at_root(dir))
     }
@@ -162,7 +169,11 @@ impl Workspace {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(PuzzleError::io("read", &path, e)),
         };
-        std::fs::write(&path, starter).map_err(|e| PuzzleError::io("write", &path, e))?;
+        // A temporary file renamed over the learner's: a kill at any moment leaves the old
+        // text or the new, never an empty file, and a symlink is replaced, never written
+        // through to its target (which may lie outside the workspace).
+        ensure_inside(&self.root, &path)?;
+        replace_file(&path, starter.as_bytes()).map_err(|e| PuzzleError::io("write", &path, e))?;
         Ok(backup)
     }
 
@@ -173,13 +184,63 @@ impl Workspace {
         let stamp = utc_timestamp(SystemTime::now());
         let mut path = dir.join(format!("{file}.{stamp}"));
         let mut n = 1;
-        while path.exists() {
+        while path.symlink_metadata().is_ok() {
             path = dir.join(format!("{file}.{stamp}-{n}"));
             n += 1;
         }
-        std::fs::write(&path, contents).map_err(|e| PuzzleError::io("write backup", &path, e))?;
+        ensure_inside(&self.root, &path)?;
+        write_new(&path, contents).map_err(|e| PuzzleError::io("write backup", &path, e))?;
         Ok(path)
     }
+}
+
+/// Refuse to write `path` when its folder, symlinks resolved, is not inside `root`: a symlinked
+/// `puzzles/` or `.gpuzzle/backup/` must not lead gpuzzle's writes elsewhere.
+fn ensure_inside(root: &Path, path: &Path) -> Result<(), PuzzleError> {
+    let (Some(parent), Ok(root)) = (path.parent(), root.canonicalize()) else {
+        return Ok(());
+    };
+    match parent.canonicalize() {
+        Ok(real) if !real.starts_with(&root) => Err(PuzzleError::io(
+            "write",
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "its folder leads outside the workspace (to {}); gpuzzle writes only inside {}",
+                    real.display(),
+                    root.display()
+                ),
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Create `path`, failing if anything (a file, a symlink, even a dangling one) is there.
+fn write_new(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    f.write_all(contents)?;
+    f.sync_all()
+}
+
+/// Replace `path` with `contents` atomically: a fresh temporary file beside it, then a rename.
+fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.gpuzzle-{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let written = write_new(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn has_toml(dir: &Path) -> bool {
@@ -367,5 +428,57 @@ mod tests {
         let e = ws.reset(&p).unwrap_err();
         assert!(matches!(e, PuzzleError::NoStarter { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reset_replaces_a_symlink_and_never_writes_through_it() {
+        let (tmp, ws) = fresh();
+        let ps = ws.load_puzzles().unwrap();
+        let p = ws.find(&ps, "map").unwrap();
+        let path = ws.kernel_path(p, false);
+        let outside = tmp.path().join("outside.cu");
+        std::fs::write(&outside, "precious, not the workspace's").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&outside, &path).unwrap();
+        let backup = ws.reset(p).unwrap().expect("the linked text is backed up");
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "precious, not the workspace's"
+        );
+        assert_eq!(
+            std::fs::read_to_string(backup).unwrap(),
+            "precious, not the workspace's"
+        );
+        assert!(!path.symlink_metadata().unwrap().file_type().is_symlink());
+        let leftovers: Vec<_> = std::fs::read_dir(&ws.puzzles_dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "no temporary file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn init_refuses_a_dangling_symlink_and_creates_nothing_outside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        std::fs::create_dir_all(root.join("puzzles")).unwrap();
+        let target = tmp.path().join("elsewhere.cu");
+        std::os::unix::fs::symlink(&target, root.join("puzzles/01_map.cu")).unwrap();
+        let e = Workspace::init(&root).unwrap_err();
+        assert!(matches!(e, PuzzleError::WouldOverwrite { .. }), "{e}");
+        assert!(!target.exists());
+
+        // A `puzzles/` that is a symlink out of the workspace is not written through either.
+        let root2 = tmp.path().join("ws2");
+        let away = tmp.path().join("away");
+        std::fs::create_dir_all(&root2).unwrap();
+        std::fs::create_dir_all(&away).unwrap();
+        std::os::unix::fs::symlink(&away, root2.join("puzzles")).unwrap();
+        let e = Workspace::init(&root2).unwrap_err();
+        assert!(e.to_string().contains("outside the workspace"), "{e}");
+        assert_eq!(std::fs::read_dir(&away).unwrap().count(), 0);
     }
 }

@@ -6,6 +6,7 @@ use crate::emu::result::{Diagnostic, RunResult, Severity};
 use crate::emu::value::Buffer;
 use colored::Colorize;
 use serde_json::{json, Map, Value};
+use std::io::{self, Write};
 
 /// Buffers up to this long are shown whole; longer ones as the first `HEAD` … the last `TAIL`.
 const SHOW_ALL: usize = 20;
@@ -34,6 +35,46 @@ pub fn json(r: &RunResult) -> Value {
             "total": pieces::counters(&r.counters.total),
         },
     })
+}
+
+/// Write exactly what `json` builds (same keys in the same order, one line), streaming each
+/// buffer element by element: a large buffer then costs no more memory than its own bytes,
+/// where a `Value` per element costs about 80 bytes each.
+pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
+    // `json!` objects are sorted maps: buffers, counters, diagnostics, ok, stdout; buffer names
+    // sorted too, and the last of equal names wins.
+    let mut by_name: Vec<&Buffer> = Vec::new();
+    for b in &r.buffers {
+        by_name.retain(|o| o.name != b.name);
+        by_name.push(b);
+    }
+    by_name.sort_by(|x, y| x.name.cmp(&y.name));
+    w.write_all(b"{\"buffers\":{")?;
+    for (i, b) in by_name.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, &b.name)?;
+        w.write_all(b":[")?;
+        for (j, e) in number::each_element(b).enumerate() {
+            if j > 0 {
+                w.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *w, &e.json())?;
+        }
+        w.write_all(b"]")?;
+    }
+    w.write_all(b"},\"counters\":")?;
+    let counters = json!({
+        "max_per_thread": pieces::counters(&r.counters.max_per_thread),
+        "total": pieces::counters(&r.counters.total),
+    });
+    serde_json::to_writer(&mut *w, &counters)?;
+    w.write_all(b",\"diagnostics\":")?;
+    serde_json::to_writer(&mut *w, &pieces::diagnostics(&r.diagnostics))?;
+    write!(w, ",\"ok\":{},\"stdout\":", !r.has_errors())?;
+    serde_json::to_writer(&mut *w, &r.stdout)?;
+    w.write_all(b"}\n")
 }
 
 /// The launch for a person: buffers, printf output, each diagnostic with its source, the
@@ -79,15 +120,17 @@ fn buffers(bs: &[Buffer]) -> String {
     format!("{}\n{}", "buffers".bold(), lines.join("\n"))
 }
 
-/// The elements of a buffer as text, the middle of a long one replaced by `…`.
+/// The elements of a buffer as text, the middle of a long one replaced by `…` (only the shown
+/// elements are decoded: a buffer may hold millions).
 fn shown_values(b: &Buffer) -> Vec<String> {
-    let values: Vec<String> = number::elements(b).into_iter().map(|e| e.text()).collect();
-    if values.len() <= SHOW_ALL {
-        return values;
+    let n = b.len();
+    let text = |e: number::Elem| e.text();
+    if n <= SHOW_ALL {
+        return number::each_element(b).map(text).collect();
     }
-    let mut shown = values[..HEAD].to_vec();
+    let mut shown: Vec<String> = number::each_element(b).take(HEAD).map(text).collect();
     shown.push("…".to_string());
-    shown.extend_from_slice(&values[values.len() - TAIL..]);
+    shown.extend(number::each_element(b).skip(n - TAIL).map(text));
     shown
 }
 
@@ -211,6 +254,25 @@ mod tests {
         assert_eq!(v["counters"]["total"]["global_reads"], json!(8));
         // And it serializes (a NaN must not make serde_json fail).
         assert!(serde_json::to_string(&v).unwrap().contains("null"));
+    }
+
+    #[test]
+    fn streamed_json_is_the_built_json_byte_for_byte() {
+        let mut r = run();
+        // A repeated name: the map keeps the last, and so must the stream.
+        r.buffers.push(Buffer::from_values(
+            "out",
+            ElemType::F64,
+            &[0.25, f64::INFINITY],
+        ));
+        for r in [r, run(), RunResult::default()] {
+            let mut streamed = Vec::new();
+            write_json(&r, &mut streamed).unwrap();
+            assert_eq!(
+                String::from_utf8(streamed).unwrap(),
+                format!("{}\n", json(&r))
+            );
+        }
     }
 
     #[test]

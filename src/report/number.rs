@@ -41,10 +41,12 @@ impl Elem {
 
 /// The elements of a buffer (a trailing partial element, which a well-formed buffer never has, is ignored).
 pub(crate) fn elements(b: &Buffer) -> Vec<Elem> {
-    b.data
-        .chunks_exact(b.ty.size())
-        .map(|c| decode(b.ty, c))
-        .collect()
+    each_element(b).collect()
+}
+
+/// The elements of a buffer one at a time, for output that streams a large buffer.
+pub(crate) fn each_element(b: &Buffer) -> impl ExactSizeIterator<Item = Elem> + '_ {
+    b.data.chunks_exact(b.ty.size()).map(|c| decode(b.ty, c))
 }
 
 fn decode(ty: ElemType, c: &[u8]) -> Elem {
