@@ -55,7 +55,7 @@ mod tests {
     /// The ```toml block after the example marker in CONTRIBUTING.md.
     fn contributing_example() -> &'static str {
         let marker = CONTRIBUTING
-            .find("<!-- example: puzzles/15_reverse.toml")
+            .find("<!-- example: puzzles/36_reverse.toml")
             .expect("example marker in CONTRIBUTING.md");
         let rest = &CONTRIBUTING[marker..];
         let start = rest.find("```toml\n").expect("toml block") + "```toml\n".len();
@@ -65,11 +65,11 @@ mod tests {
 
     #[test]
     fn the_contributing_example_is_a_valid_puzzle() {
-        let p = parse_puzzle(contributing_example(), Path::new("puzzles/15_reverse.toml"))
+        let p = parse_puzzle(contributing_example(), Path::new("puzzles/36_reverse.toml"))
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             (p.id, p.slug.as_str(), p.kernel_file.as_str()),
-            (15, "reverse", "15_reverse.cu")
+            (36, "reverse", "36_reverse.cu")
         );
         assert_eq!(p.tests.len(), 2);
         assert_eq!(p.hints.len(), 3);
@@ -87,7 +87,7 @@ mod tests {
             "buffers.out = { len = 8, output = true }\nbuffers.b = { len = 3 }\n",
             1,
         );
-        let e = parse_puzzle(&text, Path::new("puzzles/15_reverse.toml")).unwrap_err();
+        let e = parse_puzzle(&text, Path::new("puzzles/36_reverse.toml")).unwrap_err();
         assert!(
             CONTRIBUTING.contains(&e.to_string()),
             "update CONTRIBUTING.md: {e}"
