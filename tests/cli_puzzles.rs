@@ -748,3 +748,53 @@ fn run_shows_nvrtc_warnings_with_their_source_line() {
         "{text}"
     );
 }
+
+#[test]
+fn run_without_a_puzzle_grades_the_first_not_passed_and_reset_clears_its_pass() {
+    let dir = workspace();
+    let ws = dir.path().join("ws");
+    // Nothing passed: `run` is puzzle 1.
+    in_ws(dir.path())
+        .arg("run")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Puzzle 1 · Map"));
+    std::fs::copy(ws.join("solutions/01_map.cu"), ws.join("puzzles/01_map.cu")).unwrap();
+    in_ws(dir.path()).args(["run", "1"]).assert().success();
+    // Puzzle 1 passed: `run` moves on to puzzle 2.
+    in_ws(dir.path())
+        .arg("run")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Puzzle 2 · Zip"));
+    // `reset` brings the starter back and the pass mark goes with it.
+    in_ws(dir.path()).args(["reset", "1"]).assert().success();
+    let list = in_ws(dir.path()).arg("list").output().unwrap();
+    let text = String::from_utf8(list.stdout).unwrap();
+    assert!(text.contains(" 0/"), "the pass was cleared: {text}");
+    in_ws(dir.path())
+        .arg("run")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Puzzle 1 · Map"));
+}
+
+#[test]
+fn the_last_hint_says_what_is_left_and_a_typo_gets_a_suggestion() {
+    let dir = workspace();
+    for _ in 0..2 {
+        in_ws(dir.path()).args(["hint", "9"]).assert().success();
+    }
+    in_ws(dir.path())
+        .args(["hint", "9"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Hint 3 of 3"))
+        .stdout(predicate::str::contains("No more hints for puzzle 9"))
+        .stdout(predicate::str::contains("gpuzzle show 9 --spec"));
+    in_ws(dir.path())
+        .args(["run", "poolng"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `9 pooling`?"));
+}

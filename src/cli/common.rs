@@ -216,6 +216,17 @@ pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
     }
 }
 
+/// The puzzle a learner is on: the first not passed yet (the last one when all pass).
+pub fn current_puzzle(loaded: &Loaded) -> Result<&Puzzle> {
+    let (state, _) = State::load(&loaded.ws);
+    loaded
+        .puzzles
+        .iter()
+        .find(|p| state.status(&p.slug) != crate::puzzle::Status::Passed)
+        .or(loaded.puzzles.last())
+        .context("this workspace has no puzzles")
+}
+
 /// The puzzle after `p` in id order, for "Next: gpuzzle run 10".
 pub fn next_of<'a>(puzzles: &'a [Puzzle], p: &Puzzle) -> Option<&'a Puzzle> {
     puzzles.iter().filter(|q| q.id > p.id).min_by_key(|q| q.id)

@@ -61,6 +61,8 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
                         "{}",
                         format!("Still stuck? gpuzzle hint {} shows the next one.", p.id).dimmed()
                     );
+                } else {
+                    outln!("{}", report::catalog::no_more_hints(p).dimmed());
                 }
             }
             None => {
@@ -145,6 +147,15 @@ pub fn reset(a: &ResetArgs) -> Result<i32> {
             "Restored the starter of puzzle {} ({file}); there was nothing of yours to keep.",
             p.id
         ),
+    }
+    // The starter is back: the puzzle is to be done again, so its pass no longer shows in
+    // `list`. A progress file that cannot be written costs only that mark.
+    let updated = State::update(&l.ws, |s| s.clear_status(&p.slug));
+    if let Err(e) = &updated.saved {
+        errln!(
+            "warning: the pass mark of puzzle {} was not cleared: {e}",
+            p.id
+        );
     }
     Ok(0)
 }

@@ -11,8 +11,9 @@ use clap::Args;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The puzzle: its number (9 or 09) or slug (pooling).
-    pub puzzle: String,
+    /// The puzzle: its number (9 or 09) or slug (pooling); without one, the first puzzle not
+    /// passed yet.
+    pub puzzle: Option<String>,
     /// Grade the reference solution in solutions/ instead of your file.
     #[arg(long)]
     pub solution: bool,
@@ -24,7 +25,11 @@ pub struct RunArgs {
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    run_one_on(&loaded, &a.puzzle, a.solution, quiet, &a.backend)
+    let query = match &a.puzzle {
+        Some(q) => q.clone(),
+        None => common::current_puzzle(&loaded)?.id.to_string(),
+    };
+    run_one_on(&loaded, &query, a.solution, quiet, &a.backend)
 }
 
 /// Grade and print one puzzle on the chosen backend. Returns the exit code.

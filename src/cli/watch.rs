@@ -11,7 +11,7 @@
 use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
 use super::output::{self, outln};
 use super::run::grade_report;
-use crate::puzzle::{Puzzle, State, Status};
+use crate::puzzle::{Puzzle, State};
 use crate::report::watch::{self as screen, Body, Screen};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -45,18 +45,9 @@ enum Event {
 
 pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    let (state, _) = State::load(&loaded.ws);
     let current = match &a.puzzle {
         Some(q) => loaded.ws.find(&loaded.puzzles, q)?,
-        None => match loaded
-            .puzzles
-            .iter()
-            .find(|p| state.status(&p.slug) != Status::Passed)
-            .or(loaded.puzzles.first())
-        {
-            Some(p) => p,
-            None => anyhow::bail!("no puzzles to watch"),
-        },
+        None => common::current_puzzle(&loaded)?,
     };
     let (tx, rx) = mpsc::channel();
     let watch_tx = tx.clone();
@@ -289,7 +280,7 @@ impl<'a> Watch<'a> {
             ));
         }
         if shown.len() >= total {
-            return Some(screen::no_more_hints(p));
+            return Some(crate::report::catalog::no_more_hints(p));
         }
         let (mut state, _) = State::load(&self.loaded.ws);
         state.next_hint(&p.slug, total);

@@ -61,8 +61,13 @@ pub enum PuzzleError {
     #[error("{} holds no puzzle files (*.toml), nor does a `puzzles/` folder inside it\n  help: check the path given with `--puzzles` or GPUZZLE_PUZZLES, or run `gpuzzle init DIR` for a fresh workspace", .dir.display())]
     NoPuzzlesIn { dir: PathBuf },
 
-    #[error("no puzzle `{query}`\n  help: give a number or a name: {valid}")]
-    UnknownPuzzle { query: String, valid: String },
+    #[error("no puzzle `{query}`{}\n  help: give a number or a name: {valid}", .closest.as_ref().map(|c| format!("; did you mean `{c}`?")).unwrap_or_default())]
+    UnknownPuzzle {
+        query: String,
+        /// The puzzle name nearest to the query, when one is near enough to be a typo.
+        closest: Option<String>,
+        valid: String,
+    },
 
     #[error("refusing to overwrite existing files: {}\n  help: choose an empty directory, or move those files away first", list_paths(.paths))]
     WouldOverwrite { paths: Vec<PathBuf> },

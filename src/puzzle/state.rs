@@ -216,6 +216,14 @@ impl State {
         };
     }
 
+    /// Forget the result of the last run (after `reset`, the puzzle is to be done again); hints
+    /// already shown stay shown.
+    pub fn clear_status(&mut self, slug: &str) {
+        if let Some(p) = self.puzzles.get_mut(slug) {
+            p.status = Status::NotTried;
+        }
+    }
+
     /// The index (0-based) of the hint to show now, out of `total`, and count it as shown.
     /// Hints come in order; once all were shown, the last one is shown again.
     /// `None` when the puzzle has no hints.

@@ -101,6 +101,7 @@ impl Workspace {
             .find(|p| Some(p.id) == by_id || p.slug == q || p.file_stem() == q)
             .ok_or_else(|| PuzzleError::UnknownPuzzle {
                 query: query.to_string(),
+                closest: closest_slug(puzzles, q),
                 valid: puzzles
                     .iter()
                     .map(|p| format!("{} {}", p.id, p.slug))
@@ -285,6 +286,35 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
+}
+
+/// The slug nearest to a mistyped query (`poolng`, `hillis-steel-scan`), if within a few edits
+/// of it, as `9 pooling`.
+fn closest_slug(puzzles: &[Puzzle], query: &str) -> Option<String> {
+    let q = query.to_lowercase();
+    let (best, dist) = puzzles
+        .iter()
+        .map(|p| (p, edit_distance(&q, &p.slug)))
+        .min_by_key(|&(_, d)| d)?;
+    // A third of the name may be wrong, and at least one character.
+    let allowed = (best.slug.chars().count() / 3).max(1);
+    (dist <= allowed).then(|| format!("{} {}", best.id, best.slug))
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
+            diag = up;
+        }
+    }
+    row[b.len()]
 }
 
 #[cfg(test)]
@@ -480,5 +510,21 @@ mod tests {
         let e = Workspace::init(&root2).unwrap_err();
         assert!(e.to_string().contains("outside the workspace"), "{e}");
         assert_eq!(std::fs::read_dir(&away).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_mistyped_puzzle_name_gets_the_nearest_one() {
+        let (_tmp, ws) = fresh();
+        let puzzles = ws.load_puzzles().unwrap();
+        let e = ws.find(&puzzles, "poolng").unwrap_err().to_string();
+        assert!(e.contains("did you mean `9 pooling`?"), "{e}");
+        let e = ws
+            .find(&puzzles, "hillis-steel-scan")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean `19 hillis-steele-scan`?"), "{e}");
+        let e = ws.find(&puzzles, "quicksort").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -187,6 +187,16 @@ fn dims(d: [u32; 3]) -> String {
     }
 }
 
+/// What `hint` (and `watch`'s `h`) says once every hint was shown: where help goes on from
+/// there.
+pub fn no_more_hints(p: &Puzzle) -> String {
+    format!(
+        "No more hints for puzzle {}: `gpuzzle show {} --spec` prints the sequential reference, \
+         and solutions/{} holds a solution if you decide to look.",
+        p.id, p.id, p.kernel_file
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,12 +87,3 @@ pub fn screen(s: &Screen, body: Body) -> String {
     let _ = write!(out, "{}", keys.bold());
     out
 }
-
-/// What `h` says once every hint is on screen: where help goes on from there.
-pub fn no_more_hints(p: &Puzzle) -> String {
-    format!(
-        "No more hints for puzzle {}: `gpuzzle show {} --spec` prints the sequential reference, \
-         and solutions/{} holds a solution if you decide to look.",
-        p.id, p.id, p.kernel_file
-    )
-}
