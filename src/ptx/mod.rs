@@ -28,6 +28,24 @@ mod tests {
 
     const PROBES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ptx");
 
+    /// Found by an hour of fuzzing mutated PTX: a huge alignment or array in a parameter list
+    /// overflowed the parameter layout (a panic in debug builds, wrapped offsets in release).
+    #[test]
+    fn wild_parameter_layouts_are_errors() {
+        let kernel = |params: &str| {
+            format!(".version 8.8\n.target sm_80\n.address_size 64\n.visible .entry k({params})\n{{\n\tret;\n}}\n")
+        };
+        for params in [
+            ".param .align 4294967295 .b8 k_p0[16]",
+            ".param .align 3 .b8 k_p0[16]",
+            ".param .b8 k_p0[1048576], .param .b8 k_p1[1048576]",
+        ] {
+            let e = parse(&kernel(params)).expect_err(params).to_string();
+            assert!(e.contains("align") || e.contains("bytes"), "{params}: {e}");
+        }
+        assert!(parse(&kernel(".param .align 8 .b8 k_p0[16]")).is_ok());
+    }
+
     #[test]
     fn parses_every_probe_module() {
         let mut n = 0;

@@ -86,6 +86,11 @@ pub fn parse(text: &str) -> PResult<Module> {
     Ok(p.module)
 }
 
+/// The largest `.align` gpuzzle reads (PTX uses at most a few hundred bytes).
+const MAX_ALIGN: u64 = 1 << 16;
+/// The largest parameter area of a function (CUDA's kernel limit is 32 KiB).
+const MAX_PARAM_AREA: u64 = 1 << 20;
+
 fn align_up(v: u64, a: u64) -> u64 {
     let a = a.max(1);
     v.div_ceil(a) * a
@@ -157,6 +162,18 @@ impl<'a> Parser<'a> {
                 self.err(format!("expected a name, found {t}"))
             }
         }
+    }
+
+    /// `.align N`: a power of two no larger than any alignment PTX asks for; a wild value
+    /// (from damaged PTX) is an error instead of an overflow in the layout arithmetic.
+    fn align_value(&mut self) -> PResult<u64> {
+        let n = self.int()?;
+        if n == 0 || !n.is_power_of_two() || n > MAX_ALIGN {
+            return self.err(format!(
+                "`.align {n}`: an alignment is a power of two up to {MAX_ALIGN}"
+            ));
+        }
+        Ok(n)
     }
 
     fn int(&mut self) -> PResult<u64> {
@@ -372,7 +389,7 @@ impl<'a> Parser<'a> {
             };
             self.pos += 1;
             match w.as_str() {
-                ".align" => align = self.int()?,
+                ".align" => align = self.align_value()?,
                 ".v2" => vec = 2,
                 ".v4" => vec = 4,
                 ".ptr" | ".attribute" => {}
@@ -511,10 +528,18 @@ impl<'a> Parser<'a> {
         ctx.params.clear();
         ctx.param_area = 0;
         for p in params.iter_mut() {
-            ctx.param_area = align_up(ctx.param_area as u64, p.align as u64) as u32;
-            p.offset = ctx.param_area;
+            // Each param was checked when read; together they may still add up (a return
+            // value after many params), so the sum is checked too.
+            let offset = align_up(ctx.param_area as u64, p.align as u64);
+            let end = offset + p.size as u64;
+            if end > MAX_PARAM_AREA {
+                return self.err(format!(
+                    "parameters take {end} bytes, more than the {MAX_PARAM_AREA} gpuzzle accepts"
+                ));
+            }
+            p.offset = offset as u32;
             ctx.params.insert(p.name.clone(), p.offset);
-            ctx.param_area += p.size;
+            ctx.param_area = end as u32;
         }
         if let Some(r) = retval.as_mut() {
             ctx.param_area = align_up(ctx.param_area as u64, 8) as u32;
@@ -636,7 +661,7 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             match w.as_str() {
-                ".align" => align = self.int()? as u32,
+                ".align" => align = self.align_value()? as u32,
                 ".ptr" => is_ptr = true,
                 ".global" | ".shared" | ".local" | ".const" => {}
                 _ => match Ty::parse(&w[1..]) {
@@ -661,9 +686,17 @@ impl<'a> Parser<'a> {
             is_array = true;
         }
         let align = align.max(ty.size());
-        ctx.param_area = align_up(ctx.param_area as u64, align as u64) as u32;
-        let offset = ctx.param_area;
-        ctx.param_area += size;
+        // The param area stays far below u32 (PTX caps kernel params at a few KiB): damaged
+        // PTX with huge arrays or alignments is an error, not an overflow.
+        let offset = align_up(ctx.param_area as u64, align as u64);
+        let end = offset + size as u64;
+        if end > MAX_PARAM_AREA {
+            return self.err(format!(
+                "parameters take {end} bytes, more than the {MAX_PARAM_AREA} gpuzzle accepts"
+            ));
+        }
+        let offset = offset as u32;
+        ctx.param_area = end as u32;
         ctx.params.insert(name.clone(), offset);
         Ok(Param {
             name,
@@ -772,7 +805,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             if w.starts_with(".v") || w == ".align" {
                 if w == ".align" {
-                    self.int()?;
+                    self.align_value()?;
                 }
                 continue;
             }
