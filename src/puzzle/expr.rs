@@ -6,27 +6,22 @@ use std::collections::BTreeMap;
 
 /// Evaluate `text` with `vars`; the error says what is wrong, in words.
 pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
-    let tokens = lex(text)?;
-    let mut p = Parser {
-        tokens: &tokens,
-        at: 0,
-        vars,
-    };
-    let v = p.sum()?;
-    match p.tokens.get(p.at) {
-        None => Ok(v),
-        Some(t) => Err(format!("unexpected `{}`", t.text())),
-    }
+    evaluate(text, vars)
 }
 
 /// Evaluate `text` in whole numbers, as C would for `int`s: `/` truncates, and every
 /// variable must be whole. For launch shapes and scratch sizes (`"(size + TPB - 1) / TPB"`).
 pub fn eval_int(text: &str, vars: &BTreeMap<String, f64>) -> Result<i64, String> {
+    evaluate(text, vars)
+}
+
+fn evaluate<N: Arith>(text: &str, vars: &BTreeMap<String, f64>) -> Result<N, String> {
     let tokens = lex(text)?;
-    let mut p = IntParser {
+    let mut p = Parser {
         tokens: &tokens,
         at: 0,
         vars,
+        number: std::marker::PhantomData,
     };
     let v = p.sum()?;
     match p.tokens.get(p.at) {
@@ -37,89 +32,59 @@ pub fn eval_int(text: &str, vars: &BTreeMap<String, f64>) -> Result<i64, String>
 
 const OVERFLOW: &str = "the value overflows a 64-bit integer";
 
-/// `eval_int`'s parser: the grammar of `Parser`, in checked `i64` arithmetic.
-struct IntParser<'a> {
-    tokens: &'a [Tok],
-    at: usize,
-    vars: &'a BTreeMap<String, f64>,
+/// The arithmetic an expression is evaluated in: plain `f64` (FLOP counts), or checked whole
+/// numbers (`i64`, launch shapes). The grammar is the same for both (`Parser`).
+trait Arith: Copy {
+    /// A number or a variable's value; `what` names it in an error.
+    fn from_f64(v: f64, what: &str) -> Result<Self, String>;
+    /// `self op r` for `op` one of `+ - * /`.
+    fn apply(self, op: char, r: Self) -> Result<Self, String>;
+    fn negate(self) -> Result<Self, String>;
 }
 
-impl IntParser<'_> {
-    fn peek_op(&self) -> Option<char> {
-        match self.tokens.get(self.at) {
-            Some(Tok::Op(c)) => Some(*c),
-            _ => None,
-        }
-    }
-
-    fn sum(&mut self) -> Result<i64, String> {
-        let mut v = self.product()?;
-        while let Some(op @ ('+' | '-')) = self.peek_op() {
-            self.at += 1;
-            let r = self.product()?;
-            v = if op == '+' {
-                v.checked_add(r)
-            } else {
-                v.checked_sub(r)
-            }
-            .ok_or(OVERFLOW)?;
-        }
+impl Arith for f64 {
+    fn from_f64(v: f64, _what: &str) -> Result<f64, String> {
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<i64, String> {
-        let mut v = self.unary()?;
-        while let Some(op @ ('*' | '/')) = self.peek_op() {
-            self.at += 1;
-            let r = self.unary()?;
-            v = if op == '*' {
-                v.checked_mul(r).ok_or(OVERFLOW)?
-            } else if r == 0 {
-                return Err("division by zero".into());
-            } else {
-                v.checked_div(r).ok_or(OVERFLOW)?
-            };
-        }
-        Ok(v)
+    fn apply(self, op: char, r: f64) -> Result<f64, String> {
+        Ok(match op {
+            '+' => self + r,
+            '-' => self - r,
+            '*' => self * r,
+            _ => self / r,
+        })
     }
 
-    fn unary(&mut self) -> Result<i64, String> {
-        if self.peek_op() == Some('-') {
-            self.at += 1;
-            return self.unary()?.checked_neg().ok_or_else(|| OVERFLOW.into());
+    fn negate(self) -> Result<f64, String> {
+        Ok(-self)
+    }
+}
+
+impl Arith for i64 {
+    fn from_f64(v: f64, what: &str) -> Result<i64, String> {
+        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+            Ok(v as i64)
+        } else {
+            Err(format!("{what} is {v}, not a whole number"))
         }
-        self.atom()
     }
 
-    fn atom(&mut self) -> Result<i64, String> {
-        let whole = |v: f64, what: &str| -> Result<i64, String> {
-            if v.fract() == 0.0 && v.abs() < 9.0e15 {
-                Ok(v as i64)
-            } else {
-                Err(format!("{what} is {v}, not a whole number"))
-            }
-        };
-        let t = self
-            .tokens
-            .get(self.at)
-            .ok_or("the expression ends too early")?;
-        self.at += 1;
-        match t {
-            Tok::Num(n) => whole(*n, &format!("`{n}`")),
-            Tok::Name(name) => match self.vars.get(name) {
-                Some(v) => whole(*v, &format!("`{name}`")),
-                None => Err(unknown_name(name, self.vars)),
-            },
-            Tok::Op('(') => {
-                let v = self.sum()?;
-                if self.peek_op() != Some(')') {
-                    return Err("a `(` is not closed".into());
-                }
-                self.at += 1;
-                Ok(v)
-            }
-            Tok::Op(c) => Err(format!("unexpected `{c}`")),
+    fn apply(self, op: char, r: i64) -> Result<i64, String> {
+        if op == '/' && r == 0 {
+            return Err("division by zero".into());
         }
+        match op {
+            '+' => self.checked_add(r),
+            '-' => self.checked_sub(r),
+            '*' => self.checked_mul(r),
+            _ => self.checked_div(r),
+        }
+        .ok_or_else(|| OVERFLOW.into())
+    }
+
+    fn negate(self) -> Result<i64, String> {
+        self.checked_neg().ok_or_else(|| OVERFLOW.into())
     }
 }
 
@@ -190,13 +155,16 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
-struct Parser<'a> {
+/// Recursive descent: `sum := product (('+'|'-') product)*`, `product := unary (('*'|'/')
+/// unary)*`, `unary := '-' unary | atom`, `atom := number | name | '(' sum ')'`.
+struct Parser<'a, N> {
     tokens: &'a [Tok],
     at: usize,
     vars: &'a BTreeMap<String, f64>,
+    number: std::marker::PhantomData<N>,
 }
 
-impl Parser<'_> {
+impl<N: Arith> Parser<'_, N> {
     fn peek_op(&self) -> Option<char> {
         match self.tokens.get(self.at) {
             Some(Tok::Op(c)) => Some(*c),
@@ -204,47 +172,44 @@ impl Parser<'_> {
         }
     }
 
-    fn sum(&mut self) -> Result<f64, String> {
+    fn sum(&mut self) -> Result<N, String> {
         let mut v = self.product()?;
         while let Some(op @ ('+' | '-')) = self.peek_op() {
             self.at += 1;
-            let r = self.product()?;
-            v = if op == '+' { v + r } else { v - r };
+            v = v.apply(op, self.product()?)?;
         }
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<f64, String> {
+    fn product(&mut self) -> Result<N, String> {
         let mut v = self.unary()?;
         while let Some(op @ ('*' | '/')) = self.peek_op() {
             self.at += 1;
-            let r = self.unary()?;
-            v = if op == '*' { v * r } else { v / r };
+            v = v.apply(op, self.unary()?)?;
         }
         Ok(v)
     }
 
-    fn unary(&mut self) -> Result<f64, String> {
+    fn unary(&mut self) -> Result<N, String> {
         if self.peek_op() == Some('-') {
             self.at += 1;
-            return Ok(-self.unary()?);
+            return self.unary()?.negate();
         }
         self.atom()
     }
 
-    fn atom(&mut self) -> Result<f64, String> {
+    fn atom(&mut self) -> Result<N, String> {
         let t = self
             .tokens
             .get(self.at)
             .ok_or("the expression ends too early")?;
         self.at += 1;
         match t {
-            Tok::Num(n) => Ok(*n),
-            Tok::Name(name) => self
-                .vars
-                .get(name)
-                .copied()
-                .ok_or_else(|| unknown_name(name, self.vars)),
+            Tok::Num(n) => N::from_f64(*n, &format!("`{n}`")),
+            Tok::Name(name) => match self.vars.get(name) {
+                Some(v) => N::from_f64(*v, &format!("`{name}`")),
+                None => Err(unknown_name(name, self.vars)),
+            },
             Tok::Op('(') => {
                 let v = self.sum()?;
                 if self.peek_op() != Some(')') {
