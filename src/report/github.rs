@@ -60,8 +60,17 @@ type Found = (Annotation, Vec<String>, Option<String>);
 /// The annotations of one puzzle.
 fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
     let title = |what: &str| format!("Puzzle {} ({}): {what}", o.id, o.slug);
+    // An error on the learner's file, at `line` when one is known.
+    let error = |line: Option<u32>, what: &str, message: String| Annotation {
+        level: "error",
+        file: o.file.clone(),
+        line,
+        col: None,
+        title: title(what),
+        message,
+    };
     let mut found: Vec<Found> = Vec::new();
-    let mut add_detailed = |a: Annotation, test: Option<&str>, detail: Option<String>| {
+    let mut add = |a: Annotation, test: Option<&str>, detail: Option<String>| {
         let tests = match found.iter_mut().find(|(b, _, _)| *b == a) {
             Some((_, tests, _)) => tests,
             None => {
@@ -75,103 +84,61 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
             }
         }
     };
-    if let Some(log) = &o.compile_error {
-        let located = compiler_lines(log);
-        if located.is_empty() {
-            add_detailed(
-                Annotation {
-                    level: "error",
-                    file: o.file.clone(),
-                    line: None,
-                    col: None,
-                    title: title("does not compile"),
-                    message: first_line(log),
-                },
-                None,
-                None,
-            );
-        }
-        for (level, file, line, col, text) in located {
-            add_detailed(
-                Annotation {
-                    level,
-                    file,
-                    line: Some(line),
-                    col,
-                    title: title(if level == "error" {
-                        "does not compile"
-                    } else {
-                        "compiler warning"
-                    }),
-                    message: text,
-                },
-                None,
-                None,
-            );
-        }
+    // NVRTC's located messages: the compile errors, or the warnings of a kernel that compiled.
+    let log = match &o.compile_error {
+        Some(log) => log.clone(),
+        None => o.warnings.join("\n"),
+    };
+    let located = compiler_lines(&log);
+    if o.compile_error.is_some() && located.is_empty() {
+        add(
+            error(None, "does not compile", first_line(&log)),
+            None,
+            None,
+        );
+    }
+    for (level, file, line, col, text) in located {
+        let what = if level == "error" {
+            "does not compile"
+        } else {
+            "compiler warning"
+        };
+        let a = Annotation {
+            level,
+            file,
+            line: Some(line),
+            col,
+            title: title(what),
+            message: text,
+        };
+        add(a, None, None);
+    }
+    if o.compile_error.is_some() {
         return found;
     }
-    for (level, file, line, col, text) in compiler_lines(&o.warnings.join("\n")) {
-        add_detailed(
-            Annotation {
-                level,
-                file,
-                line: Some(line),
-                col,
-                title: title("compiler warning"),
-                message: text,
-            },
-            None,
-            None,
-        );
-    }
     if o.tests.is_empty() && !o.passed {
-        add_detailed(
-            Annotation {
-                level: "error",
-                file: o.file.clone(),
-                line: None,
-                col: None,
-                title: title("not graded"),
-                message: reason::puzzle(o),
-            },
-            None,
-            None,
-        );
+        add(error(None, "not graded", reason::puzzle(o)), None, None);
     }
     for t in &o.tests {
-        let test = base_name(&t.name);
+        let test = Some(base_name(&t.name));
         for d in &t.diagnostics {
-            add_detailed(
-                Annotation {
-                    level: match d.severity {
-                        Severity::Error => "error",
-                        Severity::Warning => "warning",
-                    },
-                    file: d.file.clone().unwrap_or_else(|| o.file.clone()),
-                    line: d.line,
-                    col: None,
-                    title: title(d.kind.as_str()),
-                    message: layout::strip_ansi(&d.message),
+            let a = Annotation {
+                level: match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
                 },
-                Some(test),
-                None,
-            );
+                file: d.file.clone().unwrap_or_else(|| o.file.clone()),
+                ..error(d.line, d.kind.as_str(), layout::strip_ansi(&d.message))
+            };
+            add(a, test, None);
         }
         if t.passed {
             continue;
         }
         if let Some(e) = &t.error {
-            add_detailed(
-                Annotation {
-                    level: "error",
-                    file: o.file.clone(),
-                    line: None,
-                    col: None,
-                    title: title("the test stopped"),
-                    message: layout::strip_ansi(e),
-                },
-                Some(test),
+            add(
+                error(None, "the test stopped", layout::strip_ansi(e)),
+                test,
                 None,
             );
         }
@@ -186,66 +153,45 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
                     c.got.get(i).copied().unwrap_or_default()
                 )
             });
-            add_detailed(
-                Annotation {
-                    level: "error",
-                    file: o.file.clone(),
-                    line: None,
-                    col: None,
-                    title: title("wrong output"),
-                    message: format!("`{name}` differs from the spec"),
-                },
-                Some(test),
-                Some(format!(
-                    ": {} of {} elements{first}",
-                    c.mismatches.len(),
-                    c.expected.len()
-                )),
+            let detail = format!(
+                ": {} of {} elements{first}",
+                c.mismatches.len(),
+                c.expected.len()
             );
+            let message = format!("`{name}` differs from the spec");
+            add(error(None, "wrong output", message), test, Some(detail));
         }
         // A perf overrun is also an `OverBudget` (its key as the counter): annotated below, at
         // its worst line.
-        let is_perf = |counter: &str| PerfKind::ALL.iter().any(|k| k.key() == counter);
-        for over in t.over_budget.iter().filter(|b| !is_perf(b.counter)) {
-            add_detailed(
-                Annotation {
-                    level: "error",
-                    file: o.file.clone(),
-                    line: None,
-                    col: None,
-                    title: title("over budget"),
-                    message: format!(
-                        "{} {} per thread where the budget allows {}",
-                        over.used,
-                        over.counter.replace('_', " "),
-                        over.budget
-                    ),
-                },
-                Some(test),
-                None,
+        for over in t.over_budget.iter().filter(|b| !is_perf_key(b.counter)) {
+            let message = format!(
+                "{} {} per thread where the budget allows {}",
+                over.used,
+                over.counter.replace('_', " "),
+                over.budget
             );
+            add(error(None, "over budget", message), test, None);
         }
         for p in t.perf.iter().filter(|p| p.over()) {
-            add_detailed(
-                Annotation {
-                    level: "error",
-                    file: p.file.clone().unwrap_or_else(|| o.file.clone()),
-                    line: p.line,
-                    col: None,
-                    title: title("over the performance budget"),
-                    message: format!(
-                        "{} {:.1} at this line where the budget allows {}",
-                        p.kind.label(),
-                        p.value,
-                        p.budget.unwrap_or_default()
-                    ),
-                },
-                Some(test),
-                None,
+            let message = format!(
+                "{} {:.1} at this line where the budget allows {}",
+                p.kind.label(),
+                p.value,
+                p.budget.unwrap_or_default()
             );
+            let a = Annotation {
+                file: p.file.clone().unwrap_or_else(|| o.file.clone()),
+                ..error(p.line, "over the performance budget", message)
+            };
+            add(a, test, None);
         }
     }
     found
+}
+
+/// Whether an `OverBudget` counter is a performance figure's key (`sectors_per_access`).
+fn is_perf_key(counter: &str) -> bool {
+    PerfKind::ALL.iter().any(|k| k.key() == counter)
 }
 
 /// `out[i] (random inputs)` and `out[i]` are the same test for an annotation's list.
@@ -342,7 +288,7 @@ pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
             .flat_map(|t| {
                 t.over_budget
                     .iter()
-                    .filter(|b| !PerfKind::ALL.iter().any(|k| k.key() == b.counter))
+                    .filter(|b| !is_perf_key(b.counter))
                     .map(|b| b.counter.replace('_', " "))
                     .chain(
                         t.perf
