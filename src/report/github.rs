@@ -282,35 +282,31 @@ pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
                 o.tests.len()
             )
         };
-        let mut over: Vec<String> = o
-            .tests
-            .iter()
-            .flat_map(|t| {
-                t.over_budget
-                    .iter()
-                    .filter(|b| !is_perf_key(b.counter))
-                    .map(|b| b.counter.replace('_', " "))
-                    .chain(
-                        t.perf
-                            .iter()
-                            .filter(|p| p.over())
-                            .map(|p| p.kind.label().to_string()),
-                    )
-            })
-            .collect();
-        over.dedup();
+        // Each budget over in any test, once, in the order first seen.
+        let mut over: Vec<String> = Vec::new();
+        for t in &o.tests {
+            let counters = t
+                .over_budget
+                .iter()
+                .filter(|b| !is_perf_key(b.counter))
+                .map(|b| b.counter.replace('_', " "));
+            let perf = t
+                .perf
+                .iter()
+                .filter(|p| p.over())
+                .map(|p| p.kind.label().to_string());
+            for name in counters.chain(perf) {
+                if !over.contains(&name) {
+                    over.push(name);
+                }
+            }
+        }
         let budgets = if o.tests.is_empty() {
             "–".to_string()
         } else if over.is_empty() {
             "within budget".to_string()
         } else {
-            let mut unique: Vec<String> = Vec::new();
-            for b in over {
-                if !unique.contains(&b) {
-                    unique.push(b);
-                }
-            }
-            format!("over: {}", unique.join(", "))
+            format!("over: {}", over.join(", "))
         };
         let result = if o.passed {
             "✅ pass".to_string()
