@@ -103,6 +103,17 @@ impl Counters {
         }
     }
 
+    /// Per counter, the larger of `self` and `o`; `at` follows to `o_at` (the thread that used
+    /// the most) wherever `o` is larger.
+    pub fn raise_to(&mut self, at: &mut [ThreadId; 4], o: &Counters, o_at: &[ThreadId; 4]) {
+        for k in 0..4 {
+            if o.get(k) > self.get(k) {
+                *self.get_mut(k) = o.get(k);
+                at[k] = o_at[k];
+            }
+        }
+    }
+
     pub fn add(&mut self, o: &Counters) {
         for i in 0..4 {
             *self.get_mut(i) += o.get(i);

@@ -260,13 +260,9 @@ fn run_test(
             }
         };
         let (u, p) = &mut uses[use_at];
-        for k in 0..4 {
-            let v = got.result.counters.max_per_thread.get(k);
-            if v > u.counters.get(k) {
-                *u.counters.get_mut(k) = v;
-                u.argmax[k] = got.result.counters.argmax[k];
-            }
-        }
+        let c = &got.result.counters;
+        u.counters
+            .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
         p.merge(&got.perf);
         faulted |= got.result.has_errors();
         out.diagnostics
@@ -310,12 +306,8 @@ fn run_test(
             }
             out.perf.push(figure);
         }
-        for k in 0..4 {
-            if u.counters.get(k) > out.counters.get(k) {
-                *out.counters.get_mut(k) = u.counters.get(k);
-                out.argmax[k] = u.argmax[k];
-            }
-        }
+        out.counters
+            .raise_to(&mut out.argmax, &u.counters, &u.argmax);
         out.over_budget.extend(u.over_budget.iter().cloned());
     }
     if multi {
