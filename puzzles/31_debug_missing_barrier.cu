@@ -1,5 +1,5 @@
 // Puzzle 31 · Debug: missing barrier. out[i] = a[i - 1] + a[i] + a[i + 1] (0 outside a).
-// This kernel is complete but has ONE bug. Run `gpuzzle run 31`, read what it reports, fix it.
+// FIX ME: this kernel is complete but has ONE bug. Run `gpuzzle run 31`, read what it reports, fix it.
 extern "C" __global__ void sum3(float* out, const float* a, int size) {
     __shared__ float tile[TPB + 2];
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,5 +1,5 @@
 // Puzzle 32 · Debug: divergent barrier. out[b] = the largest element of block b's slice of a.
-// This kernel is complete but has ONE bug. Run `gpuzzle run 32`, read what it reports, fix it.
+// FIX ME: this kernel is complete but has ONE bug. Run `gpuzzle run 32`, read what it reports, fix it.
 extern "C" __global__ void block_max(float* out, const float* a, int size) {
     __shared__ float cache[TPB];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
