@@ -205,13 +205,7 @@ pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
     if let Some(w) = &updated.warning {
         errln!("warning: {w}");
     }
-    // A file from a newer gpuzzle was already explained by the warning above.
-    if let Some(e) = updated
-        .saved
-        .as_ref()
-        .err()
-        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
-    {
+    if let Some(e) = updated.unsaved_because() {
         errln!("warning: progress not saved: {e}");
     }
 }

@@ -73,13 +73,7 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
             }
         }
     }
-    // A file from a newer gpuzzle was already explained by the warning above.
-    if let Some(e) = updated
-        .saved
-        .as_ref()
-        .err()
-        .filter(|e| !matches!(e, crate::puzzle::PuzzleError::NewerState { .. }))
-    {
+    if let Some(e) = updated.unsaved_because() {
         errln!("warning: which hints were shown is not saved: {e}");
     }
     Ok(0)
@@ -151,7 +145,10 @@ pub fn reset(a: &ResetArgs) -> Result<i32> {
     // The starter is back: the puzzle is to be done again, so its pass no longer shows in
     // `list`. A progress file that cannot be written costs only that mark.
     let updated = State::update(&l.ws, |s| s.clear_status(&p.slug));
-    if let Err(e) = &updated.saved {
+    if let Some(w) = &updated.warning {
+        errln!("warning: {w}");
+    }
+    if let Some(e) = updated.unsaved_because() {
         errln!(
             "warning: the pass mark of puzzle {} was not cleared: {e}",
             p.id

@@ -58,6 +58,17 @@ pub struct Updated<R> {
     pub saved: Result<(), PuzzleError>,
 }
 
+impl<R> Updated<R> {
+    /// Why the result was not saved, unless `warning` already said it (a file from a newer
+    /// gpuzzle is left alone on purpose).
+    pub fn unsaved_because(&self) -> Option<&PuzzleError> {
+        self.saved
+            .as_ref()
+            .err()
+            .filter(|e| !matches!(e, PuzzleError::NewerState { .. }))
+    }
+}
+
 fn format_version() -> u32 {
     FORMAT_VERSION
 }
