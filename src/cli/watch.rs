@@ -282,10 +282,9 @@ impl<'a> Watch<'a> {
         if shown.len() >= total {
             return Some(crate::report::catalog::no_more_hints(p));
         }
-        let (mut state, _) = State::load(&self.loaded.ws);
-        state.next_hint(&p.slug, total);
-        // A failed save only means the next session starts from the first hint again.
-        let _ = state.save(&self.loaded.ws);
+        // Under the state lock, as `gpuzzle hint` counts it. A failed save only means the next
+        // session starts from the first hint again: not worth tearing the screen for.
+        let _ = State::update(&self.loaded.ws, |s| s.next_hint(&p.slug, total));
         let n = shown.len();
         shown.push((n + 1, p.hints[n].clone()));
         None
