@@ -5,6 +5,7 @@
 //! See ARCHITECTURE.md.
 
 pub mod cli;
+pub mod draw;
 pub mod compile;
 pub mod emu;
 pub mod gpu;
@@ -12,3 +13,4 @@ pub mod judge;
 pub mod ptx;
 pub mod puzzle;
 pub mod report;
+pub mod trace;

@@ -4,6 +4,7 @@ mod bench;
 mod check;
 mod common;
 mod doctor;
+mod draw;
 mod exec;
 mod learn;
 pub mod output;
@@ -72,6 +73,8 @@ pub enum Command {
     /// Time a puzzle's large [bench] launch on the GPU (GB/s, GFLOP/s, roofline), or count its
     /// memory traffic on the emulator.
     Bench(bench::BenchArgs),
+    /// Draw who read and wrote what in one test (SVG): cells, threads, lines; or --warps.
+    Draw(draw::DrawArgs),
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -105,6 +108,7 @@ pub fn main() -> i32 {
         Command::Doctor(a) => doctor::run(a),
         Command::Exec(a) => exec::run(a, cli.quiet),
         Command::Bench(a) => bench::run(a, cli.quiet),
+        Command::Draw(a) => draw::run(a, cli.quiet),
         Command::GpuWorker => Ok(crate::gpu::worker::serve()),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -17,6 +17,12 @@ pub struct RunArgs {
     /// Grade the reference solution in solutions/ instead of your file.
     #[arg(long)]
     pub solution: bool,
+    /// Also print, for the first test, what each thread read and wrote (`t3: a[1] a[2] → out[2]`).
+    #[arg(long)]
+    pub trace: bool,
+    /// Also draw the first test as an SVG picture and print its path (see `gpuzzle draw`).
+    #[arg(long)]
+    pub draw: bool,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
     #[command(flatten)]
@@ -29,7 +35,12 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         Some(q) => q.clone(),
         None => common::current_puzzle(&loaded)?.id.to_string(),
     };
-    run_one_on(&loaded, &query, a.solution, quiet, &a.backend)
+    let code = run_one_on(&loaded, &query, a.solution, quiet, &a.backend)?;
+    if a.trace || a.draw {
+        let puzzle = loaded.ws.find(&loaded.puzzles, &query)?;
+        super::draw::after_run(&loaded, puzzle, a.solution, a.draw, a.trace)?;
+    }
+    Ok(code)
 }
 
 /// Grade and print one puzzle on the chosen backend. Returns the exit code.

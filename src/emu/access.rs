@@ -10,7 +10,7 @@ use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
 /// its threads; past it a thread's further accesses are not logged.
-const ACCESS_LOG_CAP: usize = 1 << 21;
+pub(super) const ACCESS_LOG_CAP: usize = 1 << 21;
 
 /// Where an access lands after resolving generic addresses.
 #[derive(Clone, Copy)]
@@ -85,7 +85,7 @@ impl<'l> Mem<'l> {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
                 }
-                self.log_at(th, a, total, false);
+                self.log_at(th, a, total, false, Kind::Read);
             }
             Place::Shared(off) => {
                 th.counters.shared_reads += n;
@@ -96,7 +96,7 @@ impl<'l> Mem<'l> {
                     let s = (off + i as u64 * size as u64) as usize;
                     *o = le_read(&self.shared[s..s + size as usize]);
                 }
-                self.log_at(th, off, total, true);
+                self.log_at(th, off, total, true, Kind::Read);
             }
             Place::Local(off) => {
                 for (i, o) in out.iter_mut().enumerate() {
@@ -140,7 +140,7 @@ impl<'l> Mem<'l> {
                         .global
                         .write(a + i as u64 * size as u64, size, *v);
                 }
-                self.log_at(th, a, total, false);
+                self.log_at(th, a, total, false, Kind::Write);
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n;
@@ -152,7 +152,7 @@ impl<'l> Mem<'l> {
                     self.shared[s..s + size as usize]
                         .copy_from_slice(&v.to_le_bytes()[..size as usize]);
                 }
-                self.log_at(th, off, total, true);
+                self.log_at(th, off, total, true, Kind::Write);
             }
             Place::Local(off) => {
                 for (i, v) in vals.iter().enumerate() {
@@ -201,7 +201,7 @@ impl<'l> Mem<'l> {
                 self.launch
                     .global
                     .write(a, size, atom_combine(op, ty, old, b, c));
-                self.log_at(th, a, size, false);
+                self.log_at(th, a, size, false, Kind::Atomic);
                 old
             }
             Place::Shared(off) => {
@@ -214,7 +214,7 @@ impl<'l> Mem<'l> {
                 let old = le_read(&self.shared[s.clone()]);
                 let new = atom_combine(op, ty, old, b, c);
                 self.shared[s].copy_from_slice(&new.to_le_bytes()[..size as usize]);
-                self.log_at(th, off, size, true);
+                self.log_at(th, off, size, true, Kind::Atomic);
                 old
             }
             Place::Local(_) | Place::Param(_) => {
@@ -247,7 +247,7 @@ impl<'l> Mem<'l> {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += 1;
         if self.accesses.is_some() {
-            self.log_at(th, addr, size, false);
+            self.log_at(th, addr, size, false, Kind::Read);
         }
         Some(self.launch.global.read(addr, size))
     }
@@ -270,7 +270,7 @@ impl<'l> Mem<'l> {
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += 1;
         if self.accesses.is_some() {
-            self.log_at(th, addr, size, false);
+            self.log_at(th, addr, size, false, Kind::Write);
         }
         self.launch.global.write(addr, size, v);
         true
@@ -376,12 +376,12 @@ impl<'l> Mem<'l> {
             self.shared_checks(th, linear, inst, off, size, kind);
         }
         if self.accesses.is_some() {
-            self.log_at(th, off, size, true);
+            self.log_at(th, off, size, true, kind);
         }
         true
     }
 
-    fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool) {
+    fn log_at(&mut self, th: &Thread, addr: u64, size: u32, shared: bool, kind: Kind) {
         if let Some(acc) = self.accesses.as_mut() {
             let t = self.launch.linear(th.tid) as usize;
             // Bounded memory: the figures come from each thread's first accesses only, the
@@ -395,6 +395,8 @@ impl<'l> Mem<'l> {
                 addr,
                 size,
                 shared,
+                write: kind != Kind::Read,
+                atomic: kind == Kind::Atomic,
             });
         }
     }

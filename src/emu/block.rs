@@ -104,6 +104,9 @@ pub struct Access {
     pub addr: u64,
     pub size: u32,
     pub shared: bool,
+    /// A store, or an atomic (which also reads); for access traces, unused by the figures.
+    pub write: bool,
+    pub atomic: bool,
 }
 
 /// Everything a block produces.
@@ -116,6 +119,8 @@ pub struct BlockOutput {
     pub perf: PerfStats,
     /// Set when the launch must stop (step limit, unsupported instruction).
     pub fatal: Option<String>,
+    /// Each thread's accesses in order, when the launch is traced (`emu::run_traced`).
+    pub trace: Option<Vec<Vec<Access>>>,
     /// Races with earlier blocks, reported once the launch is over.
     pub(super) cross: Vec<CrossRace>,
 }
@@ -218,7 +223,7 @@ impl<'l> Block<'l> {
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
                 alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
-                accesses: launch.opts_perf().then(|| vec![Vec::new(); n]),
+                accesses: (launch.opts_perf() || launch.trace).then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
                 gkey: block_key(launch.block_index(block), 0),
                 interval: Interval::default(),
@@ -368,13 +373,20 @@ impl<'l> Block<'l> {
             stdout,
             instructions,
             perf: match self.mem.accesses.as_mut() {
-                Some(acc) => {
-                    let p = perf::perf_of(acc);
-                    // Keep the buffers (and their capacity) for the next block.
-                    acc.iter_mut().for_each(Vec::clear);
-                    p
+                Some(acc) if self.mem.launch.opts_perf() => perf::perf_of(acc),
+                _ => PerfStats::default(),
+            },
+            trace: match self.mem.accesses.as_mut() {
+                // A traced launch hands the logs over; otherwise the buffers (and their
+                // capacity) stay for the next block.
+                Some(acc) if self.mem.launch.trace => {
+                    Some(acc.iter_mut().map(std::mem::take).collect())
                 }
-                None => PerfStats::default(),
+                Some(acc) => {
+                    acc.iter_mut().for_each(Vec::clear);
+                    None
+                }
+                None => None,
             },
             fatal,
             cross: std::mem::take(&mut self.mem.cross),

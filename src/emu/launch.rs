@@ -1,13 +1,14 @@
 //! One kernel launch: argument checking against the PTX signature, memory set-up, running the
 //! blocks (on several cores when that cannot change the result), and folding their results.
 
-use super::access::Kind;
+use super::access::{Kind, ACCESS_LOG_CAP};
 use super::block::{Block, BlockOutput};
 use super::diag::{Diags, Namer};
 use super::fast::{self, FastCode};
 use super::memory::{word_index, GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, BlockSet, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
+use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
@@ -48,6 +49,8 @@ pub struct Launch<'m> {
     /// Words watched in a rerun after a race between blocks, and what was seen of them.
     pub(super) watch: Vec<Watch>,
     seen: Mutex<Vec<Seen>>,
+    /// Keep each thread's accesses (`emu::run_traced`); off, nothing is logged unless `perf`.
+    pub(super) trace: bool,
 }
 
 impl<'m> Launch<'m> {
@@ -437,6 +440,18 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
+    run_maybe_traced(module, kernel, cfg, args, opts, false).map(|(r, _)| r)
+}
+
+/// `run`, keeping every thread's accesses when `trace` (see `trace::AccessTrace`).
+pub fn run_maybe_traced(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+    trace: bool,
+) -> Result<(RunResult, Option<AccessTrace>), EmuError> {
     let entry = check_args(module, kernel, &args)?;
     validate_config(cfg)?;
     check_resources(module, entry, cfg, &args)?;
@@ -449,9 +464,13 @@ pub fn run(
         MAX_CLAIM_BLOCKS
     };
     let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
-    let launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
+    let mut launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
+    launch.trace = trace;
 
-    let mut fold = Fold::default();
+    let mut fold = Fold {
+        trace_complete: true,
+        ..Fold::default()
+    };
     {
         let mut block = Block::new(&launch, block_idx(cfg, 0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
@@ -515,7 +534,7 @@ pub fn run(
                     jobs: 1,
                     ..opts.clone()
                 };
-                return run(module, kernel, cfg, args, &sequential);
+                return run_maybe_traced(module, kernel, cfg, args, &sequential, trace);
             }
         }
     }
@@ -540,14 +559,37 @@ pub fn run(
             buffers.push(b);
         }
     }
-    Ok(RunResult {
-        buffers,
-        stdout: fold.stdout.into_text(),
-        diagnostics: fold.diags.finish(),
-        counters: fold.counters,
-        perf: fold.perf,
-        instructions: fold.instructions,
-    })
+    let trace = trace.then(|| AccessTrace {
+        globals: (launch.global.allocs.iter())
+            .map(|a| TraceAlloc {
+                name: a.name.clone(),
+                base: a.base,
+                len: a.len,
+                elem_size: a.elem_size,
+            })
+            .collect(),
+        shared: (launch.shared_vars.iter())
+            .map(|(name, off, elem, size)| TraceAlloc {
+                name: name.clone(),
+                base: *off,
+                len: *size,
+                elem_size: *elem,
+            })
+            .collect(),
+        blocks: std::mem::take(&mut fold.trace),
+        complete: fold.trace_complete,
+    });
+    Ok((
+        RunResult {
+            buffers,
+            stdout: fold.stdout.into_text(),
+            diagnostics: fold.diags.finish(),
+            counters: fold.counters,
+            perf: fold.perf,
+            instructions: fold.instructions,
+        },
+        trace,
+    ))
 }
 
 /// Block `i` of the launch order (x fastest, then y, then z).
@@ -651,6 +693,7 @@ fn prepare<'m>(
         released: AtomicBool::new(false),
         watch,
         seen,
+        trace: false,
     }
 }
 
@@ -708,6 +751,7 @@ struct Summary {
     perf: PerfStats,
     fatal: Option<String>,
     cross: Vec<CrossRace>,
+    trace: Option<BlockTrace>,
 }
 
 fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
@@ -738,6 +782,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         perf,
         fatal: out.fatal,
         cross: out.cross,
+        trace: out.trace.map(|threads| BlockTrace { block, threads }),
     }
 }
 
@@ -780,6 +825,11 @@ struct Fold {
     seen: bool,
     /// Races between blocks, one per (file, line, kind), in block order.
     cross: Vec<CrossRace>,
+    /// A traced launch's blocks, in block order, up to `TRACE_CAP` accesses in all.
+    trace: Vec<BlockTrace>,
+    trace_kept: usize,
+    /// No block was left out and no thread's log hit its cap.
+    trace_complete: bool,
 }
 
 impl Fold {
@@ -810,6 +860,19 @@ impl Fold {
             .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);
         self.instructions += s.instructions;
         self.perf.merge(&s.perf);
+        if let Some(t) = s.trace {
+            let per_thread_cap = ACCESS_LOG_CAP / t.threads.len().max(1);
+            let n: usize = t.threads.iter().map(Vec::len).sum();
+            if t.threads.iter().any(|l| l.len() >= per_thread_cap) {
+                self.trace_complete = false;
+            }
+            if self.trace_kept + n > TRACE_CAP {
+                self.trace_complete = false;
+            } else {
+                self.trace_kept += n;
+                self.trace.push(t);
+            }
+        }
         if self.fatal.is_none() {
             self.fatal = s.fatal.map(|m| {
                 if m == "step limit" {

@@ -14,6 +14,7 @@ mod printf;
 mod race;
 pub mod result;
 pub mod spec;
+pub mod trace;
 pub mod value;
 
 pub use launch::check_args;
@@ -146,4 +147,22 @@ pub fn run(
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
     launch::run(module, kernel, cfg, args, opts)
+}
+
+/// `run`, also keeping every thread's memory accesses in order (blocks in sequence): for
+/// pictures and text traces of small launches. Bounded by `trace::TRACE_CAP` accesses;
+/// `AccessTrace::complete` says whether anything was left out.
+pub fn run_traced(
+    module: &crate::ptx::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+) -> Result<(RunResult, trace::AccessTrace), EmuError> {
+    let sequential = EmuOptions {
+        jobs: 1,
+        ..opts.clone()
+    };
+    let (r, t) = launch::run_maybe_traced(module, kernel, cfg, args, &sequential, true)?;
+    Ok((r, t.unwrap_or_default()))
 }

@@ -252,6 +252,8 @@ mod tests {
                 addr: addr / size as u64 * size as u64,
                 size,
                 shared,
+                write: false,
+                atomic: false,
             })
     }
 
@@ -265,6 +267,8 @@ mod tests {
                     addr: addr(l),
                     size: 4,
                     shared,
+                    write: false,
+                    atomic: false,
                 }]
             })
             .collect()

@@ -1,0 +1,7 @@
+//! Pictures as SVG: the data flow of one block (`flow`: cells, threads, lines from what each
+//! thread read to what it wrote), warps against sectors and banks (`warps`), and the roofline
+//! (`roofline`, drawn with plotters). `svg` is the small writer the hand-laid ones share.
+
+pub mod flow;
+pub mod svg;
+pub mod warps;

@@ -1,0 +1,231 @@
+//! Raw accesses (addresses) → element-level events (`a[3]` read on line 7), per thread.
+
+use crate::emu::trace::{Access, AccessTrace, TraceAlloc};
+use crate::ptx::Module;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Space {
+    Global,
+    Shared,
+}
+
+/// One element: a global allocation or shared variable (index into `LaunchTrace::globals` or
+/// `::shared`) and the element's index in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cell {
+    pub space: Space,
+    pub var: usize,
+    pub index: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Read,
+    Write,
+    /// A read-modify-write (`atomicAdd`): counted as a read and a write.
+    Atomic,
+}
+
+impl EventKind {
+    pub fn reads(self) -> bool {
+        self != EventKind::Write
+    }
+    pub fn writes(self) -> bool {
+        self != EventKind::Read
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub cell: Cell,
+    pub kind: EventKind,
+    /// Source line of the instruction (0 when the PTX has no line information).
+    pub line: u32,
+    /// The instruction: (function, index in its body), to group a warp's lanes as the
+    /// hardware does (one instruction, its n-th execution).
+    pub site: (u32, u32),
+    /// False for the 2nd, 3rd… element of one vector access (`float4`): same instruction.
+    pub first: bool,
+}
+
+/// One thread's events in program order.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadEvents {
+    pub tid: [u32; 3],
+    pub events: Vec<Event>,
+}
+
+impl ThreadEvents {
+    /// Global reads, global writes, shared reads, shared writes (as `Counters` counts them).
+    pub fn counts(&self) -> [u64; 4] {
+        let mut c = [0u64; 4];
+        for e in &self.events {
+            let base = if e.cell.space == Space::Global { 0 } else { 2 };
+            if e.kind.reads() {
+                c[base] += 1;
+            }
+            if e.kind.writes() {
+                c[base + 1] += 1;
+            }
+        }
+        c
+    }
+}
+
+/// A named array the trace refers to, in elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Var {
+    pub name: String,
+    /// Byte address (global) or offset in the block's shared memory (shared).
+    pub base: u64,
+    pub elem_size: u64,
+    pub len: usize,
+}
+
+/// One traced launch, resolved.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchTrace {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub globals: Vec<Var>,
+    pub shared: Vec<Var>,
+    /// (block coordinates, its threads in linear order).
+    pub blocks: Vec<([u32; 3], Vec<ThreadEvents>)>,
+    /// False when the emulator's cap left accesses out.
+    pub complete: bool,
+}
+
+impl LaunchTrace {
+    pub fn var(&self, c: Cell) -> &Var {
+        match c.space {
+            Space::Global => &self.globals[c.var],
+            Space::Shared => &self.shared[c.var],
+        }
+    }
+
+    /// `a[3]`.
+    pub fn name_of(&self, c: Cell) -> String {
+        format!("{}[{}]", self.var(c).name, c.index)
+    }
+
+    /// Index of the global allocation called `name` (a buffer parameter).
+    pub fn global_named(&self, name: &str) -> Option<usize> {
+        self.globals.iter().position(|v| v.name == name)
+    }
+
+    pub fn block(&self, b: [u32; 3]) -> Option<&[ThreadEvents]> {
+        self.blocks
+            .iter()
+            .find(|(at, _)| *at == b)
+            .map(|(_, t)| t.as_slice())
+    }
+}
+
+fn vars(allocs: &[TraceAlloc]) -> Vec<Var> {
+    allocs
+        .iter()
+        .map(|a| Var {
+            name: a.name.clone(),
+            base: a.base,
+            elem_size: a.elem_size.max(1),
+            len: (a.len / a.elem_size.max(1)) as usize,
+        })
+        .collect()
+}
+
+/// Which allocation holds `addr`, and the element index (`None` outside every one; the
+/// emulator refuses such accesses before logging, so this is only defence).
+fn locate(allocs: &[TraceAlloc], addr: u64) -> Option<(usize, u64)> {
+    allocs
+        .iter()
+        .position(|a| addr >= a.base && addr < a.base + a.len)
+        .map(|i| (i, (addr - allocs[i].base) / allocs[i].elem_size.max(1)))
+}
+
+fn line_of(module: &Module, a: &Access) -> u32 {
+    module
+        .functions
+        .get(a.func as usize)
+        .and_then(|f| f.body.get(a.pc as usize))
+        .map(|i| i.line)
+        .unwrap_or(0)
+}
+
+/// Resolve a launch's raw trace into element events. A vector access (`float4`) becomes one
+/// event per element it covers.
+pub fn resolve(
+    module: &Module,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    trace: &AccessTrace,
+) -> LaunchTrace {
+    // PTX declares most shared arrays as bytes (`.b8 cache[32]`): their element size is the
+    // smallest access the kernel makes to them.
+    let mut shared_allocs = trace.shared.clone();
+    for s in shared_allocs.iter_mut().filter(|s| s.elem_size <= 1) {
+        let smallest = (trace.blocks.iter())
+            .flat_map(|b| b.threads.iter().flatten())
+            .filter(|a| a.shared && a.addr >= s.base && a.addr < s.base + s.len)
+            .map(|a| a.size as u64)
+            .min();
+        if let Some(size) = smallest {
+            s.elem_size = size;
+        }
+    }
+    let mut out = LaunchTrace {
+        kernel: kernel.to_string(),
+        grid,
+        block,
+        globals: vars(&trace.globals),
+        shared: vars(&shared_allocs),
+        blocks: Vec::new(),
+        complete: trace.complete,
+    };
+    for b in &trace.blocks {
+        let threads = b
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(linear, log)| {
+                let l = linear as u32;
+                let tid = [l % block[0], (l / block[0]) % block[1], l / (block[0] * block[1])];
+                let mut events = Vec::with_capacity(log.len());
+                for a in log {
+                    let (space, allocs) = if a.shared {
+                        (Space::Shared, &shared_allocs)
+                    } else {
+                        (Space::Global, &trace.globals)
+                    };
+                    let Some((var, first)) = locate(allocs, a.addr) else {
+                        continue;
+                    };
+                    let elem = allocs[var].elem_size.max(1);
+                    let kind = match (a.atomic, a.write) {
+                        (true, _) => EventKind::Atomic,
+                        (false, true) => EventKind::Write,
+                        (false, false) => EventKind::Read,
+                    };
+                    let line = line_of(module, a);
+                    for k in 0..(a.size as u64).div_ceil(elem).max(1) {
+                        events.push(Event {
+                            cell: Cell {
+                                space,
+                                var,
+                                index: (first + k) as usize,
+                            },
+                            kind,
+                            line,
+                            site: (a.func, a.pc),
+                            first: k == 0,
+                        });
+                    }
+                }
+                ThreadEvents { tid, events }
+            })
+            .collect();
+        out.blocks.push((b.block, threads));
+    }
+    out
+}
