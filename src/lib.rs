@@ -5,8 +5,8 @@
 //! See ARCHITECTURE.md.
 
 pub mod cli;
-pub mod draw;
 pub mod compile;
+pub mod draw;
 pub mod emu;
 pub mod gpu;
 pub mod judge;

@@ -42,7 +42,11 @@ pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
     let puzzle = loaded.ws.find(&loaded.puzzles, &a.puzzle)?;
     if a.test == 0 {
-        anyhow::bail!("--test counts from 1 (puzzle {} has {} test(s))", puzzle.id, puzzle.tests.len());
+        anyhow::bail!(
+            "--test counts from 1 (puzzle {} has {} test(s))",
+            puzzle.id,
+            puzzle.tests.len()
+        );
     }
     let (name, source) = read_kernel(&loaded.ws, puzzle, a.solution)?;
     let cap = match capture(puzzle, &name, &source, a.test - 1) {
@@ -66,7 +70,11 @@ pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
     };
     write_picture(&path, &svg)?;
     if !quiet {
-        outln!("Picture of {name}, test {}: {}", a.test, common::display_path(&path));
+        outln!(
+            "Picture of {name}, test {}: {}",
+            a.test,
+            common::display_path(&path)
+        );
     } else {
         outln!("{}", common::display_path(&path));
     }
@@ -96,7 +104,10 @@ pub fn read_kernel(ws: &Workspace, puzzle: &Puzzle, solution: bool) -> Result<(S
         if solution {
             format!("cannot read {name}: this workspace has no reference solutions")
         } else {
-            format!("cannot read {name}: restore the starter with `gpuzzle reset {}`", puzzle.id)
+            format!(
+                "cannot read {name}: restore the starter with `gpuzzle reset {}`",
+                puzzle.id
+            )
         }
     })?;
     Ok((name, source))
@@ -104,7 +115,11 @@ pub fn read_kernel(ws: &Workspace, puzzle: &Puzzle, solution: bool) -> Result<(S
 
 /// `.gpuzzle/pictures/09_pooling-test1.svg` (`-warps` for the warp picture).
 pub fn default_path(ws: &Workspace, puzzle: &Puzzle, test: usize, kind: &str) -> PathBuf {
-    let suffix = if kind == "flow" { String::new() } else { format!("-{kind}") };
+    let suffix = if kind == "flow" {
+        String::new()
+    } else {
+        format!("-{kind}")
+    };
     ws.state_dir()
         .join("pictures")
         .join(format!("{}-test{test}{suffix}.svg", puzzle.file_stem()))
@@ -120,7 +135,13 @@ pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
 
 /// `run N --draw` and `run N --trace`: after the verdict, the picture's path and the text trace
 /// of the first test.
-pub fn after_run(loaded: &Loaded, puzzle: &Puzzle, solution: bool, draw: bool, text: bool) -> Result<()> {
+pub fn after_run(
+    loaded: &Loaded,
+    puzzle: &Puzzle,
+    solution: bool,
+    draw: bool,
+    text: bool,
+) -> Result<()> {
     let (name, source) = read_kernel(&loaded.ws, puzzle, solution)?;
     let cap = match capture(puzzle, &name, &source, 0) {
         Ok(c) => c,

@@ -113,9 +113,12 @@ impl Row {
     }
 
     fn cell_xy(&self, i: usize) -> Option<(f64, f64)> {
-        self.window
-            .place(i)
-            .map(|(r, c)| (MARGIN + LABEL_W + c as f64 * CELL_W, self.y + r as f64 * CELL_H))
+        self.window.place(i).map(|(r, c)| {
+            (
+                MARGIN + LABEL_W + c as f64 * CELL_W,
+                self.y + r as f64 * CELL_H,
+            )
+        })
     }
 }
 
@@ -146,7 +149,11 @@ pub fn draw(c: &Capture, block: [u32; 3]) -> Result<String, DrawError> {
         y += h + ROW_GAP;
     }
     y = legend(&mut svg, y);
-    Ok(svg.finish(width + MARGIN, y + MARGIN, &format!("gpuzzle draw {}", c.puzzle_id)))
+    Ok(svg.finish(
+        width + MARGIN,
+        y + MARGIN,
+        &format!("gpuzzle draw {}", c.puzzle_id),
+    ))
 }
 
 /// Per cell, the threads (over every block) that wrote it with a plain store.
@@ -215,7 +222,12 @@ fn panel(
     );
     y += 22.0;
     if let Some(e) = &l.error {
-        svg.text(MARGIN, y + 12.0, &format!("not traced: {e}"), r##"font-size="12" fill="#b00000""##);
+        svg.text(
+            MARGIN,
+            y + 12.0,
+            &format!("not traced: {e}"),
+            r##"font-size="12" fill="#b00000""##,
+        );
         return Ok((640.0, 30.0));
     }
     if !t.complete {
@@ -245,7 +257,10 @@ fn panel(
         }
     }
     for e in threads.iter().flat_map(|t| &t.events) {
-        touched.entry((e.cell.space, e.cell.var)).or_default().insert(e.cell.index);
+        touched
+            .entry((e.cell.space, e.cell.var))
+            .or_default()
+            .insert(e.cell.index);
     }
 
     // Rows: the launch's buffers (read-only ones above, written ones and outputs below),
@@ -268,10 +283,17 @@ fn panel(
         let name = t.globals[var].name.clone();
         let written = written_in_launch.contains(&var);
         let out = written || (is_output(&name) && last);
-        let buf = if out { l.after.get(&name) } else { l.before.get(&name) };
+        let buf = if out {
+            l.after.get(&name)
+        } else {
+            l.before.get(&name)
+        };
         let shape = c.shapes.get(&name).copied();
         let len = buf.map(|b| b.len()).unwrap_or(t.globals[var].len);
-        let seen = touched.get(&(Space::Global, var)).cloned().unwrap_or_default();
+        let seen = touched
+            .get(&(Space::Global, var))
+            .cloned()
+            .unwrap_or_default();
         let mut row = Row {
             cell_space: Space::Global,
             var,
@@ -335,15 +357,11 @@ fn panel(
     }
     y += FLOW_GAP - ROW_GAP;
     let bx = t.block[0] as usize;
-    let per_row = if t.block[1] > 1 { bx.min(16) } else { MAX_THREADS.min(32) };
+    let per_row = if t.block[1] > 1 { bx.min(32) } else { 32 };
     let shown = threads.len().min(MAX_THREADS);
     let threads_top = y;
     let box_at = |i: usize| -> (f64, f64) {
-        let (r, col) = if t.block[1] > 1 {
-            (i / bx, i % bx)
-        } else {
-            (i / per_row, i % per_row)
-        };
+        let (r, col) = (i / per_row, i % per_row);
         (
             MARGIN + LABEL_W + col as f64 * (BOX_W + 8.0),
             threads_top + r as f64 * (BOX_H + 22.0),
@@ -352,7 +370,11 @@ fn panel(
     let box_rows = if shown == 0 {
         1
     } else {
-        (0..shown).map(|i| ((box_at(i).1 - threads_top) / (BOX_H + 22.0)) as usize).max().unwrap_or(0) + 1
+        (0..shown)
+            .map(|i| ((box_at(i).1 - threads_top) / (BOX_H + 22.0)) as usize)
+            .max()
+            .unwrap_or(0)
+            + 1
     };
     y = threads_top + box_rows as f64 * (BOX_H + 22.0) - 22.0 + FLOW_GAP;
     for r in outputs.iter_mut() {
@@ -360,12 +382,15 @@ fn panel(
         y = r.y + r.height() + ROW_GAP;
         width = width.max(MARGIN + LABEL_W + r.window.cols as f64 * CELL_W);
     }
-    let thread_cols = if t.block[1] > 1 { bx.min(16) } else { shown.min(per_row) };
+    let thread_cols = shown.min(per_row);
     width = width.max(MARGIN + LABEL_W + thread_cols as f64 * (BOX_W + 8.0));
 
     // Lines first, under the cells and boxes.
     let rows: Vec<&Row> = inputs.iter().chain(&shared).chain(&outputs).collect();
-    let find = |cell: Cell| rows.iter().find(|r| r.cell_space == cell.space && r.var == cell.var);
+    let find = |cell: Cell| {
+        rows.iter()
+            .find(|r| r.cell_space == cell.space && r.var == cell.var)
+    };
     svg.group(r#"class="lines" fill="none""#);
     let mut drawn = 0usize;
     for (i, th) in threads.iter().take(shown).enumerate() {
@@ -381,17 +406,28 @@ fn panel(
                     continue;
                 }
                 let Some(row) = find(e.cell) else { continue };
-                let Some((cx, cy)) = row.cell_xy(e.cell.index) else { continue };
+                let Some((cx, cy)) = row.cell_xy(e.cell.index) else {
+                    continue;
+                };
                 let above = row.y < threads_top;
-                let cell_pt = (
-                    cx + CELL_W / 2.0,
-                    if above { cy + CELL_H } else { cy },
-                );
+                let cell_pt = (cx + CELL_W / 2.0, if above { cy + CELL_H } else { cy });
                 let box_pt = (bxp + BOX_W / 2.0, if above { byp } else { byp + BOX_H });
                 let (from, to, attrs) = if write {
-                    (box_pt, cell_pt, format!(r#"class="flow write" stroke="{colour}" stroke-width="1.6" marker-end="url(#arrow)" opacity="0.8""#))
+                    (
+                        box_pt,
+                        cell_pt,
+                        format!(
+                            r#"class="flow write" stroke="{colour}" stroke-width="1.6" marker-end="url(#arrow)" opacity="0.8""#
+                        ),
+                    )
                 } else {
-                    (cell_pt, box_pt, format!(r#"class="flow read" stroke="{colour}" stroke-width="1.1" stroke-dasharray="4 2" opacity="0.7""#))
+                    (
+                        cell_pt,
+                        box_pt,
+                        format!(
+                            r#"class="flow read" stroke="{colour}" stroke-width="1.1" stroke-dasharray="4 2" opacity="0.7""#
+                        ),
+                    )
                 };
                 svg.line(from, to, &attrs);
                 drawn += 1;
@@ -415,7 +451,12 @@ fn panel(
             .collect();
         let colour = thread_colour(i);
         let label = thread_label(th.tid, t.block);
-        let names = ["global reads", "global writes", "shared reads", "shared writes"];
+        let names = [
+            "global reads",
+            "global writes",
+            "shared reads",
+            "shared writes",
+        ];
         let mut tip = format!("{label}: ");
         tip.push_str(
             &(0..4)
@@ -426,7 +467,11 @@ fn panel(
                 .collect::<Vec<_>>()
                 .join(", "),
         );
-        let class = if over.is_empty() { "thread" } else { "thread over" };
+        let class = if over.is_empty() {
+            "thread"
+        } else {
+            "thread over"
+        };
         let stroke = if over.is_empty() {
             format!(r#"stroke="{colour}" stroke-width="2""#)
         } else {
@@ -440,18 +485,44 @@ fn panel(
             &format!(r##"class="{class}" rx="5" fill="#ffffff" {stroke}"##),
             Some(&tip),
         );
-        svg.text(x + BOX_W / 2.0, by + 13.0, &label, &format!(r#"font-size="11" font-weight="bold" text-anchor="middle" fill="{colour}""#));
+        svg.text(
+            x + BOX_W / 2.0,
+            by + 13.0,
+            &label,
+            &format!(r#"font-size="11" font-weight="bold" text-anchor="middle" fill="{colour}""#),
+        );
         let part = |k: usize, tag: &str| -> String { format!("{}{tag}", counts[k]) };
         let g = format!("g {} {}", part(0, "r"), part(1, "w"));
         let s = format!("s {} {}", part(2, "r"), part(3, "w"));
         let over_g = over.iter().any(|&k| k < 2);
         let over_s = over.iter().any(|&k| k >= 2);
-        let fill = |o: bool| if o { r##"fill="#d00000" font-weight="bold""## } else { r##"fill="#333333""## };
-        svg.text(x + BOX_W / 2.0, by + 25.0, &g, &format!(r#"font-size="9" text-anchor="middle" {}"#, fill(over_g)));
-        svg.text(x + BOX_W / 2.0, by + 36.0, &s, &format!(r#"font-size="9" text-anchor="middle" {}"#, fill(over_s)));
+        let fill = |o: bool| {
+            if o {
+                r##"fill="#d00000" font-weight="bold""##
+            } else {
+                r##"fill="#333333""##
+            }
+        };
+        svg.text(
+            x + BOX_W / 2.0,
+            by + 25.0,
+            &g,
+            &format!(r#"font-size="9" text-anchor="middle" {}"#, fill(over_g)),
+        );
+        svg.text(
+            x + BOX_W / 2.0,
+            by + 36.0,
+            &s,
+            &format!(r#"font-size="9" text-anchor="middle" {}"#, fill(over_s)),
+        );
     }
     svg.close();
-    svg.text(MARGIN, threads_top + 14.0, "threads", r##"font-size="12" fill="#333333" font-weight="bold""##);
+    svg.text(
+        MARGIN,
+        threads_top + 14.0,
+        "threads",
+        r##"font-size="12" fill="#333333" font-weight="bold""##,
+    );
     if threads.len() > shown {
         svg.text(
             MARGIN,
@@ -471,9 +542,19 @@ fn panel(
     Ok((width, y - top))
 }
 
-fn draw_row(svg: &mut Svg, r: &Row, writers: &HashMap<Cell, BTreeSet<(usize, usize)>>, t: &LaunchTrace) {
+fn draw_row(
+    svg: &mut Svg,
+    r: &Row,
+    writers: &HashMap<Cell, BTreeSet<(usize, usize)>>,
+    t: &LaunchTrace,
+) {
     svg.group(&format!(r#"class="row" data-name="{}""#, esc(&r.label)));
-    svg.text(MARGIN, r.y + 17.0, &r.label, r##"font-size="12" fill="#222222" font-weight="bold""##);
+    svg.text(
+        MARGIN,
+        r.y + 17.0,
+        &r.label,
+        r##"font-size="12" fill="#222222" font-weight="bold""##,
+    );
     if !r.window.whole() {
         let w = &r.window;
         svg.text(
@@ -520,13 +601,29 @@ fn draw_row(svg: &mut Svg, r: &Row, writers: &HashMap<Cell, BTreeSet<(usize, usi
             let stroke = match wrong {
                 Some((e, g)) => {
                     class.push_str(" wrong");
-                    tip.push_str(&format!(": expected {}, got {}", short_value(*e), short_value(*g)));
+                    tip.push_str(&format!(
+                        ": expected {}, got {}",
+                        short_value(*e),
+                        short_value(*g)
+                    ));
                     r##"stroke="#d00000" stroke-width="3""##.to_string()
                 }
                 None => stroke.to_string(),
             };
-            svg.rect(x, y, CELL_W, CELL_H, &format!(r#"class="{class}" fill="{fill}" {stroke}"#), Some(&tip));
-            svg.text(x + 3.0, y + 9.0, &i.to_string(), r##"font-size="7" fill="#888888""##);
+            svg.rect(
+                x,
+                y,
+                CELL_W,
+                CELL_H,
+                &format!(r#"class="{class}" fill="{fill}" {stroke}"#),
+                Some(&tip),
+            );
+            svg.text(
+                x + 3.0,
+                y + 9.0,
+                &i.to_string(),
+                r##"font-size="7" fill="#888888""##,
+            );
             if let Some(v) = r.values.as_ref().and_then(|v| v.get(i)) {
                 if !unwritten {
                     svg.text(
@@ -555,19 +652,68 @@ fn legend(svg: &mut Svg, top: f64) -> f64 {
     let x = MARGIN;
     let y = top;
     svg.group(r#"class="legend""#);
-    svg.rect(x, y, 18.0, 14.0, r##"fill="#fbfbf7" stroke="#d00000" stroke-width="3""##, None);
-    svg.text(x + 24.0, y + 11.0, "differs from the spec", r#"font-size="11""#);
-    svg.rect(x + 170.0, y, 18.0, 14.0, r##"fill="url(#hatch)" stroke="#777777""##, None);
+    svg.rect(
+        x,
+        y,
+        18.0,
+        14.0,
+        r##"fill="#fbfbf7" stroke="#d00000" stroke-width="3""##,
+        None,
+    );
+    svg.text(
+        x + 24.0,
+        y + 11.0,
+        "differs from the spec",
+        r#"font-size="11""#,
+    );
+    svg.rect(
+        x + 170.0,
+        y,
+        18.0,
+        14.0,
+        r##"fill="url(#hatch)" stroke="#777777""##,
+        None,
+    );
     svg.text(x + 194.0, y + 11.0, "nobody wrote it", r#"font-size="11""#);
-    svg.text(x + 310.0, y + 11.0, "×2", r##"font-size="11" fill="#c05000" font-weight="bold""##);
-    svg.text(x + 330.0, y + 11.0, "written by two threads", r#"font-size="11""#);
+    svg.text(
+        x + 310.0,
+        y + 11.0,
+        "×2",
+        r##"font-size="11" fill="#c05000" font-weight="bold""##,
+    );
+    svg.text(
+        x + 330.0,
+        y + 11.0,
+        "written by two threads",
+        r#"font-size="11""#,
+    );
     let y2 = y + 22.0;
-    svg.line((x, y2 + 6.0), (x + 30.0, y2 + 6.0), r##"stroke="#555555" stroke-width="1.1" stroke-dasharray="4 2""##);
+    svg.line(
+        (x, y2 + 6.0),
+        (x + 30.0, y2 + 6.0),
+        r##"stroke="#555555" stroke-width="1.1" stroke-dasharray="4 2""##,
+    );
     svg.text(x + 36.0, y2 + 10.0, "read", r#"font-size="11""#);
-    svg.line((x + 90.0, y2 + 6.0), (x + 120.0, y2 + 6.0), r##"stroke="#555555" stroke-width="1.6" marker-end="url(#arrow)""##);
+    svg.line(
+        (x + 90.0, y2 + 6.0),
+        (x + 120.0, y2 + 6.0),
+        r##"stroke="#555555" stroke-width="1.6" marker-end="url(#arrow)""##,
+    );
     svg.text(x + 126.0, y2 + 10.0, "write", r#"font-size="11""#);
-    svg.rect(x + 180.0, y2, 18.0, 14.0, r##"fill="#ffffff" stroke="#d00000" stroke-width="3""##, None);
-    svg.text(x + 204.0, y2 + 11.0, "thread over budget (g: global, s: shared; r reads, w writes)", r#"font-size="11""#);
+    svg.rect(
+        x + 180.0,
+        y2,
+        18.0,
+        14.0,
+        r##"fill="#ffffff" stroke="#d00000" stroke-width="3""##,
+        None,
+    );
+    svg.text(
+        x + 204.0,
+        y2 + 11.0,
+        "thread over budget (g: global, s: shared; r reads, w writes)",
+        r#"font-size="11""#,
+    );
     svg.close();
     y2 + 20.0
 }

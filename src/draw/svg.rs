@@ -48,7 +48,13 @@ pub fn short_value(v: f64) -> String {
 
 /// A distinct colour per thread: hues spread by the golden angle, so neighbours differ.
 pub fn thread_colour(i: usize) -> String {
-    let hue = (i as f64 * 137.508) % 360.0;
+    // Red is kept for mistakes: hues near it move on to orange.
+    let hue = (210.0 + i as f64 * 137.508) % 360.0;
+    let hue = if !(20.0..=340.0).contains(&hue) {
+        (hue + 40.0) % 360.0
+    } else {
+        hue
+    };
     format!("hsl({},65%,42%)", num(hue))
 }
 
@@ -150,7 +156,10 @@ mod tests {
         let mut s = Svg::new();
         s.text(1.04, 2.25, "a<b & \"c\"", r#"class="t""#);
         let doc = s.finish(10.0, 20.0, "x");
-        assert!(doc.contains(r#"<text x="1" y="2.3" class="t">a&lt;b &amp; &quot;c&quot;</text>"#), "{doc}");
+        assert!(
+            doc.contains(r#"<text x="1" y="2.3" class="t">a&lt;b &amp; &quot;c&quot;</text>"#),
+            "{doc}"
+        );
         assert!(doc.starts_with("<svg "));
         assert_eq!(num(-0.04), "0");
         assert_eq!(num(3.0), "3");

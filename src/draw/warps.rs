@@ -49,14 +49,22 @@ pub fn banks(t: &LaunchTrace, lanes: &[(usize, Cell)]) -> BTreeMap<u64, BTreeMap
         let a = byte_of(t, c);
         let size = t.var(c).elem_size.max(1);
         for w in (a / 4)..(a + size).div_ceil(4) {
-            b.entry(w % 32).or_default().entry(w).or_default().push(lane);
+            b.entry(w % 32)
+                .or_default()
+                .entry(w)
+                .or_default()
+                .push(lane);
         }
     }
     b
 }
 
 fn ways(t: &LaunchTrace, lanes: &[(usize, Cell)]) -> usize {
-    banks(t, lanes).values().map(BTreeMap::len).max().unwrap_or(1)
+    banks(t, lanes)
+        .values()
+        .map(BTreeMap::len)
+        .max()
+        .unwrap_or(1)
 }
 
 /// The worst global and worst shared warp access over every launch and block of the test
@@ -94,7 +102,11 @@ pub fn worst(c: &Capture) -> (Option<WarpAccess>, Option<WarpAccess>) {
                 for key in order {
                     let (line, write, lanes) = &groups[&key];
                     let shared = key.2 == Space::Shared;
-                    let figure = if shared { ways(t, lanes) } else { sectors(t, lanes).len() };
+                    let figure = if shared {
+                        ways(t, lanes)
+                    } else {
+                        sectors(t, lanes).len()
+                    };
                     let slot = if shared { &mut s } else { &mut g };
                     if slot.as_ref().is_none_or(|w| figure > w.figure) {
                         *slot = Some(WarpAccess {
@@ -143,7 +155,11 @@ pub fn draw(c: &Capture) -> String {
     let width = LEFT * 2.0 + 32.0 * LANE_W + 150.0;
     y = global_panel(&mut svg, c, g.as_ref(), y, width);
     y = shared_panel(&mut svg, c, s.as_ref(), y + 24.0);
-    svg.finish(width, y + 16.0, &format!("gpuzzle draw {} --warps", c.puzzle_id))
+    svg.finish(
+        width,
+        y + 16.0,
+        &format!("gpuzzle draw {} --warps", c.puzzle_id),
+    )
 }
 
 fn where_text(w: &WarpAccess, multi: bool) -> String {
@@ -153,7 +169,11 @@ fn where_text(w: &WarpAccess, multi: bool) -> String {
         String::new()
     };
     let verb = if w.write { "write to" } else { "read of" };
-    let line = if w.line > 0 { format!("line {}: ", w.line) } else { String::new() };
+    let line = if w.line > 0 {
+        format!("line {}: ", w.line)
+    } else {
+        String::new()
+    };
     format!(
         "{line}{verb} {}, {launch}block ({},{}), warp {}",
         w.var_name, w.block[0], w.block[1], w.warp
@@ -163,7 +183,12 @@ fn where_text(w: &WarpAccess, multi: bool) -> String {
 fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, width: f64) -> f64 {
     let mut y = top;
     let Some(w) = w else {
-        svg.text(LEFT, y + 12.0, "No global memory access in this test.", r#"font-size="13""#);
+        svg.text(
+            LEFT,
+            y + 12.0,
+            "No global memory access in this test.",
+            r#"font-size="13""#,
+        );
         return y + 20.0;
     };
     let t = &c.launches[w.launch].trace;
@@ -173,12 +198,18 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
     let verdict = if (secs.len() as u64) <= ideal {
         "coalesced".to_string()
     } else {
-        format!("scattered: {}× the sectors a coalesced access needs", secs.len() as u64 / ideal)
+        format!(
+            "scattered: {}× the sectors a coalesced access needs",
+            secs.len() as u64 / ideal
+        )
     };
     svg.text(
         LEFT,
         y + 12.0,
-        &format!("Worst global access — {}", where_text(w, c.launches.len() > 1)),
+        &format!(
+            "Worst global access — {}",
+            where_text(w, c.launches.len() > 1)
+        ),
         r#"font-size="13" font-weight="bold""#,
     );
     svg.text(
@@ -206,7 +237,10 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
         svg.line(
             (lx, lane_y + 22.0),
             (sector_x(k) + sw / 2.0, sector_y),
-            &format!(r#"stroke="{}" stroke-width="1.2" opacity="0.8""#, thread_colour(k)),
+            &format!(
+                r#"stroke="{}" stroke-width="1.2" opacity="0.8""#,
+                thread_colour(k)
+            ),
         );
     }
     for &(lane, cell) in &w.lanes {
@@ -219,10 +253,20 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
             r##"class="lane" fill="#ffffff" stroke="#555555""##,
             Some(&format!("lane {lane}: {}", t.name_of(cell))),
         );
-        svg.text(x + LANE_W / 2.0, lane_y + 15.0, &lane.to_string(), r#"font-size="9" text-anchor="middle""#);
+        svg.text(
+            x + LANE_W / 2.0,
+            lane_y + 15.0,
+            &lane.to_string(),
+            r#"font-size="9" text-anchor="middle""#,
+        );
     }
     svg.close();
-    svg.text(LEFT, lane_y - 4.0, "lanes", r##"font-size="10" fill="#666666""##);
+    svg.text(
+        LEFT,
+        lane_y - 4.0,
+        "lanes",
+        r##"font-size="10" fill="#666666""##,
+    );
     svg.group(r#"class="sectors""#);
     for (k, s) in secs.iter().enumerate() {
         let var = t.var(w.lanes[0].1);
@@ -233,7 +277,11 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
             sector_y,
             (sw - 2.0).max(2.0),
             26.0,
-            &format!(r#"class="sector" fill="{}" fill-opacity="0.25" stroke="{}""#, thread_colour(k), thread_colour(k)),
+            &format!(
+                r#"class="sector" fill="{}" fill-opacity="0.25" stroke="{}""#,
+                thread_colour(k),
+                thread_colour(k)
+            ),
             Some(&format!("sector {k}: {}[{first}..{last}]", var.name)),
         );
         if sw >= 40.0 {
@@ -246,14 +294,24 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
         }
     }
     svg.close();
-    svg.text(LEFT, sector_y + 42.0, "32-byte sectors touched, in address order", r##"font-size="10" fill="#666666""##);
+    svg.text(
+        LEFT,
+        sector_y + 42.0,
+        "32-byte sectors touched, in address order",
+        r##"font-size="10" fill="#666666""##,
+    );
     sector_y + 50.0
 }
 
 fn shared_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64) -> f64 {
     let y = top;
     let Some(w) = w else {
-        svg.text(LEFT, y + 12.0, "No shared memory access in this test.", r#"font-size="13""#);
+        svg.text(
+            LEFT,
+            y + 12.0,
+            "No shared memory access in this test.",
+            r#"font-size="13""#,
+        );
         return y + 20.0;
     };
     let t = &c.launches[w.launch].trace;
@@ -267,10 +325,18 @@ fn shared_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64) ->
     svg.text(
         LEFT,
         y + 12.0,
-        &format!("Worst shared access — {}", where_text(w, c.launches.len() > 1)),
+        &format!(
+            "Worst shared access — {}",
+            where_text(w, c.launches.len() > 1)
+        ),
         r#"font-size="13" font-weight="bold""#,
     );
-    svg.text(LEFT, y + 28.0, &verdict, r##"font-size="12" fill="#333333" class="bank-summary""##);
+    svg.text(
+        LEFT,
+        y + 28.0,
+        &verdict,
+        r##"font-size="12" fill="#333333" class="bank-summary""##,
+    );
     let head = y + 44.0;
     svg.group(r#"class="banks""#);
     for bank in 0..32u64 {
@@ -290,7 +356,12 @@ fn shared_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64) ->
             },
             Some(&format!("bank {bank}: {n} distinct word(s)")),
         );
-        svg.text(x + LANE_W / 2.0, head + 13.0, &bank.to_string(), r#"font-size="9" text-anchor="middle""#);
+        svg.text(
+            x + LANE_W / 2.0,
+            head + 13.0,
+            &bank.to_string(),
+            r#"font-size="9" text-anchor="middle""#,
+        );
         for (k, (word, lanes)) in words.into_iter().flatten().enumerate() {
             let by = head + 22.0 + k as f64 * 30.0;
             let first = lanes.first().copied().unwrap_or(0);
@@ -311,10 +382,19 @@ fn shared_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64) ->
                 ),
                 Some(&format!(
                     "bank {bank}, word {word}: lane(s) {}",
-                    lanes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                    lanes
+                        .iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
             );
-            svg.text(x + LANE_W / 2.0, by + 16.0, &label, r#"font-size="8" text-anchor="middle""#);
+            svg.text(
+                x + LANE_W / 2.0,
+                by + 16.0,
+                &label,
+                r#"font-size="8" text-anchor="middle""#,
+            );
         }
     }
     svg.close();

@@ -190,7 +190,11 @@ pub fn resolve(
             .enumerate()
             .map(|(linear, log)| {
                 let l = linear as u32;
-                let tid = [l % block[0], (l / block[0]) % block[1], l / (block[0] * block[1])];
+                let tid = [
+                    l % block[0],
+                    (l / block[0]) % block[1],
+                    l / (block[0] * block[1]),
+                ];
                 let mut events = Vec::with_capacity(log.len());
                 for a in log {
                     let (space, allocs) = if a.shared {

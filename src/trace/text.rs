@@ -75,7 +75,11 @@ pub fn render(c: &Capture) -> String {
     let mut s = String::new();
     let multi = c.launches.len() > 1;
     let test = &c.verdict.name;
-    let _ = writeln!(s, "Trace of test {} ({test}): what each thread read → wrote", c.test_index + 1);
+    let _ = writeln!(
+        s,
+        "Trace of test {} ({test}): what each thread read → wrote",
+        c.test_index + 1
+    );
     for (i, l) in c.launches.iter().enumerate() {
         let t = &l.trace;
         if multi {
@@ -192,6 +196,9 @@ mod tests {
         };
         let mut t2 = trace();
         t2.block = [4, 4, 1];
-        assert_eq!(thread_line(&idle, &t2), "t(1,2): (no global or shared access)");
+        assert_eq!(
+            thread_line(&idle, &t2),
+            "t(1,2): (no global or shared access)"
+        );
     }
 }
