@@ -58,6 +58,8 @@ fn draw(dir: &Path, args: &[&str]) -> String {
 fn render(svg: &str, name: &str) -> resvg::tiny_skia::Pixmap {
     let mut opt = resvg::usvg::Options::default();
     opt.fontdb_mut().load_system_fonts();
+    // plotters writes the generic `sans-serif`; fontdb's default for it may not be installed.
+    opt.fontdb_mut().set_sans_serif_family("DejaVu Sans");
     let tree = resvg::usvg::Tree::from_str(svg, &opt)
         .unwrap_or_else(|e| panic!("{name}: not valid SVG: {e}"));
     let size = tree.size().to_int_size();

@@ -38,6 +38,10 @@ pub struct BenchArgs {
     pub reps: u32,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also draw the roofline as an SVG: ceilings, ridge point, your kernel and the reference
+    /// (on the emulator: a stated reference GPU's ceilings at the measured intensity).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
     #[command(flatten)]
@@ -61,6 +65,12 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
             if with.is_empty() { "none".to_string() } else { with.join(", ") }
         );
     };
+    if a.svg.is_some() && puzzle.bench_flops.is_none() {
+        bail!(
+            "{}; draw the table without --svg",
+            crate::draw::roofline::RooflineError::NoFlops { id: puzzle.id }
+        );
+    }
     let selection = a.backend.select(!quiet && a.format == Format::Text)?;
 
     let path = loaded.ws.kernel_path(puzzle, a.solution);
@@ -171,6 +181,13 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     match a.format {
         Format::Json => outln!("{}", report::bench::json(&outcome)),
         Format::Text => super::print_block(&report::bench::text(&outcome)),
+    }
+    if let Some(path) = &a.svg {
+        let svg = crate::draw::roofline::draw(&outcome)?;
+        super::draw::write_picture(path, &svg)?;
+        if a.format == Format::Text {
+            outln!("Roofline: {}", common::display_path(path));
+        }
     }
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
 }

@@ -4,7 +4,7 @@ mod bench;
 mod check;
 mod common;
 mod doctor;
-mod draw;
+pub(crate) mod draw;
 mod exec;
 mod learn;
 pub mod output;

@@ -101,6 +101,8 @@ struct Row {
     label: String,
     window: Window,
     values: Option<Vec<f64>>,
+    /// Top left of the first cell (the name sits above it).
+    x: f64,
     y: f64,
     /// Output buffer compared with the spec: wrong cells and cells nobody wrote.
     wrong: BTreeMap<usize, (f64, f64)>,
@@ -113,13 +115,31 @@ impl Row {
     }
 
     fn cell_xy(&self, i: usize) -> Option<(f64, f64)> {
-        self.window.place(i).map(|(r, c)| {
-            (
-                MARGIN + LABEL_W + c as f64 * CELL_W,
-                self.y + r as f64 * CELL_H,
-            )
-        })
+        self.window
+            .place(i)
+            .map(|(r, c)| (self.x + c as f64 * CELL_W, self.y + r as f64 * CELL_H))
     }
+}
+
+/// Place a group's rows left to right, wrapping at `max_w`, from `top` (names above the
+/// cells); returns (bottom, right edge).
+fn place(rows: &mut [Row], top: f64, max_w: f64) -> (f64, f64) {
+    let left = MARGIN + LABEL_W;
+    let (mut x, mut y, mut line_h, mut width) = (left, top, 0.0f64, 0.0f64);
+    for r in rows.iter_mut() {
+        let w = r.window.cols as f64 * CELL_W;
+        if x > left && x + w > max_w {
+            x = left;
+            y += line_h + ROW_GAP;
+            line_h = 0.0;
+        }
+        r.x = x;
+        r.y = y + 18.0;
+        line_h = line_h.max(18.0 + r.height());
+        width = width.max(x + w);
+        x += w + 40.0;
+    }
+    (y + line_h, width)
 }
 
 /// Draw test `c`'s launches for block `block` (one panel per launch).
@@ -130,16 +150,19 @@ pub fn draw(c: &Capture, block: [u32; 3]) -> Result<String, DrawError> {
     let mut y = MARGIN;
     let mut width: f64 = 640.0;
     let verdict = if c.verdict.passed { "passes" } else { "fails" };
+    let heading = format!(
+        "Puzzle {} · {} — test {} ({}): {verdict}",
+        c.puzzle_id,
+        c.title,
+        c.test_index + 1,
+        c.verdict.name
+    );
+    // Bold 16px text is about 9.5px a character.
+    width = width.max(MARGIN + heading.chars().count() as f64 * 9.5);
     svg.text(
         MARGIN,
         y + 14.0,
-        &format!(
-            "Puzzle {} · {} — test {} ({}): {verdict}",
-            c.puzzle_id,
-            c.title,
-            c.test_index + 1,
-            c.verdict.name
-        ),
+        &heading,
         r#"font-size="16" font-weight="bold" class="heading""#,
     );
     y += 30.0;
@@ -300,6 +323,7 @@ fn panel(
             label: name.clone(),
             window: Window::new(len, shape, &seen),
             values: buf.map(|b| b.values()),
+            x: 0.0,
             y: 0.0,
             wrong: BTreeMap::new(),
             unwritten: BTreeSet::new(),
@@ -342,48 +366,46 @@ fn panel(
             label: format!("{} (shared)", v.name),
             window: Window::new(v.len, shape, seen),
             values: None,
+            x: 0.0,
             y: 0.0,
             wrong: BTreeMap::new(),
             unwritten: BTreeSet::new(),
         });
     }
 
-    // Vertical layout: inputs, shared, threads, outputs.
-    let mut width: f64 = 640.0;
-    for r in inputs.iter_mut().chain(shared.iter_mut()) {
-        r.y = y + 14.0;
-        y = r.y + r.height() + ROW_GAP;
-        width = width.max(MARGIN + LABEL_W + r.window.cols as f64 * CELL_W);
-    }
-    y += FLOW_GAP - ROW_GAP;
+    // Vertical layout: inputs, shared, threads, outputs; narrow rows and grids of one group
+    // side by side, as wide as the thread boxes (or a page).
     let bx = t.block[0] as usize;
     let per_row = if t.block[1] > 1 { bx.min(32) } else { 32 };
     let shown = threads.len().min(MAX_THREADS);
+    let thread_cols = shown.min(per_row);
+    let left = MARGIN + LABEL_W;
+    let max_w = (left + thread_cols as f64 * (BOX_W + 8.0)).max(700.0);
+    let mut width: f64 = 640.0;
+    for group in [&mut inputs, &mut shared] {
+        if !group.is_empty() {
+            let (bottom, w) = place(group, y, max_w);
+            y = bottom + ROW_GAP;
+            width = width.max(w);
+        }
+    }
+    y += FLOW_GAP - ROW_GAP;
     let threads_top = y;
     let box_at = |i: usize| -> (f64, f64) {
         let (r, col) = (i / per_row, i % per_row);
         (
-            MARGIN + LABEL_W + col as f64 * (BOX_W + 8.0),
+            left + col as f64 * (BOX_W + 8.0),
             threads_top + r as f64 * (BOX_H + 22.0),
         )
     };
-    let box_rows = if shown == 0 {
-        1
-    } else {
-        (0..shown)
-            .map(|i| ((box_at(i).1 - threads_top) / (BOX_H + 22.0)) as usize)
-            .max()
-            .unwrap_or(0)
-            + 1
-    };
+    let box_rows = shown.div_ceil(per_row).max(1);
     y = threads_top + box_rows as f64 * (BOX_H + 22.0) - 22.0 + FLOW_GAP;
-    for r in outputs.iter_mut() {
-        r.y = y + 14.0;
-        y = r.y + r.height() + ROW_GAP;
-        width = width.max(MARGIN + LABEL_W + r.window.cols as f64 * CELL_W);
+    if !outputs.is_empty() {
+        let (bottom, w) = place(&mut outputs, y - 8.0, max_w);
+        y = bottom + ROW_GAP;
+        width = width.max(w);
     }
-    let thread_cols = shown.min(per_row);
-    width = width.max(MARGIN + LABEL_W + thread_cols as f64 * (BOX_W + 8.0));
+    width = width.max(left + thread_cols as f64 * (BOX_W + 8.0));
 
     // Lines first, under the cells and boxes.
     let rows: Vec<&Row> = inputs.iter().chain(&shared).chain(&outputs).collect();
@@ -549,21 +571,17 @@ fn draw_row(
     t: &LaunchTrace,
 ) {
     svg.group(&format!(r#"class="row" data-name="{}""#, esc(&r.label)));
+    let label = if r.window.whole() {
+        r.label.clone()
+    } else {
+        format!("{} (part of {} cells)", r.label, r.window.len)
+    };
     svg.text(
-        MARGIN,
-        r.y + 17.0,
-        &r.label,
+        r.x,
+        r.y - 5.0,
+        &label,
         r##"font-size="12" fill="#222222" font-weight="bold""##,
     );
-    if !r.window.whole() {
-        let w = &r.window;
-        svg.text(
-            MARGIN,
-            r.y + 30.0,
-            &format!("part of {} cells", w.len),
-            r##"font-size="9" fill="#666666""##,
-        );
-    }
     for row in 0..r.window.rows {
         for col in 0..r.window.cols {
             let i = (r.window.row0 + row) * r.window.stride + r.window.col0 + col;

@@ -3,5 +3,6 @@
 //! (`roofline`, drawn with plotters). `svg` is the small writer the hand-laid ones share.
 
 pub mod flow;
+pub mod roofline;
 pub mod svg;
 pub mod warps;
