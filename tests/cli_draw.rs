@@ -240,3 +240,302 @@ extern "C" __global__ void pooling(float* out, const float* a, int size) {
         assert!(outlined_red(&pix, o), "not outlined red: {o}");
     }
 }
+
+/// Puzzle 35 with the unpadded tile: reading a column of it is a 32-way bank conflict.
+const TRANSPOSE_CONFLICT: &str = r#"
+extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {
+    __shared__ float tile[TILE][TILE];
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) tile[threadIdx.y][threadIdx.x] = a[row * cols + col];
+    __syncthreads();
+    int out_row = blockIdx.x * TILE + threadIdx.y;
+    int out_col = blockIdx.y * TILE + threadIdx.x;
+    if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y];
+}
+"#;
+
+/// Puzzle 34 written naively: each warp writes a column of `out`, one sector per lane.
+const TRANSPOSE_NAIVE: &str = r#"
+extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    if (row < rows && col < cols) out[col * rows + row] = a[row * cols + col];
+}
+"#;
+
+#[test]
+fn a_bank_conflict_is_a_column_of_32_in_the_warp_picture() {
+    let dir = workspace(&[("35_bank_conflict_free_transpose.cu", TRANSPOSE_CONFLICT)]);
+    let svg = draw(dir.path(), &["35", "--warps"]);
+    let pix = render(&svg, "transpose-bank-conflict");
+    assert!(svg.contains("32-way bank conflict"), "{svg}");
+    // Every lane asks bank 0 for a different word: one conflicting bank, 32 boxes under it.
+    let conflict = rects(&svg, "bank conflict");
+    assert_eq!(conflict.len(), 1);
+    assert_eq!(rects(&svg, "bank-lane").len(), 32);
+    assert!(outlined_red(&pix, conflict[0]));
+    // The padded tile of the solution is conflict-free.
+    let svg = draw(dir.path(), &["35", "--warps", "--solution"]);
+    render(&svg, "transpose-solution-warps");
+    assert!(svg.contains("conflict-free"));
+    assert!(rects(&svg, "bank conflict").is_empty());
+}
+
+#[test]
+fn scattered_and_coalesced_warps_are_told_apart() {
+    let dir = workspace(&[("34_coalesced_transpose.cu", TRANSPOSE_NAIVE)]);
+    let svg = draw(dir.path(), &["34", "--warps"]);
+    render(&svg, "transpose-naive-warps");
+    assert!(
+        svg.contains("scattered: 32 sectors where 4 would do"),
+        "{svg}"
+    );
+    assert_eq!(rects(&svg, "sector").len(), 32);
+    assert_eq!(rects(&svg, "lane").len(), 32);
+    let svg = draw(dir.path(), &["34", "--warps", "--solution"]);
+    // The solution's worst access is a row that starts inside a sector (70 floats a row).
+    assert!(
+        svg.contains("(at best 4): coalesced, but it starts inside a sector"),
+        "{svg}"
+    );
+    assert!(rects(&svg, "sector").len() <= 5);
+}
+
+/// Every puzzle of the repository's pack draws, for the reference solution and for the
+/// untouched starter: the flow picture of its first test, valid SVG with a box per thread.
+#[test]
+fn every_puzzle_draws_for_its_solution_and_its_starter() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().unwrap();
+    let mut ids: Vec<String> = std::fs::read_dir(root.join("puzzles"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".toml")?;
+            Some(stem.split('_').next()?.to_string())
+        })
+        .collect();
+    ids.sort();
+    assert!(ids.len() >= 35, "{ids:?}");
+    let mut opt = resvg::usvg::Options::default();
+    opt.fontdb_mut().load_system_fonts();
+    for id in &ids {
+        for solution in [true, false] {
+            let file = out.path().join(format!("{id}-{solution}.svg"));
+            let mut c = gpuzzle();
+            c.current_dir(root).args(["draw", id, "--out"]).arg(&file);
+            if solution {
+                c.arg("--solution");
+            }
+            let o = c.output().unwrap();
+            assert!(
+                o.status.success(),
+                "draw {id} (solution: {solution}): {}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let svg = std::fs::read_to_string(&file).unwrap();
+            resvg::usvg::Tree::from_str(&svg, &opt)
+                .unwrap_or_else(|e| panic!("draw {id} (solution: {solution}): not valid SVG: {e}"));
+            assert!(
+                !rects(&svg, "thread").is_empty(),
+                "draw {id}: no thread boxes"
+            );
+            if solution {
+                assert!(
+                    rects(&svg, "wrong").is_empty(),
+                    "draw {id} --solution marks a wrong cell"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn run_trace_prints_each_threads_reads_and_writes() {
+    let dir = workspace(&[]);
+    let out = in_ws(dir.path())
+        .args(["run", "9", "--solution", "--trace"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("Trace of test 1 (8 elements, 8 threads)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  t0: a[0] → cache[0]; cache[0] → out[0]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  t3: a[3] → cache[3]; cache[3] cache[2] cache[1] → out[3]\n"),
+        "{text}"
+    );
+    // The starter: every thread idle, said so; the verdict's exit code stays.
+    let out = in_ws(dir.path())
+        .args(["run", "9", "--trace"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("  t7: (no global or shared access)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_draw_writes_the_picture_and_prints_its_path() {
+    let dir = workspace(&[("09_pooling.cu", POOLING_WRONG_NEIGHBOUR)]);
+    let out = in_ws(dir.path())
+        .args(["run", "9", "--draw"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Picture of test 1: "))
+        .unwrap_or_else(|| panic!("no path in: {text}"));
+    let path = dir
+        .path()
+        .join("ws")
+        .join(line.trim_start_matches("Picture of test 1: "));
+    assert!(
+        path.ends_with(".gpuzzle/pictures/09_pooling-test1.svg"),
+        "{path:?}"
+    );
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(rects(&svg, "cell wrong").len(), 5);
+}
+
+#[test]
+fn a_block_outside_the_grid_or_a_missing_test_is_a_usage_error() {
+    let dir = workspace(&[]);
+    let o = in_ws(dir.path())
+        .args(["draw", "9", "--block", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("block 1 is outside it") && err.contains("--block X,Y"),
+        "{err}"
+    );
+    let o = in_ws(dir.path())
+        .args(["draw", "9", "--test", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("puzzle 9 has 1 test(s): choose --test 1 to 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_larger_test_draws_the_chosen_block() {
+    let dir = workspace(&[]);
+    // Puzzle 14's second test: an 8x8 product in 3x3 blocks of 3x3 threads.
+    let svg = draw(
+        dir.path(),
+        &["14", "--solution", "--test", "2", "--block", "2,1"],
+    );
+    render(&svg, "matmul-block-2-1");
+    assert!(svg.contains("block (2,1) shown"), "{svg}");
+    assert_eq!(rects(&svg, "thread").len(), 9);
+    // Block (2,1) computes out rows 3..5, columns 6..7 (the last column of blocks is partial):
+    // those cells are drawn.
+    assert!(svg.contains("out[29] = "), "{svg}");
+}
+
+/// The structure of the pooling picture (elements and classes, not coordinates): what a
+/// change to the drawing code changes shows up here.
+#[test]
+fn the_pooling_picture_keeps_its_structure() {
+    let dir = workspace(&[("09_pooling.cu", POOLING_WRONG_NEIGHBOUR)]);
+    let svg = draw(dir.path(), &["9"]);
+    let mut counts = std::collections::BTreeMap::new();
+    for part in svg.split('<').skip(1) {
+        let tag: String = part
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if tag.is_empty() {
+            continue;
+        }
+        let class = part
+            .split('>')
+            .next()
+            .and_then(|t| t.split("class=\"").nth(1))
+            .and_then(|c| c.split('"').next())
+            .unwrap_or("");
+        *counts.entry(format!("{tag}.{class}")).or_insert(0) += 1;
+    }
+    let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    // 24 cells (5 wrong), 8 threads; read lines: t0 2, t1 3, t2..t7 4 each (a[i] and three
+    // cache cells); write lines: cache[i] and out[i] per thread.
+    let expected = "\
+defs. 1
+g.legend 1
+g.lines 1
+g.row 3
+g.threads 1
+line. 3
+line.flow read 29
+line.flow write 16
+marker. 1
+path. 1
+pattern. 1
+rect. 5
+rect.cell 19
+rect.cell wrong 5
+rect.thread 8
+svg. 1
+text. 76
+text.heading 1
+title. 33";
+    assert_eq!(summary.join("\n"), expected);
+}
+
+#[test]
+fn bench_svg_draws_the_roofline_with_a_stated_device() {
+    let dir = workspace(&[]);
+    let file = dir.path().join("roof.svg");
+    let o = in_ws(dir.path())
+        .args(["bench", "6", "--solution", "--svg"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(text.contains("Roofline: "), "{text}");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    let pix = render(&svg, "roofline-blocks");
+    assert!(svg.contains("ridge point: 20.0 FLOP/byte"), "{svg}");
+    assert!(svg.contains("Emulator: nothing was timed"), "{svg}");
+    assert!(svg.contains("stated NVIDIA H100 SXM"), "{svg}");
+    // The solution benched as "your kernel": one red point and its legend mark.
+    let red = pix
+        .pixels()
+        .iter()
+        .filter(|p| p.red() > 180 && p.green() < 60 && p.blue() < 60)
+        .count();
+    assert!(red > 100, "no red point ({red} red pixels)");
+    // A puzzle without a bench says so, --svg or not.
+    let o = in_ws(dir.path())
+        .args(["bench", "9", "--svg"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("has no [bench] table"), "{err}");
+}

@@ -4,7 +4,22 @@
 
 use super::common::{self, Loaded, WorkspaceArgs};
 use super::output::{errln, outln};
-use super::{parse_dims, EXIT_FAIL};
+use super::EXIT_FAIL;
+
+/// `X[,Y[,Z]]` block coordinates; missing ones are 0.
+fn parse_block(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("`{s}`: give the block as X or X,Y"));
+    }
+    let mut b = [0u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        b[k] = p
+            .parse()
+            .map_err(|_| format!("`{p}` is not a whole number (blocks count from 0)"))?;
+    }
+    Ok(b)
+}
 use crate::puzzle::{Puzzle, Workspace};
 use crate::trace::{self, Capture, CaptureError};
 use anyhow::{Context, Result};
@@ -22,7 +37,7 @@ pub struct DrawArgs {
     #[arg(long, default_value_t = 1, value_name = "K")]
     pub test: usize,
     /// The block to draw, as X or X,Y (default 0).
-    #[arg(long, value_name = "X,Y", value_parser = parse_dims)]
+    #[arg(long, value_name = "X,Y", value_parser = parse_block)]
     pub block: Option<[u32; 3]>,
     /// Where to write the SVG (default: .gpuzzle/pictures/ in the workspace).
     #[arg(long, value_name = "FILE")]

@@ -195,6 +195,17 @@ fn writers(trace: &LaunchTrace) -> HashMap<Cell, BTreeSet<(usize, usize)>> {
     w
 }
 
+/// Block coordinates as the grid's dimensions have them: `1`, `(2,1)`, `(2,1,0)`.
+fn coords_text(b: [u32; 3], grid: [u32; 3]) -> String {
+    if grid[1] == 1 && grid[2] == 1 && b[1] == 0 && b[2] == 0 {
+        b[0].to_string()
+    } else if grid[2] == 1 && b[2] == 0 {
+        format!("({},{})", b[0], b[1])
+    } else {
+        format!("({},{},{})", b[0], b[1], b[2])
+    }
+}
+
 fn dims_text(d: [u32; 3]) -> String {
     if d[1] == 1 && d[2] == 1 {
         d[0].to_string()
@@ -220,7 +231,7 @@ fn panel(
     let grid = t.grid;
     if (0..3).any(|k| block[k] >= grid[k]) {
         return Err(DrawError::NoSuchBlock {
-            asked: dims_text(block),
+            asked: coords_text(block, grid),
             grid: dims_text(grid),
             gx: grid[0],
             gy: grid[1],
@@ -239,7 +250,7 @@ fn panel(
             t.kernel,
             dims_text(grid),
             dims_text(t.block),
-            dims_text(block)
+            coords_text(block, grid)
         ),
         r##"font-size="13" fill="#333333""##,
     );

@@ -195,13 +195,13 @@ fn global_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64, wi
     let secs: Vec<u64> = sectors(t, &w.lanes).into_iter().collect();
     let bytes: u64 = w.lanes.iter().map(|&(_, c)| t.var(c).elem_size).sum();
     let ideal = bytes.div_ceil(32).max(1);
-    let verdict = if (secs.len() as u64) <= ideal {
+    let n = secs.len() as u64;
+    let verdict = if n <= ideal {
         "coalesced".to_string()
+    } else if n == ideal + 1 {
+        "coalesced, but it starts inside a sector, so it costs one more".to_string()
     } else {
-        format!(
-            "scattered: {}× the sectors a coalesced access needs",
-            secs.len() as u64 / ideal
-        )
+        format!("scattered: {n} sectors where {ideal} would do")
     };
     svg.text(
         LEFT,
