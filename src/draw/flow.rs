@@ -366,7 +366,7 @@ fn panel(
         let shape = if t.block[1] > 1 && bx > 1 {
             [bx, bx + 1]
                 .into_iter()
-                .find(|&w| v.len % w == 0 && v.len / w > 1)
+                .find(|&w| v.len.is_multiple_of(w) && v.len / w > 1)
                 .map(|w| [v.len / w, w])
         } else {
             None
@@ -391,7 +391,7 @@ fn panel(
     let shown = threads.len().min(MAX_THREADS);
     let thread_cols = shown.min(per_row);
     let left = MARGIN + LABEL_W;
-    let max_w = (left + thread_cols as f64 * (BOX_W + 8.0)).max(700.0);
+    let max_w = (left + thread_cols as f64 * (BOX_W + 8.0)).max(900.0);
     let mut width: f64 = 640.0;
     for group in [&mut inputs, &mut shared] {
         if !group.is_empty() {
@@ -418,8 +418,11 @@ fn panel(
     }
     width = width.max(left + thread_cols as f64 * (BOX_W + 8.0));
 
-    // Lines first, under the cells and boxes.
+    // Cells, then the lines over them (into a grid's cell, not just its edge), then boxes.
     let rows: Vec<&Row> = inputs.iter().chain(&shared).chain(&outputs).collect();
+    for r in &rows {
+        draw_row(svg, r, &writers, t);
+    }
     let find = |cell: Cell| {
         rows.iter()
             .find(|r| r.cell_space == cell.space && r.var == cell.var)
@@ -443,7 +446,11 @@ fn panel(
                     continue;
                 };
                 let above = row.y < threads_top;
-                let cell_pt = (cx + CELL_W / 2.0, if above { cy + CELL_H } else { cy });
+                let cell_pt = if row.window.rows > 1 {
+                    (cx + CELL_W / 2.0, cy + CELL_H / 2.0)
+                } else {
+                    (cx + CELL_W / 2.0, if above { cy + CELL_H } else { cy })
+                };
                 let box_pt = (bxp + BOX_W / 2.0, if above { byp } else { byp + BOX_H });
                 let (from, to, attrs) = if write {
                     (
@@ -468,10 +475,6 @@ fn panel(
         }
     }
     svg.close();
-
-    for r in &rows {
-        draw_row(svg, r, &writers, t);
-    }
 
     // Thread boxes with counts; over budget in red.
     let budget = l.budget;

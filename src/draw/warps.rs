@@ -77,9 +77,8 @@ pub fn worst(c: &Capture) -> (Option<WarpAccess>, Option<WarpAccess>) {
         for (block, threads) in &t.blocks {
             for (wi, warp) in threads.chunks(32).enumerate() {
                 // (site, n-th execution, space) → lanes, in first-seen order.
-                let mut order: Vec<((u32, u32), u32, Space)> = Vec::new();
-                let mut groups: HashMap<((u32, u32), u32, Space), (u32, bool, Vec<(usize, Cell)>)> =
-                    HashMap::new();
+                let mut order: Vec<GroupKey> = Vec::new();
+                let mut groups: HashMap<GroupKey, Group> = HashMap::new();
                 for (lane, th) in warp.iter().enumerate() {
                     let mut nth: HashMap<(u32, u32), u32> = HashMap::new();
                     for e in &th.events {
@@ -130,6 +129,11 @@ pub fn worst(c: &Capture) -> (Option<WarpAccess>, Option<WarpAccess>) {
     }
     (g, s)
 }
+
+/// A warp-level access: (instruction, n-th execution by the lane, space).
+type GroupKey = ((u32, u32), u32, Space);
+/// Its line, whether it writes, and (lane, element) per lane.
+type Group = (u32, bool, Vec<(usize, Cell)>);
 
 const LANE_W: f64 = 26.0;
 const LEFT: f64 = 16.0;
