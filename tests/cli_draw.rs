@@ -539,3 +539,69 @@ fn bench_svg_draws_the_roofline_with_a_stated_device() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("has no [bench] table"), "{err}");
 }
+
+/// `emu::run_traced` directly: each thread's accesses in order, and past the cap a trace that
+/// says it is incomplete instead of growing without bound.
+#[test]
+fn traces_are_ordered_and_bounded() {
+    use gpuzzle::compile::{compile, CompileRequest};
+    use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
+    use gpuzzle::emu::{run_traced, EmuOptions, LaunchConfig};
+    let src = r#"
+extern "C" __global__ void sum(float* out, const float* a, int n, int reps) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int r = 0; r < reps; r++) s += a[(i + r) % n];
+    out[i] = s;
+}
+"#;
+    let ptx = compile(&CompileRequest {
+        file_name: "sum.cu",
+        source: src,
+        defines: &[],
+        extra_options: &[],
+    })
+    .expect("NVRTC compiles the kernel")
+    .ptx;
+    let module = gpuzzle::ptx::parse(&ptx).unwrap();
+    let run = |blocks: u32, reps: i32| {
+        let threads = 256;
+        let n = (blocks * threads) as usize;
+        let args = vec![
+            KernelArg::Buffer(Buffer::zeros("out", ElemType::F32, n)),
+            KernelArg::Buffer(Buffer::from_values("a", ElemType::F32, &vec![1.0; n])),
+            KernelArg::Scalar(Scalar::from_f64(ElemType::I32, n as f64)),
+            KernelArg::Scalar(Scalar::from_f64(ElemType::I32, reps as f64)),
+        ];
+        let cfg = LaunchConfig {
+            grid: [blocks, 1, 1],
+            block: [threads, 1, 1],
+            dynamic_shared: 0,
+        };
+        run_traced(&module, "sum", &cfg, args, &EmuOptions::default()).unwrap()
+    };
+    let (r, t) = run(2, 3);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert!(t.complete);
+    assert_eq!(t.blocks.len(), 2);
+    // Thread 5 of block 1 (i = 261): a[261], a[262], a[263], then out[261].
+    let log = &t.blocks[1].threads[5];
+    let base = |name: &str| t.globals.iter().find(|g| g.name == name).unwrap().base;
+    let got: Vec<(u64, bool)> = log.iter().map(|a| (a.addr, a.write)).collect();
+    let a = base("a");
+    assert_eq!(
+        got,
+        [
+            (a + 261 * 4, false),
+            (a + 262 * 4, false),
+            (a + 263 * 4, false),
+            (base("out") + 261 * 4, true)
+        ]
+    );
+    // 64 blocks x 256 threads x 65 accesses is past the 2^20 kept: later blocks are left out.
+    let (_, t) = run(64, 64);
+    assert!(!t.complete);
+    let kept: usize = t.blocks.iter().flat_map(|b| &b.threads).map(Vec::len).sum();
+    assert!(kept <= gpuzzle::emu::trace::TRACE_CAP, "{kept}");
+    assert!(t.blocks.len() < 64 && !t.blocks.is_empty());
+}

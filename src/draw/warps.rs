@@ -410,3 +410,67 @@ fn shared_panel(svg: &mut Svg, c: &Capture, w: Option<&WarpAccess>, top: f64) ->
     );
     head + 22.0 + ways as f64 * 30.0 + 20.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::events::Var;
+
+    fn trace() -> LaunchTrace {
+        LaunchTrace {
+            kernel: "k".into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            globals: vec![Var {
+                name: "a".into(),
+                base: 0x1000,
+                elem_size: 4,
+                len: 1024,
+            }],
+            shared: vec![Var {
+                name: "tile".into(),
+                base: 0,
+                elem_size: 4,
+                len: 1024,
+            }],
+            blocks: Vec::new(),
+            complete: true,
+        }
+    }
+
+    fn lanes(space: Space, index: impl Fn(usize) -> usize) -> Vec<(usize, Cell)> {
+        (0..32)
+            .map(|l| {
+                (
+                    l,
+                    Cell {
+                        space,
+                        var: 0,
+                        index: index(l),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_row_is_four_sectors_and_a_column_thirty_two() {
+        let t = trace();
+        assert_eq!(sectors(&t, &lanes(Space::Global, |l| l)).len(), 4);
+        assert_eq!(sectors(&t, &lanes(Space::Global, |l| l + 2)).len(), 5);
+        assert_eq!(sectors(&t, &lanes(Space::Global, |l| l * 32)).len(), 32);
+    }
+
+    #[test]
+    fn a_column_of_a_32_wide_tile_is_one_bank_and_a_padded_one_all() {
+        let t = trace();
+        let column = banks(&t, &lanes(Space::Shared, |l| l * 32));
+        assert_eq!(column.len(), 1);
+        assert_eq!(column[&0].len(), 32);
+        let padded = banks(&t, &lanes(Space::Shared, |l| l * 33));
+        assert_eq!(padded.len(), 32);
+        assert!(padded.values().all(|w| w.len() == 1));
+        // Every lane reading one word is a broadcast, not a conflict.
+        assert_eq!(ways(&t, &lanes(Space::Shared, |_| 5)), 1);
+    }
+}

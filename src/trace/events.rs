@@ -233,3 +233,71 @@ pub fn resolve(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::trace::BlockTrace;
+
+    fn access(addr: u64, size: u32, shared: bool, write: bool) -> Access {
+        Access {
+            pc: 1,
+            func: 0,
+            addr,
+            size,
+            shared,
+            write,
+            atomic: false,
+        }
+    }
+
+    fn alloc(name: &str, base: u64, len: u64, elem_size: u64) -> TraceAlloc {
+        TraceAlloc {
+            name: name.into(),
+            base,
+            len,
+            elem_size,
+        }
+    }
+
+    #[test]
+    fn addresses_become_elements_and_vectors_one_per_element() {
+        let raw = AccessTrace {
+            blocks: vec![BlockTrace {
+                block: [0, 0, 0],
+                threads: vec![
+                    // a float4 load of a[4..8], then a store to cache (a .b8 array) and out[1].
+                    vec![
+                        access(0x1010, 16, false, false),
+                        access(8, 4, true, true),
+                        access(0x2004, 4, false, true),
+                    ],
+                    vec![access(0x1000, 4, false, false)],
+                ],
+            }],
+            globals: vec![alloc("a", 0x1000, 64, 4), alloc("out", 0x2000, 32, 4)],
+            shared: vec![alloc("cache", 0, 32, 1)],
+            complete: true,
+        };
+        let t = resolve(&Module::default(), "k", [1, 1, 1], [2, 1, 1], &raw);
+        assert_eq!(
+            t.shared[0].elem_size, 4,
+            "the smallest access sizes a byte array"
+        );
+        let (_, threads) = &t.blocks[0];
+        let names: Vec<String> = threads[0]
+            .events
+            .iter()
+            .map(|e| t.name_of(e.cell))
+            .collect();
+        assert_eq!(
+            names,
+            ["a[4]", "a[5]", "a[6]", "a[7]", "cache[2]", "out[1]"]
+        );
+        let firsts: Vec<bool> = threads[0].events.iter().map(|e| e.first).collect();
+        assert_eq!(firsts, [true, false, false, false, true, true]);
+        assert_eq!(threads[0].counts(), [4, 1, 0, 1]);
+        assert_eq!(threads[1].tid, [1, 0, 0]);
+        assert_eq!(t.name_of(threads[1].events[0].cell), "a[0]");
+    }
+}
