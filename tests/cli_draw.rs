@@ -605,3 +605,23 @@ extern "C" __global__ void sum(float* out, const float* a, int n, int reps) {
     assert!(kept <= gpuzzle::emu::trace::TRACE_CAP, "{kept}");
     assert!(t.blocks.len() < 64 && !t.blocks.is_empty());
 }
+
+#[test]
+fn an_html_out_file_is_a_page_with_the_picture() {
+    let dir = workspace(&[]);
+    let file = dir.path().join("pooling.html");
+    in_ws(dir.path())
+        .args(["draw", "9", "--solution", "--out"])
+        .arg(&file)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&file).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..60]);
+    assert!(page.contains("<svg "));
+    // Hover needs to know which thread and cell each line joins.
+    assert!(
+        page.contains(r#"data-cell="cache[2]" data-thread="t3""#),
+        "{page}"
+    );
+    assert!(page.contains(r#"data-thread="t3""#));
+}

@@ -39,7 +39,8 @@ pub struct DrawArgs {
     /// The block to draw, as X or X,Y (default 0).
     #[arg(long, value_name = "X,Y", value_parser = parse_block)]
     pub block: Option<[u32; 3]>,
-    /// Where to write the SVG (default: .gpuzzle/pictures/ in the workspace).
+    /// Where to write the SVG (default: .gpuzzle/pictures/ in the workspace); a name ending in
+    /// .html writes a page that shows a cell's readers and writers on hover.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Draw the worst global access's warp against 32-byte sectors and the worst shared
@@ -83,7 +84,15 @@ pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
         Some(p) => p.clone(),
         None => default_path(&loaded.ws, puzzle, a.test, kind),
     };
-    write_picture(&path, &svg)?;
+    let html = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("html"));
+    let text = if html {
+        crate::draw::html::page(&svg, &format!("gpuzzle draw {} — {}", puzzle.id, name))
+    } else {
+        svg
+    };
+    write_picture(&path, &text)?;
     if !quiet {
         outln!(
             "Picture of {name}, test {}: {}",

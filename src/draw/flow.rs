@@ -469,7 +469,13 @@ fn panel(
                         ),
                     )
                 };
-                svg.line(from, to, &attrs);
+                // For the HTML page: which cell and thread a line joins.
+                let data = format!(
+                    r#" data-cell="{}" data-thread="{}""#,
+                    esc(&t.name_of(e.cell)),
+                    esc(&thread_label(th.tid, t.block))
+                );
+                svg.line(from, to, &(attrs + &data));
                 drawn += 1;
             }
         }
@@ -518,7 +524,10 @@ fn panel(
             by,
             BOX_W,
             BOX_H,
-            &format!(r##"class="{class}" rx="5" fill="#ffffff" {stroke}"##),
+            &format!(
+                r##"class="{class}" rx="5" fill="#ffffff" {stroke} data-thread="{}""##,
+                esc(&label)
+            ),
             Some(&tip),
         );
         svg.text(
@@ -647,7 +656,10 @@ fn draw_row(
                 y,
                 CELL_W,
                 CELL_H,
-                &format!(r#"class="{class}" fill="{fill}" {stroke}"#),
+                &format!(
+                    r#"class="{class}" fill="{fill}" {stroke} data-cell="{}""#,
+                    esc(&t.name_of(cell))
+                ),
                 Some(&tip),
             );
             svg.text(
