@@ -115,7 +115,6 @@ pub enum Failed {
 pub fn capture(puzzle: &Puzzle, name: &str, source: &str, index: usize) -> Result<Capture, Failed> {
     trace::capture(puzzle, name, source, index, STEP_LIMIT).map_err(|e| match e {
         CaptureError::Kernel(m) => Failed::Kernel(m),
-        e @ CaptureError::NoSuchTest { .. } => Failed::Other(e.into()),
         e => Failed::Other(e.into()),
     })
 }
