@@ -625,3 +625,22 @@ fn an_html_out_file_is_a_page_with_the_picture() {
     );
     assert!(page.contains(r#"data-thread="t3""#));
 }
+
+#[test]
+fn a_cell_written_by_two_threads_is_marked() {
+    // Threads 2k and 2k+1 both write out[k]; out[4..8] stay unwritten.
+    let src = r#"
+extern "C" __global__ void pooling(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) out[i / 2] = a[i];
+}
+"#;
+    let dir = workspace(&[("09_pooling.cu", src)]);
+    let svg = draw(dir.path(), &["9"]);
+    render(&svg, "pooling-written-twice");
+    let twice = rects(&svg, "cell twice");
+    assert_eq!(twice.len(), 4, "{svg}");
+    assert!(twice[0].contains("written by 2 threads"), "{}", twice[0]);
+    assert_eq!(svg.matches("class=\"twice-mark\"").count(), 4);
+    assert_eq!(rects(&svg, "cell unwritten").len(), 4);
+}
