@@ -105,15 +105,39 @@ pub fn judge(
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
             let seed = random.then(|| seed_for(puzzle.id, i));
-            let t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            let started = std::time::Instant::now();
+            let mut t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            t.seconds = started.elapsed().as_secs_f64();
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
+    }
+    // A step limit inside a loop is said as that loop, from the IR and the source.
+    for d in outcome.tests.iter_mut().flat_map(|t| &mut t.diagnostics) {
+        crate::report::endless_loop::name_the_loop(d, &learner, source);
     }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);
     outcome.passed = all_passed && !outcome.tests.is_empty();
     Ok(outcome)
+}
+
+/// The name of a test as outcomes carry it: the fixed test's, or its random-input variant's.
+pub fn test_name(test: &TestCase, random: bool) -> String {
+    if random {
+        format!("{} (random inputs)", test.name)
+    } else {
+        test.name.clone()
+    }
+}
+
+/// The names of every test `judge` runs for `puzzle`, in the order outcomes list them (fixed
+/// tests, then their random variants): what a report lists when no test could run.
+pub fn test_names(puzzle: &Puzzle) -> Vec<String> {
+    [false, true]
+        .into_iter()
+        .flat_map(|random| puzzle.tests.iter().map(move |t| test_name(t, random)))
+        .collect()
 }
 
 fn seed_for(id: u32, test: usize) -> u64 {
@@ -196,11 +220,7 @@ fn run_test(
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
     };
-    let name = if seed.is_some() {
-        format!("{} (random inputs)", test.name)
-    } else {
-        test.name.clone()
-    };
+    let name = test_name(test, seed.is_some());
     let mut out = TestOutcome {
         name,
         random: seed.is_some(),
@@ -217,6 +237,7 @@ fn run_test(
         diagnostics: Vec::new(),
         stdout: String::new(),
         error: None,
+        seconds: 0.0,
     };
     let multi = puzzle.is_multi_launch();
     let mut buffers = test.initial_buffers(seed);

@@ -169,6 +169,9 @@ pub struct TestOutcome {
     /// A failure that stopped the test before outputs could be compared (e.g. an unsupported instruction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Wall-clock seconds the test took (compiling excluded), for JUnit's `time`.
+    #[serde(skip)]
+    pub seconds: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
