@@ -102,7 +102,10 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     match a.format {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
         CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),
-        CheckFormat::Junit => out!("{}", report::check::junit(&outcomes, a.solutions)),
+        CheckFormat::Junit => out!(
+            "{}",
+            report::check::junit(&outcomes, &loaded.puzzles, a.solutions)
+        ),
         CheckFormat::Github => {
             out!("{}", report::github::annotations(&outcomes));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));

@@ -42,7 +42,7 @@ pub fn name_the_loop(d: &mut Diagnostic, module: &Module, source: &str) {
     let (prefix, stopped) = split_original(&d.message);
     let what = if !l.has_exit {
         format!(
-            "the loop on line {head} never ends: it has no way out (NVRTC found its condition{quoted} always true and removed the test)"
+            "the loop on line {head} never ends: NVRTC found its condition{quoted} always true, so it has no way out"
         )
     } else if let Some(cond) = l.condition_line {
         let at = if cond == head && written.is_some() {
@@ -192,7 +192,7 @@ bra.uni $L5;
         assert_eq!(d.line, Some(7));
         assert_eq!(
             d.message,
-            "the loop on line 7 never ends: it has no way out (NVRTC found its condition `s > 0` always true and removed the test) (the kernel ran more than 20000000 instructions)"
+            "the loop on line 7 never ends: NVRTC found its condition `s > 0` always true, so it has no way out (the kernel ran more than 20000000 instructions)"
         );
         assert!(d.help.as_deref().unwrap().contains("`s *= 2`"));
     }

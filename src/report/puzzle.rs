@@ -508,11 +508,40 @@ mod tests {
             Some("puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined\n".into());
         let out = plain(&o, Some((10, "Dot product")), (3, 3));
         println!("{out}");
-        assert!(out.contains("does not compile"));
+        assert!(out.contains("DOES NOT COMPILE"));
         assert!(out.contains("  puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined"));
         assert!(!out.contains("memory per thread"));
         assert!(!out.contains("test \""));
         assert!(out.ends_with("Stuck? gpuzzle hint 9   (all 3 hints shown)"));
+    }
+
+    /// Each located error once, over its source line with the token marked; the heading that
+    /// repeats "does not compile" is not shown again.
+    #[test]
+    fn compile_errors_are_drawn_over_the_source_once() {
+        let mut o = outcome(vec![]);
+        o.passed = false;
+        o.compile_error = Some(
+            "puzzles/09_pooling.cu does not compile\n  puzzles/09_pooling.cu:4:27: error: identifier \"q\" is undefined\n  other.h:2: error: bad thing\nargument types are: (int)".into(),
+        );
+        let out = plain(&o, None, (0, 3));
+        println!("{out}");
+        assert_eq!(out.matches("does not compile").count(), 0);
+        assert_eq!(out.matches("DOES NOT COMPILE").count(), 1);
+        assert_eq!(out.matches("identifier \"q\" is undefined").count(), 1);
+        assert!(out.contains("--> puzzles/09_pooling.cu:4:27"));
+        let code = out
+            .lines()
+            .find(|l| l.contains("shared[threadIdx.x] = a[i];"))
+            .unwrap();
+        let carets = out.lines().find(|l| l.contains('^')).unwrap();
+        // The caret is under column 27 of line 4: `a` of `a[i]`, one character.
+        let col = code.find("a[i]").unwrap();
+        assert_eq!(carets.find('^'), Some(col));
+        assert_eq!(carets.matches('^').count(), 1);
+        // A header NVRTC names is not shown with lines of the kernel file.
+        assert!(out.contains("--> other.h:2"));
+        assert!(out.contains("note: argument types are: (int)"));
     }
 
     #[test]

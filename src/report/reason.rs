@@ -11,7 +11,17 @@ const MAX_PARTS: usize = 2;
 /// The reason for a failed puzzle: its compile error, or the first failed test's reason.
 pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
     if let Some(e) = &o.compile_error {
-        return format!("does not compile: {}", compile_line(e));
+        let notes = super::snippet::compiler_notes(e);
+        return match notes.iter().find(|n| n.error) {
+            // Said like a diagnostic: what, then where (`... at 03_guard.cu:3`).
+            Some(n) => format!(
+                "does not compile: {} at {}:{}",
+                n.text,
+                base_name(&n.file),
+                n.line
+            ),
+            None => format!("does not compile: {}", compile_line(e)),
+        };
     }
     match o.tests.iter().find(|t| !t.passed) {
         Some(t) => test(t),
@@ -172,6 +182,28 @@ mod tests {
             puzzle(&o),
             "does not compile: puzzles/01_map.cu(3): error: identifier \"x\" is undefined"
         );
+    }
+
+    #[test]
+    fn compile_errors_say_what_then_where_once() {
+        let o = PuzzleOutcome {
+            id: 3,
+            slug: "guard".into(),
+            title: "Guard".into(),
+            file: "puzzles/03_guard.cu".into(),
+            passed: false,
+            tests: vec![],
+            warnings: Vec::new(),
+            compile_error: Some(
+                "puzzles/03_guard.cu does not compile\n  puzzles/03_guard.cu:3:58: error: identifier \"x\" is undefined\n  puzzles/03_guard.cu:5: error: expected a \";\"".into(),
+            ),
+        };
+        let r = puzzle(&o);
+        assert_eq!(
+            r,
+            "does not compile: identifier \"x\" is undefined at 03_guard.cu:3"
+        );
+        assert_eq!(r.matches("compile").count(), 1);
     }
 
     #[test]

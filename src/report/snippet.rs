@@ -27,7 +27,7 @@ pub fn diagnostic(d: &Diagnostic, source: Option<&str>) -> String {
                 Some(line) => origin.line(line as usize),
                 None => origin,
             };
-            (format!("{} ({who})", d.message), Some(origin.into()))
+            (with_who(&d.message, &who), Some(origin.into()))
         }
         (None, None) => return bare(d, &who),
     };
@@ -56,11 +56,20 @@ fn bare(d: &Diagnostic, who: &str) -> String {
         Severity::Error => head.red().bold(),
         Severity::Warning => head.yellow().bold(),
     };
-    let mut out = format!("{head}: {} ({who})", d.message.bold());
+    let mut out = format!("{head}: {}", with_who(&d.message, who).bold());
     if let Some(help) = &d.help {
         out += &format!("\n  {}: {}", "help".cyan().bold(), help);
     }
     out
+}
+
+/// `message (thread 2 of block 0)`, unless the message already says who it is about.
+fn with_who(message: &str, who: &str) -> String {
+    if message.contains(who) {
+        message.to_string()
+    } else {
+        format!("{message} ({who})")
+    }
 }
 
 fn severity_word(s: Severity) -> &'static str {
