@@ -68,8 +68,10 @@ pub(super) struct RawTest {
     pub block: Option<Spanned<Vec<u32>>>,
     #[serde(default)]
     pub shared_bytes: u32,
+    /// Any TOML value: its type is checked against the parameter's (`i32` unless declared),
+    /// so an error says `expected i32`, at the scalar's own line.
     #[serde(default)]
-    pub scalars: BTreeMap<String, Spanned<f64>>,
+    pub scalars: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
     /// `[bench]` only: floating-point operations of the launch, as an expression of its scalars.
