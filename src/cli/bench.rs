@@ -36,6 +36,7 @@ pub struct BenchArgs {
     /// Timed launches per kernel on the GPU (the median is reported).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub reps: u32,
+    /// Output: readable text, or JSON with every figure for scripts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]

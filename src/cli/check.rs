@@ -16,8 +16,11 @@ use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
+    /// A table: one line per puzzle with the reason it failed.
     Text,
+    /// JSON for scripts (the shape is documented in CONTRIBUTING.md).
     Json,
+    /// JUnit XML for CI dashboards: a testcase per test, with its time, file and line.
     Junit,
     /// GitHub Actions annotations at the learner's lines, plus a markdown summary appended to
     /// `$GITHUB_STEP_SUMMARY` when it is set.
@@ -49,7 +52,6 @@ pub struct CheckArgs {
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
     let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
         loaded.puzzles.iter().collect()
     } else {
@@ -58,6 +60,8 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             .map(|q| loaded.ws.find(&loaded.puzzles, q))
             .collect::<Result<_, _>>()?
     };
+    // After the names are resolved: a typo is said alone, not after a line about the backend.
+    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let bar = progress_bar(selected.len(), quiet || a.format != CheckFormat::Text);
     let next = AtomicUsize::new(0);

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub struct WorkspaceArgs {
     /// A puzzle directory (or a workspace holding `puzzles/`) instead of the one found from here;
     /// also `GPUZZLE_PUZZLES`.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = super::GLOBAL)]
     pub puzzles: Option<PathBuf>,
 }
 
@@ -29,6 +29,15 @@ pub struct BackendArgs {
     /// `bench`, 120).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+}
+
+/// Whether `auto` says that it fell back to the emulator for want of a GPU.
+static SAY_NO_GPU: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Say "no GPU: running on gpuzzle's emulator" when `auto` finds none (set for `-v` and
+/// `bench`, whose figures depend on it; `doctor` says it in its own words).
+pub fn set_say_no_gpu(on: bool) {
+    SAY_NO_GPU.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Sets the default of `--backend` (e.g. `GPUZZLE_BACKEND=emu` for tests that need the
@@ -58,10 +67,14 @@ impl BackendArgs {
     }
 
     /// Resolve the choice; `--backend gpu` without a GPU is an error with the reason. With
-    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr.
+    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr:
+    /// always when it is the GPU (the checkers are off there), and that there is no GPU only
+    /// where it matters (`-v`, `bench`; see [`set_say_no_gpu`]), not before every verdict.
     pub fn select(&self, announce: bool) -> Result<Selection> {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
-        if let (true, Some(note)) = (announce, &s.note) {
+        let worth_saying = s.executor == backend::Executor::Gpu
+            || SAY_NO_GPU.load(std::sync::atomic::Ordering::Relaxed);
+        if let (true, true, Some(note)) = (announce, worth_saying, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
             SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
