@@ -744,7 +744,7 @@ fn run_shows_nvrtc_warnings_with_their_source_line() {
         "{text}"
     );
     assert!(
-        text.contains("    4 |     for (int k = 0; k < 3; k * 2)"),
+        text.contains("  4 |     for (int k = 0; k < 3; k * 2)"),
         "{text}"
     );
 }

@@ -350,10 +350,15 @@ fn without_a_gpu_auto_falls_back_with_one_line_and_gpu_is_refused() {
         eprintln!("SKIPPED without_a_gpu_auto_falls_back...: this machine has a GPU");
         return;
     }
-    // Text: one line on stderr says so.
+    // Text with -v: one line on stderr says so (without -v, nothing: it is said where it
+    // matters, not before every result).
     let mut args = exec_args(&CORRECT[0]);
     args.retain(|a| a != "--format" && a != "json");
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = run(&refs);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("no GPU"), "{err}");
+    refs.insert(0, "-v");
     let (code, out, err) = run(&refs);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ok"));
