@@ -114,7 +114,7 @@ pub fn judge(
     }
     // A step limit inside a loop is said as that loop, from the IR and the source.
     for d in outcome.tests.iter_mut().flat_map(|t| &mut t.diagnostics) {
-        crate::report::endless_loop::name_the_loop(d, &learner, source);
+        crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
     }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);

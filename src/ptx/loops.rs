@@ -58,21 +58,25 @@ pub fn innermost_at(f: &Function, pc: u32) -> Option<Loop> {
 }
 
 /// The innermost loop of any function of `functions` that holds an instruction on source line
-/// `line` (a diagnostic names a line, not an instruction): the smallest such range.
+/// `line` (a diagnostic names a line, not an instruction): the smallest such range. With
+/// `file` (an index into `Module::files`), only that file's lines count: an included header
+/// has line numbers of its own.
 pub fn innermost_on_line<'a>(
     functions: impl IntoIterator<Item = &'a Function>,
+    file: Option<u32>,
     line: u32,
 ) -> Option<Loop> {
     if line == 0 {
         return None;
     }
+    let here = move |inst: &Inst| inst.line == line && file.is_none_or(|f| inst.file == f);
     functions
         .into_iter()
         .flat_map(|f| {
             loops(f).into_iter().filter(move |l| {
                 f.body[l.start as usize..=l.back_branch as usize]
                     .iter()
-                    .any(|inst| inst.line == line)
+                    .any(here)
             })
         })
         .min_by_key(|l| l.back_branch - l.start)
@@ -168,13 +172,16 @@ bra.uni $L__BB0_5;
         let ls = loops(&f);
         // Two back edges to one target: one loop, from the barrier on line 11 to the last branch.
         assert_eq!(ls.len(), 1, "{ls:?}");
-        let l = innermost_on_line([&f], 8).unwrap();
-        assert_eq!(innermost_on_line([&f], 9).as_ref(), Some(&l));
+        let l = innermost_on_line([&f], None, 8).unwrap();
+        assert_eq!(innermost_on_line([&f], None, 9).as_ref(), Some(&l));
         assert_eq!(l.first_line, 8);
         assert!(!l.has_exit);
         assert_eq!(l.condition_line, None);
-        assert_eq!(innermost_on_line([&f], 3), None);
-        assert_eq!(innermost_on_line([&f], 0), None);
+        assert_eq!(innermost_on_line([&f], None, 3), None);
+        // Line 8 of file 1 is in the loop; line 8 of another file (a header) is not.
+        assert!(innermost_on_line([&f], Some(1), 8).is_some());
+        assert_eq!(innermost_on_line([&f], Some(2), 8), None);
+        assert_eq!(innermost_on_line([&f], None, 0), None);
     }
 
     /// A rotated `for (int s = 1; s < n; s *= 2)` on line 7 with a nested `while` on line 9:
@@ -203,10 +210,10 @@ ret;
     #[test]
     fn nested_loops_resolve_to_the_innermost_with_its_condition() {
         let f = function(NESTED);
-        let inner = innermost_on_line([&f], 10).unwrap();
+        let inner = innermost_on_line([&f], None, 10).unwrap();
         assert_eq!((inner.first_line, inner.condition_line), (9, Some(9)));
         assert!(inner.has_exit);
-        let outer = innermost_on_line([&f], 8).unwrap();
+        let outer = innermost_on_line([&f], None, 8).unwrap();
         assert_eq!((outer.first_line, outer.condition_line), (7, Some(7)));
         // By instruction: the add on line 10 is inside both; the inner one wins.
         let add = f.body.iter().position(|i| i.line == 10).unwrap() as u32;
@@ -231,7 +238,7 @@ $L_done:
 ret;
 ",
         );
-        let l = innermost_on_line([&f], 5).unwrap();
+        let l = innermost_on_line([&f], None, 5).unwrap();
         assert_eq!(
             (l.first_line, l.condition_line, l.has_exit),
             (4, Some(4), true)

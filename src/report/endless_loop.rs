@@ -15,15 +15,28 @@ use crate::ptx::Module;
 /// test was folded away leaves no instruction on its own line).
 const HEADER_LOOKBACK: u32 = 3;
 
-/// Rewrite a `step-limit` diagnostic `d` of the learner's `module` (compiled from `source`) to
-/// name the innermost loop around its line; any other diagnostic, or one not in a loop, is left
-/// as it is.
-pub fn name_the_loop(d: &mut Diagnostic, module: &Module, source: &str) {
+/// Rewrite a `step-limit` diagnostic `d` of the learner's `module` (compiled from `source`,
+/// named `file_name`) to name the innermost loop around its line; any other diagnostic, one in
+/// another file (a header), or one not in a loop, is left as it is.
+pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, source: &str) {
     if d.kind != DiagKind::StepLimit {
         return;
     }
     let Some(line) = d.line else { return };
-    let Some(l) = loops::innermost_on_line(&module.functions, line) else {
+    let base = super::reason::base_name;
+    if d.file
+        .as_deref()
+        .is_some_and(|f| base(f) != base(file_name))
+    {
+        return;
+    }
+    // The module's index of the learner's file, when its `.file` table names it.
+    let file = module
+        .files
+        .iter()
+        .position(|f| !f.is_empty() && base(f) == base(file_name))
+        .map(|i| i as u32);
+    let Some(l) = loops::innermost_on_line(&module.functions, file, line) else {
         return;
     };
     if l.first_line == 0 {
@@ -188,7 +201,7 @@ bra.uni $L5;
             8,
             "the kernel ran more than 20000000 instructions; thread 2 of block 0 was still in the loop on line 8",
         );
-        name_the_loop(&mut d, &m, SOURCE);
+        name_the_loop(&mut d, &m, "puzzles/12_block_sum.cu", SOURCE);
         assert_eq!(d.line, Some(7));
         assert_eq!(
             d.message,
@@ -213,7 +226,7 @@ ret;
 ",
         );
         let mut d = step_limit(9, "in `k` (launch 1 of 2): the kernel was stopped: thread 2 of block 0 took more than 1000 loop iterations and was still running line 9");
-        name_the_loop(&mut d, &m, SOURCE);
+        name_the_loop(&mut d, &m, "puzzles/12_block_sum.cu", SOURCE);
         assert_eq!(d.line, Some(7));
         assert_eq!(d.other_line, None);
         assert_eq!(
@@ -227,14 +240,24 @@ ret;
         let m = module(".loc 1 3 5\nmov.u32 %r1, 1;\nret;\n");
         let before = step_limit(3, "the kernel ran more than 5 instructions");
         let mut d = before.clone();
-        name_the_loop(&mut d, &m, SOURCE);
+        name_the_loop(&mut d, &m, "puzzles/12_block_sum.cu", SOURCE);
         assert_eq!(d, before);
+        // A step limit in an included header: its lines are not the kernel file's.
+        let mut in_header = Diagnostic {
+            file: Some("helpers.cuh".into()),
+            ..step_limit(9, "the kernel ran more than 5 instructions")
+        };
+        let copy = in_header.clone();
+        let looping =
+            module(".loc 1 7 5\n$L_top:\n.loc 1 9 13\nadd.s32 %r2, %r2, 1;\nbra.uni $L_top;\n");
+        name_the_loop(&mut in_header, &looping, "puzzles/12_block_sum.cu", SOURCE);
+        assert_eq!(in_header, copy);
         let mut race = Diagnostic {
             kind: DiagKind::SharedRace,
             ..before.clone()
         };
         let copy = race.clone();
-        name_the_loop(&mut race, &m, SOURCE);
+        name_the_loop(&mut race, &m, "puzzles/12_block_sum.cu", SOURCE);
         assert_eq!(race, copy);
     }
 

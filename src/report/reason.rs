@@ -20,6 +20,8 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
                 base_name(&n.file),
                 n.line
             ),
+            // Not NVRTC's words (a kernel file that cannot be read): as it is.
+            None if e.starts_with("cannot read") => first_line(e).to_string(),
             None => format!("does not compile: {}", compile_line(e)),
         };
     }
@@ -204,6 +206,13 @@ mod tests {
             "does not compile: identifier \"x\" is undefined at 03_guard.cu:3"
         );
         assert_eq!(r.matches("compile").count(), 1);
+        let missing = PuzzleOutcome {
+            compile_error: Some(
+                "cannot read puzzles/03_guard.cu: no such file; restore the starter with `gpuzzle reset 3`".into(),
+            ),
+            ..o
+        };
+        assert_eq!(puzzle(&missing), missing.compile_error.clone().unwrap());
     }
 
     #[test]
