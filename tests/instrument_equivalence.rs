@@ -489,3 +489,180 @@ fn shared_array_declared_in_a_device_function() {
         vec![(inst.ctl.shared_table[0].0, 128)]
     );
 }
+
+// ------------------------------------------------------------------ the whole engine corpus
+
+mod engine_support;
+
+use gpuzzle::emu::value::ElemType as Ty;
+use gpuzzle::ptx::ir::{Param, Ty as PtxTy};
+
+/// The engine's corpus files: every `tests/kernels/*.cu` (found, not listed, so a new family is
+/// covered the day it is added).
+fn corpus_files() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension().and_then(|x| x.to_str()) == Some("cu"))
+                .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Arguments for any kernel, made from its PTX signature: a pointer gets a buffer of small
+/// integers (valid indices, harmless as floats), an integer a count, a float a plain value, a
+/// struct a byte pattern. What matters is that both runs get the same inputs, whatever they mean.
+fn args_for(params: &[Param]) -> Vec<KernelArg> {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let name = format!("p{i}");
+            if p.size > 8 || (p.ty == PtxTy::B8 && p.size > 1) {
+                let bytes: Vec<u8> = (0..p.size).map(|b| (b * 13 % 7) as u8).collect();
+                return KernelArg::Struct {
+                    bytes,
+                    fields: vec![],
+                };
+            }
+            match p.ty {
+                _ if p.is_array => small_ints(&name),
+                PtxTy::U64 | PtxTy::B64 | PtxTy::S64 => small_ints(&name),
+                PtxTy::F32 => KernelArg::Scalar(Scalar::from_f64(Ty::F32, 1.5)),
+                PtxTy::F64 => KernelArg::Scalar(Scalar::from_f64(Ty::F64, 0.25)),
+                PtxTy::U8 | PtxTy::S8 | PtxTy::B8 => KernelArg::Scalar(Scalar::from_f64(Ty::I8, 3.0)),
+                PtxTy::U16 | PtxTy::S16 | PtxTy::B16 => {
+                    KernelArg::Scalar(Scalar::from_f64(Ty::I16, 3.0))
+                }
+                _ => KernelArg::Scalar(Scalar::from_f64(Ty::I32, 100.0)),
+            }
+        })
+        .collect()
+}
+
+fn small_ints(name: &str) -> KernelArg {
+    let v: Vec<f64> = (0..1024).map(|i| ((i * 7) % 29) as f64).collect();
+    buf(name, Ty::I32, &v)
+}
+
+/// The kinds of fault the instrumentation reports (the rest are emulator checkers).
+fn gpu_visible(k: DiagKind) -> bool {
+    matches!(
+        k,
+        DiagKind::OutOfBounds | DiagKind::Misaligned | DiagKind::StepLimit
+    )
+}
+
+/// Every kernel of every corpus file, in a 1D and a 3D launch: the instrumenter must accept it,
+/// and the instrumented run on the emulator must give the plain emulator's buffers, printf output,
+/// counters and first GPU-visible fault.
+#[test]
+fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
+    let launches = [
+        LaunchConfig {
+            grid: [3, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared: 1024,
+        },
+        LaunchConfig {
+            grid: [2, 1, 2],
+            block: [16, 2, 2],
+            dynamic_shared: 1024,
+        },
+    ];
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for file in corpus_files() {
+        let k = engine_support::load(&file);
+        for entry in k.module.entries() {
+            for c in &launches {
+                let what = format!("{file}.cu: {} {:?}x{:?}", entry.display_name(), c.grid, c.block);
+                match compare(&k, &entry.name, c) {
+                    Ok(()) => ran += 1,
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} runs differ:\n{}", failures.len(), ran + failures.len(), failures.join("\n"));
+    assert!(ran >= 180, "only {ran} runs");
+}
+
+fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<(), String> {
+    let (_, f) = k.module.function(name).unwrap();
+    let args = args_for(&f.params);
+    // Dynamic shared memory only for a module that declares some: the emulator lets an overrun
+    // of a static array land in it, where the instrumentation (like a GPU) has no such variable.
+    let mut c = *c;
+    if !k.module.shared.iter().any(|(v, _)| v.dynamic) {
+        c.dynamic_shared = 0;
+    }
+    let c = &c;
+    // The plain run gets ten times the instructions the loop budget stands for: a spin-wait
+    // (threads polling a flag another thread sets) costs the emulator a quantum of instructions
+    // per waiting thread and turn, but the instrumented run only one step per poll.
+    let opts = EmuOptions {
+        step_limit: 20_000_000,
+        ..EmuOptions::default()
+    };
+    let plain = emu::run(&k.module, name, c, args.clone(), &opts);
+    let budget = gpuzzle::gpu::plan::per_thread_budget(2_000_000, c.total_threads());
+    let inst = run_detailed(&k.ptx, name, c, args, budget);
+    // A launch the emulator refuses (too much shared memory) is refused the same way.
+    let (plain, inst) = match (plain, inst) {
+        (Ok(p), Ok(i)) => (p, i),
+        (Err(p), Err(i)) if p.to_string() == i.to_string() => return Ok(()),
+        (p, i) => return Err(format!("plain {:?} vs instrumented {:?}", p.err(), i.err())),
+    };
+    let g = &inst.result;
+    let plain_first = plain.diagnostics.iter().find(|d| gpu_visible(d.kind));
+    let inst_first = g.diagnostics.iter().find(|d| gpu_visible(d.kind));
+    match (plain_first, inst_first) {
+        (None, None) => {}
+        // Where the step limit stops a kernel depends on how it is counted: the emulator stops the
+        // whole launch after so many instructions, the instrumentation each thread after so many
+        // loop iterations. So the kind must agree, and nothing after it can be compared.
+        (Some(p), Some(q)) if p.kind == DiagKind::StepLimit && q.kind == p.kind => return Ok(()),
+        (Some(p), Some(q)) => {
+            if (p.kind, p.line) != (q.kind, q.line) {
+                return Err(format!("first fault {:?} line {:?} vs {:?} line {:?}: {} / {}", p.kind, p.line, q.kind, q.line, p.message, q.message));
+            }
+        }
+        (p, q) => return Err(format!("first fault {p:?} vs {q:?}")),
+    }
+    if let Some(d) = inst.emulator_diagnostics.iter().find(|d| d.kind == DiagKind::OutOfBounds) {
+        return Err(format!("an illegal access got through: {}", d.message));
+    }
+    // The emulator lays out the shared variables of every kernel of the module in one window, so
+    // an overrun of one kernel's array can land in another kernel's array and pass as legal
+    // there, where a GPU (and so the instrumentation) has only the launched kernel's variables.
+    // Both report the same first overrun; what the kernel does after it is not compared.
+    if plain_first.is_some_and(|p| p.kind == DiagKind::OutOfBounds && p.message.contains("shared")) {
+        return Ok(());
+    }
+    // A race makes the result depend on the schedule (a spin-wait polls as often as the other
+    // thread takes to set the flag), and instrumented code interleaves differently: such a run
+    // agrees up to its first fault only.
+    if plain
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.kind, DiagKind::SharedRace | DiagKind::GlobalRace))
+        && plain.counters != g.counters
+    {
+        return Ok(());
+    }
+    if plain.buffers != g.buffers {
+        return Err("buffers differ".into());
+    }
+    if plain.stdout != g.stdout {
+        return Err(format!("printf differs: {:?} vs {:?}", plain.stdout, g.stdout));
+    }
+    if plain.counters.total != g.counters.total || plain.counters.max_per_thread != g.counters.max_per_thread {
+        return Err(format!("counters differ: {:?} vs {:?}", plain.counters, g.counters));
+    }
+    Ok(())
+}

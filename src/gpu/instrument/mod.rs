@@ -23,7 +23,8 @@
 //!   checks shared bounds per variable too, so the two report the same thing;
 //! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
 //!   `.param` accesses are left alone;
-//! - every taken backward branch (`bra` to an earlier label) counts a step; past the budget the
+//! - every taken backward branch (`bra` to an earlier label), and every entry into a device
+//!   function (so recursion is metered too), counts a step; past the budget the
 //!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
 //!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
 //!
@@ -34,8 +35,8 @@
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
 //! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
-//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered, so
-//! unbounded recursion still overflows the GPU stack.
+//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is metered by its
+//! calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
 mod helpers;
 mod scan;
@@ -71,6 +72,8 @@ pub struct SiteCounts {
     pub shared: usize,
     pub constant: usize,
     pub branches: usize,
+    /// Device functions whose entry is metered.
+    pub calls: usize,
 }
 
 /// The rewritten module.
@@ -215,6 +218,12 @@ pub fn instrument(
                 ".reg .pred %gz_p<1>;".into(),
             ];
             lines.extend(prologue(f.is_entry, &module_vars, &shared_slots_of(f)));
+            // A call is the other way to run without end (recursion): each entry of a device
+            // function counts a step, at the function's first line.
+            if !f.is_entry && opts.step_limit {
+                lines.extend(site::step(first_loc(&f.stmts)));
+                sites.calls += 1;
+            }
             let mut text = site::join(&lines);
             text.push_str("\n\t");
             edits.push((first.span.start, first.span.start, text));
@@ -291,6 +300,17 @@ pub fn instrument(
         },
         sites,
     })
+}
+
+/// The packed location of the first `.loc` with a line in `stmts` (0 when there is none).
+fn first_loc(stmts: &[scan::Stmt]) -> u32 {
+    stmts
+        .iter()
+        .find_map(|s| match s.kind {
+            StmtKind::Loc { file, line } if line > 0 => Some(pack_loc(file, line)),
+            _ => None,
+        })
+        .unwrap_or(0)
 }
 
 /// The prologue. A kernel publishes the control block's address and fills the table entries of
@@ -440,7 +460,8 @@ $L__BB0_3:
                 generic: 0,
                 shared: 1,
                 constant: 0,
-                branches: 1
+                branches: 1,
+                calls: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
