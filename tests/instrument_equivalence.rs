@@ -1,7 +1,9 @@
 //! The GPU instrumenter, checked without a GPU: each kernel of tests/kernels/instrument (compiled
 //! here with NVRTC, which must be installed) runs once on the plain emulator and once instrumented on the emulator
 //! (`gpu::via_emu`); buffers, printf output and per-thread counters must agree, and for the buggy
-//! kernels so must the kind and line of the first diagnostic.
+//! kernels so must the kind and line of the first diagnostic. The same holds for every kernel of the
+//! engine's corpus (`tests/kernels/*.cu`, found by listing the folder), launched with arguments
+//! made from its signature.
 
 use gpuzzle::emu::result::{DiagKind, RunResult};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
@@ -534,7 +536,9 @@ fn args_for(params: &[Param]) -> Vec<KernelArg> {
                 PtxTy::U64 | PtxTy::B64 | PtxTy::S64 => small_ints(&name),
                 PtxTy::F32 => KernelArg::Scalar(Scalar::from_f64(Ty::F32, 1.5)),
                 PtxTy::F64 => KernelArg::Scalar(Scalar::from_f64(Ty::F64, 0.25)),
-                PtxTy::U8 | PtxTy::S8 | PtxTy::B8 => KernelArg::Scalar(Scalar::from_f64(Ty::I8, 3.0)),
+                PtxTy::U8 | PtxTy::S8 | PtxTy::B8 => {
+                    KernelArg::Scalar(Scalar::from_f64(Ty::I8, 3.0))
+                }
                 PtxTy::U16 | PtxTy::S16 | PtxTy::B16 => {
                     KernelArg::Scalar(Scalar::from_f64(Ty::I16, 3.0))
                 }
@@ -580,7 +584,12 @@ fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
         let k = engine_support::load(&file);
         for entry in k.module.entries() {
             for c in &launches {
-                let what = format!("{file}.cu: {} {:?}x{:?}", entry.display_name(), c.grid, c.block);
+                let what = format!(
+                    "{file}.cu: {} {:?}x{:?}",
+                    entry.display_name(),
+                    c.grid,
+                    c.block
+                );
                 match compare(&k, &entry.name, c) {
                     Ok(()) => ran += 1,
                     Err(e) => failures.push(format!("{what}: {e}")),
@@ -588,7 +597,13 @@ fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} runs differ:\n{}", failures.len(), ran + failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs differ:\n{}",
+        failures.len(),
+        ran + failures.len(),
+        failures.join("\n")
+    );
     assert!(ran >= 180, "only {ran} runs");
 }
 
@@ -629,19 +644,27 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
         (Some(p), Some(q)) if p.kind == DiagKind::StepLimit && q.kind == p.kind => return Ok(()),
         (Some(p), Some(q)) => {
             if (p.kind, p.line) != (q.kind, q.line) {
-                return Err(format!("first fault {:?} line {:?} vs {:?} line {:?}: {} / {}", p.kind, p.line, q.kind, q.line, p.message, q.message));
+                return Err(format!(
+                    "first fault {:?} line {:?} vs {:?} line {:?}: {} / {}",
+                    p.kind, p.line, q.kind, q.line, p.message, q.message
+                ));
             }
         }
         (p, q) => return Err(format!("first fault {p:?} vs {q:?}")),
     }
-    if let Some(d) = inst.emulator_diagnostics.iter().find(|d| d.kind == DiagKind::OutOfBounds) {
+    if let Some(d) = inst
+        .emulator_diagnostics
+        .iter()
+        .find(|d| d.kind == DiagKind::OutOfBounds)
+    {
         return Err(format!("an illegal access got through: {}", d.message));
     }
     // The emulator lays out the shared variables of every kernel of the module in one window, so
     // an overrun of one kernel's array can land in another kernel's array and pass as legal
     // there, where a GPU (and so the instrumentation) has only the launched kernel's variables.
     // Both report the same first overrun; what the kernel does after it is not compared.
-    if plain_first.is_some_and(|p| p.kind == DiagKind::OutOfBounds && p.message.contains("shared")) {
+    if plain_first.is_some_and(|p| p.kind == DiagKind::OutOfBounds && p.message.contains("shared"))
+    {
         return Ok(());
     }
     // A race makes the result depend on the schedule (a spin-wait polls as often as the other
@@ -659,10 +682,18 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
         return Err("buffers differ".into());
     }
     if plain.stdout != g.stdout {
-        return Err(format!("printf differs: {:?} vs {:?}", plain.stdout, g.stdout));
+        return Err(format!(
+            "printf differs: {:?} vs {:?}",
+            plain.stdout, g.stdout
+        ));
     }
-    if plain.counters.total != g.counters.total || plain.counters.max_per_thread != g.counters.max_per_thread {
-        return Err(format!("counters differ: {:?} vs {:?}", plain.counters, g.counters));
+    if plain.counters.total != g.counters.total
+        || plain.counters.max_per_thread != g.counters.max_per_thread
+    {
+        return Err(format!(
+            "counters differ: {:?} vs {:?}",
+            plain.counters, g.counters
+        ));
     }
     Ok(())
 }
