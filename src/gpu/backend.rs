@@ -5,8 +5,9 @@
 //! saying so); `gpu` without a GPU is an error naming the reason. The emulator itself is not
 //! run from here: callers keep their own emulator path and call `launch` for the other two.
 
-use super::isolate::{self, IsolateError, WorkerCommand};
+use super::isolate::{IsolateError, Isolated, WorkerCommand};
 use super::probe::{self, GpuInfo};
+use super::session::Session;
 use super::wire::{WireArg, WireConfig};
 use super::worker::{Failure, LaunchRequest, Reply, Request, Target};
 use crate::emu::result::{DiagKind, Diagnostic, RunResult, Severity};
@@ -148,9 +149,32 @@ impl From<Failure> for GpuError {
     }
 }
 
-/// One GPU worker at a time per gpuzzle process: parallel `check` jobs would otherwise create a
-/// CUDA context each and compete for the GPU, and the timeout would measure the queue.
-static GPU_TURN: Mutex<()> = Mutex::new(());
+/// One worker per gpuzzle process, started at its first launch and kept for the next ones (see
+/// `session`): parallel `check` jobs take turns, rather than each creating a CUDA context and
+/// competing for the GPU (the timeout would then measure the queue).
+static WORKER: Mutex<Option<Session>> = Mutex::new(None);
+
+/// Send `request` to this process's worker, starting it if needed.
+fn call_worker(request: &Request, timeout: Duration) -> Result<Isolated<Reply>, IsolateError> {
+    let mut slot = WORKER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if slot.is_none() {
+        *slot = Some(Session::new(WorkerCommand::current_exe()?));
+    }
+    match slot.as_mut() {
+        Some(session) => session.call(request, timeout),
+        None => Err(IsolateError::Spawn("no worker".into())),
+    }
+}
+
+/// How many worker processes this process has started (1 when every launch went to the first).
+pub fn workers_started() -> u32 {
+    WORKER
+        .lock()
+        .map(|s| s.as_ref().map_or(0, Session::started))
+        .unwrap_or(0)
+}
 
 /// Run one launch of `kernel` from `ptx` on `executor` (not `Emulator`) in a worker process.
 /// A launch still running at `timeout` is killed and reported as a `step-limit` diagnostic on
@@ -181,12 +205,7 @@ pub fn launch(
         args: args.iter().map(WireArg::from).collect(),
         step_budget,
     });
-    let cmd = WorkerCommand::current_exe()?;
-    let answer = {
-        let _turn = (target == Target::Gpu).then(|| GPU_TURN.lock());
-        isolate::call::<_, Reply>(&cmd, &request, timeout)
-    };
-    let isolated = match answer {
+    let isolated = match call_worker(&request, timeout) {
         Ok(i) => i,
         Err(IsolateError::TimedOut { secs }) => return Ok(timed_out(args, secs, executor)),
         Err(e) => return Err(e.into()),
@@ -210,11 +229,7 @@ pub fn bench_on_gpu(
     request: super::worker::BenchRequest,
     timeout: Duration,
 ) -> Result<super::worker::BenchReply, GpuError> {
-    let cmd = WorkerCommand::current_exe()?;
-    let answer = {
-        let _turn = GPU_TURN.lock();
-        isolate::call::<_, Reply>(&cmd, &Request::Bench(request), timeout)?
-    };
+    let answer = call_worker(&Request::Bench(request), timeout)?;
     match answer.reply {
         Reply::Bench(b) => Ok(*b),
         Reply::Failed(f) => Err(f.into()),
