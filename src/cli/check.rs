@@ -49,7 +49,9 @@ pub struct CheckArgs {
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
+    let selection = a
+        .backend
+        .select_for_grading(!quiet && a.format == CheckFormat::Text)?;
     let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
         loaded.puzzles.iter().collect()
     } else {
@@ -65,6 +67,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         Mutex::new((0..selected.len()).map(|_| None).collect());
     let opts = JudgeOptions {
         executor: selection.executor,
+        also: selection.also,
         timeout: a.backend.timeout,
         ..JudgeOptions::default()
     };

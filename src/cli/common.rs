@@ -61,11 +61,23 @@ impl BackendArgs {
     /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr.
     pub fn select(&self, announce: bool) -> Result<Selection> {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    /// `select` for the commands that grade (`run`, `check`, `watch`): `auto` with a GPU grades
+    /// on the emulator and also runs the kernel on the GPU (`Selection::also`).
+    pub fn select_for_grading(&self, announce: bool) -> Result<Selection> {
+        let s = backend::select_for_grading(self.choice()?).map_err(anyhow::Error::msg)?;
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    fn announce(announce: bool, s: &Selection) {
         if let (true, Some(note)) = (announce, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
             SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
-        Ok(s)
     }
 }
 

@@ -60,10 +60,48 @@ impl Executor {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selection {
     pub executor: Executor,
-    /// The GPU, when the executor is the GPU.
+    /// The GPU, when the executor is the GPU (or, when grading, the one `also` runs on).
     pub gpu: Option<GpuInfo>,
     /// One line for a person: why `auto` chose what it chose (None for explicit choices).
     pub note: Option<String>,
+    /// When grading with `auto` on a machine with a GPU: the second executor the learner's
+    /// kernel also runs on (`executor` is then the emulator, with every checker).
+    pub also: Option<AlsoRun>,
+}
+
+/// The second run of a graded kernel: the GPU (or what stands in for it in tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlsoRun {
+    pub executor: Executor,
+    /// The device as the report names it (`NVIDIA H100`).
+    pub device: String,
+}
+
+/// Test-only: with `GPUZZLE_GPU_STAND_IN=emulator`, gpuzzle behaves as on a machine with a GPU
+/// whose launches are the worker's instrumented emulator (`Executor::InstrumentedEmulator`):
+/// the whole GPU path (selection, worker, control block, grading on both) runs without a GPU.
+pub const STAND_IN_ENV: &str = "GPUZZLE_GPU_STAND_IN";
+
+/// The name the stand-in device reports under.
+pub const STAND_IN_NAME: &str = "the GPU stand-in (gpuzzle's instrumented emulator)";
+
+fn stand_in() -> bool {
+    std::env::var(STAND_IN_ENV).is_ok_and(|v| v == "emulator")
+}
+
+/// The probe's answer and what runs "GPU" launches: the real ones, or the stand-in's.
+fn probe_and_gpu() -> (Result<Vec<GpuInfo>, String>, Executor) {
+    if stand_in() {
+        let fake = GpuInfo {
+            name: STAND_IN_NAME.into(),
+            compute_capability: (8, 0),
+            driver_version: (12, 9),
+            memory_bytes: 0,
+        };
+        (Ok(vec![fake]), Executor::InstrumentedEmulator)
+    } else {
+        (cached_probe().clone(), Executor::Gpu)
+    }
 }
 
 /// The probe's answer, asked once per process (cuInit can take a while).
@@ -74,7 +112,49 @@ pub fn cached_probe() -> &'static Result<Vec<GpuInfo>, String> {
 
 /// Resolve `choice` with this machine's probe; `Err` (the reason) only for `gpu` without a GPU.
 pub fn select(choice: BackendChoice) -> Result<Selection, String> {
-    select_with(choice, cached_probe())
+    let (probe, gpu) = probe_and_gpu();
+    select_with(choice, &probe).map(|s| on(s, gpu))
+}
+
+/// `select` for grading (`run`, `check`, `watch`): `auto` on a machine with a GPU grades on the
+/// emulator, every checker on, and also runs the learner's kernel on the GPU.
+pub fn select_for_grading(choice: BackendChoice) -> Result<Selection, String> {
+    let (probe, gpu) = probe_and_gpu();
+    select_for_grading_with(choice, &probe).map(|s| on(s, gpu))
+}
+
+/// `select_for_grading` for a given probe answer.
+pub fn select_for_grading_with(
+    choice: BackendChoice,
+    probe: &Result<Vec<GpuInfo>, String>,
+) -> Result<Selection, String> {
+    let s = select_with(choice, probe)?;
+    match (choice, s.gpu) {
+        (BackendChoice::Auto, Some(g)) => Ok(Selection {
+            executor: Executor::Emulator,
+            note: Some(format!(
+                "grading on gpuzzle's emulator (races, uninitialised reads, barriers checked) and also on the GPU ({}, compute capability {}.{})",
+                g.name, g.compute_capability.0, g.compute_capability.1
+            )),
+            also: Some(AlsoRun {
+                executor: Executor::Gpu,
+                device: g.name.clone(),
+            }),
+            gpu: Some(g),
+        }),
+        (_, gpu) => Ok(Selection { gpu, ..s }),
+    }
+}
+
+/// Put "GPU" launches on `gpu` (the stand-in's executor in tests).
+fn on(mut s: Selection, gpu: Executor) -> Selection {
+    if s.executor == Executor::Gpu {
+        s.executor = gpu;
+    }
+    if let Some(a) = s.also.as_mut() {
+        a.executor = gpu;
+    }
+    s
 }
 
 /// `select` for a given probe answer.
@@ -88,11 +168,13 @@ pub fn select_with(
             executor: Executor::Emulator,
             gpu: None,
             note: None,
+            also: None,
         }),
         (BackendChoice::Gpu, Some(g)) => Ok(Selection {
             executor: Executor::Gpu,
             gpu: Some(g),
             note: None,
+            also: None,
         }),
         (BackendChoice::Gpu, None) => Err(format!(
             "--backend gpu, but there is no usable GPU: {}; use --backend emu (or auto)",
@@ -105,10 +187,12 @@ pub fn select_with(
                 g.name, g.compute_capability.0, g.compute_capability.1
             )),
             gpu: Some(g),
+            also: None,
         }),
         (BackendChoice::Auto, None) => Ok(Selection {
             executor: Executor::Emulator,
             gpu: None,
+            also: None,
             note: Some(format!(
                 "no GPU ({}): running on gpuzzle's emulator",
                 probe.as_ref().err().map_or("no device", String::as_str)

@@ -235,6 +235,7 @@ pub(crate) mod tests {
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
+            cross: None,
         }
     }
 

@@ -25,6 +25,8 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
 pub(crate) fn test(t: &TestOutcome) -> String {
     let parts: Vec<String> = [stopped(t), differs(t), diagnosed(t), over_budget(t)]
         .into_iter()
+        .chain([super::also::reason(t)])
+        .into_iter()
         .flatten()
         .take(MAX_PARTS)
         .collect();

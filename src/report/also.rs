@@ -1,0 +1,98 @@
+//! The line `run` adds when the kernel was graded on the emulator and also ran on the GPU:
+//! `also ran on NVIDIA H100: outputs match`, or what differed and what that most likely means.
+
+use super::number::Style;
+use crate::judge::outcome::{CrossVerdict, LikelyCause, PuzzleOutcome, TestOutcome};
+use colored::Colorize;
+
+/// None when the kernel ran on one executor only.
+pub fn line(o: &PuzzleOutcome) -> Option<String> {
+    let device = &o.tests.iter().find_map(|t| t.cross.as_ref())?.device;
+    let named = o.tests.len() > 1;
+    // The first test on which the runs disagree says it all; agreement is said once.
+    let Some((t, verdict)) = o.tests.iter().find_map(|t| {
+        t.cross
+            .as_ref()
+            .filter(|c| !c.agrees())
+            .map(|c| (t, &c.verdict))
+    }) else {
+        return Some(format!("  also ran on {device}: outputs match"));
+    };
+    let in_test = if named {
+        format!(" in test `{}`", t.name)
+    } else {
+        String::new()
+    };
+    let mut out = Vec::new();
+    let likely = match verdict {
+        CrossVerdict::Match => return None,
+        CrossVerdict::Error(message) => {
+            return Some(format!(
+                "  also ran on {device}: {}{in_test}: {message}",
+                "it could not run there".yellow().bold()
+            ))
+        }
+        CrossVerdict::Fault { diagnostic, likely } => {
+            let at = diagnostic
+                .line
+                .map_or(String::new(), |l| format!(" (line {l})"));
+            out.push(format!(
+                "  also ran on {device}: {}{in_test}: {}{at}: {}",
+                "a fault the emulator did not see".red().bold(),
+                diagnostic.kind.as_str(),
+                diagnostic.message
+            ));
+            *likely
+        }
+        CrossVerdict::Differs {
+            elements,
+            more,
+            likely,
+        } => {
+            out.push(format!(
+                "  also ran on {device}: {}{in_test}",
+                "outputs differ from the emulator's".red().bold()
+            ));
+            let style = Style::of(
+                elements
+                    .iter()
+                    .flat_map(|e| [&e.emulator, &e.gpu, &e.expected]),
+            );
+            for e in elements {
+                out.push(format!(
+                    "    {}[{}]: emulator {}, GPU {}, expected {}",
+                    e.buffer,
+                    e.index,
+                    style.text(e.emulator),
+                    style.text(e.gpu),
+                    style.text(e.expected)
+                ));
+            }
+            if *more > 0 {
+                out.push(format!("    ({more} more elements differ)"));
+            }
+            *likely
+        }
+    };
+    out.push(format!("  {}", cause(likely)));
+    Some(out.join("\n"))
+}
+
+/// The disagreement in a few words, for `check`'s table and JUnit (None when the runs agree).
+pub(crate) fn reason(t: &TestOutcome) -> Option<String> {
+    let c = t.cross.as_ref().filter(|c| !c.agrees())?;
+    let what = match &c.verdict {
+        CrossVerdict::Match => return None,
+        CrossVerdict::Differs { .. } => "outputs differ",
+        CrossVerdict::Fault { diagnostic, .. } => diagnostic.kind.as_str(),
+        CrossVerdict::Error(_) => "could not run",
+    };
+    Some(format!("{what} on {}", c.device))
+}
+
+fn cause(likely: LikelyCause) -> &'static str {
+    match likely {
+        LikelyCause::KernelRaceOrUb => "likelier a race or undefined behaviour in the kernel that the emulator's schedule hid (it runs one thread at a time, the GPU runs them together): look for a missing __syncthreads(), a value read before another thread wrote it, or an uninitialised variable",
+        LikelyCause::EmulatorDefect => "likelier a defect of gpuzzle's emulator: the GPU computed the spec's answer and the emulator did not; please report it with this kernel (--backend gpu grades on the GPU alone)",
+    }
+}
