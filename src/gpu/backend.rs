@@ -401,6 +401,33 @@ mod tests {
     }
 
     #[test]
+    fn grading_with_auto_on_a_gpu_keeps_the_emulator_and_adds_the_gpu() {
+        let with = Ok(vec![gpu()]);
+        let s = select_for_grading_with(BackendChoice::Auto, &with).unwrap();
+        assert_eq!(s.executor, Executor::Emulator);
+        assert_eq!(
+            s.also,
+            Some(AlsoRun {
+                executor: Executor::Gpu,
+                device: "NVIDIA H100".into()
+            })
+        );
+        assert!(s.note.unwrap().contains("also on the GPU (NVIDIA H100"));
+        for (choice, executor) in [
+            (BackendChoice::Emu, Executor::Emulator),
+            (BackendChoice::Gpu, Executor::Gpu),
+        ] {
+            let s = select_for_grading_with(choice, &with).unwrap();
+            assert_eq!((s.executor, s.also), (executor, None));
+        }
+        // Without a GPU, grading is the emulator's alone.
+        let without = Err("no CUDA driver".to_string());
+        let s = select_for_grading_with(BackendChoice::Auto, &without).unwrap();
+        assert_eq!((s.executor, s.also), (Executor::Emulator, None));
+        assert!(select_for_grading_with(BackendChoice::Gpu, &without).is_err());
+    }
+
+    #[test]
     fn a_timeout_becomes_a_step_limit_error_on_the_unchanged_inputs() {
         let args = vec![KernelArg::Buffer(Buffer::from_values(
             "a",

@@ -50,7 +50,8 @@ fn differing(
             let g_ok = !g.mismatches.contains(&i);
             // Both within tolerance is agreement even if the bits differ (GPU maths may round
             // differently); both wrong with the same value is agreement too.
-            let same = (e_ok && g_ok) || (!e_ok && !g_ok && (ev == gv || (ev.is_nan() && gv.is_nan())));
+            let same =
+                (e_ok && g_ok) || (!e_ok && !g_ok && (ev == gv || (ev.is_nan() && gv.is_nan())));
             if same {
                 continue;
             }
@@ -111,17 +112,40 @@ mod tests {
 
     #[test]
     fn the_same_outputs_match() {
-        let c = compare("GPU", &out(&[1.0, 2.0], &[1.0, 2.0]), &out(&[1.0, 2.0], &[1.0, 2.0]), None, false);
+        let c = compare(
+            "GPU",
+            &out(&[1.0, 2.0], &[1.0, 2.0]),
+            &out(&[1.0, 2.0], &[1.0, 2.0]),
+            None,
+            false,
+        );
         assert_eq!(c.verdict, CrossVerdict::Match);
         // Wrong the same way on both: they agree (the emulator's verdict already says it).
-        let c = compare("GPU", &out(&[1.0, 2.0], &[1.0, 5.0]), &out(&[1.0, 2.0], &[1.0, 5.0]), None, false);
+        let c = compare(
+            "GPU",
+            &out(&[1.0, 2.0], &[1.0, 5.0]),
+            &out(&[1.0, 2.0], &[1.0, 5.0]),
+            None,
+            false,
+        );
         assert_eq!(c.verdict, CrossVerdict::Match);
     }
 
     #[test]
     fn right_on_the_emulator_only_is_likelier_a_race() {
-        let c = compare("GPU", &out(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]), &out(&[1.0, 2.0, 3.0], &[1.0, 0.0, 3.0]), None, false);
-        let CrossVerdict::Differs { elements, more, likely } = c.verdict else {
+        let c = compare(
+            "GPU",
+            &out(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]),
+            &out(&[1.0, 2.0, 3.0], &[1.0, 0.0, 3.0]),
+            None,
+            false,
+        );
+        let CrossVerdict::Differs {
+            elements,
+            more,
+            likely,
+        } = c.verdict
+        else {
             panic!("{:?}", c.verdict)
         };
         assert_eq!(likely, LikelyCause::KernelRaceOrUb);
@@ -142,13 +166,27 @@ mod tests {
     fn right_on_the_gpu_only_is_likelier_an_emulator_defect() {
         let n = 20;
         let want: Vec<f64> = (0..n).map(f64::from).collect();
-        let c = compare("GPU", &out(&want, &vec![0.0; n as usize]), &out(&want, &want), None, false);
-        let CrossVerdict::Differs { elements, more, likely } = c.verdict else {
+        let c = compare(
+            "GPU",
+            &out(&want, &vec![0.0; n as usize]),
+            &out(&want, &want),
+            None,
+            false,
+        );
+        let CrossVerdict::Differs {
+            elements,
+            more,
+            likely,
+        } = c.verdict
+        else {
             panic!("{:?}", c.verdict)
         };
         assert_eq!(likely, LikelyCause::EmulatorDefect);
         // Element 0 is 0 on both: agreement. The other 19 differ; 8 are shown.
-        assert_eq!((elements.len(), more), (SHOWN_ELEMENTS, 19 - SHOWN_ELEMENTS));
+        assert_eq!(
+            (elements.len(), more),
+            (SHOWN_ELEMENTS, 19 - SHOWN_ELEMENTS)
+        );
     }
 
     #[test]
@@ -166,7 +204,11 @@ mod tests {
         };
         let same = out(&[1.0], &[1.0]);
         let c = compare("GPU", &same, &same, Some(&d), false);
-        assert!(matches!(c.verdict, CrossVerdict::Fault { .. }), "{:?}", c.verdict);
+        assert!(
+            matches!(c.verdict, CrossVerdict::Fault { .. }),
+            "{:?}",
+            c.verdict
+        );
         // When the emulator faulted too, its report already says it: only outputs are compared.
         let c = compare("GPU", &same, &same, Some(&d), true);
         assert_eq!(c.verdict, CrossVerdict::Match);

@@ -361,7 +361,9 @@ fn also_run(
         let run = step
             .kernel_args(&buffers)
             .map_err(|e| e.to_string())
-            .and_then(|args| launch_isolated(puzzle, &step, learner_ptx, &cfg, args, opts, also.executor));
+            .and_then(|args| {
+                launch_isolated(puzzle, &step, learner_ptx, &cfg, args, opts, also.executor)
+            });
         let result = match run {
             Ok(r) => r,
             Err(message) => {
