@@ -697,3 +697,39 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
     }
     Ok(())
 }
+
+/// PTX from NVRTC 13 (`tests/ptx/nvrtc13/`, `.version 9.5`, with `inlined_at` locations and a
+/// debug section in `corpus_atomics`): every kernel instruments and runs the same.
+#[test]
+fn nvrtc_13_ptx_runs_the_same_instrumented() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx/nvrtc13");
+    let launch = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared: 1024,
+    };
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("ptx") {
+            continue;
+        }
+        let ptx = std::fs::read_to_string(&p).unwrap();
+        let module = gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let k = engine_support::Kernels {
+            module,
+            ptx,
+            source: String::new(),
+            file: p.display().to_string(),
+        };
+        for entry in k.module.entries() {
+            match compare(&k, &entry.name, &launch) {
+                Ok(()) => ran += 1,
+                Err(e) => failures.push(format!("{}: {}: {e}", p.display(), entry.name)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ran >= 15, "only {ran} kernels");
+}
