@@ -90,6 +90,7 @@ fn differing(
 mod tests {
     use super::*;
     use crate::emu::result::{DiagKind, Severity};
+    use crate::judge::outcome::CrossCheck;
 
     fn out(expected: &[f64], got: &[f64]) -> BTreeMap<String, OutputCompare> {
         let mismatches = expected
@@ -119,6 +120,7 @@ mod tests {
             None,
             false,
         );
+        assert!(!c.fails_the_test());
         assert_eq!(c.verdict, CrossVerdict::Match);
         // Wrong the same way on both: they agree (the emulator's verdict already says it).
         let c = compare(
@@ -187,6 +189,15 @@ mod tests {
             (elements.len(), more),
             (SHOWN_ELEMENTS, 19 - SHOWN_ELEMENTS)
         );
+    }
+
+    #[test]
+    fn a_kernel_the_gpu_could_not_run_does_not_fail_the_test() {
+        let c = CrossCheck {
+            device: "GPU".into(),
+            verdict: CrossVerdict::Error("cp.async cannot be instrumented".into()),
+        };
+        assert!(!c.fails_the_test());
     }
 
     #[test]

@@ -183,9 +183,15 @@ pub struct CrossCheck {
 }
 
 impl CrossCheck {
-    /// The GPU agreed with the emulator (the test's verdict is then the emulator's).
-    pub fn agrees(&self) -> bool {
-        self.verdict == CrossVerdict::Match
+    /// The GPU run disagreed with the emulator's (different outputs, or a fault only it saw):
+    /// the test fails. A kernel the GPU could not run at all (`Error`: an instruction the
+    /// instrumenter does not handle, a worker that could not start) is said, but does not fail
+    /// the test: that is gpuzzle's limit, not the learner's bug.
+    pub fn fails_the_test(&self) -> bool {
+        matches!(
+            self.verdict,
+            CrossVerdict::Differs { .. } | CrossVerdict::Fault { .. }
+        )
     }
 }
 
