@@ -515,6 +515,50 @@ fn corpus_files() -> Vec<String> {
     names
 }
 
+/// The kernels written as tutorials write them (`tests/kernels/tutorial/`: cooperative groups,
+/// host headers, own headers found with `-I`), compiled as `exec -I` compiles them.
+fn tutorial_kernels() -> Vec<engine_support::Kernels> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/tutorial");
+    let includes = [
+        format!("-I{}", dir.display()),
+        format!("-I{}", dir.join("include").display()),
+    ];
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("cu"))
+        .collect();
+    paths.sort();
+    // A file NVRTC refuses (`int_pow.cu` shows a compile error on purpose) runs nowhere.
+    paths
+        .iter()
+        .filter_map(|p| {
+            let source = std::fs::read_to_string(p).unwrap();
+            let file = format!(
+                "tests/kernels/tutorial/{}",
+                p.file_name().unwrap().to_string_lossy()
+            );
+            let req = gpuzzle::compile::CompileRequest {
+                file_name: &file,
+                source: &source,
+                defines: &[],
+                extra_options: &includes,
+            };
+            let ptx = match gpuzzle::compile::compile(&req) {
+                Ok(c) => c.ptx.to_string(),
+                Err(gpuzzle::compile::CompileError::Compilation { .. }) => return None,
+                Err(e) => panic!("{file}: {e}"),
+            };
+            Some(engine_support::Kernels {
+                module: gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{file}: {e}")),
+                ptx,
+                source,
+                file,
+            })
+        })
+        .collect()
+}
+
 /// Arguments for any kernel, made from its PTX signature: a pointer gets a buffer of small
 /// integers (valid indices, harmless as floats), an integer a count, a float a plain value, a
 /// struct a byte pattern. What matters is that both runs get the same inputs, whatever they mean.
@@ -561,7 +605,7 @@ fn gpu_visible(k: DiagKind) -> bool {
     )
 }
 
-/// Every kernel of every corpus file, in a 1D and a 3D launch: the instrumenter must accept it,
+/// Every kernel of every corpus file (and of the tutorial-style files), in a 1D and a 3D launch: the instrumenter must accept it,
 /// and the instrumented run on the emulator must give the plain emulator's buffers, printf output,
 /// counters and first GPU-visible fault.
 #[test]
@@ -580,8 +624,12 @@ fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
     ];
     let mut failures = Vec::new();
     let mut ran = 0;
-    for file in corpus_files() {
-        let k = engine_support::load(&file);
+    let corpus = corpus_files().into_iter().map(|f| engine_support::load(&f));
+    for k in corpus.chain(tutorial_kernels()) {
+        let file = k
+            .file
+            .trim_start_matches("tests/kernels/")
+            .trim_end_matches(".cu");
         for entry in k.module.entries() {
             for c in &launches {
                 let what = format!(
