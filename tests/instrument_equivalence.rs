@@ -629,29 +629,44 @@ fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
             dynamic_shared: 1024,
         },
     ];
-    let mut failures = Vec::new();
-    let mut ran = 0;
     let corpus = corpus_files().into_iter().map(|f| engine_support::load(&f));
-    for k in corpus.chain(tutorial_kernels()) {
-        let file = k
-            .file
-            .trim_start_matches("tests/kernels/")
-            .trim_end_matches(".cu");
-        for entry in k.module.entries() {
-            for c in &launches {
-                let what = format!(
-                    "{file}.cu: {} {:?}x{:?}",
-                    entry.display_name(),
-                    c.grid,
-                    c.block
-                );
-                match compare(&k, &entry.name, c) {
-                    Ok(()) => ran += 1,
-                    Err(e) => failures.push(format!("{what}: {e}")),
+    let modules: Vec<engine_support::Kernels> = corpus.chain(tutorial_kernels()).collect();
+    let jobs: Vec<(&engine_support::Kernels, &str, &LaunchConfig)> = modules
+        .iter()
+        .flat_map(|k| {
+            let launches = &launches;
+            k.module
+                .entries()
+                .flat_map(move |e| launches.iter().map(move |c| (k, e.name.as_str(), c)))
+        })
+        .collect();
+    // Shared out over the cores: each run is independent and the corpus is large.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(k, name, c)) = jobs.get(i) else {
+                    break;
+                };
+                if let Err(e) = compare(k, name, c) {
+                    let (_, f) = k.module.function(name).unwrap();
+                    let what = format!(
+                        "{}: {} {:?}x{:?}",
+                        k.file,
+                        f.display_name(),
+                        c.grid,
+                        c.block
+                    );
+                    failures.lock().unwrap().push(format!("{what}: {e}"));
                 }
-            }
+            });
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
+    let ran = jobs.len() - failures.len();
     assert!(
         failures.is_empty(),
         "{} of {} runs differ:\n{}",
