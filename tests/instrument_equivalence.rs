@@ -9,7 +9,7 @@ use gpuzzle::emu::result::{DiagKind, RunResult};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
 use gpuzzle::gpu::instrument::{instrument, InstrumentOptions, CTL_PARAM};
-use gpuzzle::gpu::via_emu::{run_detailed, EmuRun};
+use gpuzzle::gpu::via_emu::{run_detailed, run_detailed_untimed, EmuRun};
 use std::path::Path;
 
 /// PTX of `tests/kernels/instrument/{name}.cu`, compiled with NVRTC.
@@ -696,7 +696,7 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
     };
     let plain = emu::run(&k.module, name, c, args.clone(), &opts);
     let budget = gpuzzle::gpu::plan::per_thread_budget(2_000_000, c.total_threads());
-    let inst = run_detailed(&k.ptx, name, c, args, budget);
+    let inst = run_detailed_untimed(&k.ptx, name, c, args, budget);
     // A launch the emulator refuses (too much shared memory) is refused the same way.
     let (plain, inst) = match (plain, inst) {
         (Ok(p), Ok(i)) => (p, i),

@@ -34,8 +34,10 @@
 //! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
-//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
-//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is metered by its
+//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context,
+//! when the launched kernel can reach them; elsewhere they are left as they are, since the
+//! emulator too minds them only when it runs them): `cp.async*`, `ld/st/red.async`, indirect
+//! branches `brx.idx`. Recursion is metered by its
 //! calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
 mod helpers;
@@ -49,7 +51,7 @@ use crate::ptx::ir::Variable;
 use crate::ptx::ir::{demangle_var, Space as IrSpace};
 use scan::{RegWidths, StmtKind};
 use site::{SiteWriter, Space, SymKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What to instrument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,6 +185,7 @@ pub fn instrument(
         helpers::module_text(),
     ));
     let mut sites = SiteCounts::default();
+    let launched = reachable(&scanned.functions, &entry.name);
     for f in &scanned.functions {
         let mut symbols = module_syms.clone();
         if let Some((_, irf)) = module.function(&f.name) {
@@ -252,6 +255,9 @@ pub fn instrument(
             let whole = &ptx[s.span.clone()];
             let base = i.opcode.split('.').next().unwrap_or("");
             if base == "brx" {
+                if !launched.contains(f.name.as_str()) {
+                    continue;
+                }
                 return Err(InstrumentError::Unsupported {
                     line: s.line,
                     what: format!("the indirect branch `{}`", i.opcode),
@@ -269,8 +275,15 @@ pub fn instrument(
                 }
                 continue;
             }
-            let Some(m) = site::mem_op(i, s.line)? else {
-                continue;
+            let m = match site::mem_op(i, s.line) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                // Code this launch cannot reach stays as it is, like the emulator, which minds
+                // an instruction it cannot run only when it runs it.
+                Err(InstrumentError::Unsupported { .. }) if !launched.contains(f.name.as_str()) => {
+                    continue
+                }
+                Err(e) => return Err(e),
             };
             let text = match m.space {
                 Space::Global | Space::Generic | Space::Shared => {
@@ -280,7 +293,15 @@ pub fn instrument(
                         _ => sites.shared += 1,
                     }
                     let orig = &ptx[i.start..s.span.end];
-                    w.checked(i, orig, &m, loc, s.line)?
+                    match w.checked(i, orig, &m, loc, s.line) {
+                        Ok(text) => text,
+                        Err(InstrumentError::Unsupported { .. })
+                            if !launched.contains(f.name.as_str()) =>
+                        {
+                            continue
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 Space::Const => {
                     sites.constant += 1;
@@ -300,6 +321,37 @@ pub fn instrument(
         },
         sites,
     })
+}
+
+/// The functions a launch of `entry` can run: it and every function it calls, transitively.
+fn reachable<'a>(functions: &'a [scan::FunctionText], entry: &str) -> HashSet<&'a str> {
+    let by_name: HashMap<&str, &scan::FunctionText> =
+        functions.iter().map(|f| (f.name.as_str(), f)).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut todo: Vec<&str> = by_name
+        .get_key_value(entry)
+        .map(|(k, _)| *k)
+        .into_iter()
+        .collect();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name) {
+            continue;
+        }
+        let Some(f) = by_name.get(name) else { continue };
+        for s in &f.stmts {
+            if let StmtKind::Instr(i) = &s.kind {
+                if i.opcode.split('.').next() == Some("call") {
+                    // `call (ret), name, (args)`: the callee is the operand that names a function.
+                    todo.extend(
+                        i.operands
+                            .iter()
+                            .filter_map(|o| by_name.get_key_value(o.as_str()).map(|(k, _)| *k)),
+                    );
+                }
+            }
+        }
+    }
+    seen
 }
 
 /// The packed location of the first `.loc` with a line in `stmts` (0 when there is none).
@@ -520,6 +572,51 @@ $L__BB0_3:
         match instrument(&ptx, "map", &InstrumentOptions::default()) {
             Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("brx")),
             Err(InstrumentError::Parse(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A second kernel with an instruction the instrumenter cannot handle, reached through a
+    /// device function.
+    const OTHER: &str = "
+.func copy_async(
+\t.param .b64 copy_async_param_0
+)
+{
+\t.reg .b32 \t%r<2>;
+\t.reg .b64 \t%rd<2>;
+\tld.param.u64 \t%rd1, [copy_async_param_0];
+\tcp.async.ca.shared.global [%r1], [%rd1], 16;
+\tret;
+}
+
+.visible .entry other(
+\t.param .u64 other_param_0
+)
+{
+\t.reg .b64 \t%rd<2>;
+\tld.param.u64 \t%rd1, [other_param_0];
+\t{
+\t.param .b64 param0;
+\tst.param.b64 [param0], %rd1;
+\tcall.uni copy_async, (param0);
+\t}
+\tret;
+}
+";
+
+    #[test]
+    fn what_the_launch_cannot_reach_is_left_alone() {
+        let ptx = format!("{MAP}{OTHER}");
+        // `map` never runs cp.async: instrumented, with the other kernel's code as it was.
+        let out = instrument(&ptx, "map", &InstrumentOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out
+            .ptx
+            .contains("cp.async.ca.shared.global [%r1], [%rd1], 16;"));
+        // `other` reaches it through `copy_async`: refused, naming the instruction.
+        match instrument(&ptx, "other", &InstrumentOptions::default()) {
+            Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("cp.async")),
             other => panic!("{other:?}"),
         }
     }
