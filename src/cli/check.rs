@@ -61,7 +61,9 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             .collect::<Result<_, _>>()?
     };
     // After the names are resolved: a typo is said alone, not after a line about the backend.
-    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
+    let selection = a
+        .backend
+        .select_for_grading(!quiet && a.format == CheckFormat::Text)?;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let bar = progress_bar(selected.len(), quiet || a.format != CheckFormat::Text);
     let next = AtomicUsize::new(0);
@@ -69,6 +71,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         Mutex::new((0..selected.len()).map(|_| None).collect());
     let opts = JudgeOptions {
         executor: selection.executor,
+        also: selection.also,
         timeout: a.backend.timeout,
         ..JudgeOptions::default()
     };

@@ -72,13 +72,28 @@ impl BackendArgs {
     /// where it matters (`-v`, `bench`; see [`set_say_no_gpu`]), not before every verdict.
     pub fn select(&self, announce: bool) -> Result<Selection> {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    /// `select` for the commands that grade (`run`, `check`, `watch`): `auto` with a GPU grades
+    /// on the emulator and also runs the kernel on the GPU (`Selection::also`).
+    pub fn select_for_grading(&self, announce: bool) -> Result<Selection> {
+        let s = backend::select_for_grading(self.choice()?).map_err(anyhow::Error::msg)?;
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    /// The backend line is said where it matters: on the GPU, when grading on both, or when the
+    /// no-GPU line was asked for (`-v`, `doctor`, `bench`).
+    fn announce(announce: bool, s: &Selection) {
         let worth_saying = s.executor == backend::Executor::Gpu
+            || s.also.is_some()
             || SAY_NO_GPU.load(std::sync::atomic::Ordering::Relaxed);
         if let (true, true, Some(note)) = (announce, worth_saying, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
             SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
-        Ok(s)
     }
 }
 

@@ -63,10 +63,11 @@ pub fn grade_report(
     announce: bool,
 ) -> Result<(bool, String)> {
     let Loaded { ws, puzzles } = loaded;
-    let selection = backend.select(announce)?;
+    let selection = backend.select_for_grading(announce)?;
     let opts = JudgeOptions {
         jobs: default_jobs(),
         executor: selection.executor,
+        also: selection.also,
         timeout: backend.timeout,
         ..JudgeOptions::default()
     };

@@ -1,12 +1,13 @@
 //! One puzzle test: make inputs, run the spec, run the learner's kernel, compare, apply budgets.
 
+mod cross;
 pub mod outcome;
 
 use crate::compile::{self, CompileError, CompileRequest};
-use crate::emu::result::{Counters, PerfStats, RunResult};
+use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
-use crate::gpu::backend::{self, Executor, GpuError};
+use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::Module;
 use crate::puzzle::{store_buffers, Puzzle, Step, TestCase, SPEC_KERNEL};
 use outcome::{
@@ -29,6 +30,9 @@ pub struct JudgeOptions {
     pub executor: Executor,
     /// How long a launch in a worker process may take (`Executor::default_timeout` when None).
     pub timeout: Option<Duration>,
+    /// A second executor the learner's kernel also runs on (`auto` with a GPU): each test then
+    /// passes only when that run's outputs match the spec too (`cross.rs`).
+    pub also: Option<AlsoRun>,
 }
 
 impl Default for JudgeOptions {
@@ -38,6 +42,7 @@ impl Default for JudgeOptions {
             jobs: 1,
             executor: Executor::Emulator,
             timeout: None,
+            also: None,
         }
     }
 }
@@ -238,6 +243,7 @@ fn run_test(
         stdout: String::new(),
         error: None,
         seconds: 0.0,
+        cross: None,
     };
     let multi = puzzle.is_multi_launch();
     let mut buffers = test.initial_buffers(seed);
@@ -335,13 +341,96 @@ fn run_test(
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
     }
     out.outputs = compare_outputs(puzzle, test, &expected, &buffers);
+    if let Some(also) = &opts.also {
+        out.cross = Some(also_run(
+            (puzzle, test, seed),
+            learner.1,
+            opts,
+            also,
+            &expected,
+            (&out.outputs, faulted),
+        ));
+    }
     out.passed = out
         .outputs
         .values()
         .all(|o| o.mismatches.is_empty() && o.got.len() == o.expected.len())
         && !faulted
-        && out.over_budget.is_empty();
+        && out.over_budget.is_empty()
+        && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     Ok(out)
+}
+
+/// Run every launch of the test again on `also`'s executor, from the same inputs, and compare
+/// its outputs with the emulator's (`emu`; both against the spec in `expected`).
+fn also_run(
+    (puzzle, test, seed): (&Puzzle, &TestCase, Option<u64>),
+    learner_ptx: &str,
+    opts: &JudgeOptions,
+    also: &AlsoRun,
+    expected: &RunResult,
+    (emu, emu_faulted): (&BTreeMap<String, OutputCompare>, bool),
+) -> outcome::CrossCheck {
+    let mut buffers = test.initial_buffers(seed);
+    let mut fault = None;
+    for step in puzzle.steps(test) {
+        let cfg = LaunchConfig {
+            grid: step.grid,
+            block: step.block,
+            dynamic_shared: step.shared_bytes,
+        };
+        let run = step
+            .kernel_args(&buffers)
+            .map_err(|e| e.to_string())
+            .and_then(|args| {
+                launch_isolated(puzzle, &step, learner_ptx, &cfg, args, opts, also.executor)
+            });
+        let result = match run {
+            Ok(r) => r,
+            Err(message) => {
+                return outcome::CrossCheck {
+                    device: also.device.clone(),
+                    verdict: outcome::CrossVerdict::Error(message),
+                }
+            }
+        };
+        fault = result
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .cloned();
+        store_buffers(&mut buffers, result.buffers);
+        if fault.is_some() {
+            break;
+        }
+    }
+    let gpu = compare_outputs(puzzle, test, expected, &buffers);
+    cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
+}
+
+/// One launch in a worker process (the GPU, or the instrumented emulator).
+fn launch_isolated(
+    puzzle: &Puzzle,
+    step: &Step,
+    learner_ptx: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &JudgeOptions,
+    executor: Executor,
+) -> Result<RunResult, String> {
+    backend::launch(
+        executor,
+        learner_ptx,
+        step.kernel,
+        cfg,
+        args,
+        crate::gpu::plan::per_thread_budget(opts.step_limit, cfg.total_threads()),
+        opts.timeout.unwrap_or(executor.default_timeout()),
+    )
+    .map_err(|e| match e {
+        GpuError::Launch(e) => launch_error(puzzle, step, e),
+        other => other.to_string(),
+    })
 }
 
 /// One launch's result, with perf figures from wherever they were measured.
@@ -386,19 +475,7 @@ fn launch_step(
             } else {
                 PerfStats::default()
             };
-            let result = backend::launch(
-                other,
-                learner_ptx,
-                step.kernel,
-                &cfg,
-                args,
-                crate::gpu::plan::per_thread_budget(opts.step_limit, cfg.total_threads()),
-                opts.timeout.unwrap_or(other.default_timeout()),
-            )
-            .map_err(|e| match e {
-                GpuError::Launch(e) => launch_error(puzzle, step, e),
-                other => other.to_string(),
-            })?;
+            let result = launch_isolated(puzzle, step, learner_ptx, &cfg, args, opts, other)?;
             Ok(StepRun { result, perf })
         }
     }

@@ -236,6 +236,7 @@ pub(crate) mod tests {
             stdout: String::new(),
             error: None,
             seconds: 0.0,
+            cross: None,
         }
     }
 

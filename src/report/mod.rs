@@ -15,6 +15,7 @@ pub mod puzzle;
 pub mod snippet;
 pub mod watch;
 
+mod also;
 mod counters;
 mod diff;
 mod json;

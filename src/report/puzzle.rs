@@ -36,6 +36,7 @@ pub fn text(
         sections.push(passed(o, solutions));
         sections.extend(compiler_warnings(o, source));
         sections.extend(diagnostics(o, source));
+        sections.extend(super::also::line(o));
         sections.push(format!("  {}", next_step(next)));
     } else {
         sections.push(failed_head(o, solutions));
@@ -44,6 +45,7 @@ pub fn text(
         let first_failed = o.tests.iter().find(|t| !t.passed);
         sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
         sections.extend(diagnostics(o, source));
+        sections.extend(super::also::line(o));
         if !o.tests.is_empty() {
             sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
         }

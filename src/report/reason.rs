@@ -33,13 +33,19 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
 }
 
 /// The reason for a failed test: what stopped it, which output differs, the first diagnostic,
-/// the first counter over budget (the first two of these that apply).
+/// the first counter over budget, a disagreement with the GPU (the first two of these that apply).
 pub(crate) fn test(t: &TestOutcome) -> String {
-    let parts: Vec<String> = [stopped(t), differs(t), diagnosed(t), over_budget(t)]
-        .into_iter()
-        .flatten()
-        .take(MAX_PARTS)
-        .collect();
+    let parts: Vec<String> = [
+        stopped(t),
+        differs(t),
+        diagnosed(t),
+        over_budget(t),
+        super::also::reason(t),
+    ]
+    .into_iter()
+    .flatten()
+    .take(MAX_PARTS)
+    .collect();
     if parts.is_empty() {
         "failed".to_string()
     } else {
