@@ -1,11 +1,12 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
-use super::block::{atom_combine, Access, Mem, PendingUninit, Shadow, Thread, NONE};
+use super::block::{atom_combine, Access, Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
 use super::memory::{classify, Window};
 use super::printf;
 use super::result::{DiagKind, Severity};
+use super::shadow::Probe;
 use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
@@ -89,7 +90,7 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_reads += n;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Read);
                 }
                 for (i, o) in out.iter_mut().enumerate() {
@@ -144,7 +145,7 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Write);
                 }
                 for (i, v) in vals.iter().enumerate() {
@@ -207,7 +208,7 @@ impl<'l> Mem<'l> {
             Place::Shared(off) => {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, size, Kind::Atomic);
                 }
                 let s = off as usize..(off + size as u64) as usize;
@@ -372,7 +373,7 @@ impl<'l> Mem<'l> {
         } else {
             th.counters.shared_writes += 1;
         }
-        if !self.shadow.is_empty() {
+        if self.shadow.is_on() {
             self.shared_checks(th, linear, inst, off, size, kind);
         }
         if self.accesses.is_some() {
@@ -563,63 +564,17 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) {
         let epoch = self.epoch;
-        let gen = self.gen;
-        let warp_sync = &self.warp_sync;
-        let sync = warp_sync[(me / 32) as usize];
-        let ordered = |other: u32, other_sync: u32| {
-            other / 32 == me / 32 && warp_sync[(me / 32) as usize] != other_sync
+        let sync = self.warp_sync[(me / 32) as usize];
+        let probe = Probe {
+            me,
+            line: inst.line,
+            kind,
+            epoch,
+            gen: self.gen,
+            warp_sync: &self.warp_sync,
         };
-        let mut uninit = false;
-        let mut conflict: Option<(&'static str, u32, u32)> = None;
-        for b in off..off + total as u64 {
-            let s: &mut Shadow = &mut self.shadow[b as usize];
-            if s.epoch != epoch {
-                s.epoch = epoch;
-                s.writer = NONE;
-                s.reader = NONE;
-                s.many = false;
-            }
-            if kind != Kind::Write && s.init_gen != gen {
-                uninit = true;
-            }
-            if kind == Kind::Atomic {
-                // Atomics never race with each other; they do initialise.
-                s.init_gen = gen;
-                continue;
-            }
-            if conflict.is_none() {
-                if s.writer != NONE && s.writer != me && !ordered(s.writer, s.wsync) {
-                    conflict = Some((
-                        if kind == Kind::Read { "RAW" } else { "WAW" },
-                        s.writer,
-                        s.wline,
-                    ));
-                } else if kind == Kind::Write
-                    && s.reader != NONE
-                    && (s.reader != me || s.many)
-                    && !ordered(s.reader, s.rsync)
-                {
-                    conflict = Some(("WAR", if s.reader != me { s.reader } else { NONE }, s.rline));
-                }
-            }
-            match kind {
-                Kind::Read => {
-                    if s.reader == NONE {
-                        s.reader = me;
-                        s.rline = inst.line;
-                        s.rsync = sync;
-                    } else if s.reader != me {
-                        s.many = true;
-                    }
-                }
-                _ => {
-                    s.writer = me;
-                    s.wline = inst.line;
-                    s.wsync = sync;
-                    s.init_gen = gen;
-                }
-            }
-        }
+        let found = self.shadow.check(&probe, off, total);
+        let (uninit, conflict) = (found.uninit, found.conflict);
         if uninit {
             // Decided at the next barrier: if another thread writes these bytes before it,
             // unordered, the read was early (a race, reported at that write), not uninitialised.
@@ -720,12 +675,10 @@ impl<'l> Mem<'l> {
     /// except those that another thread's unordered write in the same interval explains.
     pub(super) fn resolve_uninit(&mut self) {
         for p in std::mem::take(&mut self.pending_uninit) {
-            let raced = (p.off..p.off + p.len as u64).any(|b| {
-                let s = &self.shadow[b as usize];
-                let ordered = s.writer / 32 == p.reader / 32 && s.wsync != p.rsync;
-                s.epoch == p.epoch && s.writer != NONE && s.writer != p.reader && !ordered
-            });
-            if raced {
+            if self
+                .shadow
+                .written_unordered(p.off, p.len, p.reader, p.rsync, p.epoch)
+            {
                 continue;
             }
             let site = Site {

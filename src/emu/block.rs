@@ -11,11 +11,12 @@ use super::perf;
 use super::printf;
 use super::race::{block_key, Acquired, CrossRace, Interval};
 use super::result::{Counters, DiagKind, PerfStats, Severity};
+use super::shadow::SharedShadow;
 use crate::ptx::ir::*;
 
 /// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
 const QUANTUM: u64 = 4096;
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) use super::shadow::NONE;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum State {
@@ -53,36 +54,6 @@ pub(super) struct Thread {
     /// Executed a `__threadfence()`: its next global atomic releases (see `race.rs`).
     pub(super) fenced: bool,
 }
-
-/// What one byte of shared memory last saw in this barrier interval (for the race checker).
-/// Epochs (barrier intervals) and generations (blocks) keep counting across the blocks a
-/// `Block` runs, so a stale entry is recognised by its numbers instead of being cleared.
-#[derive(Clone, Copy)]
-pub(super) struct Shadow {
-    pub(super) epoch: u32,
-    pub(super) writer: u32,
-    pub(super) wline: u32,
-    pub(super) wsync: u32,
-    pub(super) reader: u32,
-    /// A second, different thread also read in this interval.
-    pub(super) many: bool,
-    pub(super) rline: u32,
-    pub(super) rsync: u32,
-    /// The block generation that last wrote the byte (written in this block iff equal).
-    pub(super) init_gen: u32,
-}
-
-pub(super) const SHADOW0: Shadow = Shadow {
-    epoch: u32::MAX,
-    writer: NONE,
-    wline: 0,
-    wsync: 0,
-    reader: NONE,
-    many: false,
-    rline: 0,
-    rsync: 0,
-    init_gen: u32::MAX,
-};
 
 /// A read of never-written shared memory, reported at the next barrier unless a race explains it.
 pub(super) struct PendingUninit {
@@ -127,9 +98,9 @@ pub(super) struct Mem<'l> {
     /// The block's index in launch order (x fastest).
     pub(super) block_index: u32,
     pub(super) shared: Vec<u8>,
-    pub(super) shadow: Vec<Shadow>,
+    pub(super) shadow: SharedShadow,
     pub(super) epoch: u32,
-    /// Which block this is among those the `Block` has run (see `Shadow`).
+    /// Which block this is among those the `Block` has run (see `shadow::Record`).
     pub(super) gen: u32,
     pub(super) warp_sync: Vec<u32>,
     pub(super) diags: Diags,
@@ -207,11 +178,7 @@ impl<'l> Block<'l> {
                 block,
                 block_index: launch.block_index(block),
                 shared: vec![0; shared_len],
-                shadow: if checkers {
-                    vec![SHADOW0; shared_len]
-                } else {
-                    Vec::new()
-                },
+                shadow: SharedShadow::new(shared_len, checkers),
                 epoch: 0,
                 gen: 0,
                 warp_sync: vec![0; n.div_ceil(32)],
@@ -259,7 +226,7 @@ impl<'l> Block<'l> {
         m.epoch = m.epoch.wrapping_add(1);
         if m.gen == u32::MAX || m.epoch > u32::MAX - (1 << 20) {
             // The numbers are about to repeat: start the shadow over.
-            m.shadow.fill(SHADOW0);
+            m.shadow.clear();
             m.gen = 0;
             m.epoch = 0;
         }

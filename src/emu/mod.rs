@@ -13,6 +13,7 @@ mod perf;
 mod printf;
 mod race;
 pub mod result;
+mod shadow;
 pub mod spec;
 pub mod value;
 
