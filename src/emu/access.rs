@@ -1,9 +1,11 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
-use super::block::{atom_combine, Access, Mem, PendingUninit, Thread, NONE};
+use super::alu::atom_combine;
+use super::block::{Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
 use super::memory::{classify, Window};
+use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
 use super::shadow::Probe;

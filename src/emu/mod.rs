@@ -4,6 +4,7 @@
 mod access;
 mod alu;
 mod block;
+mod context;
 mod diag;
 mod fast;
 mod float;

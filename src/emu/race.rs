@@ -24,8 +24,8 @@
 
 use super::access::Kind;
 use super::block::{Mem, Thread, NONE};
+use super::context::Launch;
 use super::diag::{Diags, Namer, Site};
-use super::launch::Launch;
 use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
