@@ -8,7 +8,7 @@ use super::memory::{classify, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
-use super::shadow::Probe;
+use super::shadow::{Found, Probe};
 use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
@@ -55,10 +55,41 @@ fn place(space: Space, addr: u64) -> Place {
     }
 }
 
-fn le_read(bytes: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(w)
+/// A little-endian value of 1, 2, 4 or 8 bytes (any other length reads as the bytes it has).
+/// The usual sizes are fixed-size loads, not a variable-length copy (which costs a `memcpy`
+/// call per access).
+#[inline(always)]
+pub(super) fn le_read(bytes: &[u8]) -> u64 {
+    match bytes.len() {
+        4 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64,
+        8 => u64::from_le_bytes([
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+        ]),
+        2 => u16::from_le_bytes([bytes[0], bytes[1]]) as u64,
+        1 => bytes[0] as u64,
+        n => {
+            let mut w = [0u8; 8];
+            let n = n.min(8);
+            w[..n].copy_from_slice(&bytes[..n]);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// Store the low `dst.len()` (1, 2, 4 or 8) bytes of `v`, little-endian, with fixed-size
+/// stores for those sizes.
+#[inline(always)]
+pub(super) fn le_write(dst: &mut [u8], v: u64) {
+    match dst.len() {
+        4 => dst.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => dst.copy_from_slice(&v.to_le_bytes()),
+        2 => dst.copy_from_slice(&(v as u16).to_le_bytes()),
+        1 => dst[0] = v as u8,
+        n => {
+            let n = n.min(8);
+            dst[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+        }
+    }
 }
 
 impl<'l> Mem<'l> {
@@ -152,23 +183,20 @@ impl<'l> Mem<'l> {
                 }
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    self.shared[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut self.shared[s..s + size as usize], *v);
                 }
                 self.log_at(th, off, total, true);
             }
             Place::Local(off) => {
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    th.local[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut th.local[s..s + size as usize], *v);
                 }
             }
             Place::Param(off) => {
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    th.params[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut th.params[s..s + size as usize], *v);
                 }
             }
         }
@@ -216,7 +244,7 @@ impl<'l> Mem<'l> {
                 let s = off as usize..(off + size as u64) as usize;
                 let old = le_read(&self.shared[s.clone()]);
                 let new = atom_combine(op, ty, old, b, c);
-                self.shared[s].copy_from_slice(&new.to_le_bytes()[..size as usize]);
+                le_write(&mut self.shared[s], new);
                 self.log_at(th, off, size, true);
                 old
             }
@@ -351,7 +379,7 @@ impl<'l> Mem<'l> {
             return false;
         }
         let s = off as usize;
-        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        le_write(&mut self.shared[s..s + size as usize], v);
         true
     }
 
@@ -555,7 +583,10 @@ impl<'l> Mem<'l> {
         }
     }
 
-    /// The race and uninitialised-read checkers for one shared access.
+    /// The race and uninitialised-read checkers for one shared access: the shadow check inline
+    /// (a clean access, nearly every one, costs a record step per word), what it found out of
+    /// line.
+    #[inline(always)]
     fn shared_checks(
         &mut self,
         th: &Thread,
@@ -565,17 +596,34 @@ impl<'l> Mem<'l> {
         total: u32,
         kind: Kind,
     ) {
-        let epoch = self.epoch;
-        let sync = self.warp_sync[(me / 32) as usize];
         let probe = Probe {
             me,
             line: inst.line,
             kind,
-            epoch,
+            epoch: self.epoch,
             gen: self.gen,
             warp_sync: &self.warp_sync,
         };
         let found = self.shadow.check(&probe, off, total);
+        if found.uninit || found.conflict.is_some() {
+            self.shared_found(th, me, inst, off, total, found);
+        }
+    }
+
+    /// Note a read of never-written shared memory (decided at the next barrier) and report a race.
+    #[cold]
+    #[inline(never)]
+    fn shared_found(
+        &mut self,
+        th: &Thread,
+        me: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+        found: Found,
+    ) {
+        let epoch = self.epoch;
+        let sync = self.warp_sync[(me / 32) as usize];
         let (uninit, conflict) = (found.uninit, found.conflict);
         if uninit {
             // Decided at the next barrier: if another thread writes these bytes before it,

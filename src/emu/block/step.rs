@@ -4,6 +4,7 @@
 
 use super::instrs;
 use super::{at_line, rd, unsupported_msg, write_param, Block, Frame, State, Stop};
+use crate::emu::access::le_read;
 use crate::emu::alu;
 use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
 use crate::emu::result::{DiagKind, Severity};
@@ -127,9 +128,7 @@ impl<'l> Block<'l> {
                     let size = ty.size() as usize;
                     let aligned = a & (size - 1) == 0;
                     if let (true, Some(bytes)) = (aligned, th.params.get(a..a.wrapping_add(size))) {
-                        let mut w = [0u8; 8];
-                        w[..bytes.len()].copy_from_slice(bytes);
-                        let v = u64::from_le_bytes(w);
+                        let v = le_read(bytes);
                         th.regs[d as usize] = if ty.is_signed() {
                             alu::sext(ty, v) as u64
                         } else {
