@@ -187,7 +187,7 @@ impl SharedShadow {
     pub(super) fn check(&mut self, p: &Probe, off: u64, total: u32) -> Found {
         let mut found = Found::default();
         let (off, end) = (off as usize, off as usize + total as usize);
-        if off % 4 == 0 && total % 4 == 0 {
+        if off.is_multiple_of(4) && total.is_multiple_of(4) {
             for w in off / 4..end / 4 {
                 if self.split[w] {
                     for s in &mut self.bytes[w * 4..w * 4 + 4] {
