@@ -188,11 +188,44 @@ pub fn check(key: &str, r: &RunResult) {
              (tests/engine_golden/records.tsv):\n  recorded: {want}\n  now:      {got}\n\
              If the change is intended, rerun with GPUZZLE_BLESS=1 to record the new result."
         ),
+        // The keys hold the PTX, which another NVRTC writes differently: with a version other
+        // than the record's, a launch without a record is not compared (the Rust references of
+        // the corpus still check its results), and that is said once.
+        None if recorded_nvrtc().as_deref() != Some(nvrtc_version().as_str()) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!(
+                    "engine_golden: the record was made with NVRTC {}, this is NVRTC {}: \
+                     launches whose PTX differs are not compared with it",
+                    recorded_nvrtc().unwrap_or_else(|| "(unknown)".into()),
+                    nvrtc_version()
+                )
+            });
+        }
         None => panic!(
             "launch {key} has no recorded result in tests/engine_golden/records.tsv; \
              rerun the test with GPUZZLE_BLESS=1 to record it"
         ),
     }
+}
+
+/// The record's first line after the title: the NVRTC that compiled its kernels.
+const NVRTC_LINE: &str = "# nvrtc ";
+
+/// The version of the NVRTC this process compiles with, as the record writes it.
+fn nvrtc_version() -> String {
+    match gpuzzle::compile::locate() {
+        Ok(info) => format!("{}.{}", info.version.0, info.version.1),
+        Err(e) => panic!("NVRTC is needed to compile the recorded kernels: {e}"),
+    }
+}
+
+/// The NVRTC version the record names, if it names one.
+fn recorded_nvrtc() -> Option<String> {
+    let text = std::fs::read_to_string(record_path()).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(NVRTC_LINE))
+        .map(|v| v.trim().to_string())
 }
 
 /// Keys recorded by this process while blessing.
@@ -202,6 +235,7 @@ fn write(map: &BTreeMap<String, String>) {
     let mut text = String::from(
         "# Recorded emulator results (tests/engine_support/golden.rs). Rewrite with GPUZZLE_BLESS=1.\n",
     );
+    text.push_str(&format!("{NVRTC_LINE}{}\n", nvrtc_version()));
     for (k, v) in map {
         text.push_str(k);
         text.push('\t');
