@@ -22,16 +22,17 @@ mod state;
 mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
-pub use load::load_dir;
+pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,
     ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
 };
 pub use pack::{
-    embedded_puzzles, embedded_solution, embedded_starter, starter_for, PUZZLES_DIR, SOLUTIONS_DIR,
+    embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
+    SOLUTIONS_DIR,
 };
 pub use state::{Progress, State, Status};
-pub use workspace::{Workspace, PUZZLES_ENV, STATE_DIR};
+pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;
 

@@ -82,7 +82,8 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 
 /// The JSON scripts read (outside this repository too; keep the shape):
 /// `{"passed", "failed", "puzzles": [{"id", "slug", "title", "file", "passed", "tests": [..]}]}`,
-/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty).
+/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty), or
+/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
@@ -102,7 +103,13 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
         "tests": o.tests.iter().map(test_json).collect::<Vec<_>>(),
     });
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
-        map.insert("compile_error".into(), Value::from(e.as_str()));
+        // A broken puzzle file is no compile error: its errors go under their own key.
+        let key = if reason::broken_puzzle_file(o) {
+            "puzzle_error"
+        } else {
+            "compile_error"
+        };
+        map.insert(key.into(), Value::from(e.as_str()));
     }
     v
 }
@@ -188,7 +195,12 @@ fn suite(o: &PuzzleOutcome, solutions: bool) -> TestSuite {
     suite.add_property(("graded", if solutions { "solutions" } else { "puzzles" }));
     let mut cases = vec![];
     if let Some(log) = &o.compile_error {
-        cases.push(failing("compile", reason::puzzle(o), log.clone()));
+        let name = if reason::broken_puzzle_file(o) {
+            "puzzle file"
+        } else {
+            "compile"
+        };
+        cases.push(failing(name, reason::puzzle(o), log.clone()));
     } else if o.tests.is_empty() && !o.passed {
         cases.push(failing("tests", reason::puzzle(o), String::new()));
     }

@@ -11,7 +11,12 @@ const MAX_PARTS: usize = 2;
 /// The reason for a failed puzzle: its compile error, or the first failed test's reason.
 pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
     if let Some(e) = &o.compile_error {
-        return format!("does not compile: {}", compile_line(e));
+        let what = if broken_puzzle_file(o) {
+            "broken puzzle file"
+        } else {
+            "does not compile"
+        };
+        return format!("{what}: {}", compile_line(e));
     }
     match o.tests.iter().find(|t| !t.passed) {
         Some(t) => test(t),
@@ -72,6 +77,12 @@ fn over_budget(t: &TestOutcome) -> Option<String> {
         .position(|&n| n == o.counter)
         .map_or(o.counter, |i| LABELS[i]);
     Some(format!("over budget: {label} {} > {}", o.used, o.budget))
+}
+
+/// Whether `o` stands for a puzzle whose puzzle file (`.toml`) could not be loaded: `check`
+/// fails it with the file's errors in `compile_error`; no kernel was compiled.
+pub(crate) fn broken_puzzle_file(o: &PuzzleOutcome) -> bool {
+    o.compile_error.is_some() && o.file.ends_with(".toml")
 }
 
 /// `puzzles/09_pooling.cu` → `09_pooling.cu`: the table has little room.
