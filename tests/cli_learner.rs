@@ -309,7 +309,7 @@ fn every_next_step_gpuzzle_prints_runs_as_printed() {
     assert!(out.contains("`gpuzzle` is not on your PATH"), "{out}");
     assert!(
         out.contains(&format!(
-            "cargo install --path {}",
+            "cargo install --locked --path {}",
             env!("CARGO_MANIFEST_DIR")
         )),
         "{out}"

@@ -313,7 +313,7 @@ fn path_note() -> Option<String> {
     let clone = Path::new(env!("CARGO_MANIFEST_DIR"));
     let install = if clone.join("Cargo.toml").is_file() && me.starts_with(clone) {
         format!(
-            "install it with `cargo install --path {}` (it lands in ~/.cargo/bin)",
+            "install it with `cargo install --locked --path {}` (it lands in ~/.cargo/bin)",
             shell_word(&clone.display().to_string())
         )
     } else {
@@ -327,4 +327,20 @@ fn path_note() -> Option<String> {
         "{problem} To type them as shown, {install}; or type {} in their place.",
         shell_word(&me.display().to_string())
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_quoted_only_when_a_shell_would_split_or_expand_it() {
+        assert_eq!(
+            shell_word("/home/ada/gpuzzle-work"),
+            "/home/ada/gpuzzle-work"
+        );
+        assert_eq!(shell_word("my puzzles"), "'my puzzles'");
+        assert_eq!(shell_word("it's$HOME"), "'it'\\''s$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

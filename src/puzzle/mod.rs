@@ -3,8 +3,9 @@
 //!
 //! - `model`: the checked types the judge uses (`Puzzle`, `TestCase`, `BufferSpec`, ...).
 //! - `schema` + `parse`: the file as written, and the checks with file/line/field errors.
-//! - `load`: a directory of puzzles, with cross-file checks (unique ids, starters present).
-//! - `pack`: the puzzles and solutions built into the binary.
+//! - `load`: a directory of puzzles, with cross-file checks (unique ids, starters present);
+//!   leniently, a broken file becomes a `BrokenPuzzle` and the others still load.
+//! - `pack`: the puzzles and solutions built into the binary (`init` writes only the puzzles).
 //! - `workspace`: finding, creating and resetting a learner's workspace.
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.

@@ -166,7 +166,8 @@ fn output_json(c: &OutputCompare) -> Value {
 
 /// JUnit XML: a testsuite per puzzle (`09_pooling`), a testcase per test (classname
 /// `gpuzzle.09_pooling`); a failure's message is the one-line reason and its body the plain
-/// text a learner would see. A puzzle that did not compile is one failing testcase `compile`.
+/// text a learner would see. A puzzle that did not compile is one failing testcase `compile`
+/// (one whose puzzle file is broken, `puzzle file`).
 pub fn junit(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     let mut report = Report::new(if solutions {
         "gpuzzle (reference solutions)"
