@@ -96,7 +96,6 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
     } else {
         "does not compile"
     };
-
     if o.compile_error.is_some() && located.is_empty() {
         add(error(None, error_title, first_line(&log)), None, None);
     }
