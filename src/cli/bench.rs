@@ -64,10 +64,15 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     };
     let selection = a.backend.select(!quiet && a.format == Format::Text)?;
 
-    let path = loaded.ws.kernel_path(puzzle, a.solution);
-    let name = common::display_path(&path);
-    let source =
-        common::read_source(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
+    let (name, source) = if a.solution {
+        common::read_reference(&loaded.ws, puzzle)
+    } else {
+        let path = loaded.ws.kernel_path(puzzle, false);
+        let name = common::display_path(&path);
+        let source = common::read_source(&path).map_err(|e| format!("cannot read {name}: {e}"));
+        (name, source)
+    };
+    let source = source.map_err(anyhow::Error::msg)?;
     let learner_ptx = match compile_kernel(puzzle, &name, &source) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
@@ -86,9 +91,9 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let reference_ptx = if a.solution {
         None
     } else {
-        let rpath = loaded.ws.kernel_path(puzzle, true);
-        let rname = common::display_path(&rpath);
-        match common::read_source(&rpath) {
+        // The workspace's solutions/ file, else the pack's built-in solution.
+        let (rname, rsource) = common::read_reference(&loaded.ws, puzzle);
+        match rsource {
             Ok(src) => match compile_kernel(puzzle, &rname, &src) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
@@ -98,8 +103,8 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
                     None
                 }
             },
-            Err(_) => {
-                reference_note = Some(format!("no reference solution ({rname} is missing)"));
+            Err(why) => {
+                reference_note = Some(why);
                 None
             }
         }

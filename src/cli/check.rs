@@ -5,7 +5,7 @@ use super::output::{errln, out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
-use crate::puzzle::Puzzle;
+use crate::puzzle::{BrokenPuzzle, Puzzle};
 use crate::report;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -35,7 +35,8 @@ pub struct CheckArgs {
     /// Grade every puzzle.
     #[arg(long)]
     pub all: bool,
-    /// Grade the reference solutions in solutions/ instead of the kernels in puzzles/.
+    /// Grade the reference solutions instead of the kernels in puzzles/: solutions/ beside them
+    /// where it has the file, else the solutions built into gpuzzle.
     #[arg(long)]
     pub solutions: bool,
     /// Output: a table (text), JSON, JUnit XML, or GitHub Actions annotations (github).
@@ -52,13 +53,21 @@ pub struct CheckArgs {
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
-        loaded.puzzles.iter().collect()
+    // A puzzle whose file is broken is not graded; it fails with its file's errors.
+    let (selected, broken): (Vec<&Puzzle>, Vec<&BrokenPuzzle>) = if a.all || a.names.is_empty() {
+        (
+            loaded.puzzles.iter().collect(),
+            loaded.broken.iter().collect(),
+        )
     } else {
-        a.names
-            .iter()
-            .map(|q| loaded.ws.find(&loaded.puzzles, q))
-            .collect::<Result<_, _>>()?
+        let (mut good, mut bad) = (Vec::new(), Vec::new());
+        for q in &a.names {
+            match loaded.ws.find(&loaded.puzzles, q) {
+                Ok(p) => good.push(p),
+                Err(e) => bad.push(loaded.broken.iter().find(|b| b.matches(q)).ok_or(e)?),
+            }
+        }
+        (good, bad)
     };
     // After the names are resolved: a typo is said alone, not after a line about the backend.
     let selection = a
@@ -105,6 +114,13 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             &outcomes.iter().collect::<Vec<_>>(),
             quiet || a.format != CheckFormat::Text,
         );
+    }
+    // Broken puzzle files in id order among the rest (unknown ids last); never recorded as
+    // the learner's result.
+    for b in broken {
+        let at = b.id.unwrap_or(u32::MAX);
+        let i = outcomes.partition_point(|o| o.id <= at);
+        outcomes.insert(i, common::broken_outcome(b));
     }
     match a.format {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),

@@ -5,7 +5,7 @@ use super::output::errln;
 use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
-use crate::puzzle::{Puzzle, State, Workspace};
+use crate::puzzle::{BrokenPuzzle, Puzzle, Reference, State, Workspace};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -100,14 +100,20 @@ impl BackendArgs {
 pub struct Loaded {
     pub ws: Workspace,
     pub puzzles: Vec<Puzzle>,
+    /// Puzzle files with a mistake: shown by `list`, failed by `check`; the rest still work.
+    pub broken: Vec<BrokenPuzzle>,
 }
 
 pub fn load(args: &WorkspaceArgs) -> Result<Loaded> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let over = Workspace::puzzles_override(args.puzzles.as_deref());
     let ws = Workspace::discover(&cwd, over.as_deref())?;
-    let puzzles = ws.load_puzzles()?;
-    Ok(Loaded { ws, puzzles })
+    let catalog = ws.load_catalog()?;
+    Ok(Loaded {
+        ws,
+        puzzles: catalog.puzzles,
+        broken: catalog.broken,
+    })
 }
 
 /// A path as the learner would type it: relative to the current directory when inside it.
@@ -164,22 +170,42 @@ fn read_kernel(
     puzzle: &Puzzle,
     solutions: bool,
 ) -> (String, Result<String, String>) {
-    let path = ws.kernel_path(puzzle, solutions);
+    if solutions {
+        return read_reference(ws, puzzle);
+    }
+    let path = ws.kernel_path(puzzle, false);
     let name = display_path(&path);
     let source = read_source(&path).map_err(|e| {
-        let fix = if solutions {
-            "this workspace has no reference solutions".to_string()
-        } else {
-            format!(
-                "restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
-                puzzle.id,
-                crate::puzzle::kernel_signature(puzzle)
-            )
-        };
-        let e = crate::puzzle::os_reason(&e);
-        format!("cannot read {name}: {e}; {fix}")
+        format!(
+            "cannot read {name}: {}; restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
+            crate::puzzle::os_reason(&e),
+            puzzle.id,
+            crate::puzzle::kernel_signature(puzzle)
+        )
     });
     (name, source)
+}
+
+/// A puzzle's reference solution (`Workspace::reference`: the workspace's `solutions/` file,
+/// else the pack's built-in one): its name as shown and its text, or why there is none.
+pub fn read_reference(ws: &Workspace, puzzle: &Puzzle) -> (String, Result<String, String>) {
+    match ws.reference(puzzle) {
+        Some(Reference::File(path)) => {
+            let name = display_path(&path);
+            let source = read_source(&path)
+                .map_err(|e| format!("cannot read {name}: {}", crate::puzzle::os_reason(&e)));
+            (name, source)
+        }
+        Some(Reference::BuiltIn { name, text }) => (name, Ok(text.to_string())),
+        None => {
+            let name = display_path(&ws.kernel_path(puzzle, true));
+            let why = format!(
+                "no reference solution for puzzle {} ({}): {name} does not exist and it is not one of gpuzzle's built-in puzzles",
+                puzzle.id, puzzle.slug
+            );
+            (name, Err(why))
+        }
+    }
 }
 
 /// Grade one puzzle's kernel file; a missing file is an error (for `run`, which grades one).
@@ -216,6 +242,44 @@ pub fn grade_in_batch(
             warnings: Vec::new(),
             compile_error: Some(message),
         }),
+    }
+}
+
+/// A puzzle whose file is broken, as a failed verdict for `check`: `file` is the puzzle file
+/// and `compile_error` holds its problems as `FILE:LINE: error: ...` lines (the form of
+/// compile messages), so that every format shows each one at its line.
+pub fn broken_outcome(b: &BrokenPuzzle) -> PuzzleOutcome {
+    let file = display_path(&b.toml_path);
+    let invalids = b.error.invalids();
+    let message = if invalids.is_empty() {
+        format!("{file}: error: {}", b.error)
+    } else {
+        invalids
+            .iter()
+            .map(|i| {
+                let place = match i.line {
+                    Some(line) => format!("{}:{line}", display_path(&i.file)),
+                    None => display_path(&i.file),
+                };
+                let help = if i.help.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n  help: {}", i.help)
+                };
+                format!("{place}: error: `{}`: {}{help}", i.field, i.problem)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    PuzzleOutcome {
+        id: b.id.unwrap_or(0),
+        slug: b.slug.clone(),
+        title: b.title.clone().unwrap_or_else(|| b.file_stem()),
+        file,
+        passed: false,
+        tests: Vec::new(),
+        warnings: Vec::new(),
+        compile_error: Some(message),
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod bench;
 mod check;
+mod classroom;
 mod common;
 mod completion;
 mod doctor;
@@ -71,9 +72,12 @@ pub enum Command {
     List(learn::ListArgs),
     /// Describe a puzzle: task, launch shape, budget, tests.
     Show(learn::ShowArgs),
+    /// Print a puzzle's reference solution, once you have passed it (or with --force).
+    Solution(learn::SolutionArgs),
     /// Restore a puzzle's starter (your file is backed up first).
     Reset(learn::ResetArgs),
-    /// Create a fresh workspace from the built-in puzzle pack.
+    /// Create a fresh workspace from the built-in puzzle pack (with --ci github, a classroom
+    /// repository's grading workflow too).
     Init(learn::InitArgs),
     /// Re-run a puzzle each time you save it.
     Watch(watch::WatchArgs),
@@ -115,6 +119,7 @@ pub fn main() -> i32 {
         Command::Hint(a) => learn::hint(a),
         Command::List(a) => learn::list(a),
         Command::Show(a) => learn::show(a),
+        Command::Solution(a) => learn::solution(a),
         Command::Reset(a) => learn::reset(a),
         Command::Init(a) => learn::init(a),
         Command::Watch(a) => watch::run(a, cli.quiet),

@@ -62,7 +62,7 @@ pub fn grade_report(
     backend: &BackendArgs,
     announce: bool,
 ) -> Result<(bool, String)> {
-    let Loaded { ws, puzzles } = loaded;
+    let Loaded { ws, puzzles, .. } = loaded;
     let selection = backend.select_for_grading(announce)?;
     let opts = JudgeOptions {
         jobs: default_jobs(),

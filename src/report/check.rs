@@ -84,7 +84,8 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 
 /// The JSON scripts read (outside this repository too; keep the shape):
 /// `{"passed", "failed", "puzzles": [{"id", "slug", "title", "file", "passed", "tests": [..]}]}`,
-/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty).
+/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty), or
+/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
@@ -104,7 +105,13 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
         "tests": o.tests.iter().map(test_json).collect::<Vec<_>>(),
     });
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
-        map.insert("compile_error".into(), Value::from(e.as_str()));
+        // A broken puzzle file is no compile error: its errors go under their own key.
+        let key = if reason::broken_puzzle_file(o) {
+            "puzzle_error"
+        } else {
+            "compile_error"
+        };
+        map.insert(key.into(), Value::from(e.as_str()));
     }
     v
 }
@@ -163,7 +170,8 @@ fn output_json(c: &OutputCompare) -> Value {
 /// `gpuzzle.09_pooling`) with its `time`, and `file` and `line` attributes: the kernel file as
 /// the learner names it and the line of the first diagnostic (or compile error). A failure's
 /// message is the one-line reason and its body the plain text a learner would see. A puzzle
-/// that did not compile fails each of its tests (named from `puzzles`) with the compile errors.
+/// that did not compile fails each of its tests (named from `puzzles`) with the compile errors;
+/// one whose puzzle file is broken has no tests, and fails one testcase `puzzle file`.
 pub fn junit(outcomes: &[PuzzleOutcome], puzzles: &[Puzzle], solutions: bool) -> String {
     let mut report = Report::new(if solutions {
         "gpuzzle (reference solutions)"
@@ -205,6 +213,7 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
             .find(|n| n.error)
             .map(|n| n.line);
         let names: Vec<&str> = match test_names {
+            _ if reason::broken_puzzle_file(o) => vec!["puzzle file"],
             [] => vec!["tests"],
             names => names.iter().map(String::as_str).collect(),
         };
