@@ -1,6 +1,6 @@
 //! `gpuzzle bench N`: the puzzle's `[bench]` launch, timed on a GPU, or counted on the emulator.
 
-use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, WorkspaceArgs};
 use super::output::{errln, outln};
 use super::{default_jobs, Format, EXIT_FAIL};
 use crate::compile::{self, CompileError, CompileRequest};
@@ -42,6 +42,8 @@ pub struct BenchArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
@@ -67,7 +69,8 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let name = common::display_path(&path);
     let source =
         common::read_source(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
-    let learner_ptx = match compile_kernel(puzzle, &name, &source) {
+    let include_dirs = a.include.resolve_for(&path)?;
+    let learner_ptx = match compile_kernel(puzzle, &name, &source, &include_dirs) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
@@ -88,7 +91,8 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         let rpath = loaded.ws.kernel_path(puzzle, true);
         let rname = common::display_path(&rpath);
         match common::read_source(&rpath) {
-            Ok(src) => match compile_kernel(puzzle, &rname, &src) {
+            // The command line's -I is for the learner's file; the reference gets the puzzle's.
+            Ok(src) => match compile_kernel(puzzle, &rname, &src, &[]) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
                     reference_note = Some(format!(
@@ -175,12 +179,19 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
 }
 
-fn compile_kernel(puzzle: &Puzzle, name: &str, source: &str) -> Result<String, CompileError> {
+/// `include_dirs`: the command line's `-I` folders, resolved (the puzzle's own come after).
+fn compile_kernel(
+    puzzle: &Puzzle,
+    name: &str,
+    source: &str,
+    include_dirs: &[std::path::PathBuf],
+) -> Result<String, CompileError> {
+    let include_options = crate::judge::include_options(include_dirs, puzzle);
     let req = CompileRequest {
         file_name: name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     compile::compile(&req).map(|c| c.ptx.to_string())
 }

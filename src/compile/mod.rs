@@ -173,20 +173,22 @@ pub fn cuda_headers() -> Result<&'static CudaHeaders, CompileError> {
     static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
     let location = nvrtc_location()?;
     Ok(HEADERS.get_or_init(|| {
-        let env = search::SearchEnv::from_process();
-        let mut toolkits: Vec<(String, PathBuf)> = env
-            .cuda_roots
-            .iter()
-            .map(|(name, root)| (name.to_string(), root.clone()))
-            .collect();
-        for dir in search::cuda_toolkit_dirs(&env.usr_local) {
-            toolkits.push((dir.display().to_string(), dir));
-        }
-        let places = headers::HeaderPlaces {
-            toolkits,
-            sites: search::known_site_dirs(env.home.as_deref()),
+        let places = || {
+            let env = search::SearchEnv::from_process();
+            let mut toolkits: Vec<(String, PathBuf)> = env
+                .cuda_roots
+                .iter()
+                .map(|(name, root)| (name.to_string(), root.clone()))
+                .collect();
+            for dir in search::cuda_toolkit_dirs(&env.usr_local) {
+                toolkits.push((dir.display().to_string(), dir));
+            }
+            headers::HeaderPlaces {
+                toolkits,
+                sites: search::known_site_dirs(env.home.as_deref()),
+            }
         };
-        headers::find_cuda_headers(&location.path, location.version.0, &places)
+        headers::find_cuda_headers_lazily(&location.path, location.version.0, places)
     }))
 }
 

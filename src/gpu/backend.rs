@@ -73,6 +73,10 @@ pub fn cached_probe() -> &'static Result<Vec<GpuInfo>, String> {
 
 /// Resolve `choice` with this machine's probe; `Err` (the reason) only for `gpu` without a GPU.
 pub fn select(choice: BackendChoice) -> Result<Selection, String> {
+    if choice == BackendChoice::Emu {
+        // The emulator needs no driver: no probe (it loads libcuda when there is one).
+        return select_with(choice, &Err(String::new()));
+    }
     select_with(choice, cached_probe())
 }
 
