@@ -12,8 +12,8 @@
 //!
 //! - the file still has the size and modification time written down (a
 //!   reinstall or upgrade changes them, and with them every cache key);
-//! - nothing the search depends on has changed ([`fingerprint`]: the
-//!   environment variables it reads, and the modification times of
+//! - nothing that chooses the library has changed ([`fingerprint`]: the
+//!   environment variables that name one or an environment, and the modification times of
 //!   `/usr/local` and `/etc/ld.so.cache`, which change when a toolkit is
 //!   installed there or the loader's cache is rebuilt).
 //!
@@ -30,14 +30,16 @@ pub(crate) const MEMO_FILE: &str = "nvrtc-location.json";
 /// Bump when the memo's meaning changes.
 const FORMAT: u32 = 1;
 
-/// Environment variables the search (or the loader it asks) reads.
-const SEARCH_VARIABLES: [&str; 9] = [
+/// Environment variables that choose a library: explicit settings, the loader's path, an
+/// activated Python environment. Not `PATH`: tools and shells prepend themselves to it all the
+/// time (`perf` does), and it only decides which interpreter's site-packages are looked at first;
+/// a library found through one is as good as through another, and `gpuzzle doctor` searches
+/// afresh.
+const SEARCH_VARIABLES: [&str; 7] = [
     "GPUZZLE_NVRTC",
     "CUDA_PATH",
     "CUDA_HOME",
     "LD_LIBRARY_PATH",
-    "PATH",
-    "HOME",
     "VIRTUAL_ENV",
     "CONDA_PREFIX",
     "PYENV_ROOT",
