@@ -54,7 +54,11 @@ fn run() -> Result<(), String> {
         ms(median),
         ms(max),
         WARM_TARGET.as_millis(),
-        if median < WARM_TARGET { "met" } else { "NOT met" }
+        if median < WARM_TARGET {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
     Ok(())
 }
