@@ -105,7 +105,7 @@ fn measure(binary: &Path, scratch: &Path, runs: usize) -> Result<Figures, String
         return Err(format!("`gpuzzle init {}` failed", ws.display()));
     }
     let first = gpuzzle(&["run", "1"])?;
-    std::fs::remove_file(cache.join("nvrtc-location.json"))
+    std::fs::remove_file(cache.join("nvrtc-location.txt"))
         .map_err(|e| format!("the first run remembered no NVRTC location: {e}"))?;
     let unremembered = gpuzzle(&["run", "1"])?;
     // One more to settle the files in the page cache, then the measured runs.

@@ -165,7 +165,7 @@ fn the_disk_cache_outlives_the_process() {
         .collect();
     entries.sort();
     assert_eq!(entries.len(), 2, "{entries:?}");
-    assert_eq!(entries[1], "nvrtc-location.json", "{entries:?}");
+    assert_eq!(entries[1], "nvrtc-location.txt", "{entries:?}");
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! may run Python. Neither is needed when the PTX is cached: the cache key
 //! only has to change when the library does. So the first run writes down
 //! what it found ([`Location`]: path, how it was found, NVRTC's version, and
-//! the file's size and modification time) in `nvrtc-location.json` beside the
+//! the file's size and modification time) in `nvrtc-location.txt` beside the
 //! PTX cache, and later runs take it from there after two checks that need no
 //! load:
 //!
@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-/// The memo's file name, in the PTX cache directory.
-pub(crate) const MEMO_FILE: &str = "nvrtc-location.json";
+/// The memo's file name, in the PTX cache directory (JSON inside; not named `.json`, which is
+/// how PTX entries are told apart).
+pub(crate) const MEMO_FILE: &str = "nvrtc-location.txt";
 
 /// Bump when the memo's meaning changes.
 const FORMAT: u32 = 1;
