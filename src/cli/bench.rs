@@ -1,6 +1,6 @@
 //! `gpuzzle bench N`: the puzzle's `[bench]` launch, timed on a GPU, or counted on the emulator.
 
-use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, WorkspaceArgs};
 use super::output::{errln, outln};
 use super::{default_jobs, Format, EXIT_FAIL};
 use crate::compile::{self, CompileError, CompileRequest};
@@ -43,6 +43,8 @@ pub struct BenchArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
@@ -73,7 +75,10 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         (name, source)
     };
     let source = source.map_err(anyhow::Error::msg)?;
-    let learner_ptx = match compile_kernel(puzzle, &name, &source) {
+    let include_dirs = a
+        .include
+        .resolve_for(&loaded.ws.kernel_path(puzzle, a.solution))?;
+    let learner_ptx = match compile_kernel(puzzle, &name, &source, &include_dirs) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
@@ -94,7 +99,8 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         // The workspace's solutions/ file, else the pack's built-in solution.
         let (rname, rsource) = common::read_reference(&loaded.ws, puzzle);
         match rsource {
-            Ok(src) => match compile_kernel(puzzle, &rname, &src) {
+            // The command line's -I is for the learner's file; the reference gets the puzzle's.
+            Ok(src) => match compile_kernel(puzzle, &rname, &src, &[]) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
                     reference_note = Some(format!(
@@ -181,12 +187,19 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
 }
 
-fn compile_kernel(puzzle: &Puzzle, name: &str, source: &str) -> Result<String, CompileError> {
+/// `include_dirs`: the command line's `-I` folders, resolved (the puzzle's own come after).
+fn compile_kernel(
+    puzzle: &Puzzle,
+    name: &str,
+    source: &str,
+    include_dirs: &[std::path::PathBuf],
+) -> Result<String, CompileError> {
+    let include_options = crate::judge::include_options(include_dirs, puzzle);
     let req = CompileRequest {
         file_name: name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     compile::compile(&req).map(|c| c.ptx.to_string())
 }

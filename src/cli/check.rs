@@ -1,6 +1,6 @@
 //! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
 
-use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, WorkspaceArgs};
 use super::output::{errln, out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
@@ -49,6 +49,8 @@ pub struct CheckArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
@@ -90,7 +92,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = selected.get(i) else { break };
                 bar.set_message(p.slug.clone());
-                let r = common::grade_in_batch(&loaded.ws, p, a.solutions, &opts);
+                let r = common::grade_in_batch(&loaded.ws, p, a.solutions, &opts, &a.include);
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);
                 }

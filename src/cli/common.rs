@@ -40,6 +40,39 @@ pub fn set_say_no_gpu(on: bool) {
     SAY_NO_GPU.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// `-I DIR`: every command that compiles a kernel takes it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct IncludeArgs {
+    /// A folder to search for your kernel's own headers (`#include "util.h"`), relative to the
+    /// kernel file; repeat for several. CUDA's headers are found without it.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+impl IncludeArgs {
+    /// The folders for the kernel file `kernel`: a relative one resolved against the file's
+    /// folder. A folder that does not exist is an error here, not a puzzling "cannot open source
+    /// file" from NVRTC.
+    pub fn resolve_for(&self, kernel: &Path) -> Result<Vec<PathBuf>> {
+        let base = kernel.parent().unwrap_or(Path::new(""));
+        self.include
+            .iter()
+            .map(|dir| {
+                let resolved = base.join(dir);
+                if resolved.is_dir() {
+                    Ok(resolved)
+                } else {
+                    anyhow::bail!(
+                        "-I {}: no such folder ({}; a relative -I is taken from the kernel file's folder)",
+                        dir.display(),
+                        resolved.display()
+                    )
+                }
+            })
+            .collect()
+    }
+}
+
 /// Sets the default of `--backend` (e.g. `GPUZZLE_BACKEND=emu` for tests that need the
 /// emulator's checkers on a machine with a GPU).
 pub const BACKEND_ENV: &str = "GPUZZLE_BACKEND";
@@ -214,10 +247,12 @@ pub fn grade(
     puzzle: &Puzzle,
     solutions: bool,
     opts: &JudgeOptions,
+    include: &IncludeArgs,
 ) -> Result<(PuzzleOutcome, Option<String>)> {
     let (name, source) = read_kernel(ws, puzzle, solutions);
     let source = source.map_err(anyhow::Error::msg)?;
-    let outcome = judge::judge(puzzle, &name, &source, opts)?;
+    let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
+    let outcome = judge::judge(puzzle, &name, &source, &opts)?;
     Ok((outcome, Some(source)))
 }
 
@@ -228,10 +263,14 @@ pub fn grade_in_batch(
     puzzle: &Puzzle,
     solutions: bool,
     opts: &JudgeOptions,
+    include: &IncludeArgs,
 ) -> Result<PuzzleOutcome> {
     let (name, source) = read_kernel(ws, puzzle, solutions);
     match source {
-        Ok(source) => Ok(judge::judge(puzzle, &name, &source, opts)?),
+        Ok(source) => {
+            let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
+            Ok(judge::judge(puzzle, &name, &source, &opts)?)
+        }
         Err(message) => Ok(PuzzleOutcome {
             id: puzzle.id,
             slug: puzzle.slug.clone(),
@@ -281,6 +320,18 @@ pub fn broken_outcome(b: &BrokenPuzzle) -> PuzzleOutcome {
         warnings: Vec::new(),
         compile_error: Some(message),
     }
+}
+
+/// `opts` with the `-I` folders resolved for the kernel file `kernel`.
+fn with_includes(
+    opts: &JudgeOptions,
+    include: &IncludeArgs,
+    kernel: &Path,
+) -> Result<JudgeOptions> {
+    Ok(JudgeOptions {
+        include_dirs: include.resolve_for(kernel)?,
+        ..opts.clone()
+    })
 }
 
 /// Remember the result of grading the learner's file (never for reference solutions).

@@ -1,6 +1,6 @@
 //! `gpuzzle run N`: grade one puzzle and explain the verdict.
 
-use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, Loaded, WorkspaceArgs};
 use super::output::outln;
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
@@ -21,6 +21,8 @@ pub struct RunArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
@@ -29,7 +31,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         Some(q) => q.clone(),
         None => common::current_puzzle(&loaded)?.id.to_string(),
     };
-    run_one_on(&loaded, &query, a.solution, quiet, &a.backend)
+    run_one_on(&loaded, &query, a.solution, quiet, &a.backend, &a.include)
 }
 
 /// Grade and print one puzzle on the chosen backend. Returns the exit code.
@@ -39,9 +41,10 @@ pub fn run_one_on(
     solution: bool,
     quiet: bool,
     backend: &BackendArgs,
+    include: &IncludeArgs,
 ) -> Result<i32> {
     let puzzle = loaded.ws.find(&loaded.puzzles, query)?;
-    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, backend, !quiet)?;
+    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, (backend, include), !quiet)?;
     if quiet && passed {
         outln!("{}", text.lines().next().unwrap_or_default());
     } else {
@@ -53,13 +56,13 @@ pub fn run_one_on(
 /// Grade one puzzle (the learner's file, or the reference with `solution`), record the result
 /// of the learner's file, and return whether it passed with the report `run` prints; shared with
 /// `watch`, which draws the report on its own screen. `announce` says `auto`'s backend choice on
-/// stderr.
+/// stderr. `-I` folders come with the backend.
 pub fn grade_report(
     loaded: &Loaded,
     puzzle: &Puzzle,
     solution: bool,
     quiet: bool,
-    backend: &BackendArgs,
+    (backend, include): (&BackendArgs, &IncludeArgs),
     announce: bool,
 ) -> Result<(bool, String)> {
     let Loaded { ws, puzzles, .. } = loaded;
@@ -71,7 +74,7 @@ pub fn grade_report(
         timeout: backend.timeout,
         ..JudgeOptions::default()
     };
-    let (outcome, source) = common::grade(ws, puzzle, solution, &opts)?;
+    let (outcome, source) = common::grade(ws, puzzle, solution, &opts, include)?;
     if !solution {
         common::record(ws, &[&outcome], quiet);
     }

@@ -90,8 +90,11 @@ fn stand_in() -> bool {
 }
 
 /// The probe's answer and what runs "GPU" launches: the real ones, or the stand-in's.
-fn probe_and_gpu() -> (Result<Vec<GpuInfo>, String>, Executor) {
-    if stand_in() {
+fn probe_and_gpu(choice: BackendChoice) -> (Result<Vec<GpuInfo>, String>, Executor) {
+    if choice == BackendChoice::Emu {
+        // The emulator needs no driver: no probe (it loads libcuda when there is one).
+        (Err(String::new()), Executor::Gpu)
+    } else if stand_in() {
         let fake = GpuInfo {
             name: STAND_IN_NAME.into(),
             compute_capability: (8, 0),
@@ -112,14 +115,14 @@ pub fn cached_probe() -> &'static Result<Vec<GpuInfo>, String> {
 
 /// Resolve `choice` with this machine's probe; `Err` (the reason) only for `gpu` without a GPU.
 pub fn select(choice: BackendChoice) -> Result<Selection, String> {
-    let (probe, gpu) = probe_and_gpu();
+    let (probe, gpu) = probe_and_gpu(choice);
     select_with(choice, &probe).map(|s| on(s, gpu))
 }
 
 /// `select` for grading (`run`, `check`, `watch`): `auto` on a machine with a GPU grades on the
 /// emulator, every checker on, and also runs the learner's kernel on the GPU.
 pub fn select_for_grading(choice: BackendChoice) -> Result<Selection, String> {
-    let (probe, gpu) = probe_and_gpu();
+    let (probe, gpu) = probe_and_gpu(choice);
     select_for_grading_with(choice, &probe).map(|s| on(s, gpu))
 }
 

@@ -14,6 +14,7 @@ use outcome::{
     KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
 };
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The spec runs as one thread over the whole problem, so it may take far more steps than any
@@ -33,6 +34,9 @@ pub struct JudgeOptions {
     /// A second executor the learner's kernel also runs on (`auto` with a GPU): each test then
     /// passes only when that run's outputs match the spec too (`cross.rs`).
     pub also: Option<AlsoRun>,
+    /// The command line's `-I` folders, resolved: searched for the learner's own headers before
+    /// the puzzle's `include_dirs`.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for JudgeOptions {
@@ -43,6 +47,7 @@ impl Default for JudgeOptions {
             executor: Executor::Emulator,
             timeout: None,
             also: None,
+            include_dirs: Vec::new(),
         }
     }
 }
@@ -80,11 +85,12 @@ pub fn judge(
         warnings: Vec::new(),
         compile_error: None,
     };
+    let include_options = include_options(&opts.include_dirs, puzzle);
     let req = CompileRequest {
         file_name: display_name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     let learner = match compile::compile(&req) {
         Ok(c) => c,
@@ -105,7 +111,7 @@ pub fn judge(
             return Ok(outcome);
         }
     };
-    let spec = compile_spec(puzzle)?;
+    let spec = compile_spec(puzzle, &include_options)?;
     let mut all_passed = true;
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
@@ -157,14 +163,25 @@ fn spec_error(puzzle: &Puzzle, message: String) -> JudgeError {
     }
 }
 
-fn compile_spec(puzzle: &Puzzle) -> Result<Module, JudgeError> {
+/// NVRTC's `-I` options for a puzzle's kernels: the command line's folders, then the puzzle's.
+pub fn include_options(command_line: &[PathBuf], puzzle: &Puzzle) -> Vec<String> {
+    command_line
+        .iter()
+        .chain(&puzzle.include_dirs)
+        .map(|dir| format!("-I{}", dir.display()))
+        .collect()
+}
+
+/// The spec sees the same include folders as the learner's kernel (an author's header may
+/// define what both use).
+fn compile_spec(puzzle: &Puzzle, include_options: &[String]) -> Result<Module, JudgeError> {
     let src = puzzle.spec_source();
     let name = puzzle.toml_path.display().to_string();
     let req = CompileRequest {
         file_name: &name,
         source: &src,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: include_options,
     };
     let compiled = match compile::compile(&req) {
         Ok(c) => c,

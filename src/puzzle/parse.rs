@@ -9,7 +9,7 @@ use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use toml::Spanned;
 
@@ -310,6 +310,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     }
 
     let defines = parse_defines(&cx, &raw, &mut errs);
+    let include_dirs = parse_include_dirs(&cx, &raw, &mut errs);
     let tolerance = match &raw.tolerance {
         None => Tolerance::default(),
         Some(t) => {
@@ -431,6 +432,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         params,
         kernels,
         defines,
+        include_dirs,
         description: raw.description.get_ref().trim_end().to_string(),
         spec: raw.spec.get_ref().clone(),
         spec_line: content_line(text, &raw.spec.span()),
@@ -511,6 +513,31 @@ fn kernel_name(
             (String::new(), 0..0)
         }
     }
+}
+
+/// `include_dirs = ["include"]`: each folder resolved against the puzzle file's folder, and
+/// there (a missing folder would only show up as NVRTC's "cannot open source file").
+fn parse_include_dirs(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<PathBuf> {
+    let Some(dirs) = &raw.include_dirs else {
+        return Vec::new();
+    };
+    let base = cx.path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for (i, dir) in dirs.get_ref().iter().enumerate() {
+        let written = dir.get_ref();
+        let resolved = base.join(written);
+        if written.trim().is_empty() || !resolved.is_dir() {
+            errs.push(cx.err(
+                &dir.span(),
+                format!("include_dirs[{i}]"),
+                format!("the folder \"{written}\" does not exist (looked for {})", resolved.display()),
+                "give a folder relative to this puzzle file's folder (where its .cu is), e.g. include_dirs = [\"include\"], or create it",
+            ));
+            continue;
+        }
+        out.push(resolved);
+    }
+    out
 }
 
 fn parse_defines(
@@ -1914,5 +1941,36 @@ buffers.out = { len = 100, output = true }
         let text = GOOD.replace("shape = [4, 4]", "shape = [100000, 100000]");
         let e = parse(&text).unwrap_err();
         assert!(e.to_string().contains("more than gpuzzle allows"), "{e}");
+    }
+
+    #[test]
+    fn include_dirs_resolve_against_the_puzzle_files_folder() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let puzzles = dir.path().join("puzzles");
+        std::fs::create_dir_all(puzzles.join("inc")).unwrap_or_else(|e| panic!("{e}"));
+        let path = puzzles.join("09_pooling.toml");
+        let text = format!("include_dirs = [\"inc\", \".\"]\n{GOOD}");
+        let p = parse_puzzle(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            p.puzzle.include_dirs,
+            vec![puzzles.join("inc"), puzzles.join(".")]
+        );
+        assert!(parse(GOOD)
+            .map(|p| p.include_dirs.is_empty())
+            .unwrap_or(false));
+
+        let text = format!("include_dirs = [\"inc\", \"missing\"]\n{GOOD}");
+        let e = parse_puzzle(&text, &path).expect_err("a missing folder is rejected");
+        let all = e.invalids();
+        assert_eq!(all.len(), 1, "{e}");
+        assert_eq!(all[0].field, "include_dirs[1]");
+        assert_eq!(all[0].line, Some(1));
+        let shown = e.to_string();
+        assert!(shown.contains("09_pooling.toml:1"), "{shown}");
+        assert!(shown.contains("\"missing\" does not exist"), "{shown}");
+        assert!(
+            shown.contains(&puzzles.join("missing").display().to_string()),
+            "{shown}"
+        );
     }
 }

@@ -32,6 +32,9 @@ pub(super) struct RawPuzzle {
     pub scratch: BTreeMap<String, Spanned<RawScratch>>,
     #[serde(default)]
     pub defines: BTreeMap<String, Spanned<toml::Value>>,
+    /// Folders for the kernel's own headers (`#include "util.h"`), relative to this file's folder.
+    #[serde(default)]
+    pub include_dirs: Option<Spanned<Vec<Spanned<String>>>>,
     pub description: Spanned<String>,
     pub spec: Spanned<String>,
     #[serde(default)]

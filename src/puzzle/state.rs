@@ -174,8 +174,14 @@ impl State {
     pub fn update<R>(ws: &Workspace, f: impl FnOnce(&mut State) -> R) -> Updated<R> {
         let _lock = lock(ws);
         let (mut state, warning) = State::load(ws);
+        let before = state.clone();
         let value = f(&mut state);
-        let saved = state.save(ws);
+        // Nothing changed (a puzzle failing or passing again): the file already says it, and a
+        // rewrite costs every run a write and a rename (a flush on ext4).
+        // A newer gpuzzle's file is still refused, so that the learner hears it is not saved.
+        let unchanged =
+            state == before && warning.is_none() && !state.from_newer && State::path(ws).is_file();
+        let saved = if unchanged { Ok(()) } else { state.save(ws) };
         Updated {
             value,
             warning,

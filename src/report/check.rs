@@ -162,7 +162,7 @@ fn test_json(t: &TestOutcome) -> Value {
 }
 
 fn output_json(c: &OutputCompare) -> Value {
-    let list = |vs: &[f64]| Value::Array(vs.iter().map(|&v| number::loose_json(v)).collect());
+    let list = |vs: &[f64]| Value::Array(vs.iter().map(|&v| number::exact_json(v)).collect());
     json!({"expected": list(&c.expected), "got": list(&c.got)})
 }
 
