@@ -1,15 +1,65 @@
 //! Emulator speed: `cargo run --release --example bench_engine [-- --jobs N] [--quick]
-//! [--only matmul|reduce] [--modes one,jobs,perf]` (the last two are for profiling).
+//! [--only matmul|tiled|reduce|copy] [--modes one,all,one-off,all-off,perf]` (the last two
+//! are for profiling).
 //!
-//! Runs (a) a naive 256x256 fp32 matmul in 16x16 blocks and (b) a shared-memory tree reduction
-//! of 2^22 floats (256 threads per block, one partial sum per block) on the emulator with every
-//! checker on, checks the results against a native Rust implementation of the same computation,
-//! and prints thread-instructions per second and the time against native.
+//! Runs (a) a naive 256x256 fp32 matmul in 16x16 blocks, (b) the same matmul through 16x16
+//! shared-memory tiles, (c) a shared-memory tree reduction of 2^22 floats (256 threads per block,
+//! one partial sum per block) and (d) a copy of 2^24 floats, on the emulator on one core and on
+//! all cores, with the checkers on and off; checks each result against a native Rust
+//! implementation of the same computation, and prints thread-instructions per second, the time
+//! against native Rust on one core, and the memory high-water mark of the launch per byte of its
+//! buffers (what the emulator allocates beyond the caller's copy of the arguments).
 
 use gpuzzle::compile::{CompileRequest, PtxCompiler};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// The system allocator, counting the bytes live now and the most live since the last reset.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(l);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            if new >= l.size() {
+                let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 const SOURCE: &str = r#"
 extern "C" __global__ void matmul(float* c, const float* a, const float* b, int n) {
@@ -20,6 +70,29 @@ extern "C" __global__ void matmul(float* c, const float* a, const float* b, int 
         for (int k = 0; k < n; k++) sum += a[row * n + k] * b[k * n + col];
         c[row * n + col] = sum;
     }
+}
+
+#define TILE 16
+extern "C" __global__ void tiled(float* c, const float* a, const float* b, int n) {
+    __shared__ float ta[TILE][TILE];
+    __shared__ float tb[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float sum = 0.0f;
+    for (int t = 0; t < n / TILE; t++) {
+        ta[ty][tx] = a[row * n + t * TILE + tx];
+        tb[ty][tx] = b[(t * TILE + ty) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) sum += ta[ty][k] * tb[k][tx];
+        __syncthreads();
+    }
+    c[row * n + col] = sum;
+}
+
+extern "C" __global__ void copy(float* out, const float* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
 }
 
 extern "C" __global__ void reduce(float* partial, const float* in, int n) {
@@ -70,23 +143,46 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-/// CPU time this thread has used (Linux, 10 ms resolution), to compare runs on a busy machine
-/// where wall time also counts other processes.
-fn thread_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
+/// CPU time used by this thread (or, with `process`, by every thread of the process). On a
+/// busy machine wall time also counts other processes; CPU time does not.
+fn cpu_time(process: bool) -> Duration {
+    let clock = if process {
+        libc::CLOCK_PROCESS_CPUTIME_ID
+    } else {
+        libc::CLOCK_THREAD_CPUTIME_ID
+    };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
-/// Best of `reps` runs of `f`.
-fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best: Option<(Duration, T)> = None;
+/// Wall time and CPU time of one run.
+#[derive(Clone, Copy)]
+struct Took {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Best of `reps` runs of `f`: by this thread's CPU time, or with `process` (runs on several
+/// threads) by wall time, with the whole process's CPU time beside it.
+fn best<T>(reps: usize, process: bool, mut f: impl FnMut() -> T) -> (Took, T) {
+    let mut best: Option<(Took, T)> = None;
     for _ in 0..reps {
-        let start = Instant::now();
+        let (start, cpu0) = (Instant::now(), cpu_time(process));
         let out = f();
-        let took = start.elapsed();
-        if best.as_ref().is_none_or(|(b, _)| took < *b) {
+        let took = Took {
+            wall: start.elapsed(),
+            cpu: cpu_time(process).saturating_sub(cpu0),
+        };
+        let key = |t: &Took| if process { t.wall } else { t.cpu };
+        if best.as_ref().is_none_or(|(b, _)| key(&took) < key(b)) {
             best = Some((took, out));
         }
     }
@@ -154,7 +250,7 @@ fn main() {
         .position(|a| a == "--modes")
         .and_then(|i| args.get(i + 1))
         .cloned()
-        .unwrap_or_else(|| "one,jobs,perf".into());
+        .unwrap_or_else(|| "one,one-off,all,all-off".into());
 
     let compiler = PtxCompiler::new(None);
     let compiled = compiler
@@ -169,23 +265,38 @@ fn main() {
     let (a, b) = (values(n * n, 1), values(n * n, 2));
     let len = 1usize << 22;
     let x = values(len, 3);
-    let (a2, b2, x2) = (a.clone(), b.clone(), x.clone());
+    let copy_len = 1usize << 24;
+    let y = values(copy_len, 4);
+    let (a2, b2, x2, y2) = (a.clone(), b.clone(), x.clone(), y.clone());
+    let (a3, b3) = (a.clone(), b.clone());
+    let matmul_args = || {
+        vec![
+            floats("c", &vec![0.0; n * n]),
+            floats("a", &a),
+            floats("b", &b),
+            int(n as i32),
+        ]
+    };
+    let tiles = LaunchConfig {
+        grid: [16, 16, 1],
+        block: [16, 16, 1],
+        dynamic_shared: 0,
+    };
     let cases = vec![
         Case {
-            name: "matmul 256x256 (16x16 blocks)",
+            name: "matmul 256x256 (naive, 16x16 blocks)",
             kernel: "matmul",
-            cfg: LaunchConfig {
-                grid: [16, 16, 1],
-                block: [16, 16, 1],
-                dynamic_shared: 0,
-            },
-            args: vec![
-                floats("c", &vec![0.0; n * n]),
-                floats("a", &a),
-                floats("b", &b),
-                int(n as i32),
-            ],
+            cfg: tiles,
+            args: matmul_args(),
             native: Box::new(move || native_matmul(&a2, &b2, n)),
+            out: 0,
+        },
+        Case {
+            name: "tiled matmul 256x256 (16x16 shared tiles)",
+            kernel: "tiled",
+            cfg: tiles,
+            args: matmul_args(),
+            native: Box::new(move || native_matmul(&a3, &b3, n)),
             out: 0,
         },
         Case {
@@ -204,40 +315,73 @@ fn main() {
             native: Box::new(move || native_reduce(&x2)),
             out: 0,
         },
+        Case {
+            name: "copy 2^24 floats (256 per block)",
+            kernel: "copy",
+            cfg: LaunchConfig {
+                grid: [(copy_len / 256) as u32, 1, 1],
+                block: [256, 1, 1],
+                dynamic_shared: 0,
+            },
+            args: vec![
+                floats("out", &vec![0.0; copy_len]),
+                floats("in", &y),
+                int(copy_len as i32),
+            ],
+            native: Box::new(move || y2.clone()),
+            out: 0,
+        },
     ];
 
-    println!("gpuzzle emulator benchmark ({cores} cores, best of {reps}; checkers on)");
+    println!("gpuzzle emulator benchmark ({cores} cores, {jobs} jobs for `all`, best of {reps})");
+    println!("  1 core: this thread's CPU time (steady on a busy machine); all cores: wall time");
+    println!("  x native: emulator time over native Rust on one core; mem/B: the launch's memory");
+    println!("  high-water mark (allocations beyond the arguments) per byte of its buffers");
     for case in &cases {
         if only.as_deref().is_some_and(|o| !case.kernel.starts_with(o)) {
             continue;
         }
-        let (native_t, want) = best(reps, || (case.native)());
+        // Native runs are short: repeat them for a steady figure.
+        let (native, want) = best(reps.max(5), false, || (case.native)());
+        let native_t = native.cpu;
+        let buffer_bytes: usize = case
+            .args
+            .iter()
+            .map(|a| match a {
+                KernelArg::Buffer(b) => b.data.len(),
+                _ => 0,
+            })
+            .sum();
         println!("\n{}", case.name);
-        println!("  native Rust (1 core)      {:>9.2} ms", ms(native_t));
-        for (mode, label, j, perf) in [
-            ("one", "emulator, 1 job", 1, false),
-            ("jobs", "emulator, jobs", jobs, false),
-            ("perf", "emulator, jobs, +perf", jobs, true),
+        println!(
+            "  native Rust (1 core)               {:>9.2} ms cpu",
+            ms(native_t)
+        );
+        for (mode, label, j, checkers, perf) in [
+            ("one", "1 core, checkers on", 1, true, false),
+            ("one-off", "1 core, checkers off", 1, false, false),
+            ("all", "all cores, checkers on", jobs, true, false),
+            ("all-off", "all cores, checkers off", jobs, false, false),
+            ("perf", "all cores, on, +perf", jobs, true, true),
         ] {
             if !modes.split(',').any(|m| m == mode) {
                 continue;
             }
             let opts = EmuOptions {
                 jobs: j,
-                checkers: true,
+                checkers,
                 perf,
                 step_limit: u64::MAX,
                 deadline: None,
             };
-            let mut cpu_best: Option<Duration> = None;
-            let (t, r) = best(reps, || {
-                let cpu0 = thread_cpu();
-                let r = emu::run(&module, case.kernel, &case.cfg, case.args.clone(), &opts)
+            let mut peak = 0usize;
+            let (took, r) = best(reps, j > 1, || {
+                let args = case.args.clone();
+                let base = LIVE.load(Ordering::Relaxed);
+                PEAK.store(base, Ordering::Relaxed);
+                let r = emu::run(&module, case.kernel, &case.cfg, args, &opts)
                     .expect("the benchmark kernel runs");
-                if let (Some(a), Some(b), 1) = (cpu0, thread_cpu(), j) {
-                    let c = b.saturating_sub(a);
-                    cpu_best = Some(cpu_best.map_or(c, |x: Duration| x.min(c)));
-                }
+                peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
                 r
             });
             assert!(
@@ -246,20 +390,27 @@ fn main() {
                 r.diagnostics
             );
             let got = read_floats(&r.buffers[case.out]);
-            let ok = got
-                .iter()
-                .zip(&want)
-                .all(|(g, w)| (g - w).abs() <= 1e-4 * w.abs().max(1.0));
+            let ok = got.len() == want.len()
+                && got
+                    .iter()
+                    .zip(&want)
+                    .all(|(g, w)| (g - w).abs() <= 1e-4 * w.abs().max(1.0));
             assert!(ok, "{}: emulator result differs from native", case.name);
+            // One core: CPU time of the thread that ran every block. All cores: wall time (the
+            // process's CPU time beside it says how much of the machine it had).
+            let t = if j > 1 { took.wall } else { took.cpu };
             let rate = r.instructions as f64 / t.as_secs_f64();
-            let cpu = cpu_best
-                .map(|c| format!("  (cpu {:.0} ms)", ms(c)))
-                .unwrap_or_default();
+            let clock = if j > 1 {
+                format!("wall, cpu {:.0} ms", ms(took.cpu))
+            } else {
+                "cpu".to_string()
+            };
             println!(
-                "  {label:<22} {j:>2}  {:>9.2} ms  {:>7.1}x native  {:>7.1} M thread-instr/s  ({} thread-instructions){cpu}",
+                "  {label:<26} {j:>2}  {:>9.2} ms {clock:<16} {:>7.1}x native  {:>7.1} M thread-instr/s  {:>5.2} mem/B  ({} thread-instructions)",
                 ms(t),
                 t.as_secs_f64() / native_t.as_secs_f64(),
                 rate / 1e6,
+                peak as f64 / buffer_bytes as f64,
                 r.instructions
             );
         }

@@ -125,7 +125,8 @@ const LIMIT: Duration = Duration::from_secs(30);
 fn watch_in_a_terminal_takes_single_keys_and_regrades_only_on_a_change() {
     let (_dir, ws) = workspace();
     let file = ws.join("puzzles/01_map.cu");
-    let solution = std::fs::read(ws.join("solutions/01_map.cu")).unwrap();
+    let solution =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/01_map.cu")).unwrap();
     let mut t = Term::spawn(&ws, &["watch", "1"]);
 
     // First screen: the starter's verdict, graded once, with the keys.

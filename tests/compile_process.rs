@@ -13,8 +13,21 @@ const CHILD_MARKER: &str = "GPUZZLE_COMPILE_TEST_CHILD";
 /// Runs in the child only: reports what `locate()` and `compile()` did.
 #[test]
 fn child_reports_locate_and_compile() {
-    if std::env::var_os(CHILD_MARKER).is_none() {
+    let Some(mode) = std::env::var_os(CHILD_MARKER) else {
         return; // Run as an ordinary test: nothing to do.
+    };
+    let source = "extern \"C\" __global__ void k(int* out) { out[threadIdx.x] = 1; }\n";
+    if mode == "warm" {
+        // As `gpuzzle run` does: compile straight away, no `locate()`.
+        match compile::compile(&CompileRequest::new("puzzles/k.cu", source)) {
+            Ok(compiled) => println!(
+                "COMPILED|cached={}|nvrtc loaded={}",
+                compiled.cached,
+                nvrtc_is_mapped()
+            ),
+            Err(err) => println!("COMPILE-ERROR|{}", one_line(&err.to_string())),
+        }
+        return;
     }
     match compile::locate() {
         Ok(info) => {
@@ -25,7 +38,6 @@ fn child_reports_locate_and_compile() {
                 info.version.0,
                 info.version.1
             );
-            let source = "extern \"C\" __global__ void k(int* out) { out[threadIdx.x] = 1; }\n";
             match compile::compile(&CompileRequest::new("puzzles/k.cu", source)) {
                 Ok(compiled) => println!("COMPILED|cached={}", compiled.cached),
                 Err(err) => println!("COMPILE-ERROR|{}", one_line(&err.to_string())),
@@ -33,6 +45,13 @@ fn child_reports_locate_and_compile() {
         }
         Err(err) => println!("ERROR|{}", one_line(&err.to_string())),
     }
+}
+
+/// Whether a libnvrtc is loaded in this process (Linux: its file is mapped).
+fn nvrtc_is_mapped() -> bool {
+    std::fs::read_to_string("/proc/self/maps")
+        .unwrap_or_else(|err| panic!("/proc/self/maps: {err}"))
+        .contains("libnvrtc")
 }
 
 /// Reports travel one per line; messages keep their line breaks as `\n`.
@@ -43,13 +62,18 @@ fn one_line(text: &str) -> String {
 /// Runs the child with `env` (on top of a cleared environment) and returns
 /// its report lines.
 fn child(env: &[(&str, &Path)]) -> Vec<String> {
+    child_in_mode("1", env)
+}
+
+/// `child` in a mode: "1" locates then compiles, "warm" only compiles.
+fn child_in_mode(mode: &str, env: &[(&str, &Path)]) -> Vec<String> {
     let exe = std::env::current_exe().unwrap_or_else(|err| panic!("{err}"));
     let mut command = Command::new(exe);
     command
         .args(["--exact", "child_reports_locate_and_compile", "--nocapture"])
         .args(["--test-threads", "1"])
         .env_clear()
-        .env(CHILD_MARKER, "1");
+        .env(CHILD_MARKER, mode);
     for (name, value) in env {
         command.env(name, value);
     }
@@ -133,10 +157,53 @@ fn the_disk_cache_outlives_the_process() {
         Some("COMPILED|cached=true"),
         "{second:?}"
     );
-    let entries = std::fs::read_dir(cache.path())
+    // One PTX entry, beside the memo of where NVRTC is.
+    let mut entries: Vec<String> = std::fs::read_dir(cache.path())
         .unwrap_or_else(|err| panic!("{err}"))
-        .count();
-    assert_eq!(entries, 1);
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[1], "nvrtc-location.txt", "{entries:?}");
+}
+
+#[test]
+fn a_warm_process_never_loads_nvrtc() {
+    let real = real_nvrtc();
+    let cache = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    let env = [
+        ("GPUZZLE_NVRTC", real.path.as_path()),
+        ("GPUZZLE_CACHE_DIR", cache.path()),
+    ];
+    let cold = child_in_mode("warm", &env);
+    assert_eq!(
+        cold,
+        vec!["COMPILED|cached=false|nvrtc loaded=true".to_string()],
+        "the first process searches, loads and compiles"
+    );
+    let warm = child_in_mode("warm", &env);
+    assert_eq!(
+        warm,
+        vec!["COMPILED|cached=true|nvrtc loaded=false".to_string()],
+        "a cached kernel needs neither the search nor the library"
+    );
+    // Another library setting is another search (and another cache key).
+    let dir = real
+        .path
+        .parent()
+        .unwrap_or_else(|| panic!("{} has no directory", real.path.display()));
+    let moved = child_in_mode(
+        "warm",
+        &[("GPUZZLE_NVRTC", dir), ("GPUZZLE_CACHE_DIR", cache.path())],
+    );
+    // (The PTX may come from the cache: the same file is found.)
+    assert!(
+        moved.len() == 1
+            && moved[0].starts_with("COMPILED|")
+            && moved[0].ends_with("|nvrtc loaded=true"),
+        "the memo was for another setting, so the search ran and loaded NVRTC: {moved:?}"
+    );
 }
 
 #[test]
@@ -145,9 +212,13 @@ fn with_nothing_on_path_the_search_explains_where_it_looked() {
     let report = child(&[("PATH", empty.path()), ("HOME", empty.path())]);
     let text = report.first().cloned().unwrap_or_default();
     if let Some(found) = text.strip_prefix("FOUND|") {
-        // This machine has a system-wide NVRTC (toolkit or ld.so.cache);
-        // with no Python on PATH it cannot have come from site-packages.
-        assert!(!found.contains("site-packages"), "{text}");
+        // This machine has a system-wide NVRTC (toolkit, ld.so.cache, or a
+        // wheel in the system's own site-packages); with no Python on PATH
+        // and an empty home it cannot have come from anyone's own site.
+        assert!(
+            !found.contains("site-packages") || found.contains("|python site-packages (/usr/"),
+            "{text}"
+        );
     } else {
         assert!(
             text.starts_with("ERROR|NVRTC not found: pip install nvidia-cuda-nvrtc-cu12"),

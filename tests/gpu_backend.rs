@@ -350,10 +350,15 @@ fn without_a_gpu_auto_falls_back_with_one_line_and_gpu_is_refused() {
         eprintln!("SKIPPED without_a_gpu_auto_falls_back...: this machine has a GPU");
         return;
     }
-    // Text: one line on stderr says so.
+    // Text with -v: one line on stderr says so (without -v, nothing: it is said where it
+    // matters, not before every result).
     let mut args = exec_args(&CORRECT[0]);
     args.retain(|a| a != "--format" && a != "json");
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = run(&refs);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("no GPU"), "{err}");
+    refs.insert(0, "-v");
     let (code, out, err) = run(&refs);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ok"));
@@ -515,4 +520,169 @@ fn gpu_printf_reaches_the_result() {
         stdout.contains("hi 0") && stdout.contains("hi 1"),
         "{stdout}"
     );
+}
+
+#[test]
+fn one_worker_process_answers_every_launch_of_a_session() {
+    let mut s = gpuzzle::gpu::session::Session::new(worker());
+    let mut pids = Vec::new();
+    for threads in [8, 10, 8] {
+        let r: isolate::Isolated<Reply> = s
+            .call(
+                &Request::Launch(map_request(Target::Emulator, 8, threads)),
+                Duration::from_secs(60),
+            )
+            .unwrap();
+        let Reply::Launch(w) = r.reply else {
+            panic!("not a launch reply: {:?}", r.reply)
+        };
+        let run = RunResult::try_from(w).unwrap();
+        // The overrun of the second launch does not leak into the third.
+        assert_eq!(
+            run.diagnostics.len(),
+            usize::from(threads == 10),
+            "{threads}"
+        );
+        pids.push(s.pid());
+    }
+    assert_eq!(s.started(), 1);
+    assert!(pids.windows(2).all(|w| w[0] == w[1]), "{pids:?}");
+}
+
+/// `gpuzzle` as on a machine with a GPU, the worker's instrumented emulator standing in for it.
+fn with_stand_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = gpuzzle()
+        .current_dir(dir)
+        .env(gpuzzle::gpu::backend::STAND_IN_ENV, "emulator")
+        .args(args)
+        .output()
+        .expect("run gpuzzle");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const STAND_IN_LINE: &str = "also ran on the GPU stand-in (gpuzzle's instrumented emulator)";
+
+#[test]
+fn auto_with_a_gpu_grades_on_the_emulator_and_also_on_the_gpu() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, out, err) = with_stand_in(root, &["run", "9", "--solution"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("{STAND_IN_LINE}: outputs match")),
+        "{out}"
+    );
+    assert!(err.contains("grading on gpuzzle's emulator"), "{err}");
+    // Every reference solution passes on both.
+    let (code, out, _) = with_stand_in(root, &["check", "--all", "--solutions", "-q"]);
+    assert_eq!(code, 0, "{out}");
+    // The emulator still grades, every checker on: a starter's race is reported as before.
+    let (_, out, _) = with_stand_in(root, &["run", "9"]);
+    assert!(out.contains("also ran on"), "{out}");
+    // `emu` and `gpu` keep their single meaning: no second run.
+    for b in ["emu", "gpu"] {
+        let (code, out, err) = with_stand_in(root, &["run", "9", "--solution", "--backend", b]);
+        assert_eq!(code, 0, "{b}: {out}{err}");
+        assert!(!out.contains("also ran on"), "{b}: {out}");
+    }
+}
+
+/// A race the emulator's checkers cannot see (1-byte global accesses), whose result the
+/// emulator's one-thread-at-a-time schedule gets right: thread 0 fills `out` while the other
+/// threads copy from it without waiting. The stand-in interleaves differently (its instrumented
+/// code is longer), as a GPU would: the copies miss what thread 0 had not written yet.
+const RELAY_CU: &str = r#"extern "C" __global__ void relay(unsigned char* out, unsigned char* copy, const unsigned char* a, int size) {
+    int i = threadIdx.x;
+    if (i == 0) {
+        for (int j = 0; j < size; j++) out[j] = a[j] + 1;
+    }
+    if (i < size) copy[i] = out[i];
+}
+"#;
+
+const RELAY_TOML: &str = r#"id = 1
+slug = "relay"
+title = "Relay"
+part = "Tests"
+kernel = "relay"
+params = ["out: u8", "copy: u8", "a: u8", "size"]
+description = "Thread 0 fills out; every thread copies its element into copy."
+spec = """
+for (int i = 0; i < size; i++) {
+    out[i] = a[i] + 1;
+    copy[i] = a[i] + 1;
+}
+"""
+hints = ["The other threads do not wait for thread 0."]
+
+[[test]]
+name = "64 elements"
+grid = [1]
+block = [64]
+scalars = { size = 64 }
+buffers.a = { len = 64, init = "arange" }
+buffers.out = { len = 64, output = true }
+buffers.copy = { len = 64, output = true }
+"#;
+
+#[test]
+fn a_planted_disagreement_fails_and_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzles = dir.path().join("puzzles");
+    std::fs::create_dir_all(&puzzles).unwrap();
+    std::fs::write(puzzles.join("01_relay.toml"), RELAY_TOML).unwrap();
+    std::fs::write(puzzles.join("01_relay.cu"), RELAY_CU).unwrap();
+    // On the emulator alone the kernel passes: its schedule hides the race.
+    let (code, out, err) = with_stand_in(dir.path(), &["run", "1", "--backend", "emu"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = with_stand_in(dir.path(), &["run", "1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "{STAND_IN_LINE}: outputs differ from the emulator's"
+        )),
+        "{out}"
+    );
+    // The differing elements, each with both values and the expected one.
+    let first = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("copy["))
+        .unwrap_or_else(|| panic!("no differing element shown:\n{out}"));
+    let (index, rest) = first
+        .trim()
+        .trim_start_matches("copy[")
+        .split_once("]: ")
+        .unwrap();
+    let i: u32 = index.parse().unwrap();
+    assert_eq!(
+        rest,
+        format!("emulator {}, GPU 0, expected {}", i + 1, i + 1)
+    );
+    assert!(
+        out.contains("likelier a race or undefined behaviour"),
+        "{out}"
+    );
+    // check says so in its one-line reason too.
+    let (code, out, _) = with_stand_in(dir.path(), &["check", "--all"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("outputs differ on the GPU stand-in"), "{out}");
+}
+
+#[test]
+fn gpu_auto_grades_on_the_emulator_and_also_on_the_gpu() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_auto_grades_on_the_emulator_and_also_on_the_gpu", &why);
+    }
+    let name = gpuzzle::gpu::probe::probe().unwrap()[0].name.clone();
+    let (code, out, err) = run(&["run", "9", "--solution"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("also ran on {name}: outputs match")),
+        "{out}"
+    );
+    let (code, out, err) = run(&["check", "--all", "--solutions"]);
+    assert_eq!(code, 0, "{out}{err}");
 }

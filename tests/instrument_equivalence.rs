@@ -1,13 +1,15 @@
 //! The GPU instrumenter, checked without a GPU: each kernel of tests/kernels/instrument (compiled
 //! here with NVRTC, which must be installed) runs once on the plain emulator and once instrumented on the emulator
 //! (`gpu::via_emu`); buffers, printf output and per-thread counters must agree, and for the buggy
-//! kernels so must the kind and line of the first diagnostic.
+//! kernels so must the kind and line of the first diagnostic. The same holds for every kernel of the
+//! engine's corpus (`tests/kernels/*.cu`, found by listing the folder), launched with arguments
+//! made from its signature.
 
 use gpuzzle::emu::result::{DiagKind, RunResult};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
 use gpuzzle::gpu::instrument::{instrument, InstrumentOptions, CTL_PARAM};
-use gpuzzle::gpu::via_emu::{run_detailed, EmuRun};
+use gpuzzle::gpu::via_emu::{run_detailed, run_detailed_untimed, EmuRun};
 use std::path::Path;
 
 /// PTX of `tests/kernels/instrument/{name}.cu`, compiled with NVRTC.
@@ -305,7 +307,14 @@ fn endless_loop_hits_the_step_limit_on_the_same_line() {
 fn every_instrumented_module_still_parses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut n = 0;
-    for dir in ["tests/kernels/instrument", "tests/ptx"] {
+    // The probe set, NVRTC 12.9's PTX of the corpus (the fuzzer's seeds) and NVRTC 13's PTX too.
+    let dirs = [
+        "tests/kernels/instrument",
+        "tests/ptx",
+        "tests/ptx/nvrtc13",
+        "tests/kernels/ptx",
+    ];
+    for dir in dirs {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = e.unwrap().path();
             let text = match p.extension().and_then(|x| x.to_str()) {
@@ -341,7 +350,7 @@ fn every_instrumented_module_still_parses() {
             }
         }
     }
-    assert!(n >= 15, "only {n} kernels found");
+    assert!(n >= 100, "only {n} kernels found");
 }
 
 /// A budget too small for the loop inside the device function: the thread exits from inside the
@@ -488,4 +497,309 @@ fn shared_array_declared_in_a_device_function() {
         inst.ctl.shared_table,
         vec![(inst.ctl.shared_table[0].0, 128)]
     );
+}
+
+// ------------------------------------------------------------------ the whole engine corpus
+
+mod engine_support;
+
+use gpuzzle::emu::value::ElemType as Ty;
+use gpuzzle::ptx::ir::{Param, Ty as PtxTy};
+
+/// The engine's corpus files: every `tests/kernels/*.cu` (found, not listed, so a new family is
+/// covered the day it is added).
+fn corpus_files() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension().and_then(|x| x.to_str()) == Some("cu"))
+                .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The kernels written as tutorials write them (`tests/kernels/tutorial/`: cooperative groups,
+/// host headers, own headers found with `-I`), compiled as `exec -I` compiles them.
+fn tutorial_kernels() -> Vec<engine_support::Kernels> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/tutorial");
+    let includes = [
+        format!("-I{}", dir.display()),
+        format!("-I{}", dir.join("include").display()),
+    ];
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("cu"))
+        .collect();
+    paths.sort();
+    // A file NVRTC refuses (`int_pow.cu` shows a compile error on purpose) runs nowhere.
+    paths
+        .iter()
+        .filter_map(|p| {
+            let source = std::fs::read_to_string(p).unwrap();
+            let file = format!(
+                "tests/kernels/tutorial/{}",
+                p.file_name().unwrap().to_string_lossy()
+            );
+            let req = gpuzzle::compile::CompileRequest {
+                file_name: &file,
+                source: &source,
+                defines: &[],
+                extra_options: &includes,
+            };
+            let ptx = match gpuzzle::compile::compile(&req) {
+                Ok(c) => c.ptx.to_string(),
+                Err(gpuzzle::compile::CompileError::Compilation { .. }) => return None,
+                Err(e) => panic!("{file}: {e}"),
+            };
+            Some(engine_support::Kernels {
+                module: gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{file}: {e}")),
+                ptx,
+                source,
+                file,
+            })
+        })
+        .collect()
+}
+
+/// Arguments for any kernel, made from its PTX signature: a pointer gets a buffer of small
+/// integers (valid indices, harmless as floats), an integer a count, a float a plain value, a
+/// struct a byte pattern. What matters is that both runs get the same inputs, whatever they mean.
+fn args_for(params: &[Param]) -> Vec<KernelArg> {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let name = format!("p{i}");
+            if p.size > 8 || (p.ty == PtxTy::B8 && p.size > 1) {
+                let bytes: Vec<u8> = (0..p.size).map(|b| (b * 13 % 7) as u8).collect();
+                return KernelArg::Struct {
+                    bytes,
+                    fields: vec![],
+                };
+            }
+            match p.ty {
+                _ if p.is_array => small_ints(&name),
+                PtxTy::U64 | PtxTy::B64 | PtxTy::S64 => small_ints(&name),
+                PtxTy::F32 => KernelArg::Scalar(Scalar::from_f64(Ty::F32, 1.5)),
+                PtxTy::F64 => KernelArg::Scalar(Scalar::from_f64(Ty::F64, 0.25)),
+                PtxTy::U8 | PtxTy::S8 | PtxTy::B8 => {
+                    KernelArg::Scalar(Scalar::from_f64(Ty::I8, 3.0))
+                }
+                PtxTy::U16 | PtxTy::S16 | PtxTy::B16 => {
+                    KernelArg::Scalar(Scalar::from_f64(Ty::I16, 3.0))
+                }
+                _ => KernelArg::Scalar(Scalar::from_f64(Ty::I32, 100.0)),
+            }
+        })
+        .collect()
+}
+
+fn small_ints(name: &str) -> KernelArg {
+    let v: Vec<f64> = (0..1024).map(|i| ((i * 7) % 29) as f64).collect();
+    buf(name, Ty::I32, &v)
+}
+
+/// The kinds of fault the instrumentation reports (the rest are emulator checkers).
+fn gpu_visible(k: DiagKind) -> bool {
+    matches!(
+        k,
+        DiagKind::OutOfBounds | DiagKind::Misaligned | DiagKind::StepLimit
+    )
+}
+
+/// Every kernel of every corpus file (and of the tutorial-style files), in a 1D and a 3D launch: the instrumenter must accept it,
+/// and the instrumented run on the emulator must give the plain emulator's buffers, printf output,
+/// counters and first GPU-visible fault.
+#[test]
+fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
+    let launches = [
+        LaunchConfig {
+            grid: [3, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared: 1024,
+        },
+        LaunchConfig {
+            grid: [2, 1, 2],
+            block: [16, 2, 2],
+            dynamic_shared: 1024,
+        },
+    ];
+    let corpus = corpus_files().into_iter().map(|f| engine_support::load(&f));
+    let modules: Vec<engine_support::Kernels> = corpus.chain(tutorial_kernels()).collect();
+    let jobs: Vec<(&engine_support::Kernels, &str, &LaunchConfig)> = modules
+        .iter()
+        .flat_map(|k| {
+            let launches = &launches;
+            k.module
+                .entries()
+                .flat_map(move |e| launches.iter().map(move |c| (k, e.name.as_str(), c)))
+        })
+        .collect();
+    // Shared out over the cores: each run is independent and the corpus is large.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(k, name, c)) = jobs.get(i) else {
+                    break;
+                };
+                if let Err(e) = compare(k, name, c) {
+                    let (_, f) = k.module.function(name).unwrap();
+                    let what = format!(
+                        "{}: {} {:?}x{:?}",
+                        k.file,
+                        f.display_name(),
+                        c.grid,
+                        c.block
+                    );
+                    failures.lock().unwrap().push(format!("{what}: {e}"));
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    let ran = jobs.len() - failures.len();
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs differ:\n{}",
+        failures.len(),
+        ran + failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran >= 180, "only {ran} runs");
+}
+
+fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<(), String> {
+    let (_, f) = k.module.function(name).unwrap();
+    let args = args_for(&f.params);
+    // Dynamic shared memory only for a module that declares some: the emulator lets an overrun
+    // of a static array land in it, where the instrumentation (like a GPU) has no such variable.
+    let mut c = *c;
+    if !k.module.shared.iter().any(|(v, _)| v.dynamic) {
+        c.dynamic_shared = 0;
+    }
+    let c = &c;
+    // The plain run gets ten times the instructions the loop budget stands for: a spin-wait
+    // (threads polling a flag another thread sets) costs the emulator a quantum of instructions
+    // per waiting thread and turn, but the instrumented run only one step per poll.
+    let opts = EmuOptions {
+        step_limit: 20_000_000,
+        ..EmuOptions::default()
+    };
+    let plain = emu::run(&k.module, name, c, args.clone(), &opts);
+    let budget = gpuzzle::gpu::plan::per_thread_budget(2_000_000, c.total_threads());
+    let inst = run_detailed_untimed(&k.ptx, name, c, args, budget);
+    // A launch the emulator refuses (too much shared memory) is refused the same way.
+    let (plain, inst) = match (plain, inst) {
+        (Ok(p), Ok(i)) => (p, i),
+        (Err(p), Err(i)) if p.to_string() == i.to_string() => return Ok(()),
+        (p, i) => return Err(format!("plain {:?} vs instrumented {:?}", p.err(), i.err())),
+    };
+    let g = &inst.result;
+    let plain_first = plain.diagnostics.iter().find(|d| gpu_visible(d.kind));
+    let inst_first = g.diagnostics.iter().find(|d| gpu_visible(d.kind));
+    match (plain_first, inst_first) {
+        (None, None) => {}
+        // Where the step limit stops a kernel depends on how it is counted: the emulator stops the
+        // whole launch after so many instructions, the instrumentation each thread after so many
+        // loop iterations. So the kind must agree, and nothing after it can be compared.
+        (Some(p), Some(q)) if p.kind == DiagKind::StepLimit && q.kind == p.kind => return Ok(()),
+        (Some(p), Some(q)) => {
+            if (p.kind, p.line) != (q.kind, q.line) {
+                return Err(format!(
+                    "first fault {:?} line {:?} vs {:?} line {:?}: {} / {}",
+                    p.kind, p.line, q.kind, q.line, p.message, q.message
+                ));
+            }
+        }
+        (p, q) => return Err(format!("first fault {p:?} vs {q:?}")),
+    }
+    if let Some(d) = inst
+        .emulator_diagnostics
+        .iter()
+        .find(|d| d.kind == DiagKind::OutOfBounds)
+    {
+        return Err(format!("an illegal access got through: {}", d.message));
+    }
+    // The emulator lays out the shared variables of every kernel of the module in one window, so
+    // an overrun of one kernel's array can land in another kernel's array and pass as legal
+    // there, where a GPU (and so the instrumentation) has only the launched kernel's variables.
+    // Both report the same first overrun; what the kernel does after it is not compared.
+    if plain_first.is_some_and(|p| p.kind == DiagKind::OutOfBounds && p.message.contains("shared"))
+    {
+        return Ok(());
+    }
+    // A race makes the result depend on the schedule (a spin-wait polls as often as the other
+    // thread takes to set the flag), and instrumented code interleaves differently: such a run
+    // agrees up to its first fault only.
+    if plain
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.kind, DiagKind::SharedRace | DiagKind::GlobalRace))
+        && plain.counters != g.counters
+    {
+        return Ok(());
+    }
+    if plain.buffers != g.buffers {
+        return Err("buffers differ".into());
+    }
+    if plain.stdout != g.stdout {
+        return Err(format!(
+            "printf differs: {:?} vs {:?}",
+            plain.stdout, g.stdout
+        ));
+    }
+    if plain.counters.total != g.counters.total
+        || plain.counters.max_per_thread != g.counters.max_per_thread
+    {
+        return Err(format!(
+            "counters differ: {:?} vs {:?}",
+            plain.counters, g.counters
+        ));
+    }
+    Ok(())
+}
+
+/// PTX from NVRTC 13 (`tests/ptx/nvrtc13/`, `.version 9.5`, with `inlined_at` locations and a
+/// debug section in `corpus_atomics`): every kernel instruments and runs the same.
+#[test]
+fn nvrtc_13_ptx_runs_the_same_instrumented() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx/nvrtc13");
+    let launch = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared: 1024,
+    };
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("ptx") {
+            continue;
+        }
+        let ptx = std::fs::read_to_string(&p).unwrap();
+        let module = gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let k = engine_support::Kernels {
+            module,
+            ptx,
+            source: String::new(),
+            file: p.display().to_string(),
+        };
+        for entry in k.module.entries() {
+            match compare(&k, &entry.name, &launch) {
+                Ok(()) => ran += 1,
+                Err(e) => failures.push(format!("{}: {}: {e}", p.display(), entry.name)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ran >= 15, "only {ran} kernels");
 }

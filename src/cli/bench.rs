@@ -1,6 +1,6 @@
 //! `gpuzzle bench N`: the puzzle's `[bench]` launch, timed on a GPU, or counted on the emulator.
 
-use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, WorkspaceArgs};
 use super::output::{errln, outln};
 use super::{default_jobs, Format, EXIT_FAIL};
 use crate::compile::{self, CompileError, CompileRequest};
@@ -36,6 +36,7 @@ pub struct BenchArgs {
     /// Timed launches per kernel on the GPU (the median is reported).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub reps: u32,
+    /// Output: readable text, or JSON with every figure for scripts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Also draw the roofline as an SVG: ceilings, ridge point, your kernel and the reference
@@ -46,6 +47,8 @@ pub struct BenchArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
@@ -73,11 +76,19 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     }
     let selection = a.backend.select(!quiet && a.format == Format::Text)?;
 
-    let path = loaded.ws.kernel_path(puzzle, a.solution);
-    let name = common::display_path(&path);
-    let source =
-        common::read_source(&path).map_err(|e| anyhow::anyhow!("cannot read {name}: {e}"))?;
-    let learner_ptx = match compile_kernel(puzzle, &name, &source) {
+    let (name, source) = if a.solution {
+        common::read_reference(&loaded.ws, puzzle)
+    } else {
+        let path = loaded.ws.kernel_path(puzzle, false);
+        let name = common::display_path(&path);
+        let source = common::read_source(&path).map_err(|e| format!("cannot read {name}: {e}"));
+        (name, source)
+    };
+    let source = source.map_err(anyhow::Error::msg)?;
+    let include_dirs = a
+        .include
+        .resolve_for(&loaded.ws.kernel_path(puzzle, a.solution))?;
+    let learner_ptx = match compile_kernel(puzzle, &name, &source, &include_dirs) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
@@ -95,10 +106,11 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let reference_ptx = if a.solution {
         None
     } else {
-        let rpath = loaded.ws.kernel_path(puzzle, true);
-        let rname = common::display_path(&rpath);
-        match common::read_source(&rpath) {
-            Ok(src) => match compile_kernel(puzzle, &rname, &src) {
+        // The workspace's solutions/ file, else the pack's built-in solution.
+        let (rname, rsource) = common::read_reference(&loaded.ws, puzzle);
+        match rsource {
+            // The command line's -I is for the learner's file; the reference gets the puzzle's.
+            Ok(src) => match compile_kernel(puzzle, &rname, &src, &[]) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
                     reference_note = Some(format!(
@@ -107,8 +119,8 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
                     None
                 }
             },
-            Err(_) => {
-                reference_note = Some(format!("no reference solution ({rname} is missing)"));
+            Err(why) => {
+                reference_note = Some(why);
                 None
             }
         }
@@ -192,12 +204,19 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
 }
 
-fn compile_kernel(puzzle: &Puzzle, name: &str, source: &str) -> Result<String, CompileError> {
+/// `include_dirs`: the command line's `-I` folders, resolved (the puzzle's own come after).
+fn compile_kernel(
+    puzzle: &Puzzle,
+    name: &str,
+    source: &str,
+    include_dirs: &[std::path::PathBuf],
+) -> Result<String, CompileError> {
+    let include_options = crate::judge::include_options(include_dirs, puzzle);
     let req = CompileRequest {
         file_name: name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     compile::compile(&req).map(|c| c.ptx.to_string())
 }

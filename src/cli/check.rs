@@ -1,11 +1,11 @@
 //! `gpuzzle check`: grade many puzzles in parallel, for learners and classroom CI.
 
-use super::common::{self, BackendArgs, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, WorkspaceArgs};
 use super::output::{errln, out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
-use crate::puzzle::Puzzle;
+use crate::puzzle::{BrokenPuzzle, Puzzle};
 use crate::report;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -16,8 +16,11 @@ use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
+    /// A table: one line per puzzle with the reason it failed.
     Text,
+    /// JSON for scripts (the shape is documented in CONTRIBUTING.md).
     Json,
+    /// JUnit XML for CI dashboards: a testcase per test, with its time, file and line.
     Junit,
     /// GitHub Actions annotations at the learner's lines, plus a markdown summary appended to
     /// `$GITHUB_STEP_SUMMARY` when it is set.
@@ -32,7 +35,8 @@ pub struct CheckArgs {
     /// Grade every puzzle.
     #[arg(long)]
     pub all: bool,
-    /// Grade the reference solutions in solutions/ instead of the kernels in puzzles/.
+    /// Grade the reference solutions instead of the kernels in puzzles/: solutions/ beside them
+    /// where it has the file, else the solutions built into gpuzzle.
     #[arg(long)]
     pub solutions: bool,
     /// Output: a table (text), JSON, JUnit XML, or GitHub Actions annotations (github).
@@ -45,19 +49,32 @@ pub struct CheckArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     let loaded = common::load(&a.ws)?;
-    let selection = a.backend.select(!quiet && a.format == CheckFormat::Text)?;
-    let selected: Vec<&Puzzle> = if a.all || a.names.is_empty() {
-        loaded.puzzles.iter().collect()
+    // A puzzle whose file is broken is not graded; it fails with its file's errors.
+    let (selected, broken): (Vec<&Puzzle>, Vec<&BrokenPuzzle>) = if a.all || a.names.is_empty() {
+        (
+            loaded.puzzles.iter().collect(),
+            loaded.broken.iter().collect(),
+        )
     } else {
-        a.names
-            .iter()
-            .map(|q| loaded.ws.find(&loaded.puzzles, q))
-            .collect::<Result<_, _>>()?
+        let (mut good, mut bad) = (Vec::new(), Vec::new());
+        for q in &a.names {
+            match loaded.ws.find(&loaded.puzzles, q) {
+                Ok(p) => good.push(p),
+                Err(e) => bad.push(loaded.broken.iter().find(|b| b.matches(q)).ok_or(e)?),
+            }
+        }
+        (good, bad)
     };
+    // After the names are resolved: a typo is said alone, not after a line about the backend.
+    let selection = a
+        .backend
+        .select_for_grading(!quiet && a.format == CheckFormat::Text)?;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let bar = progress_bar(selected.len(), quiet || a.format != CheckFormat::Text);
     let next = AtomicUsize::new(0);
@@ -65,6 +82,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         Mutex::new((0..selected.len()).map(|_| None).collect());
     let opts = JudgeOptions {
         executor: selection.executor,
+        also: selection.also,
         timeout: a.backend.timeout,
         ..JudgeOptions::default()
     };
@@ -74,7 +92,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = selected.get(i) else { break };
                 bar.set_message(p.slug.clone());
-                let r = common::grade_in_batch(&loaded.ws, p, a.solutions, &opts);
+                let r = common::grade_in_batch(&loaded.ws, p, a.solutions, &opts, &a.include);
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);
                 }
@@ -99,10 +117,20 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             quiet || a.format != CheckFormat::Text,
         );
     }
+    // Broken puzzle files in id order among the rest (unknown ids last); never recorded as
+    // the learner's result.
+    for b in broken {
+        let at = b.id.unwrap_or(u32::MAX);
+        let i = outcomes.partition_point(|o| o.id <= at);
+        outcomes.insert(i, common::broken_outcome(b));
+    }
     match a.format {
         CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
         CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),
-        CheckFormat::Junit => out!("{}", report::check::junit(&outcomes, a.solutions)),
+        CheckFormat::Junit => out!(
+            "{}",
+            report::check::junit(&outcomes, &loaded.puzzles, a.solutions)
+        ),
         CheckFormat::Github => {
             out!("{}", report::github::annotations(&outcomes));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));

@@ -5,7 +5,7 @@ use super::output::errln;
 use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
-use crate::puzzle::{Puzzle, State, Workspace};
+use crate::puzzle::{BrokenPuzzle, Puzzle, Reference, State, Workspace};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub struct WorkspaceArgs {
     /// A puzzle directory (or a workspace holding `puzzles/`) instead of the one found from here;
     /// also `GPUZZLE_PUZZLES`.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = super::GLOBAL)]
     pub puzzles: Option<PathBuf>,
 }
 
@@ -29,6 +29,48 @@ pub struct BackendArgs {
     /// `bench`, 120).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+}
+
+/// Whether `auto` says that it fell back to the emulator for want of a GPU.
+static SAY_NO_GPU: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Say "no GPU: running on gpuzzle's emulator" when `auto` finds none (set for `-v` and
+/// `bench`, whose figures depend on it; `doctor` says it in its own words).
+pub fn set_say_no_gpu(on: bool) {
+    SAY_NO_GPU.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `-I DIR`: every command that compiles a kernel takes it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct IncludeArgs {
+    /// A folder to search for your kernel's own headers (`#include "util.h"`), relative to the
+    /// kernel file; repeat for several. CUDA's headers are found without it.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+impl IncludeArgs {
+    /// The folders for the kernel file `kernel`: a relative one resolved against the file's
+    /// folder. A folder that does not exist is an error here, not a puzzling "cannot open source
+    /// file" from NVRTC.
+    pub fn resolve_for(&self, kernel: &Path) -> Result<Vec<PathBuf>> {
+        let base = kernel.parent().unwrap_or(Path::new(""));
+        self.include
+            .iter()
+            .map(|dir| {
+                let resolved = base.join(dir);
+                if resolved.is_dir() {
+                    Ok(resolved)
+                } else {
+                    anyhow::bail!(
+                        "-I {}: no such folder ({}; a relative -I is taken from the kernel file's folder)",
+                        dir.display(),
+                        resolved.display()
+                    )
+                }
+            })
+            .collect()
+    }
 }
 
 /// Sets the default of `--backend` (e.g. `GPUZZLE_BACKEND=emu` for tests that need the
@@ -58,28 +100,53 @@ impl BackendArgs {
     }
 
     /// Resolve the choice; `--backend gpu` without a GPU is an error with the reason. With
-    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr.
+    /// `announce` (text output, not --quiet), `auto`'s choice is said once per process on stderr:
+    /// always when it is the GPU (the checkers are off there), and that there is no GPU only
+    /// where it matters (`-v`, `bench`; see [`set_say_no_gpu`]), not before every verdict.
     pub fn select(&self, announce: bool) -> Result<Selection> {
         let s = backend::select(self.choice()?).map_err(anyhow::Error::msg)?;
-        if let (true, Some(note)) = (announce, &s.note) {
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    /// `select` for the commands that grade (`run`, `check`, `watch`): `auto` with a GPU grades
+    /// on the emulator and also runs the kernel on the GPU (`Selection::also`).
+    pub fn select_for_grading(&self, announce: bool) -> Result<Selection> {
+        let s = backend::select_for_grading(self.choice()?).map_err(anyhow::Error::msg)?;
+        Self::announce(announce, &s);
+        Ok(s)
+    }
+
+    /// The backend line is said where it matters: on the GPU, when grading on both, or when the
+    /// no-GPU line was asked for (`-v`, `doctor`, `bench`).
+    fn announce(announce: bool, s: &Selection) {
+        let worth_saying = s.executor == backend::Executor::Gpu
+            || s.also.is_some()
+            || SAY_NO_GPU.load(std::sync::atomic::Ordering::Relaxed);
+        if let (true, true, Some(note)) = (announce, worth_saying, &s.note) {
             static SAID: std::sync::Once = std::sync::Once::new();
             SAID.call_once(|| errln!("{}", colored::Colorize::dimmed(note.as_str())));
         }
-        Ok(s)
     }
 }
 
 pub struct Loaded {
     pub ws: Workspace,
     pub puzzles: Vec<Puzzle>,
+    /// Puzzle files with a mistake: shown by `list`, failed by `check`; the rest still work.
+    pub broken: Vec<BrokenPuzzle>,
 }
 
 pub fn load(args: &WorkspaceArgs) -> Result<Loaded> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let over = Workspace::puzzles_override(args.puzzles.as_deref());
     let ws = Workspace::discover(&cwd, over.as_deref())?;
-    let puzzles = ws.load_puzzles()?;
-    Ok(Loaded { ws, puzzles })
+    let catalog = ws.load_catalog()?;
+    Ok(Loaded {
+        ws,
+        puzzles: catalog.puzzles,
+        broken: catalog.broken,
+    })
 }
 
 /// A path as the learner would type it: relative to the current directory when inside it.
@@ -136,22 +203,42 @@ fn read_kernel(
     puzzle: &Puzzle,
     solutions: bool,
 ) -> (String, Result<String, String>) {
-    let path = ws.kernel_path(puzzle, solutions);
+    if solutions {
+        return read_reference(ws, puzzle);
+    }
+    let path = ws.kernel_path(puzzle, false);
     let name = display_path(&path);
     let source = read_source(&path).map_err(|e| {
-        let fix = if solutions {
-            "this workspace has no reference solutions".to_string()
-        } else {
-            format!(
-                "restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
-                puzzle.id,
-                crate::puzzle::kernel_signature(puzzle)
-            )
-        };
-        let e = crate::puzzle::os_reason(&e);
-        format!("cannot read {name}: {e}; {fix}")
+        format!(
+            "cannot read {name}: {}; restore the starter with `gpuzzle reset {}`, or create the file with this kernel: {}",
+            crate::puzzle::os_reason(&e),
+            puzzle.id,
+            crate::puzzle::kernel_signature(puzzle)
+        )
     });
     (name, source)
+}
+
+/// A puzzle's reference solution (`Workspace::reference`: the workspace's `solutions/` file,
+/// else the pack's built-in one): its name as shown and its text, or why there is none.
+pub fn read_reference(ws: &Workspace, puzzle: &Puzzle) -> (String, Result<String, String>) {
+    match ws.reference(puzzle) {
+        Some(Reference::File(path)) => {
+            let name = display_path(&path);
+            let source = read_source(&path)
+                .map_err(|e| format!("cannot read {name}: {}", crate::puzzle::os_reason(&e)));
+            (name, source)
+        }
+        Some(Reference::BuiltIn { name, text }) => (name, Ok(text.to_string())),
+        None => {
+            let name = display_path(&ws.kernel_path(puzzle, true));
+            let why = format!(
+                "no reference solution for puzzle {} ({}): {name} does not exist and it is not one of gpuzzle's built-in puzzles",
+                puzzle.id, puzzle.slug
+            );
+            (name, Err(why))
+        }
+    }
 }
 
 /// Grade one puzzle's kernel file; a missing file is an error (for `run`, which grades one).
@@ -160,10 +247,12 @@ pub fn grade(
     puzzle: &Puzzle,
     solutions: bool,
     opts: &JudgeOptions,
+    include: &IncludeArgs,
 ) -> Result<(PuzzleOutcome, Option<String>)> {
     let (name, source) = read_kernel(ws, puzzle, solutions);
     let source = source.map_err(anyhow::Error::msg)?;
-    let outcome = judge::judge(puzzle, &name, &source, opts)?;
+    let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
+    let outcome = judge::judge(puzzle, &name, &source, &opts)?;
     Ok((outcome, Some(source)))
 }
 
@@ -174,10 +263,14 @@ pub fn grade_in_batch(
     puzzle: &Puzzle,
     solutions: bool,
     opts: &JudgeOptions,
+    include: &IncludeArgs,
 ) -> Result<PuzzleOutcome> {
     let (name, source) = read_kernel(ws, puzzle, solutions);
     match source {
-        Ok(source) => Ok(judge::judge(puzzle, &name, &source, opts)?),
+        Ok(source) => {
+            let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
+            Ok(judge::judge(puzzle, &name, &source, &opts)?)
+        }
         Err(message) => Ok(PuzzleOutcome {
             id: puzzle.id,
             slug: puzzle.slug.clone(),
@@ -189,6 +282,56 @@ pub fn grade_in_batch(
             compile_error: Some(message),
         }),
     }
+}
+
+/// A puzzle whose file is broken, as a failed verdict for `check`: `file` is the puzzle file
+/// and `compile_error` holds its problems as `FILE:LINE: error: ...` lines (the form of
+/// compile messages), so that every format shows each one at its line.
+pub fn broken_outcome(b: &BrokenPuzzle) -> PuzzleOutcome {
+    let file = display_path(&b.toml_path);
+    let invalids = b.error.invalids();
+    let message = if invalids.is_empty() {
+        format!("{file}: error: {}", b.error)
+    } else {
+        invalids
+            .iter()
+            .map(|i| {
+                let place = match i.line {
+                    Some(line) => format!("{}:{line}", display_path(&i.file)),
+                    None => display_path(&i.file),
+                };
+                let help = if i.help.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n  help: {}", i.help)
+                };
+                format!("{place}: error: `{}`: {}{help}", i.field, i.problem)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    PuzzleOutcome {
+        id: b.id.unwrap_or(0),
+        slug: b.slug.clone(),
+        title: b.title.clone().unwrap_or_else(|| b.file_stem()),
+        file,
+        passed: false,
+        tests: Vec::new(),
+        warnings: Vec::new(),
+        compile_error: Some(message),
+    }
+}
+
+/// `opts` with the `-I` folders resolved for the kernel file `kernel`.
+fn with_includes(
+    opts: &JudgeOptions,
+    include: &IncludeArgs,
+    kernel: &Path,
+) -> Result<JudgeOptions> {
+    Ok(JudgeOptions {
+        include_dirs: include.resolve_for(kernel)?,
+        ..opts.clone()
+    })
 }
 
 /// Remember the result of grading the learner's file (never for reference solutions).

@@ -38,6 +38,7 @@ pub struct ExecArgs {
     /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
     #[arg(long = "arg")]
     pub args: Vec<String>,
+    /// Output: readable text, or JSON (buffers, counters, diagnostics) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out

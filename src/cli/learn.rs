@@ -1,13 +1,15 @@
-//! The learner's small commands: `hint`, `list`, `show`, `reset`, `init`.
+//! The learner's small commands: `hint`, `list`, `show`, `solution`, `reset`, `init`.
 
+use super::classroom::{self, Ci};
 use super::common::{self, WorkspaceArgs};
 use super::output::{errln, outln};
+use super::EXIT_FAIL;
 use crate::puzzle::{State, Workspace};
 use crate::report;
 use anyhow::Result;
 use clap::Args;
 use colored::Colorize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct HintArgs {
@@ -96,7 +98,80 @@ pub fn list(a: &ListArgs) -> Result<i32> {
         .iter()
         .map(|p| (p, state.status(&p.slug)))
         .collect();
-    super::print_block(&report::catalog::list(&rows));
+    // A broken puzzle file is listed with its errors (as `check` reports them); the list
+    // itself still succeeds.
+    let broken: Vec<_> = l
+        .broken
+        .iter()
+        .map(|b| report::catalog::BrokenRow {
+            id: b.id,
+            name: b.title.clone().unwrap_or_else(|| b.slug.clone()),
+            part: b.part.clone(),
+            error: common::broken_outcome(b).compile_error.unwrap_or_default(),
+        })
+        .collect();
+    super::print_block(&report::catalog::list_with_broken(&rows, &broken));
+    Ok(0)
+}
+
+#[derive(Args, Debug)]
+pub struct SolutionArgs {
+    /// The puzzle: number or slug.
+    pub puzzle: String,
+    /// Print it even though you have not passed the puzzle yet.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub ws: WorkspaceArgs,
+}
+
+/// The reference solution, once the learner's kernel has passed (the pass is in the state), or
+/// with `--force` after saying that looking is a choice. Exit 1 when it stays hidden.
+pub fn solution(a: &SolutionArgs) -> Result<i32> {
+    let l = common::load(&a.ws)?;
+    let p = l.ws.find(&l.puzzles, &a.puzzle)?;
+    let (state, warning) = State::load(&l.ws);
+    if let Some(w) = warning {
+        errln!("warning: {w}");
+    }
+    let solved = state.solved(&p.slug);
+    if !solved && !a.force {
+        errln!(
+            "Puzzle {} ({}) is not passed yet, so its solution stays hidden.\n  \
+             help: pass it (`gpuzzle run {}`) and this command prints it; stuck? `gpuzzle hint {}` \
+             gives the next hint; to see it now anyway: `gpuzzle solution {} --force`",
+            p.id,
+            p.title,
+            p.id,
+            p.id,
+            p.id
+        );
+        return Ok(EXIT_FAIL);
+    }
+    let (name, text) = common::read_reference(&l.ws, p);
+    let text = text.map_err(anyhow::Error::msg)?;
+    let yours = common::display_path(&l.ws.kernel_path(p, false));
+    if solved {
+        errln!(
+            "{}",
+            format!(
+                "The reference solution of puzzle {} ({name}), to compare with yours ({yours}):",
+                p.id
+            )
+            .dimmed()
+        );
+    } else {
+        errln!(
+            "{}",
+            format!(
+                "You have not passed puzzle {} yet: looking now is your choice. Working it out is \
+                 where the learning is; `gpuzzle hint {}` gives the next hint instead. Here it is ({name}):",
+                p.id, p.id
+            )
+            .yellow()
+        );
+    }
+    super::print_block(&text);
     Ok(0)
 }
 
@@ -161,12 +236,111 @@ pub fn reset(a: &ResetArgs) -> Result<i32> {
 pub struct InitArgs {
     /// Where to create the workspace (made if missing).
     pub dir: PathBuf,
+    /// Also write a CI workflow for a classroom repository: `github` writes
+    /// .github/workflows/gpuzzle.yml (NVRTC, gpuzzle, `check --all --format github`, JUnit).
+    #[arg(long, value_enum, value_name = "SERVICE")]
+    pub ci: Option<Ci>,
+    /// Where the workflow installs gpuzzle from: the arguments of `cargo install`, e.g.
+    /// "--git https://github.com/you/gpuzzle --rev 1a2b3c4 gpuzzle". Without it, the
+    /// repository variable GPUZZLE_INSTALL must say it.
+    #[arg(
+        long,
+        value_name = "CARGO_INSTALL_ARGS",
+        requires = "ci",
+        allow_hyphen_values = true
+    )]
+    pub ci_install: Option<String>,
 }
 
 pub fn init(a: &InitArgs) -> Result<i32> {
-    Workspace::init(&a.dir)?;
-    let shown = a.dir.display();
-    outln!("Created a gpuzzle workspace in {shown}: puzzles/ (yours to edit) and solutions/.");
-    outln!("Next:\n  cd {shown}\n  gpuzzle show 1\n  gpuzzle run 1");
+    let mut extra = Vec::new();
+    if let Some(ci) = a.ci {
+        extra.push(classroom::workflow(ci, a.ci_install.as_deref())?);
+    }
+    Workspace::init_with(&a.dir, extra)?;
+    let shown = shell_word(&a.dir.display().to_string());
+    outln!(
+        "Created a gpuzzle workspace in {shown}: puzzles/ holds each puzzle as a .toml (the \
+         task and its tests) and a .cu (your kernel, to edit)."
+    );
+    outln!(
+        "Next:\n  cd {shown}\n  gpuzzle run 1      grade puzzle 1; then open puzzles/01_map.cu in your \
+         editor, fill it in and run it again\n  gpuzzle hint 1     when stuck; `gpuzzle list` shows \
+         every puzzle"
+    );
+    if let Some(ci) = a.ci {
+        outln!("{}", classroom::next_steps(ci, a.ci_install.as_deref()));
+    }
+    if let Some(note) = path_note() {
+        outln!("\n{}", note.yellow());
+    }
     Ok(0)
+}
+
+/// `path` as one shell word: quoted when it holds anything a shell would split or expand.
+fn shell_word(path: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+~:@%,=".contains(c);
+    if !path.is_empty() && path.chars().all(plain) {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+/// When `gpuzzle` typed in a shell would not run this binary (it was started by `cargo run`
+/// or by its path), the commands gpuzzle prints would not work as printed: say how to make
+/// them work.
+fn path_note() -> Option<String> {
+    let me = std::env::current_exe().ok()?.canonicalize().ok()?;
+    let on_path = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("gpuzzle"))
+                .find(|c| c.is_file())
+        })
+        .unwrap_or_default();
+    let problem = match on_path {
+        Some(first) if first.canonicalize().ok().as_ref() == Some(&me) => return None,
+        Some(first) => format!(
+            "The `gpuzzle` on your PATH ({}) is not this one ({}).",
+            first.display(),
+            me.display()
+        ),
+        None => "`gpuzzle` is not on your PATH yet, so the commands above would not run as typed."
+            .to_string(),
+    };
+    // Built from a clone (`cargo run`): that clone can be installed.
+    let clone = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let install = if clone.join("Cargo.toml").is_file() && me.starts_with(clone) {
+        format!(
+            "install it with `cargo install --locked --path {}` (it lands in ~/.cargo/bin)",
+            shell_word(&clone.display().to_string())
+        )
+    } else {
+        let dir = me
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        format!("add {} to your PATH", shell_word(&dir))
+    };
+    Some(format!(
+        "{problem} To type them as shown, {install}; or type {} in their place.",
+        shell_word(&me.display().to_string())
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_quoted_only_when_a_shell_would_split_or_expand_it() {
+        assert_eq!(
+            shell_word("/home/ada/gpuzzle-work"),
+            "/home/ada/gpuzzle-work"
+        );
+        assert_eq!(shell_word("my puzzles"), "'my puzzles'");
+        assert_eq!(shell_word("it's$HOME"), "'it'\\''s$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

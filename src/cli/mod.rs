@@ -2,7 +2,9 @@
 
 mod bench;
 mod check;
+mod classroom;
 mod common;
+mod completion;
 mod doctor;
 pub(crate) mod draw;
 mod exec;
@@ -26,25 +28,36 @@ pub const EXIT_USAGE: i32 = 2;
 )]
 pub struct Cli {
     /// When to use colour (NO_COLOR is honoured under `auto`).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, help_heading = GLOBAL)]
     pub color: ColorChoice,
     /// Print less: only the verdict and problems.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Print more: which backend runs the kernels, and why there is no GPU when there is none.
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The `--help` section of the options every command takes, apart from its own.
+pub const GLOBAL: &str = "Global options";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
+    /// Colour when writing to a terminal and NO_COLOR is not set.
     Auto,
+    /// Always colour, e.g. through a pager.
     Always,
+    /// Never colour.
     Never,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Readable text.
     Text,
+    /// JSON for scripts.
     Json,
 }
 
@@ -60,9 +73,12 @@ pub enum Command {
     List(learn::ListArgs),
     /// Describe a puzzle: task, launch shape, budget, tests.
     Show(learn::ShowArgs),
+    /// Print a puzzle's reference solution, once you have passed it (or with --force).
+    Solution(learn::SolutionArgs),
     /// Restore a puzzle's starter (your file is backed up first).
     Reset(learn::ResetArgs),
-    /// Create a fresh workspace from the built-in puzzle pack.
+    /// Create a fresh workspace from the built-in puzzle pack (with --ci github, a classroom
+    /// repository's grading workflow too).
     Init(learn::InitArgs),
     /// Re-run a puzzle each time you save it.
     Watch(watch::WatchArgs),
@@ -75,8 +91,10 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Draw who read and wrote what in one test (SVG): cells, threads, lines; or --warps.
     Draw(draw::DrawArgs),
-    /// Print a shell completion script.
+    /// Print a shell completion script (commands, options, puzzle numbers and names); see the
+    /// README for where to put it.
     Completions {
+        /// The shell to complete in.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -96,12 +114,15 @@ pub fn main() -> i32 {
         }
     };
     set_color(cli.color);
+    // bench's figures depend on where it ran, so it always says when there is no GPU.
+    common::set_say_no_gpu(cli.verbose || matches!(cli.command, Command::Bench(_)));
     let result = match &cli.command {
         Command::Run(a) => run::run(a, cli.quiet),
         Command::Check(a) => check::run(a, cli.quiet),
         Command::Hint(a) => learn::hint(a),
         Command::List(a) => learn::list(a),
         Command::Show(a) => learn::show(a),
+        Command::Solution(a) => learn::solution(a),
         Command::Reset(a) => learn::reset(a),
         Command::Init(a) => learn::init(a),
         Command::Watch(a) => watch::run(a, cli.quiet),
@@ -114,7 +135,11 @@ pub fn main() -> i32 {
             use clap::CommandFactory;
             // Into memory first: `generate` panics when its writer fails.
             let mut script = Vec::new();
-            clap_complete::generate(*shell, &mut Cli::command(), "gpuzzle", &mut script);
+            let mut cmd = completion::with_puzzle_names(Cli::command());
+            clap_complete::generate(*shell, &mut cmd, "gpuzzle", &mut script);
+            if *shell == clap_complete::Shell::Fish {
+                script.extend(completion::fish_puzzle_lines(&cmd).into_bytes());
+            }
             output::with_stdout(|w| w.write_all(&script));
             Ok(0)
         }
@@ -185,5 +210,70 @@ pub fn parse_define(s: &str) -> Result<(String, Option<String>), String> {
         Some((n, v)) if !n.is_empty() => Ok((n.to_string(), Some(v.to_string()))),
         None if !s.is_empty() => Ok((s.to_string(), None)),
         _ => Err(format!("`{s}`: write NAME or NAME=VALUE")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option, argument and value a learner can see in `--help` says what it does.
+    #[test]
+    fn every_option_in_help_has_a_description() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+                let name = format!("{path} {}", a.get_id());
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(name.clone());
+                }
+                if a.get_value_parser().possible_values().is_some()
+                    && !a.is_hide_possible_values_set()
+                {
+                    for v in a.get_possible_values().iter().filter(|v| !v.is_hide_set()) {
+                        // Shell names need no words; every other value does.
+                        if v.get_help().is_none() && a.get_id() != "shell" {
+                            missing.push(format!("{name}={}", v.get_name()));
+                        }
+                    }
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (about)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "gpuzzle", &mut missing);
+        assert!(missing.is_empty(), "no description: {missing:?}");
+    }
+
+    /// The options every command takes sit together under one heading, after the command's own.
+    #[test]
+    fn global_options_are_grouped() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let run = cmd.find_subcommand("run").unwrap();
+        for id in ["color", "quiet", "verbose", "puzzles"] {
+            let a = run.get_arguments().find(|a| a.get_id() == id).unwrap();
+            assert_eq!(a.get_help_heading(), Some(GLOBAL), "{id}");
+        }
+        let own = run
+            .get_arguments()
+            .find(|a| a.get_id() == "solution")
+            .unwrap();
+        assert_eq!(own.get_help_heading(), None);
+        let help = run.clone().render_long_help().to_string();
+        let options = help.find("Options:").unwrap();
+        let global = help.find("Global options:").unwrap();
+        assert!(
+            options < global && help[global..].contains("--verbose"),
+            "{help}"
+        );
+        assert!(!help[..global].contains("--color"), "{help}");
     }
 }

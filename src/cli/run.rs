@@ -1,6 +1,6 @@
 //! `gpuzzle run N`: grade one puzzle and explain the verdict.
 
-use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, Loaded, WorkspaceArgs};
 use super::output::outln;
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::JudgeOptions;
@@ -27,6 +27,8 @@ pub struct RunArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
@@ -35,7 +37,7 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
         Some(q) => q.clone(),
         None => common::current_puzzle(&loaded)?.id.to_string(),
     };
-    let code = run_one_on(&loaded, &query, a.solution, quiet, &a.backend)?;
+    let code = run_one_on(&loaded, &query, a.solution, quiet, &a.backend, &a.include)?;
     if a.trace || a.draw {
         let puzzle = loaded.ws.find(&loaded.puzzles, &query)?;
         super::draw::after_run(&loaded, puzzle, a.solution, a.draw, a.trace)?;
@@ -50,9 +52,10 @@ pub fn run_one_on(
     solution: bool,
     quiet: bool,
     backend: &BackendArgs,
+    include: &IncludeArgs,
 ) -> Result<i32> {
     let puzzle = loaded.ws.find(&loaded.puzzles, query)?;
-    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, backend, !quiet)?;
+    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, (backend, include), !quiet)?;
     if quiet && passed {
         outln!("{}", text.lines().next().unwrap_or_default());
     } else {
@@ -64,24 +67,25 @@ pub fn run_one_on(
 /// Grade one puzzle (the learner's file, or the reference with `solution`), record the result
 /// of the learner's file, and return whether it passed with the report `run` prints; shared with
 /// `watch`, which draws the report on its own screen. `announce` says `auto`'s backend choice on
-/// stderr.
+/// stderr. `-I` folders come with the backend.
 pub fn grade_report(
     loaded: &Loaded,
     puzzle: &Puzzle,
     solution: bool,
     quiet: bool,
-    backend: &BackendArgs,
+    (backend, include): (&BackendArgs, &IncludeArgs),
     announce: bool,
 ) -> Result<(bool, String)> {
-    let Loaded { ws, puzzles } = loaded;
-    let selection = backend.select(announce)?;
+    let Loaded { ws, puzzles, .. } = loaded;
+    let selection = backend.select_for_grading(announce)?;
     let opts = JudgeOptions {
         jobs: default_jobs(),
         executor: selection.executor,
+        also: selection.also,
         timeout: backend.timeout,
         ..JudgeOptions::default()
     };
-    let (outcome, source) = common::grade(ws, puzzle, solution, &opts)?;
+    let (outcome, source) = common::grade(ws, puzzle, solution, &opts, include)?;
     if !solution {
         common::record(ws, &[&outcome], quiet);
     }

@@ -8,7 +8,7 @@
 //! A file event alone never re-grades: grading itself opens the file, editors write twice, and
 //! some file systems report reads. Only a change of the file's content (its hash) does.
 
-use super::common::{self, BackendArgs, Loaded, WorkspaceArgs};
+use super::common::{self, BackendArgs, IncludeArgs, Loaded, WorkspaceArgs};
 use super::output::{self, outln};
 use super::run::grade_report;
 use crate::puzzle::{Puzzle, State};
@@ -32,6 +32,8 @@ pub struct WatchArgs {
     pub ws: WorkspaceArgs,
     #[command(flatten)]
     pub backend: BackendArgs,
+    #[command(flatten)]
+    pub include: IncludeArgs,
 }
 
 enum Event {
@@ -73,6 +75,7 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
     let w = Watch {
         loaded: &loaded,
         backend: &a.backend,
+        include: &a.include,
         quiet,
         rx,
     };
@@ -86,6 +89,7 @@ pub fn run(a: &WatchArgs, quiet: bool) -> Result<i32> {
 struct Watch<'a> {
     loaded: &'a Loaded,
     backend: &'a BackendArgs,
+    include: &'a IncludeArgs,
     quiet: bool,
     rx: mpsc::Receiver<Event>,
 }
@@ -102,7 +106,7 @@ impl<'a> Watch<'a> {
                 current,
                 false,
                 self.quiet,
-                self.backend,
+                (self.backend, self.include),
                 !self.quiet,
             )?;
             super::print_block(&text);
@@ -165,8 +169,14 @@ impl<'a> Watch<'a> {
                 runs += 1;
                 seen = content_hash(&file);
                 // quiet: the report goes on the screen; warnings on stderr would tear it.
-                verdict = match grade_report(self.loaded, current, false, true, self.backend, false)
-                {
+                verdict = match grade_report(
+                    self.loaded,
+                    current,
+                    false,
+                    true,
+                    (self.backend, self.include),
+                    false,
+                ) {
                     Ok(v) => v,
                     Err(e) => (false, format!("{}: {e:#}", "error".red().bold())),
                 };

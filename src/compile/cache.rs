@@ -2,7 +2,8 @@
 //!
 //! The key is a SHA-256 of everything that decides NVRTC's output: source,
 //! program name (it appears in `.file` and in messages), every option and
-//! NVRTC's version. Entries live in memory for the process and on disk, one
+//! the NVRTC library file (path, size, modification time: known without
+//! loading it, so a cached kernel never loads NVRTC). Entries live in memory for the process and on disk, one
 //! JSON file per key, written to a temporary file and renamed into place so
 //! that a reader never sees half an entry. A cache that cannot be read or
 //! written is only a miss: compiling again is always correct.
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bump when the entry format or the meaning of a key changes.
-const FORMAT: &str = "gpuzzle-ptx-cache-v1";
+const FORMAT: &str = "gpuzzle-ptx-cache-v2";
 
 /// A hex SHA-256, the name of an entry.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -24,7 +25,7 @@ impl CacheKey {
         file_name: &str,
         source: &str,
         options: &[String],
-        nvrtc_version: (i32, i32),
+        nvrtc_identity: &str,
     ) -> Self {
         let mut hasher = Sha256::new();
         // Length-prefix every field so no two inputs can run together.
@@ -33,7 +34,7 @@ impl CacheKey {
             hasher.update(bytes);
         };
         field(FORMAT.as_bytes());
-        field(format!("nvrtc {}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+        field(nvrtc_identity.as_bytes());
         field(file_name.as_bytes());
         field(source.as_bytes());
         field(&(options.len() as u64).to_le_bytes());
@@ -173,7 +174,8 @@ mod tests {
 
     fn key(file: &str, source: &str, options: &[&str], version: (i32, i32)) -> CacheKey {
         let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-        CacheKey::new(file, source, &options, version)
+        let library = format!("/lib/libnvrtc.so.12\nNVRTC {}.{}", version.0, version.1);
+        CacheKey::new(file, source, &options, &library)
     }
 
     #[test]

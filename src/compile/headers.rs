@@ -115,6 +115,22 @@ struct Candidate {
     found_by: String,
 }
 
+/// [`find_cuda_headers`], asking for the other places only when the folders
+/// beside NVRTC do not hold both kinds of headers: listing the toolkits and
+/// site-packages folders costs dozens of system calls on every run, and the
+/// usual install (a toolkit, or the pip wheels side by side) never needs it.
+pub(crate) fn find_cuda_headers_lazily(
+    nvrtc: &Path,
+    major: i32,
+    places: impl FnOnce() -> HeaderPlaces,
+) -> CudaHeaders {
+    let beside = find_cuda_headers(nvrtc, major, &HeaderPlaces::default());
+    if beside.runtime.is_some() && beside.cccl.is_some() {
+        return beside;
+    }
+    find_cuda_headers(nvrtc, major, &places())
+}
+
 /// Finds the headers matching NVRTC `major` at `nvrtc` (the loaded file):
 /// first beside it (a toolkit's `lib64/` → `include/`; the CUDA 12 wheel
 /// `nvidia/cuda_nvrtc/lib` → `nvidia/cuda_runtime/include` and

@@ -19,6 +19,7 @@
 //! and its cache entry do not depend on where gpuzzle was started.)
 
 mod cache;
+mod discovery;
 mod error;
 mod headers;
 mod library;
@@ -30,7 +31,8 @@ pub use headers::CudaHeaders;
 pub use messages::{parse_log, CompilerMessage, MessageSeverity};
 
 use cache::{CacheEntry, CacheKey, DiskCache};
-use library::NvrtcLibrary;
+use discovery::Location;
+use library::{LibrarySpec, NvrtcLibrary};
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -54,54 +56,139 @@ pub struct NvrtcInfo {
     pub version: (i32, i32),
 }
 
-/// Finds and loads libnvrtc, once per process (later calls return the same
-/// answer, success or failure). See `search.rs` for the order of places.
+/// Finds and loads libnvrtc afresh, ignoring what earlier runs remembered
+/// (for `gpuzzle doctor`, which checks the set-up), and remembers the answer
+/// for later runs. See `search.rs` for the order of places.
 pub fn locate() -> Result<NvrtcInfo, CompileError> {
-    let (library, found_by) = nvrtc()?;
+    let location = match LOCATION.get() {
+        // This process already found it (or took it from the memo): check that it loads.
+        Some(_) => nvrtc().map(|(_, location)| location.clone())?,
+        None => {
+            let fresh = search_and_load();
+            let location = match &fresh {
+                Ok((_, location)) => Ok(location.clone()),
+                Err(searched) => Err(searched.clone()),
+            };
+            // Whichever thread set it first, this process now uses one answer.
+            let _ = LOCATION.set(location.clone());
+            if let Ok((library, _)) = fresh {
+                let _ = LOADED.set(Ok(library));
+            }
+            location.map_err(|searched| CompileError::NvrtcMissing { searched })?
+        }
+    };
     Ok(NvrtcInfo {
-        path: library.path().to_path_buf(),
-        found_by: found_by.clone(),
-        version: library.version(),
+        path: location.path.clone(),
+        found_by: location.found_by.clone(),
+        version: location.version,
     })
 }
 
-/// The process's NVRTC: loaded on first use and never unloaded.
-fn nvrtc() -> Result<&'static (NvrtcLibrary, String), CompileError> {
-    static NVRTC: OnceLock<Result<(NvrtcLibrary, String), Vec<String>>> = OnceLock::new();
-    let found = NVRTC.get_or_init(|| {
-        let env = search::SearchEnv::from_process();
-        let mut host = search::SystemHost {
-            load: NvrtcLibrary::open,
-        };
-        search::search(&env, &mut host).map(|found| (found.library, found.found_by))
-    });
-    found
+/// Where the process's NVRTC is: remembered by an earlier run (no search, no
+/// load; see `discovery.rs`), else searched for and loaded now.
+static LOCATION: OnceLock<Result<Location, Vec<String>>> = OnceLock::new();
+/// The process's NVRTC, loaded on first compile and never unloaded.
+static LOADED: OnceLock<Result<NvrtcLibrary, Vec<String>>> = OnceLock::new();
+
+fn memo_path() -> PathBuf {
+    cache_dir().join(discovery::MEMO_FILE)
+}
+
+/// Where NVRTC is, without loading it when an earlier run found it.
+fn nvrtc_location() -> Result<&'static Location, CompileError> {
+    LOCATION
+        .get_or_init(|| {
+            let fingerprint = discovery::fingerprint();
+            if let Some(location) = discovery::remembered(&memo_path(), &fingerprint) {
+                return Ok(location);
+            }
+            let (library, location) = search_and_load()?;
+            // Loaded by the search: compiles in this process use that copy.
+            let _ = LOADED.set(Ok(library));
+            Ok(location)
+        })
         .as_ref()
         .map_err(|searched| CompileError::NvrtcMissing {
             searched: searched.clone(),
         })
 }
 
+/// The full search (which loads what it finds); the answer is remembered.
+fn search_and_load() -> Result<(NvrtcLibrary, Location), Vec<String>> {
+    let env = search::SearchEnv::from_process();
+    let mut host = search::SystemHost {
+        load: NvrtcLibrary::open,
+    };
+    let found = search::search(&env, &mut host)?;
+    let library = found.library;
+    let location = Location::of(library.path(), &found.found_by, library.version());
+    match location {
+        Some(location) => {
+            discovery::remember(&memo_path(), &discovery::fingerprint(), &location);
+            Ok((library, location))
+        }
+        // Loaded, but its file cannot be examined (found by bare name and not
+        // traced back to a file): usable, never remembered, keyed by version.
+        None => {
+            let location = Location {
+                path: library.path().to_path_buf(),
+                found_by: found.found_by,
+                version: library.version(),
+                size: 0,
+                modified_ns: 0,
+            };
+            Ok((library, location))
+        }
+    }
+}
+
+/// The process's NVRTC, loaded: only needed when something must compile.
+fn nvrtc() -> Result<(&'static NvrtcLibrary, &'static Location), CompileError> {
+    let location = nvrtc_location()?;
+    let library = LOADED.get_or_init(|| {
+        NvrtcLibrary::open(&LibrarySpec::File(location.path.clone())).map_err(|why| {
+            // The same file loaded when it was remembered; start afresh next run.
+            discovery::forget(&memo_path());
+            vec![
+                format!(
+                    "{} (found by {} on an earlier run): {why}",
+                    location.path.display(),
+                    location.found_by
+                ),
+                "gpuzzle forgot that place and searches afresh on its next run".to_string(),
+            ]
+        })
+    });
+    match library {
+        Ok(library) => Ok((library, location)),
+        Err(searched) => Err(CompileError::NvrtcMissing {
+            searched: searched.clone(),
+        }),
+    }
+}
+
 /// Where CUDA's headers are for the process's NVRTC (found once, on first
-/// use; for `gpuzzle doctor` and every compile).
+/// use; for `gpuzzle doctor` and every compile). Needs no load of NVRTC.
 pub fn cuda_headers() -> Result<&'static CudaHeaders, CompileError> {
     static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
-    let (library, _) = nvrtc()?;
+    let location = nvrtc_location()?;
     Ok(HEADERS.get_or_init(|| {
-        let env = search::SearchEnv::from_process();
-        let mut toolkits: Vec<(String, PathBuf)> = env
-            .cuda_roots
-            .iter()
-            .map(|(name, root)| (name.to_string(), root.clone()))
-            .collect();
-        for dir in search::cuda_toolkit_dirs(&env.usr_local) {
-            toolkits.push((dir.display().to_string(), dir));
-        }
-        let places = headers::HeaderPlaces {
-            toolkits,
-            sites: search::known_site_dirs(env.home.as_deref()),
+        let places = || {
+            let env = search::SearchEnv::from_process();
+            let mut toolkits: Vec<(String, PathBuf)> = env
+                .cuda_roots
+                .iter()
+                .map(|(name, root)| (name.to_string(), root.clone()))
+                .collect();
+            for dir in search::cuda_toolkit_dirs(&env.usr_local) {
+                toolkits.push((dir.display().to_string(), dir));
+            }
+            headers::HeaderPlaces {
+                toolkits,
+                sites: search::known_site_dirs(env.home.as_deref()),
+            }
         };
-        headers::find_cuda_headers(library.path(), library.version().0, &places)
+        headers::find_cuda_headers_lazily(&location.path, location.version.0, places)
     }))
 }
 
@@ -248,7 +335,8 @@ impl PtxCompiler {
 
     pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
         let mut options = options_for(req)?;
-        let (library, _) = nvrtc()?;
+        // Where NVRTC is, but not NVRTC itself: a cached kernel needs no load.
+        let location = nvrtc_location()?;
         let headers = cuda_headers()?;
         // CUDA's folders go after the learner's own -I (in extra_options), as
         // nvcc searches them; the stand-ins are served by name.
@@ -275,7 +363,7 @@ impl PtxCompiler {
             "includes:{}",
             headers::include_digest(req.file_name, req.source, &learner_dirs)
         ));
-        let key = CacheKey::new(req.file_name, req.source, &key_inputs, library.version());
+        let key = CacheKey::new(req.file_name, req.source, &key_inputs, &location.identity());
 
         let slot = Arc::clone(lock(&self.memory).entry(key.clone()).or_default());
         let mut slot = lock(&slot);
@@ -288,6 +376,7 @@ impl PtxCompiler {
             return Ok(success.compiled(true));
         }
 
+        let (library, _) = nvrtc()?;
         let (ptx, log) = run_nvrtc(library, req, &options, &stand_ins, headers)?;
         let entry = CacheEntry::new(key.as_str().to_string(), ptx, log);
         if let Some(disk) = &self.disk {

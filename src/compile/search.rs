@@ -8,10 +8,15 @@
 //!    `libnvrtc.so.13` (LD_LIBRARY_PATH, ld.so.cache).
 //! 5. `nvidia/cuda_nvrtc/lib` (where `pip install nvidia-cuda-nvrtc-cu12`
 //!    puts CUDA 12's) and `nvidia/cu13/lib` (the folder all CUDA 13 wheels
-//!    share, `pip install nvidia-cuda-nvrtc`) in the site-packages of every
-//!    `python3` and `python` on PATH, user site included; each interpreter is
-//!    asked only if nothing before it was found.
-//! 6. `~/.local/lib/python3*/site-packages` for a `pip install --user` done
+//!    share, `pip install nvidia-cuda-nvrtc`) in the site-packages folders
+//!    where pip usually puts them, looked at directly ([`likely_site_dirs`]:
+//!    the active virtualenv or conda env, each interpreter's own prefix,
+//!    pyenv's versions, the user site, the system's): no Python runs.
+//! 6. The same wheel folders in the site-packages of every `python3` and
+//!    `python` on PATH, as the interpreter itself names them (50-150 ms each,
+//!    more behind a version-manager shim); each is asked only if nothing
+//!    before it was found.
+//! 7. `~/.local/lib/python3*/site-packages` for a `pip install --user` done
 //!    with an interpreter no longer on PATH.
 //!
 //! The search is written against [`Host`] so that tests can drive it with fake
@@ -85,6 +90,9 @@ impl SearchEnv {
 pub(crate) trait Host<L> {
     /// Loads and checks one candidate; `Err` is a short reason.
     fn load(&mut self, spec: &LibrarySpec) -> Result<L, String>;
+    /// site-packages folders where pip usually installs, found without running
+    /// Python (see [`likely_site_dirs`]).
+    fn likely_sites(&mut self) -> Vec<PathBuf>;
     /// Python interpreters on PATH, in PATH order, without duplicates.
     fn pythons(&mut self) -> Vec<PathBuf>;
     /// An interpreter's site-packages directories, user site included.
@@ -114,6 +122,9 @@ pub(crate) fn search<L>(env: &SearchEnv, host: &mut dyn Host<L>) -> Result<Found
         return Ok(found);
     }
     if let Some(found) = search.loader() {
+        return Ok(found);
+    }
+    if let Some(found) = search.likely_sites() {
         return Ok(found);
     }
     if let Some(found) = search.pythons() {
@@ -212,6 +223,22 @@ impl<L> Search<'_, L> {
         None
     }
 
+    fn likely_sites(&mut self) -> Option<Found<L>> {
+        for site in self.host.likely_sites() {
+            let found_by = format!("python site-packages ({})", site.display());
+            for wheel in WHEEL_LIB_DIRS {
+                let dir = site.join(wheel);
+                // Most of these folders hold no wheel: not worth a line each in "looked in".
+                if dir.is_dir() {
+                    if let Some(found) = self.try_dir(&dir, &found_by) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        None
+    }
+
     fn pythons(&mut self) -> Option<Found<L>> {
         let pythons = self.host.pythons();
         if pythons.is_empty() {
@@ -301,7 +328,8 @@ fn user_site_dirs(home: &Path) -> Vec<PathBuf> {
 
 /// Every site-packages folder known without running Python: those the
 /// interpreters named when NVRTC was searched for (remembered beside the PTX
-/// cache), then the user's. Where pip put CUDA's header wheels.
+/// cache), then the user's, then the other usual places. Where pip put CUDA's
+/// header wheels.
 pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     let memo = super::cache_dir().join("python-sites.txt");
     let mut sites: Vec<PathBuf> = std::fs::read_to_string(memo)
@@ -310,9 +338,114 @@ pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
         .flat_map(|line| line.split('\t').skip(1).map(PathBuf::from))
         .collect();
     sites.extend(home.map(user_site_dirs).unwrap_or_default());
+    sites.extend(likely_site_dirs(&PythonPlaces::from_process()));
     let mut seen = HashSet::new();
     sites.retain(|site| seen.insert(site.clone()));
     sites
+}
+
+/// What [`likely_site_dirs`] reads from the environment.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PythonPlaces {
+    /// `VIRTUAL_ENV`, `CONDA_PREFIX`: an active environment, where `pip` installs.
+    pub active_envs: Vec<PathBuf>,
+    /// Python interpreters on PATH.
+    pub pythons: Vec<PathBuf>,
+    /// `PYENV_ROOT`, else `~/.pyenv`.
+    pub pyenv_root: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+    /// Normally `/`; a temporary directory in tests.
+    pub system_root: PathBuf,
+}
+
+impl PythonPlaces {
+    pub(crate) fn from_process() -> Self {
+        let non_empty = |name: &str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        let home = non_empty("HOME");
+        PythonPlaces {
+            active_envs: ["VIRTUAL_ENV", "CONDA_PREFIX"]
+                .into_iter()
+                .filter_map(non_empty)
+                .collect(),
+            pythons: pythons_on_path(std::env::var_os("PATH").unwrap_or_default()),
+            pyenv_root: non_empty("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv"))),
+            home,
+            system_root: PathBuf::from("/"),
+        }
+    }
+}
+
+/// The site-packages folders pip usually installs into, found by looking,
+/// not by running Python, best first: the active environments; the prefix of
+/// each interpreter on PATH (`/x/bin/python3` → `/x/lib/python3.*/`, links
+/// followed, so a venv's or a toolchain's own); pyenv's versions, newest
+/// first (its shims are scripts, which name no prefix); the user site; the
+/// system's (`/usr/local/lib`, `/usr/lib`). Only folders that exist.
+pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
+    let mut prefixes: Vec<PathBuf> = places.active_envs.clone();
+    for python in &places.pythons {
+        let real = python.canonicalize().unwrap_or_else(|_| python.clone());
+        if let Some(prefix) = real.parent().and_then(Path::parent) {
+            prefixes.push(prefix.to_path_buf());
+        }
+    }
+    if let Some(root) = &places.pyenv_root {
+        let mut versions = sorted_entries(&root.join("versions"), |_| true);
+        versions.reverse();
+        prefixes.extend(versions);
+    }
+    let mut sites = Vec::new();
+    for prefix in &prefixes {
+        for lib in python_lib_dirs(&prefix.join("lib")) {
+            sites.push(lib.join("site-packages"));
+        }
+    }
+    if let Some(home) = &places.home {
+        sites.extend(user_site_dirs(home));
+    }
+    for system in ["usr/local/lib", "usr/lib"] {
+        let lib = places.system_root.join(system);
+        for dir in python_lib_dirs(&lib) {
+            sites.push(dir.join("dist-packages"));
+            sites.push(dir.join("site-packages"));
+        }
+    }
+    let mut seen = HashSet::new();
+    sites.retain(|site| site.is_dir() && seen.insert(site.clone()));
+    sites
+}
+
+/// `lib/python3.12`, `lib/python3` ...: the `python3*` folders of `lib`,
+/// newest first.
+fn python_lib_dirs(lib: &Path) -> Vec<PathBuf> {
+    let mut dirs = sorted_entries(lib, |name| name.starts_with("python3"));
+    dirs.sort_by_key(|dir| {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let minor: u32 = name
+            .as_deref()
+            .and_then(|n| n.strip_prefix("python3."))
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        std::cmp::Reverse(minor)
+    });
+    dirs
+}
+
+/// The entries of `dir` whose name passes `keep`, sorted by name.
+fn sorted_entries(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| keep(&entry.file_name().to_string_lossy()))
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    entries
 }
 
 /// `/usr/local/cuda` first (the installer's "current" link), then versioned
@@ -349,6 +482,10 @@ pub(crate) struct SystemHost<F> {
 impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
     fn load(&mut self, spec: &LibrarySpec) -> Result<L, String> {
         (self.load)(spec)
+    }
+
+    fn likely_sites(&mut self) -> Vec<PathBuf> {
+        likely_site_dirs(&PythonPlaces::from_process())
     }
 
     fn pythons(&mut self) -> Vec<PathBuf> {
@@ -538,6 +675,7 @@ mod tests {
     #[derive(Default)]
     struct FakeHost {
         good: Option<LibrarySpec>,
+        likely: Vec<PathBuf>,
         pythons: Vec<PathBuf>,
         sites: Vec<(PathBuf, Vec<PathBuf>)>,
         loads: Vec<LibrarySpec>,
@@ -552,6 +690,9 @@ mod tests {
             } else {
                 Err("refused by the fake loader".to_string())
             }
+        }
+        fn likely_sites(&mut self) -> Vec<PathBuf> {
+            self.likely.clone()
         }
         fn pythons(&mut self) -> Vec<PathBuf> {
             self.pythons.clone()
@@ -757,6 +898,71 @@ mod tests {
         assert_eq!(found.as_deref(), Some("python site-packages (/py/a)"));
         // The second interpreter is never run.
         assert_eq!(host.asked, vec![PathBuf::from("/py/a")]);
+    }
+
+    #[test]
+    fn a_wheel_in_a_likely_site_is_found_without_running_python() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let site = dir
+            .path()
+            .join("pyenv/versions/3.11.7/lib/python3.11/site-packages");
+        let wheel = site.join(WHEEL_LIB_DIR).join("libnvrtc.so.12");
+        touch(&wheel);
+        let env = SearchEnv {
+            usr_local: dir.path().join("no-usr-local"),
+            ..SearchEnv::default()
+        };
+        let mut host = FakeHost {
+            good: Some(file(&wheel)),
+            likely: vec![dir.path().join("empty-site"), site.clone()],
+            pythons: vec![PathBuf::from("/py/shim")],
+            sites: vec![(PathBuf::from("/py/shim"), vec![site.clone()])],
+            ..FakeHost::default()
+        };
+        let found = search(&env, &mut host)
+            .ok()
+            .map(|f| (f.library, f.found_by));
+        assert_eq!(
+            found,
+            Some((
+                file(&wheel),
+                format!("python site-packages ({})", site.display())
+            ))
+        );
+        assert!(host.asked.is_empty(), "{:?}", host.asked);
+    }
+
+    #[test]
+    fn likely_sites_are_looked_for_in_the_usual_places_best_first() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let mkdir = |path: &Path| fs::create_dir_all(path).unwrap_or_else(|e| panic!("{e}"));
+        let venv = root.join("venv/lib/python3.12/site-packages");
+        let prefix = root.join("opt/py");
+        let own = prefix.join("lib/python3.9/site-packages");
+        let pyenv_old = root.join("pyenv/versions/3.10.1/lib/python3.10/site-packages");
+        let pyenv_new = root.join("pyenv/versions/3.12.0/lib/python3.12/site-packages");
+        let user = root.join("home/.local/lib/python3.11/site-packages");
+        let system = root.join("sys/usr/lib/python3/dist-packages");
+        let local_new = root.join("sys/usr/local/lib/python3.12/dist-packages");
+        let local_old = root.join("sys/usr/local/lib/python3.8/dist-packages");
+        for site in [
+            &venv, &own, &pyenv_old, &pyenv_new, &user, &system, &local_new, &local_old,
+        ] {
+            mkdir(site);
+        }
+        touch(&prefix.join("bin/python3"));
+        let places = PythonPlaces {
+            active_envs: vec![root.join("venv"), root.join("no-such-env")],
+            pythons: vec![prefix.join("bin/python3")],
+            pyenv_root: Some(root.join("pyenv")),
+            home: Some(root.join("home")),
+            system_root: root.join("sys"),
+        };
+        assert_eq!(
+            likely_site_dirs(&places),
+            vec![venv, own, pyenv_new, pyenv_old, user, local_new, local_old, system]
+        );
     }
 
     #[test]

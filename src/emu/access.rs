@@ -1,11 +1,14 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
-use super::block::{atom_combine, Access, Mem, PendingUninit, Shadow, Thread, NONE};
+use super::alu::atom_combine;
+use super::block::{Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
 use super::memory::{classify, Window};
+use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
+use super::shadow::{Found, Probe};
 use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
@@ -52,10 +55,41 @@ fn place(space: Space, addr: u64) -> Place {
     }
 }
 
-fn le_read(bytes: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(w)
+/// A little-endian value of 1, 2, 4 or 8 bytes (any other length reads as the bytes it has).
+/// The usual sizes are fixed-size loads, not a variable-length copy (which costs a `memcpy`
+/// call per access).
+#[inline(always)]
+pub(super) fn le_read(bytes: &[u8]) -> u64 {
+    match bytes.len() {
+        4 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64,
+        8 => u64::from_le_bytes([
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+        ]),
+        2 => u16::from_le_bytes([bytes[0], bytes[1]]) as u64,
+        1 => bytes[0] as u64,
+        n => {
+            let mut w = [0u8; 8];
+            let n = n.min(8);
+            w[..n].copy_from_slice(&bytes[..n]);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// Store the low `dst.len()` (1, 2, 4 or 8) bytes of `v`, little-endian, with fixed-size
+/// stores for those sizes.
+#[inline(always)]
+pub(super) fn le_write(dst: &mut [u8], v: u64) {
+    match dst.len() {
+        4 => dst.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => dst.copy_from_slice(&v.to_le_bytes()),
+        2 => dst.copy_from_slice(&(v as u16).to_le_bytes()),
+        1 => dst[0] = v as u8,
+        n => {
+            let n = n.min(8);
+            dst[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+        }
+    }
 }
 
 impl<'l> Mem<'l> {
@@ -89,7 +123,7 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_reads += n;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Read);
                 }
                 for (i, o) in out.iter_mut().enumerate() {
@@ -144,28 +178,25 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Write);
                 }
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    self.shared[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut self.shared[s..s + size as usize], *v);
                 }
                 self.log_at(th, off, total, true, Kind::Write);
             }
             Place::Local(off) => {
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    th.local[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut th.local[s..s + size as usize], *v);
                 }
             }
             Place::Param(off) => {
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    th.params[s..s + size as usize]
-                        .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                    le_write(&mut th.params[s..s + size as usize], *v);
                 }
             }
         }
@@ -207,13 +238,13 @@ impl<'l> Mem<'l> {
             Place::Shared(off) => {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
-                if !self.shadow.is_empty() {
+                if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, size, Kind::Atomic);
                 }
                 let s = off as usize..(off + size as u64) as usize;
                 let old = le_read(&self.shared[s.clone()]);
                 let new = atom_combine(op, ty, old, b, c);
-                self.shared[s].copy_from_slice(&new.to_le_bytes()[..size as usize]);
+                le_write(&mut self.shared[s], new);
                 self.log_at(th, off, size, true, Kind::Atomic);
                 old
             }
@@ -348,7 +379,7 @@ impl<'l> Mem<'l> {
             return false;
         }
         let s = off as usize;
-        self.shared[s..s + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        le_write(&mut self.shared[s..s + size as usize], v);
         true
     }
 
@@ -372,7 +403,7 @@ impl<'l> Mem<'l> {
         } else {
             th.counters.shared_writes += 1;
         }
-        if !self.shadow.is_empty() {
+        if self.shadow.is_on() {
             self.shared_checks(th, linear, inst, off, size, kind);
         }
         if self.accesses.is_some() {
@@ -554,7 +585,10 @@ impl<'l> Mem<'l> {
         }
     }
 
-    /// The race and uninitialised-read checkers for one shared access.
+    /// The race and uninitialised-read checkers for one shared access: the shadow check inline
+    /// (a clean access, nearly every one, costs a record step per word), what it found out of
+    /// line.
+    #[inline(always)]
     fn shared_checks(
         &mut self,
         th: &Thread,
@@ -564,64 +598,35 @@ impl<'l> Mem<'l> {
         total: u32,
         kind: Kind,
     ) {
-        let epoch = self.epoch;
-        let gen = self.gen;
-        let warp_sync = &self.warp_sync;
-        let sync = warp_sync[(me / 32) as usize];
-        let ordered = |other: u32, other_sync: u32| {
-            other / 32 == me / 32 && warp_sync[(me / 32) as usize] != other_sync
+        let probe = Probe {
+            me,
+            line: inst.line,
+            kind,
+            epoch: self.epoch,
+            gen: self.gen,
+            warp_sync: &self.warp_sync,
         };
-        let mut uninit = false;
-        let mut conflict: Option<(&'static str, u32, u32)> = None;
-        for b in off..off + total as u64 {
-            let s: &mut Shadow = &mut self.shadow[b as usize];
-            if s.epoch != epoch {
-                s.epoch = epoch;
-                s.writer = NONE;
-                s.reader = NONE;
-                s.many = false;
-            }
-            if kind != Kind::Write && s.init_gen != gen {
-                uninit = true;
-            }
-            if kind == Kind::Atomic {
-                // Atomics never race with each other; they do initialise.
-                s.init_gen = gen;
-                continue;
-            }
-            if conflict.is_none() {
-                if s.writer != NONE && s.writer != me && !ordered(s.writer, s.wsync) {
-                    conflict = Some((
-                        if kind == Kind::Read { "RAW" } else { "WAW" },
-                        s.writer,
-                        s.wline,
-                    ));
-                } else if kind == Kind::Write
-                    && s.reader != NONE
-                    && (s.reader != me || s.many)
-                    && !ordered(s.reader, s.rsync)
-                {
-                    conflict = Some(("WAR", if s.reader != me { s.reader } else { NONE }, s.rline));
-                }
-            }
-            match kind {
-                Kind::Read => {
-                    if s.reader == NONE {
-                        s.reader = me;
-                        s.rline = inst.line;
-                        s.rsync = sync;
-                    } else if s.reader != me {
-                        s.many = true;
-                    }
-                }
-                _ => {
-                    s.writer = me;
-                    s.wline = inst.line;
-                    s.wsync = sync;
-                    s.init_gen = gen;
-                }
-            }
+        let found = self.shadow.check(&probe, off, total);
+        if found.uninit || found.conflict.is_some() {
+            self.shared_found(th, me, inst, off, total, found);
         }
+    }
+
+    /// Note a read of never-written shared memory (decided at the next barrier) and report a race.
+    #[cold]
+    #[inline(never)]
+    fn shared_found(
+        &mut self,
+        th: &Thread,
+        me: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+        found: Found,
+    ) {
+        let epoch = self.epoch;
+        let sync = self.warp_sync[(me / 32) as usize];
+        let (uninit, conflict) = (found.uninit, found.conflict);
         if uninit {
             // Decided at the next barrier: if another thread writes these bytes before it,
             // unordered, the read was early (a race, reported at that write), not uninitialised.
@@ -722,12 +727,10 @@ impl<'l> Mem<'l> {
     /// except those that another thread's unordered write in the same interval explains.
     pub(super) fn resolve_uninit(&mut self) {
         for p in std::mem::take(&mut self.pending_uninit) {
-            let raced = (p.off..p.off + p.len as u64).any(|b| {
-                let s = &self.shadow[b as usize];
-                let ordered = s.writer / 32 == p.reader / 32 && s.wsync != p.rsync;
-                s.epoch == p.epoch && s.writer != NONE && s.writer != p.reader && !ordered
-            });
-            if raced {
+            if self
+                .shadow
+                .written_unordered(p.off, p.len, p.reader, p.rsync, p.epoch)
+            {
                 continue;
             }
             let site = Site {

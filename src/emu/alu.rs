@@ -3,7 +3,7 @@
 //! type width (sign-extending for signed types) and writes a result masked to that width.
 
 use super::float::*;
-use crate::ptx::ir::{BinOp, BoolOp, CmpOp, DotKind, FFlags, Rounding, Ty, UnOp};
+use crate::ptx::ir::{AtomOp, BinOp, BoolOp, CmpOp, DotKind, FFlags, Rounding, Ty, UnOp};
 
 #[inline(always)]
 pub fn mask(ty: Ty, v: u64) -> u64 {
@@ -639,6 +639,43 @@ pub fn shf(left: bool, wrap: bool, a: u64, b: u64, c: u64) -> u64 {
         ((v << n) >> 32) as u32 as u64
     } else {
         (v >> n) as u32 as u64
+    }
+}
+
+/// The value an atomic leaves in memory.
+pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let f = FFlags::default();
+    let r = Rounding::Default;
+    match op {
+        AtomOp::Add => bin(BinOp::Add, ty, old, b, f, r),
+        AtomOp::Min => bin(BinOp::Min, ty, old, b, f, r),
+        AtomOp::Max => bin(BinOp::Max, ty, old, b, f, r),
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if mask(ty, old) == mask(ty, b) {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::Inc => {
+            if mask(ty, old) >= mask(ty, b) {
+                0
+            } else {
+                old.wrapping_add(1)
+            }
+        }
+        AtomOp::Dec => {
+            let o = mask(ty, old);
+            if o == 0 || o > mask(ty, b) {
+                b
+            } else {
+                o - 1
+            }
+        }
     }
 }
 

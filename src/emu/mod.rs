@@ -4,6 +4,7 @@
 mod access;
 mod alu;
 mod block;
+mod context;
 mod diag;
 mod fast;
 mod float;
@@ -13,6 +14,7 @@ mod perf;
 mod printf;
 mod race;
 pub mod result;
+mod shadow;
 pub mod spec;
 pub mod trace;
 pub mod value;

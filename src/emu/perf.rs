@@ -2,9 +2,21 @@
 //! warp-level accesses, then 32-byte sectors per global access (coalescing) and the
 //! bank-conflict degree per shared access.
 
-use super::block::Access;
 use super::result::{PerfSite, PerfStats};
 use std::collections::HashMap;
+
+/// A per-access record for the warp-level coalescing and bank-conflict figures.
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    pub pc: u32,
+    pub func: u32,
+    pub addr: u64,
+    pub size: u32,
+    pub shared: bool,
+    /// A store, or an atomic (which also reads); for access traces, unused by the figures.
+    pub write: bool,
+    pub atomic: bool,
+}
 
 /// Group each warp's accesses by (instruction, n-th execution by the lane) into warp-level
 /// accesses, then count 32-byte sectors (global) and bank-conflict degree (shared).

@@ -24,8 +24,8 @@
 
 use super::access::Kind;
 use super::block::{Mem, Thread, NONE};
+use super::context::Launch;
 use super::diag::{Diags, Namer, Site};
-use super::launch::Launch;
 use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
@@ -368,7 +368,13 @@ impl<'l> Mem<'l> {
             let first = word_index(addr);
             let last = word_index(addr + size as u64 - 1);
             let write = kind == Kind::Write;
-            if (first..=last).all(|w| fast_ok(g.races[w].load(Ordering::Relaxed), key, write)) {
+            // A plain loop: a 4-byte access (nearly all) is one word, and `RangeInclusive`'s
+            // iterator costs more than the check here.
+            let mut w = first;
+            while w <= last && fast_ok(g.races[w].load(Ordering::Relaxed), key, write) {
+                w += 1;
+            }
+            if w > last {
                 return;
             }
         }

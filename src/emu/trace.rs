@@ -3,7 +3,7 @@
 //! emulator only records raw addresses; mapping them to `buffer[index]` is the caller's job,
 //! with the layout kept here.
 
-pub use super::block::Access;
+pub use super::perf::Access;
 
 /// Accesses a traced launch keeps in all (about 24 bytes each); blocks past it are left out
 /// and `AccessTrace::complete` is false.

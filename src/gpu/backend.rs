@@ -5,8 +5,9 @@
 //! saying so); `gpu` without a GPU is an error naming the reason. The emulator itself is not
 //! run from here: callers keep their own emulator path and call `launch` for the other two.
 
-use super::isolate::{self, IsolateError, WorkerCommand};
+use super::isolate::{IsolateError, Isolated, WorkerCommand};
 use super::probe::{self, GpuInfo};
+use super::session::Session;
 use super::wire::{WireArg, WireConfig};
 use super::worker::{Failure, LaunchRequest, Reply, Request, Target};
 use crate::emu::result::{DiagKind, Diagnostic, RunResult, Severity};
@@ -59,10 +60,51 @@ impl Executor {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selection {
     pub executor: Executor,
-    /// The GPU, when the executor is the GPU.
+    /// The GPU, when the executor is the GPU (or, when grading, the one `also` runs on).
     pub gpu: Option<GpuInfo>,
     /// One line for a person: why `auto` chose what it chose (None for explicit choices).
     pub note: Option<String>,
+    /// When grading with `auto` on a machine with a GPU: the second executor the learner's
+    /// kernel also runs on (`executor` is then the emulator, with every checker).
+    pub also: Option<AlsoRun>,
+}
+
+/// The second run of a graded kernel: the GPU (or what stands in for it in tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlsoRun {
+    pub executor: Executor,
+    /// The device as the report names it (`NVIDIA H100`).
+    pub device: String,
+}
+
+/// Test-only: with `GPUZZLE_GPU_STAND_IN=emulator`, gpuzzle behaves as on a machine with a GPU
+/// whose launches are the worker's instrumented emulator (`Executor::InstrumentedEmulator`):
+/// the whole GPU path (selection, worker, control block, grading on both) runs without a GPU.
+pub const STAND_IN_ENV: &str = "GPUZZLE_GPU_STAND_IN";
+
+/// The name the stand-in device reports under.
+pub const STAND_IN_NAME: &str = "the GPU stand-in (gpuzzle's instrumented emulator)";
+
+fn stand_in() -> bool {
+    std::env::var(STAND_IN_ENV).is_ok_and(|v| v == "emulator")
+}
+
+/// The probe's answer and what runs "GPU" launches: the real ones, or the stand-in's.
+fn probe_and_gpu(choice: BackendChoice) -> (Result<Vec<GpuInfo>, String>, Executor) {
+    if choice == BackendChoice::Emu {
+        // The emulator needs no driver: no probe (it loads libcuda when there is one).
+        (Err(String::new()), Executor::Gpu)
+    } else if stand_in() {
+        let fake = GpuInfo {
+            name: STAND_IN_NAME.into(),
+            compute_capability: (8, 0),
+            driver_version: (12, 9),
+            memory_bytes: 0,
+        };
+        (Ok(vec![fake]), Executor::InstrumentedEmulator)
+    } else {
+        (cached_probe().clone(), Executor::Gpu)
+    }
 }
 
 /// The probe's answer, asked once per process (cuInit can take a while).
@@ -73,7 +115,49 @@ pub fn cached_probe() -> &'static Result<Vec<GpuInfo>, String> {
 
 /// Resolve `choice` with this machine's probe; `Err` (the reason) only for `gpu` without a GPU.
 pub fn select(choice: BackendChoice) -> Result<Selection, String> {
-    select_with(choice, cached_probe())
+    let (probe, gpu) = probe_and_gpu(choice);
+    select_with(choice, &probe).map(|s| on(s, gpu))
+}
+
+/// `select` for grading (`run`, `check`, `watch`): `auto` on a machine with a GPU grades on the
+/// emulator, every checker on, and also runs the learner's kernel on the GPU.
+pub fn select_for_grading(choice: BackendChoice) -> Result<Selection, String> {
+    let (probe, gpu) = probe_and_gpu(choice);
+    select_for_grading_with(choice, &probe).map(|s| on(s, gpu))
+}
+
+/// `select_for_grading` for a given probe answer.
+pub fn select_for_grading_with(
+    choice: BackendChoice,
+    probe: &Result<Vec<GpuInfo>, String>,
+) -> Result<Selection, String> {
+    let s = select_with(choice, probe)?;
+    match (choice, s.gpu) {
+        (BackendChoice::Auto, Some(g)) => Ok(Selection {
+            executor: Executor::Emulator,
+            note: Some(format!(
+                "grading on gpuzzle's emulator (races, uninitialised reads, barriers checked) and also on the GPU ({}, compute capability {}.{})",
+                g.name, g.compute_capability.0, g.compute_capability.1
+            )),
+            also: Some(AlsoRun {
+                executor: Executor::Gpu,
+                device: g.name.clone(),
+            }),
+            gpu: Some(g),
+        }),
+        (_, gpu) => Ok(Selection { gpu, ..s }),
+    }
+}
+
+/// Put "GPU" launches on `gpu` (the stand-in's executor in tests).
+fn on(mut s: Selection, gpu: Executor) -> Selection {
+    if s.executor == Executor::Gpu {
+        s.executor = gpu;
+    }
+    if let Some(a) = s.also.as_mut() {
+        a.executor = gpu;
+    }
+    s
 }
 
 /// `select` for a given probe answer.
@@ -87,11 +171,13 @@ pub fn select_with(
             executor: Executor::Emulator,
             gpu: None,
             note: None,
+            also: None,
         }),
         (BackendChoice::Gpu, Some(g)) => Ok(Selection {
             executor: Executor::Gpu,
             gpu: Some(g),
             note: None,
+            also: None,
         }),
         (BackendChoice::Gpu, None) => Err(format!(
             "--backend gpu, but there is no usable GPU: {}; use --backend emu (or auto)",
@@ -104,10 +190,12 @@ pub fn select_with(
                 g.name, g.compute_capability.0, g.compute_capability.1
             )),
             gpu: Some(g),
+            also: None,
         }),
         (BackendChoice::Auto, None) => Ok(Selection {
             executor: Executor::Emulator,
             gpu: None,
+            also: None,
             note: Some(format!(
                 "no GPU ({}): running on gpuzzle's emulator",
                 probe.as_ref().err().map_or("no device", String::as_str)
@@ -148,9 +236,32 @@ impl From<Failure> for GpuError {
     }
 }
 
-/// One GPU worker at a time per gpuzzle process: parallel `check` jobs would otherwise create a
-/// CUDA context each and compete for the GPU, and the timeout would measure the queue.
-static GPU_TURN: Mutex<()> = Mutex::new(());
+/// One worker per gpuzzle process, started at its first launch and kept for the next ones (see
+/// `session`): parallel `check` jobs take turns, rather than each creating a CUDA context and
+/// competing for the GPU (the timeout would then measure the queue).
+static WORKER: Mutex<Option<Session>> = Mutex::new(None);
+
+/// Send `request` to this process's worker, starting it if needed.
+fn call_worker(request: &Request, timeout: Duration) -> Result<Isolated<Reply>, IsolateError> {
+    let mut slot = WORKER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if slot.is_none() {
+        *slot = Some(Session::new(WorkerCommand::current_exe()?));
+    }
+    match slot.as_mut() {
+        Some(session) => session.call(request, timeout),
+        None => Err(IsolateError::Spawn("no worker".into())),
+    }
+}
+
+/// How many worker processes this process has started (1 when every launch went to the first).
+pub fn workers_started() -> u32 {
+    WORKER
+        .lock()
+        .map(|s| s.as_ref().map_or(0, Session::started))
+        .unwrap_or(0)
+}
 
 /// Run one launch of `kernel` from `ptx` on `executor` (not `Emulator`) in a worker process.
 /// A launch still running at `timeout` is killed and reported as a `step-limit` diagnostic on
@@ -181,12 +292,7 @@ pub fn launch(
         args: args.iter().map(WireArg::from).collect(),
         step_budget,
     });
-    let cmd = WorkerCommand::current_exe()?;
-    let answer = {
-        let _turn = (target == Target::Gpu).then(|| GPU_TURN.lock());
-        isolate::call::<_, Reply>(&cmd, &request, timeout)
-    };
-    let isolated = match answer {
+    let isolated = match call_worker(&request, timeout) {
         Ok(i) => i,
         Err(IsolateError::TimedOut { secs }) => return Ok(timed_out(args, secs, executor)),
         Err(e) => return Err(e.into()),
@@ -210,11 +316,7 @@ pub fn bench_on_gpu(
     request: super::worker::BenchRequest,
     timeout: Duration,
 ) -> Result<super::worker::BenchReply, GpuError> {
-    let cmd = WorkerCommand::current_exe()?;
-    let answer = {
-        let _turn = GPU_TURN.lock();
-        isolate::call::<_, Reply>(&cmd, &Request::Bench(request), timeout)?
-    };
+    let answer = call_worker(&Request::Bench(request), timeout)?;
     match answer.reply {
         Reply::Bench(b) => Ok(*b),
         Reply::Failed(f) => Err(f.into()),
@@ -299,6 +401,33 @@ mod tests {
         );
         let s = select_with(BackendChoice::Emu, &without).unwrap();
         assert_eq!((s.executor, s.note), (Executor::Emulator, None));
+    }
+
+    #[test]
+    fn grading_with_auto_on_a_gpu_keeps_the_emulator_and_adds_the_gpu() {
+        let with = Ok(vec![gpu()]);
+        let s = select_for_grading_with(BackendChoice::Auto, &with).unwrap();
+        assert_eq!(s.executor, Executor::Emulator);
+        assert_eq!(
+            s.also,
+            Some(AlsoRun {
+                executor: Executor::Gpu,
+                device: "NVIDIA H100".into()
+            })
+        );
+        assert!(s.note.unwrap().contains("also on the GPU (NVIDIA H100"));
+        for (choice, executor) in [
+            (BackendChoice::Emu, Executor::Emulator),
+            (BackendChoice::Gpu, Executor::Gpu),
+        ] {
+            let s = select_for_grading_with(choice, &with).unwrap();
+            assert_eq!((s.executor, s.also), (executor, None));
+        }
+        // Without a GPU, grading is the emulator's alone.
+        let without = Err("no CUDA driver".to_string());
+        let s = select_for_grading_with(BackendChoice::Auto, &without).unwrap();
+        assert_eq!((s.executor, s.also), (Executor::Emulator, None));
+        assert!(select_for_grading_with(BackendChoice::Gpu, &without).is_err());
     }
 
     #[test]

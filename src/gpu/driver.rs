@@ -54,7 +54,8 @@ pub fn ptx_isa_for_driver(driver: (i32, i32)) -> Option<(u32, u32)> {
         (12, 6) | (12, 7) => (8, 5),
         (12, 8) => (8, 7),
         (12, 9) => (8, 8),
-        (13, 0) => (9, 0),
+        // CUDA 13.x reads PTX ISA 9.x (13.0 → 9.0, ..., NVRTC 13.5 writes 9.5).
+        (13, m @ 0..) => (9, m as u32),
         (major, _) if major < 11 => (6, 0),
         _ => return None,
     })
@@ -595,6 +596,7 @@ mod tests {
         assert_eq!(ptx_isa_for_driver((12, 6)), Some((8, 5)));
         assert_eq!(ptx_isa_for_driver((11, 8)), Some((7, 8)));
         assert_eq!(ptx_isa_for_driver((13, 0)), Some((9, 0)));
+        assert_eq!(ptx_isa_for_driver((13, 2)), Some((9, 2)));
         assert_eq!(ptx_isa_for_driver((14, 2)), None);
     }
 
@@ -621,6 +623,59 @@ mod tests {
             c[2].1
         );
         assert!(c[2].0.contains("sm_75"));
+    }
+
+    /// PTX from NVRTC 13.5 (`tests/ptx/nvrtc13/`, made by its `make.py`): `.version 9.5`.
+    fn nvrtc13_fixtures() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx/nvrtc13");
+        let mut v: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).unwrap())
+            })
+            .collect();
+        v.sort();
+        assert!(v.len() >= 5, "{v:?}");
+        v
+    }
+
+    #[test]
+    fn nvrtc_13_ptx_is_lowered_for_every_older_driver_and_loaded_as_is_by_its_own() {
+        for (name, ptx) in nvrtc13_fixtures() {
+            assert_eq!(ptx_version(&ptx), Some((9, 5)), "{name}");
+            // A CUDA 13.5 driver (or newer) reads it as compiled.
+            for driver in [(13, 5), (13, 7), (14, 0)] {
+                assert_eq!(
+                    load_candidates(&ptx, driver, (9, 0)).len(),
+                    1,
+                    "{name} {driver:?}"
+                );
+            }
+            // CUDA 12.9 and 13.0 drivers (the 575 and 580 series) get 8.8 and 9.0; nothing else
+            // in the text changes, and gpuzzle's own parser still reads it.
+            for (driver, want) in [((12, 9), "8.8"), ((13, 0), "9.0"), ((12, 4), "8.4")] {
+                let c = load_candidates(&ptx, driver, (9, 0));
+                assert_eq!(c.len(), 2, "{name} {driver:?}");
+                assert!(
+                    c[1].0
+                        .contains(&format!("`.version 9.5` lowered to {want}")),
+                    "{}",
+                    c[1].0
+                );
+                assert_eq!(
+                    c[1].1,
+                    ptx.replacen(".version 9.5", &format!(".version {want}"), 1)
+                );
+                crate::ptx::parse(&c[1].1).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            // A Turing GPU under a 13.0 driver: version and target both lowered.
+            let c = load_candidates(&ptx, (13, 0), (7, 5));
+            assert_eq!(c.len(), 3, "{name}");
+            assert!(c[2].1.contains(".version 9.0\n.target sm_75\n"), "{name}");
+        }
     }
 
     #[test]

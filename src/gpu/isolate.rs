@@ -20,7 +20,7 @@ pub const REPLY_MARK: &str = "\u{1e}gpuzzle-reply ";
 pub const NONCE_END: char = '\u{1f}';
 
 /// How much of the child's stderr is kept for messages.
-const STDERR_TAIL: usize = 4096;
+pub(super) const STDERR_TAIL: usize = 4096;
 
 /// The program and arguments that start a worker.
 #[derive(Clone, Debug)]
@@ -72,7 +72,7 @@ pub struct Isolated<R> {
 }
 
 /// A nonce unique enough for one parent: pid, time, and a counter.
-fn new_nonce() -> String {
+pub(super) fn new_nonce() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
@@ -196,7 +196,7 @@ fn run_child(
 }
 
 /// How a child ended, in words.
-fn describe_status(status: &ExitStatus) -> String {
+pub(super) fn describe_status(status: &ExitStatus) -> String {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
@@ -245,13 +245,22 @@ fn parse_reply<R: DeserializeOwned>(
     Ok(Isolated { reply, printed })
 }
 
-/// The child's side: read the envelope from stdin.
-pub fn read_request<Q: DeserializeOwned>() -> Result<Envelope<Q>, String> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
+/// The child's side: read the next envelope, one JSON line, from `input`; `Ok(None)` when the
+/// parent closed the pipe (no more requests). A parent of `call` sends one request and closes
+/// stdin; a `session::Session` sends one line per request.
+pub fn read_request<Q: DeserializeOwned>(
+    input: &mut impl std::io::BufRead,
+) -> Result<Option<Envelope<Q>>, String> {
+    let mut line = Vec::new();
+    input
+        .read_until(b'\n', &mut line)
         .map_err(|e| format!("cannot read the request: {e}"))?;
-    serde_json::from_slice(&input).map_err(|e| format!("the request is not valid: {e}"))
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(&line)
+        .map(Some)
+        .map_err(|e| format!("the request is not valid: {e}"))
 }
 
 /// The child's side: write the reply line (flushing, so it is out before any exit).

@@ -15,6 +15,7 @@ pub mod isolate;
 pub mod outcome;
 pub mod plan;
 pub mod probe;
+pub mod session;
 pub mod via_emu;
 pub mod wire;
 pub mod worker;

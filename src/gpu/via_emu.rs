@@ -75,8 +75,29 @@ pub fn run_detailed(
     run_plan(&plan, args)
 }
 
+/// As `run_detailed`, without the wall-clock limit: deterministic whatever the machine's load
+/// (the instrumentation's loop budget still ends every loop), for tests that compare runs.
+pub fn run_detailed_untimed(
+    module_ptx: &str,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    step_limit: u64,
+) -> Result<EmuRun, ViaEmuError> {
+    let plan = Plan::new(module_ptx, kernel, cfg, &args, step_limit)?;
+    run_plan_timed(&plan, args, false)
+}
+
 /// Run a prepared plan on the emulator (what the GPU worker does with a GPU).
-pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuError> {
+pub fn run_plan(plan: &Plan, args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuError> {
+    run_plan_timed(plan, args, true)
+}
+
+fn run_plan_timed(
+    plan: &Plan,
+    mut args: Vec<KernelArg>,
+    timed: bool,
+) -> Result<EmuRun, ViaEmuError> {
     let module = crate::ptx::parse(&plan.inst.ptx).map_err(ViaEmuError::Reparse)?;
     // The control block goes last, so it cannot move the buffers it describes.
     args.push(KernelArg::Buffer(Buffer {
@@ -105,11 +126,13 @@ pub fn run_plan(plan: &Plan, mut args: Vec<KernelArg>) -> Result<EmuRun, ViaEmuE
         perf: false,
         // The backstop above is far more steps than the limit the user set, and instrumented
         // code is slow: stop at the time the user's own limit would take.
-        deadline: Some(crate::emu::Deadline::for_steps(
-            plan.step_budget
-                .saturating_mul(plan.threads)
-                .saturating_mul(2),
-        )),
+        deadline: timed.then(|| {
+            crate::emu::Deadline::for_steps(
+                plan.step_budget
+                    .saturating_mul(plan.threads)
+                    .saturating_mul(2),
+            )
+        }),
     };
     let mut run = crate::emu::run(&module, &plan.inst.entry, &plan.cfg, args, &opts)?;
     let ctl_buf = run

@@ -1,4 +1,4 @@
-//! The worker process (`gpuzzle __gpu-worker`): one request in, one reply out.
+//! The worker process (`gpuzzle __gpu-worker`): requests in, one reply out for each.
 //!
 //! A launch request runs instrumented PTX on a `Target`: the GPU, or the CPU emulator (the
 //! emulator target is what `exec --via-instrumented-ptx` uses, and how this whole path is tested
@@ -143,40 +143,87 @@ pub enum Reply {
     Failed(Failure),
 }
 
-/// The hidden subcommand's body: read the request, answer it, exit status 0 when a reply was
-/// written (even a `Failed` one).
+/// The hidden subcommand's body: answer requests, one per line of stdin, until stdin closes;
+/// exit status 0 when every request got a reply (even a `Failed` one), 2 when one could not be
+/// read or answered. After a driver failure the worker exits: its CUDA context may be dead, and
+/// the parent starts a fresh worker for the next request.
 pub fn serve() -> i32 {
-    let envelope = match isolate::read_request::<Request>() {
-        Ok(e) => e,
-        Err(message) => {
+    let mut input = std::io::stdin().lock();
+    let mut gpu = GpuSlot::default();
+    loop {
+        let envelope = match isolate::read_request::<Request>(&mut input) {
+            Ok(Some(e)) => e,
+            Ok(None) => return 0,
+            Err(message) => {
+                eprintln!("gpuzzle __gpu-worker: {message}");
+                return 2;
+            }
+        };
+        let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle_with(envelope.request, &mut gpu)
+        }))
+        .unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Reply::Failed(Failure::Internal {
+                message: format!("the GPU worker panicked: {message}"),
+            })
+        });
+        // Device printf goes through C's stdio: out before the reply, so the parent gives it to
+        // this request and not the next.
+        flush_c_stdout();
+        if let Err(message) = isolate::write_reply(&envelope.nonce, &reply) {
             eprintln!("gpuzzle __gpu-worker: {message}");
             return 2;
         }
-    };
-    let reply = std::panic::catch_unwind(|| handle(envelope.request)).unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        Reply::Failed(Failure::Internal {
-            message: format!("the GPU worker panicked: {message}"),
-        })
-    });
-    match isolate::write_reply(&envelope.nonce, &reply) {
-        Ok(()) => 0,
-        Err(message) => {
-            eprintln!("gpuzzle __gpu-worker: {message}");
-            2
+        if matches!(
+            reply,
+            Reply::Failed(Failure::Driver { .. } | Failure::Internal { .. })
+        ) {
+            return 0;
         }
+    }
+}
+
+/// Flush every C `FILE*` stream (the CUDA driver prints device printf output with C's stdio).
+fn flush_c_stdout() {
+    extern "C" {
+        fn fflush(stream: *mut std::ffi::c_void) -> std::ffi::c_int;
+    }
+    // SAFETY: fflush(NULL) flushes all open output streams; it reads no memory of ours.
+    unsafe {
+        fflush(std::ptr::null_mut());
+    }
+}
+
+/// The GPU a worker opened, kept for its next requests (opening a context takes a while).
+#[derive(Default)]
+pub struct GpuSlot(Option<Gpu>);
+
+impl GpuSlot {
+    fn get(&mut self) -> Result<&Gpu, Failure> {
+        if self.0.is_none() {
+            self.0 = Some(open_gpu()?);
+        }
+        self.0.as_ref().ok_or_else(|| Failure::Internal {
+            message: "the GPU was not opened".into(),
+        })
     }
 }
 
 /// Answer one request (in this process).
 pub fn handle(request: Request) -> Reply {
+    handle_with(request, &mut GpuSlot::default())
+}
+
+/// Answer one request with the GPU this worker may already have opened.
+pub fn handle_with(request: Request, gpu: &mut GpuSlot) -> Reply {
     let r = match request {
-        Request::Launch(l) => launch(l).map(|r| Reply::Launch(WireRun::from(&r))),
-        Request::Bench(b) => bench(b).map(|b| Reply::Bench(Box::new(b))),
+        Request::Launch(l) => launch(l, gpu).map(|r| Reply::Launch(WireRun::from(&r))),
+        Request::Bench(b) => bench(b, gpu).map(|b| Reply::Bench(Box::new(b))),
     };
     r.unwrap_or_else(Reply::Failed)
 }
@@ -190,7 +237,7 @@ fn open_gpu() -> Result<Gpu, Failure> {
     Ok(Gpu::open(0)?)
 }
 
-fn launch(req: LaunchRequest) -> Result<RunResult, Failure> {
+fn launch(req: LaunchRequest, gpu: &mut GpuSlot) -> Result<RunResult, Failure> {
     let cfg = LaunchConfig::from(req.cfg);
     let args = args_of(req.args);
     let plan = Plan::new(&req.ptx, &req.kernel, &cfg, &args, req.step_budget)?;
@@ -204,10 +251,7 @@ fn launch(req: LaunchRequest) -> Result<RunResult, Failure> {
             })?;
             Ok(run.result)
         }
-        Target::Gpu => {
-            let gpu = open_gpu()?;
-            Ok(driver::run_plan(&gpu, &plan, &args)?)
-        }
+        Target::Gpu => Ok(driver::run_plan(gpu.get()?, &plan, &args)?),
     }
 }
 
@@ -229,15 +273,15 @@ fn entry_name(ptx: &str, kernel: &str) -> Result<String, Failure> {
     }
 }
 
-fn bench(req: BenchRequest) -> Result<BenchReply, Failure> {
+fn bench(req: BenchRequest, gpu: &mut GpuSlot) -> Result<BenchReply, Failure> {
     let cfg = LaunchConfig::from(req.cfg);
     let args = args_of(req.args);
     let plan = Plan::new(&req.learner_ptx, &req.kernel, &cfg, &args, req.step_budget)?;
-    let gpu = open_gpu()?;
-    let check = driver::run_plan(&gpu, &plan, &args)?;
+    let gpu = gpu.get()?;
+    let check = driver::run_plan(gpu, &plan, &args)?;
     let timed = |ptx: &str| -> Result<TimedWire, Failure> {
         let name = entry_name(ptx, &req.kernel)?;
-        let t = driver::time_kernel(&gpu, ptx, &name, &cfg, &args, req.warmup, req.reps)?;
+        let t = driver::time_kernel(gpu, ptx, &name, &cfg, &args, req.warmup, req.reps)?;
         Ok(TimedWire {
             times_ms: t.times_ms,
             buffers: t.buffers.iter().map(WireBuffer::from).collect(),

@@ -1,18 +1,20 @@
 //! One puzzle test: make inputs, run the spec, run the learner's kernel, compare, apply budgets.
 
+mod cross;
 pub mod outcome;
 
 use crate::compile::{self, CompileError, CompileRequest};
-use crate::emu::result::{Counters, PerfStats, RunResult};
+use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
-use crate::gpu::backend::{self, Executor, GpuError};
+use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::Module;
 use crate::puzzle::{store_buffers, Puzzle, Step, TestCase, SPEC_KERNEL};
 use outcome::{
     KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
 };
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The spec runs as one thread over the whole problem, so it may take far more steps than any
@@ -29,6 +31,12 @@ pub struct JudgeOptions {
     pub executor: Executor,
     /// How long a launch in a worker process may take (`Executor::default_timeout` when None).
     pub timeout: Option<Duration>,
+    /// A second executor the learner's kernel also runs on (`auto` with a GPU): each test then
+    /// passes only when that run's outputs match the spec too (`cross.rs`).
+    pub also: Option<AlsoRun>,
+    /// The command line's `-I` folders, resolved: searched for the learner's own headers before
+    /// the puzzle's `include_dirs`.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for JudgeOptions {
@@ -38,6 +46,8 @@ impl Default for JudgeOptions {
             jobs: 1,
             executor: Executor::Emulator,
             timeout: None,
+            also: None,
+            include_dirs: Vec::new(),
         }
     }
 }
@@ -75,11 +85,12 @@ pub fn judge(
         warnings: Vec::new(),
         compile_error: None,
     };
+    let include_options = include_options(&opts.include_dirs, puzzle);
     let req = CompileRequest {
         file_name: display_name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     };
     let learner = match compile::compile(&req) {
         Ok(c) => c,
@@ -100,20 +111,44 @@ pub fn judge(
             return Ok(outcome);
         }
     };
-    let spec = compile_spec(puzzle)?;
+    let spec = compile_spec(puzzle, &include_options)?;
     let mut all_passed = true;
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
             let seed = random.then(|| seed_for(puzzle.id, i));
-            let t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            let started = std::time::Instant::now();
+            let mut t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            t.seconds = started.elapsed().as_secs_f64();
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
+    }
+    // A step limit inside a loop is said as that loop, from the IR and the source.
+    for d in outcome.tests.iter_mut().flat_map(|t| &mut t.diagnostics) {
+        crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
     }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);
     outcome.passed = all_passed && !outcome.tests.is_empty();
     Ok(outcome)
+}
+
+/// The name of a test as outcomes carry it: the fixed test's, or its random-input variant's.
+pub fn test_name(test: &TestCase, random: bool) -> String {
+    if random {
+        format!("{} (random inputs)", test.name)
+    } else {
+        test.name.clone()
+    }
+}
+
+/// The names of every test `judge` runs for `puzzle`, in the order outcomes list them (fixed
+/// tests, then their random variants): what a report lists when no test could run.
+pub fn test_names(puzzle: &Puzzle) -> Vec<String> {
+    [false, true]
+        .into_iter()
+        .flat_map(|random| puzzle.tests.iter().map(move |t| test_name(t, random)))
+        .collect()
 }
 
 fn seed_for(id: u32, test: usize) -> u64 {
@@ -128,14 +163,25 @@ fn spec_error(puzzle: &Puzzle, message: String) -> JudgeError {
     }
 }
 
-fn compile_spec(puzzle: &Puzzle) -> Result<Module, JudgeError> {
+/// NVRTC's `-I` options for a puzzle's kernels: the command line's folders, then the puzzle's.
+pub fn include_options(command_line: &[PathBuf], puzzle: &Puzzle) -> Vec<String> {
+    command_line
+        .iter()
+        .chain(&puzzle.include_dirs)
+        .map(|dir| format!("-I{}", dir.display()))
+        .collect()
+}
+
+/// The spec sees the same include folders as the learner's kernel (an author's header may
+/// define what both use).
+fn compile_spec(puzzle: &Puzzle, include_options: &[String]) -> Result<Module, JudgeError> {
     let src = puzzle.spec_source();
     let name = puzzle.toml_path.display().to_string();
     let req = CompileRequest {
         file_name: &name,
         source: &src,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: include_options,
     };
     let compiled = match compile::compile(&req) {
         Ok(c) => c,
@@ -196,11 +242,7 @@ fn run_test(
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
     };
-    let name = if seed.is_some() {
-        format!("{} (random inputs)", test.name)
-    } else {
-        test.name.clone()
-    };
+    let name = test_name(test, seed.is_some());
     let mut out = TestOutcome {
         name,
         random: seed.is_some(),
@@ -217,6 +259,8 @@ fn run_test(
         diagnostics: Vec::new(),
         stdout: String::new(),
         error: None,
+        seconds: 0.0,
+        cross: None,
     };
     let multi = puzzle.is_multi_launch();
     let mut buffers = test.initial_buffers(seed);
@@ -314,13 +358,96 @@ fn run_test(
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
     }
     out.outputs = compare_outputs(puzzle, test, &expected, &buffers);
+    if let Some(also) = &opts.also {
+        out.cross = Some(also_run(
+            (puzzle, test, seed),
+            learner.1,
+            opts,
+            also,
+            &expected,
+            (&out.outputs, faulted),
+        ));
+    }
     out.passed = out
         .outputs
         .values()
         .all(|o| o.mismatches.is_empty() && o.got.len() == o.expected.len())
         && !faulted
-        && out.over_budget.is_empty();
+        && out.over_budget.is_empty()
+        && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     Ok(out)
+}
+
+/// Run every launch of the test again on `also`'s executor, from the same inputs, and compare
+/// its outputs with the emulator's (`emu`; both against the spec in `expected`).
+fn also_run(
+    (puzzle, test, seed): (&Puzzle, &TestCase, Option<u64>),
+    learner_ptx: &str,
+    opts: &JudgeOptions,
+    also: &AlsoRun,
+    expected: &RunResult,
+    (emu, emu_faulted): (&BTreeMap<String, OutputCompare>, bool),
+) -> outcome::CrossCheck {
+    let mut buffers = test.initial_buffers(seed);
+    let mut fault = None;
+    for step in puzzle.steps(test) {
+        let cfg = LaunchConfig {
+            grid: step.grid,
+            block: step.block,
+            dynamic_shared: step.shared_bytes,
+        };
+        let run = step
+            .kernel_args(&buffers)
+            .map_err(|e| e.to_string())
+            .and_then(|args| {
+                launch_isolated(puzzle, &step, learner_ptx, &cfg, args, opts, also.executor)
+            });
+        let result = match run {
+            Ok(r) => r,
+            Err(message) => {
+                return outcome::CrossCheck {
+                    device: also.device.clone(),
+                    verdict: outcome::CrossVerdict::Error(message),
+                }
+            }
+        };
+        fault = result
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .cloned();
+        store_buffers(&mut buffers, result.buffers);
+        if fault.is_some() {
+            break;
+        }
+    }
+    let gpu = compare_outputs(puzzle, test, expected, &buffers);
+    cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
+}
+
+/// One launch in a worker process (the GPU, or the instrumented emulator).
+fn launch_isolated(
+    puzzle: &Puzzle,
+    step: &Step,
+    learner_ptx: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &JudgeOptions,
+    executor: Executor,
+) -> Result<RunResult, String> {
+    backend::launch(
+        executor,
+        learner_ptx,
+        step.kernel,
+        cfg,
+        args,
+        crate::gpu::plan::per_thread_budget(opts.step_limit, cfg.total_threads()),
+        opts.timeout.unwrap_or(executor.default_timeout()),
+    )
+    .map_err(|e| match e {
+        GpuError::Launch(e) => launch_error(puzzle, step, e),
+        other => other.to_string(),
+    })
 }
 
 /// One launch's result, with perf figures from wherever they were measured.
@@ -365,19 +492,7 @@ fn launch_step(
             } else {
                 PerfStats::default()
             };
-            let result = backend::launch(
-                other,
-                learner_ptx,
-                step.kernel,
-                &cfg,
-                args,
-                crate::gpu::plan::per_thread_budget(opts.step_limit, cfg.total_threads()),
-                opts.timeout.unwrap_or(other.default_timeout()),
-            )
-            .map_err(|e| match e {
-                GpuError::Launch(e) => launch_error(puzzle, step, e),
-                other => other.to_string(),
-            })?;
+            let result = launch_isolated(puzzle, step, learner_ptx, &cfg, args, opts, other)?;
             Ok(StepRun { result, perf })
         }
     }

@@ -169,6 +169,72 @@ pub struct TestOutcome {
     /// A failure that stopped the test before outputs could be compared (e.g. an unsupported instruction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Wall-clock seconds the test took (compiling excluded), for JUnit's `time`.
+    #[serde(skip)]
+    pub seconds: f64,
+    /// When graded on both executors: how the GPU's run of the same test compared.
+    #[serde(skip)]
+    pub cross: Option<CrossCheck>,
+}
+
+/// The learner's kernel run on a second executor (the GPU) beside the emulator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossCheck {
+    /// The device as the report names it (`NVIDIA H100`).
+    pub device: String,
+    pub verdict: CrossVerdict,
+}
+
+impl CrossCheck {
+    /// The GPU run disagreed with the emulator's (different outputs, or a fault only it saw):
+    /// the test fails. A kernel the GPU could not run at all (`Error`: an instruction the
+    /// instrumenter does not handle, a worker that could not start) is said, but does not fail
+    /// the test: that is gpuzzle's limit, not the learner's bug.
+    pub fn fails_the_test(&self) -> bool {
+        matches!(
+            self.verdict,
+            CrossVerdict::Differs { .. } | CrossVerdict::Fault { .. }
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CrossVerdict {
+    /// Every output element has the same verdict on both, and the same value where wrong.
+    Match,
+    /// Outputs differ: the first few differing elements, how many more, and the likelier cause.
+    Differs {
+        elements: Vec<DiffElement>,
+        more: usize,
+        likely: LikelyCause,
+    },
+    /// The GPU run reported a fault the emulator's did not.
+    Fault {
+        diagnostic: Box<Diagnostic>,
+        likely: LikelyCause,
+    },
+    /// The kernel could not be run on the GPU (the instrumenter refused it, the worker died).
+    Error(String),
+}
+
+/// One output element on which the two runs disagree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffElement {
+    pub buffer: String,
+    pub index: usize,
+    pub emulator: f64,
+    pub gpu: f64,
+    pub expected: f64,
+}
+
+/// What a disagreement most likely is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LikelyCause {
+    /// The kernel's result depends on the schedule (a race, or undefined behaviour such as an
+    /// uninitialised value) and the emulator's order happened to give the right answer.
+    KernelRaceOrUb,
+    /// The GPU computed the spec's answer and the emulator did not.
+    EmulatorDefect,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -3,6 +3,7 @@
 mod demangle;
 pub mod ir;
 mod lexer;
+pub mod loops;
 mod parser;
 
 pub use ir::Module;

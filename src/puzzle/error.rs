@@ -163,9 +163,52 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
+/// The name of `allowed` nearest to a misspelt `name` (`hint` → `hints`, `outptu` →
+/// `output`), if a third of it or less is wrong.
+pub(crate) fn closest<'a>(name: &str, allowed: &'a [String]) -> Option<&'a str> {
+    let (best, dist) = allowed
+        .iter()
+        .map(|a| (a, edit_distance(&name.to_lowercase(), a)))
+        .min_by_key(|&(_, d)| d)?;
+    let room = (best.chars().count() / 3).max(1);
+    // `lenght` for `len`: an allowed name the misspelling starts with counts as near.
+    let stem = name.len() > best.len() && best.len() >= 3 && name.starts_with(best.as_str());
+    (dist > 0 && (dist <= room || stem)).then_some(best.as_str())
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closest_names_a_near_field_only() {
+        let allowed: Vec<String> = ["len", "output", "hints", "global_writes"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(closest("outptu", &allowed), Some("output"));
+        assert_eq!(closest("hint", &allowed), Some("hints"));
+        assert_eq!(closest("lenght", &allowed), Some("len"));
+        assert_eq!(closest("global_write", &allowed), Some("global_writes"));
+        assert_eq!(closest("zzzz", &allowed), None);
+        assert_eq!(closest("len", &allowed), None);
+        assert_eq!(closest("x", &[]), None);
+    }
 
     #[test]
     fn line_of_counts_from_one() {

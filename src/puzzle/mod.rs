@@ -3,8 +3,9 @@
 //!
 //! - `model`: the checked types the judge uses (`Puzzle`, `TestCase`, `BufferSpec`, ...).
 //! - `schema` + `parse`: the file as written, and the checks with file/line/field errors.
-//! - `load`: a directory of puzzles, with cross-file checks (unique ids, starters present).
-//! - `pack`: the puzzles and solutions built into the binary.
+//! - `load`: a directory of puzzles, with cross-file checks (unique ids, starters present);
+//!   leniently, a broken file becomes a `BrokenPuzzle` and the others still load.
+//! - `pack`: the puzzles and solutions built into the binary (`init` writes only the puzzles).
 //! - `workspace`: finding, creating and resetting a learner's workspace.
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.
@@ -22,16 +23,17 @@ mod state;
 mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
-pub use load::load_dir;
+pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,
     ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
 };
 pub use pack::{
-    embedded_puzzles, embedded_solution, embedded_starter, starter_for, PUZZLES_DIR, SOLUTIONS_DIR,
+    embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
+    SOLUTIONS_DIR,
 };
 pub use state::{Progress, State, Status};
-pub use workspace::{Workspace, PUZZLES_ENV, STATE_DIR};
+pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;
 

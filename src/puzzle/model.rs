@@ -33,6 +33,9 @@ pub struct Puzzle {
     /// Preprocessor defines for the starter, the solution and the spec: `(name, value)`;
     /// `None` is a bare `-DNAME`. Sorted by name.
     pub defines: Vec<(String, Option<String>)>,
+    /// `include_dirs`: folders searched for the kernel's own headers (NVRTC's `-I`), resolved
+    /// against the puzzle file's folder (the learner's `.cu` sits beside it); each exists.
+    pub include_dirs: Vec<PathBuf>,
     /// What to compute, the launch shape, the budget and why (plain text, a few paragraphs).
     pub description: String,
     /// Body of the sequential reference, in CUDA C (see `spec_source`).

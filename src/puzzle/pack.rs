@@ -1,5 +1,7 @@
 //! The puzzle pack built into the binary (`puzzles/` and `solutions/` of this repository), so
-//! `gpuzzle init` and `reset` work without a clone.
+//! `gpuzzle init` and `reset` work without a clone. `init` writes only `puzzles/` into a
+//! learner's workspace: the reference solutions stay inside the binary, for
+//! `gpuzzle solution N` (once the puzzle is passed) and `check --solutions`.
 //!
 //! Note: include_dir tracks the files it embeds, but a file ADDED to those folders is picked up
 //! only when this crate is rebuilt for another reason (e.g. `touch src/puzzle/pack.rs`).
@@ -53,24 +55,33 @@ pub fn embedded_solution(kernel_file: &str) -> Option<&'static str> {
 /// The starter for `puzzle` when the pack has this very puzzle (same slug, kernel and file);
 /// `None` for an instructor's own puzzle, even if its file name happens to match.
 pub fn starter_for(puzzle: &Puzzle) -> Option<&'static str> {
+    pack_puzzle(puzzle).and_then(|kernel_file| embedded_starter(&kernel_file))
+}
+
+/// The reference solution for `puzzle` when the pack has this very puzzle, as `starter_for`.
+pub fn solution_for(puzzle: &Puzzle) -> Option<&'static str> {
+    pack_puzzle(puzzle).and_then(|kernel_file| embedded_solution(&kernel_file))
+}
+
+/// The kernel file of the pack's puzzle that is `puzzle` (same slug, kernel and file).
+fn pack_puzzle(puzzle: &Puzzle) -> Option<String> {
     let pack = embedded_puzzles().ok()?;
-    pack.iter()
+    pack.into_iter()
         .find(|p| {
             p.slug == puzzle.slug
                 && p.kernel == puzzle.kernel
                 && p.kernel_file == puzzle.kernel_file
         })
-        .and_then(|p| embedded_starter(&p.kernel_file))
+        .map(|p| p.kernel_file)
 }
 
-/// Every file of the pack as (path relative to a workspace root, contents), for `init`.
+/// The files `init` writes into a learner's workspace, as (path relative to its root,
+/// contents): the puzzles and their starters, not the solutions.
 pub(crate) fn pack_files() -> Vec<(PathBuf, &'static [u8])> {
-    let mut out = Vec::new();
-    for (dir, name) in [(&PUZZLES, PUZZLES_DIR), (&SOLUTIONS, SOLUTIONS_DIR)] {
-        for f in dir.files() {
-            out.push((Path::new(name).join(f.path()), f.contents()));
-        }
-    }
+    let mut out: Vec<(PathBuf, &'static [u8])> = PUZZLES
+        .files()
+        .map(|f| (Path::new(PUZZLES_DIR).join(f.path()), f.contents()))
+        .collect();
     out.sort();
     out
 }
@@ -202,29 +213,25 @@ mod tests {
     }
 
     #[test]
-    fn pack_files_cover_puzzles_and_solutions() {
+    fn pack_files_are_the_puzzles_without_the_solutions() {
         let files = pack_files();
         assert!(files
             .iter()
             .any(|(p, _)| p == Path::new("puzzles/09_pooling.toml")));
-        assert!(files
-            .iter()
-            .any(|(p, _)| p == Path::new("solutions/09_pooling.cu")));
-        // One solution per puzzle.
-        assert_eq!(
-            files
-                .iter()
-                .filter(|(p, _)| p.starts_with("solutions"))
-                .count(),
-            embedded_puzzles().unwrap().len()
-        );
+        assert!(files.iter().all(|(p, _)| p.starts_with(PUZZLES_DIR)));
+        // The solutions stay in the binary, one per puzzle.
+        let pack = embedded_puzzles().unwrap();
+        assert_eq!(SOLUTIONS.files().count(), pack.len());
+        assert!(pack.iter().all(|p| solution_for(p).is_some()));
     }
 
     #[test]
-    fn starter_for_needs_the_same_puzzle() {
+    fn starter_and_solution_for_need_the_same_puzzle() {
         let mut p = embedded_puzzles().unwrap().remove(8);
         assert!(starter_for(&p).is_some());
+        assert_eq!(solution_for(&p), embedded_solution("09_pooling.cu"));
         p.slug = "my-pooling".into();
         assert!(starter_for(&p).is_none());
+        assert!(solution_for(&p).is_none());
     }
 }

@@ -9,7 +9,7 @@ use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use toml::Spanned;
 
@@ -50,42 +50,61 @@ impl Ctx<'_> {
         PuzzleError::invalid(self.path, Some(self.line(span)), field, problem, help)
     }
 
-    /// A TOML syntax error or a serde mismatch (unknown field, missing field, wrong type).
+    /// A TOML syntax error or a serde mismatch (unknown field, missing field, wrong type), at
+    /// the line of the key it is about, in the words of the puzzle format (`a whole number`,
+    /// not `usize`), with the nearest allowed name for a misspelt field.
     fn toml_error(&self, e: &toml::de::Error) -> PuzzleError {
         let span = e.span().unwrap_or(0..0);
         let msg = e.message().trim().to_string();
         let prefix = self.table_prefix(span.start);
-        let (field, help) = if let Some(name) = backticked_after(&msg, "unknown field") {
-            (
-                format!("{prefix}{name}"),
-                "remove it or fix its spelling (the fields allowed here are listed above)"
-                    .to_string(),
-            )
+        let (field, problem, help) = if let Some(name) = backticked_after(&msg, "unknown field") {
+            let allowed = backticked_list(&msg);
+            let problem = match super::error::closest(&name, &allowed) {
+                Some(near) => format!("unknown field `{name}`; did you mean `{near}`?"),
+                None => format!("unknown field `{name}`"),
+            };
+            let help = if allowed.is_empty() {
+                "remove it or fix its spelling".to_string()
+            } else {
+                format!(
+                    "remove it or fix its spelling; the fields allowed here: {}",
+                    allowed
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            (self.field_at(span.start, &name), problem, help)
         } else if let Some(name) = backticked_after(&msg, "missing field") {
             (
                 format!("{prefix}{name}"),
+                format!("missing field `{name}`"),
                 format!("add `{name} = ...` here; {FORMAT_HELP}"),
             )
         } else if msg.contains("expected one of `f32`") || msg.contains("unknown variant") {
-            (self.key_at(span.start), TYPE_HELP.to_string())
-        } else if msg.starts_with("invalid type") || msg.starts_with("invalid value") {
+            (self.key_at(span.start), msg, TYPE_HELP.to_string())
+        } else if let Some(problem) = schema_words(&msg) {
             (
-                self.key_at(span.start),
+                self.value_key_at(span.start),
+                problem,
                 format!("give this field a value of the expected kind; {FORMAT_HELP}"),
             )
         } else {
             (
                 "(TOML syntax)".to_string(),
+                msg,
                 "fix the TOML at this line: strings need quotes, multi-line text goes in \"\"\" or ''' and tests start with [[test]]".to_string(),
             )
         };
-        PuzzleError::invalid(self.path, Some(self.line(&span)), field, msg, help)
+        PuzzleError::invalid(self.path, Some(self.line(&span)), field, problem, help)
     }
 
-    /// `test[k].` or `bench.` when `offset` lies in a `[[test]]` / `[bench]` table, else "".
+    /// The table a position lies in, as a field path prefix: `test[1].`, `bench.`,
+    /// `kernels[0].`, `budget.`; "" at the top level.
     fn table_prefix(&self, offset: usize) -> String {
         let before = &self.text[..offset.min(self.text.len())];
-        let mut tests = 0usize;
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         let mut current = String::new();
         // Include the line that starts at `offset` (a missing-field span is the table header).
         let upto = self.text[before.len()..]
@@ -93,13 +112,13 @@ impl Ctx<'_> {
             .map_or(self.text.len(), |n| before.len() + n);
         for line in self.text[..upto].lines() {
             let t = line.trim();
-            if t.starts_with("[[test]]") {
-                current = format!("test[{tests}].");
-                tests += 1;
-            } else if t.starts_with("[bench]") {
-                current = "bench.".to_string();
-            } else if t.starts_with('[') {
-                current = String::new();
+            if let Some(name) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+                let name = name.trim().to_string();
+                let k = counts.entry(name.clone()).or_insert(0);
+                current = format!("{name}[{k}].");
+                *k += 1;
+            } else if let Some(name) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
+                current = format!("{}.", name.trim());
             }
         }
         current
@@ -107,13 +126,87 @@ impl Ctx<'_> {
 
     /// The key written on the line of `offset` (`id`, `buffers.a`), with its table prefix.
     fn key_at(&self, offset: usize) -> String {
+        format!("{}{}", self.table_prefix(offset), self.line_key(offset))
+    }
+
+    /// The full path of field `name` found at `offset`: inside an inline table
+    /// (`buffers.a = { outptu = true }`) the line's key comes before it.
+    fn field_at(&self, offset: usize, name: &str) -> String {
+        let key = self.line_key(offset);
+        if key.is_empty() || key == name || key.starts_with('[') {
+            format!("{}{name}", self.table_prefix(offset))
+        } else {
+            format!("{}{key}.{name}", self.table_prefix(offset))
+        }
+    }
+
+    /// The key of the value at `offset`: inside an inline table (`buffers.out = { len = 4.5 }`)
+    /// the inner key joins the line's (`buffers.out.len`).
+    fn value_key_at(&self, offset: usize) -> String {
+        let offset = offset.min(self.text.len());
+        let start = self.text[..offset].rfind('\n').map_or(0, |n| n + 1);
+        let inner = self.text[start..offset]
+            .rsplit_once('=')
+            .map(|(k, _)| k.rsplit(['{', ',']).next().unwrap_or(k).trim())
+            .unwrap_or("");
+        let key = self.line_key(offset);
+        if inner.is_empty() || inner == key {
+            self.key_at(offset)
+        } else {
+            format!("{}{key}.{inner}", self.table_prefix(offset))
+        }
+    }
+
+    /// The key before `=` on the line of `offset`.
+    fn line_key(&self, offset: usize) -> &str {
         let start = self.text[..offset.min(self.text.len())]
             .rfind('\n')
             .map_or(0, |n| n + 1);
         let line = self.text[start..].lines().next().unwrap_or("");
-        let key = line.split('=').next().unwrap_or("").trim();
-        format!("{}{}", self.table_prefix(offset), key)
+        match line.split_once('=') {
+            Some((key, _)) => key.trim(),
+            None => "",
+        }
     }
+}
+
+/// Every `backticked` word after `expected` in a serde message (the allowed field names).
+fn backticked_list(msg: &str) -> Vec<String> {
+    let Some((_, rest)) = msg.split_once("expected") else {
+        return Vec::new();
+    };
+    rest.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// serde's `invalid type: string "three", expected u32` in the puzzle format's words:
+/// `expected a whole number (0 or more), found the string "three"`.
+fn schema_words(msg: &str) -> Option<String> {
+    let rest = msg
+        .strip_prefix("invalid type: ")
+        .or_else(|| msg.strip_prefix("invalid value: "))?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    let expected = match expected.trim() {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number (0 or more)".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "a boolean" => "true or false".to_string(),
+        "a sequence" => "an array, e.g. [8] or [4, 4]".to_string(),
+        "a map" => "a table, e.g. { len = 8 }".to_string(),
+        other if other.starts_with("struct ") => "a table, e.g. { len = 8 }".to_string(),
+        other => other.to_string(),
+    };
+    let found = found
+        .replace("floating point", "the number")
+        .replace("integer", "the number")
+        .replace("string", "the string")
+        .replace("sequence", "an array")
+        .replace("map", "a table")
+        .replace("boolean", "the value");
+    Some(format!("expected {expected}, found {found}"))
 }
 
 /// The first `backticked` word of a message that starts with `lead`.
@@ -217,6 +310,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     }
 
     let defines = parse_defines(&cx, &raw, &mut errs);
+    let include_dirs = parse_include_dirs(&cx, &raw, &mut errs);
     let tolerance = match &raw.tolerance {
         None => Tolerance::default(),
         Some(t) => {
@@ -338,6 +432,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         params,
         kernels,
         defines,
+        include_dirs,
         description: raw.description.get_ref().trim_end().to_string(),
         spec: raw.spec.get_ref().clone(),
         spec_line: content_line(text, &raw.spec.span()),
@@ -418,6 +513,31 @@ fn kernel_name(
             (String::new(), 0..0)
         }
     }
+}
+
+/// `include_dirs = ["include"]`: each folder resolved against the puzzle file's folder, and
+/// there (a missing folder would only show up as NVRTC's "cannot open source file").
+fn parse_include_dirs(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<PathBuf> {
+    let Some(dirs) = &raw.include_dirs else {
+        return Vec::new();
+    };
+    let base = cx.path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    for (i, dir) in dirs.get_ref().iter().enumerate() {
+        let written = dir.get_ref();
+        let resolved = base.join(written);
+        if written.trim().is_empty() || !resolved.is_dir() {
+            errs.push(cx.err(
+                &dir.span(),
+                format!("include_dirs[{i}]"),
+                format!("the folder \"{written}\" does not exist (looked for {})", resolved.display()),
+                "give a folder relative to this puzzle file's folder (where its .cu is), e.g. include_dirs = [\"include\"], or create it",
+            ));
+            continue;
+        }
+        out.push(resolved);
+    }
+    out
 }
 
 fn parse_defines(
@@ -668,7 +788,7 @@ fn parse_test(
     }
     let mut scalars = BTreeMap::new();
     for (sname, v) in &t.scalars {
-        if !decls.iter().any(|d| d.name == *sname) {
+        let Some(decl) = decls.iter().find(|d| d.name == *sname) else {
             errs.push(cx.err(
                 &v.span(),
                 format!("{field}.scalars.{sname}"),
@@ -676,8 +796,11 @@ fn parse_test(
                 format!("add \"{sname}\" to `params` in the kernel's order, or remove this scalar"),
             ));
             continue;
+        };
+        let sfield = format!("{field}.scalars.{sname}");
+        if let Some(x) = scalar_value(cx, v, &sfield, decl, errs) {
+            scalars.insert(sname.clone(), x);
         }
-        scalars.insert(sname.clone(), *v.get_ref());
     }
     if errs.len() > before {
         return None;
@@ -1009,8 +1132,8 @@ fn resolve_params(
         let (kind, output) = match seen {
             Seen::Buffer { ty, output } => (ParamKind::Buffer(ty), output),
             Seen::Scalar => {
+                // Each value was checked against this type where it is written (`scalar_value`).
                 let ty = d.ty.unwrap_or(ElemType::I32);
-                check_scalars(cx, d, ty, tests, errs);
                 (ParamKind::Scalar(ty), false)
             }
         };
@@ -1031,33 +1154,62 @@ fn describe(s: Seen) -> String {
     }
 }
 
-/// Scalar values must fit an integer parameter exactly (8.5 is no `int`).
-fn check_scalars(
+/// A scalar's value as the parameter's type (`i32` unless `params` declares another): a number
+/// that fits it exactly (8.5 is no `int`); anything else is an error at the scalar's line.
+fn scalar_value(
     cx: &Ctx,
+    v: &Spanned<toml::Value>,
+    field: &str,
     d: &Decl,
-    ty: ElemType,
-    tests: &[(Range<usize>, &str, &TestCase)],
     errs: &mut Vec<PuzzleError>,
-) {
-    if ty.is_float() {
-        return;
-    }
-    for (span, field, t) in tests {
-        if let Some(&v) = t.scalars.get(&d.name) {
-            let mut bytes = Vec::new();
-            ty.encode(v, &mut bytes);
-            if ty.decode(&bytes) != v {
-                errs.push(cx.err(
-                    span,
-                    format!("{field}.scalars.{}", d.name),
-                    format!("{v} does not fit parameter `{}` of type {ty}", d.name),
-                    format!(
-                        "use a whole number in range, or declare the type in params (\"{}: f32\")",
-                        d.name
-                    ),
-                ));
-            }
+) -> Option<f64> {
+    let ty = d.ty.unwrap_or(ElemType::I32);
+    let declare = format!(
+        "declare the type in params (\"{}: f32\") for a fractional value",
+        d.name
+    );
+    let x = match v.get_ref() {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(f) => *f,
+        other => {
+            errs.push(cx.err(
+                &v.span(),
+                field,
+                format!("expected {ty}, found {}", toml_kind(other)),
+                format!("write a number, e.g. `{} = 8`", d.name),
+            ));
+            return None;
         }
+    };
+    if !ty.is_float() {
+        let mut bytes = Vec::new();
+        ty.encode(x, &mut bytes);
+        if ty.decode(&bytes) != x {
+            errs.push(cx.err(
+                &v.span(),
+                field,
+                format!(
+                    "expected {ty}, found {x}, which does not fit parameter `{}`",
+                    d.name
+                ),
+                format!("use a whole number in range, or {declare}"),
+            ));
+            return None;
+        }
+    }
+    Some(x)
+}
+
+/// A TOML value's kind as an error names it.
+fn toml_kind(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("the string \"{s}\""),
+        toml::Value::Boolean(b) => format!("`{b}`"),
+        toml::Value::Array(_) => "an array".to_string(),
+        toml::Value::Table(_) => "a table".to_string(),
+        toml::Value::Datetime(_) => "a date".to_string(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
     }
 }
 
@@ -1270,10 +1422,66 @@ buffers.out = { len = 16, output = true }
             "{}",
             inv.problem
         );
+        assert!(
+            inv.problem.ends_with("did you mean `hints`?"),
+            "{}",
+            inv.problem
+        );
+        // Inside an inline table: the full path, and the nearest allowed name.
         let text = GOOD.replace("{ len = 8, init", "{ lenght = 8, init");
-        one_error(&text, line_with(&text, "lenght", 0), "test[0].lenght");
+        let inv = one_error(
+            &text,
+            line_with(&text, "lenght", 0),
+            "test[0].buffers.a.lenght",
+        );
+        assert!(
+            inv.problem.ends_with("did you mean `len`?"),
+            "{}",
+            inv.problem
+        );
+        assert!(inv.help.contains("`output`"), "{}", inv.help);
         let text = GOOD.replace("global_reads = 1,", "global_read = 1,");
-        one_error(&text, line_with(&text, "global_read", 0), "global_read");
+        let inv = one_error(
+            &text,
+            line_with(&text, "global_read", 0),
+            "budget.global_read",
+        );
+        assert!(inv.problem.ends_with("did you mean `global_reads`?"));
+        // Nothing near: no guess.
+        let text = GOOD.replace("hints = [", "zzzzzz = [");
+        let inv = one_error(&text, line_with(&text, "zzzzzz", 0), "zzzzzz");
+        assert!(!inv.problem.contains("did you mean"), "{}", inv.problem);
+    }
+
+    /// Type mismatches use the puzzle format's words and the parameter's type, at the key's
+    /// own line (not the table's).
+    #[test]
+    fn type_errors_name_the_schema_type_at_the_key() {
+        let text = GOOD.replace("scalars = { size = 8 }", "scalars = { size = \"eight\" }");
+        let inv = one_error(&text, line_with(&text, "eight", 0), "test[0].scalars.size");
+        assert_eq!(inv.problem, "expected i32, found the string \"eight\"");
+        let text = GOOD
+            .replace(r#""size"]"#, r#""size: u32"]"#)
+            .replace("scalars = { size = 8 }", "scalars = { size = -1 }");
+        let inv = one_error(&text, line_with(&text, "-1", 0), "test[0].scalars.size");
+        assert!(
+            inv.problem.starts_with("expected u32, found -1"),
+            "{}",
+            inv.problem
+        );
+        let text = GOOD.replace("{ len = 8, init", "{ len = 8.5, init");
+        let inv = one_error(&text, line_with(&text, "8.5", 0), "test[0].buffers.a.len");
+        assert_eq!(
+            inv.problem,
+            "expected a whole number (0 or more), found the number `8.5`"
+        );
+        assert!(!inv.problem.contains("usize") && !inv.problem.contains("f64"));
+        let inv = one_error(&GOOD.replace("id = 9", "id = \"nine\""), 1, "id");
+        assert!(
+            inv.problem.starts_with("expected a whole number"),
+            "{}",
+            inv.problem
+        );
     }
 
     #[test]
@@ -1432,10 +1640,15 @@ buffers.out = { len = 16, output = true }
         let text = GOOD.replace("scalars = { size = 8 }", "scalars = { size = 8.5 }");
         let inv = one_error(
             &text,
-            line_with(&text, "[[test]]", 0),
+            line_with(&text, "size = 8.5", 0),
             "test[0].scalars.size",
         );
-        assert!(inv.problem.contains("8.5 does not fit"), "{}", inv.problem);
+        assert!(
+            inv.problem
+                .contains("expected i32, found 8.5, which does not fit"),
+            "{}",
+            inv.problem
+        );
         let text = GOOD.replace(
             "{ len = 8, init = \"arange\" }",
             "{ type = \"i32\", len = 2, values = [1, 2.5] }",
@@ -1728,5 +1941,36 @@ buffers.out = { len = 100, output = true }
         let text = GOOD.replace("shape = [4, 4]", "shape = [100000, 100000]");
         let e = parse(&text).unwrap_err();
         assert!(e.to_string().contains("more than gpuzzle allows"), "{e}");
+    }
+
+    #[test]
+    fn include_dirs_resolve_against_the_puzzle_files_folder() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let puzzles = dir.path().join("puzzles");
+        std::fs::create_dir_all(puzzles.join("inc")).unwrap_or_else(|e| panic!("{e}"));
+        let path = puzzles.join("09_pooling.toml");
+        let text = format!("include_dirs = [\"inc\", \".\"]\n{GOOD}");
+        let p = parse_puzzle(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            p.puzzle.include_dirs,
+            vec![puzzles.join("inc"), puzzles.join(".")]
+        );
+        assert!(parse(GOOD)
+            .map(|p| p.include_dirs.is_empty())
+            .unwrap_or(false));
+
+        let text = format!("include_dirs = [\"inc\", \"missing\"]\n{GOOD}");
+        let e = parse_puzzle(&text, &path).expect_err("a missing folder is rejected");
+        let all = e.invalids();
+        assert_eq!(all.len(), 1, "{e}");
+        assert_eq!(all[0].field, "include_dirs[1]");
+        assert_eq!(all[0].line, Some(1));
+        let shown = e.to_string();
+        assert!(shown.contains("09_pooling.toml:1"), "{shown}");
+        assert!(shown.contains("\"missing\" does not exist"), "{shown}");
+        assert!(
+            shown.contains(&puzzles.join("missing").display().to_string()),
+            "{shown}"
+        );
     }
 }

@@ -32,6 +32,9 @@ pub(super) struct RawPuzzle {
     pub scratch: BTreeMap<String, Spanned<RawScratch>>,
     #[serde(default)]
     pub defines: BTreeMap<String, Spanned<toml::Value>>,
+    /// Folders for the kernel's own headers (`#include "util.h"`), relative to this file's folder.
+    #[serde(default)]
+    pub include_dirs: Option<Spanned<Vec<Spanned<String>>>>,
     pub description: Spanned<String>,
     pub spec: Spanned<String>,
     #[serde(default)]
@@ -68,8 +71,10 @@ pub(super) struct RawTest {
     pub block: Option<Spanned<Vec<u32>>>,
     #[serde(default)]
     pub shared_bytes: u32,
+    /// Any TOML value: its type is checked against the parameter's (`i32` unless declared),
+    /// so an error says `expected i32`, at the scalar's own line.
     #[serde(default)]
-    pub scalars: BTreeMap<String, Spanned<f64>>,
+    pub scalars: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
     /// `[bench]` only: floating-point operations of the launch, as an expression of its scalars.

@@ -32,6 +32,14 @@ pub struct Progress {
     /// Hints shown so far (the next `gpuzzle hint` shows hint number `hints_shown + 1`).
     #[serde(default)]
     pub hints_shown: usize,
+    /// The learner's kernel passed at least once since the puzzle was last reset: a later
+    /// failing run keeps it, and it unlocks `gpuzzle solution`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub solved: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,8 +174,14 @@ impl State {
     pub fn update<R>(ws: &Workspace, f: impl FnOnce(&mut State) -> R) -> Updated<R> {
         let _lock = lock(ws);
         let (mut state, warning) = State::load(ws);
+        let before = state.clone();
         let value = f(&mut state);
-        let saved = state.save(ws);
+        // Nothing changed (a puzzle failing or passing again): the file already says it, and a
+        // rewrite costs every run a write and a rename (a flush on ext4).
+        // A newer gpuzzle's file is still refused, so that the learner hears it is not saved.
+        let unchanged =
+            state == before && warning.is_none() && !state.from_newer && State::path(ws).is_file();
+        let saved = if unchanged { Ok(()) } else { state.save(ws) };
         Updated {
             value,
             warning,
@@ -220,18 +234,29 @@ impl State {
 
     /// Record the result of a run.
     pub fn record(&mut self, slug: &str, passed: bool) {
-        self.puzzles.entry(slug.to_string()).or_default().status = if passed {
+        let p = self.puzzles.entry(slug.to_string()).or_default();
+        p.status = if passed {
             Status::Passed
         } else {
             Status::Failed
         };
+        p.solved |= passed;
     }
 
-    /// Forget the result of the last run (after `reset`, the puzzle is to be done again); hints
-    /// already shown stay shown.
+    /// Whether the learner's kernel passed since the puzzle was last reset (the reference
+    /// solution is theirs to read then).
+    pub fn solved(&self, slug: &str) -> bool {
+        let p = self.progress(slug);
+        // A pass recorded before `solved` existed counts too.
+        p.solved || p.status == Status::Passed
+    }
+
+    /// Forget the results (after `reset`, the puzzle is to be done again, so its pass and the
+    /// solution it unlocked go); hints already shown stay shown.
     pub fn clear_status(&mut self, slug: &str) {
         if let Some(p) = self.puzzles.get_mut(slug) {
             p.status = Status::NotTried;
+            p.solved = false;
         }
     }
 
@@ -392,9 +417,26 @@ mod tests {
             s.progress("p"),
             Progress {
                 status: Status::Passed,
-                hints_shown: 1
+                hints_shown: 1,
+                solved: true,
             }
         );
+    }
+
+    #[test]
+    fn solved_outlives_a_later_failure_but_not_a_reset() {
+        let mut s = State::default();
+        s.record("p", false);
+        assert!(!s.solved("p"));
+        s.record("p", true);
+        s.record("p", false);
+        assert!(s.solved("p"), "passing once is enough");
+        assert_eq!(s.status("p"), Status::Failed);
+        s.clear_status("p");
+        assert!(!s.solved("p") && s.status("p") == Status::NotTried);
+        // A pass in a file written before the field existed counts.
+        let old: State = toml::from_str("[puzzles.map]\nstatus = \"passed\"\n").unwrap();
+        assert!(old.solved("map"));
     }
 
     #[test]

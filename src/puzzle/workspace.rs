@@ -1,9 +1,10 @@
 //! Where the learner works: a root folder holding `puzzles/` (TOML files and the kernels being
-//! written), `solutions/` and `.gpuzzle/` (progress, backups). Finding it, creating it, and
-//! restoring a starter without ever losing the learner's file.
+//! written) and `.gpuzzle/` (progress, backups); an instructor's folder may also hold
+//! `solutions/`. Finding it, creating it, and restoring a starter without ever losing the
+//! learner's file.
 
 use super::error::PuzzleError;
-use super::load::{load_dir, toml_files};
+use super::load::{load_catalog, load_dir, toml_files, Catalog};
 use super::model::Puzzle;
 use super::pack::{self, PUZZLES_DIR, SOLUTIONS_DIR};
 use std::path::{Path, PathBuf};
@@ -20,8 +21,19 @@ pub struct Workspace {
     pub root: PathBuf,
     /// The puzzle files and the learner's kernels.
     pub puzzles_dir: PathBuf,
-    /// The reference solutions (may be absent: a learner's copy need not have them).
+    /// Reference solutions of an instructor's own puzzles (absent in a learner's workspace: the
+    /// pack's solutions are built into gpuzzle; see `reference`).
     pub solutions_dir: PathBuf,
+}
+
+/// Where a puzzle's reference solution comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// A file in the workspace's `solutions/` (an instructor's, or this repository's).
+    File(PathBuf),
+    /// The pack's solution built into gpuzzle; `name` is its place in the pack
+    /// (`solutions/09_pooling.cu`), as compile messages name it.
+    BuiltIn { name: String, text: &'static str },
 }
 
 impl Workspace {
@@ -86,28 +98,61 @@ impl Workspace {
         }
     }
 
-    /// All puzzles of `puzzles_dir`, checked, sorted by id.
+    /// All puzzles of `puzzles_dir`, checked, sorted by id; any broken file is an error.
     pub fn load_puzzles(&self) -> Result<Vec<Puzzle>, PuzzleError> {
         load_dir(&self.puzzles_dir)
     }
 
+    /// The puzzles of `puzzles_dir` that load, and the files that do not (each with its error),
+    /// so that one broken file costs only its own puzzle.
+    pub fn load_catalog(&self) -> Result<Catalog, PuzzleError> {
+        load_catalog(&self.puzzles_dir)
+    }
+
     /// The puzzle called `query`: its id (`9`, `09`), slug (`pooling`) or file stem
-    /// (`09_pooling`). A miss lists the valid names.
+    /// (`09_pooling`). A puzzle whose file is broken gives that file's error; any other miss
+    /// lists the valid names.
     pub fn find<'a>(&self, puzzles: &'a [Puzzle], query: &str) -> Result<&'a Puzzle, PuzzleError> {
         let q = query.trim();
         let by_id = q.parse::<u32>().ok();
-        puzzles
+        let found = puzzles
             .iter()
-            .find(|p| Some(p.id) == by_id || p.slug == q || p.file_stem() == q)
-            .ok_or_else(|| PuzzleError::UnknownPuzzle {
-                query: query.to_string(),
-                closest: closest_slug(puzzles, q),
-                valid: puzzles
-                    .iter()
-                    .map(|p| format!("{} {}", p.id, p.slug))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+            .find(|p| Some(p.id) == by_id || p.slug == q || p.file_stem() == q);
+        if let Some(p) = found {
+            return Ok(p);
+        }
+        // Only on a miss: read the directory again for a broken file of that name.
+        let broken = self
+            .load_catalog()
+            .ok()
+            .and_then(|c| c.broken.into_iter().find(|b| b.matches(q)));
+        if let Some(b) = broken {
+            return Err(b.error);
+        }
+        Err(PuzzleError::UnknownPuzzle {
+            query: query.to_string(),
+            closest: closest_slug(puzzles, q),
+            valid: puzzles
+                .iter()
+                .map(|p| format!("{} {}", p.id, p.slug))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    /// The reference solution of `puzzle`: `solutions/<file>` of this workspace when there is
+    /// one (an instructor's own puzzles), else the pack's built-in solution when `puzzle` is
+    /// one of the pack's; `None` when neither exists.
+    pub fn reference(&self, puzzle: &Puzzle) -> Option<Reference> {
+        let path = self.kernel_path(puzzle, true);
+        // `symlink_metadata`: a file that exists but cannot be read is reported when read.
+        if path.symlink_metadata().is_ok() {
+            return Some(Reference::File(path));
+        }
+        pack::solution_for(puzzle).map(|text| Reference::BuiltIn {
+            name: format!("{SOLUTIONS_DIR}/{}", puzzle.kernel_file),
+            text,
+        })
     }
 
     /// The learner's kernel (`puzzles/09_pooling.cu`) or the reference (`solutions/...`).
@@ -125,10 +170,24 @@ impl Workspace {
         self.root.join(STATE_DIR)
     }
 
-    /// Create a workspace in `dir` (made if needed) with the built-in pack: `puzzles/` and
-    /// `solutions/`. Refuses, writing nothing, if any of those files already exists.
+    /// Create a workspace in `dir` (made if needed) with the built-in pack's `puzzles/` (the
+    /// solutions stay in the binary). Refuses, writing nothing, if any of those files exists.
     pub fn init(dir: &Path) -> Result<Workspace, PuzzleError> {
-        let files = pack::pack_files();
+        Workspace::init_with(dir, Vec::new())
+    }
+
+    /// `init`, also writing `extra` files (path relative to `dir`, contents), such as a CI
+    /// workflow; they are refused, with the pack's, if any exists.
+    pub fn init_with(dir: &Path, extra: Vec<(PathBuf, Vec<u8>)>) -> Result<Workspace, PuzzleError> {
+        let mut files: Vec<(PathBuf, std::borrow::Cow<'static, [u8]>)> = pack::pack_files()
+            .into_iter()
+            .map(|(p, c)| (p, std::borrow::Cow::Borrowed(c)))
+            .collect();
+        files.extend(
+            extra
+                .into_iter()
+                .map(|(p, c)| (p, std::borrow::Cow::Owned(c))),
+        );
         // `symlink_metadata`: a dangling symlink exists too (writing to it would create its
         // target, wherever that is).
         let existing: Vec<PathBuf> = files
@@ -338,20 +397,84 @@ mod tests {
     }
 
     #[test]
-    fn init_writes_the_pack_and_loads() {
+    fn init_writes_the_puzzles_but_not_the_solutions() {
         let (_tmp, ws) = fresh();
         assert!(ws.puzzles_dir.join("09_pooling.toml").is_file());
         assert!(ws.puzzles_dir.join("09_pooling.cu").is_file());
-        assert!(ws.solutions_dir.join("09_pooling.cu").is_file());
+        assert!(
+            !ws.solutions_dir.exists(),
+            "solutions are not in plain view"
+        );
         let puzzles = ws.load_puzzles().unwrap();
         assert_eq!(
             puzzles.len(),
             crate::puzzle::embedded_puzzles().unwrap().len()
         );
+        // The reference comes from the pack...
         assert_eq!(
-            ws.kernel_path(&puzzles[8], true),
-            ws.solutions_dir.join("09_pooling.cu")
+            ws.reference(&puzzles[8]),
+            Some(Reference::BuiltIn {
+                name: "solutions/09_pooling.cu".into(),
+                text: pack::embedded_solution("09_pooling.cu").unwrap(),
+            })
         );
+        // ...unless the workspace has its own `solutions/` file.
+        std::fs::create_dir_all(&ws.solutions_dir).unwrap();
+        std::fs::write(ws.solutions_dir.join("09_pooling.cu"), "// mine").unwrap();
+        assert_eq!(
+            ws.reference(&puzzles[8]),
+            Some(Reference::File(ws.solutions_dir.join("09_pooling.cu")))
+        );
+        // An instructor's own puzzle without a solutions/ file has none.
+        let mut own = puzzles[8].clone();
+        own.slug = "my-pooling".into();
+        own.kernel_file = "40_my_pooling.cu".into();
+        assert_eq!(ws.reference(&own), None);
+    }
+
+    #[test]
+    fn init_with_writes_extra_files_and_refuses_them_too() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("course");
+        let extra = || {
+            vec![(
+                PathBuf::from(".github/workflows/x.yml"),
+                b"on: push\n".to_vec(),
+            )]
+        };
+        Workspace::init_with(&root, extra()).unwrap();
+        assert_eq!(
+            std::fs::read(root.join(".github/workflows/x.yml")).unwrap(),
+            b"on: push\n"
+        );
+        std::fs::remove_dir_all(root.join("puzzles")).unwrap();
+        let e = Workspace::init_with(&root, extra())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.yml"), "{e}");
+        assert!(
+            !root.join("puzzles").exists(),
+            "a refused init writes nothing"
+        );
+    }
+
+    #[test]
+    fn find_gives_a_broken_files_own_error() {
+        let (_tmp, ws) = fresh();
+        let toml = ws.puzzles_dir.join("03_guard.toml");
+        let text = std::fs::read_to_string(&toml).unwrap();
+        std::fs::write(&toml, text.replacen("title", "titel", 1)).unwrap();
+        let c = ws.load_catalog().unwrap();
+        assert_eq!(c.broken.len(), 1);
+        assert!(c.puzzles.iter().all(|p| p.id != 3));
+        for q in ["3", "guard", "03_guard"] {
+            let e = ws.find(&c.puzzles, q).unwrap_err().to_string();
+            assert!(
+                e.contains("03_guard.toml:") && e.contains("titel"),
+                "{q}: {e}"
+            );
+        }
+        assert_eq!(ws.find(&c.puzzles, "4").unwrap().slug, "map-2d");
     }
 
     #[test]

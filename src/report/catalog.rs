@@ -6,10 +6,26 @@ use crate::puzzle::{Puzzle, Status};
 use colored::Colorize;
 use std::fmt::Write;
 
+/// A puzzle whose file could not be loaded, as `list` shows it.
+pub struct BrokenRow {
+    pub id: Option<u32>,
+    /// The title if the file still says it, else the slug or file name.
+    pub name: String,
+    pub part: Option<String>,
+    /// The file's errors, one `FILE:LINE: error: ...` line each (with their `help:` lines).
+    pub error: String,
+}
+
 /// `gpuzzle list`: a progress bar, then the puzzles under a heading per part (parts in pack
 /// order: the order of their first puzzle).
 pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
-    let total = puzzles.len();
+    list_with_broken(puzzles, &[])
+}
+
+/// `list`, with the puzzles whose file is broken among the others of their part (or, when the
+/// part is unknown, under a heading of their own), each with its errors.
+pub fn list_with_broken(puzzles: &[(&Puzzle, Status)], broken: &[BrokenRow]) -> String {
+    let total = puzzles.len() + broken.len();
     let passed = puzzles.iter().filter(|(_, s)| *s == Status::Passed).count();
     let width = total.clamp(1, 30);
     let filled = (passed * width).checked_div(total).unwrap_or(0);
@@ -18,21 +34,65 @@ pub fn list(puzzles: &[(&Puzzle, Status)]) -> String {
         "█".repeat(filled).green(),
         "░".repeat(width - filled)
     );
-    let mut parts: Vec<&str> = Vec::new();
-    for (p, _) in puzzles {
-        if !parts.contains(&p.part.as_str()) {
-            parts.push(&p.part);
+    const NO_PART: &str = "Puzzle files with errors";
+    let part_of = |b: &BrokenRow| b.part.clone().unwrap_or_else(|| NO_PART.to_string());
+    let mut parts: Vec<String> = Vec::new();
+    let named = puzzles
+        .iter()
+        .map(|(p, _)| p.part.clone())
+        .chain(broken.iter().map(part_of));
+    for part in named {
+        if !parts.contains(&part) {
+            parts.push(part);
         }
+    }
+    // A part-less broken file goes last, after every real part.
+    if let Some(i) = parts.iter().position(|p| p == NO_PART) {
+        let last = parts.remove(i);
+        parts.push(last);
+    }
+    enum Row<'a> {
+        Good(&'a Puzzle, Status),
+        Broken(&'a BrokenRow),
     }
     for part in parts {
         let _ = writeln!(out, "\n{}", part.bold());
-        for (p, s) in puzzles.iter().filter(|(p, _)| p.part == part) {
-            let mark = match s {
-                Status::Passed => "✓".green().to_string(),
-                Status::Failed => "✗".red().to_string(),
-                Status::NotTried => "·".dimmed().to_string(),
-            };
-            let _ = writeln!(out, "  {:>2} {mark} {}", p.id, p.title);
+        let mut rows: Vec<(u32, Row)> = puzzles
+            .iter()
+            .filter(|(p, _)| p.part == part)
+            .map(|(p, s)| (p.id, Row::Good(p, *s)))
+            .collect();
+        rows.extend(
+            broken
+                .iter()
+                .filter(|b| part_of(b) == part)
+                .map(|b| (b.id.unwrap_or(u32::MAX), Row::Broken(b))),
+        );
+        rows.sort_by_key(|(id, _)| *id);
+        for (_, row) in rows {
+            match row {
+                Row::Good(p, s) => {
+                    let mark = match s {
+                        Status::Passed => "✓".green().to_string(),
+                        Status::Failed => "✗".red().to_string(),
+                        Status::NotTried => "·".dimmed().to_string(),
+                    };
+                    let _ = writeln!(out, "  {:>2} {mark} {}", p.id, p.title);
+                }
+                Row::Broken(b) => {
+                    let id = b.id.map_or(String::new(), |i| i.to_string());
+                    let _ = writeln!(
+                        out,
+                        "  {id:>2} {} {} {}",
+                        "!".red().bold(),
+                        b.name,
+                        "(broken puzzle file: fix it to play this puzzle)".red()
+                    );
+                    for line in b.error.lines() {
+                        let _ = writeln!(out, "       {line}");
+                    }
+                }
+            }
         }
     }
     out
@@ -192,14 +252,53 @@ fn dims(d: [u32; 3]) -> String {
 pub fn no_more_hints(p: &Puzzle) -> String {
     format!(
         "No more hints for puzzle {}: `gpuzzle show {} --spec` prints the sequential reference, \
-         and solutions/{} holds a solution if you decide to look.",
-        p.id, p.id, p.kernel_file
+         and `gpuzzle solution {} --force` prints a solution if you decide to look.",
+        p.id, p.id, p.id
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broken_file_is_listed_in_its_part_with_its_errors() {
+        colored::control::set_override(false);
+        let pack = crate::puzzle::embedded_puzzles().unwrap();
+        let rows: Vec<_> = pack[..4].iter().map(|p| (p, Status::NotTried)).collect();
+        let broken = [
+            BrokenRow {
+                id: Some(9),
+                name: "Pooling".into(),
+                part: Some(pack[0].part.clone()),
+                error: "puzzles/09_pooling.toml:3: error: `titel`: unknown field\n  help: fix it"
+                    .into(),
+            },
+            BrokenRow {
+                id: None,
+                name: "notes".into(),
+                part: None,
+                error: "puzzles/notes.toml:1: error: bad".into(),
+            },
+        ];
+        let out = list_with_broken(&rows, &broken);
+        assert!(out.contains("0/6"), "{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(" 9 ! Pooling"))
+            .unwrap();
+        assert!(
+            lines[at - 1].contains(" 4 · "),
+            "in id order within its part: {out}"
+        );
+        assert!(lines[at + 1]
+            .trim()
+            .starts_with("puzzles/09_pooling.toml:3: error"));
+        assert!(lines[at + 2].trim() == "help: fix it");
+        let tail: Vec<&&str> = lines.iter().rev().take(3).collect();
+        assert_eq!(tail[2].trim(), "Puzzle files with errors", "{out}");
+    }
 
     #[test]
     fn picture_draws_one_box_per_block() {

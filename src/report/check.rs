@@ -1,11 +1,13 @@
 //! `gpuzzle check`: every puzzle's verdict at once, for a learner's overview and for CI: a
 //! table with one line per puzzle, JSON for scripts, JUnit XML for CI dashboards.
 
-use super::{json as pieces, layout, number, puzzle, reason};
+use super::{json as pieces, layout, number, puzzle, reason, snippet};
 use crate::judge::outcome::{OutputCompare, PuzzleOutcome, TestOutcome};
+use crate::puzzle::Puzzle;
 use colored::Colorize;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 /// Said first whenever the reference solutions were graded, so nobody mistakes it for progress.
 const SOLUTIONS_NOTE: &str =
@@ -82,7 +84,8 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 
 /// The JSON scripts read (outside this repository too; keep the shape):
 /// `{"passed", "failed", "puzzles": [{"id", "slug", "title", "file", "passed", "tests": [..]}]}`,
-/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty).
+/// with `"compile_error"` on a puzzle that did not compile (its `tests` empty), or
+/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
@@ -102,7 +105,13 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
         "tests": o.tests.iter().map(test_json).collect::<Vec<_>>(),
     });
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
-        map.insert("compile_error".into(), Value::from(e.as_str()));
+        // A broken puzzle file is no compile error: its errors go under their own key.
+        let key = if reason::broken_puzzle_file(o) {
+            "puzzle_error"
+        } else {
+            "compile_error"
+        };
+        map.insert(key.into(), Value::from(e.as_str()));
     }
     v
 }
@@ -153,21 +162,29 @@ fn test_json(t: &TestOutcome) -> Value {
 }
 
 fn output_json(c: &OutputCompare) -> Value {
-    let list = |vs: &[f64]| Value::Array(vs.iter().map(|&v| number::loose_json(v)).collect());
+    let list = |vs: &[f64]| Value::Array(vs.iter().map(|&v| number::exact_json(v)).collect());
     json!({"expected": list(&c.expected), "got": list(&c.got)})
 }
 
 /// JUnit XML: a testsuite per puzzle (`09_pooling`), a testcase per test (classname
-/// `gpuzzle.09_pooling`); a failure's message is the one-line reason and its body the plain
-/// text a learner would see. A puzzle that did not compile is one failing testcase `compile`.
-pub fn junit(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
+/// `gpuzzle.09_pooling`) with its `time`, and `file` and `line` attributes: the kernel file as
+/// the learner names it and the line of the first diagnostic (or compile error). A failure's
+/// message is the one-line reason and its body the plain text a learner would see. A puzzle
+/// that did not compile fails each of its tests (named from `puzzles`) with the compile errors;
+/// one whose puzzle file is broken has no tests, and fails one testcase `puzzle file`.
+pub fn junit(outcomes: &[PuzzleOutcome], puzzles: &[Puzzle], solutions: bool) -> String {
     let mut report = Report::new(if solutions {
         "gpuzzle (reference solutions)"
     } else {
         "gpuzzle"
     });
     for o in outcomes {
-        report.add_test_suite(suite(o, solutions));
+        let names = puzzles
+            .iter()
+            .find(|p| p.id == o.id && p.slug == o.slug)
+            .map(crate::judge::test_names)
+            .unwrap_or_default();
+        report.add_test_suite(suite(o, &names, solutions));
     }
     // Serializing in-memory strings only fails on a writer error, which a Vec never gives;
     // still, a broken report must not panic the CLI: say what happened in valid XML.
@@ -179,7 +196,9 @@ pub fn junit(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     })
 }
 
-fn suite(o: &PuzzleOutcome, solutions: bool) -> TestSuite {
+/// One puzzle's testsuite; `test_names` are its tests as the judge names them (used when none
+/// ran, so a compile error fails each of them).
+fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite {
     let name = format!("{:02}_{}", o.id, o.slug);
     let classname = format!("gpuzzle.{name}");
     let mut suite = TestSuite::new(name);
@@ -188,22 +207,89 @@ fn suite(o: &PuzzleOutcome, solutions: bool) -> TestSuite {
     suite.add_property(("graded", if solutions { "solutions" } else { "puzzles" }));
     let mut cases = vec![];
     if let Some(log) = &o.compile_error {
-        cases.push(failing("compile", reason::puzzle(o), log.clone()));
+        let body = compile_body(log);
+        let line = snippet::compiler_notes(log)
+            .iter()
+            .find(|n| n.error)
+            .map(|n| n.line);
+        let names: Vec<&str> = match test_names {
+            _ if reason::broken_puzzle_file(o) => vec!["puzzle file"],
+            [] => vec!["tests"],
+            names => names.iter().map(String::as_str).collect(),
+        };
+        for n in names {
+            // Nothing ran: zero seconds, said rather than left out.
+            let mut case = failing(n, reason::puzzle(o), body.clone());
+            case.set_time(Duration::ZERO);
+            cases.push((case, line));
+        }
     } else if o.tests.is_empty() && !o.passed {
-        cases.push(failing("tests", reason::puzzle(o), String::new()));
+        cases.push((failing("tests", reason::puzzle(o), String::new()), None));
     }
     for t in &o.tests {
-        cases.push(if t.passed {
+        let mut case = if t.passed {
             TestCase::new(t.name.as_str(), TestCaseStatus::success())
         } else {
             failing(&t.name, reason::test(t), puzzle::test_detail(t, &o.file))
-        });
+        };
+        if t.seconds.is_finite() && t.seconds >= 0.0 {
+            case.set_time(Duration::from_secs_f64(t.seconds));
+        }
+        cases.push((case, first_line(t)));
     }
-    for mut case in cases {
+    let seconds: f64 = o
+        .tests
+        .iter()
+        .map(|t| t.seconds)
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .sum();
+    suite.set_time(Duration::from_secs_f64(seconds));
+    for (mut case, line) in cases {
         case.set_classname(classname.as_str());
+        case.extra.insert("file".into(), o.file.as_str().into());
+        if let Some(line) = line {
+            case.extra.insert("line".into(), line.to_string().into());
+        }
         suite.add_test_case(case);
     }
     suite
+}
+
+/// The line a failed test points at: its first diagnostic's (errors first), else the line of
+/// a performance figure over budget.
+fn first_line(t: &TestOutcome) -> Option<u32> {
+    if t.passed {
+        return None;
+    }
+    reason::first_diagnostic(&t.diagnostics)
+        .and_then(|d| d.line)
+        .or_else(|| t.perf.iter().filter(|p| p.over()).find_map(|p| p.line))
+}
+
+/// The compile errors as plain located lines (`puzzles/03_guard.cu:3:58: error: ...`), without
+/// the `does not compile` heading the failure's message already says; NVRTC's log as it is
+/// when nothing in it is located (a missing file).
+fn compile_body(log: &str) -> String {
+    let notes = snippet::compiler_notes(log);
+    if notes.is_empty() {
+        return layout::strip_ansi(log.trim());
+    }
+    notes
+        .iter()
+        .map(|n| {
+            let place = match n.column {
+                Some(c) => format!("{}:{}:{c}", n.file, n.line),
+                None => format!("{}:{}", n.file, n.line),
+            };
+            let level = if n.error { "error" } else { "warning" };
+            let mut text = format!("{place}: {level}: {}", n.text);
+            for more in &n.more {
+                text += &format!("\n  {more}");
+            }
+            text
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn failing(name: &str, message: String, body: String) -> TestCase {
@@ -284,8 +370,10 @@ mod tests {
         PuzzleOutcome {
             passed: false,
             tests: vec![],
-            compile_error: Some("puzzles/11_conv.cu(3): error: expected a \";\"\n".into()),
-            ..pass(11, "conv")
+            compile_error: Some(
+                "puzzles/11_conv-1d.cu does not compile\n  puzzles/11_conv-1d.cu:3:5: error: expected a \";\"\n".into(),
+            ),
+            ..pass(11, "conv-1d")
         }
     }
 
@@ -316,7 +404,7 @@ mod tests {
         );
         assert_eq!(
             lines[4],
-            "11  conv             -  FAIL  does not compile: puzzles/11_conv.cu(3): error: expected a \";\""
+            "11  conv-1d          -  FAIL  does not compile: expected a \";\" at 11_conv-1d.cu:3"
         );
         assert_eq!(lines.last(), Some(&"1 of 4 passed"));
         assert!(!out.contains("solutions/"));
@@ -373,7 +461,7 @@ mod tests {
         assert_eq!(c["tests"], json!([]));
         assert_eq!(
             c["compile_error"],
-            json!("puzzles/11_conv.cu(3): error: expected a \";\"\n")
+            json!("puzzles/11_conv-1d.cu does not compile\n  puzzles/11_conv-1d.cu:3:5: error: expected a \";\"\n")
         );
         assert!(v["puzzles"][0].get("compile_error").is_none());
         assert!(serde_json::to_string(&v).is_ok());
@@ -427,22 +515,53 @@ mod tests {
     #[test]
     fn junit_has_a_case_per_test_and_the_right_counts() {
         colored::control::set_override(false);
-        let xml = junit(&all(), false);
+        let pack = crate::puzzle::embedded_puzzles().unwrap();
+        let conv = pack.iter().find(|p| p.id == 11).unwrap();
+        let conv_tests = crate::judge::test_names(conv);
+        assert!(conv_tests.len() >= 2);
+        let mut outcomes = all();
+        outcomes[1].tests[0].seconds = 0.25;
+        outcomes[1].tests[1].seconds = 0.5;
+        let xml = junit(&outcomes, &pack, false);
         println!("{xml}");
         assert_balanced(&xml);
-        assert!(xml.contains("<testsuites name=\"gpuzzle\" tests=\"7\" failures=\"4\""));
+        let cases = 6 + conv_tests.len();
+        let failures = 3 + conv_tests.len();
+        assert!(xml.contains(&format!(
+            "<testsuites name=\"gpuzzle\" tests=\"{cases}\" failures=\"{failures}\""
+        )));
         assert_eq!(count(&xml, "<testsuite "), 4);
-        assert_eq!(count(&xml, "<testcase "), 7);
-        assert_eq!(count(&xml, "<failure "), 4);
+        assert_eq!(count(&xml, "<testcase "), cases);
+        assert_eq!(count(&xml, "<failure "), failures);
         assert!(xml.contains("<testsuite name=\"09_pooling\" tests=\"2\""));
         assert!(xml.contains("classname=\"gpuzzle.09_pooling\""));
-        assert!(xml.contains("<testcase name=\"compile\" classname=\"gpuzzle.11_conv\""));
+        // Time, file and line on a testcase; the suite's time is its tests'.
+        assert!(xml.contains(
+            "<testcase name=\"one\" classname=\"gpuzzle.09_pooling\" time=\"0.250\" file=\"puzzles/09_pooling.cu\" line=\"14\">"
+        ), "{xml}");
+        assert!(xml.contains("time=\"0.750\""));
+        // A compile error fails every test of the puzzle, at the error's line; no invented case.
+        assert!(!xml.contains("name=\"compile\""));
+        for name in &conv_tests {
+            let head = format!("<testcase name=\"{name}\" classname=\"gpuzzle.11_conv-1d\"");
+            let at = xml.find(&head).unwrap_or_else(|| panic!("{head}"));
+            let tag = &xml[at..at + xml[at..].find('>').unwrap()];
+            assert!(
+                tag.contains("file=\"puzzles/11_conv-1d.cu\" line=\"3\""),
+                "{tag}"
+            );
+        }
+        let compile_failure = "<failure message=\"does not compile: expected a &quot;;&quot; at 11_conv-1d.cu:3\">puzzles/11_conv-1d.cu:3:5: error: expected a &quot;;&quot;</failure>";
+        assert_eq!(count(&xml, compile_failure), conv_tests.len(), "{xml}");
         assert!(xml.contains(
             "message=\"3 of 8 elements differ in out; shared-race at 09_pooling.cu:14\""
         ));
         assert!(xml.contains("while thread 1 writes it &amp; &lt;more&gt;"));
         assert!(xml.contains("out: 3 of 8 elements differ"));
         assert!(!xml.contains('\x1b'));
-        assert!(junit(&all(), true).contains("gpuzzle (reference solutions)"));
+        assert!(junit(&all(), &pack, true).contains("gpuzzle (reference solutions)"));
+        // A puzzle the pack does not know still gets one failing case.
+        let xml = junit(&[compile_error()], &[], false);
+        assert_eq!(count(&xml, "<testcase name=\"tests\""), 1);
     }
 }

@@ -235,6 +235,8 @@ pub(crate) mod tests {
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
+            seconds: 0.0,
+            cross: None,
         }
     }
 

@@ -60,7 +60,7 @@ pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
             if j > 0 {
                 w.write_all(b",")?;
             }
-            serde_json::to_writer(&mut *w, &e.json())?;
+            e.write_json(&mut *w)?;
         }
         w.write_all(b"]")?;
     }

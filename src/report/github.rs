@@ -90,16 +90,18 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
         None => o.warnings.join("\n"),
     };
     let located = compiler_lines(&log);
+    // A puzzle file that could not be loaded carries its errors as a compile log does.
+    let error_title = if reason::broken_puzzle_file(o) {
+        "broken puzzle file"
+    } else {
+        "does not compile"
+    };
     if o.compile_error.is_some() && located.is_empty() {
-        add(
-            error(None, "does not compile", first_line(&log)),
-            None,
-            None,
-        );
+        add(error(None, error_title, first_line(&log)), None, None);
     }
     for (level, file, line, col, text) in located {
         let what = if level == "error" {
-            "does not compile"
+            error_title
         } else {
             "compiler warning"
         };

@@ -8,12 +8,14 @@
 pub mod bench;
 pub mod catalog;
 pub mod check;
+pub mod endless_loop;
 pub mod exec;
 pub mod github;
 pub mod puzzle;
 pub mod snippet;
 pub mod watch;
 
+mod also;
 mod counters;
 mod diff;
 mod json;

@@ -1,9 +1,10 @@
 //! How numbers look: buffer elements as text and as JSON.
 //!
 //! A buffer knows its element type, so its integers stay exact integers (a u64 is not squeezed
-//! through f64) and an f32 shows its own shortest form (`0.1`, not `0.10000000149011612`).
-//! The judge's comparisons carry plain f64s; for those, a value an f32 holds exactly is shown in
-//! f32's shortest form, since that is almost always the type it came from.
+//! through f64). As text (for people) an f32 shows its own shortest form (`0.1`). As JSON (for
+//! scripts) every float is the shortest decimal that reads back as the same *double*
+//! (`0.10000000149011612` for 0.1f32): JSON readers in every language parse numbers as doubles,
+//! so that is the only form an exact comparison outside gpuzzle can rely on.
 
 use crate::emu::value::{Buffer, ElemType};
 use serde_json::Value;
@@ -27,14 +28,26 @@ impl Elem {
         }
     }
 
-    /// Integers as JSON integers, floats as JSON floats, NaN and infinities as null
-    /// (JSON has no way to write them).
+    /// Integers as JSON integers, floats as JSON floats exact as doubles (an f32 is widened,
+    /// which is exact), NaN and infinities as null (JSON has no way to write them).
     pub(crate) fn json(self) -> Value {
         match self {
             Elem::Int(v) => Value::from(v),
             Elem::UInt(v) => Value::from(v),
-            Elem::F32(v) => float_json(f32_as_written(v)),
-            Elem::F64(v) => float_json(v),
+            Elem::F32(v) => exact_json(f64::from(v)),
+            Elem::F64(v) => exact_json(v),
+        }
+    }
+
+    /// Writes exactly what `serde_json` writes for [`Elem::json`], without building a `Value`
+    /// (for output that streams millions of elements).
+    pub(crate) fn write_json(self, w: &mut dyn std::io::Write) -> serde_json::Result<()> {
+        match self {
+            Elem::Int(v) => serde_json::to_writer(w, &v),
+            Elem::UInt(v) => serde_json::to_writer(w, &v),
+            // serde_json writes a non-finite f64 as `null`, as `exact_json` makes it.
+            Elem::F32(v) => serde_json::to_writer(w, &f64::from(v)),
+            Elem::F64(v) => serde_json::to_writer(w, &v),
         }
     }
 }
@@ -64,26 +77,15 @@ fn decode(ty: ElemType, c: &[u8]) -> Elem {
     }
 }
 
-/// An f32 widened to the f64 its shortest decimal form means (0.1f32 → 0.1, not 0.10000000149…).
-fn f32_as_written(v: f32) -> f64 {
-    format!("{v}").parse().unwrap_or(v as f64)
-}
-
-fn float_json(v: f64) -> Value {
+/// A float as JSON: the shortest decimal that reads back as the same double (serde_json writes
+/// it with ryu), or null for NaN and infinities. Also for the judge's compared values, which are
+/// doubles (an f32 output widened exactly).
+pub(crate) fn exact_json(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
 }
 
 fn exact_in_f32(v: f64) -> bool {
     (v as f32) as f64 == v
-}
-
-/// A compared value as JSON: a float, or null for NaN and infinities.
-pub(crate) fn loose_json(v: f64) -> Value {
-    if exact_in_f32(v) {
-        float_json(f32_as_written(v as f32))
-    } else {
-        float_json(v)
-    }
 }
 
 /// How to write a column of compared values: as integers when every value is one.
@@ -132,16 +134,78 @@ mod tests {
     }
 
     #[test]
-    fn floats_keep_their_short_form_and_non_finite_is_null() {
+    fn floats_read_short_as_text_exact_as_json_and_non_finite_is_null() {
         let b = Buffer::from_values("f", ElemType::F32, &[0.1, 3.0, f64::NAN, f64::INFINITY]);
         let e = elements(&b);
         assert_eq!(e[0].text(), "0.1");
         assert_eq!(e[1].text(), "3.0");
-        assert_eq!(e[0].json(), serde_json::json!(0.1));
+        assert_eq!(e[0].json(), serde_json::json!(0.10000000149011612));
         assert!(e[1].json().is_f64());
         assert_eq!(e[2].json(), Value::Null);
         assert_eq!(e[3].json(), Value::Null);
         assert_eq!(e[2].text(), "NaN");
+    }
+
+    /// What a JSON reader in another language does: parse the number as a double. It must be
+    /// the f32 widened, bit for bit, for every kind of f32 (subnormal, huge, negative zero...).
+    #[test]
+    fn every_f32_reads_back_bit_exact_as_a_double() {
+        let mut samples: Vec<f32> = vec![
+            -2.612_192_2,
+            0.1,
+            1.0 / 3.0,
+            -0.0,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::MAX,
+            f32::MIN,
+            f32::EPSILON,
+            16_777_217.0,
+        ];
+        // A spread over the whole bit range, both signs.
+        samples.extend((0..4096u32).map(|i| f32::from_bits(i.wrapping_mul(0x9E37_79B9) | 1)));
+        for v in samples.into_iter().filter(|v| v.is_finite()) {
+            for text in [
+                Elem::F32(v).json().to_string(),
+                String::from_utf8(streamed(Elem::F32(v))).unwrap_or_default(),
+            ] {
+                let back: f64 = text.parse().unwrap_or(f64::NAN);
+                assert_eq!(
+                    back.to_bits(),
+                    f64::from(v).to_bits(),
+                    "{v:e} written {text}"
+                );
+            }
+        }
+        assert_eq!(
+            Elem::F32(-2.612_192_2).json().to_string(),
+            "-2.612192153930664"
+        );
+    }
+
+    fn streamed(e: Elem) -> Vec<u8> {
+        let mut out = Vec::new();
+        e.write_json(&mut out).unwrap_or_else(|err| panic!("{err}"));
+        out
+    }
+
+    #[test]
+    fn streamed_elements_are_the_built_ones_byte_for_byte() {
+        let all = [
+            Elem::Int(-7),
+            Elem::Int(i64::MIN),
+            Elem::UInt(u64::MAX),
+            Elem::F32(0.1),
+            Elem::F32(3.0),
+            Elem::F32(f32::NAN),
+            Elem::F32(f32::NEG_INFINITY),
+            Elem::F64(0.25),
+            Elem::F64(f64::NAN),
+            Elem::F64(1e300),
+        ];
+        for e in all {
+            assert_eq!(streamed(e), e.json().to_string().into_bytes(), "{e:?}");
+        }
     }
 
     #[test]
@@ -153,7 +217,11 @@ mod tests {
         assert_eq!(Style::Floats.text(0.1f32 as f64), "0.1");
         assert_eq!(Style::Floats.text(0.1), "0.1");
         assert_eq!(Style::Floats.text(2.0), "2.0");
-        assert_eq!(loose_json(0.1f32 as f64), serde_json::json!(0.1));
-        assert_eq!(loose_json(f64::NEG_INFINITY), Value::Null);
+        assert_eq!(
+            exact_json(0.1f32 as f64),
+            serde_json::json!(0.10000000149011612)
+        );
+        assert_eq!(exact_json(0.1), serde_json::json!(0.1));
+        assert_eq!(exact_json(f64::NEG_INFINITY), Value::Null);
     }
 }

@@ -25,17 +25,18 @@ pub fn text(
 ) -> String {
     let mut sections = vec![];
     if let Some(log) = &o.compile_error {
-        sections.push(format!(
-            "{}\n  {}",
-            header(o, solutions, o.file.dimmed().to_string()),
-            "does not compile".red().bold()
+        sections.push(header(
+            o,
+            solutions,
+            "DOES NOT COMPILE".red().bold().to_string(),
         ));
-        sections.push(layout::indent(log.trim(), "  "));
+        sections.push(compile_errors(o, log, source));
         sections.extend(stuck(o.id, hints));
     } else if o.passed {
         sections.push(passed(o, solutions));
         sections.extend(compiler_warnings(o, source));
         sections.extend(diagnostics(o, source));
+        sections.extend(super::also::line(o));
         sections.push(format!("  {}", next_step(next)));
     } else {
         sections.push(failed_head(o, solutions));
@@ -44,6 +45,7 @@ pub fn text(
         let first_failed = o.tests.iter().find(|t| !t.passed);
         sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
         sections.extend(diagnostics(o, source));
+        sections.extend(super::also::line(o));
         if !o.tests.is_empty() {
             sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
         }
@@ -53,43 +55,54 @@ pub fn text(
     sections.join("\n\n")
 }
 
-/// NVRTC's warnings about the kernel, each with the source line it points at: a warning such as
-/// "expression has no effect" on `for (...; s * 2)` is often the whole bug.
-fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Option<String> {
-    if o.warnings.is_empty() {
-        return None;
+/// Why the kernel did not compile, each of NVRTC's errors once, over the source line it points
+/// at. A log with no located message (a missing file, an option NVRTC refused) is shown as it is.
+fn compile_errors(o: &PuzzleOutcome, log: &str, source: Option<&str>) -> String {
+    let notes = snippet::compiler_notes(log);
+    if notes.is_empty() {
+        return layout::indent(log.trim(), "  ");
     }
-    let mut out = Vec::new();
-    for w in &o.warnings {
-        let mut lines = w.lines();
-        let first = lines.next().unwrap_or_default();
-        out.push(format!(
-            "  {}",
-            first.replacen(
-                ": warning: ",
-                &format!(": {} ", "warning:".yellow().bold()),
-                1
+    let shown: Vec<String> = notes
+        .iter()
+        .map(|n| {
+            layout::indent(
+                &snippet::compiler_note(n, source_of(o, &n.file, source)),
+                "  ",
             )
-        ));
-        for more in lines {
-            out.push(format!("    {more}"));
-        }
-        let line_no = first.split_once(": warning: ").and_then(|(place, _)| {
-            let mut parts = place.rsplit(':').map(str::parse::<usize>);
-            // `file:line:col` or `file:line`
-            match (parts.next(), parts.next()) {
-                (Some(Ok(_col)), Some(Ok(line))) => Some(line),
-                (Some(Ok(line)), _) => Some(line),
-                _ => None,
+        })
+        .collect();
+    shown.join("\n\n")
+}
+
+/// `source` when `file` is the graded file (NVRTC may name an included header instead).
+fn source_of<'a>(o: &PuzzleOutcome, file: &str, source: Option<&'a str>) -> Option<&'a str> {
+    (super::reason::base_name(file) == super::reason::base_name(&o.file))
+        .then_some(source)
+        .flatten()
+}
+
+/// NVRTC's warnings about the kernel, each over the source line it points at: a warning such
+/// as "expression has no effect" on `for (...; s * 2)` is often the whole bug.
+fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Option<String> {
+    let shown: Vec<String> = o
+        .warnings
+        .iter()
+        .flat_map(|w| {
+            let notes = snippet::compiler_notes(w);
+            if notes.is_empty() {
+                // A warning about no line of the file (an option): NVRTC's words as they are.
+                return vec![layout::indent(w.trim(), "  ")];
             }
-        });
-        if let (Some(n), Some(src)) = (line_no, source) {
-            if let Some(text) = n.checked_sub(1).and_then(|i| src.lines().nth(i)) {
-                out.push(format!("  {} {}", format!("{n:>5} |").dimmed(), text));
-            }
-        }
-    }
-    Some(out.join("\n"))
+            notes
+                .iter()
+                .map(|n| {
+                    let text = snippet::compiler_note(n, source_of(o, &n.file, source));
+                    layout::indent(&text, "  ")
+                })
+                .collect()
+        })
+        .collect();
+    (!shown.is_empty()).then(|| shown.join("\n\n"))
 }
 
 /// One failed test on its own, for a JUnit failure body: what stopped it, its differing
@@ -497,11 +510,40 @@ mod tests {
             Some("puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined\n".into());
         let out = plain(&o, Some((10, "Dot product")), (3, 3));
         println!("{out}");
-        assert!(out.contains("does not compile"));
+        assert!(out.contains("DOES NOT COMPILE"));
         assert!(out.contains("  puzzles/09_pooling.cu(5): error: identifier \"x\" is undefined"));
         assert!(!out.contains("memory per thread"));
         assert!(!out.contains("test \""));
         assert!(out.ends_with("Stuck? gpuzzle hint 9   (all 3 hints shown)"));
+    }
+
+    /// Each located error once, over its source line with the token marked; the heading that
+    /// repeats "does not compile" is not shown again.
+    #[test]
+    fn compile_errors_are_drawn_over_the_source_once() {
+        let mut o = outcome(vec![]);
+        o.passed = false;
+        o.compile_error = Some(
+            "puzzles/09_pooling.cu does not compile\n  puzzles/09_pooling.cu:4:27: error: identifier \"q\" is undefined\n  other.h:2: error: bad thing\nargument types are: (int)".into(),
+        );
+        let out = plain(&o, None, (0, 3));
+        println!("{out}");
+        assert_eq!(out.matches("does not compile").count(), 0);
+        assert_eq!(out.matches("DOES NOT COMPILE").count(), 1);
+        assert_eq!(out.matches("identifier \"q\" is undefined").count(), 1);
+        assert!(out.contains("--> puzzles/09_pooling.cu:4:27"));
+        let code = out
+            .lines()
+            .find(|l| l.contains("shared[threadIdx.x] = a[i];"))
+            .unwrap();
+        let carets = out.lines().find(|l| l.contains('^')).unwrap();
+        // The caret is under column 27 of line 4: `a` of `a[i]`, one character.
+        let col = code.find("a[i]").unwrap();
+        assert_eq!(carets.find('^'), Some(col));
+        assert_eq!(carets.matches('^').count(), 1);
+        // A header NVRTC names is not shown with lines of the kernel file.
+        assert!(out.contains("--> other.h:2"));
+        assert!(out.contains("note: argument types are: (int)"));
     }
 
     #[test]

@@ -11,7 +11,20 @@ const MAX_PARTS: usize = 2;
 /// The reason for a failed puzzle: its compile error, or the first failed test's reason.
 pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
     if let Some(e) = &o.compile_error {
-        return format!("does not compile: {}", compile_line(e));
+        let notes = super::snippet::compiler_notes(e);
+        return match notes.iter().find(|n| n.error) {
+            _ if broken_puzzle_file(o) => format!("broken puzzle file: {}", compile_line(e)),
+            // Said like a diagnostic: what, then where (`... at 03_guard.cu:3`).
+            Some(n) => format!(
+                "does not compile: {} at {}:{}",
+                n.text,
+                base_name(&n.file),
+                n.line
+            ),
+            // Not NVRTC's words (a kernel file that cannot be read): as it is.
+            None if e.starts_with("cannot read") => first_line(e).to_string(),
+            None => format!("does not compile: {}", compile_line(e)),
+        };
     }
     match o.tests.iter().find(|t| !t.passed) {
         Some(t) => test(t),
@@ -21,13 +34,19 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
 }
 
 /// The reason for a failed test: what stopped it, which output differs, the first diagnostic,
-/// the first counter over budget (the first two of these that apply).
+/// the first counter over budget, a disagreement with the GPU (the first two of these that apply).
 pub(crate) fn test(t: &TestOutcome) -> String {
-    let parts: Vec<String> = [stopped(t), differs(t), diagnosed(t), over_budget(t)]
-        .into_iter()
-        .flatten()
-        .take(MAX_PARTS)
-        .collect();
+    let parts: Vec<String> = [
+        stopped(t),
+        differs(t),
+        diagnosed(t),
+        over_budget(t),
+        super::also::reason(t),
+    ]
+    .into_iter()
+    .flatten()
+    .take(MAX_PARTS)
+    .collect();
     if parts.is_empty() {
         "failed".to_string()
     } else {
@@ -72,6 +91,12 @@ fn over_budget(t: &TestOutcome) -> Option<String> {
         .position(|&n| n == o.counter)
         .map_or(o.counter, |i| LABELS[i]);
     Some(format!("over budget: {label} {} > {}", o.used, o.budget))
+}
+
+/// Whether `o` stands for a puzzle whose puzzle file (`.toml`) could not be loaded: `check`
+/// fails it with the file's errors in `compile_error`; no kernel was compiled.
+pub(crate) fn broken_puzzle_file(o: &PuzzleOutcome) -> bool {
+    o.compile_error.is_some() && o.file.ends_with(".toml")
 }
 
 /// `puzzles/09_pooling.cu` → `09_pooling.cu`: the table has little room.
@@ -172,6 +197,35 @@ mod tests {
             puzzle(&o),
             "does not compile: puzzles/01_map.cu(3): error: identifier \"x\" is undefined"
         );
+    }
+
+    #[test]
+    fn compile_errors_say_what_then_where_once() {
+        let o = PuzzleOutcome {
+            id: 3,
+            slug: "guard".into(),
+            title: "Guard".into(),
+            file: "puzzles/03_guard.cu".into(),
+            passed: false,
+            tests: vec![],
+            warnings: Vec::new(),
+            compile_error: Some(
+                "puzzles/03_guard.cu does not compile\n  puzzles/03_guard.cu:3:58: error: identifier \"x\" is undefined\n  puzzles/03_guard.cu:5: error: expected a \";\"".into(),
+            ),
+        };
+        let r = puzzle(&o);
+        assert_eq!(
+            r,
+            "does not compile: identifier \"x\" is undefined at 03_guard.cu:3"
+        );
+        assert_eq!(r.matches("compile").count(), 1);
+        let missing = PuzzleOutcome {
+            compile_error: Some(
+                "cannot read puzzles/03_guard.cu: no such file; restore the starter with `gpuzzle reset 3`".into(),
+            ),
+            ..o
+        };
+        assert_eq!(puzzle(&missing), missing.compile_error.clone().unwrap());
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub fn diagnostic(d: &Diagnostic, source: Option<&str>) -> String {
                 Some(line) => origin.line(line as usize),
                 None => origin,
             };
-            (format!("{} ({who})", d.message), Some(origin.into()))
+            (with_who(&d.message, &who), Some(origin.into()))
         }
         (None, None) => return bare(d, &who),
     };
@@ -56,11 +56,20 @@ fn bare(d: &Diagnostic, who: &str) -> String {
         Severity::Error => head.red().bold(),
         Severity::Warning => head.yellow().bold(),
     };
-    let mut out = format!("{head}: {} ({who})", d.message.bold());
+    let mut out = format!("{head}: {}", with_who(&d.message, who).bold());
     if let Some(help) = &d.help {
         out += &format!("\n  {}: {}", "help".cyan().bold(), help);
     }
     out
+}
+
+/// `message (thread 2 of block 0)`, unless the message already says who it is about.
+fn with_who(message: &str, who: &str) -> String {
+    if message.contains(who) {
+        message.to_string()
+    } else {
+        format!("{message} ({who})")
+    }
 }
 
 fn severity_word(s: Severity) -> &'static str {
@@ -90,6 +99,131 @@ pub(crate) fn source_for<'a>(
         Some(f) if super::reason::base_name(f) != super::reason::base_name(source_name) => None,
         _ => source,
     }
+}
+
+/// One NVRTC message as gpuzzle prints it (`file:line[:col]: error: text`, continuation lines
+/// after it): what the report needs to draw it over the learner's source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CompilerNote {
+    pub error: bool,
+    pub file: String,
+    pub line: u32,
+    pub column: Option<u32>,
+    /// The message's first line.
+    pub text: String,
+    /// Its continuation lines (argument types, candidates).
+    pub more: Vec<String>,
+}
+
+/// The located messages of a compile log or warning list, in order; lines that belong to no
+/// located message (the `does not compile` heading, trailers) are left out.
+pub(crate) fn compiler_notes(log: &str) -> Vec<CompilerNote> {
+    let mut found: Vec<CompilerNote> = Vec::new();
+    let mut open = false;
+    for raw in log.lines() {
+        let plain = layout::strip_ansi(raw);
+        let line = plain.trim();
+        if let Some(note) = parse_compiler_line(line) {
+            found.push(note);
+            open = true;
+        } else if line.is_empty() {
+            open = false;
+        } else if let (true, Some(last)) = (open, found.last_mut()) {
+            last.more.push(line.to_string());
+        }
+    }
+    found
+}
+
+/// `file:line:col: error: text` or `file:line: warning: text`.
+fn parse_compiler_line(line: &str) -> Option<CompilerNote> {
+    let (at, marker, error) = [(": error: ", true), (": warning: ", false)]
+        .into_iter()
+        .find_map(|(m, e)| line.find(m).map(|at| (at, m, e)))?;
+    let place = &line[..at];
+    let text = line[at + marker.len()..].trim().to_string();
+    let (file, line_no, column) = match place.rsplitn(3, ':').collect::<Vec<_>>()[..] {
+        [col, l, file] if col.parse::<u32>().is_ok() && l.parse::<u32>().is_ok() => {
+            (file, l.parse().ok()?, col.parse().ok())
+        }
+        _ => {
+            let (file, l) = place.rsplit_once(':')?;
+            (file, l.parse().ok()?, None)
+        }
+    };
+    Some(CompilerNote {
+        error,
+        file: file.to_string(),
+        line: line_no,
+        column,
+        text,
+        more: Vec::new(),
+    })
+}
+
+/// An NVRTC message drawn like a diagnostic: the source line marked at NVRTC's column (the
+/// identifier or token there), with the line above for context; just the location when
+/// `source` (the text of `n.file`) does not hold that line.
+pub(crate) fn compiler_note(n: &CompilerNote, source: Option<&str>) -> String {
+    let level = if n.error {
+        Level::ERROR
+    } else {
+        Level::WARNING
+    };
+    let mut group = Group::with_title(level.primary_title(n.text.as_str()));
+    let here = source.and_then(|src| Some((src, trimmed_span(src, n.line)?)));
+    match here {
+        Some((src, line_span)) => {
+            let mark = n
+                .column
+                .and_then(|c| token_span(src, line_span.start, line_span.end, n.line, c))
+                .unwrap_or(line_span);
+            let mut snippet = Snippet::source(src)
+                .path(n.file.as_str())
+                .annotation(AnnotationKind::Primary.span(mark));
+            if let Some(above) = n.line.checked_sub(1).and_then(|p| trimmed_span(src, p)) {
+                snippet = snippet.annotation(AnnotationKind::Visible.span(above));
+            }
+            group = group.element(snippet);
+        }
+        None => {
+            let mut origin = Origin::path(n.file.as_str()).line(n.line as usize);
+            if let Some(c) = n.column {
+                origin = origin.char_column(c.saturating_sub(1) as usize);
+            }
+            group = group.element(origin);
+        }
+    }
+    for more in &n.more {
+        group = group.element(Level::NOTE.message(more.as_str()));
+    }
+    renderer().render(&[group]).trim_end().to_string()
+}
+
+/// The byte range of the token at 1-based character `column` of line `line` (whose trimmed
+/// text is `start..end` of `src`): an identifier or number, else one character.
+fn token_span(src: &str, start: usize, end: usize, line: u32, column: u32) -> Option<Range<usize>> {
+    let line_start = src
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)? as usize)
+        .map(str::len)
+        .sum::<usize>();
+    let text = &src[line_start..end];
+    let (offset, first) = text.char_indices().nth(column.checked_sub(1)? as usize)?;
+    let at = line_start + offset;
+    if at < start {
+        return None;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let len = if word(first) {
+        text[offset..]
+            .char_indices()
+            .find(|&(_, c)| !word(c))
+            .map_or(text.len() - offset, |(i, _)| i)
+    } else {
+        first.len_utf8()
+    };
+    Some(at..at + len)
 }
 
 fn renderer() -> Renderer {
@@ -133,6 +267,7 @@ fn other_label(kind: DiagKind) -> &'static str {
     match kind {
         DiagKind::SharedRace | DiagKind::GlobalRace => "the other access",
         DiagKind::BarrierDivergence | DiagKind::WarpSync => "the other barrier",
+        DiagKind::StepLimit => "the loop's condition",
         _ => "also involved",
     }
 }

@@ -105,6 +105,7 @@ pub fn capture(
         jobs: 1,
         executor: Executor::Emulator,
         timeout: None,
+        ..JudgeOptions::default()
     };
     let outcome = judge::judge(puzzle, display_name, source, &opts)?;
     if let Some(e) = &outcome.compile_error {
@@ -122,11 +123,13 @@ pub fn capture(
             id: puzzle.id,
             count: puzzle.tests.len(),
         })?;
+    // The puzzle's own include folders, as the judge compiled it.
+    let include_options = judge::include_options(&opts.include_dirs, puzzle);
     let compiled = compile::compile(&CompileRequest {
         file_name: display_name,
         source,
         defines: &puzzle.defines,
-        extra_options: &[],
+        extra_options: &include_options,
     })?;
     let module = crate::ptx::parse(&compiled.ptx)
         .map_err(|e| CaptureError::Kernel(format!("gpuzzle could not read the PTX: {e}")))?;

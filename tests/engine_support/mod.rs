@@ -5,6 +5,8 @@
 //! (where gpuzzle looked and how to install it), never skips.
 #![allow(dead_code)]
 
+pub mod golden;
+
 use gpuzzle::compile::{CompileRequest, PtxCompiler};
 use gpuzzle::emu::result::{DiagKind, Diagnostic, RunResult};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
@@ -108,7 +110,11 @@ impl Kernels {
         args: Vec<KernelArg>,
         opts: &EmuOptions,
     ) -> Result<RunResult, EmuError> {
-        emu::run(&self.module, kernel, &cfg, args, opts)
+        // Every launch is checked against the recorded outputs (`golden.rs`).
+        let key = golden::launch_key(&self.file, &self.ptx, kernel, &cfg, &args, opts);
+        let r = emu::run(&self.module, kernel, &cfg, args, opts)?;
+        golden::check(&key, &r);
+        Ok(r)
     }
 
     /// Run and require that no diagnostic was reported.

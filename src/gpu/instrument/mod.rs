@@ -23,7 +23,8 @@
 //!   checks shared bounds per variable too, so the two report the same thing;
 //! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
 //!   `.param` accesses are left alone;
-//! - every taken backward branch (`bra` to an earlier label) counts a step; past the budget the
+//! - every taken backward branch (`bra` to an earlier label), and every entry into a device
+//!   function (so recursion is metered too), counts a step; past the budget the
 //!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
 //!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
 //!
@@ -33,9 +34,11 @@
 //! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
-//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context):
-//! `cp.async*`, `ld/st/red.async`, indirect branches `brx.idx`. Recursion is not metered, so
-//! unbounded recursion still overflows the GPU stack.
+//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context,
+//! when the launched kernel can reach them; elsewhere they are left as they are, since the
+//! emulator too minds them only when it runs them): `cp.async*`, `ld/st/red.async`, indirect
+//! branches `brx.idx`. Recursion is metered by its
+//! calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
 mod helpers;
 mod scan;
@@ -48,7 +51,7 @@ use crate::ptx::ir::Variable;
 use crate::ptx::ir::{demangle_var, Space as IrSpace};
 use scan::{RegWidths, StmtKind};
 use site::{SiteWriter, Space, SymKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What to instrument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +74,8 @@ pub struct SiteCounts {
     pub shared: usize,
     pub constant: usize,
     pub branches: usize,
+    /// Device functions whose entry is metered.
+    pub calls: usize,
 }
 
 /// The rewritten module.
@@ -180,6 +185,7 @@ pub fn instrument(
         helpers::module_text(),
     ));
     let mut sites = SiteCounts::default();
+    let launched = reachable(&scanned.functions, &entry.name);
     for f in &scanned.functions {
         let mut symbols = module_syms.clone();
         if let Some((_, irf)) = module.function(&f.name) {
@@ -215,6 +221,12 @@ pub fn instrument(
                 ".reg .pred %gz_p<1>;".into(),
             ];
             lines.extend(prologue(f.is_entry, &module_vars, &shared_slots_of(f)));
+            // A call is the other way to run without end (recursion): each entry of a device
+            // function counts a step, at the function's first line.
+            if !f.is_entry && opts.step_limit {
+                lines.extend(site::step(first_loc(&f.stmts)));
+                sites.calls += 1;
+            }
             let mut text = site::join(&lines);
             text.push_str("\n\t");
             edits.push((first.span.start, first.span.start, text));
@@ -243,6 +255,9 @@ pub fn instrument(
             let whole = &ptx[s.span.clone()];
             let base = i.opcode.split('.').next().unwrap_or("");
             if base == "brx" {
+                if !launched.contains(f.name.as_str()) {
+                    continue;
+                }
                 return Err(InstrumentError::Unsupported {
                     line: s.line,
                     what: format!("the indirect branch `{}`", i.opcode),
@@ -260,8 +275,15 @@ pub fn instrument(
                 }
                 continue;
             }
-            let Some(m) = site::mem_op(i, s.line)? else {
-                continue;
+            let m = match site::mem_op(i, s.line) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                // Code this launch cannot reach stays as it is, like the emulator, which minds
+                // an instruction it cannot run only when it runs it.
+                Err(InstrumentError::Unsupported { .. }) if !launched.contains(f.name.as_str()) => {
+                    continue
+                }
+                Err(e) => return Err(e),
             };
             let text = match m.space {
                 Space::Global | Space::Generic | Space::Shared => {
@@ -271,7 +293,15 @@ pub fn instrument(
                         _ => sites.shared += 1,
                     }
                     let orig = &ptx[i.start..s.span.end];
-                    w.checked(i, orig, &m, loc, s.line)?
+                    match w.checked(i, orig, &m, loc, s.line) {
+                        Ok(text) => text,
+                        Err(InstrumentError::Unsupported { .. })
+                            if !launched.contains(f.name.as_str()) =>
+                        {
+                            continue
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 Space::Const => {
                     sites.constant += 1;
@@ -291,6 +321,48 @@ pub fn instrument(
         },
         sites,
     })
+}
+
+/// The functions a launch of `entry` can run: it and every function it calls, transitively.
+fn reachable<'a>(functions: &'a [scan::FunctionText], entry: &str) -> HashSet<&'a str> {
+    let by_name: HashMap<&str, &scan::FunctionText> =
+        functions.iter().map(|f| (f.name.as_str(), f)).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut todo: Vec<&str> = by_name
+        .get_key_value(entry)
+        .map(|(k, _)| *k)
+        .into_iter()
+        .collect();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name) {
+            continue;
+        }
+        let Some(f) = by_name.get(name) else { continue };
+        for s in &f.stmts {
+            if let StmtKind::Instr(i) = &s.kind {
+                if i.opcode.split('.').next() == Some("call") {
+                    // `call (ret), name, (args)`: the callee is the operand that names a function.
+                    todo.extend(
+                        i.operands
+                            .iter()
+                            .filter_map(|o| by_name.get_key_value(o.as_str()).map(|(k, _)| *k)),
+                    );
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The packed location of the first `.loc` with a line in `stmts` (0 when there is none).
+fn first_loc(stmts: &[scan::Stmt]) -> u32 {
+    stmts
+        .iter()
+        .find_map(|s| match s.kind {
+            StmtKind::Loc { file, line } if line > 0 => Some(pack_loc(file, line)),
+            _ => None,
+        })
+        .unwrap_or(0)
 }
 
 /// The prologue. A kernel publishes the control block's address and fills the table entries of
@@ -440,7 +512,8 @@ $L__BB0_3:
                 generic: 0,
                 shared: 1,
                 constant: 0,
-                branches: 1
+                branches: 1,
+                calls: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
@@ -499,6 +572,51 @@ $L__BB0_3:
         match instrument(&ptx, "map", &InstrumentOptions::default()) {
             Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("brx")),
             Err(InstrumentError::Parse(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A second kernel with an instruction the instrumenter cannot handle, reached through a
+    /// device function.
+    const OTHER: &str = "
+.func copy_async(
+\t.param .b64 copy_async_param_0
+)
+{
+\t.reg .b32 \t%r<2>;
+\t.reg .b64 \t%rd<2>;
+\tld.param.u64 \t%rd1, [copy_async_param_0];
+\tcp.async.ca.shared.global [%r1], [%rd1], 16;
+\tret;
+}
+
+.visible .entry other(
+\t.param .u64 other_param_0
+)
+{
+\t.reg .b64 \t%rd<2>;
+\tld.param.u64 \t%rd1, [other_param_0];
+\t{
+\t.param .b64 param0;
+\tst.param.b64 [param0], %rd1;
+\tcall.uni copy_async, (param0);
+\t}
+\tret;
+}
+";
+
+    #[test]
+    fn what_the_launch_cannot_reach_is_left_alone() {
+        let ptx = format!("{MAP}{OTHER}");
+        // `map` never runs cp.async: instrumented, with the other kernel's code as it was.
+        let out = instrument(&ptx, "map", &InstrumentOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out
+            .ptx
+            .contains("cp.async.ca.shared.global [%r1], [%rd1], 16;"));
+        // `other` reaches it through `copy_async`: refused, naming the instruction.
+        match instrument(&ptx, "other", &InstrumentOptions::default()) {
+            Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("cp.async")),
             other => panic!("{other:?}"),
         }
     }

@@ -401,24 +401,30 @@ impl<'a> SiteWriter<'a> {
         if let Some(g) = &i.guard {
             l.push(format!("{} bra $gz_E{n};", skip_guard(g)));
         }
-        l.extend([
-            "{".to_string(),
-            ".param .b32 gz_arg0;".into(),
-            ".param .b32 gz_ret;".into(),
-            format!("mov.u32 %gz_r0, {loc};"),
-            "st.param.b32 [gz_arg0], %gz_r0;".into(),
-            format!("call (gz_ret), {STEP}, (gz_arg0);"),
-            "ld.param.b32 %gz_r0, [gz_ret];".into(),
-            "}".into(),
-            "setp.ne.u32 %gz_p0, %gz_r0, 0;".into(),
-            "@%gz_p0 exit;".into(),
-        ]);
+        l.extend(step(loc));
         if i.guard.is_some() {
             l.push(format!("$gz_E{n}:"));
         }
         l.push(whole.to_string());
         join(&l)
     }
+}
+
+/// Count one step at `loc` and exit when the helper says the thread is past its budget (or
+/// another thread stopped the launch).
+pub fn step(loc: u32) -> Vec<String> {
+    vec![
+        "{".to_string(),
+        ".param .b32 gz_arg0;".into(),
+        ".param .b32 gz_ret;".into(),
+        format!("mov.u32 %gz_r0, {loc};"),
+        "st.param.b32 [gz_arg0], %gz_r0;".into(),
+        format!("call (gz_ret), {STEP}, (gz_arg0);"),
+        "ld.param.b32 %gz_r0, [gz_ret];".into(),
+        "}".into(),
+        "setp.ne.u32 %gz_p0, %gz_r0, 0;".into(),
+        "@%gz_p0 exit;".into(),
+    ]
 }
 
 #[cfg(test)]

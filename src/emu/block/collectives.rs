@@ -1,0 +1,295 @@
+//! Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`, `activemask`): a lane
+//! that reaches one waits; the collective completes once every live lane of its mask waits at
+//! it, reading all sources before writing any result.
+
+use super::scheduler::ACTIVEMASK_PATIENCE;
+use super::{Block, State, Thread};
+use crate::emu::alu::atom_combine;
+use crate::emu::result::{DiagKind, Severity};
+use crate::ptx::ir::*;
+
+impl<'l> Block<'l> {
+    /// Complete a warp collective once every live lane of its mask waits at one.
+    /// With `force`, complete it with the lanes present and report the missing ones.
+    /// Returns whether it completed.
+    pub(super) fn try_warp_collective(&mut self, t: usize, force: bool) -> bool {
+        let warp = t / 32;
+        let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
+        let th = &self.threads[t];
+        let Some(inst) = self.mem.launch.module.functions[th.func as usize]
+            .body
+            .get(th.pc as usize)
+        else {
+            return false;
+        };
+        let mask_op = match &inst.op {
+            Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::Redux { mask, .. }
+            | Op::MatchAny { mask, .. }
+            | Op::MatchAll { mask, .. } => *mask,
+            Op::BarWarpSync { mask } => *mask,
+            Op::Activemask { .. } => return self.try_activemask(t, lanes),
+            _ => return false,
+        };
+        let mask = self.mem.val(th, &mask_op) as u32;
+        let here = (th.func, th.pc);
+        let is_syncwarp = matches!(inst.op, Op::BarWarpSync { .. });
+        let mut present = vec![t];
+        let mut missing = Vec::new();
+        let outside_mask = mask & (1 << (t % 32)) == 0;
+        if outside_mask {
+            // The thread itself is not in the mask: undefined behaviour; report it and let the
+            // thread pass alone, so it is reported once, not every time the scheduler looks.
+            let site = self.site(t);
+            let lane = t % 32;
+            self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
+                (
+                    format!("lane {lane} executed a warp-synchronous operation with mask {mask:#010x}, which does not include itself"),
+                    "the mask of __shfl_sync/__ballot_sync/__syncwarp must include every calling lane (use 0xffffffff for a full warp)".into(),
+                )
+            });
+        } else {
+            for l in lanes
+                .clone()
+                .filter(|&l| l != t && mask & (1 << (l % 32)) != 0)
+            {
+                let other = &self.threads[l];
+                let joins = other.state == State::Warp
+                    && ((other.func, other.pc) == here || (is_syncwarp && self.is_syncwarp_at(l)));
+                if joins {
+                    present.push(l);
+                } else if other.state != State::Exited {
+                    // Exited lanes are not waited for (PTX: "all non-exited threads").
+                    missing.push(l);
+                }
+            }
+        }
+        if !missing.is_empty() {
+            if !force {
+                return false;
+            }
+            let site = self.site(t);
+            let l = missing[0];
+            let lane = l % 32;
+            let other = self.line_of(l).0;
+            let state = self.threads[l].state;
+            let namer = self.mem.namer;
+            let who = namer.thread(self.threads[l].tid);
+            self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, Some(other), || {
+                let where_ = match state {
+                    State::Barrier => format!("is waiting at the __syncthreads() on line {other}"),
+                    State::Warp => format!("is waiting at a different warp-synchronous operation (line {other})"),
+                    _ => format!("is at line {other}"),
+                };
+                (
+                    format!("a warp-synchronous operation names lane {lane} ({who}) in its mask {mask:#010x}, but that lane never joins it: it {where_}"),
+                    "every lane named in the mask must execute the same __shfl_sync/__ballot_sync/__syncwarp; compute the mask from the lanes that really take this path (e.g. __ballot_sync before the if)".into(),
+                )
+            });
+        }
+        present.sort_unstable();
+        let launch = self.mem.launch;
+        // Gather sources, then write results (all lanes read before any writes).
+        let insts: Vec<(usize, &Inst)> = present
+            .iter()
+            .map(|&l| {
+                (
+                    l,
+                    &launch.module.functions[self.threads[l].func as usize].body
+                        [self.threads[l].pc as usize],
+                )
+            })
+            .collect();
+        let mut vals = [0u64; 32];
+        let mut preds = [false; 32];
+        let mut active = 0u32;
+        for &(l, inst) in &insts {
+            let th = &self.threads[l];
+            active |= 1 << (l % 32);
+            match &inst.op {
+                Op::Shfl { a, .. }
+                | Op::Redux { a, .. }
+                | Op::MatchAny { a, .. }
+                | Op::MatchAll { a, .. } => vals[l % 32] = self.mem.val(th, a),
+                Op::Vote { p, negate, .. } => preds[l % 32] = (self.mem.val(th, p) != 0) != *negate,
+                _ => {}
+            }
+        }
+        let mut bad_source: Option<(usize, usize)> = None;
+        for &(l, inst) in &insts {
+            let lane = (l % 32) as u32;
+            let th = &self.threads[l];
+            let writes: Vec<(u32, u64)> = match &inst.op {
+                Op::Shfl {
+                    mode, d, p, b, c, ..
+                } => {
+                    let b = self.mem.val(th, b) as u32;
+                    let c = self.mem.val(th, c) as u32;
+                    let segmask = (c >> 8) & 0x1f;
+                    let cval = c & 0x1f;
+                    let max_lane = (lane & segmask) | (cval & !segmask);
+                    let min_lane = lane & segmask;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => {
+                            let j = lane as i64 - b as i64;
+                            (j, j >= max_lane as i64)
+                        }
+                        ShflMode::Down => {
+                            let j = lane as i64 + b as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                        ShflMode::Bfly => {
+                            let j = (lane ^ b) as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                        ShflMode::Idx => {
+                            let j = (min_lane | (b & !segmask)) as i64;
+                            (j, j <= max_lane as i64)
+                        }
+                    };
+                    let src = if ok && (0..32).contains(&j) {
+                        j as usize
+                    } else {
+                        lane as usize
+                    };
+                    let v = if active & (1 << src) != 0 {
+                        vals[src]
+                    } else {
+                        // Undefined on a GPU: keep the lane's own value, and say so below.
+                        if bad_source.is_none() {
+                            bad_source = Some((l, src));
+                        }
+                        vals[lane as usize]
+                    };
+                    let mut w = vec![(*d, v & 0xffff_ffff)];
+                    if let Some(p) = p {
+                        w.push((*p, ok as u64));
+                    }
+                    w
+                }
+                Op::Vote { mode, d, .. } => {
+                    let ballot = (0..32)
+                        .filter(|&i| active & (1 << i) != 0 && preds[i])
+                        .fold(0u32, |m, i| m | (1 << i));
+                    let v = match mode {
+                        VoteMode::Ballot => ballot as u64,
+                        VoteMode::All => (ballot == active) as u64,
+                        VoteMode::Any => (ballot != 0) as u64,
+                        VoteMode::Uni => (ballot == 0 || ballot == active) as u64,
+                    };
+                    vec![(*d, v)]
+                }
+                Op::Redux { op, ty, d, .. } => {
+                    let lanes_v = (0..32).filter(|&i| active & (1 << i) != 0).map(|i| vals[i]);
+                    let v = lanes_v
+                        .reduce(|x, y| atom_combine(*op, *ty, x, y, 0))
+                        .unwrap_or(0);
+                    vec![(*d, v)]
+                }
+                Op::MatchAny { d, .. } => {
+                    let me = vals[lane as usize];
+                    let m = (0..32)
+                        .filter(|&i| active & (1 << i) != 0 && vals[i] == me)
+                        .fold(0u32, |m, i| m | (1 << i));
+                    vec![(*d, m as u64)]
+                }
+                Op::MatchAll { d, p, .. } => {
+                    let me = vals[lane as usize];
+                    let all = (0..32).all(|i| active & (1 << i) == 0 || vals[i] == me);
+                    let mut w = vec![(*d, if all { active as u64 } else { 0 })];
+                    if let Some(p) = p {
+                        w.push((*p, all as u64));
+                    }
+                    w
+                }
+                _ => Vec::new(),
+            };
+            let th = &mut self.threads[l];
+            for (r, v) in writes {
+                th.regs[r as usize] = v;
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.warp_sync[warp] = self.mem.warp_sync[warp].wrapping_add(1);
+        // A source lane missing because of a reported mask problem needs no second report.
+        if let (Some((l, src)), true) = (bad_source, missing.is_empty() && !outside_mask) {
+            self.report_inactive_source(l, warp * 32 + src);
+        }
+        true
+    }
+
+    /// The instruction thread `t` stands at (where it waits, when it waits).
+    pub(super) fn op_at(&self, t: usize) -> Option<&Op> {
+        let th = &self.threads[t];
+        self.mem.launch.module.functions[th.func as usize]
+            .body
+            .get(th.pc as usize)
+            .map(|i| &i.op)
+    }
+
+    pub(super) fn is_syncwarp_at(&self, t: usize) -> bool {
+        matches!(self.op_at(t), Some(Op::BarWarpSync { .. }))
+    }
+
+    /// A shuffle read a lane that did not take part: its value is undefined on a GPU. A warning,
+    /// since the value may go unused (but in a reduction it usually reaches lane 0).
+    pub(super) fn report_inactive_source(&mut self, t: usize, src: usize) {
+        let site = self.site(t);
+        let namer = self.mem.namer;
+        let who = namer.who(self.threads[t].tid, self.mem.block);
+        let (lane, src_lane) = (t % 32, src % 32);
+        let why = match self.threads.get(src).map(|th| th.state) {
+            None => format!(
+                "that lane does not exist (the block has {} threads)",
+                self.threads.len()
+            ),
+            Some(State::Exited) => "that lane has already finished (returned)".to_string(),
+            Some(_) => "that lane is not taking part in this shuffle (not in the mask, or elsewhere in the code)".to_string(),
+        };
+        self.mem.diags.report(DiagKind::WarpSync, Severity::Warning, site, None, || {
+            (
+                format!("{who} (lane {lane}) read a value from lane {src_lane} with a shuffle, but {why}, so the value it got is undefined"),
+                "shuffles read registers of other lanes: every lane read from must execute the same __shfl_*_sync and be in its mask; after an early `return`, keep the lanes alive (e.g. use 0 for out-of-range elements instead of returning)".into(),
+            )
+        });
+    }
+
+    /// `activemask`: the lanes executing it together. Threads run one at a time here, so
+    /// "together" is modelled as convergence: once no lane of the warp can run any further
+    /// (each waits somewhere or has exited), the lanes waiting at this same instruction in the
+    /// same call depth form the mask. So `if (c) { m = __activemask(); ... }` names exactly
+    /// the lanes that took the branch, independent of scheduling.
+    pub(super) fn try_activemask(&mut self, t: usize, lanes: std::ops::Range<usize>) -> bool {
+        let patient = self.threads[t].waited <= ACTIVEMASK_PATIENCE;
+        if patient && lanes.clone().any(|l| self.threads[l].state == State::Ready) {
+            return false;
+        }
+        let key = |th: &Thread| (th.func, th.pc, th.frames.len());
+        let here = key(&self.threads[t]);
+        let group: Vec<usize> = lanes
+            .filter(|&l| self.threads[l].state == State::Warp && key(&self.threads[l]) == here)
+            .collect();
+        let mask = group.iter().fold(0u32, |m, &l| m | 1 << (l % 32));
+        let module = self.mem.launch.module;
+        for l in group {
+            let th = &mut self.threads[l];
+            if let Some(Inst {
+                op: Op::Activemask { d },
+                ..
+            }) = module.functions[th.func as usize].body.get(th.pc as usize)
+            {
+                th.regs[*d as usize] = mask as u64;
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+            th.waited = 0;
+        }
+        true
+    }
+
+    pub(super) fn is_activemask_at(&self, t: usize) -> bool {
+        matches!(self.op_at(t), Some(Op::Activemask { .. }))
+    }
+}

@@ -1,0 +1,194 @@
+//! Arithmetic, logic, comparison and conversion instructions on the general path (those the
+//! fast path of `crate::emu::fast` does not decode, or with operands it does not take).
+
+use super::super::{low_mask, Mem, Thread};
+use crate::emu::alu;
+use crate::emu::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
+use crate::ptx::ir::*;
+
+/// Execute `op`, one of this family (the dispatcher in `step.rs` sends only those here).
+pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
+    match op {
+        Op::Bin {
+            op,
+            ty,
+            d,
+            a,
+            b,
+            f,
+            rnd,
+        } => {
+            let (a, b) = (mem.val(th, a), mem.val(th, b));
+            th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
+        }
+        Op::Mad {
+            mode,
+            ty,
+            d,
+            a,
+            b,
+            c,
+            f,
+            rnd,
+        } => {
+            let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+            th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
+        }
+        Op::Un { op, ty, d, a, f } => {
+            let a = mem.val(th, a);
+            th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
+        }
+        Op::Setp {
+            cmp,
+            ty,
+            d,
+            d2,
+            a,
+            b,
+            comb,
+        } => {
+            let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
+            let (r1, r2) = match comb {
+                Some((bop, c, neg)) => {
+                    let c = (mem.val(th, c) != 0) != *neg;
+                    (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
+                }
+                None => (r, !r),
+            };
+            th.regs[*d as usize] = r1 as u64;
+            if let Some(d2) = d2 {
+                th.regs[*d2 as usize] = r2 as u64;
+            }
+        }
+        Op::Selp { ty, d, a, b, p } => {
+            let v = if mem.val(th, p) != 0 {
+                mem.val(th, a)
+            } else {
+                mem.val(th, b)
+            };
+            th.regs[*d as usize] = alu::mask(*ty, v);
+        }
+        Op::Slct {
+            ty,
+            cty,
+            d,
+            a,
+            b,
+            c,
+            ..
+        } => {
+            let c = mem.val(th, c);
+            let take_a = if *cty == Ty::F32 {
+                f32::from_bits(c as u32) >= 0.0
+            } else {
+                alu::sext(Ty::S32, c) >= 0
+            };
+            th.regs[*d as usize] = alu::mask(
+                *ty,
+                if take_a {
+                    mem.val(th, a)
+                } else {
+                    mem.val(th, b)
+                },
+            );
+        }
+        Op::Cvt {
+            dty,
+            sty,
+            d,
+            a,
+            rnd,
+            sat,
+            ftz,
+        } => {
+            let a = mem.val(th, a);
+            th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+        }
+        Op::Cvta { to, space, d, a } => {
+            let a = mem.val(th, a);
+            let window = match space {
+                Space::Shared => SHARED_WINDOW,
+                Space::Local => LOCAL_WINDOW,
+                _ => 0,
+            };
+            th.regs[*d as usize] = if *to {
+                a.wrapping_sub(window)
+            } else {
+                a.wrapping_add(window)
+            };
+        }
+        Op::Isspacep { space, d, a } => {
+            let w = classify(mem.val(th, a));
+            th.regs[*d as usize] = match (space, w) {
+                (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
+                (Space::Global | Space::Const, Window::Global(_)) => 1,
+                _ => 0,
+            };
+        }
+        Op::Bfe { ty, d, a, b, c } => {
+            th.regs[*d as usize] = alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+        }
+        Op::Bfi { ty, d, a, b, c, e } => {
+            th.regs[*d as usize] = alu::bfi(
+                *ty,
+                mem.val(th, a),
+                mem.val(th, b),
+                mem.val(th, c),
+                mem.val(th, e),
+            );
+        }
+        Op::Sad { ty, d, a, b, c } => {
+            th.regs[*d as usize] = alu::sad(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+        }
+        Op::Dot {
+            kind,
+            a_signed,
+            b_signed,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            th.regs[*d as usize] = alu::dot(
+                *kind,
+                *a_signed,
+                *b_signed,
+                mem.val(th, a),
+                mem.val(th, b),
+                mem.val(th, c),
+            );
+        }
+        Op::Prmt { d, a, b, c } => {
+            th.regs[*d as usize] = alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
+        }
+        Op::Shf {
+            left,
+            wrap,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            th.regs[*d as usize] =
+                alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
+        }
+        Op::Pack { elem_bits, d, srcs } => {
+            let mut v = 0u64;
+            for (i, s) in srcs.iter().enumerate() {
+                let part = mem.val(th, s) & low_mask(*elem_bits);
+                v |= part << (i as u32 * elem_bits);
+            }
+            th.regs[*d as usize] = v;
+        }
+        Op::Unpack { elem_bits, ds, a } => {
+            let v = mem.val(th, a);
+            for (i, d) in ds.iter().enumerate() {
+                if let Some(d) = d {
+                    th.regs[*d as usize] = (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
+                }
+            }
+        }
+        // Other families are dispatched elsewhere by `step.rs`.
+        _ => {}
+    }
+}

@@ -1,0 +1,337 @@
+//! One thread block: per-thread registers and program counters (independent thread scheduling),
+//! shared memory with its checkers, and the state the parts below work on:
+//! `scheduler.rs` runs the threads and releases barriers, `step.rs` runs one thread (decoding
+//! and control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
+//! warp collectives. The memory path (loads, stores, atomics and their checks) is `access.rs`
+//! and `race.rs` beside this module.
+
+mod collectives;
+mod instrs;
+mod scheduler;
+mod step;
+
+use super::context::Launch;
+use super::diag::{Diags, Namer, Site};
+use super::fast::Src;
+use super::perf::Access;
+use super::printf;
+use super::race::{block_key, Acquired, CrossRace, Interval};
+use super::result::{Counters, PerfStats};
+use super::shadow::SharedShadow;
+use crate::ptx::ir::*;
+
+pub(super) use super::shadow::NONE;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    Ready,
+    /// Waiting at a block barrier (instruction index in the entry function's frame chain).
+    Barrier,
+    /// Waiting at a warp collective.
+    Warp,
+    Exited,
+}
+
+pub(super) struct Frame {
+    func: u32,
+    ret_pc: u32,
+    regs: Vec<u64>,
+    params: Vec<u8>,
+    local_base: u64,
+    ret_slot: Option<u32>,
+}
+
+pub(super) struct Thread {
+    pub(super) tid: [u32; 3],
+    pub(super) state: State,
+    pub(super) func: u32,
+    pub(super) pc: u32,
+    pub(super) regs: Vec<u64>,
+    pub(super) params: Vec<u8>,
+    pub(super) local: Vec<u8>,
+    pub(super) local_base: u64,
+    pub(super) frames: Vec<Frame>,
+    pub(super) counters: Counters,
+    pub(super) out: printf::Output,
+    /// Scheduling passes spent waiting at an `activemask`.
+    pub(super) waited: u32,
+    /// Executed a `__threadfence()`: its next global atomic releases (see `race.rs`).
+    pub(super) fenced: bool,
+}
+
+/// A read of never-written shared memory, reported at the next barrier unless a race explains it.
+pub(super) struct PendingUninit {
+    pub(super) off: u64,
+    pub(super) len: u32,
+    pub(super) reader: u32,
+    pub(super) rsync: u32,
+    pub(super) tid: [u32; 3],
+    pub(super) line: u32,
+    pub(super) file: u32,
+    pub(super) epoch: u32,
+}
+
+/// Everything a block produces.
+pub struct BlockOutput {
+    pub counters: Vec<Counters>,
+    pub diags: Diags,
+    pub stdout: printf::Output,
+    pub instructions: u64,
+    /// Coalescing and bank-conflict figures (zero unless `EmuOptions::perf`).
+    pub perf: PerfStats,
+    /// Set when the launch must stop (step limit, unsupported instruction).
+    pub fatal: Option<String>,
+    /// Each thread's accesses in order, when the launch is traced (`emu::run_traced`).
+    pub trace: Option<Vec<Vec<Access>>>,
+    /// Races with earlier blocks, reported once the launch is over.
+    pub(super) cross: Vec<CrossRace>,
+}
+
+/// Memory and checker state of the block, separate from the threads so both can be borrowed.
+pub(super) struct Mem<'l> {
+    pub(super) launch: &'l Launch<'l>,
+    pub(super) block: [u32; 3],
+    /// The block's index in launch order (x fastest).
+    pub(super) block_index: u32,
+    pub(super) shared: Vec<u8>,
+    pub(super) shadow: SharedShadow,
+    pub(super) epoch: u32,
+    /// Which block this is among those the `Block` has run (see `shadow::Record`).
+    pub(super) gen: u32,
+    pub(super) warp_sync: Vec<u32>,
+    pub(super) diags: Diags,
+    pub(super) pending_uninit: Vec<PendingUninit>,
+    /// Per global load/store instruction of the fast path: the allocation it last touched.
+    pub(super) alloc_cache: Vec<u32>,
+    pub(super) accesses: Option<Vec<Vec<Access>>>,
+    pub(super) namer: Namer,
+    /// The global race checker (`race.rs`): this block's and interval's part of a word
+    /// state's key, the words touched in this interval, what the block acquired from other
+    /// blocks, and races with other blocks to report after the launch.
+    pub(super) gkey: u32,
+    pub(super) interval: Interval,
+    pub(super) acquired: Acquired,
+    pub(super) cross: Vec<CrossRace>,
+}
+
+/// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
+/// so the per-thread and shared-memory allocations are made once per worker, not per block.
+pub struct Block<'l> {
+    threads: Vec<Thread>,
+    mem: Mem<'l>,
+    /// Some thread waits at an `activemask` (see `activemask_patience`).
+    activemask_waiting: bool,
+}
+
+enum Stop {
+    Quantum,
+    Wait,
+    Exit,
+    Fatal(String),
+}
+
+impl<'l> Block<'l> {
+    pub fn new(launch: &'l Launch<'l>, block: [u32; 3]) -> Block<'l> {
+        let dims = launch.cfg.block;
+        let n = (dims[0] * dims[1] * dims[2]) as usize;
+        let entry = &launch.module.functions[launch.entry as usize];
+        let mut threads = Vec::with_capacity(n);
+        for z in 0..dims[2] {
+            for y in 0..dims[1] {
+                for x in 0..dims[0] {
+                    threads.push(Thread {
+                        tid: [x, y, z],
+                        state: State::Ready,
+                        func: launch.entry,
+                        pc: 0,
+                        regs: vec![0; entry.num_regs as usize],
+                        params: launch.kernel_params.clone(),
+                        local: vec![0; entry.local_size as usize],
+                        local_base: 0,
+                        frames: Vec::new(),
+                        counters: Counters::default(),
+                        out: printf::Output::default(),
+                        waited: 0,
+                        fenced: false,
+                    });
+                }
+            }
+        }
+        let shared_len = launch.shared_size as usize;
+        let checkers = launch.opts.checkers;
+        Block {
+            threads,
+            mem: Mem {
+                launch,
+                block,
+                block_index: launch.block_index(block),
+                shared: vec![0; shared_len],
+                shadow: SharedShadow::new(shared_len, checkers),
+                epoch: 0,
+                gen: 0,
+                warp_sync: vec![0; n.div_ceil(32)],
+                diags: Diags::default(),
+                pending_uninit: Vec::new(),
+                alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
+                accesses: (launch.opts_perf() || launch.trace).then(|| vec![Vec::new(); n]),
+                namer: launch.namer,
+                gkey: block_key(launch.block_index(block), 0),
+                interval: Interval::default(),
+                acquired: Acquired::default(),
+                cross: Vec::new(),
+            },
+            activemask_waiting: false,
+        }
+    }
+
+    /// Make this the fresh state of block `block` (as `new` would, reusing the allocations).
+    pub fn reset(&mut self, block: [u32; 3]) {
+        let launch = self.mem.launch;
+        let entry = &launch.module.functions[launch.entry as usize];
+        for th in &mut self.threads {
+            th.state = State::Ready;
+            th.func = launch.entry;
+            th.pc = 0;
+            th.regs.clear();
+            th.regs.resize(entry.num_regs as usize, 0);
+            th.params.clear();
+            th.params.extend_from_slice(&launch.kernel_params);
+            th.local.clear();
+            th.local.resize(entry.local_size as usize, 0);
+            th.local_base = 0;
+            th.frames.clear();
+            th.counters = Counters::default();
+            th.out.clear();
+            th.waited = 0;
+            th.fenced = false;
+        }
+        self.activemask_waiting = false;
+        let m = &mut self.mem;
+        m.block = block;
+        m.block_index = launch.block_index(block);
+        m.shared.fill(0);
+        m.gen = m.gen.wrapping_add(1);
+        m.epoch = m.epoch.wrapping_add(1);
+        if m.gen == u32::MAX || m.epoch > u32::MAX - (1 << 20) {
+            // The numbers are about to repeat: start the shadow over.
+            m.shadow.clear();
+            m.gen = 0;
+            m.epoch = 0;
+        }
+        m.warp_sync.fill(0);
+        m.interval.clear();
+        m.acquired.clear();
+        m.cross.clear();
+        m.gkey = block_key(m.block_index, m.epoch);
+        m.diags = Diags::default();
+        m.pending_uninit.clear();
+        if let Some(acc) = m.accesses.as_mut() {
+            acc.iter_mut().for_each(Vec::clear);
+        }
+    }
+
+    fn line_of(&self, t: usize) -> (u32, u32) {
+        let th = &self.threads[t];
+        let f = &self.mem.launch.module.functions[th.func as usize];
+        f.body
+            .get(th.pc as usize)
+            .map(|i| (i.line, i.file))
+            .unwrap_or((0, 0))
+    }
+
+    fn site(&self, t: usize) -> Site {
+        let (line, file) = self.line_of(t);
+        Site {
+            file: self.mem.launch.file_name(file),
+            line,
+            block: self.mem.block,
+            thread: self.threads[t].tid,
+        }
+    }
+}
+
+/// A fast-path operand (register indices were checked when decoding).
+#[inline(always)]
+fn rd(regs: &[u64], s: Src) -> u64 {
+    match s {
+        Src::R(r) => regs[r as usize],
+        Src::I(v) => v,
+    }
+}
+
+fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn write_param(params: &mut [u8], off: u32, size: usize, v: u64) {
+    if let Some(dst) = params.get_mut(off as usize..off as usize + size) {
+        dst.copy_from_slice(&v.to_le_bytes()[..size]);
+    }
+}
+
+fn at_line(inst: &Inst, launch: &Launch) -> String {
+    match (launch.file_name(inst.file), inst.line) {
+        (Some(f), l) if l > 0 => format!(" (from {f}:{l})"),
+        _ => String::new(),
+    }
+}
+
+fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
+    let at = at_line(inst, launch);
+    format!(
+        "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
+    )
+}
+
+impl<'l> Mem<'l> {
+    #[inline(always)]
+    fn val(&self, th: &Thread, o: &Operand) -> u64 {
+        match *o {
+            Operand::Reg(r) => th.regs[r as usize],
+            Operand::Imm(v) => v,
+            Operand::Special(s) => self.special(th, s),
+            Operand::GlobalSym(i) => self.launch.global_sym_addr[i as usize],
+            Operand::SharedSym(i) => self.launch.shared_sym_off[i as usize],
+            Operand::LocalSym(off) => th.local_base + off as u64,
+            Operand::ParamSym(off) => off as u64,
+        }
+    }
+
+    fn special(&self, th: &Thread, s: Special) -> u64 {
+        let cfg = &self.launch.cfg;
+        let dims = cfg.block;
+        let linear = th.tid[0] + th.tid[1] * dims[0] + th.tid[2] * dims[0] * dims[1];
+        let lane = linear % 32;
+        match s {
+            Special::Tid(d) => th.tid[d as usize] as u64,
+            Special::Ntid(d) => dims[d as usize] as u64,
+            Special::Ctaid(d) => self.block[d as usize] as u64,
+            Special::Nctaid(d) => cfg.grid[d as usize] as u64,
+            Special::LaneId => lane as u64,
+            Special::WarpId => (linear / 32) as u64,
+            Special::NWarpId => (dims[0] * dims[1] * dims[2]).div_ceil(32) as u64,
+            Special::WarpSize => 32,
+            Special::Clock | Special::Clock64 | Special::GlobalTimer => 0,
+            Special::LaneMaskEq => 1u64 << lane,
+            Special::LaneMaskLt => (1u64 << lane) - 1,
+            Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,
+            Special::LaneMaskGt => !((1u64 << (lane + 1)) - 1) & 0xffff_ffff,
+            Special::LaneMaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
+            Special::SmId => 0,
+            Special::DynamicSmemSize => cfg.dynamic_shared as u64,
+        }
+    }
+
+    pub(super) fn site(&self, th: &Thread, inst: &Inst) -> Site {
+        Site {
+            file: self.launch.file_name(inst.file),
+            line: inst.line,
+            block: self.block,
+            thread: th.tid,
+        }
+    }
+}

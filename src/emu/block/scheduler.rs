@@ -1,0 +1,348 @@
+//! The block's scheduler: runs each ready thread for a quantum of instructions, in a fixed
+//! order (so runs are deterministic), until it waits at a barrier or warp collective or exits;
+//! releases barriers (reporting divergence) once no thread can run.
+
+use super::{Block, BlockOutput, State, Stop};
+use crate::emu::diag::Namer;
+use crate::emu::perf;
+use crate::emu::printf;
+use crate::emu::result::{DiagKind, PerfStats, Severity};
+use crate::ptx::ir::*;
+
+/// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
+pub(super) const QUANTUM: u64 = 4096;
+
+/// Scheduling passes an `activemask` waits for the other lanes of its warp to settle before it
+/// completes with the lanes already there (lanes spinning on a flag never settle).
+pub(super) const ACTIVEMASK_PATIENCE: u32 = 16;
+
+/// Executed instructions are added to the launch-wide count in batches of at most this many
+/// (one shared atomic per thread switch would make cores fight over its cache line).
+const STEP_BATCH: u64 = 1 << 16;
+
+impl<'l> Block<'l> {
+    /// Run the block to completion (or until the launch must stop).
+    pub fn run(&mut self) -> BlockOutput {
+        let mut instructions = 0u64;
+        let mut unreported = 0u64;
+        let batch = (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH);
+        let mut fatal = None;
+        'outer: loop {
+            let mut progressed = false;
+            for t in 0..self.threads.len() {
+                if self.threads[t].state != State::Ready {
+                    continue;
+                }
+                if self.mem.launch.aborted() {
+                    break 'outer;
+                }
+                progressed = true;
+                let (stop, n) = self.step(t, QUANTUM);
+                instructions += n;
+                unreported += n;
+                if unreported >= batch {
+                    let over = self.mem.launch.add_steps(unreported);
+                    unreported = 0;
+                    if over {
+                        self.report_step_limit(t);
+                        fatal = Some("step limit".to_string());
+                        break 'outer;
+                    }
+                }
+                match stop {
+                    Stop::Fatal(msg) => {
+                        self.mem.launch.abort();
+                        fatal = Some(msg);
+                        break 'outer;
+                    }
+                    Stop::Wait => {
+                        if self.threads[t].state == State::Warp
+                            && !self.try_warp_collective(t, false)
+                            && self.is_activemask_at(t)
+                        {
+                            self.activemask_waiting = true;
+                        }
+                    }
+                    Stop::Exit | Stop::Quantum => {}
+                }
+            }
+            if progressed {
+                if self.activemask_waiting {
+                    self.activemask_patience();
+                }
+                continue;
+            }
+            // Nobody can run: release a barrier, force stuck warp collectives, or finish.
+            let waiting_warp: Vec<usize> = (0..self.threads.len())
+                .filter(|&t| self.threads[t].state == State::Warp)
+                .collect();
+            if !waiting_warp.is_empty() {
+                // First what completes once the warp has settled (`__activemask`), then force
+                // collectives whose lanes will never all arrive.
+                let mut done = false;
+                for &t in &waiting_warp {
+                    if self.threads[t].state == State::Warp {
+                        done |= self.try_warp_collective(t, false);
+                    }
+                }
+                if !done {
+                    // Force one collective, then let the lanes it released run: forcing them
+                    // all at once would report lanes that were about to arrive.
+                    self.try_warp_collective(waiting_warp[0], true);
+                }
+                continue;
+            }
+            if self.threads.iter().any(|t| t.state == State::Barrier) {
+                self.release_barrier();
+                continue;
+            }
+            break;
+        }
+        // The block is done: count the rest without stopping anyone (a later block that
+        // crosses the limit reports it).
+        self.mem.launch.count_steps(unreported);
+        if fatal.is_none() {
+            self.mem.resolve_uninit();
+        }
+        let mut stdout = printf::Output::default();
+        for t in &self.threads {
+            stdout.append(&t.out, printf::LAUNCH_OUTPUT_CAP);
+        }
+        BlockOutput {
+            counters: self.threads.iter().map(|t| t.counters).collect(),
+            diags: std::mem::take(&mut self.mem.diags),
+            stdout,
+            instructions,
+            perf: match self.mem.accesses.as_mut() {
+                Some(acc) if self.mem.launch.opts_perf() => perf::perf_of(acc),
+                _ => PerfStats::default(),
+            },
+            trace: match self.mem.accesses.as_mut() {
+                // A traced launch hands the logs over; otherwise the buffers (and their
+                // capacity) stay for the next block.
+                Some(acc) if self.mem.launch.trace => {
+                    Some(acc.iter_mut().map(std::mem::take).collect())
+                }
+                Some(acc) => {
+                    acc.iter_mut().for_each(Vec::clear);
+                    None
+                }
+                None => None,
+            },
+            fatal,
+            cross: std::mem::take(&mut self.mem.cross),
+        }
+    }
+
+    pub(super) fn report_step_limit(&mut self, t: usize) {
+        let mut site = self.site(t);
+        let th = &self.threads[t];
+        let body = &self.mem.launch.module.functions[th.func as usize].body;
+        let looping = loop_latch(body, th.pc).filter(|&l| l > 0);
+        if let Some(l) = looping {
+            site.line = l;
+        }
+        let limit = self.mem.launch.opts.step_limit;
+        let who = self.mem.namer.who(site.thread, site.block);
+        let line = site.line;
+        let what = if looping.is_some() {
+            format!("{who} was still in the loop on line {line}")
+        } else {
+            format!("{who} was still running line {line}")
+        };
+        let ran = match self.mem.launch.opts.deadline.filter(|d| d.passed()) {
+            Some(d) => format!("the kernel ran longer than {} s", d.limit.as_secs_f64()),
+            None => format!("the kernel ran more than {limit} instructions"),
+        };
+        self.mem.diags.report(DiagKind::StepLimit, Severity::Error, site, None, || {
+            (
+                format!("{ran}; {what}"),
+                "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".into(),
+            )
+        });
+    }
+
+    /// Release the threads waiting at barriers, reporting divergence first.
+    fn release_barrier(&mut self) {
+        if self.release_converged_barrier() {
+            return;
+        }
+        let n = self.threads.len();
+        let waiting: Vec<usize> = (0..n)
+            .filter(|&t| self.threads[t].state == State::Barrier)
+            .collect();
+        let exited: Vec<usize> = (0..n)
+            .filter(|&t| self.threads[t].state == State::Exited)
+            .collect();
+        let first = waiting[0];
+        let pos = |b: &Block, t: usize| (b.threads[t].func, b.threads[t].pc);
+        let p0 = pos(self, first);
+        let elsewhere: Vec<usize> = waiting
+            .iter()
+            .copied()
+            .filter(|&t| pos(self, t) != p0)
+            .collect();
+        let checking = self.mem.launch.opts.checkers;
+        if checking && (!exited.is_empty() || !elsewhere.is_empty()) {
+            let site = self.site(first);
+            let line = site.line;
+            let at_first = waiting.len() - elsewhere.len();
+            let total = n;
+            let namer = self.mem.namer;
+            let detail = if !elsewhere.is_empty() {
+                let other_line = self.line_of(elsewhere[0]).0;
+                format!(
+                    "{} wait at a different __syncthreads() (line {other_line})",
+                    thread_list(
+                        &elsewhere
+                            .iter()
+                            .map(|&t| self.threads[t].tid)
+                            .collect::<Vec<_>>(),
+                        namer
+                    )
+                )
+            } else {
+                format!(
+                    "{} finished (returned) without reaching it",
+                    thread_list(
+                        &exited
+                            .iter()
+                            .map(|&t| self.threads[t].tid)
+                            .collect::<Vec<_>>(),
+                        namer
+                    )
+                )
+            };
+            let other = if !elsewhere.is_empty() {
+                Some(self.line_of(elsewhere[0]).0)
+            } else {
+                None
+            };
+            let block = namer.block(self.mem.block);
+            self.mem.diags.report(DiagKind::BarrierDivergence, Severity::Error, site, other, || {
+                (
+                    format!("only {at_first} of {total} threads of {block} reached the __syncthreads() on line {line}; {detail}"),
+                    "every thread of the block must reach every __syncthreads(): move it out of the if (or before the early return) so all threads execute it".into(),
+                )
+            });
+        }
+        // bar.red: reduce the predicate over every waiting thread.
+        let mut popc = 0u64;
+        let mut all = true;
+        let mut any = false;
+        for &t in &waiting {
+            if let Some(v) = self.bar_red_value(t) {
+                popc += v as u64;
+                all &= v;
+                any |= v;
+            }
+        }
+        for &t in &waiting {
+            let th = &mut self.threads[t];
+            let f = &self.mem.launch.module.functions[th.func as usize];
+            if let Some(Inst {
+                op: Op::BarRed { op, d, .. },
+                ..
+            }) = f.body.get(th.pc as usize)
+            {
+                th.regs[*d as usize] = match op {
+                    BarRedOp::Popc => popc,
+                    BarRedOp::And => all as u64,
+                    BarRedOp::Or => any as u64,
+                };
+            }
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.resolve_uninit();
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.global_barrier();
+    }
+
+    /// The usual case, without the bookkeeping of the general one: every thread waits at the
+    /// same `bar.sync` (none exited). Returns false, changing nothing, otherwise.
+    fn release_converged_barrier(&mut self) -> bool {
+        let Some(first) = self.threads.iter().find(|t| t.state == State::Barrier) else {
+            return false;
+        };
+        let here = (first.func, first.pc);
+        let module = self.mem.launch.module;
+        let is_plain_sync = matches!(
+            module.functions[here.0 as usize].body.get(here.1 as usize),
+            Some(Inst {
+                op: Op::BarSync { .. },
+                ..
+            })
+        );
+        if !is_plain_sync
+            || self
+                .threads
+                .iter()
+                .any(|t| t.state != State::Barrier || (t.func, t.pc) != here)
+        {
+            return false;
+        }
+        for th in &mut self.threads {
+            th.pc += 1;
+            th.state = State::Ready;
+        }
+        self.mem.resolve_uninit();
+        self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.global_barrier();
+        true
+    }
+
+    fn bar_red_value(&self, t: usize) -> Option<bool> {
+        let th = &self.threads[t];
+        let f = &self.mem.launch.module.functions[th.func as usize];
+        match f.body.get(th.pc as usize) {
+            Some(Inst {
+                op: Op::BarRed { p, negate, .. },
+                ..
+            }) => Some((self.mem.val(th, p) != 0) != *negate),
+            _ => None,
+        }
+    }
+
+    /// After a scheduling pass: lanes waiting at an `activemask` for too long complete with the
+    /// lanes that are there (the others run elsewhere, e.g. spin on a flag the waiters set).
+    fn activemask_patience(&mut self) {
+        let mut waiting = false;
+        for t in 0..self.threads.len() {
+            if self.threads[t].state != State::Warp || !self.is_activemask_at(t) {
+                continue;
+            }
+            self.threads[t].waited += 1;
+            if self.threads[t].waited > ACTIVEMASK_PATIENCE {
+                let warp = t / 32;
+                let lanes = warp * 32..((warp + 1) * 32).min(self.threads.len());
+                self.try_activemask(t, lanes);
+            } else {
+                waiting = true;
+            }
+        }
+        self.activemask_waiting = waiting;
+    }
+}
+
+/// The source line of the innermost loop around `pc`: the first backward branch at or after
+/// `pc` that jumps to or before it (the loop's latch, which NVRTC marks with the loop's line).
+fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
+    body.iter()
+        .enumerate()
+        .skip(pc as usize)
+        .find_map(|(i, inst)| match inst.op {
+            Op::Bra { target } if target <= pc && (i as u32) >= pc => Some(inst.line),
+            _ => None,
+        })
+}
+
+fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
+    let names: Vec<String> = ts.iter().take(4).map(|&t| namer.thread(t)).collect();
+    let more = if ts.len() > 4 {
+        format!(" and {} more", ts.len() - 4)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", names.join(", "))
+}

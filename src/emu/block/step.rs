@@ -1,0 +1,403 @@
+//! One thread's instructions until it stops: the fast path of decoded instructions inline,
+//! the general path dispatched by family to `instrs/`, and control flow (branches, calls,
+//! returns, exit, barriers, collectives) here, since it moves the program counter.
+
+use super::instrs;
+use super::{at_line, rd, unsupported_msg, write_param, Block, Frame, State, Stop};
+use crate::emu::access::le_read;
+use crate::emu::alu;
+use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
+use crate::emu::result::{DiagKind, Severity};
+use crate::ptx::ir::*;
+
+/// Device-function calls a thread may nest, and the bytes of frames and local memory it may
+/// use (a GPU's default stack is only 1 KiB per thread).
+const MAX_CALL_DEPTH: usize = 1000;
+const MAX_STACK: u64 = 1 << 20;
+
+impl<'l> Block<'l> {
+    /// Run thread `t` for at most `budget` instructions.
+    pub(super) fn step(&mut self, t: usize, budget: u64) -> (Stop, u64) {
+        let launch = self.mem.launch;
+        let module = launch.module;
+        let mem = &mut self.mem;
+        let th = &mut self.threads[t];
+        let linear = t as u32;
+        let mut code: &[Inst] = &module.functions[th.func as usize].body;
+        let mut fcode: &[FastInst] = &launch.fast.functions[th.func as usize];
+        let mut n = 0u64;
+        // The program counter lives in a local while the fast path runs (stored back for the
+        // general path, for the memory fast path's access log, and when the thread stops).
+        let mut pc = th.pc as usize;
+        while n < budget {
+            // `fcode` and `code` have the same length (one decoded entry per instruction).
+            let Some(fi) = fcode.get(pc) else {
+                return (
+                    Stop::Fatal(format!(
+                        "program counter ran off the end of `{}`",
+                        module.functions[th.func as usize].name
+                    )),
+                    n,
+                );
+            };
+            n += 1;
+            if fi.guard != NO_GUARD && (th.regs[fi.guard as usize] != 0) == fi.negate {
+                pc += 1;
+                continue;
+            }
+            // The fast path: done and `continue`, or fall through to the general path.
+            match fi.op {
+                Fast::Slow => {}
+                Fast::Int32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Int64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::MulWide { signed, d, a, b } => {
+                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
+                    th.regs[d as usize] = if signed {
+                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
+                    } else {
+                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
+                    };
+                    pc += 1;
+                    continue;
+                }
+                Fast::Mad32 { d, a, b, c } => {
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] =
+                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                    pc += 1;
+                    continue;
+                }
+                Fast::F32 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Fma32 { d, a, b, c } => {
+                    let f = |v: u64| f32::from_bits(v as u32);
+                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                    pc += 1;
+                    continue;
+                }
+                Fast::F64 { op, d, a, b } => {
+                    th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Fma64 { d, a, b, c } => {
+                    let (x, y, z) = (
+                        f64::from_bits(rd(&th.regs, a)),
+                        f64::from_bits(rd(&th.regs, b)),
+                        f64::from_bits(rd(&th.regs, c)),
+                    );
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                    pc += 1;
+                    continue;
+                }
+                Fast::Setp { cmp, ty, d, a, b } => {
+                    th.regs[d as usize] =
+                        fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64;
+                    pc += 1;
+                    continue;
+                }
+                Fast::Special { d, s } => {
+                    th.regs[d as usize] = mem.special(th, s);
+                    pc += 1;
+                    continue;
+                }
+                Fast::Cvta { to, window, d, a } => {
+                    let a = rd(&th.regs, a);
+                    th.regs[d as usize] = if to {
+                        a.wrapping_sub(window)
+                    } else {
+                        a.wrapping_add(window)
+                    };
+                    pc += 1;
+                    continue;
+                }
+                Fast::LdParam { ty, d, base, off } => {
+                    let a = rd(&th.regs, base).wrapping_add(off as u64) as usize;
+                    let size = ty.size() as usize;
+                    let aligned = a & (size - 1) == 0;
+                    if let (true, Some(bytes)) = (aligned, th.params.get(a..a.wrapping_add(size))) {
+                        let v = le_read(bytes);
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::Mov { ty, d, a } => {
+                    th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a));
+                    pc += 1;
+                    continue;
+                }
+                Fast::CvtInt { dty, sty, d, a } => {
+                    th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a));
+                    pc += 1;
+                    continue;
+                }
+                Fast::Bra { target } => {
+                    pc = target as usize;
+                    continue;
+                }
+                Fast::LdGlobal {
+                    ty,
+                    d,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) =
+                        mem.fast_global_load(th, linear, &code[pc], addr, ty.size(), slot)
+                    {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StGlobal {
+                    size,
+                    src,
+                    base,
+                    off,
+                    slot,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_global_store(th, linear, &code[pc], addr, size, slot, v) {
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::LdShared { ty, d, base, off } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    if let Some(v) = mem.fast_shared_load(th, linear, &code[pc], addr, ty.size()) {
+                        th.regs[d as usize] = if ty.is_signed() {
+                            alu::sext(ty, v) as u64
+                        } else {
+                            v
+                        };
+                        pc += 1;
+                        continue;
+                    }
+                }
+                Fast::StShared {
+                    size,
+                    src,
+                    base,
+                    off,
+                } => {
+                    th.pc = pc as u32;
+                    let addr = rd(&th.regs, base).wrapping_add(off as u64);
+                    let v = rd(&th.regs, src);
+                    if mem.fast_shared_store(th, linear, &code[pc], addr, size, v) {
+                        pc += 1;
+                        continue;
+                    }
+                }
+            }
+            th.pc = pc as u32;
+            let inst = &code[pc];
+            if fi.guard == NO_GUARD {
+                if let Some((p, neg)) = inst.guard {
+                    // Only a guard the decoder could not take (never from a valid parse).
+                    if (th.regs.get(p as usize).copied().unwrap_or(0) != 0) == neg {
+                        pc += 1;
+                        continue;
+                    }
+                }
+            }
+            'general: {
+                match &inst.op {
+                    Op::Bin { .. }
+                    | Op::Mad { .. }
+                    | Op::Un { .. }
+                    | Op::Setp { .. }
+                    | Op::Selp { .. }
+                    | Op::Slct { .. }
+                    | Op::Cvt { .. }
+                    | Op::Cvta { .. }
+                    | Op::Isspacep { .. }
+                    | Op::Bfe { .. }
+                    | Op::Bfi { .. }
+                    | Op::Sad { .. }
+                    | Op::Dot { .. }
+                    | Op::Prmt { .. }
+                    | Op::Shf { .. }
+                    | Op::Pack { .. }
+                    | Op::Unpack { .. } => instrs::arith(mem, th, &inst.op),
+                    Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+                        instrs::memory(mem, th, linear, inst)
+                    }
+                    Op::Bra { target } => {
+                        th.pc = *target;
+                        break 'general;
+                    }
+                    Op::Call { callee, ret, args } => match callee {
+                        Callee::Func(fi) => {
+                            let f = &module.functions[*fi as usize];
+                            let mut params = vec![0u8; f.param_area as usize];
+                            for (arg, p) in args.iter().zip(&f.params) {
+                                let src = *arg as usize;
+                                let n = p.size as usize;
+                                if let (Some(dst), Some(s)) = (
+                                    params.get_mut(p.offset as usize..p.offset as usize + n),
+                                    th.params.get(src..src + n),
+                                ) {
+                                    dst.copy_from_slice(s);
+                                }
+                            }
+                            let new_base = (th.local.len() as u64).div_ceil(16) * 16;
+                            let stack: u64 = th
+                                .frames
+                                .iter()
+                                .map(|fr| fr.regs.len() as u64 * 8 + fr.params.len() as u64)
+                                .sum::<u64>()
+                                + new_base
+                                + f.local_size;
+                            if th.frames.len() >= MAX_CALL_DEPTH || stack > MAX_STACK {
+                                return (
+                                Stop::Fatal(format!(
+                                    "the calls nest too deep (stack overflow) in `{}`{}: a recursion that never stops?",
+                                    demangle_var(&f.name),
+                                    at_line(inst, launch)
+                                )),
+                                n,
+                            );
+                            }
+                            th.local.resize((new_base + f.local_size) as usize, 0);
+                            let frame = Frame {
+                                func: th.func,
+                                ret_pc: th.pc + 1,
+                                regs: std::mem::replace(&mut th.regs, vec![0; f.num_regs as usize]),
+                                params: std::mem::replace(&mut th.params, params),
+                                local_base: th.local_base,
+                                ret_slot: *ret,
+                            };
+                            th.frames.push(frame);
+                            th.local_base = new_base;
+                            th.func = *fi;
+                            th.pc = 0;
+                            code = &f.body;
+                            fcode = &launch.fast.functions[*fi as usize];
+                            break 'general;
+                        }
+                        Callee::Vprintf => {
+                            let count = mem.vprintf(th, args);
+                            if let Some(r) = ret {
+                                write_param(&mut th.params, *r, 4, count);
+                            }
+                        }
+                        Callee::AssertFail => {
+                            mem.assert_fail(th, inst, args);
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
+                        }
+                        Callee::Unknown(i) => {
+                            let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
+                            return (
+                                Stop::Fatal(unsupported_msg(
+                                    &format!("a call to `{name}`"),
+                                    inst,
+                                    launch,
+                                )),
+                                n,
+                            );
+                        }
+                    },
+                    Op::Ret => {
+                        let Some(frame) = th.frames.pop() else {
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
+                        };
+                        let callee = &module.functions[th.func as usize];
+                        let callee_params = std::mem::replace(&mut th.params, frame.params);
+                        if let (Some(slot), Some(rv)) = (frame.ret_slot, &callee.retval) {
+                            let (s, len) = (rv.offset as usize, rv.size as usize);
+                            if let (Some(src), Some(dst)) = (
+                                callee_params.get(s..s + len),
+                                th.params.get_mut(slot as usize..slot as usize + len),
+                            ) {
+                                dst.copy_from_slice(src);
+                            }
+                        }
+                        th.local.truncate(th.local_base as usize);
+                        th.regs = frame.regs;
+                        th.local_base = frame.local_base;
+                        th.func = frame.func;
+                        th.pc = frame.ret_pc;
+                        code = &module.functions[th.func as usize].body;
+                        fcode = &launch.fast.functions[th.func as usize];
+                        break 'general;
+                    }
+                    Op::Exit => {
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
+                    Op::Trap => {
+                        let site = mem.site(th, inst);
+                        let who = mem.namer.who(th.tid, mem.block);
+                        mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
+                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
+                    });
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
+                    Op::BarSync { .. } | Op::BarRed { .. } => {
+                        th.state = State::Barrier;
+                        return (Stop::Wait, n);
+                    }
+                    Op::BarWarpSync { .. }
+                    | Op::Shfl { .. }
+                    | Op::Vote { .. }
+                    | Op::Redux { .. }
+                    | Op::MatchAny { .. }
+                    | Op::MatchAll { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Activemask { .. } => {
+                        th.state = State::Warp;
+                        return (Stop::Wait, n);
+                    }
+                    Op::Fence => th.fenced = true,
+                    Op::Nop => {}
+                    Op::Unsupported { text } => {
+                        return (
+                            Stop::Fatal(unsupported_msg(
+                                &format!("the instruction `{text}`"),
+                                inst,
+                                launch,
+                            )),
+                            n,
+                        );
+                    }
+                }
+                th.pc += 1;
+            }
+            pc = th.pc as usize;
+        }
+        th.pc = pc as u32;
+        (Stop::Quantum, n)
+    }
+}

@@ -1,0 +1,203 @@
+//! What the blocks of one launch share: the module, the launch shape and options, global memory,
+//! the symbols' places, the decoded code, the step count and the checkers' launch-wide state.
+//! `launch.rs` builds it and runs the blocks (`block/`), which read it.
+
+use super::access::Kind;
+use super::diag::Namer;
+use super::fast::FastCode;
+use super::memory::{word_index, GlobalMem};
+use super::race::{BlockSet, Seen, Watch};
+use super::{EmuOptions, LaunchConfig};
+use crate::ptx::ir::Module;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Everything the blocks of one launch share (read-only except global memory and the step count).
+pub struct Launch<'m> {
+    pub module: &'m Module,
+    pub entry: u32,
+    pub cfg: LaunchConfig,
+    pub opts: EmuOptions,
+    pub global: GlobalMem,
+    pub global_sym_addr: Vec<u64>,
+    pub shared_sym_off: Vec<u64>,
+    pub shared_size: u64,
+    /// Per shared byte: index+1 of the variable holding it (0 = red zone).
+    pub(super) shared_map: Vec<u32>,
+    /// (name, offset, element size, size) per entry of `shared_map`.
+    pub(super) shared_vars: Vec<(String, u64, u64, u64)>,
+    pub kernel_params: Vec<u8>,
+    pub namer: Namer,
+    /// The module's instructions decoded for the interpreter's fast path.
+    pub(super) fast: FastCode,
+    pub(super) steps: AtomicU64,
+    pub(super) aborted: AtomicBool,
+    /// Set when parallel blocks touched each other's global memory (see `GlobalMem::claim`).
+    pub(super) conflict: AtomicBool,
+    /// Blocks run on several cores at once.
+    pub(super) parallel: bool,
+    /// Per global word that received a release (an atomic after `__threadfence()`): the
+    /// blocks whose accesses an atomic on it acquires (see `race.rs`).
+    pub(super) published: Mutex<HashMap<usize, BlockSet>>,
+    /// Some atomic released (`published` is not empty).
+    pub(super) released: AtomicBool,
+    /// Words watched in a rerun after a race between blocks, and what was seen of them.
+    pub(super) watch: Vec<Watch>,
+    pub(super) seen: Mutex<Vec<Seen>>,
+    /// Keep each thread's accesses (`emu::run_traced`); off, nothing is logged unless `perf`.
+    pub(super) trace: bool,
+}
+
+impl<'m> Launch<'m> {
+    pub fn file_name(&self, idx: u32) -> Option<String> {
+        self.module.file_name(idx).map(str::to_string)
+    }
+
+    pub fn opts_perf(&self) -> bool {
+        self.opts.perf
+    }
+
+    pub fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::Relaxed)
+    }
+
+    pub fn abort(&self) {
+        self.aborted.store(true, Ordering::Relaxed)
+    }
+
+    /// Blocks running at once depend on each other's global memory: stop; the launch is rerun
+    /// with blocks in order.
+    pub fn order_conflict(&self) {
+        self.conflict.store(true, Ordering::Relaxed);
+        self.abort();
+    }
+
+    /// A block's index in launch order (x fastest, then y, then z).
+    pub fn block_index(&self, b: [u32; 3]) -> u32 {
+        let g = self.cfg.grid;
+        b[0] + g[0] * (b[1] + g[1] * b[2])
+    }
+
+    /// Count executed instructions without checking the limit.
+    pub fn count_steps(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// True once the wall-clock deadline (if any) has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.opts.deadline.is_some_and(|d| d.passed())
+    }
+
+    /// Count executed instructions; true once the launch's step limit or deadline is passed.
+    pub fn add_steps(&self, n: u64) -> bool {
+        let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;
+        if total > self.opts.step_limit || self.past_deadline() {
+            self.abort();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn threads_per_block(&self) -> u32 {
+        self.cfg.block.iter().product()
+    }
+
+    pub fn linear(&self, tid: [u32; 3]) -> u32 {
+        let b = self.cfg.block;
+        tid[0] + tid[1] * b[0] + tid[2] * b[0] * b[1]
+    }
+
+    pub fn tid_of(&self, linear: u32) -> [u32; 3] {
+        let b = self.cfg.block;
+        [
+            linear % b[0],
+            (linear / b[0]) % b[1],
+            linear / (b[0] * b[1]),
+        ]
+    }
+
+    /// The coordinates of block `i` in launch order.
+    pub fn block_coords(&self, i: u32) -> [u32; 3] {
+        block_idx(&self.cfg, i as usize)
+    }
+
+    /// `name[index]` of the global element at `addr`.
+    pub fn element(&self, addr: u64) -> String {
+        match self.global.nearest(addr) {
+            Some(al) => format!(
+                "{}[{}]",
+                al.name,
+                (addr as i128 - al.base as i128).div_euclid(al.elem_size as i128)
+            ),
+            None => format!("address {addr:#x}"),
+        }
+    }
+
+    /// A rerun's watch: note an access to a watched word by a block it counts.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn watch_access(
+        &self,
+        addr: u64,
+        size: u32,
+        block: [u32; 3],
+        block_index: u32,
+        tid: [u32; 3],
+        line: u32,
+        kind: Kind,
+    ) {
+        let (first, last) = (word_index(addr), word_index(addr + size as u64 - 1));
+        for (i, w) in self.watch.iter().enumerate() {
+            let counts = match w.block {
+                Some(b) => b == block_index,
+                None => block_index < w.before,
+            };
+            if !(first..=last).contains(&w.word) || !counts || block_index >= w.before {
+                continue;
+            }
+            if let Ok(mut seen) = self.seen.lock() {
+                if kind == Kind::Write {
+                    seen[i].write = Some((block, tid, line));
+                }
+                seen[i].any = Some((block, tid, line, kind));
+            }
+        }
+    }
+
+    /// The shared variable holding `[off, off+len)` entirely, if any.
+    pub fn shared_var(&self, off: u64, len: u64) -> Option<usize> {
+        let end = off.checked_add(len)?;
+        if end > self.shared_map.len() as u64 || len == 0 {
+            return None;
+        }
+        let v = self.shared_map[off as usize];
+        (v != 0 && self.shared_map[end as usize - 1] == v).then(|| v as usize - 1)
+    }
+
+    /// The shared variable an offset belongs to or overflows from: (name, base, element size).
+    pub fn nearest_shared(&self, off: u64) -> Option<(String, u64, u64)> {
+        let best = self
+            .shared_vars
+            .iter()
+            .filter(|v| v.1 <= off)
+            .max_by_key(|v| v.1)
+            .or_else(|| self.shared_vars.iter().min_by_key(|v| v.1))?;
+        Some((best.0.clone(), best.1, best.2))
+    }
+
+    pub fn shared_var_size(&self, name: &str) -> u64 {
+        self.shared_vars
+            .iter()
+            .find(|v| v.0 == name)
+            .map(|v| v.3)
+            .unwrap_or(0)
+    }
+}
+
+/// Block `i` of the launch order (x fastest, then y, then z).
+pub(super) fn block_idx(cfg: &LaunchConfig, i: usize) -> [u32; 3] {
+    let g = cfg.grid;
+    let i = i as u32;
+    [i % g[0], (i / g[0]) % g[1], i / (g[0] * g[1])]
+}

@@ -1,0 +1,314 @@
+//! The shadow of shared memory for the race and uninitialised-read checkers: what each byte
+//! last saw in the current barrier interval.
+//!
+//! Kernels almost always touch shared memory in whole 4-byte words (floats, ints, and vectors of
+//! them), so the state is kept per word: one record stands for its four bytes while they have
+//! always been accessed together, and an aligned access of 4, 8 or 16 bytes costs one record
+//! step per word instead of one per byte. The first 1- or 2-byte access to a word splits it:
+//! its record is copied into four byte records (which then hold the same state the word did)
+//! and the word is checked byte by byte from then on. The answers are thus exactly those of a
+//! per-byte shadow; only the common case is cheaper.
+
+use super::access::Kind;
+
+/// No thread (as a linear thread index).
+pub(super) const NONE: u32 = u32::MAX;
+/// No thread, in a record.
+const NOBODY: u16 = u16::MAX;
+
+/// What a byte (or a whole word) of shared memory last saw in this barrier interval. Epochs
+/// (barrier intervals) and generations (blocks) keep counting across the blocks a `Block` runs,
+/// so a stale entry is recognised by its numbers instead of being cleared. Threads are linear
+/// indices within the block (at most 1024, so 16 bits).
+#[derive(Clone, Copy)]
+pub(super) struct Record {
+    epoch: u32,
+    /// The block generation that last wrote the byte (written in this block iff equal).
+    init_gen: u32,
+    wline: u32,
+    wsync: u32,
+    rline: u32,
+    rsync: u32,
+    writer: u16,
+    reader: u16,
+    /// A second, different thread also read in this interval.
+    many: bool,
+}
+
+const RECORD0: Record = Record {
+    epoch: u32::MAX,
+    init_gen: u32::MAX,
+    wline: 0,
+    wsync: 0,
+    rline: 0,
+    rsync: 0,
+    writer: NOBODY,
+    reader: NOBODY,
+    many: false,
+};
+
+fn who(t: u16) -> u32 {
+    if t == NOBODY {
+        NONE
+    } else {
+        t as u32
+    }
+}
+
+/// The access being checked, as every record step needs it.
+pub(super) struct Probe<'a> {
+    pub me: u32,
+    pub line: u32,
+    pub kind: Kind,
+    pub epoch: u32,
+    pub gen: u32,
+    /// The block's per-warp `__syncwarp`/collective counts.
+    pub warp_sync: &'a [u32],
+}
+
+/// What a checked access found: whether it read never-written bytes, and its first conflict
+/// (hazard, the other thread or `NONE`, the other line).
+#[derive(Default)]
+pub(super) struct Found {
+    pub uninit: bool,
+    pub conflict: Option<(&'static str, u32, u32)>,
+}
+
+impl Probe<'_> {
+    fn sync(&self) -> u32 {
+        self.warp_sync[(self.me / 32) as usize]
+    }
+
+    /// Lanes of one warp are ordered by a `__syncwarp` (or collective) between their accesses.
+    fn ordered(&self, other: u32, other_sync: u32) -> bool {
+        other / 32 == self.me / 32 && self.sync() != other_sync
+    }
+
+    /// Check one record against this access and update it: the step every byte takes.
+    #[inline(always)]
+    fn step(&self, s: &mut Record, found: &mut Found) {
+        if s.epoch != self.epoch {
+            s.epoch = self.epoch;
+            s.writer = NOBODY;
+            s.reader = NOBODY;
+            s.many = false;
+        }
+        if self.kind != Kind::Write && s.init_gen != self.gen {
+            found.uninit = true;
+        }
+        if self.kind == Kind::Atomic {
+            // Atomics never race with each other; they do initialise.
+            s.init_gen = self.gen;
+            return;
+        }
+        let me = self.me as u16;
+        if found.conflict.is_none() {
+            let (writer, reader) = (who(s.writer), who(s.reader));
+            if writer != NONE && writer != self.me && !self.ordered(writer, s.wsync) {
+                found.conflict = Some((
+                    if self.kind == Kind::Read {
+                        "RAW"
+                    } else {
+                        "WAW"
+                    },
+                    writer,
+                    s.wline,
+                ));
+            } else if self.kind == Kind::Write
+                && reader != NONE
+                && (reader != self.me || s.many)
+                && !self.ordered(reader, s.rsync)
+            {
+                found.conflict = Some((
+                    "WAR",
+                    if reader != self.me { reader } else { NONE },
+                    s.rline,
+                ));
+            }
+        }
+        match self.kind {
+            Kind::Read => {
+                if s.reader == NOBODY {
+                    s.reader = me;
+                    s.rline = self.line;
+                    s.rsync = self.sync();
+                } else if s.reader != me {
+                    s.many = true;
+                }
+            }
+            _ => {
+                s.writer = me;
+                s.wline = self.line;
+                s.wsync = self.sync();
+                s.init_gen = self.gen;
+            }
+        }
+    }
+}
+
+/// The shadow of one block's shared memory (empty when the checkers are off).
+#[derive(Default)]
+pub(super) struct SharedShadow {
+    /// One record per 4-byte word.
+    words: Vec<Record>,
+    /// Per word: checked byte by byte (after a 1- or 2-byte access), in `bytes`.
+    split: Vec<bool>,
+    /// Byte records of split words (allocated at the first split).
+    bytes: Vec<Record>,
+}
+
+impl SharedShadow {
+    /// A shadow of `len` bytes of shared memory, or an empty one (checkers off).
+    pub(super) fn new(len: usize, on: bool) -> SharedShadow {
+        if !on {
+            return SharedShadow::default();
+        }
+        let words = len.div_ceil(4);
+        SharedShadow {
+            words: vec![RECORD0; words],
+            split: vec![false; words],
+            bytes: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_on(&self) -> bool {
+        !self.words.is_empty()
+    }
+
+    /// Forget everything (when the epoch and generation numbers start over).
+    pub(super) fn clear(&mut self) {
+        self.words.fill(RECORD0);
+        self.split.fill(false);
+        self.bytes.clear();
+    }
+
+    /// Check the access `[off, off+total)` (naturally aligned, inside shared memory) and record it.
+    #[inline(always)]
+    pub(super) fn check(&mut self, p: &Probe, off: u64, total: u32) -> Found {
+        let mut found = Found::default();
+        let (off, end) = (off as usize, off as usize + total as usize);
+        if off.is_multiple_of(4) && total.is_multiple_of(4) {
+            for w in off / 4..end / 4 {
+                if self.split[w] {
+                    for s in &mut self.bytes[w * 4..w * 4 + 4] {
+                        p.step(s, &mut found);
+                    }
+                } else {
+                    p.step(&mut self.words[w], &mut found);
+                }
+            }
+        } else {
+            for b in off..end {
+                self.split_word(b / 4);
+                p.step(&mut self.bytes[b], &mut found);
+            }
+        }
+        found
+    }
+
+    /// From now on, check word `w` byte by byte (each byte starting from the word's state).
+    fn split_word(&mut self, w: usize) {
+        if self.split[w] {
+            return;
+        }
+        if self.bytes.is_empty() {
+            self.bytes = vec![RECORD0; self.words.len() * 4];
+        }
+        let r = self.words[w];
+        self.bytes[w * 4..w * 4 + 4].fill(r);
+        self.split[w] = true;
+    }
+
+    fn record(&self, b: usize) -> &Record {
+        let w = b / 4;
+        if self.split[w] {
+            &self.bytes[b]
+        } else {
+            &self.words[w]
+        }
+    }
+
+    /// Whether a thread other than `reader` wrote a byte of `[off, off+len)` in interval
+    /// `epoch`, unordered with the reader's access (made at warp-sync count `rsync`): such a
+    /// write explains a read of never-written memory as a race rather than a missing write.
+    pub(super) fn written_unordered(
+        &self,
+        off: u64,
+        len: u32,
+        reader: u32,
+        rsync: u32,
+        epoch: u32,
+    ) -> bool {
+        (off as usize..off as usize + len as usize).any(|b| {
+            let s = self.record(b);
+            let writer = who(s.writer);
+            let ordered = writer / 32 == reader / 32 && s.wsync != rsync;
+            s.epoch == epoch && writer != NONE && writer != reader && !ordered
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe<'a>(me: u32, kind: Kind, epoch: u32, sync: &'a [u32]) -> Probe<'a> {
+        Probe {
+            me,
+            line: 10 + me,
+            kind,
+            epoch,
+            gen: 1,
+            warp_sync: sync,
+        }
+    }
+
+    #[test]
+    fn a_word_and_its_bytes_agree() {
+        let sync = [0u32; 4];
+        // Thread 0 writes a word; thread 40 (another warp) then reads one byte of it: the
+        // split word keeps the write, so the byte read is a race with thread 0's line.
+        let mut sh = SharedShadow::new(16, true);
+        let f = sh.check(&probe(0, Kind::Write, 1, &sync), 4, 4);
+        assert!(f.conflict.is_none() && !f.uninit);
+        let f = sh.check(&probe(40, Kind::Read, 1, &sync), 6, 1);
+        assert_eq!(f.conflict, Some(("RAW", 0, 10)));
+        // The word is split now; a whole-word read by thread 0 sees its own write, clean.
+        let f = sh.check(&probe(0, Kind::Read, 1, &sync), 4, 4);
+        assert!(f.conflict.is_none() && !f.uninit);
+        // Thread 0 writing it again conflicts with thread 40's read of byte 6 only.
+        let f = sh.check(&probe(0, Kind::Write, 1, &sync), 4, 4);
+        assert_eq!(f.conflict, Some(("WAR", 40, 50)));
+    }
+
+    #[test]
+    fn bytes_of_one_word_written_by_different_threads_do_not_race() {
+        let sync = [0u32; 4];
+        let mut sh = SharedShadow::new(8, true);
+        for t in 0..4u32 {
+            let f = sh.check(&probe(t * 32, Kind::Write, 1, &sync), t as u64, 1);
+            assert!(f.conflict.is_none(), "byte {t}");
+        }
+        // A later whole-word read by a fifth thread races with the first byte's writer.
+        let f = sh.check(&probe(100, Kind::Read, 1, &sync), 0, 4);
+        assert_eq!(f.conflict, Some(("RAW", 0, 10)));
+    }
+
+    #[test]
+    fn a_read_of_never_written_memory_is_found_and_a_new_interval_forgets_threads() {
+        let sync = [0u32; 4];
+        let mut sh = SharedShadow::new(8, true);
+        assert!(sh.check(&probe(1, Kind::Read, 1, &sync), 0, 8).uninit);
+        assert!(sh
+            .check(&probe(2, Kind::Write, 1, &sync), 0, 4)
+            .conflict
+            .is_some());
+        // Thread 2's write explains thread 1's read of bytes 0..8 as a race.
+        assert!(sh.written_unordered(0, 8, 1, 0, 1));
+        assert!(!sh.written_unordered(4, 4, 1, 0, 1));
+        // After the barrier (epoch 2) the write is old news: a read is clean and initialised.
+        let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
+        assert!(f.conflict.is_none() && !f.uninit);
+        assert!(!sh.written_unordered(0, 4, 1, 0, 2));
+    }
+}

@@ -1,0 +1,263 @@
+//! A classroom repository made by `gpuzzle init --ci github`: the workflow's `run:` steps are
+//! read from the file init wrote and run as GitHub Actions runs them (bash -eo pipefail, in the
+//! repository root, `GITHUB_STEP_SUMMARY` set), on a workspace with one planted failing
+//! puzzle; the annotations must point at the planted line. Needs NVRTC.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn gpuzzle() -> Command {
+    let mut c = Command::cargo_bin("gpuzzle").expect("binary builds");
+    c.env("NO_COLOR", "1").env_remove("GPUZZLE_PUZZLES");
+    c
+}
+
+/// One step of the workflow: its `name:` (if any) and its `run:` script.
+#[derive(Debug)]
+struct RunStep {
+    name: Option<String>,
+    script: String,
+}
+
+/// The `run:` steps of a workflow, in order. Reads the YAML subset the template uses: steps
+/// start with `- `, a `run:` is a one-line plain scalar or a `|` block (the lines indented
+/// deeper than the key, with that common indent removed, as YAML reads a literal block).
+fn run_steps(yaml: &str) -> Vec<RunStep> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let mut steps = Vec::new();
+    let mut name: Option<String> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let trimmed = line.trim_start();
+        let body = trimmed.strip_prefix("- ").unwrap_or(trimmed);
+        if trimmed.starts_with("- ") {
+            name = None;
+        }
+        if let Some(n) = body.strip_prefix("name: ") {
+            name = Some(n.trim().to_string());
+        }
+        if let Some(value) = body.strip_prefix("run: ") {
+            let key_indent = line.len() - trimmed.len() + (trimmed.len() - body.len());
+            let script = if value.trim() == "|" {
+                let mut block = Vec::new();
+                let mut indent = None;
+                while let Some(next) = lines.get(i + 1) {
+                    let ni = next.len() - next.trim_start().len();
+                    if !next.trim().is_empty() && ni <= key_indent {
+                        break;
+                    }
+                    let cut = *indent.get_or_insert(ni);
+                    block.push(next.get(cut..).unwrap_or("").to_string());
+                    i += 1;
+                }
+                block.join("\n") + "\n"
+            } else {
+                value.trim().to_string()
+            };
+            steps.push(RunStep {
+                name: name.clone(),
+                script,
+            });
+        }
+        i += 1;
+    }
+    steps
+}
+
+/// Run `script` as a GitHub Actions `run:` step on Linux (`bash --noprofile --norc -eo
+/// pipefail {0}`), in `dir`, with the test's gpuzzle first on PATH.
+fn run_like_actions(script: &str, dir: &Path, summary: &Path) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("gpuzzle");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let file = dir.join(".step.sh");
+    std::fs::write(&file, script).unwrap();
+    let out = std::process::Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail"])
+        .arg(&file)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", summary)
+        // The runner has no GPU; this machine might.
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    out
+}
+
+fn repo_file(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// A classroom repository: `init --ci github`, trimmed to puzzles 1-3 (to keep the test
+/// quick), 1 and 3 solved, 2 with an out-of-bounds write planted on line 3.
+fn classroom(install: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("course");
+    let mut init = gpuzzle();
+    init.arg("init").arg(&ws).args(["--ci", "github"]);
+    if let Some(args) = install {
+        init.args(["--ci-install", args]);
+    }
+    init.assert().success();
+    for e in std::fs::read_dir(ws.join("puzzles")).unwrap() {
+        let path = e.unwrap().path();
+        let id: u32 = path.file_name().unwrap().to_string_lossy()[..2]
+            .parse()
+            .unwrap();
+        if id > 3 {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    for f in ["01_map.cu", "03_guard.cu"] {
+        std::fs::write(
+            ws.join("puzzles").join(f),
+            repo_file(&format!("solutions/{f}")),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        ws.join("puzzles/02_zip.cu"),
+        "extern \"C\" __global__ void zip(float* out, const float* a, const float* b) {\n    int i = threadIdx.x;\n    out[i + 1] = a[i] + b[i];\n}\n",
+    )
+    .unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn the_workflows_commands_annotate_the_planted_line() {
+    let (dir, ws) = classroom(Some(
+        "--git https://example.org/gpuzzle.git --rev 0123abc gpuzzle",
+    ));
+    let yaml = std::fs::read_to_string(ws.join(".github/workflows/gpuzzle.yml")).unwrap();
+    let steps = run_steps(&yaml);
+    let scripts: Vec<&str> = steps.iter().map(|s| s.script.as_str()).collect();
+
+    // It installs NVRTC and gpuzzle (from the source given), grades, and keeps JUnit.
+    assert!(
+        scripts
+            .iter()
+            .any(|s| s.starts_with("pip install nvidia-cuda-nvrtc-cu12")),
+        "{scripts:#?}"
+    );
+    assert!(
+        scripts
+            .iter()
+            .any(|s| s.contains("cargo install --locked $GPUZZLE_INSTALL")),
+        "{scripts:#?}"
+    );
+    assert!(yaml.contains(
+        "GPUZZLE_INSTALL: ${{ vars.GPUZZLE_INSTALL || '--git https://example.org/gpuzzle.git --rev 0123abc gpuzzle' }}"
+    ));
+    assert!(
+        yaml.contains("uses: actions/upload-artifact@v4")
+            && yaml.contains("path: gpuzzle-junit.xml")
+    );
+    assert!(yaml.contains("cache: pip") && yaml.contains("path: ~/.cargo/bin/gpuzzle"));
+
+    // Every step that runs gpuzzle, exactly as written.
+    let grading: Vec<&RunStep> = steps
+        .iter()
+        .filter(|s| s.script.trim_start().starts_with("gpuzzle "))
+        .collect();
+    assert_eq!(grading.len(), 2, "{steps:#?}");
+    let summary = dir.path().join("step-summary.md");
+
+    let grade = &grading[0];
+    assert_eq!(grade.script, "gpuzzle check --all --format github");
+    let out = run_like_actions(&grade.script, &ws, &summary);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failing puzzle fails the step: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert!(
+        errors.iter().any(|l| l.starts_with(
+            "::error file=puzzles/02_zip.cu,line=3,title=Puzzle 2 (zip)%3A out-of-bounds::"
+        )),
+        "{text}"
+    );
+    assert!(
+        errors.iter().all(|l| l.contains("file=puzzles/02_zip.cu")),
+        "only the planted puzzle fails: {text}"
+    );
+    assert!(text.ends_with("gpuzzle: 2 of 3 puzzles pass\n"), "{text}");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("## gpuzzle: 2 of 3 puzzles pass"), "{md}");
+    assert!(
+        md.contains("| 1 | map | 2/2 | within budget | ✅ pass |"),
+        "{md}"
+    );
+
+    let junit = &grading[1];
+    assert_eq!(junit.name.as_deref(), Some("JUnit report"));
+    let out = run_like_actions(&junit.script, &ws, &summary);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "exit 1 (a puzzle failed) is the grading step's news: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let xml = std::fs::read_to_string(ws.join("gpuzzle-junit.xml")).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(xml.contains("<testsuite name=\"02_zip\""), "{xml}");
+    assert!(xml.contains("<failure"), "{xml}");
+
+    // A set-up error (gpuzzle's exit 2) is not excused by the JUnit step.
+    std::fs::remove_dir_all(ws.join("puzzles")).unwrap();
+    let out = run_like_actions(&junit.script, &ws, &summary);
+    assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
+fn without_an_install_source_the_install_step_says_what_to_set() {
+    let (dir, ws) = classroom(None);
+    let yaml = std::fs::read_to_string(ws.join(".github/workflows/gpuzzle.yml")).unwrap();
+    assert!(yaml.contains("GPUZZLE_INSTALL: ${{ vars.GPUZZLE_INSTALL || '' }}"));
+    let install = run_steps(&yaml)
+        .into_iter()
+        .find(|s| s.name.as_deref() == Some("Install gpuzzle"))
+        .expect("an install step");
+    // As the runner would see it with the variable unset: an annotation naming the fix.
+    let out = run_like_actions(&install.script, &ws, &dir.path().join("s.md"));
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(
+            "::error title=gpuzzle source not set::Set the repository variable GPUZZLE_INSTALL"
+        ),
+        "{text}"
+    );
+    // init refuses a source that would break the YAML, writing nothing.
+    let elsewhere = dir.path().join("other");
+    gpuzzle()
+        .arg("init")
+        .arg(&elsewhere)
+        .args(["--ci", "github", "--ci-install", "x' }}"])
+        .assert()
+        .code(2);
+    assert!(!elsewhere.exists());
+}
+
+#[test]
+fn the_step_reader_reads_blocks_and_one_liners() {
+    let yaml = "jobs:\n  a:\n    steps:\n      - name: One\n        run: echo one\n      - name: Block\n        if: always()\n        run: |\n          if true; then\n            echo two\n          fi\n      - uses: x@v1\n";
+    let steps = run_steps(yaml);
+    assert_eq!(steps.len(), 2);
+    assert_eq!(
+        (steps[0].name.as_deref(), steps[0].script.as_str()),
+        (Some("One"), "echo one")
+    );
+    assert_eq!(steps[1].script, "if true; then\n  echo two\nfi\n");
+}

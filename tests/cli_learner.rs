@@ -1,0 +1,383 @@
+//! The learner's first steps and safety nets through the real binary: solutions kept out of
+//! plain view until earned, one broken puzzle file costing only its puzzle, and every
+//! next-step command gpuzzle prints working as printed. These need NVRTC.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn gpuzzle() -> Command {
+    let mut c = Command::cargo_bin("gpuzzle").expect("binary builds");
+    c.env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES");
+    c
+}
+
+fn repo_file(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// A fresh workspace made by `gpuzzle init` (its root is `<tmp>/ws`).
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    gpuzzle().arg("init").arg(&ws).assert().success();
+    (dir, ws)
+}
+
+/// Keep only puzzles `1..=last` of a workspace, so that `check --all` stays quick.
+fn keep_first(ws: &Path, last: u32) {
+    for e in std::fs::read_dir(ws.join("puzzles")).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let id: u32 = name[..2].parse().unwrap();
+        if id > last {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
+
+fn in_ws(ws: &Path) -> Command {
+    let mut c = gpuzzle();
+    c.current_dir(ws);
+    c
+}
+
+fn stdout_of(c: &mut Command) -> (Option<i32>, String, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_solution_is_kept_until_the_puzzle_passes_or_the_learner_insists() {
+    let (_dir, ws) = workspace();
+    assert!(!ws.join("solutions").exists(), "init leaves solutions out");
+    let reference = repo_file("solutions/01_map.cu");
+
+    // Not passed: refused (exit 1), saying how to get it.
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["solution", "1"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("not passed yet")
+            && err.contains("gpuzzle run 1")
+            && err.contains("gpuzzle solution 1 --force"),
+        "{err}"
+    );
+    // --force: printed, after saying that looking is a choice.
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["solution", "map", "--force"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, reference);
+    assert!(err.contains("looking now is your choice"), "{err}");
+    // A usage error is exit 2.
+    in_ws(&ws)
+        .args(["solution", "mapp"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `1 map`?"));
+
+    // Passed: printed; a later failing run keeps it; `reset` takes it back.
+    std::fs::write(ws.join("puzzles/01_map.cu"), &reference).unwrap();
+    in_ws(&ws).args(["run", "1"]).assert().success();
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["solution", "1"]));
+    assert_eq!((code, out.as_str()), (Some(0), reference.as_str()), "{err}");
+    assert!(!err.contains("your choice"), "{err}");
+    std::fs::write(ws.join("puzzles/01_map.cu"), repo_file("puzzles/01_map.cu")).unwrap();
+    in_ws(&ws).args(["run", "1"]).assert().code(1);
+    in_ws(&ws).args(["solution", "1"]).assert().success();
+    in_ws(&ws).args(["reset", "1"]).assert().success();
+    in_ws(&ws).args(["solution", "1"]).assert().code(1);
+}
+
+#[test]
+fn reference_runs_need_no_solutions_folder() {
+    let (_dir, ws) = workspace();
+    let (code, out, err) =
+        stdout_of(in_ws(&ws).args(["check", "1", "9", "21", "--solutions", "--format", "json"]));
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["passed"], 3, "{v:#}");
+    assert_eq!(v["puzzles"][1]["file"], "solutions/09_pooling.cu");
+    in_ws(&ws)
+        .args(["run", "12", "--solution"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("PASSED"));
+    // An instructor's solutions/ beside the puzzles wins over the built-in one.
+    std::fs::create_dir_all(ws.join("solutions")).unwrap();
+    std::fs::write(
+        ws.join("solutions/01_map.cu"),
+        repo_file("puzzles/01_map.cu"),
+    )
+    .unwrap();
+    in_ws(&ws)
+        .args(["check", "1", "--solutions"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn one_broken_puzzle_file_breaks_only_its_puzzle() {
+    let (_dir, ws) = workspace();
+    keep_first(&ws, 5);
+    std::fs::write(
+        ws.join("puzzles/01_map.cu"),
+        repo_file("solutions/01_map.cu"),
+    )
+    .unwrap();
+    // A typo in a field name (line 3), and a string never closed (a TOML syntax error).
+    let guard = std::fs::read_to_string(ws.join("puzzles/03_guard.toml")).unwrap();
+    std::fs::write(
+        ws.join("puzzles/03_guard.toml"),
+        guard.replacen("title = ", "titel = ", 1),
+    )
+    .unwrap();
+    let map2d = std::fs::read_to_string(ws.join("puzzles/04_map_2d.toml")).unwrap();
+    std::fs::write(
+        ws.join("puzzles/04_map_2d.toml"),
+        map2d.replacen("title = \"Map 2D\"", "title = \"Map 2D", 1),
+    )
+    .unwrap();
+
+    // `list`: both shown as broken, with file:line, among the others.
+    let (code, out, err) = stdout_of(in_ws(&ws).arg("list"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(" 1 ✓ Map") || out.contains(" 1 · Map"),
+        "{out}"
+    );
+    assert!(out.contains(" 3 ! guard (broken puzzle file"), "{out}");
+    assert!(
+        out.contains("puzzles/03_guard.toml:3: error: `titel`"),
+        "{out}"
+    );
+    assert!(out.contains(" 4 ! map-2d (broken puzzle file"), "{out}");
+    assert!(out.contains("puzzles/04_map_2d.toml:3: error"), "{out}");
+    assert!(out.contains(" 5 · Broadcast"), "{out}");
+
+    // `run` of another puzzle works; of a broken one, prints its error (exit 2).
+    in_ws(&ws).args(["run", "1"]).assert().success();
+    in_ws(&ws)
+        .args(["run", "guard"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("03_guard.toml:3: `titel`"));
+    in_ws(&ws)
+        .args(["run", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("04_map_2d.toml:3"));
+
+    // `check --all` grades the others and fails the broken ones, in every format.
+    let (code, text, _) = stdout_of(in_ws(&ws).args(["check", "--all"]));
+    assert_eq!(code, Some(1));
+    let row = |id: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(id))
+            .unwrap_or_else(|| panic!("no row {id}: {text}"))
+            .to_string()
+    };
+    assert!(row("1 ").contains("pass"), "{text}");
+    assert!(
+        row("2 ").contains("FAIL") && row("2 ").contains("elements differ"),
+        "{text}"
+    );
+    assert!(
+        row("3 ").contains("FAIL  broken puzzle file: puzzles/03_guard.toml:3"),
+        "{text}"
+    );
+    assert!(row("4 ").contains("broken puzzle file"), "{text}");
+    assert!(row("5 ").contains("FAIL"), "{text}");
+    assert!(text.contains("1 of 5 passed"), "{text}");
+
+    let (code, json, _) = stdout_of(in_ws(&ws).args(["check", "--all", "--format", "json"]));
+    assert_eq!(code, Some(1));
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["passed"].as_u64(), v["failed"].as_u64()),
+        (Some(1), Some(4))
+    );
+    let p3 = &v["puzzles"][2];
+    assert_eq!(
+        (p3["id"].as_u64(), p3["file"].as_str()),
+        (Some(3), Some("puzzles/03_guard.toml"))
+    );
+    assert!(
+        p3["puzzle_error"].as_str().unwrap().contains("`titel`"),
+        "{p3}"
+    );
+    assert!(!v["puzzles"][4]["tests"].as_array().unwrap().is_empty());
+
+    let (code, xml, _) = stdout_of(in_ws(&ws).args(["check", "--all", "--format", "junit"]));
+    assert_eq!(code, Some(1));
+    assert!(xml.contains("<testsuite name=\"03_guard\""), "{xml}");
+    assert!(xml.contains("<testcase name=\"puzzle file\""), "{xml}");
+    assert!(xml.contains("failures=\"1\"") && xml.contains("<testsuite name=\"05_broadcast\""));
+
+    let (code, gh, _) = stdout_of(in_ws(&ws).args(["check", "--all", "--format", "github"]));
+    assert_eq!(code, Some(1));
+    assert!(
+        gh.lines().any(|l| l.starts_with(
+            "::error file=puzzles/03_guard.toml,line=3,title=Puzzle 3 (guard)%3A broken puzzle file::`titel`"
+        )),
+        "{gh}"
+    );
+    assert!(
+        gh.lines()
+            .any(|l| l.starts_with("::error file=puzzles/04_map_2d.toml,line=3,")),
+        "{gh}"
+    );
+    assert!(
+        gh.lines()
+            .any(|l| l.starts_with("::error file=puzzles/02_zip.cu")),
+        "{gh}"
+    );
+    assert!(gh.ends_with("gpuzzle: 1 of 5 puzzles pass\n"), "{gh}");
+
+    // Named, a broken puzzle fails the same way.
+    in_ws(&ws)
+        .args(["check", "3", "1"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("broken puzzle file"));
+    // `doctor` still says the workspace has a problem.
+    in_ws(&ws)
+        .arg("doctor")
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("titel"));
+}
+
+/// The `gpuzzle ...` commands in `text`: after `gpuzzle`, a subcommand, then puzzle numbers
+/// and `--flags` (the words after those are prose).
+fn printed_commands(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices("gpuzzle ") {
+        let before = text[..at].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '/' || c == '_' || c == '-') {
+            continue; // part of a path or another word
+        }
+        let mut words = text[at..].split([' ', '`', '\n', ';', ')', ',']);
+        let mut cmd = vec![words.next().unwrap().to_string()];
+        const SUBCOMMANDS: [&str; 13] = [
+            "run",
+            "check",
+            "hint",
+            "list",
+            "show",
+            "solution",
+            "reset",
+            "init",
+            "watch",
+            "doctor",
+            "exec",
+            "bench",
+            "completions",
+        ];
+        match words.next() {
+            Some(sub) if SUBCOMMANDS.contains(&sub) => cmd.push(sub.to_string()),
+            _ => continue, // prose: "a gpuzzle workspace"
+        }
+        for w in words {
+            if !w.is_empty() && (w.chars().all(|c| c.is_ascii_digit()) || w.starts_with("--")) {
+                cmd.push(w.to_string());
+            } else {
+                break;
+            }
+        }
+        found.push(cmd.join(" "));
+    }
+    found
+}
+
+#[test]
+fn every_next_step_gpuzzle_prints_runs_as_printed() {
+    let bin = assert_cmd::cargo::cargo_bin("gpuzzle");
+    let bin_dir = bin.parent().unwrap().to_path_buf();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+
+    // Not on PATH: init says how to install it, naming this clone.
+    let (code, out, _) = stdout_of(gpuzzle().env("PATH", "/usr/bin:/bin").arg("init").arg(&ws));
+    assert_eq!(code, Some(0));
+    assert!(out.contains("`gpuzzle` is not on your PATH"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "cargo install --locked --path {}",
+            env!("CARGO_MANIFEST_DIR")
+        )),
+        "{out}"
+    );
+    assert!(out.contains("open puzzles/01_map.cu"), "{out}");
+    // This gpuzzle first; the rest as it was (NVRTC is found through the Pythons on PATH).
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::fs::remove_dir_all(&ws).unwrap();
+    // On PATH: no note; every command it prints runs from where it says to be.
+    let (_, init_out, _) = stdout_of(gpuzzle().env("PATH", &path).arg("init").arg(&ws));
+    assert!(!init_out.contains("not on your PATH"), "{init_out}");
+    assert!(
+        init_out.contains(&format!("cd {}", ws.display())),
+        "{init_out}"
+    );
+
+    // Collect what the first minutes print: init, a failing run, hints to the last, a refused
+    // solution, a pass with its "Next".
+    let mut printed = init_out.clone();
+    let run = |args: &[&str]| {
+        let (_, out, err) = stdout_of(in_ws(&ws).env("PATH", &path).args(args));
+        format!("{out}\n{err}")
+    };
+    printed.push_str(&run(&["run", "1"]));
+    for _ in 0..3 {
+        printed.push_str(&run(&["hint", "1"]));
+    }
+    printed.push_str(&run(&["solution", "1"]));
+    printed.push_str(&run(&["run"]));
+    std::fs::write(
+        ws.join("puzzles/01_map.cu"),
+        repo_file("solutions/01_map.cu"),
+    )
+    .unwrap();
+    printed.push_str(&run(&["run", "1"]));
+    let commands = printed_commands(&printed);
+    for expected in [
+        "gpuzzle run 1",
+        "gpuzzle hint 1",
+        "gpuzzle list",
+        "gpuzzle show 1 --spec",
+        "gpuzzle solution 1 --force",
+        "gpuzzle run 2",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "`{expected}` not among {commands:?}"
+        );
+    }
+    for cmd in commands {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&cmd)
+            .current_dir(&ws)
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env("GPUZZLE_BACKEND", "emu")
+            .output()
+            .unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "`{cmd}` as printed gave {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
