@@ -121,17 +121,18 @@ pub fn capture(puzzle: &Puzzle, name: &str, source: &str, index: usize) -> Resul
 
 /// The learner's kernel file (or the reference): its name as shown and its text.
 pub fn read_kernel(ws: &Workspace, puzzle: &Puzzle, solution: bool) -> Result<(String, String)> {
-    let path = ws.kernel_path(puzzle, solution);
+    if solution {
+        // The workspace's solutions/ file, else the pack's built-in solution.
+        let (name, source) = common::read_reference(ws, puzzle);
+        return Ok((name, source.map_err(anyhow::Error::msg)?));
+    }
+    let path = ws.kernel_path(puzzle, false);
     let name = common::display_path(&path);
     let source = common::read_source(&path).with_context(|| {
-        if solution {
-            format!("cannot read {name}: this workspace has no reference solutions")
-        } else {
-            format!(
-                "cannot read {name}: restore the starter with `gpuzzle reset {}`",
-                puzzle.id
-            )
-        }
+        format!(
+            "cannot read {name}: restore the starter with `gpuzzle reset {}`",
+            puzzle.id
+        )
     })?;
     Ok((name, source))
 }
