@@ -764,6 +764,27 @@ fn run_shows_nvrtc_warnings_with_their_source_line() {
 }
 
 #[test]
+fn check_shows_nvrtc_warnings_after_the_table() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("ws/puzzles/09_pooling.cu"),
+        "extern \"C\" __global__ void pooling(float* out, const float* a, int size) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float s = 0.0f;\n    for (int k = 0; k < 3; k * 2) { s += 1.0f; break; }\n    if (i < size) out[i] = a[i] + s;\n}\n",
+    )
+    .unwrap();
+    let out = in_ws(dir.path()).args(["check", "9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let table_end = text.find("Puzzle 9 (pooling): NVRTC warns").expect(&text);
+    assert!(text[..table_end].contains("pooling"), "{text}");
+    assert!(
+        text[table_end..].contains("expression has no effect")
+            && text[table_end..].contains("  4 |     for (int k = 0; k < 3; k * 2)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("NVRTC warns").count(), 1, "{text}");
+}
+
+#[test]
 fn run_without_a_puzzle_grades_the_first_not_passed_and_reset_clears_its_pass() {
     let dir = workspace();
     let ws = dir.path().join("ws");

@@ -125,7 +125,22 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         outcomes.insert(i, common::broken_outcome(b));
     }
     match a.format {
-        CheckFormat::Text => super::print_block(&report::check::table(&outcomes, a.solutions)),
+        CheckFormat::Text => {
+            super::print_block(&report::check::table(&outcomes, a.solutions));
+            // Only puzzles NVRTC warned about have their file read again, for the snippet.
+            let sources: Vec<Option<String>> = outcomes
+                .iter()
+                .map(|o| {
+                    (!o.warnings.is_empty())
+                        .then(|| common::read_source(std::path::Path::new(&o.file)).ok())
+                        .flatten()
+                })
+                .collect();
+            if let Some(w) = report::check::warnings(&outcomes, &sources) {
+                outln!();
+                super::print_block(&w);
+            }
+        }
         CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),
         CheckFormat::Junit => out!(
             "{}",

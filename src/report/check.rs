@@ -53,6 +53,26 @@ pub fn table(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     lines.join("\n")
 }
 
+/// NVRTC's warnings, puzzle by puzzle, each drawn over its line, for after the table (a warning
+/// such as "expression has no effect" is often the whole bug, and a passing puzzle has no other
+/// place to say it). `sources[i]` is the text of `outcomes[i].file` when it could be read.
+pub fn warnings(outcomes: &[PuzzleOutcome], sources: &[Option<String>]) -> Option<String> {
+    let parts: Vec<String> = outcomes
+        .iter()
+        .zip(sources)
+        .filter_map(|(o, source)| {
+            let shown = puzzle::compiler_warnings(o, source.as_deref())?;
+            let head = format!("Puzzle {} ({}): NVRTC warns", o.id, o.slug);
+            Some(format!(
+                "{}
+{shown}",
+                head.yellow().bold()
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
 /// A reason cut to fit a terminal line (JUnit and JSON keep it whole).
 fn clip(reason: &str) -> String {
     const MAX: usize = 100;

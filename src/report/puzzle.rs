@@ -83,7 +83,7 @@ fn source_of<'a>(o: &PuzzleOutcome, file: &str, source: Option<&'a str>) -> Opti
 
 /// NVRTC's warnings about the kernel, each over the source line it points at: a warning such
 /// as "expression has no effect" on `for (...; s * 2)` is often the whole bug.
-fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Option<String> {
+pub(crate) fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Option<String> {
     let shown: Vec<String> = o
         .warnings
         .iter()
