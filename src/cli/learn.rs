@@ -100,8 +100,13 @@ pub fn list(a: &ListArgs) -> Result<i32> {
         .collect();
     // A broken puzzle file is listed with its errors (as `check` reports them); the list
     // itself still succeeds.
-    let broken: Vec<_> = l
-        .broken
+    super::print_block(&report::catalog::list_with_broken(&rows, &broken_rows(&l)));
+    Ok(0)
+}
+
+/// The rows `list` (and `watch`'s list) show for puzzle files that are broken.
+pub(super) fn broken_rows(l: &common::Loaded) -> Vec<report::catalog::BrokenRow> {
+    l.broken
         .iter()
         .map(|b| report::catalog::BrokenRow {
             id: b.id,
@@ -109,9 +114,7 @@ pub fn list(a: &ListArgs) -> Result<i32> {
             part: b.part.clone(),
             error: common::broken_outcome(b).compile_error.unwrap_or_default(),
         })
-        .collect();
-    super::print_block(&report::catalog::list_with_broken(&rows, &broken));
-    Ok(0)
+        .collect()
 }
 
 #[derive(Args, Debug)]

@@ -196,7 +196,10 @@ impl<'a> Watch<'a> {
                         .iter()
                         .map(|p| (p, state.status(&p.slug)))
                         .collect();
-                    page = crate::report::catalog::list(&rows);
+                    page = crate::report::catalog::list_with_broken(
+                        &rows,
+                        &super::learn::broken_rows(self.loaded),
+                    );
                     Body::Page(&page)
                 }
                 View::Show => {
