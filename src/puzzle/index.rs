@@ -152,7 +152,7 @@ pub fn scan(dir: &Path) -> Option<Vec<Stamp>> {
     let mut stamps = Vec::new();
     for entry in std::fs::read_dir(dir).ok()? {
         let path = entry.ok()?.path();
-        if !path.extension().is_some_and(|x| x == "toml") {
+        if path.extension().is_none_or(|x| x != "toml") {
             continue;
         }
         // Followed through a symlink, as `toml_files` does with `is_file`.
