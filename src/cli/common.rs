@@ -132,21 +132,80 @@ impl BackendArgs {
 
 pub struct Loaded {
     pub ws: Workspace,
+    /// Sorted by id: every puzzle that loads (`load`), or, from `load_one`'s index, only the
+    /// puzzle asked for and the one after it (what a one-puzzle command shows).
     pub puzzles: Vec<Puzzle>,
     /// Puzzle files with a mistake: shown by `list`, failed by `check`; the rest still work.
+    /// Empty from `load_one`'s index, which is used only when the puzzle asked for loads.
     pub broken: Vec<BrokenPuzzle>,
 }
 
+/// The workspace and every puzzle file in it.
 pub fn load(args: &WorkspaceArgs) -> Result<Loaded> {
+    load_all(discover(args)?)
+}
+
+/// For a command about one puzzle (`run`, `hint`, `show`, ...): the workspace and the puzzle
+/// `query` names (without one, the first not passed yet, as `current_puzzle`), returned with
+/// the query to find it by. With an up-to-date index (`Workspace::fresh_index`) only that
+/// puzzle's file and the next one's are parsed; otherwise, or when the index does not know the
+/// query (a broken file, a typo), everything is loaded as by `load`, so that every message is
+/// the same.
+pub fn load_one(args: &WorkspaceArgs, query: Option<&str>) -> Result<(Loaded, String)> {
+    let ws = discover(args)?;
+    if let Some(quick) = load_indexed(&ws, query) {
+        return Ok(quick);
+    }
+    let loaded = load_all(ws)?;
+    let query = match query {
+        Some(q) => q.to_string(),
+        None => current_puzzle(&loaded)?.id.to_string(),
+    };
+    Ok((loaded, query))
+}
+
+fn discover(args: &WorkspaceArgs) -> Result<Workspace> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let over = Workspace::puzzles_override(args.puzzles.as_deref());
-    let ws = Workspace::discover(&cwd, over.as_deref())?;
+    Ok(Workspace::discover(&cwd, over.as_deref())?)
+}
+
+fn load_all(ws: Workspace) -> Result<Loaded> {
     let catalog = ws.load_catalog()?;
     Ok(Loaded {
         ws,
         puzzles: catalog.puzzles,
         broken: catalog.broken,
     })
+}
+
+/// `load_one` from the index: `None` whenever anything is not as the index says.
+fn load_indexed(ws: &Workspace, query: Option<&str>) -> Option<(Loaded, String)> {
+    let index = ws.fresh_index()?;
+    let entry = match query {
+        Some(q) => index.find(q)?,
+        None => {
+            let (state, _) = State::load(ws);
+            index
+                .puzzles
+                .iter()
+                .find(|e| state.status(&e.slug) != crate::puzzle::Status::Passed)
+                .or(index.puzzles.last())?
+        }
+    };
+    let mut puzzles = vec![ws.load_indexed(entry)?];
+    if let Some(next) = index.next_after(entry.id) {
+        puzzles.push(ws.load_indexed(next)?);
+    }
+    let query = query.map_or_else(|| entry.id.to_string(), str::to_string);
+    Some((
+        Loaded {
+            ws: ws.clone(),
+            puzzles,
+            broken: Vec::new(),
+        },
+        query,
+    ))
 }
 
 /// A path as the learner would type it: relative to the current directory when inside it.

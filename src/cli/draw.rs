@@ -55,8 +55,8 @@ pub struct DrawArgs {
 }
 
 pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
-    let loaded = common::load(&a.ws)?;
-    let puzzle = loaded.ws.find(&loaded.puzzles, &a.puzzle)?;
+    let (loaded, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let puzzle = loaded.ws.find(&loaded.puzzles, &query)?;
     if a.test == 0 {
         anyhow::bail!(
             "--test counts from 1 (puzzle {} has {} test(s))",

@@ -23,8 +23,8 @@ pub struct HintArgs {
 }
 
 pub fn hint(a: &HintArgs) -> Result<i32> {
-    let l = common::load(&a.ws)?;
-    let p = l.ws.find(&l.puzzles, &a.puzzle)?;
+    let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let p = l.ws.find(&l.puzzles, &query)?;
     let total = p.hints.len();
     if total == 0 {
         outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
@@ -131,8 +131,8 @@ pub struct SolutionArgs {
 /// The reference solution, once the learner's kernel has passed (the pass is in the state), or
 /// with `--force` after saying that looking is a choice. Exit 1 when it stays hidden.
 pub fn solution(a: &SolutionArgs) -> Result<i32> {
-    let l = common::load(&a.ws)?;
-    let p = l.ws.find(&l.puzzles, &a.puzzle)?;
+    let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let p = l.ws.find(&l.puzzles, &query)?;
     let (state, warning) = State::load(&l.ws);
     if let Some(w) = warning {
         errln!("warning: {w}");
@@ -190,8 +190,8 @@ pub struct ShowArgs {
 }
 
 pub fn show(a: &ShowArgs) -> Result<i32> {
-    let l = common::load(&a.ws)?;
-    let p = l.ws.find(&l.puzzles, &a.puzzle)?;
+    let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let p = l.ws.find(&l.puzzles, &query)?;
     let file = common::display_path(&l.ws.kernel_path(p, false));
     super::print_block(&report::catalog::show(p, &file, a.spec));
     Ok(0)
@@ -206,8 +206,8 @@ pub struct ResetArgs {
 }
 
 pub fn reset(a: &ResetArgs) -> Result<i32> {
-    let l = common::load(&a.ws)?;
-    let p = l.ws.find(&l.puzzles, &a.puzzle)?;
+    let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let p = l.ws.find(&l.puzzles, &query)?;
     let file = common::display_path(&l.ws.kernel_path(p, false));
     match l.ws.reset(p)? {
         Some(backup) => outln!(

@@ -32,11 +32,7 @@ pub struct RunArgs {
 }
 
 pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
-    let loaded = common::load(&a.ws)?;
-    let query = match &a.puzzle {
-        Some(q) => q.clone(),
-        None => common::current_puzzle(&loaded)?.id.to_string(),
-    };
+    let (loaded, query) = common::load_one(&a.ws, a.puzzle.as_deref())?;
     let code = run_one_on(&loaded, &query, a.solution, quiet, &a.backend, &a.include)?;
     if a.trace || a.draw {
         let puzzle = loaded.ws.find(&loaded.puzzles, &query)?;

@@ -7,11 +7,14 @@
 //!   leniently, a broken file becomes a `BrokenPuzzle` and the others still load.
 //! - `pack`: the puzzles and solutions built into the binary (`init` writes only the puzzles).
 //! - `workspace`: finding, creating and resetting a learner's workspace.
+//! - `index`: `.gpuzzle/index.json`, which puzzles a directory's files held when last loaded, so
+//!   that a command about one puzzle parses only its file.
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.
 
 mod error;
 mod expr;
+mod index;
 mod launches;
 mod load;
 mod model;
@@ -23,6 +26,7 @@ mod state;
 mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
+pub use index::{Entry as IndexEntry, Index};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,

@@ -4,9 +4,11 @@
 //! learner's file.
 
 use super::error::PuzzleError;
-use super::load::{load_catalog, load_dir, toml_files, Catalog};
+use super::index::{self, Entry, Index};
+use super::load::{load_catalog, load_dir, Catalog};
 use super::model::Puzzle;
 use super::pack::{self, PUZZLES_DIR, SOLUTIONS_DIR};
+use super::parse::parse_puzzle;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -104,9 +106,46 @@ impl Workspace {
     }
 
     /// The puzzles of `puzzles_dir` that load, and the files that do not (each with its error),
-    /// so that one broken file costs only its own puzzle.
+    /// so that one broken file costs only its own puzzle. Also brings `.gpuzzle/index.json` up
+    /// to date for `fresh_index` (when the workspace can be written).
     pub fn load_catalog(&self) -> Result<Catalog, PuzzleError> {
-        load_catalog(&self.puzzles_dir)
+        // Stamped before reading: a file changed meanwhile leaves the index stale, not wrong.
+        let stamps = index::scan(&self.puzzles_dir);
+        let catalog = load_catalog(&self.puzzles_dir)?;
+        if let Some(stamps) = stamps {
+            self.refresh_index(stamps, &catalog);
+        }
+        Ok(catalog)
+    }
+
+    /// Write the index of `catalog` unless the one there already describes these files.
+    fn refresh_index(&self, stamps: Vec<index::Stamp>, catalog: &Catalog) {
+        let state_dir = self.state_dir();
+        if Index::read_fresh(&state_dir, &self.puzzles_dir, &stamps).is_some() {
+            return;
+        }
+        if let Some(index) = Index::build(&self.puzzles_dir, stamps, catalog, SystemTime::now()) {
+            // A read-only workspace goes without: the next command loads every file again.
+            let _ = index.write(&state_dir);
+        }
+    }
+
+    /// The index of `puzzles_dir` when every puzzle file is as it was when it was written (a
+    /// listing and a stat per file); `None` sends the caller to `load_catalog`.
+    pub fn fresh_index(&self) -> Option<Index> {
+        let stamps = index::scan(&self.puzzles_dir)?;
+        Index::read_fresh(&self.state_dir(), &self.puzzles_dir, &stamps)
+    }
+
+    /// Parse the one puzzle file `entry` names, as `load_catalog` would have loaded it; `None`
+    /// when the file no longer says what the index remembers (changed since the stamps were
+    /// taken), so that the caller loads everything instead.
+    pub fn load_indexed(&self, entry: &Entry) -> Option<Puzzle> {
+        let path = self.puzzles_dir.join(&entry.file);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let puzzle = parse_puzzle(&text, &path).ok()?.puzzle;
+        (puzzle.id == entry.id && puzzle.slug == entry.slug && puzzle.title == entry.title)
+            .then_some(puzzle)
     }
 
     /// The puzzle called `query`: its id (`9`, `09`), slug (`pooling`) or file stem
@@ -303,8 +342,15 @@ fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// Whether `dir` holds a `*.toml` file; stops at the first (discovery runs on every command).
 fn has_toml(dir: &Path) -> bool {
-    dir.is_dir() && toml_files(dir).is_ok_and(|f| !f.is_empty())
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.map_while(Result::ok).any(|entry| {
+        let path = entry.path();
+        path.extension().is_some_and(|x| x == "toml") && path.is_file()
+    })
 }
 
 /// `p` made absolute (and canonical where possible), so ancestors and parents are meaningful.
