@@ -175,21 +175,8 @@ impl<'m> Launch<'m> {
 
     /// The shared variable an offset belongs to or overflows from: (name, base, element size).
     pub fn nearest_shared(&self, off: u64) -> Option<(String, u64, u64)> {
-        let best = self
-            .shared_vars
-            .iter()
-            .filter(|v| v.1 <= off)
-            .max_by_key(|v| v.1)
-            .or_else(|| self.shared_vars.iter().min_by_key(|v| v.1))?;
+        let best = super::diag::nearest_shared_var(&self.shared_vars, off)?;
         Some((best.0.clone(), best.1, best.2))
-    }
-
-    pub fn shared_var_size(&self, name: &str) -> u64 {
-        self.shared_vars
-            .iter()
-            .find(|v| v.0 == name)
-            .map(|v| v.3)
-            .unwrap_or(0)
     }
 }
 

@@ -390,7 +390,7 @@ fn prepare<'m>(
     let nbuf = items.len();
     for g in &module.globals {
         let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
-        items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
+        items.push((demangle_var(&g.name), bytes, module_var_elem_size(g)));
     }
     let mut global = GlobalMem::new(&items);
     // Memory stays near the buffers' own size: the copies went into `global`.
@@ -469,6 +469,17 @@ fn prepare<'m>(
 
 /// Races between blocks at most reported per launch (each costs a watch in the rerun).
 const MAX_CROSS_RACES: usize = 8;
+
+/// The element size diagnostics index a module variable by: NVRTC declares arrays as bytes
+/// (`.align 4 .b8 histogram[16]` for `int histogram[4]`), so a byte array aligned wider than a
+/// byte is taken to hold elements of its alignment (`histogram[4]`, not `histogram[16]`).
+fn module_var_elem_size(g: &crate::ptx::ir::Variable) -> u64 {
+    if g.elem_size <= 1 && g.align > 1 && g.size % g.align == 0 {
+        g.align
+    } else {
+        g.elem_size.max(1)
+    }
+}
 
 /// Run the blocks before the racing ones again, checkers off, watching the racing words, to
 /// learn which thread of the other block touched each and on which line. Runs are

@@ -705,18 +705,18 @@ impl Module {
 }
 
 /// The name a learner wrote for a (possibly mangled, possibly demoted) variable:
-/// `_ZZ13reduce_sharedE1s` → `s`, `_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh` → `sh`.
+/// `_ZZ13reduce_sharedE1s` → `s` (a function's own variable: its name inside the function),
+/// `_ZN4PMPP4CUDA11partial_sumE` → `PMPP::CUDA::partial_sum` (a namespace's variable: its
+/// qualified name, as the learner would write it from outside).
 pub fn demangle_var(name: &str) -> String {
     if let Some(rest) = name.strip_prefix("_ZZ") {
-        if let Some(e) = rest.rfind('E') {
-            let tail = &rest[e + 1..];
-            let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
-            if let Ok(n) = digits.parse::<usize>() {
-                let start = digits.len();
-                if let Some(id) = tail.get(start..start + n) {
-                    return id.to_string();
-                }
-            }
+        if let Some(id) = local_name(rest) {
+            return id.to_string();
+        }
+    }
+    if name.starts_with("_ZN") {
+        if let Some(qualified) = demangle::kernel_name(name) {
+            return qualified;
         }
     }
     if let Some(rest) = name.strip_prefix("_Z") {
@@ -730,6 +730,38 @@ pub fn demangle_var(name: &str) -> String {
     name.to_string()
 }
 
+/// The `<n><identifier>` after the function's encoding of a local name (`<encoding> E <name>
+/// [discriminator]`). The encoding (parameter types) is not decoded: the name is the last `E`
+/// whose length-prefixed identifier runs to the end, or to a `_<n>`/`__<n>_` discriminator, so
+/// an identifier holding an `E` (`SHARED_MEM`) is not cut at it.
+fn local_name(rest: &str) -> Option<&str> {
+    let bytes = rest.as_bytes();
+    for (e, _) in rest.match_indices('E').rev() {
+        let tail = &rest[e + 1..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = tail[..digits].parse::<usize>() else {
+            continue;
+        };
+        let start = e + 1 + digits;
+        let Some(end) = start.checked_add(n).filter(|&end| end <= bytes.len()) else {
+            continue;
+        };
+        let after = &rest[end..];
+        let discriminator = after.is_empty()
+            || after.strip_prefix('_').is_some_and(|d| {
+                d.trim_start_matches('_')
+                    .trim_end_matches('_')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            });
+        let id = &rest[start..end];
+        if n > 0 && discriminator && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Some(id);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -740,5 +772,26 @@ mod tests {
         assert_eq!(demangle_var("_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh"), "sh");
         assert_eq!(demangle_var("_Z6helperfi"), "helper");
         assert_eq!(demangle_var("dyn"), "dyn");
+    }
+
+    #[test]
+    fn names_namespace_variables_with_their_qualified_name() {
+        assert_eq!(
+            demangle_var("_ZN4PMPP4CUDA11partial_sumE"),
+            "PMPP::CUDA::partial_sum"
+        );
+        assert_eq!(
+            demangle_var("_ZN4PMPP4CUDA7counterE"),
+            "PMPP::CUDA::counter"
+        );
+        // A function's own variable keeps its plain name, even in a namespaced function.
+        assert_eq!(
+            demangle_var("_ZZN4PMPP4CUDA10neg_sharedEPKfPfiE5cache"),
+            "cache"
+        );
+        // An `E` inside the identifier is not where the name starts.
+        assert_eq!(demangle_var("_ZZ6kernelPfE10SHARED_MEM"), "SHARED_MEM");
+        assert_eq!(demangle_var("_ZZ6kernelPfE4tile_0"), "tile");
+        assert_eq!(demangle_var("_ZZ6kernelPfE4tile__12_"), "tile");
     }
 }

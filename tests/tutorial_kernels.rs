@@ -1,0 +1,207 @@
+//! Kernels written the way tutorials and books write them (`tests/kernels/tutorial/`): a
+//! namespaced shared array, `__constant__` tables and `__device__` results, half precision.
+//! Each runs through `gpuzzle exec` and is checked against a Rust reference; the planted bugs
+//! are checked for their kind, line and the name the learner wrote.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+const DIR: &str = "tests/kernels/tutorial";
+
+fn cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tutorial-kernels-cache")
+}
+
+/// Runs `gpuzzle exec ARGS --format json`: (exit code, JSON or Null, stderr).
+fn exec_raw(args: &[&str]) -> (i32, Value, String) {
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .arg("exec")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("run gpuzzle");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), json, stderr)
+}
+
+fn kernel(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap_or_else(|| panic!("not a number: {x}")))
+        .collect()
+}
+
+/// The one diagnostic of a run (its kind, line and message).
+fn only_diagnostic(json: &Value) -> (String, u64, String) {
+    let diags = json["diagnostics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no diagnostics: {json}"));
+    assert_eq!(diags.len(), 1, "{json}");
+    let d = &diags[0];
+    (
+        d["kind"].as_str().unwrap_or_default().to_string(),
+        d["line"].as_u64().unwrap_or_default(),
+        d["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+fn pmpp(kernel_name: &str, extra: &[&str]) -> (i32, Value, String) {
+    let file = kernel("pmpp_namespace.cu");
+    let qualified = format!("PMPP::CUDA::{kernel_name}");
+    let mut args = vec![file.as_str(), "--kernel", qualified.as_str()];
+    args.extend_from_slice(extra);
+    exec_raw(&args)
+}
+
+#[test]
+fn a_namespaced_shared_array_sums_each_block() {
+    let (code, v, stderr) = pmpp(
+        "block_sum",
+        &[
+            "--grid",
+            "3",
+            "--block",
+            "256",
+            "--arg",
+            "x=f32[700]:rand=5",
+            "--arg",
+            "out=f32[3]:zeros",
+            "--arg",
+            "n=i32:700",
+        ],
+    );
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    assert_eq!(v["diagnostics"], serde_json::json!([]), "{v}");
+    let x = floats(&v["buffers"]["x"]);
+    let got = floats(&v["buffers"]["out"]);
+    for (b, slice) in x.chunks(256).enumerate() {
+        let expected: f64 = slice.iter().sum();
+        assert!(
+            (got[b] - expected).abs() < 1e-4,
+            "block {b}: {} vs {expected}",
+            got[b]
+        );
+    }
+}
+
+#[test]
+fn an_overflowing_namespaced_shared_array_is_named_as_written() {
+    let (code, v, stderr) = pmpp(
+        "block_sum_off_by_one",
+        &[
+            "--grid",
+            "1",
+            "--block",
+            "256",
+            "--arg",
+            "x=f32[256]:rand=1",
+            "--arg",
+            "out=f32[1]:zeros",
+            "--arg",
+            "n=i32:256",
+        ],
+    );
+    assert_eq!(code, 1, "{v}\n{stderr}");
+    let (kind, line, message) = only_diagnostic(&v);
+    assert_eq!((kind.as_str(), line), ("out-of-bounds", 32), "{message}");
+    assert!(
+        message.contains("wrote shared PMPP::CUDA::partial_sum[256]")
+            && message.contains("has 256 elements"),
+        "{message}"
+    );
+    assert!(!message.contains("_ZN"), "{message}");
+}
+
+#[test]
+fn a_negative_shared_index_is_shown_as_negative_with_advice() {
+    let (code, v, stderr) = pmpp(
+        "left_difference",
+        &[
+            "--grid",
+            "1",
+            "--block",
+            "64",
+            "--arg",
+            "x=f32[64]:rand=2",
+            "--arg",
+            "out=f32[64]:zeros",
+            "--arg",
+            "n=i32:64",
+        ],
+    );
+    assert_eq!(code, 1, "{v}\n{stderr}");
+    let (kind, line, message) = only_diagnostic(&v);
+    assert_eq!((kind.as_str(), line), ("out-of-bounds", 42), "{message}");
+    assert!(
+        message.contains("thread 0 of block 0 read shared PMPP::CUDA::partial_sum[-1]"),
+        "{message}"
+    );
+    // The advice is in the text report (JSON carries the message).
+    let text = Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .args(["exec", &kernel("pmpp_namespace.cu"), "--kernel"])
+        .args([
+            "PMPP::CUDA::left_difference",
+            "--grid",
+            "1",
+            "--block",
+            "64",
+        ])
+        .args([
+            "--arg",
+            "x=f32[64]:rand=2",
+            "--arg",
+            "out=f32[64]:zeros",
+            "--arg",
+            "n=i32:64",
+        ])
+        .output()
+        .expect("run gpuzzle");
+    let text =
+        String::from_utf8_lossy(&text.stdout).into_owned() + &String::from_utf8_lossy(&text.stderr);
+    assert!(
+        text.contains("help: a negative index: check the lower bound"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_namespaced_device_array_is_indexed_by_its_elements() {
+    let (code, v, stderr) = pmpp(
+        "histogram_one_bin_short",
+        &[
+            "--grid",
+            "1",
+            "--block",
+            "8",
+            "--arg",
+            "values=i32[8]:arange",
+            "--arg",
+            "n=i32:5",
+        ],
+    );
+    assert_eq!(code, 1, "{v}\n{stderr}");
+    let (kind, line, message) = only_diagnostic(&v);
+    assert_eq!((kind.as_str(), line), ("out-of-bounds", 48), "{message}");
+    assert!(
+        message.contains("PMPP::CUDA::histogram[4]") && message.contains("has 4 elements"),
+        "{message}"
+    );
+}
