@@ -474,7 +474,7 @@ const MAX_CROSS_RACES: usize = 8;
 /// (`.align 4 .b8 histogram[16]` for `int histogram[4]`), so a byte array aligned wider than a
 /// byte is taken to hold elements of its alignment (`histogram[4]`, not `histogram[16]`).
 fn module_var_elem_size(g: &crate::ptx::ir::Variable) -> u64 {
-    if g.elem_size <= 1 && g.align > 1 && g.size % g.align == 0 {
+    if g.elem_size <= 1 && g.align > 1 && g.size.is_multiple_of(g.align) {
         g.align
     } else {
         g.elem_size.max(1)
