@@ -205,3 +205,90 @@ fn a_namespaced_device_array_is_indexed_by_its_elements() {
         "{message}"
     );
 }
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_i64().unwrap_or_else(|| panic!("not an integer: {x}")))
+        .collect()
+}
+
+#[test]
+fn a_64_thread_tile_reduces_through_reserved_shared_memory() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("cg_big_tiles.cu"),
+        "--kernel",
+        "tile64_sum",
+        "--grid",
+        "3",
+        "--block",
+        "128",
+        "--arg",
+        "x=f32[330]:rand=7",
+        "--arg",
+        "out=f32[1]:zeros",
+        "--arg",
+        "n=i32:330",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    // The library's own barrier in reserved shared memory is not a learner's race.
+    assert_eq!(v["diagnostics"], serde_json::json!([]), "{v}");
+    let expected: f64 = floats(&v["buffers"]["x"]).iter().sum();
+    let got = floats(&v["buffers"]["out"])[0];
+    assert!((got - expected).abs() < 1e-3, "{got} vs {expected}");
+}
+
+#[test]
+fn a_128_thread_tile_finds_each_tiles_maximum() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("cg_big_tiles.cu"),
+        "--kernel",
+        "tile128_max",
+        "--grid",
+        "2",
+        "--block",
+        "256",
+        "--arg",
+        "x=i32[500]:rand=4",
+        "--arg",
+        "tile_max=i32[4]:zeros",
+        "--arg",
+        "n=i32:500",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    assert_eq!(v["diagnostics"], serde_json::json!([]), "{v}");
+    let x = ints(&v["buffers"]["x"]);
+    let expected: Vec<i64> = x
+        .chunks(128)
+        .map(|t| t.iter().copied().max().unwrap_or(i64::MIN))
+        .collect();
+    assert_eq!(ints(&v["buffers"]["tile_max"]), expected);
+}
+
+#[test]
+fn a_texture_read_says_textures_are_not_supported_at_its_line() {
+    let file = kernel("texture_fetch.cu");
+    let (code, v, stderr) = exec_raw(&[
+        &file,
+        "--kernel",
+        "copy_through_texture",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "--arg",
+        "tex=u64:0",
+        "--arg",
+        "out=f32[4]:zeros",
+        "--arg",
+        "n=i32:4",
+    ]);
+    assert_eq!(code, 1, "{v}\n{stderr}");
+    let all = format!("{v}{stderr}");
+    assert!(
+        all.contains("textures are not supported by the emulator")
+            && all.contains(&format!("{file}:5")),
+        "{all}"
+    );
+}

@@ -606,6 +606,9 @@ impl<'l> Mem<'l> {
         total: u32,
         found: Found,
     ) {
+        if off >= self.launch.unchecked_shared_from {
+            return;
+        } // the CUDA library's own scratch: it syncs it itself
         let epoch = self.epoch;
         let sync = self.warp_sync[(me / 32) as usize];
         let (uninit, conflict) = (found.uninit, found.conflict);

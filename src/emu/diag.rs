@@ -44,6 +44,26 @@ impl Namer {
     }
 }
 
+/// The message for an instruction the emulator does not run, `at` naming where it came from
+/// (` (from k.cu:4)`). Texture and surface reads get their own answer: they are not a gap
+/// to report but a feature the emulator leaves out, with a plain-pointer way around it.
+pub fn unsupported_instruction(text: &str, at: &str) -> String {
+    let texture = ["tex.", "tld4.", "txq.", "suld.", "sust.", "sured.", "suq."]
+        .iter()
+        .any(|p| text.starts_with(p));
+    if texture {
+        format!(
+            "textures are not supported by the emulator: `{text}`{at} reads a texture or surface; \
+             pass the data as a plain pointer (`const float* __restrict__ in`) and index it \
+             (gpuzzle has no way to create a texture object either)"
+        )
+    } else {
+        format!(
+            "the instruction `{text}`{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
+        )
+    }
+}
+
 /// A shared variable as the launch lays it out: (name, offset, element size, size in bytes).
 pub type SharedVar = (String, u64, u64, u64);
 
@@ -217,6 +237,24 @@ mod tests {
             block: [0; 3],
             thread: [t, 0, 0],
         }
+    }
+
+    #[test]
+    fn textures_are_named_as_textures() {
+        let m = unsupported_instruction("tex.1d.v4.f32.s32", " (from k.cu:4)");
+        assert!(
+            m.starts_with(
+                "textures are not supported by the emulator: `tex.1d.v4.f32.s32` (from k.cu:4)"
+            ),
+            "{m}"
+        );
+        let m = unsupported_instruction("suld.b.2d.b32.trap", "");
+        assert!(m.starts_with("textures are not supported"), "{m}");
+        let m = unsupported_instruction("wgmma.fence", " (from k.cu:9)");
+        assert!(
+            m.contains("`wgmma.fence` (from k.cu:9) is not supported by gpuzzle's emulator yet"),
+            "{m}"
+        );
     }
 
     fn vars() -> Vec<SharedVar> {

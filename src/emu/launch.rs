@@ -10,7 +10,7 @@ use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::value::KernelArg;
 use super::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
+use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, ReservedSmem, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -407,7 +407,11 @@ fn prepare<'m>(
     // Shared memory: static variables, then dynamic, then a red zone.
     let dyn_base = module.static_shared_size;
     let dynamic = cfg.dynamic_shared as u64;
-    let shared_size = dyn_base + dynamic + SHARED_RED_ZONE;
+    let reserved = reserved_smem_base(module, cfg);
+    let shared_size = match reserved {
+        Some(base) => base + RESERVED_SMEM + SHARED_RED_ZONE,
+        None => dyn_base + dynamic + SHARED_RED_ZONE,
+    };
     let mut shared_map = vec![0u32; shared_size as usize];
     let mut shared_vars = Vec::new();
     let mut dyn_named = false;
@@ -426,6 +430,16 @@ fn prepare<'m>(
         for b in off..(off + size).min(shared_size) {
             shared_map[b as usize] = id;
         }
+    }
+    if let Some(base) = reserved {
+        shared_vars.push((
+            "reserved shared memory (cooperative groups' scratch)".to_string(),
+            base,
+            1,
+            RESERVED_SMEM,
+        ));
+        let id = shared_vars.len() as u32;
+        shared_map[base as usize..(base + RESERVED_SMEM) as usize].fill(id);
     }
     let shared_sym_off: Vec<u64> = module
         .shared
@@ -453,6 +467,9 @@ fn prepare<'m>(
         shared_size,
         shared_map,
         shared_vars,
+        // Cooperative groups order their scratch with their own barrier (atomics and acquire
+        // loads the checkers do not follow) and expect it zeroed, as the hardware leaves it.
+        unchecked_shared_from: reserved.unwrap_or(u64::MAX),
         kernel_params,
         namer: Namer { one_d },
         fast,
@@ -469,6 +486,31 @@ fn prepare<'m>(
 
 /// Races between blocks at most reported per launch (each costs a watch in the rerun).
 const MAX_CROSS_RACES: usize = 8;
+
+/// Bytes of shared memory the system reserves per block (CUDA's
+/// `cudaDevAttrReservedSharedMemoryPerBlock` on sm_80 and later): cooperative groups keep a
+/// multi-warp tile's scratch there.
+pub const RESERVED_SMEM: u64 = 1024;
+
+/// Where the reserved shared region starts when the module reads a `%reserved_smem_offset_*`
+/// register: after the dynamic shared memory and a red zone, so an overflow of either is not
+/// taken for the other.
+pub(super) fn reserved_smem_base(module: &Module, cfg: &LaunchConfig) -> Option<u64> {
+    module.uses_reserved_smem.then(|| {
+        let dynamic_end = module.static_shared_size + cfg.dynamic_shared as u64;
+        dynamic_end.div_ceil(16) * 16 + SHARED_RED_ZONE
+    })
+}
+
+/// The value of a `%reserved_smem_offset_*` register in this launch.
+pub(super) fn reserved_smem_value(module: &Module, cfg: &LaunchConfig, which: ReservedSmem) -> u64 {
+    let base = reserved_smem_base(module, cfg).unwrap_or(0);
+    match which {
+        ReservedSmem::Begin | ReservedSmem::Offset(_) => base,
+        ReservedSmem::End => base + RESERVED_SMEM,
+        ReservedSmem::Cap => RESERVED_SMEM,
+    }
+}
 
 /// The element size diagnostics index a module variable by: NVRTC declares arrays as bytes
 /// (`.align 4 .b8 histogram[16]` for `int histogram[4]`), so a byte array aligned wider than a

@@ -102,6 +102,23 @@ pub enum Special {
     SmId,
     GlobalTimer,
     DynamicSmemSize,
+    /// `%reserved_smem_offset_begin/_end/_cap/_0/_1`: where the shared memory the system
+    /// reserves per block lies (cooperative groups keep a large tile's scratch there).
+    ReservedSmem(ReservedSmem),
+}
+
+/// Which of the reserved-shared-memory registers (see [`Special::ReservedSmem`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReservedSmem {
+    /// Offset of the region's first byte.
+    Begin,
+    /// Offset one past its last byte.
+    End,
+    /// Its size in bytes.
+    Cap,
+    /// `%reserved_smem_offset_<n>`: an offset inside it the compiler hands out (cooperative
+    /// groups use `_1` for a multi-warp tile's scratch).
+    Offset(u8),
 }
 
 /// A source operand.
@@ -595,6 +612,9 @@ pub struct Module {
     pub shared: Vec<(Variable, u64)>,
     /// Bytes of static shared memory (dynamic shared starts at the 16-aligned end of this).
     pub static_shared_size: u64,
+    /// Some instruction reads a `%reserved_smem_offset_*` register: a launch lays out the
+    /// reserved shared region after the dynamic shared memory.
+    pub uses_reserved_smem: bool,
     /// `.file` names by index.
     pub files: Vec<String>,
     /// Names of `.extern .func` declarations that are neither `vprintf` nor `__assertfail`.

@@ -40,6 +40,8 @@ struct Parser<'a> {
     extern_funcs: Vec<String>,
     /// Per function, per instruction: the outermost source location it was inlined at.
     inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
+    /// Some operand named a `%reserved_smem_offset_*` register (set while operands are read).
+    uses_reserved_smem: std::cell::Cell<bool>,
 }
 
 /// Per-function parsing state.
@@ -77,11 +79,13 @@ pub fn parse(text: &str) -> PResult<Module> {
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
         inlined_at: Vec::new(),
+        uses_reserved_smem: std::cell::Cell::new(false),
     };
     p.module_items()?;
     p.locate_builtin_code();
     p.resolve_calls()?;
     p.layout_shared();
+    p.module.uses_reserved_smem = p.uses_reserved_smem.get();
     p.module.externs = p.extern_funcs;
     Ok(p.module)
 }
@@ -1235,6 +1239,9 @@ impl<'c> Builder<'c> {
             return Ok(Operand::Reg(r));
         }
         if let Some(s) = special(n) {
+            if matches!(s, Special::ReservedSmem(_)) {
+                p.uses_reserved_smem.set(true);
+            }
             return Ok(Operand::Special(s));
         }
         if let Some(&off) = self.ctx.locals.get(n) {
@@ -1992,6 +1999,11 @@ fn special(n: &str) -> Option<Special> {
         "%smid" => Special::SmId,
         "%globaltimer" => Special::GlobalTimer,
         "%dynamic_smem_size" => Special::DynamicSmemSize,
+        "%reserved_smem_offset_begin" => Special::ReservedSmem(ReservedSmem::Begin),
+        "%reserved_smem_offset_end" => Special::ReservedSmem(ReservedSmem::End),
+        "%reserved_smem_offset_cap" => Special::ReservedSmem(ReservedSmem::Cap),
+        "%reserved_smem_offset_0" => Special::ReservedSmem(ReservedSmem::Offset(0)),
+        "%reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Offset(1)),
         _ => return None,
     })
 }

@@ -384,10 +384,9 @@ impl<'l> Block<'l> {
                     Op::Nop => {}
                     Op::Unsupported { text } => {
                         return (
-                            Stop::Fatal(unsupported_msg(
-                                &format!("the instruction `{text}`"),
-                                inst,
-                                launch,
+                            Stop::Fatal(crate::emu::diag::unsupported_instruction(
+                                text,
+                                &super::at_line(inst, launch),
                             )),
                             n,
                         );
