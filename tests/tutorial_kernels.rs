@@ -292,3 +292,89 @@ fn a_texture_read_says_textures_are_not_supported_at_its_line() {
         "{all}"
     );
 }
+
+fn convolve(extra: &[&str]) -> (i32, Value, String) {
+    let file = kernel("constant_filter.cu");
+    let mut args = vec![
+        file.as_str(),
+        "--kernel",
+        "convolve",
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--arg",
+        "in=f32[50]:rand=3",
+        "--arg",
+        "out=f32[50]:zeros",
+        "--arg",
+        "n=i32:50",
+    ];
+    args.extend_from_slice(extra);
+    exec_raw(&args)
+}
+
+#[test]
+fn a_constant_table_set_with_symbol_filters_and_device_variables_come_back() {
+    let taps = [0.5f32, -1.0, 2.0, 0.25, -0.75];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let taps_file = dir.path().join("taps.json");
+    std::fs::write(&taps_file, serde_json::to_string(&taps).expect("json")).expect("write");
+    let taps_spec = format!("filters::taps=f32[5]:json={}", taps_file.display());
+    let (code, v, stderr) = convolve(&[
+        "--symbol",
+        &taps_spec,
+        "--symbol",
+        "negative_outputs=u32:1000",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    let input: Vec<f32> = floats(&v["buffers"]["in"])
+        .iter()
+        .map(|&x| x as f32)
+        .collect();
+    let n = input.len() as i64;
+    let expected: Vec<f32> = (0..n)
+        .map(|i| {
+            (-2..=2i64)
+                .filter(|k| (0..n).contains(&(i + k)))
+                .fold(0.0f32, |sum, k| {
+                    sum + taps[(k + 2) as usize] * input[(i + k) as usize]
+                })
+        })
+        .collect();
+    let got = floats(&v["buffers"]["out"]);
+    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert!(
+            (*g as f32 - e).abs() <= 1e-5,
+            "out[{i}] = {g}, expected {e}"
+        );
+    }
+    // The counter started where --symbol set it; both __device__ variables are reported.
+    let negatives = expected.iter().filter(|&&x| x < 0.0).count() as f64;
+    assert_eq!(
+        floats(&v["symbols"]["negative_outputs"]),
+        [1000.0 + negatives]
+    );
+    let largest = floats(&v["symbols"]["largest_output"]);
+    assert_eq!(largest.len(), 1, "{v}");
+    assert_eq!(largest[0] as f32, expected[0]);
+    // __constant__ variables cannot change, so they are not read back.
+    assert!(v["symbols"].get("filters::taps").is_none(), "{v}");
+}
+
+#[test]
+fn symbol_mistakes_name_the_variables_and_the_sizes() {
+    let (code, _, stderr) = convolve(&["--symbol", "filter=f32[5]:ones"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("no __constant__ or __device__ variable is named `filter`")
+            && stderr.contains("negative_outputs, largest_output, filters::taps"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = convolve(&["--symbol", "taps=f32[4]:ones"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("4 f32 values are 16 bytes, but `filters::taps` is 20 bytes"),
+        "{stderr}"
+    );
+}

@@ -8,7 +8,7 @@ use super::fast;
 use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
-use super::value::KernelArg;
+use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, ReservedSmem, Space};
 use crate::ptx::SHARED_RED_ZONE;
@@ -257,7 +257,21 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
+    run_with_symbols(module, kernel, cfg, args, &[], opts).map(|(r, _)| r)
+}
+
+/// `run`, with module variables set first (`symbols`, by name, as `cudaMemcpyToSymbol` would)
+/// and every `__device__` variable's final value returned beside the result.
+pub fn run_with_symbols(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[Buffer],
+    opts: &EmuOptions,
+) -> Result<(RunResult, Vec<Buffer>), EmuError> {
     let entry = check_args(module, kernel, &args)?;
+    let symbol_bytes = super::symbols::resolve(module, symbols)?;
     validate_config(cfg)?;
     check_resources(module, entry, cfg, &args)?;
     let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
@@ -269,7 +283,11 @@ pub fn run(
         MAX_CLAIM_BLOCKS
     };
     let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
-    let launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
+    let inputs = Inputs {
+        args: &args,
+        symbols: &symbol_bytes,
+    };
+    let launch = prepare(module, entry, cfg, inputs, opts, parallel, Vec::new());
 
     let mut fold = Fold::default();
     {
@@ -335,7 +353,7 @@ pub fn run(
                     jobs: 1,
                     ..opts.clone()
                 };
-                return run(module, kernel, cfg, args, &sequential);
+                return run_with_symbols(module, kernel, cfg, args, symbols, &sequential);
             }
         }
     }
@@ -345,7 +363,7 @@ pub fn run(
         }
     }
     if !fold.cross.is_empty() {
-        let seen = watch_rerun(module, entry, cfg, &args, opts, &fold.cross);
+        let seen = watch_rerun(module, entry, cfg, &args, &symbol_bytes, opts, &fold.cross);
         let found = race::report_cross(&launch, launch.namer, &fold.cross, &seen);
         fold.diags.merge(found);
     }
@@ -360,14 +378,25 @@ pub fn run(
             buffers.push(b);
         }
     }
-    Ok(RunResult {
+    let nbuf = bi;
+    let device_vars =
+        super::symbols::device_values(module, symbols, |i| launch.global.bytes(nbuf + i));
+    let result = RunResult {
         buffers,
         stdout: fold.stdout.into_text(),
         diagnostics: fold.diags.finish(),
         counters: fold.counters,
         perf: fold.perf,
         instructions: fold.instructions,
-    })
+    };
+    Ok((result, device_vars))
+}
+
+/// What a launch starts from: the kernel's arguments and the module variables set first.
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    args: &'a [KernelArg],
+    symbols: &'a super::symbols::SymbolBytes,
 }
 
 /// Global and shared memory laid out, symbols placed, code decoded: a launch ready to run.
@@ -375,11 +404,12 @@ fn prepare<'m>(
     module: &'m Module,
     entry: u32,
     cfg: &LaunchConfig,
-    args: &[KernelArg],
+    inputs: Inputs,
     opts: &EmuOptions,
     parallel: bool,
     watch: Vec<Watch>,
 ) -> Launch<'m> {
+    let Inputs { args, symbols } = inputs;
     // Global memory: buffers first (in argument order), then module variables.
     let mut items = Vec::new();
     for a in args {
@@ -388,8 +418,14 @@ fn prepare<'m>(
         }
     }
     let nbuf = items.len();
-    for g in &module.globals {
-        let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
+    for (i, g) in module.globals.iter().enumerate() {
+        let given = symbols
+            .iter()
+            .find(|(k, _)| *k == i)
+            .map(|(_, b)| b.clone());
+        let bytes = given
+            .or_else(|| g.init.clone())
+            .unwrap_or_else(|| vec![0; g.size as usize]);
         items.push((demangle_var(&g.name), bytes, module_var_elem_size(g)));
     }
     let mut global = GlobalMem::new(&items);
@@ -531,6 +567,7 @@ fn watch_rerun(
     entry: u32,
     cfg: &LaunchConfig,
     args: &[KernelArg],
+    symbols: &super::symbols::SymbolBytes,
     opts: &EmuOptions,
     races: &[CrossRace],
 ) -> Vec<Seen> {
@@ -549,7 +586,15 @@ fn watch_rerun(
         perf: false,
         ..opts.clone()
     };
-    let launch = prepare(module, entry, cfg, args, &quiet, false, watch);
+    let launch = prepare(
+        module,
+        entry,
+        cfg,
+        Inputs { args, symbols },
+        &quiet,
+        false,
+        watch,
+    );
     let mut block = Block::new(&launch, block_idx(cfg, 0));
     for i in 0..until {
         if i > 0 {

@@ -16,6 +16,7 @@ mod race;
 pub mod result;
 mod shadow;
 pub mod spec;
+mod symbols;
 pub mod value;
 
 pub use launch::check_args;
@@ -148,4 +149,18 @@ pub fn run(
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
     launch::run(module, kernel, cfg, args, opts)
+}
+
+/// `run`, with `__constant__`/`__device__` variables set first (by name, as
+/// `cudaMemcpyToSymbol` would) and every `__device__` variable's final value returned beside
+/// the result (as `cudaMemcpyFromSymbol` would read it).
+pub fn run_with_symbols(
+    module: &crate::ptx::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[value::Buffer],
+    opts: &EmuOptions,
+) -> Result<(RunResult, Vec<value::Buffer>), EmuError> {
+    launch::run_with_symbols(module, kernel, cfg, args, symbols, opts)
 }

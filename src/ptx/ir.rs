@@ -549,6 +549,8 @@ pub struct Variable {
     pub align: u64,
     /// Element size for diagnostics (`s[8]`): the declared element type's size.
     pub elem_size: u64,
+    /// The declared element type (`.b8` for NVRTC's arrays, whatever their C type).
+    pub ty: Ty,
     /// Initial bytes (module globals and consts with initialisers).
     pub init: Option<Vec<u8>>,
     /// `.extern .shared ... []`: dynamic shared memory sized at launch.

@@ -449,6 +449,7 @@ impl<'a> Parser<'a> {
             size,
             align: align.max(ty.size() as u64),
             elem_size: elem,
+            ty,
             init,
             dynamic,
             owner: None,
