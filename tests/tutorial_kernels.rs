@@ -217,7 +217,7 @@ fn ints(v: &Value) -> Vec<i64> {
 #[test]
 fn a_64_thread_tile_reduces_through_reserved_shared_memory() {
     let (code, v, stderr) = exec_raw(&[
-        &kernel("cg_big_tiles.cu"),
+        &kernel("reserved_smem/cg_big_tiles.cu"),
         "--kernel",
         "tile64_sum",
         "--grid",
@@ -242,7 +242,7 @@ fn a_64_thread_tile_reduces_through_reserved_shared_memory() {
 #[test]
 fn a_128_thread_tile_finds_each_tiles_maximum() {
     let (code, v, stderr) = exec_raw(&[
-        &kernel("cg_big_tiles.cu"),
+        &kernel("reserved_smem/cg_big_tiles.cu"),
         "--kernel",
         "tile128_max",
         "--grid",
@@ -376,5 +376,65 @@ fn symbol_mistakes_name_the_variables_and_the_sizes() {
     assert!(
         stderr.contains("4 f32 values are 16 bytes, but `filters::taps` is 20 bytes"),
         "{stderr}"
+    );
+}
+
+/// `gpuzzle run 1` on a copy of `tests/kernels/tutorial/puzzle_symbols/` with `edit` applied
+/// to its TOML: (exit code, stdout + stderr).
+fn run_symbol_puzzle(edit: impl Fn(String) -> String) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let puzzles = dir.path().join("puzzles");
+    std::fs::create_dir_all(&puzzles).expect("mkdir");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(DIR)
+        .join("puzzle_symbols");
+    let toml = std::fs::read_to_string(src.join("01_weights.toml")).expect("toml");
+    std::fs::write(puzzles.join("01_weights.toml"), edit(toml)).expect("write");
+    std::fs::copy(src.join("01_weights.cu"), puzzles.join("01_weights.cu")).expect("copy");
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(dir.path())
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES")
+        .args(["run", "1"])
+        .output()
+        .expect("run gpuzzle");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn a_puzzle_sets_a_constant_table_before_the_launch() {
+    let (code, text) = run_symbol_puzzle(|t| t);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("PASSED"), "{text}");
+    // Without the table the kernel multiplies by zeros and fails.
+    let (code, text) = run_symbol_puzzle(|t| {
+        t.lines()
+            .filter(|l| !l.starts_with("symbols."))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    assert_eq!(code, 1, "{text}");
+}
+
+#[test]
+fn a_puzzle_symbol_is_an_input_and_must_name_a_variable() {
+    let (code, text) =
+        run_symbol_puzzle(|t| t.replacen("2.0, 4.0] }", "2.0, 4.0], output = true }", 1));
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("01_weights.toml:23") && text.contains("a symbol is an input"),
+        "{text}"
+    );
+    let (code, text) = run_symbol_puzzle(|t| t.replace("symbols.weights", "symbols.weight"));
+    assert_ne!(code, 0, "{text}");
+    assert!(
+        text.contains("no __constant__ or __device__ variable is named `weight`")
+            && text.contains("declares: weights"),
+        "{text}"
     );
 }

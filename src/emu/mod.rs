@@ -164,3 +164,9 @@ pub fn run_with_symbols(
 ) -> Result<(RunResult, Vec<value::Buffer>), EmuError> {
     launch::run_with_symbols(module, kernel, cfg, args, symbols, opts)
 }
+
+/// Whether `module` has a `__constant__` or `__device__` variable `name` (as `run_with_symbols`
+/// matches names: the C++ name, qualified or not, or the mangled one).
+pub fn declares_symbol(module: &crate::ptx::Module, name: &str) -> bool {
+    symbols::declares(module, name)
+}

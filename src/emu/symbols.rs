@@ -24,7 +24,7 @@ pub fn resolve(module: &Module, given: &[Buffer]) -> Result<SymbolBytes, EmuErro
             let wanted_n = var.size / elem;
             let plural = |n: u64| if n == 1 { "" } else { "s" };
             return Err(EmuError::Launch(format!(
-                "--symbol {}: {given_n} {} value{} {} {} bytes, but `{}` is {} bytes; give it {wanted_n} {} value{}",
+                "`{}`: {given_n} {} value{} {} {} bytes, but `{}` is {} bytes; give it {wanted_n} {} value{}",
                 b.name,
                 b.ty,
                 plural(given_n),
@@ -38,7 +38,7 @@ pub fn resolve(module: &Module, given: &[Buffer]) -> Result<SymbolBytes, EmuErro
         }
         if out.iter().any(|(i, _)| *i == index) {
             return Err(EmuError::Launch(format!(
-                "--symbol {}: `{}` is already set by an earlier --symbol",
+                "`{}`: `{}` is given a value twice",
                 b.name,
                 demangle_var(&var.name)
             )));
@@ -46,6 +46,11 @@ pub fn resolve(module: &Module, given: &[Buffer]) -> Result<SymbolBytes, EmuErro
         out.push((index, b.data.clone()));
     }
     Ok(out)
+}
+
+/// Whether the module has a `__constant__` or `__device__` variable of this name.
+pub fn declares(module: &Module, name: &str) -> bool {
+    find(module, name).is_ok()
 }
 
 fn find(module: &Module, name: &str) -> Result<usize, EmuError> {
@@ -73,9 +78,7 @@ fn find(module: &Module, name: &str) -> Result<usize, EmuError> {
     } else {
         "no __constant__ or __device__ variable is named"
     };
-    Err(EmuError::Launch(format!(
-        "--symbol {name}: {what} `{name}` ({there})"
-    )))
+    Err(EmuError::Launch(format!("{what} `{name}` ({there})")))
 }
 
 /// The final value of every `__device__` variable (not `__constant__`: a kernel cannot change
@@ -165,7 +168,7 @@ mod tests {
             buf("_ZN4taps6coeffsE", ElemType::F32, &[1.0, 2.0, 3.0]),
         ];
         let e = resolve(&m, &given).unwrap_err().to_string();
-        assert!(e.contains("already set by an earlier --symbol"), "{e}");
+        assert!(e.contains("is given a value twice"), "{e}");
         let r = resolve(&m, &given[..3]).expect("resolves");
         assert_eq!(r.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 2, 1]);
         assert_eq!(r[2].1, 7u32.to_le_bytes());

@@ -1,5 +1,8 @@
 // Cooperative groups with tiles larger than a warp, as the CUDA programming guide shows
 // them: the tiles keep their scratch in the shared memory the system reserves per block.
+// Kept out of tests/kernels/tutorial/ itself, which instrument_equivalence runs through the
+// GPU instrumenter: that does not know the reserved region yet (its bounds check would call
+// the scratch "outside every shared array").
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
