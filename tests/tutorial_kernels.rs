@@ -438,3 +438,108 @@ fn a_puzzle_symbol_is_an_input_and_must_name_a_variable() {
         "{text}"
     );
 }
+
+#[test]
+fn half_precision_fma_computes_in_halves() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half_axpy.cu"),
+        "--kernel",
+        "haxpy",
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--arg",
+        "x=f32[50]:arange",
+        "--arg",
+        "y=f32[50]:fill=0.5",
+        "--arg",
+        "a=f32:2",
+        "--arg",
+        "n=i32:50",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    // 2 * i + 0.5 is a half exactly for these i: one rounding gives it back.
+    let expected: Vec<f64> = (0..50).map(|i| 2.0 * f64::from(i) + 0.5).collect();
+    assert_eq!(floats(&v["buffers"]["y"]), expected);
+
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half_axpy.cu"),
+        "--kernel",
+        "haxpy",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--arg",
+        "x=f32[64]:rand=9",
+        "--arg",
+        "y=f32[64]:rand=10",
+        "--arg",
+        "a=f32:0.3",
+        "--arg",
+        "n=i32:64",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    // Inputs in [-1, 1]: a half keeps 11 bits, so each step is within 2^-11 relative.
+    let (x, y0) = (floats(&v["buffers"]["x"]), {
+        let (_, v0, _) = exec_raw(&[
+            &kernel("half_axpy.cu"),
+            "--kernel",
+            "haxpy",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--arg",
+            "x=f32[64]:rand=10",
+            "--arg",
+            "y=f32[64]:rand=10",
+            "--arg",
+            "a=f32:0",
+            "--arg",
+            "n=i32:0",
+        ]);
+        floats(&v0["buffers"]["y"])
+    });
+    for (i, got) in floats(&v["buffers"]["y"]).iter().enumerate() {
+        let want = 0.3 * x[i] + y0[i];
+        assert!(
+            (got - want).abs() <= 4e-3 * (x[i].abs() + y0[i].abs() + 1e-3),
+            "y[{i}] = {got}, about {want} expected"
+        );
+    }
+}
+
+#[test]
+fn half_products_sums_and_comparisons() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half_axpy.cu"),
+        "--kernel",
+        "hdot_terms",
+        "--grid",
+        "1",
+        "--block",
+        "16",
+        "--arg",
+        "x=f32[16]:arange",
+        "--arg",
+        "w=f32[16]:fill=-0.25",
+        "--arg",
+        "out=f32[16]:zeros",
+        "--arg",
+        "n=i32:16",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    let expected: Vec<f64> = (0..16)
+        .map(|i| {
+            let s = f64::from(i) * -0.25 + 1.0;
+            if s > 0.0 {
+                s
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    assert_eq!(floats(&v["buffers"]["out"]), expected);
+}

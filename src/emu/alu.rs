@@ -346,6 +346,14 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
             let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
             f64_out(x.mul_add(y, z), f)
         }
+        Ty::F16 => {
+            let r = fma_f16(a as u16, b as u16, c as u16);
+            if f.sat {
+                f32_to_f16(f16_to_f32(r).clamp(0.0, 1.0)) as u64
+            } else {
+                r as u64
+            }
+        }
         _ => {
             let p = bin(mode, ty, a, b, FFlags::default(), Rounding::Default);
             match mode {
