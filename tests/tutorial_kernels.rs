@@ -543,3 +543,45 @@ fn half_products_sums_and_comparisons() {
         .collect();
     assert_eq!(floats(&v["buffers"]["out"]), expected);
 }
+
+/// f32 → bfloat16 → f32, round to nearest even: the reference for the bf16 kernel.
+fn to_bf16(v: f32) -> f32 {
+    let b = v.to_bits();
+    let rem = b & 0xffff;
+    let mut r = b >> 16;
+    if rem > 0x8000 || (rem == 0x8000 && r & 1 == 1) {
+        r += 1;
+    }
+    f32::from_bits(r << 16)
+}
+
+#[test]
+fn bfloat16_fma_and_product_round_like_bf16() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("bf16_scale.cu"),
+        "--kernel",
+        "bf16_scale_add",
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--arg",
+        "x=f32[40]:rand=21",
+        "--arg",
+        "y=f32[40]:rand=22",
+        "--arg",
+        "out=f32[40]:zeros",
+        "--arg",
+        "n=i32:40",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    let x = floats(&v["buffers"]["x"]);
+    let y = floats(&v["buffers"]["y"]);
+    for (i, got) in floats(&v["buffers"]["out"]).iter().enumerate() {
+        let (a, b) = (to_bf16(x[i] as f32), to_bf16(y[i] as f32));
+        // a * 0.5 is exact, so the fma rounds once, like the sum's single rounding here.
+        let r = to_bf16(a * 0.5 + b);
+        let want = to_bf16(r * r);
+        assert_eq!(*got as f32, want, "out[{i}] for x {} y {}", x[i], y[i]);
+    }
+}

@@ -119,8 +119,8 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
             };
             f64_out(r, f)
         }
-        Ty::F16 => {
-            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+        Ty::F16 | Ty::BF16 => {
+            let (x, y) = (half_in(ty, a), half_in(ty, b));
             let r = match op {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
@@ -129,7 +129,7 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
                 BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
                 _ => x / y,
             };
-            f32_to_f16(r) as u64
+            half_out(ty, r)
         }
         _ => int_bin(op, ty, a, b, f.sat),
     }
@@ -312,14 +312,14 @@ pub fn un(op: UnOp, ty: Ty, a: u64, f: FFlags) -> u64 {
             };
             f64_out(r, f)
         }
-        Ty::F16 => {
-            let x = f16_to_f32(a as u16);
+        Ty::F16 | Ty::BF16 => {
+            let x = half_in(ty, a);
             let r = match op {
                 UnOp::Neg => -x,
                 UnOp::Abs => x.abs(),
                 _ => x,
             };
-            f32_to_f16(r) as u64
+            half_out(ty, r)
         }
         _ => match op {
             UnOp::Neg => mask(ty, (a as i64).wrapping_neg() as u64),
@@ -346,10 +346,14 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
             let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
             f64_out(x.mul_add(y, z), f)
         }
-        Ty::F16 => {
-            let r = fma_f16(a as u16, b as u16, c as u16);
+        Ty::F16 | Ty::BF16 => {
+            let r = if ty == Ty::F16 {
+                fma_f16(a as u16, b as u16, c as u16)
+            } else {
+                fma_bf16(a as u16, b as u16, c as u16)
+            };
             if f.sat {
-                f32_to_f16(f16_to_f32(r).clamp(0.0, 1.0)) as u64
+                half_out(ty, half_in(ty, r as u64).clamp(0.0, 1.0))
             } else {
                 r as u64
             }
@@ -367,12 +371,30 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
     }
 }
 
+/// A 16-bit float register (`f16` or `bf16`) as f32, exactly.
+fn half_in(ty: Ty, a: u64) -> f32 {
+    if ty == Ty::BF16 {
+        bf16_to_f32(a as u16)
+    } else {
+        f16_to_f32(a as u16)
+    }
+}
+
+/// An f32 rounded to nearest even into a 16-bit float register of `ty`.
+fn half_out(ty: Ty, v: f32) -> u64 {
+    if ty == Ty::BF16 {
+        f32_to_bf16(v) as u64
+    } else {
+        f32_to_f16(v) as u64
+    }
+}
+
 /// `setp` comparison (without the optional boolean combination).
 pub fn compare(cmp: CmpOp, ty: Ty, a: u64, b: u64) -> bool {
     if ty.is_float() {
         let (x, y) = match ty {
             Ty::F32 => (f32_of(a) as f64, f32_of(b) as f64),
-            Ty::F16 => (f16_to_f32(a as u16) as f64, f16_to_f32(b as u16) as f64),
+            Ty::F16 | Ty::BF16 => (half_in(ty, a) as f64, half_in(ty, b) as f64),
             _ => (f64::from_bits(a), f64::from_bits(b)),
         };
         let unordered = x.is_nan() || y.is_nan();
@@ -454,7 +476,7 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
                 let x = f32_of(a);
                 (if ftz { ftz32(x) } else { x }) as f64
             }
-            Ty::F16 => f16_to_f32(a as u16) as f64,
+            Ty::F16 | Ty::BF16 => half_in(sty, a) as f64,
             _ => f64::from_bits(a),
         }
     };
@@ -524,7 +546,7 @@ fn to_float_out(dty: Ty, v32: f32, v64: f64, sat: bool, ftz: bool) -> u64 {
             let x = if ftz { ftz32(v32) } else { v32 };
             bits_f32(if sat { sat32(x) } else { x })
         }
-        Ty::F16 => f32_to_f16(if sat { sat32(v32) } else { v32 }) as u64,
+        Ty::F16 | Ty::BF16 => half_out(dty, if sat { sat32(v32) } else { v32 }),
         _ => (if sat { sat64(v64) } else { v64 }).to_bits(),
     }
 }

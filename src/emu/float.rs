@@ -267,6 +267,42 @@ pub fn f32_to_f16(v: f32) -> u16 {
     sign | r as u16
 }
 
+/// bfloat16 → f32 (bf16 is f32's upper half).
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+/// f32 → bfloat16, round to nearest even (NaN stays NaN).
+pub fn f32_to_bf16(v: f32) -> u16 {
+    let b = v.to_bits();
+    if v.is_nan() {
+        return ((b >> 16) as u16) | 0x40;
+    }
+    let rem = b & 0xffff;
+    let mut r = b >> 16;
+    if rem > 0x8000 || (rem == 0x8000 && r & 1 == 1) {
+        r += 1;
+    }
+    r as u16
+}
+
+/// `a * b + c` on bfloat16s, rounded once to nearest even (`fma.rn.bf16`), as `fma_f16` does.
+pub fn fma_bf16(a: u16, b: u16, c: u16) -> u16 {
+    let (x, y, z) = (
+        bf16_to_f32(a) as f64,
+        bf16_to_f32(b) as f64,
+        bf16_to_f32(c) as f64,
+    );
+    let p = x * y;
+    let s = p + z;
+    if !s.is_finite() {
+        return f32_to_bf16(s as f32);
+    }
+    let bp = s - z;
+    let err = (p - bp) + (z - (s - bp));
+    f32_to_bf16(f64_to_f32_odd(f64_odd(s, err)))
+}
+
 /// `a * b + c` on halves, rounded once to nearest even, as `fma.rn.f16` does. The product of
 /// two halves is exact in f64; the sum is made exact enough by rounding it to odd (the error
 /// of the f64 sum, from a two-sum, decides the last bit), and so is the step to f32: a value
@@ -437,6 +473,23 @@ mod tests {
         assert_eq!(min_num(f32::NAN, 1.0, true, false, false, f32::NAN), 1.0);
         assert!(min_num(f32::NAN, 1.0, true, false, true, f32::NAN).is_nan());
         assert_eq!(max_num(2.0f32, 1.0, false, false, false, f32::NAN), 2.0);
+    }
+
+    #[test]
+    fn bfloat16_rounds_to_nearest_even() {
+        assert_eq!(f32_to_bf16(1.0), 0x3f80);
+        assert_eq!(bf16_to_f32(0x3f80), 1.0);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: even (1) wins; a bit more rounds up.
+        assert_eq!(f32_to_bf16(1.0 + 2f32.powi(-8)), 0x3f80);
+        assert_eq!(f32_to_bf16(1.0 + 2f32.powi(-8) + 2f32.powi(-20)), 0x3f81);
+        assert_eq!(f32_to_bf16(1.0 + 3.0 * 2f32.powi(-8)), 0x3f82);
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+        assert_eq!(bf16_to_f32(f32_to_bf16(f32::INFINITY)), f32::INFINITY);
+        // fma rounds once: 1 + 2^-8 + 2^-30 is just above the tie and goes up.
+        let (one, tiny) = (f32_to_bf16(1.0), f32_to_bf16(2f32.powi(-8)));
+        assert_eq!(fma_bf16(tiny, one, one), 0x3f80);
+        let above = f32_to_bf16(1.0 + 2f32.powi(-7));
+        assert_eq!(fma_bf16(tiny, above, one), 0x3f81);
     }
 
     #[test]

@@ -137,7 +137,7 @@ fn check_resources(
 fn scalar_kind_differs(arg: crate::emu::value::ElemType, param: crate::ptx::ir::Ty) -> bool {
     use crate::ptx::ir::Ty;
     let param_float = match param {
-        Ty::F16 | Ty::F32 | Ty::F64 => true,
+        Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 => true,
         Ty::U8 | Ty::U16 | Ty::U32 | Ty::U64 | Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64 => false,
         _ => return false,
     };

@@ -128,7 +128,7 @@ fn declared_type(g: &Variable) -> ElemType {
         Ty::S32 | Ty::B32 => ElemType::I32,
         Ty::S64 | Ty::B64 => ElemType::I64,
         Ty::U8 => ElemType::U8,
-        Ty::U16 | Ty::B16 | Ty::F16 => ElemType::U16,
+        Ty::U16 | Ty::B16 | Ty::F16 | Ty::BF16 => ElemType::U16,
         Ty::U32 => ElemType::U32,
         Ty::U64 => ElemType::U64,
         Ty::B8 | Ty::Pred => match g.align {

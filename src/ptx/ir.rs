@@ -19,6 +19,8 @@ pub enum Ty {
     S32,
     S64,
     F16,
+    /// bfloat16: f32's exponent, 8 bits of significand (`__nv_bfloat16`).
+    BF16,
     F32,
     F64,
     Pred,
@@ -40,6 +42,7 @@ impl Ty {
             "s32" => Ty::S32,
             "s64" => Ty::S64,
             "f16" => Ty::F16,
+            "bf16" => Ty::BF16,
             "f32" => Ty::F32,
             "f64" => Ty::F64,
             "pred" => Ty::Pred,
@@ -51,7 +54,7 @@ impl Ty {
     pub fn size(self) -> u32 {
         match self {
             Ty::B8 | Ty::U8 | Ty::S8 | Ty::Pred => 1,
-            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 => 2,
+            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 | Ty::BF16 => 2,
             Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 => 4,
             Ty::B64 | Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
@@ -66,7 +69,7 @@ impl Ty {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
     }
 }
 

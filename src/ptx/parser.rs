@@ -1202,7 +1202,7 @@ impl<'c> Builder<'c> {
     fn src(&self, p: &Parser, r: &Raw, ty: Ty) -> PResult<Operand> {
         Ok(match r {
             Raw::Name(n) => self.name_operand(p, n)?,
-            Raw::Int(v) => Operand::Imm(if ty.is_float() && ty != Ty::F16 {
+            Raw::Int(v) => Operand::Imm(if ty.is_float() && !matches!(ty, Ty::F16 | Ty::BF16) {
                 // An integer literal in a float instruction is its value, not its bits.
                 float_bits(ty, *v as i64 as f64)
             } else {
@@ -1507,7 +1507,6 @@ impl<'c> Builder<'c> {
                 if types.len() < 2
                     || m.has("pack")
                     || m.has("f16x2")
-                    || m.has("bf16")
                     || m.has("bf16x2")
                     || m.has("tf32")
                 {
