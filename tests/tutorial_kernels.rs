@@ -585,3 +585,61 @@ fn bfloat16_fma_and_product_round_like_bf16() {
         assert_eq!(*got as f32, want, "out[{i}] for x {} y {}", x[i], y[i]);
     }
 }
+
+#[test]
+fn f16_and_bf16_buffers_go_in_and_come_out_as_numbers() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half_buffers.cu"),
+        "--kernel",
+        "hscale",
+        "--grid",
+        "1",
+        "--block",
+        "8",
+        "--arg",
+        "x=f16[8]:fill=0.1",
+        "--arg",
+        "y=f16[8]:zeros",
+        "--arg",
+        "z=bf16[8]:zeros",
+        "--arg",
+        "n=i32:8",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    // 0.1 as a half is 0.0999755859375; half of it is exact; three times it is rounded to
+    // bf16 (8 bits: 0.30078125).
+    // (Compared as f32: every half and bfloat16 is one, and JSON gives its shortest form.)
+    let as_f32 = |name: &str| -> Vec<f32> {
+        floats(&v["buffers"][name])
+            .iter()
+            .map(|&x| x as f32)
+            .collect()
+    };
+    let half_tenth = 0.099_975_586_f32; // 0.0999755859375 exactly
+    assert_eq!(as_f32("x"), vec![half_tenth; 8]);
+    assert_eq!(as_f32("y"), vec![half_tenth / 2.0; 8]);
+    assert_eq!(as_f32("z"), vec![to_bf16(half_tenth * 3.0); 8]);
+
+    let (code, _, stderr) = exec_raw(&[
+        &kernel("half_buffers.cu"),
+        "--kernel",
+        "hscale",
+        "--grid",
+        "1",
+        "--block",
+        "8",
+        "--arg",
+        "x=f16[8]:fill=70000",
+        "--arg",
+        "y=f16[8]:zeros",
+        "--arg",
+        "z=bf16[8]:zeros",
+        "--arg",
+        "n=i32:8",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("70000 is beyond the range of f16"),
+        "{stderr}"
+    );
+}

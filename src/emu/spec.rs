@@ -176,9 +176,12 @@ pub fn init_bytes(
 /// Is `v` a value of `ty` (not rounded to infinity, not clamped)? The error says why not.
 fn check_fits(ty: ElemType, v: f64) -> Result<(), String> {
     if ty.is_float() {
-        let overflows = ty == ElemType::F32 && v.is_finite() && (v as f32).is_infinite();
+        // Beyond the type's range: the value rounds to infinity there.
+        let mut bytes = Vec::new();
+        ty.encode(v, &mut bytes);
+        let overflows = v.is_finite() && ty.decode(&bytes).is_infinite();
         return if overflows {
-            Err(format!("{v} is beyond the range of f32"))
+            Err(format!("{v} is beyond the range of {ty}"))
         } else {
             Ok(())
         };
