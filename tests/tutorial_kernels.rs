@@ -643,3 +643,53 @@ fn f16_and_bf16_buffers_go_in_and_come_out_as_numbers() {
         "{stderr}"
     );
 }
+
+#[test]
+fn half2_vector_intrinsics_compute_each_half() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half2_vectors.cu"),
+        "--kernel",
+        "half2_axpy",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "x=f32[40]:arange",
+        "--arg",
+        "y=f32[40]:fill=0.5",
+        "--arg",
+        "a=f32:2",
+        "--arg",
+        "pairs=i32:20",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    // -(2x + 0.5 + x/4): exact in halves for these small x.
+    let expected: Vec<f64> = (0..40)
+        .map(|i| -(2.0 * f64::from(i) + 0.5 + f64::from(i) / 4.0))
+        .collect();
+    assert_eq!(floats(&v["buffers"]["y"]), expected);
+
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half2_vectors.cu"),
+        "--kernel",
+        "bf162_scale",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "x=f32[16]:rand=5",
+        "--arg",
+        "y=f32[16]:zeros",
+        "--arg",
+        "pairs=i32:8",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    let x = floats(&v["buffers"]["x"]);
+    for (i, got) in floats(&v["buffers"]["y"]).iter().enumerate() {
+        let factor = if i % 2 == 0 { 2.0f32 } else { -3.0 };
+        let want = to_bf16(to_bf16(x[i] as f32) * factor);
+        assert_eq!(*got as f32, want, "y[{i}] from x {}", x[i]);
+    }
+}

@@ -3,7 +3,7 @@
 //! type width (sign-extending for signed types) and writes a result masked to that width.
 
 use super::float::*;
-use crate::ptx::ir::{AtomOp, BinOp, BoolOp, CmpOp, DotKind, FFlags, Rounding, Ty, UnOp};
+use crate::ptx::ir::{AtomOp, BinOp, BoolOp, CmpOp, DotKind, FFlags, Half2Op, Rounding, Ty, UnOp};
 
 #[inline(always)]
 pub fn mask(ty: Ty, v: u64) -> u64 {
@@ -371,6 +371,26 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
     }
 }
 
+/// An `.f16x2`/`.bf16x2` instruction on packed halves of type `ty`: each half alone, the
+/// low half in bits 0-15. `PackCvt` rounds two f32 registers into one (a high, b low).
+pub fn half2(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+    let lane = |v: u64, i: u32| (v >> (16 * i)) & 0xffff;
+    let one = |i: u32| -> u64 {
+        let (x, y, z) = (lane(a, i), lane(b, i), lane(c, i));
+        match op {
+            Half2Op::Bin(bop) => bin(bop, ty, x, y, f, Rounding::Default),
+            Half2Op::Fma => mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default),
+            Half2Op::Neg => un(UnOp::Neg, ty, x, f),
+            Half2Op::Abs => un(UnOp::Abs, ty, x, f),
+            Half2Op::PackCvt => {
+                let src = if i == 1 { a } else { b };
+                half_out(ty, f32::from_bits(src as u32))
+            }
+        }
+    };
+    (one(1) << 16 | one(0)) & 0xffff_ffff
+}
+
 /// A 16-bit float register (`f16` or `bf16`) as f32, exactly.
 fn half_in(ty: Ty, a: u64) -> f32 {
     if ty == Ty::BF16 {
@@ -713,6 +733,54 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn half2_computes_each_half_alone() {
+        let pack = |hi: f32, lo: f32| (f32_to_f16(hi) as u64) << 16 | f32_to_f16(lo) as u64;
+        let none = FFlags::default();
+        let add = half2(
+            Half2Op::Bin(BinOp::Add),
+            Ty::F16,
+            pack(1.0, -2.0),
+            pack(0.5, 0.25),
+            0,
+            none,
+        );
+        assert_eq!(add, pack(1.5, -1.75));
+        let fma = half2(
+            Half2Op::Fma,
+            Ty::F16,
+            pack(3.0, 2.0),
+            pack(0.5, -4.0),
+            pack(1.0, 1.0),
+            none,
+        );
+        assert_eq!(fma, pack(2.5, -7.0));
+        let neg = half2(Half2Op::Neg, Ty::F16, pack(1.0, -0.5), 0, 0, none);
+        assert_eq!(neg, pack(-1.0, 0.5));
+        let packed = half2(
+            Half2Op::PackCvt,
+            Ty::F16,
+            1.5f32.to_bits() as u64,
+            (-0.25f32).to_bits() as u64,
+            0,
+            none,
+        );
+        assert_eq!(packed, pack(1.5, -0.25));
+        let bpack = |hi: f32, lo: f32| (f32_to_bf16(hi) as u64) << 16 | f32_to_bf16(lo) as u64;
+        let mul = half2(
+            Half2Op::Bin(BinOp::MulLo),
+            Ty::BF16,
+            bpack(3.0, -2.0),
+            bpack(0.5, 1e30),
+            0,
+            none,
+        );
+        assert_eq!(
+            mul,
+            bpack(1.5, f32::from_bits((f32_to_bf16(-2e30) as u32) << 16))
+        );
+    }
 
     const F: FFlags = FFlags {
         ftz: false,

@@ -278,6 +278,17 @@ pub enum DotKind {
     Dp2aHi,
 }
 
+/// What an [`Op::Half2`] does to each half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half2Op {
+    Bin(BinOp),
+    Fma,
+    Neg,
+    Abs,
+    /// `cvt.rn.f16x2.f32 d, a, b`: d = {a as the high half, b as the low}.
+    PackCvt,
+}
+
 /// Float flags of arithmetic: flush subnormals, saturate to [0,1], approximate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FFlags {
@@ -519,6 +530,18 @@ pub enum Op {
         elem_bits: u32,
         ds: Vec<Option<u32>>,
         a: Operand,
+    },
+    /// An `.f16x2`/`.bf16x2` instruction: two 16-bit floats (`ty`) packed in a 32-bit
+    /// register, low half and high half computed alike (`__hadd2`, `__hfma2`), or
+    /// `cvt.rn.f16x2.f32 d, a, b` packing two floats (a high, b low).
+    Half2 {
+        op: Half2Op,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        f: FFlags,
     },
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {

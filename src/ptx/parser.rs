@@ -1305,6 +1305,60 @@ impl<'c> Builder<'c> {
         let rnd = m.rounding();
         let o = |i: usize| -> &Raw { &ops[i] };
         let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        // Two packed 16-bit floats: their own op, or unsupported (as integers they would be
+        // computed wrong, silently).
+        let pair = if m.has("f16x2") {
+            Some(Ty::F16)
+        } else if m.has("bf16x2") {
+            Some(Ty::BF16)
+        } else {
+            None
+        };
+        if let Some(hty) = pair {
+            let op = match base {
+                "add" => Half2Op::Bin(BinOp::Add),
+                "sub" => Half2Op::Bin(BinOp::Sub),
+                "mul" => Half2Op::Bin(BinOp::MulLo),
+                "min" => Half2Op::Bin(BinOp::Min),
+                "max" => Half2Op::Bin(BinOp::Max),
+                "fma" => Half2Op::Fma,
+                "neg" => Half2Op::Neg,
+                "abs" => Half2Op::Abs,
+                "cvt"
+                    if types.last() == Some(&Ty::F32) && !m.has("relu") && !m.has("satfinite") =>
+                {
+                    Half2Op::PackCvt
+                }
+                _ => return self.unsupported(),
+            };
+            let n = match op {
+                Half2Op::Fma => 4,
+                Half2Op::Neg | Half2Op::Abs => 2,
+                _ => 3,
+            };
+            self.n(ops, n)?;
+            let src_ty = if op == Half2Op::PackCvt {
+                Ty::F32
+            } else {
+                Ty::B32
+            };
+            let opnd = |i: usize| -> PResult<Operand> {
+                if i < n {
+                    self.src(p, o(i), src_ty)
+                } else {
+                    Ok(Operand::Imm(0))
+                }
+            };
+            return plain(Op::Half2 {
+                op,
+                ty: hty,
+                d: self.dreg(o(0))?,
+                a: opnd(1)?,
+                b: opnd(2)?,
+                c: opnd(3)?,
+                f,
+            });
+        }
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {

@@ -245,7 +245,8 @@ impl<'l> Block<'l> {
                     | Op::Prmt { .. }
                     | Op::Shf { .. }
                     | Op::Pack { .. }
-                    | Op::Unpack { .. } => instrs::arith(mem, th, &inst.op),
+                    | Op::Unpack { .. }
+                    | Op::Half2 { .. } => instrs::arith(mem, th, &inst.op),
                     Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
                         instrs::memory(mem, th, linear, inst)
                     }
