@@ -693,3 +693,32 @@ fn half2_vector_intrinsics_compute_each_half() {
         assert_eq!(*got as f32, want, "y[{i}] from x {}", x[i]);
     }
 }
+
+#[test]
+fn half_math_functions_run_and_round_to_halves() {
+    let (code, v, stderr) = exec_raw(&[
+        &kernel("half_axpy.cu"),
+        "--kernel",
+        "hmath",
+        "--grid",
+        "1",
+        "--block",
+        "8",
+        "--arg",
+        "x=f32[8]:arange",
+        "--arg",
+        "y=f32[8]:zeros",
+        "--arg",
+        "n=i32:8",
+    ]);
+    assert_eq!(code, 0, "{v}\n{stderr}");
+    for (i, got) in floats(&v["buffers"]["y"]).iter().enumerate() {
+        let x = i as f64;
+        let want = x.exp2() + x.sqrt() + 1.0 / (x + 1.0);
+        // Each term is a half: within 2^-10 of its size.
+        assert!(
+            (got - want).abs() <= want * 2f64.powi(-10) * 2.0,
+            "y[{i}] = {got}, about {want}"
+        );
+    }
+}

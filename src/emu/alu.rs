@@ -313,10 +313,19 @@ pub fn un(op: UnOp, ty: Ty, a: u64, f: FFlags) -> u64 {
             f64_out(r, f)
         }
         Ty::F16 | Ty::BF16 => {
+            // `ex2.approx.f16`, `tanh.approx.f16`...: the f32 result, rounded to the half.
             let x = half_in(ty, a);
             let r = match op {
                 UnOp::Neg => -x,
                 UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Rsqrt => 1.0 / x.sqrt(),
+                UnOp::Rcp => 1.0 / x,
+                UnOp::Ex2 => x.exp2(),
+                UnOp::Lg2 => x.log2(),
+                UnOp::Sin => x.sin(),
+                UnOp::Cos => x.cos(),
+                UnOp::Tanh => x.tanh(),
                 _ => x,
             };
             half_out(ty, r)
@@ -757,6 +766,11 @@ mod tests {
         );
         assert_eq!(fma, pack(2.5, -7.0));
         let neg = half2(Half2Op::Neg, Ty::F16, pack(1.0, -0.5), 0, 0, none);
+        // Unary math on a half: the f32 result rounded (hexp2 is ex2.approx.f16).
+        let ex2 = un(UnOp::Ex2, Ty::F16, f32_to_f16(3.0) as u64, none);
+        assert_eq!(ex2, f32_to_f16(8.0) as u64);
+        let tanh = un(UnOp::Tanh, Ty::BF16, f32_to_bf16(0.5) as u64, none);
+        assert_eq!(tanh, f32_to_bf16(0.5f32.tanh()) as u64);
         assert_eq!(neg, pack(-1.0, 0.5));
         let packed = half2(
             Half2Op::PackCvt,

@@ -752,7 +752,19 @@ impl<'a> Parser<'a> {
                 }
                 Some(Tok::Ident(w)) if w == ".reg" => {
                     self.pos += 1;
-                    self.reg_decl(ctx)?;
+                    self.reg_decl(ctx, false)?;
+                }
+                Some(Tok::Ident(w)) if w.starts_with(".reg.") => {
+                    // `.reg.b32 f, ULP;` (cuda_fp16.h's inline assembly writes it so): the
+                    // type is part of the directive's word.
+                    let suffix = w[".reg.".len()..].to_string();
+                    for part in suffix.split('.') {
+                        if !part.starts_with('v') && Ty::parse(part).is_none() {
+                            return self.err(format!("unknown register type `.{part}` in `{w}`"));
+                        }
+                    }
+                    self.pos += 1;
+                    self.reg_decl(ctx, true)?;
                 }
                 Some(Tok::Ident(w)) if w == ".param" => {
                     // A call sequence's `.param`: param_decl gives it a slot in the frame.
@@ -801,8 +813,8 @@ impl<'a> Parser<'a> {
     }
 
     /// `.reg .b32 %r<29>;` or `.reg .f32 %f1, %f2;`.
-    fn reg_decl(&mut self, ctx: &mut FnCtx) -> PResult<()> {
-        let mut ty_seen = false;
+    fn reg_decl(&mut self, ctx: &mut FnCtx, typed: bool) -> PResult<()> {
+        let mut ty_seen = typed;
         while let Some(Tok::Ident(w)) = self.peek() {
             if !w.starts_with('.') {
                 break;

@@ -21,3 +21,13 @@ __global__ void hdot_terms(const float* x, const float* w, float* out, int n) {
         out[i] = __hgt(s, __float2half(0.0f)) ? __half2float(s) : -1.0f;
     }
 }
+
+// Half math functions (their cuda_fp16.h inline assembly declares `.reg.b32 f, ULP;`).
+__global__ void hmath(const float* x, float* y, int n) {
+    int i = threadIdx.x;
+    if (i < n) {
+        __half h = __float2half(x[i]);
+        y[i] = __half2float(hexp2(h)) + __half2float(hsqrt(h)) +
+               __half2float(hrcp(__hadd(h, __float2half(1.0f))));
+    }
+}
