@@ -38,6 +38,10 @@ pub struct ExecArgs {
     /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
     #[arg(long = "arg")]
     pub args: Vec<String>,
+    /// Set a `__constant__` or `__device__` variable before the launch (as cudaMemcpyToSymbol
+    /// would): NAME=TYPE:VALUE or NAME=TYPE[LEN]:INIT, as for --arg. Emulator only.
+    #[arg(long = "symbol", value_name = "NAME=SPEC")]
+    pub symbols: Vec<String>,
     /// Output: readable text, or JSON (buffers, counters, diagnostics) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -65,6 +69,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
     reject_repeated_names(&a.args)?;
+    let symbols = a
+        .symbols
+        .iter()
+        .map(|s| spec::parse_symbol(s, &base))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
     let name = a.file.display().to_string();
     let include_options: Vec<String> = a
         .include
@@ -116,6 +126,13 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             .select(!quiet && a.format == Format::Text)?
             .executor
     };
+    if !symbols.is_empty() && executor != Executor::Emulator {
+        anyhow::bail!(
+            "--symbol sets module variables on the emulator only: add --backend emu (or leave --symbol out)"
+        );
+    }
+    // Every `__device__` variable's final value (the emulator reads them back).
+    let mut device_vars = Vec::new();
     let result = if executor == Executor::Emulator {
         let opts = EmuOptions {
             step_limit: a.step_limit,
@@ -124,7 +141,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             deadline: Some(emu::Deadline::for_steps(a.step_limit)),
             ..EmuOptions::default()
         };
-        emu::run(&module, &a.kernel, &cfg, args, &opts).map_err(GpuError::Launch)
+        emu::run_with_symbols(&module, &a.kernel, &cfg, args, &symbols, &opts)
+            .map(|(r, vars)| {
+                device_vars = vars;
+                r
+            })
+            .map_err(GpuError::Launch)
     } else {
         let threads = cfg.total_threads();
         backend::launch(
@@ -157,9 +179,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         }
     };
     match a.format {
-        Format::Json => super::output::with_stdout(|w| report::exec::write_json(&result, w)),
-        Format::Text => super::print_block(&report::exec::text(
+        Format::Json => super::output::with_stdout(|w| {
+            report::exec::write_json_with_symbols(&result, &device_vars, w)
+        }),
+        Format::Text => super::print_block(&report::exec::text_with_symbols(
             &result,
+            &device_vars,
             &a.kernel,
             &name,
             Some(&source),

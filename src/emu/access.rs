@@ -506,7 +506,7 @@ impl<'l> Mem<'l> {
                     let elem = if elem > 1 { elem } else { size as u64 };
                     format!(
                         "{name}[{}]",
-                        (o as i128 - base as i128).div_euclid(elem as i128)
+                        (o as i64 as i128 - base as i128).div_euclid(elem as i128)
                     )
                 }
                 None => format!("shared offset {o}"),
@@ -566,23 +566,7 @@ impl<'l> Mem<'l> {
         verb: &str,
         at_line: &str,
     ) -> (String, String) {
-        match self.launch.nearest_shared(o) {
-            Some((name, base, elem)) => {
-                let elem = if elem > 1 { elem } else { size as u64 };
-                let idx = (o as i128 - base as i128).div_euclid(elem as i128);
-                let n = self.launch.shared_var_size(&name) / elem;
-                (
-                    format!("{who} {verb} shared {name}[{idx}]{at_line}, but {name} has {n} elements"),
-                    "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".into(),
-                )
-            }
-            None => (
-                format!(
-                    "{who} {verb} shared memory at offset {o}{at_line}, outside every shared array"
-                ),
-                "check the index".into(),
-            ),
-        }
+        super::diag::shared_oob_message(&self.launch.shared_vars, o, size, who, verb, at_line)
     }
 
     /// The race and uninitialised-read checkers for one shared access: the shadow check inline
@@ -624,6 +608,9 @@ impl<'l> Mem<'l> {
         total: u32,
         found: Found,
     ) {
+        if off >= self.launch.unchecked_shared_from {
+            return;
+        } // the CUDA library's own scratch: it syncs it itself
         let epoch = self.epoch;
         let sync = self.warp_sync[(me / 32) as usize];
         let (uninit, conflict) = (found.uninit, found.conflict);

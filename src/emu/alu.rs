@@ -3,7 +3,7 @@
 //! type width (sign-extending for signed types) and writes a result masked to that width.
 
 use super::float::*;
-use crate::ptx::ir::{AtomOp, BinOp, BoolOp, CmpOp, DotKind, FFlags, Rounding, Ty, UnOp};
+use crate::ptx::ir::{AtomOp, BinOp, BoolOp, CmpOp, DotKind, FFlags, Half2Op, Rounding, Ty, UnOp};
 
 #[inline(always)]
 pub fn mask(ty: Ty, v: u64) -> u64 {
@@ -119,8 +119,8 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
             };
             f64_out(r, f)
         }
-        Ty::F16 => {
-            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+        Ty::F16 | Ty::BF16 => {
+            let (x, y) = (half_in(ty, a), half_in(ty, b));
             let r = match op {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
@@ -129,7 +129,7 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
                 BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
                 _ => x / y,
             };
-            f32_to_f16(r) as u64
+            half_out(ty, r)
         }
         _ => int_bin(op, ty, a, b, f.sat),
     }
@@ -312,14 +312,23 @@ pub fn un(op: UnOp, ty: Ty, a: u64, f: FFlags) -> u64 {
             };
             f64_out(r, f)
         }
-        Ty::F16 => {
-            let x = f16_to_f32(a as u16);
+        Ty::F16 | Ty::BF16 => {
+            // `ex2.approx.f16`, `tanh.approx.f16`...: the f32 result, rounded to the half.
+            let x = half_in(ty, a);
             let r = match op {
                 UnOp::Neg => -x,
                 UnOp::Abs => x.abs(),
+                UnOp::Sqrt => x.sqrt(),
+                UnOp::Rsqrt => 1.0 / x.sqrt(),
+                UnOp::Rcp => 1.0 / x,
+                UnOp::Ex2 => x.exp2(),
+                UnOp::Lg2 => x.log2(),
+                UnOp::Sin => x.sin(),
+                UnOp::Cos => x.cos(),
+                UnOp::Tanh => x.tanh(),
                 _ => x,
             };
-            f32_to_f16(r) as u64
+            half_out(ty, r)
         }
         _ => match op {
             UnOp::Neg => mask(ty, (a as i64).wrapping_neg() as u64),
@@ -346,6 +355,18 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
             let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
             f64_out(x.mul_add(y, z), f)
         }
+        Ty::F16 | Ty::BF16 => {
+            let r = if ty == Ty::F16 {
+                fma_f16(a as u16, b as u16, c as u16)
+            } else {
+                fma_bf16(a as u16, b as u16, c as u16)
+            };
+            if f.sat {
+                half_out(ty, half_in(ty, r as u64).clamp(0.0, 1.0))
+            } else {
+                r as u64
+            }
+        }
         _ => {
             let p = bin(mode, ty, a, b, FFlags::default(), Rounding::Default);
             match mode {
@@ -359,12 +380,50 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
     }
 }
 
+/// An `.f16x2`/`.bf16x2` instruction on packed halves of type `ty`: each half alone, the
+/// low half in bits 0-15. `PackCvt` rounds two f32 registers into one (a high, b low).
+pub fn half2(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+    let lane = |v: u64, i: u32| (v >> (16 * i)) & 0xffff;
+    let one = |i: u32| -> u64 {
+        let (x, y, z) = (lane(a, i), lane(b, i), lane(c, i));
+        match op {
+            Half2Op::Bin(bop) => bin(bop, ty, x, y, f, Rounding::Default),
+            Half2Op::Fma => mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default),
+            Half2Op::Neg => un(UnOp::Neg, ty, x, f),
+            Half2Op::Abs => un(UnOp::Abs, ty, x, f),
+            Half2Op::PackCvt => {
+                let src = if i == 1 { a } else { b };
+                half_out(ty, f32::from_bits(src as u32))
+            }
+        }
+    };
+    (one(1) << 16 | one(0)) & 0xffff_ffff
+}
+
+/// A 16-bit float register (`f16` or `bf16`) as f32, exactly.
+fn half_in(ty: Ty, a: u64) -> f32 {
+    if ty == Ty::BF16 {
+        bf16_to_f32(a as u16)
+    } else {
+        f16_to_f32(a as u16)
+    }
+}
+
+/// An f32 rounded to nearest even into a 16-bit float register of `ty`.
+fn half_out(ty: Ty, v: f32) -> u64 {
+    if ty == Ty::BF16 {
+        f32_to_bf16(v) as u64
+    } else {
+        f32_to_f16(v) as u64
+    }
+}
+
 /// `setp` comparison (without the optional boolean combination).
 pub fn compare(cmp: CmpOp, ty: Ty, a: u64, b: u64) -> bool {
     if ty.is_float() {
         let (x, y) = match ty {
             Ty::F32 => (f32_of(a) as f64, f32_of(b) as f64),
-            Ty::F16 => (f16_to_f32(a as u16) as f64, f16_to_f32(b as u16) as f64),
+            Ty::F16 | Ty::BF16 => (half_in(ty, a) as f64, half_in(ty, b) as f64),
             _ => (f64::from_bits(a), f64::from_bits(b)),
         };
         let unordered = x.is_nan() || y.is_nan();
@@ -446,7 +505,7 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
                 let x = f32_of(a);
                 (if ftz { ftz32(x) } else { x }) as f64
             }
-            Ty::F16 => f16_to_f32(a as u16) as f64,
+            Ty::F16 | Ty::BF16 => half_in(sty, a) as f64,
             _ => f64::from_bits(a),
         }
     };
@@ -516,7 +575,7 @@ fn to_float_out(dty: Ty, v32: f32, v64: f64, sat: bool, ftz: bool) -> u64 {
             let x = if ftz { ftz32(v32) } else { v32 };
             bits_f32(if sat { sat32(x) } else { x })
         }
-        Ty::F16 => f32_to_f16(if sat { sat32(v32) } else { v32 }) as u64,
+        Ty::F16 | Ty::BF16 => half_out(dty, if sat { sat32(v32) } else { v32 }),
         _ => (if sat { sat64(v64) } else { v64 }).to_bits(),
     }
 }
@@ -683,6 +742,59 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn half2_computes_each_half_alone() {
+        let pack = |hi: f32, lo: f32| (f32_to_f16(hi) as u64) << 16 | f32_to_f16(lo) as u64;
+        let none = FFlags::default();
+        let add = half2(
+            Half2Op::Bin(BinOp::Add),
+            Ty::F16,
+            pack(1.0, -2.0),
+            pack(0.5, 0.25),
+            0,
+            none,
+        );
+        assert_eq!(add, pack(1.5, -1.75));
+        let fma = half2(
+            Half2Op::Fma,
+            Ty::F16,
+            pack(3.0, 2.0),
+            pack(0.5, -4.0),
+            pack(1.0, 1.0),
+            none,
+        );
+        assert_eq!(fma, pack(2.5, -7.0));
+        let neg = half2(Half2Op::Neg, Ty::F16, pack(1.0, -0.5), 0, 0, none);
+        // Unary math on a half: the f32 result rounded (hexp2 is ex2.approx.f16).
+        let ex2 = un(UnOp::Ex2, Ty::F16, f32_to_f16(3.0) as u64, none);
+        assert_eq!(ex2, f32_to_f16(8.0) as u64);
+        let tanh = un(UnOp::Tanh, Ty::BF16, f32_to_bf16(0.5) as u64, none);
+        assert_eq!(tanh, f32_to_bf16(0.5f32.tanh()) as u64);
+        assert_eq!(neg, pack(-1.0, 0.5));
+        let packed = half2(
+            Half2Op::PackCvt,
+            Ty::F16,
+            1.5f32.to_bits() as u64,
+            (-0.25f32).to_bits() as u64,
+            0,
+            none,
+        );
+        assert_eq!(packed, pack(1.5, -0.25));
+        let bpack = |hi: f32, lo: f32| (f32_to_bf16(hi) as u64) << 16 | f32_to_bf16(lo) as u64;
+        let mul = half2(
+            Half2Op::Bin(BinOp::MulLo),
+            Ty::BF16,
+            bpack(3.0, -2.0),
+            bpack(0.5, 1e30),
+            0,
+            none,
+        );
+        assert_eq!(
+            mul,
+            bpack(1.5, f32::from_bits((f32_to_bf16(-2e30) as u32) << 16))
+        );
+    }
 
     const F: FFlags = FFlags {
         ftz: false,

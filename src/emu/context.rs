@@ -27,6 +27,7 @@ pub struct Launch<'m> {
     pub(super) shared_map: Vec<u32>,
     /// (name, offset, element size, size) per entry of `shared_map`.
     pub(super) shared_vars: Vec<(String, u64, u64, u64)>,
+    pub(super) unchecked_shared_from: u64, // shared bytes from here on (reserved shared memory) are not race/uninit-checked
     pub kernel_params: Vec<u8>,
     pub namer: Namer,
     /// The module's instructions decoded for the interpreter's fast path.
@@ -177,21 +178,8 @@ impl<'m> Launch<'m> {
 
     /// The shared variable an offset belongs to or overflows from: (name, base, element size).
     pub fn nearest_shared(&self, off: u64) -> Option<(String, u64, u64)> {
-        let best = self
-            .shared_vars
-            .iter()
-            .filter(|v| v.1 <= off)
-            .max_by_key(|v| v.1)
-            .or_else(|| self.shared_vars.iter().min_by_key(|v| v.1))?;
+        let best = super::diag::nearest_shared_var(&self.shared_vars, off)?;
         Some((best.0.clone(), best.1, best.2))
-    }
-
-    pub fn shared_var_size(&self, name: &str) -> u64 {
-        self.shared_vars
-            .iter()
-            .find(|v| v.0 == name)
-            .map(|v| v.3)
-            .unwrap_or(0)
     }
 }
 

@@ -44,6 +44,94 @@ impl Namer {
     }
 }
 
+/// The message for an instruction the emulator does not run, `at` naming where it came from
+/// (` (from k.cu:4)`). Texture and surface reads get their own answer: they are not a gap
+/// to report but a feature the emulator leaves out, with a plain-pointer way around it.
+pub fn unsupported_instruction(text: &str, at: &str) -> String {
+    let texture = ["tex.", "tld4.", "txq.", "suld.", "sust.", "sured.", "suq."]
+        .iter()
+        .any(|p| text.starts_with(p));
+    if texture {
+        format!(
+            "textures are not supported by the emulator: `{text}`{at} reads a texture or surface; \
+             pass the data as a plain pointer (`const float* __restrict__ in`) and index it \
+             (gpuzzle has no way to create a texture object either)"
+        )
+    } else {
+        format!(
+            "the instruction `{text}`{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
+        )
+    }
+}
+
+/// A shared variable as the launch lays it out: (name, offset, element size, size in bytes).
+pub type SharedVar = (String, u64, u64, u64);
+
+/// A shared offset as the kernel computed it: shared offsets are small, so one past 2^63 is a
+/// negative index that wrapped around (`cache[-1]` at offset 0 is offset 2^64 - 4).
+fn signed_offset(off: u64) -> i128 {
+    off as i64 as i128
+}
+
+/// The shared variable an offset belongs to, overflows from or underflows into: the one whose
+/// bytes are nearest (an access in the red zone between two arrays is named after the closer
+/// one, so `b[-1]` is not reported as `a[n + 15]`).
+pub fn nearest_shared_var(vars: &[SharedVar], off: u64) -> Option<&SharedVar> {
+    let o = signed_offset(off);
+    vars.iter().min_by_key(|v| {
+        let (start, end) = (v.1 as i128, v.1 as i128 + v.3 as i128);
+        if o < start {
+            start - o
+        } else {
+            (o - end + 1).max(0)
+        }
+    })
+}
+
+/// The element index an offset names in `var` (negative below its start).
+pub fn shared_index(var: &SharedVar, off: u64, access_size: u32) -> i128 {
+    let elem = if var.2 > 1 { var.2 } else { access_size as u64 };
+    (signed_offset(off) - var.1 as i128).div_euclid(elem.max(1) as i128)
+}
+
+/// Message and help for a shared access outside every shared array: the element it names
+/// (`cache[-1]`, `partial_sum[256]`), with the advice global memory gets for the same mistake.
+pub fn shared_oob_message(
+    vars: &[SharedVar],
+    off: u64,
+    access_size: u32,
+    who: &str,
+    verb: &str,
+    at_line: &str,
+) -> (String, String) {
+    let Some(var) = nearest_shared_var(vars, off) else {
+        return (
+            format!(
+                "{who} {verb} shared memory at offset {}{at_line}, outside every shared array",
+                signed_offset(off)
+            ),
+            "check the index".into(),
+        );
+    };
+    let name = &var.0;
+    let idx = shared_index(var, off, access_size);
+    let elem = if var.2 > 1 {
+        var.2
+    } else {
+        access_size.max(1) as u64
+    };
+    let n = var.3 / elem;
+    let help = if idx < 0 {
+        "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
+    } else {
+        "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".to_string()
+    };
+    (
+        format!("{who} {verb} shared {name}[{idx}]{at_line}, but {name} has {n} elements"),
+        help,
+    )
+}
+
 pub struct Site {
     pub file: Option<String>,
     pub line: u32,
@@ -149,6 +237,62 @@ mod tests {
             block: [0; 3],
             thread: [t, 0, 0],
         }
+    }
+
+    #[test]
+    fn textures_are_named_as_textures() {
+        let m = unsupported_instruction("tex.1d.v4.f32.s32", " (from k.cu:4)");
+        assert!(
+            m.starts_with(
+                "textures are not supported by the emulator: `tex.1d.v4.f32.s32` (from k.cu:4)"
+            ),
+            "{m}"
+        );
+        let m = unsupported_instruction("suld.b.2d.b32.trap", "");
+        assert!(m.starts_with("textures are not supported"), "{m}");
+        let m = unsupported_instruction("wgmma.fence", " (from k.cu:9)");
+        assert!(
+            m.contains("`wgmma.fence` (from k.cu:9) is not supported by gpuzzle's emulator yet"),
+            "{m}"
+        );
+    }
+
+    fn vars() -> Vec<SharedVar> {
+        vec![
+            ("PMPP::CUDA::partial_sum".into(), 0, 4, 1024),
+            ("cache".into(), 1088, 4, 256),
+        ]
+    }
+
+    #[test]
+    fn a_negative_shared_index_is_named_as_negative() {
+        let v = vars();
+        // cache[-1] in the red zone after partial_sum: the nearer array is cache.
+        let (m, h) = shared_oob_message(&v, 1084, 4, "thread 0", "wrote", "");
+        assert_eq!(
+            m,
+            "thread 0 wrote shared cache[-1], but cache has 64 elements"
+        );
+        assert!(h.starts_with("a negative index"), "{h}");
+        // Below the first array the offset wraps around.
+        let (m, h) = shared_oob_message(&v, 0u64.wrapping_sub(4), 4, "thread 0", "read", "");
+        assert_eq!(
+            m,
+            "thread 0 read shared PMPP::CUDA::partial_sum[-1], but PMPP::CUDA::partial_sum has 256 elements"
+        );
+        assert!(h.starts_with("a negative index"), "{h}");
+    }
+
+    #[test]
+    fn an_index_past_the_end_is_named_after_the_array_it_overflows() {
+        let v = vars();
+        let (m, h) = shared_oob_message(&v, 1024, 4, "thread 255", "wrote", " (line 5)");
+        assert_eq!(
+            m,
+            "thread 255 wrote shared PMPP::CUDA::partial_sum[256] (line 5), but PMPP::CUDA::partial_sum has 256 elements"
+        );
+        assert!(h.starts_with("a shared-memory index outside"), "{h}");
+        assert_eq!(shared_index(&v[1], 1088 + 256, 4), 64);
     }
 
     #[test]

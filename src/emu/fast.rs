@@ -331,7 +331,7 @@ fn decode_one(inst: &Inst, num_regs: u32, syms: &Symbols, slots: &mut u32) -> Fa
             a,
             b,
             comb: None,
-        } if *ty != Ty::F16 => match (reg(*d), src(a), src(b)) {
+        } if !matches!(ty, Ty::F16 | Ty::BF16) => match (reg(*d), src(a), src(b)) {
             (Some(d), Some(a), Some(b)) => Some(Fast::Setp {
                 cmp: *cmp,
                 ty: *ty,

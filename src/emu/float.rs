@@ -267,9 +267,173 @@ pub fn f32_to_f16(v: f32) -> u16 {
     sign | r as u16
 }
 
+/// bfloat16 → f32 (bf16 is f32's upper half).
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+/// f32 → bfloat16, round to nearest even (NaN stays NaN).
+pub fn f32_to_bf16(v: f32) -> u16 {
+    let b = v.to_bits();
+    if v.is_nan() {
+        return ((b >> 16) as u16) | 0x40;
+    }
+    let rem = b & 0xffff;
+    let mut r = b >> 16;
+    if rem > 0x8000 || (rem == 0x8000 && r & 1 == 1) {
+        r += 1;
+    }
+    r as u16
+}
+
+/// `a * b + c` on bfloat16s, rounded once to nearest even (`fma.rn.bf16`), as `fma_f16` does.
+pub fn fma_bf16(a: u16, b: u16, c: u16) -> u16 {
+    let (x, y, z) = (
+        bf16_to_f32(a) as f64,
+        bf16_to_f32(b) as f64,
+        bf16_to_f32(c) as f64,
+    );
+    let p = x * y;
+    let s = p + z;
+    if !s.is_finite() {
+        return f32_to_bf16(s as f32);
+    }
+    let bp = s - z;
+    let err = (p - bp) + (z - (s - bp));
+    f32_to_bf16(f64_to_f32_odd(f64_odd(s, err)))
+}
+
+/// `a * b + c` on halves, rounded once to nearest even, as `fma.rn.f16` does. The product of
+/// two halves is exact in f64; the sum is made exact enough by rounding it to odd (the error
+/// of the f64 sum, from a two-sum, decides the last bit), and so is the step to f32: a value
+/// rounded to odd with at least two bits to spare rounds to nearest half as the exact one
+/// would.
+pub fn fma_f16(a: u16, b: u16, c: u16) -> u16 {
+    let (x, y, z) = (
+        f16_to_f32(a) as f64,
+        f16_to_f32(b) as f64,
+        f16_to_f32(c) as f64,
+    );
+    let p = x * y;
+    let s = p + z;
+    if !s.is_finite() {
+        return f32_to_f16(s as f32);
+    }
+    // Two-sum: the exact p + z is s + err.
+    let bp = s - z;
+    let err = (p - bp) + (z - (s - bp));
+    f32_to_f16(f64_to_f32_odd(f64_odd(s, err)))
+}
+
+/// `s`, or its neighbour toward `s + err`, whichever has an odd last bit when `err` is not 0.
+fn f64_odd(s: f64, err: f64) -> f64 {
+    if err == 0.0 || s.to_bits() & 1 == 1 {
+        return s;
+    }
+    if s == 0.0 {
+        return if err > 0.0 {
+            f64::from_bits(1)
+        } else {
+            -f64::from_bits(1)
+        };
+    }
+    // Away from zero when the error has s's sign, else toward zero.
+    let away = (err > 0.0) == (s > 0.0);
+    f64::from_bits(if away {
+        s.to_bits() + 1
+    } else {
+        s.to_bits() - 1
+    })
+}
+
+/// f64 → f32 rounded to odd: the nearest-even f32, moved one step toward `v` when it is
+/// inexact and even.
+fn f64_to_f32_odd(v: f64) -> f32 {
+    let f = v as f32;
+    let back = f as f64;
+    if back == v || !f.is_finite() || f.to_bits() & 1 == 1 {
+        return f;
+    }
+    if f == 0.0 {
+        return if v > 0.0 {
+            f32::from_bits(1)
+        } else {
+            -f32::from_bits(1)
+        };
+    }
+    let away = (v.abs()) > back.abs();
+    f32::from_bits(if away {
+        f.to_bits() + 1
+    } else {
+        f.to_bits() - 1
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A half as an exact integer multiple of 2^-24 (every half is one).
+    fn half_scaled(h: u16) -> i128 {
+        let v = f16_to_f32(h) as f64;
+        (v * 2f64.powi(24)) as i128
+    }
+
+    /// The nearest half to `exact` (a multiple of 2^-48), ties to even, by comparing the
+    /// neighbours of a first guess exactly.
+    fn nearest_half(exact: i128) -> u16 {
+        let guess = f32_to_f16((exact as f64 / 2f64.powi(48)) as f32);
+        let sign = guess & 0x8000;
+        let mag = guess & 0x7fff;
+        let mut best: Option<(u16, i128)> = None;
+        for m in mag.saturating_sub(2)..=(mag + 2).min(0x7bff) {
+            let h = sign | m;
+            let d = ((half_scaled(h) << 24) - exact).abs();
+            best = match best {
+                Some((bh, bd)) if bd < d || (bd == d && bh & 1 == 0) => Some((bh, bd)),
+                _ => Some((h, d)),
+            };
+        }
+        best.map_or(guess, |(h, _)| h)
+    }
+
+    #[test]
+    fn half_fma_rounds_once_like_exact_arithmetic() {
+        let h = f32_to_f16;
+        assert_eq!(f16_to_f32(fma_f16(h(2.0), h(3.0), h(0.5))), 6.5);
+        assert_eq!(f16_to_f32(fma_f16(h(-1.5), h(4.0), h(0.25))), -5.75);
+        assert_eq!(
+            f16_to_f32(fma_f16(h(300.0), h(300.0), h(0.0))),
+            f32::INFINITY
+        );
+        assert!(f16_to_f32(fma_f16(h(f32::NAN), h(1.0), h(1.0))).is_nan());
+        // Many finite triples (operands spread over all exponents) against exact sums.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state as u16) & 0xfbff // finite halves only (exponent below 31)
+        };
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let (a, b, c) = (next(), next(), next());
+            // Exact, in units of 2^-48.
+            let exact = half_scaled(a) * half_scaled(b) + (half_scaled(c) << 24);
+            if exact.abs() >= 65520i128 << 48 {
+                continue; // overflows to infinity
+            }
+            let want = nearest_half(exact);
+            let got = fma_f16(a, b, c);
+            let same = got == want || (exact == 0 && got & 0x7fff == 0 && want & 0x7fff == 0);
+            assert!(
+                same,
+                "fma({a:#06x}, {b:#06x}, {c:#06x}) = {got:#06x}, exact rounds to {want:#06x}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
 
     #[test]
     fn float_to_int_saturates_and_handles_nan() {
@@ -309,6 +473,23 @@ mod tests {
         assert_eq!(min_num(f32::NAN, 1.0, true, false, false, f32::NAN), 1.0);
         assert!(min_num(f32::NAN, 1.0, true, false, true, f32::NAN).is_nan());
         assert_eq!(max_num(2.0f32, 1.0, false, false, false, f32::NAN), 2.0);
+    }
+
+    #[test]
+    fn bfloat16_rounds_to_nearest_even() {
+        assert_eq!(f32_to_bf16(1.0), 0x3f80);
+        assert_eq!(bf16_to_f32(0x3f80), 1.0);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: even (1) wins; a bit more rounds up.
+        assert_eq!(f32_to_bf16(1.0 + 2f32.powi(-8)), 0x3f80);
+        assert_eq!(f32_to_bf16(1.0 + 2f32.powi(-8) + 2f32.powi(-20)), 0x3f81);
+        assert_eq!(f32_to_bf16(1.0 + 3.0 * 2f32.powi(-8)), 0x3f82);
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+        assert_eq!(bf16_to_f32(f32_to_bf16(f32::INFINITY)), f32::INFINITY);
+        // fma rounds once: 1 + 2^-8 + 2^-30 is just above the tie and goes up.
+        let (one, tiny) = (f32_to_bf16(1.0), f32_to_bf16(2f32.powi(-8)));
+        assert_eq!(fma_bf16(tiny, one, one), 0x3f80);
+        let above = f32_to_bf16(1.0 + 2f32.powi(-7));
+        assert_eq!(fma_bf16(tiny, above, one), 0x3f81);
     }
 
     #[test]

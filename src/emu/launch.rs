@@ -10,9 +10,9 @@ use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
 use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
-use super::value::KernelArg;
+use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, Space};
+use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, ReservedSmem, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -139,7 +139,7 @@ fn check_resources(
 fn scalar_kind_differs(arg: crate::emu::value::ElemType, param: crate::ptx::ir::Ty) -> bool {
     use crate::ptx::ir::Ty;
     let param_float = match param {
-        Ty::F16 | Ty::F32 | Ty::F64 => true,
+        Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 => true,
         Ty::U8 | Ty::U16 | Ty::U32 | Ty::U64 | Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64 => false,
         _ => return false,
     };
@@ -259,7 +259,20 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
-    run_maybe_traced(module, kernel, cfg, args, opts, false).map(|(r, _)| r)
+    run_full(module, kernel, cfg, args, &[], opts, false).map(|(r, _, _)| r)
+}
+
+/// `run`, with module variables set first (`symbols`, by name, as `cudaMemcpyToSymbol` would)
+/// and every `__device__` variable's final value returned beside the result.
+pub fn run_with_symbols(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[Buffer],
+    opts: &EmuOptions,
+) -> Result<(RunResult, Vec<Buffer>), EmuError> {
+    run_full(module, kernel, cfg, args, symbols, opts, false).map(|(r, v, _)| (r, v))
 }
 
 /// `run`, keeping every thread's accesses when `trace` (see `trace::AccessTrace`).
@@ -271,7 +284,23 @@ pub fn run_maybe_traced(
     opts: &EmuOptions,
     trace: bool,
 ) -> Result<(RunResult, Option<AccessTrace>), EmuError> {
+    run_full(module, kernel, cfg, args, &[], opts, trace).map(|(r, _, t)| (r, t))
+}
+
+/// One launch: module variables set from `symbols` first; the result, every `__device__`
+/// variable's final value, and each thread's accesses when `trace`.
+#[allow(clippy::type_complexity)]
+fn run_full(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[Buffer],
+    opts: &EmuOptions,
+    trace: bool,
+) -> Result<(RunResult, Vec<Buffer>, Option<AccessTrace>), EmuError> {
     let entry = check_args(module, kernel, &args)?;
+    let symbol_bytes = super::symbols::resolve(module, symbols)?;
     validate_config(cfg)?;
     check_resources(module, entry, cfg, &args)?;
     let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
@@ -283,7 +312,11 @@ pub fn run_maybe_traced(
         MAX_CLAIM_BLOCKS
     };
     let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
-    let mut launch = prepare(module, entry, cfg, &args, opts, parallel, Vec::new());
+    let inputs = Inputs {
+        args: &args,
+        symbols: &symbol_bytes,
+    };
+    let mut launch = prepare(module, entry, cfg, inputs, opts, parallel, Vec::new());
     launch.trace = trace;
 
     let mut fold = Fold {
@@ -353,7 +386,7 @@ pub fn run_maybe_traced(
                     jobs: 1,
                     ..opts.clone()
                 };
-                return run_maybe_traced(module, kernel, cfg, args, &sequential, trace);
+                return run_full(module, kernel, cfg, args, symbols, &sequential, trace);
             }
         }
     }
@@ -363,7 +396,7 @@ pub fn run_maybe_traced(
         }
     }
     if !fold.cross.is_empty() {
-        let seen = watch_rerun(module, entry, cfg, &args, opts, &fold.cross);
+        let seen = watch_rerun(module, entry, cfg, &args, &symbol_bytes, opts, &fold.cross);
         let found = race::report_cross(&launch, launch.namer, &fold.cross, &seen);
         fold.diags.merge(found);
     }
@@ -398,17 +431,25 @@ pub fn run_maybe_traced(
         blocks: std::mem::take(&mut fold.trace),
         complete: fold.trace_complete,
     });
-    Ok((
-        RunResult {
-            buffers,
-            stdout: fold.stdout.into_text(),
-            diagnostics: fold.diags.finish(),
-            counters: fold.counters,
-            perf: fold.perf,
-            instructions: fold.instructions,
-        },
-        trace,
-    ))
+    let nbuf = bi;
+    let device_vars =
+        super::symbols::device_values(module, symbols, |i| launch.global.bytes(nbuf + i));
+    let result = RunResult {
+        buffers,
+        stdout: fold.stdout.into_text(),
+        diagnostics: fold.diags.finish(),
+        counters: fold.counters,
+        perf: fold.perf,
+        instructions: fold.instructions,
+    };
+    Ok((result, device_vars, trace))
+}
+
+/// What a launch starts from: the kernel's arguments and the module variables set first.
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    args: &'a [KernelArg],
+    symbols: &'a super::symbols::SymbolBytes,
 }
 
 /// Global and shared memory laid out, symbols placed, code decoded: a launch ready to run.
@@ -416,11 +457,12 @@ fn prepare<'m>(
     module: &'m Module,
     entry: u32,
     cfg: &LaunchConfig,
-    args: &[KernelArg],
+    inputs: Inputs,
     opts: &EmuOptions,
     parallel: bool,
     watch: Vec<Watch>,
 ) -> Launch<'m> {
+    let Inputs { args, symbols } = inputs;
     // Global memory: buffers first (in argument order), then module variables.
     let mut items = Vec::new();
     for a in args {
@@ -429,9 +471,15 @@ fn prepare<'m>(
         }
     }
     let nbuf = items.len();
-    for g in &module.globals {
-        let bytes = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
-        items.push((demangle_var(&g.name), bytes, g.elem_size.max(1)));
+    for (i, g) in module.globals.iter().enumerate() {
+        let given = symbols
+            .iter()
+            .find(|(k, _)| *k == i)
+            .map(|(_, b)| b.clone());
+        let bytes = given
+            .or_else(|| g.init.clone())
+            .unwrap_or_else(|| vec![0; g.size as usize]);
+        items.push((demangle_var(&g.name), bytes, module_var_elem_size(g)));
     }
     let mut global = GlobalMem::new(&items);
     // Memory stays near the buffers' own size: the copies went into `global`.
@@ -448,7 +496,11 @@ fn prepare<'m>(
     // Shared memory: static variables, then dynamic, then a red zone.
     let dyn_base = module.static_shared_size;
     let dynamic = cfg.dynamic_shared as u64;
-    let shared_size = dyn_base + dynamic + SHARED_RED_ZONE;
+    let reserved = reserved_smem_base(module, cfg);
+    let shared_size = match reserved {
+        Some(base) => base + RESERVED_SMEM + SHARED_RED_ZONE,
+        None => dyn_base + dynamic + SHARED_RED_ZONE,
+    };
     let mut shared_map = vec![0u32; shared_size as usize];
     let mut shared_vars = Vec::new();
     let mut dyn_named = false;
@@ -467,6 +519,16 @@ fn prepare<'m>(
         for b in off..(off + size).min(shared_size) {
             shared_map[b as usize] = id;
         }
+    }
+    if let Some(base) = reserved {
+        shared_vars.push((
+            "reserved shared memory (cooperative groups' scratch)".to_string(),
+            base,
+            1,
+            RESERVED_SMEM,
+        ));
+        let id = shared_vars.len() as u32;
+        shared_map[base as usize..(base + RESERVED_SMEM) as usize].fill(id);
     }
     let shared_sym_off: Vec<u64> = module
         .shared
@@ -494,6 +556,9 @@ fn prepare<'m>(
         shared_size,
         shared_map,
         shared_vars,
+        // Cooperative groups order their scratch with their own barrier (atomics and acquire
+        // loads the checkers do not follow) and expect it zeroed, as the hardware leaves it.
+        unchecked_shared_from: reserved.unwrap_or(u64::MAX),
         kernel_params,
         namer: Namer { one_d },
         fast,
@@ -512,6 +577,42 @@ fn prepare<'m>(
 /// Races between blocks at most reported per launch (each costs a watch in the rerun).
 const MAX_CROSS_RACES: usize = 8;
 
+/// Bytes of shared memory the system reserves per block (CUDA's
+/// `cudaDevAttrReservedSharedMemoryPerBlock` on sm_80 and later): cooperative groups keep a
+/// multi-warp tile's scratch there.
+pub const RESERVED_SMEM: u64 = 1024;
+
+/// Where the reserved shared region starts when the module reads a `%reserved_smem_offset_*`
+/// register: after the dynamic shared memory and a red zone, so an overflow of either is not
+/// taken for the other.
+pub(super) fn reserved_smem_base(module: &Module, cfg: &LaunchConfig) -> Option<u64> {
+    module.uses_reserved_smem.then(|| {
+        let dynamic_end = module.static_shared_size + cfg.dynamic_shared as u64;
+        dynamic_end.div_ceil(16) * 16 + SHARED_RED_ZONE
+    })
+}
+
+/// The value of a `%reserved_smem_offset_*` register in this launch.
+pub(super) fn reserved_smem_value(module: &Module, cfg: &LaunchConfig, which: ReservedSmem) -> u64 {
+    let base = reserved_smem_base(module, cfg).unwrap_or(0);
+    match which {
+        ReservedSmem::Begin | ReservedSmem::Offset(_) => base,
+        ReservedSmem::End => base + RESERVED_SMEM,
+        ReservedSmem::Cap => RESERVED_SMEM,
+    }
+}
+
+/// The element size diagnostics index a module variable by: NVRTC declares arrays as bytes
+/// (`.align 4 .b8 histogram[16]` for `int histogram[4]`), so a byte array aligned wider than a
+/// byte is taken to hold elements of its alignment (`histogram[4]`, not `histogram[16]`).
+fn module_var_elem_size(g: &crate::ptx::ir::Variable) -> u64 {
+    if g.elem_size <= 1 && g.align > 1 && g.size.is_multiple_of(g.align) {
+        g.align
+    } else {
+        g.elem_size.max(1)
+    }
+}
+
 /// Run the blocks before the racing ones again, checkers off, watching the racing words, to
 /// learn which thread of the other block touched each and on which line. Runs are
 /// deterministic in block order, so the rerun does what the checked run did.
@@ -520,6 +621,7 @@ fn watch_rerun(
     entry: u32,
     cfg: &LaunchConfig,
     args: &[KernelArg],
+    symbols: &super::symbols::SymbolBytes,
     opts: &EmuOptions,
     races: &[CrossRace],
 ) -> Vec<Seen> {
@@ -538,7 +640,15 @@ fn watch_rerun(
         perf: false,
         ..opts.clone()
     };
-    let launch = prepare(module, entry, cfg, args, &quiet, false, watch);
+    let launch = prepare(
+        module,
+        entry,
+        cfg,
+        Inputs { args, symbols },
+        &quiet,
+        false,
+        watch,
+    );
     let mut block = Block::new(&launch, block_idx(cfg, 0));
     for i in 0..until {
         if i > 0 {

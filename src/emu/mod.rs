@@ -16,6 +16,7 @@ mod race;
 pub mod result;
 mod shadow;
 pub mod spec;
+mod symbols;
 pub mod trace;
 pub mod value;
 
@@ -167,4 +168,24 @@ pub fn run_traced(
     };
     let (r, t) = launch::run_maybe_traced(module, kernel, cfg, args, &sequential, true)?;
     Ok((r, t.unwrap_or_default()))
+}
+
+/// `run`, with `__constant__`/`__device__` variables set first (by name, as
+/// `cudaMemcpyToSymbol` would) and every `__device__` variable's final value returned beside
+/// the result (as `cudaMemcpyFromSymbol` would read it).
+pub fn run_with_symbols(
+    module: &crate::ptx::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[value::Buffer],
+    opts: &EmuOptions,
+) -> Result<(RunResult, Vec<value::Buffer>), EmuError> {
+    launch::run_with_symbols(module, kernel, cfg, args, symbols, opts)
+}
+
+/// Whether `module` has a `__constant__` or `__device__` variable `name` (as `run_with_symbols`
+/// matches names: the C++ name, qualified or not, or the mangled one).
+pub fn declares_symbol(module: &crate::ptx::Module, name: &str) -> bool {
+    symbols::declares(module, name)
 }

@@ -18,6 +18,27 @@ pub fn parse_arg(text: &str, base_dir: &Path) -> Result<KernelArg, String> {
     parse_spec(name, spec.trim(), base_dir).map_err(|e| format!("--arg {text}: {e}"))
 }
 
+/// Parse `--symbol NAME=SPEC`: a module variable's value, as for `--arg` (a scalar `TYPE:VALUE`
+/// is one element, a buffer `TYPE[LEN]:INIT` an array).
+pub fn parse_symbol(text: &str, base_dir: &Path) -> Result<Buffer, String> {
+    let with_flag = |e: String| e.replacen("--arg ", "--symbol ", 1);
+    match parse_arg(text, base_dir).map_err(with_flag)? {
+        KernelArg::Buffer(b) => Ok(b),
+        KernelArg::Scalar(sc) => {
+            let name = text.split_once('=').map_or(text, |(n, _)| n).trim();
+            let data = sc.bits.to_le_bytes()[..sc.ty.size()].to_vec();
+            Ok(Buffer {
+                name: name.to_string(),
+                ty: sc.ty,
+                data,
+            })
+        }
+        KernelArg::Struct { .. } => Err(format!(
+            "--symbol {text}: a struct variable is set as its bytes, e.g. NAME=u8[12]:json=bytes.json"
+        )),
+    }
+}
+
 fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, String> {
     if let Some(inner) = spec.strip_prefix('{') {
         let inner = inner
@@ -155,9 +176,12 @@ pub fn init_bytes(
 /// Is `v` a value of `ty` (not rounded to infinity, not clamped)? The error says why not.
 fn check_fits(ty: ElemType, v: f64) -> Result<(), String> {
     if ty.is_float() {
-        let overflows = ty == ElemType::F32 && v.is_finite() && (v as f32).is_infinite();
+        // Beyond the type's range: the value rounds to infinity there.
+        let mut bytes = Vec::new();
+        ty.encode(v, &mut bytes);
+        let overflows = v.is_finite() && ty.decode(&bytes).is_infinite();
         return if overflows {
-            Err(format!("{v} is beyond the range of f32"))
+            Err(format!("{v} is beyond the range of {ty}"))
         } else {
             Ok(())
         };
@@ -301,6 +325,24 @@ fn splitmix64(state: &mut u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symbol_is_a_scalar_or_an_array() {
+        let b = parse_symbol("counter=i32:-3", Path::new(".")).expect("scalar");
+        assert_eq!(
+            (b.name.as_str(), b.ty, b.data.clone()),
+            ("counter", ElemType::I32, (-3i32).to_le_bytes().to_vec())
+        );
+        let b = parse_symbol("taps=f32[3]:arange", Path::new(".")).expect("array");
+        assert_eq!(b.data.len(), 12);
+        let e = parse_symbol("taps=f32[3]:nope", Path::new(".")).unwrap_err();
+        assert!(
+            e.starts_with("--symbol taps=f32[3]:nope: unknown initialiser"),
+            "{e}"
+        );
+        let e = parse_symbol("s={i32:1,f32:2}", Path::new(".")).unwrap_err();
+        assert!(e.contains("a struct variable is set as its bytes"), "{e}");
+    }
 
     fn arg(s: &str) -> Result<KernelArg, String> {
         parse_arg(s, Path::new("."))

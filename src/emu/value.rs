@@ -15,12 +15,16 @@ pub enum ElemType {
     U16,
     U32,
     U64,
+    /// IEEE half (`__half`), shown and given as numbers.
+    F16,
+    /// bfloat16 (`__nv_bfloat16`), shown and given as numbers.
+    Bf16,
     F32,
     F64,
 }
 
 impl ElemType {
-    pub const ALL: [ElemType; 10] = [
+    pub const ALL: [ElemType; 12] = [
         ElemType::I8,
         ElemType::I16,
         ElemType::I32,
@@ -29,6 +33,8 @@ impl ElemType {
         ElemType::U16,
         ElemType::U32,
         ElemType::U64,
+        ElemType::F16,
+        ElemType::Bf16,
         ElemType::F32,
         ElemType::F64,
     ];
@@ -36,14 +42,17 @@ impl ElemType {
     pub fn size(self) -> usize {
         match self {
             ElemType::I8 | ElemType::U8 => 1,
-            ElemType::I16 | ElemType::U16 => 2,
+            ElemType::I16 | ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
             ElemType::I32 | ElemType::U32 | ElemType::F32 => 4,
             ElemType::I64 | ElemType::U64 | ElemType::F64 => 8,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ElemType::F32 | ElemType::F64)
+        matches!(
+            self,
+            ElemType::F16 | ElemType::Bf16 | ElemType::F32 | ElemType::F64
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -56,6 +65,8 @@ impl ElemType {
             ElemType::U16 => "u16",
             ElemType::U32 => "u32",
             ElemType::U64 => "u64",
+            ElemType::F16 => "f16",
+            ElemType::Bf16 => "bf16",
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
         }
@@ -72,6 +83,8 @@ impl ElemType {
             ElemType::U16 => "unsigned short",
             ElemType::U32 => "unsigned int",
             ElemType::U64 => "unsigned long long",
+            ElemType::F16 => "__half",
+            ElemType::Bf16 => "__nv_bfloat16",
             ElemType::F32 => "float",
             ElemType::F64 => "double",
         }
@@ -88,6 +101,12 @@ impl ElemType {
             ElemType::U16 => out.extend_from_slice(&(v as u16).to_le_bytes()),
             ElemType::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
             ElemType::U64 => out.extend_from_slice(&(v as u64).to_le_bytes()),
+            ElemType::F16 => {
+                out.extend_from_slice(&super::float::f32_to_f16(v as f32).to_le_bytes())
+            }
+            ElemType::Bf16 => {
+                out.extend_from_slice(&super::float::f32_to_bf16(v as f32).to_le_bytes())
+            }
             ElemType::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
             ElemType::F64 => out.extend_from_slice(&v.to_le_bytes()),
         }
@@ -107,6 +126,8 @@ impl ElemType {
             ElemType::U16 => bits as u16 as f64,
             ElemType::U32 => bits as u32 as f64,
             ElemType::U64 => bits as f64,
+            ElemType::F16 => super::float::f16_to_f32(bits as u16) as f64,
+            ElemType::Bf16 => super::float::bf16_to_f32(bits as u16) as f64,
             ElemType::F32 => f32::from_bits(bits as u32) as f64,
             ElemType::F64 => f64::from_bits(bits),
         }

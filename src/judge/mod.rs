@@ -215,17 +215,25 @@ fn run_test(
         block: [1, 1, 1],
         dynamic_shared: 0,
     };
-    let expected = emu::run(
+    // The spec gets the test's symbols it declares itself (it may read the table another way).
+    let spec_symbols: Vec<_> = test
+        .symbol_values()
+        .into_iter()
+        .filter(|b| emu::declares_symbol(spec, &b.name))
+        .collect();
+    let expected = emu::run_with_symbols(
         spec,
         SPEC_KERNEL,
         &one,
         args,
+        &spec_symbols,
         &EmuOptions {
             step_limit: SPEC_STEP_LIMIT,
             perf: false,
             ..emu_opts.clone()
         },
     )
+    .map(|(r, _)| r)
     .map_err(|e| spec_error(puzzle, e.to_string()))?;
     if let Some(d) = expected.diagnostics.first() {
         return Err(spec_error(
@@ -476,7 +484,9 @@ fn launch_step(
             perf,
             ..emu_opts.clone()
         };
-        emu::run(learner, step.kernel, &cfg, args, &o).map_err(|e| launch_error(puzzle, step, e))
+        emu::run_with_symbols(learner, step.kernel, &cfg, args, &step.symbols, &o)
+            .map(|(r, _)| r)
+            .map_err(|e| launch_error(puzzle, step, e))
     };
     match opts.executor {
         Executor::Emulator => {
@@ -484,6 +494,9 @@ fn launch_step(
             let perf = std::mem::take(&mut result.perf);
             Ok(StepRun { result, perf })
         }
+        _ if !step.symbols.is_empty() => Err(
+            "this puzzle sets module variables (symbols) before the launch, which gpuzzle does on the emulator only: run it with --backend emu".to_string()
+        ),
         other => {
             // Only the emulator measures sectors and bank conflicts: a budgeted figure is
             // graded on an emulator run of the same launch (said so in the report).

@@ -19,6 +19,8 @@ pub enum Ty {
     S32,
     S64,
     F16,
+    /// bfloat16: f32's exponent, 8 bits of significand (`__nv_bfloat16`).
+    BF16,
     F32,
     F64,
     Pred,
@@ -40,6 +42,7 @@ impl Ty {
             "s32" => Ty::S32,
             "s64" => Ty::S64,
             "f16" => Ty::F16,
+            "bf16" => Ty::BF16,
             "f32" => Ty::F32,
             "f64" => Ty::F64,
             "pred" => Ty::Pred,
@@ -51,7 +54,7 @@ impl Ty {
     pub fn size(self) -> u32 {
         match self {
             Ty::B8 | Ty::U8 | Ty::S8 | Ty::Pred => 1,
-            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 => 2,
+            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 | Ty::BF16 => 2,
             Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 => 4,
             Ty::B64 | Ty::U64 | Ty::S64 | Ty::F64 => 8,
         }
@@ -66,7 +69,7 @@ impl Ty {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64)
     }
 }
 
@@ -102,6 +105,23 @@ pub enum Special {
     SmId,
     GlobalTimer,
     DynamicSmemSize,
+    /// `%reserved_smem_offset_begin/_end/_cap/_0/_1`: where the shared memory the system
+    /// reserves per block lies (cooperative groups keep a large tile's scratch there).
+    ReservedSmem(ReservedSmem),
+}
+
+/// Which of the reserved-shared-memory registers (see [`Special::ReservedSmem`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReservedSmem {
+    /// Offset of the region's first byte.
+    Begin,
+    /// Offset one past its last byte.
+    End,
+    /// Its size in bytes.
+    Cap,
+    /// `%reserved_smem_offset_<n>`: an offset inside it the compiler hands out (cooperative
+    /// groups use `_1` for a multi-warp tile's scratch).
+    Offset(u8),
 }
 
 /// A source operand.
@@ -256,6 +276,17 @@ pub enum DotKind {
     Dp4a,
     Dp2aLo,
     Dp2aHi,
+}
+
+/// What an [`Op::Half2`] does to each half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half2Op {
+    Bin(BinOp),
+    Fma,
+    Neg,
+    Abs,
+    /// `cvt.rn.f16x2.f32 d, a, b`: d = {a as the high half, b as the low}.
+    PackCvt,
 }
 
 /// Float flags of arithmetic: flush subnormals, saturate to [0,1], approximate.
@@ -500,6 +531,18 @@ pub enum Op {
         ds: Vec<Option<u32>>,
         a: Operand,
     },
+    /// An `.f16x2`/`.bf16x2` instruction: two 16-bit floats (`ty`) packed in a 32-bit
+    /// register, low half and high half computed alike (`__hadd2`, `__hfma2`), or
+    /// `cvt.rn.f16x2.f32 d, a, b` packing two floats (a high, b low).
+    Half2 {
+        op: Half2Op,
+        ty: Ty,
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        f: FFlags,
+    },
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,
@@ -532,6 +575,8 @@ pub struct Variable {
     pub align: u64,
     /// Element size for diagnostics (`s[8]`): the declared element type's size.
     pub elem_size: u64,
+    /// The declared element type (`.b8` for NVRTC's arrays, whatever their C type).
+    pub ty: Ty,
     /// Initial bytes (module globals and consts with initialisers).
     pub init: Option<Vec<u8>>,
     /// `.extern .shared ... []`: dynamic shared memory sized at launch.
@@ -595,6 +640,9 @@ pub struct Module {
     pub shared: Vec<(Variable, u64)>,
     /// Bytes of static shared memory (dynamic shared starts at the 16-aligned end of this).
     pub static_shared_size: u64,
+    /// Some instruction reads a `%reserved_smem_offset_*` register: a launch lays out the
+    /// reserved shared region after the dynamic shared memory.
+    pub uses_reserved_smem: bool,
     /// `.file` names by index.
     pub files: Vec<String>,
     /// Names of `.extern .func` declarations that are neither `vprintf` nor `__assertfail`.
@@ -705,18 +753,18 @@ impl Module {
 }
 
 /// The name a learner wrote for a (possibly mangled, possibly demoted) variable:
-/// `_ZZ13reduce_sharedE1s` → `s`, `_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh` → `sh`.
+/// `_ZZ13reduce_sharedE1s` → `s` (a function's own variable: its name inside the function),
+/// `_ZN4PMPP4CUDA11partial_sumE` → `PMPP::CUDA::partial_sum` (a namespace's variable: its
+/// qualified name, as the learner would write it from outside).
 pub fn demangle_var(name: &str) -> String {
     if let Some(rest) = name.strip_prefix("_ZZ") {
-        if let Some(e) = rest.rfind('E') {
-            let tail = &rest[e + 1..];
-            let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
-            if let Ok(n) = digits.parse::<usize>() {
-                let start = digits.len();
-                if let Some(id) = tail.get(start..start + n) {
-                    return id.to_string();
-                }
-            }
+        if let Some(id) = local_name(rest) {
+            return id.to_string();
+        }
+    }
+    if name.starts_with("_ZN") {
+        if let Some(qualified) = demangle::kernel_name(name) {
+            return qualified;
         }
     }
     if let Some(rest) = name.strip_prefix("_Z") {
@@ -730,6 +778,38 @@ pub fn demangle_var(name: &str) -> String {
     name.to_string()
 }
 
+/// The `<n><identifier>` after the function's encoding of a local name (`<encoding> E <name>
+/// [discriminator]`). The encoding (parameter types) is not decoded: the name is the last `E`
+/// whose length-prefixed identifier runs to the end, or to a `_<n>`/`__<n>_` discriminator, so
+/// an identifier holding an `E` (`SHARED_MEM`) is not cut at it.
+fn local_name(rest: &str) -> Option<&str> {
+    let bytes = rest.as_bytes();
+    for (e, _) in rest.match_indices('E').rev() {
+        let tail = &rest[e + 1..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = tail[..digits].parse::<usize>() else {
+            continue;
+        };
+        let start = e + 1 + digits;
+        let Some(end) = start.checked_add(n).filter(|&end| end <= bytes.len()) else {
+            continue;
+        };
+        let after = &rest[end..];
+        let discriminator = after.is_empty()
+            || after.strip_prefix('_').is_some_and(|d| {
+                d.trim_start_matches('_')
+                    .trim_end_matches('_')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            });
+        let id = &rest[start..end];
+        if n > 0 && discriminator && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Some(id);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -740,5 +820,26 @@ mod tests {
         assert_eq!(demangle_var("_ZZ4tmplILi128EEvP6float4PiPKhPfiE2sh"), "sh");
         assert_eq!(demangle_var("_Z6helperfi"), "helper");
         assert_eq!(demangle_var("dyn"), "dyn");
+    }
+
+    #[test]
+    fn names_namespace_variables_with_their_qualified_name() {
+        assert_eq!(
+            demangle_var("_ZN4PMPP4CUDA11partial_sumE"),
+            "PMPP::CUDA::partial_sum"
+        );
+        assert_eq!(
+            demangle_var("_ZN4PMPP4CUDA7counterE"),
+            "PMPP::CUDA::counter"
+        );
+        // A function's own variable keeps its plain name, even in a namespaced function.
+        assert_eq!(
+            demangle_var("_ZZN4PMPP4CUDA10neg_sharedEPKfPfiE5cache"),
+            "cache"
+        );
+        // An `E` inside the identifier is not where the name starts.
+        assert_eq!(demangle_var("_ZZ6kernelPfE10SHARED_MEM"), "SHARED_MEM");
+        assert_eq!(demangle_var("_ZZ6kernelPfE4tile_0"), "tile");
+        assert_eq!(demangle_var("_ZZ6kernelPfE4tile__12_"), "tile");
     }
 }

@@ -40,6 +40,8 @@ struct Parser<'a> {
     extern_funcs: Vec<String>,
     /// Per function, per instruction: the outermost source location it was inlined at.
     inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
+    /// Some operand named a `%reserved_smem_offset_*` register (set while operands are read).
+    uses_reserved_smem: std::cell::Cell<bool>,
 }
 
 /// Per-function parsing state.
@@ -77,11 +79,13 @@ pub fn parse(text: &str) -> PResult<Module> {
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
         inlined_at: Vec::new(),
+        uses_reserved_smem: std::cell::Cell::new(false),
     };
     p.module_items()?;
     p.locate_builtin_code();
     p.resolve_calls()?;
     p.layout_shared();
+    p.module.uses_reserved_smem = p.uses_reserved_smem.get();
     p.module.externs = p.extern_funcs;
     Ok(p.module)
 }
@@ -445,6 +449,7 @@ impl<'a> Parser<'a> {
             size,
             align: align.max(ty.size() as u64),
             elem_size: elem,
+            ty,
             init,
             dynamic,
             owner: None,
@@ -747,7 +752,19 @@ impl<'a> Parser<'a> {
                 }
                 Some(Tok::Ident(w)) if w == ".reg" => {
                     self.pos += 1;
-                    self.reg_decl(ctx)?;
+                    self.reg_decl(ctx, false)?;
+                }
+                Some(Tok::Ident(w)) if w.starts_with(".reg.") => {
+                    // `.reg.b32 f, ULP;` (cuda_fp16.h's inline assembly writes it so): the
+                    // type is part of the directive's word.
+                    let suffix = w[".reg.".len()..].to_string();
+                    for part in suffix.split('.') {
+                        if !part.starts_with('v') && Ty::parse(part).is_none() {
+                            return self.err(format!("unknown register type `.{part}` in `{w}`"));
+                        }
+                    }
+                    self.pos += 1;
+                    self.reg_decl(ctx, true)?;
                 }
                 Some(Tok::Ident(w)) if w == ".param" => {
                     // A call sequence's `.param`: param_decl gives it a slot in the frame.
@@ -796,8 +813,8 @@ impl<'a> Parser<'a> {
     }
 
     /// `.reg .b32 %r<29>;` or `.reg .f32 %f1, %f2;`.
-    fn reg_decl(&mut self, ctx: &mut FnCtx) -> PResult<()> {
-        let mut ty_seen = false;
+    fn reg_decl(&mut self, ctx: &mut FnCtx, typed: bool) -> PResult<()> {
+        let mut ty_seen = typed;
         while let Some(Tok::Ident(w)) = self.peek() {
             if !w.starts_with('.') {
                 break;
@@ -1197,7 +1214,7 @@ impl<'c> Builder<'c> {
     fn src(&self, p: &Parser, r: &Raw, ty: Ty) -> PResult<Operand> {
         Ok(match r {
             Raw::Name(n) => self.name_operand(p, n)?,
-            Raw::Int(v) => Operand::Imm(if ty.is_float() && ty != Ty::F16 {
+            Raw::Int(v) => Operand::Imm(if ty.is_float() && !matches!(ty, Ty::F16 | Ty::BF16) {
                 // An integer literal in a float instruction is its value, not its bits.
                 float_bits(ty, *v as i64 as f64)
             } else {
@@ -1235,6 +1252,9 @@ impl<'c> Builder<'c> {
             return Ok(Operand::Reg(r));
         }
         if let Some(s) = special(n) {
+            if matches!(s, Special::ReservedSmem(_)) {
+                p.uses_reserved_smem.set(true);
+            }
             return Ok(Operand::Special(s));
         }
         if let Some(&off) = self.ctx.locals.get(n) {
@@ -1297,6 +1317,60 @@ impl<'c> Builder<'c> {
         let rnd = m.rounding();
         let o = |i: usize| -> &Raw { &ops[i] };
         let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        // Two packed 16-bit floats: their own op, or unsupported (as integers they would be
+        // computed wrong, silently).
+        let pair = if m.has("f16x2") {
+            Some(Ty::F16)
+        } else if m.has("bf16x2") {
+            Some(Ty::BF16)
+        } else {
+            None
+        };
+        if let Some(hty) = pair {
+            let op = match base {
+                "add" => Half2Op::Bin(BinOp::Add),
+                "sub" => Half2Op::Bin(BinOp::Sub),
+                "mul" => Half2Op::Bin(BinOp::MulLo),
+                "min" => Half2Op::Bin(BinOp::Min),
+                "max" => Half2Op::Bin(BinOp::Max),
+                "fma" => Half2Op::Fma,
+                "neg" => Half2Op::Neg,
+                "abs" => Half2Op::Abs,
+                "cvt"
+                    if types.last() == Some(&Ty::F32) && !m.has("relu") && !m.has("satfinite") =>
+                {
+                    Half2Op::PackCvt
+                }
+                _ => return self.unsupported(),
+            };
+            let n = match op {
+                Half2Op::Fma => 4,
+                Half2Op::Neg | Half2Op::Abs => 2,
+                _ => 3,
+            };
+            self.n(ops, n)?;
+            let src_ty = if op == Half2Op::PackCvt {
+                Ty::F32
+            } else {
+                Ty::B32
+            };
+            let opnd = |i: usize| -> PResult<Operand> {
+                if i < n {
+                    self.src(p, o(i), src_ty)
+                } else {
+                    Ok(Operand::Imm(0))
+                }
+            };
+            return plain(Op::Half2 {
+                op,
+                ty: hty,
+                d: self.dreg(o(0))?,
+                a: opnd(1)?,
+                b: opnd(2)?,
+                c: opnd(3)?,
+                f,
+            });
+        }
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {
@@ -1499,7 +1573,6 @@ impl<'c> Builder<'c> {
                 if types.len() < 2
                     || m.has("pack")
                     || m.has("f16x2")
-                    || m.has("bf16")
                     || m.has("bf16x2")
                     || m.has("tf32")
                 {
@@ -1992,6 +2065,11 @@ fn special(n: &str) -> Option<Special> {
         "%smid" => Special::SmId,
         "%globaltimer" => Special::GlobalTimer,
         "%dynamic_smem_size" => Special::DynamicSmemSize,
+        "%reserved_smem_offset_begin" => Special::ReservedSmem(ReservedSmem::Begin),
+        "%reserved_smem_offset_end" => Special::ReservedSmem(ReservedSmem::End),
+        "%reserved_smem_offset_cap" => Special::ReservedSmem(ReservedSmem::Cap),
+        "%reserved_smem_offset_0" => Special::ReservedSmem(ReservedSmem::Offset(0)),
+        "%reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Offset(1)),
         _ => return None,
     })
 }

@@ -120,6 +120,8 @@ pub struct Step<'a> {
     pub block: [u32; 3],
     pub shared_bytes: u32,
     pub args: Vec<ArgSource>,
+    /// Module variables set before this launch (`symbols.NAME` of a single-launch test).
+    pub symbols: Vec<Buffer>,
 }
 
 impl Step<'_> {
@@ -227,6 +229,8 @@ pub struct TestCase {
     pub scalars: BTreeMap<String, f64>,
     /// Buffer arguments by parameter name.
     pub buffers: BTreeMap<String, BufferSpec>,
+    /// `__constant__`/`__device__` variables set before the launch, by name (inputs only).
+    pub symbols: BTreeMap<String, BufferSpec>,
     /// Multi-launch puzzles: `[scratch]` buffers sized for this test (zeros, never compared).
     pub scratch: BTreeMap<String, BufferSpec>,
     /// Multi-launch puzzles: the launches, in order, shaped for this test (empty otherwise;
@@ -279,6 +283,17 @@ impl Init {
 }
 
 impl TestCase {
+    /// The `symbols` of this test as the bytes to load, named as written.
+    pub fn symbol_values(&self) -> Vec<Buffer> {
+        self.symbols
+            .iter()
+            .map(|(name, spec)| {
+                let values = spec.init.values(name, spec.ty, spec.len);
+                Buffer::from_values(name, spec.ty, &values)
+            })
+            .collect()
+    }
+
     /// The contents of buffer `name` at launch. With `random_seed`, every input buffer that is
     /// not `fixed` holds small random integers drawn from that seed instead (so float results
     /// stay exact, and a kernel that hard-codes the answer fails); outputs are always zeros.
@@ -439,6 +454,7 @@ impl Puzzle {
                 block: test.block,
                 shared_bytes: test.shared_bytes,
                 args,
+                symbols: test.symbol_values(),
             }];
         }
         test.launches
@@ -453,6 +469,7 @@ impl Puzzle {
                     block: l.block,
                     shared_bytes: l.shared_bytes,
                     args: l.args.clone(),
+                    symbols: Vec::new(),
                 })
             })
             .collect()
@@ -535,6 +552,7 @@ mod tests {
             shared_bytes: 0,
             scalars: BTreeMap::from([("size".to_string(), 4.0)]),
             buffers,
+            symbols: BTreeMap::new(),
             scratch: BTreeMap::new(),
             launches: Vec::new(),
         }

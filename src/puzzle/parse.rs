@@ -786,6 +786,31 @@ fn parse_test(
             buffers.insert(bname.clone(), spec);
         }
     }
+    let mut symbols = BTreeMap::new();
+    for (vname, b) in &t.symbols {
+        let vfield = format!("{field}.symbols.{vname}");
+        if multi {
+            errs.push(cx.err(
+                &b.span(),
+                &vfield,
+                "symbols are set before a single launch, and this puzzle has several",
+                "set the variable from a kernel of the first launch instead",
+            ));
+            continue;
+        }
+        if b.get_ref().output {
+            errs.push(cx.err(
+                &b.span(),
+                &vfield,
+                "a symbol is an input: it is set before the launch and not compared",
+                "remove `output = true`, and have the kernel write its result to an output buffer",
+            ));
+            continue;
+        }
+        if let Some(spec) = parse_buffer(cx, b, &vfield, None, errs) {
+            symbols.insert(vname.clone(), spec);
+        }
+    }
     let mut scalars = BTreeMap::new();
     for (sname, v) in &t.scalars {
         let Some(decl) = decls.iter().find(|d| d.name == *sname) else {
@@ -812,6 +837,7 @@ fn parse_test(
         shared_bytes: t.shared_bytes,
         scalars,
         buffers,
+        symbols,
         scratch: BTreeMap::new(),
         launches: Vec::new(),
     })

@@ -77,6 +77,10 @@ pub(super) struct RawTest {
     pub scalars: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
+    /// `__constant__`/`__device__` variables set before the launch (as cudaMemcpyToSymbol
+    /// would), written like buffers; single-launch puzzles only.
+    #[serde(default)]
+    pub symbols: BTreeMap<String, Spanned<RawBuffer>>,
     /// `[bench]` only: floating-point operations of the launch, as an expression of its scalars.
     #[serde(default)]
     pub flops: Option<Spanned<String>>,

@@ -41,6 +41,16 @@ pub fn json(r: &RunResult) -> Value {
 /// buffer element by element: a large buffer then costs no more memory than its own bytes,
 /// where a `Value` per element costs about 80 bytes each.
 pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
+    write_json_with_symbols(r, &[], w)
+}
+
+/// `write_json`, with `"symbols": {name: [numbers]}` last (after `stdout`, in key order) when
+/// the kernel file has `__device__` variables: their values after the launch.
+pub fn write_json_with_symbols(
+    r: &RunResult,
+    symbols: &[Buffer],
+    w: &mut dyn Write,
+) -> io::Result<()> {
     // `json!` objects are sorted maps: buffers, counters, diagnostics, ok, stdout; buffer names
     // sorted too, and the last of equal names wins.
     let mut by_name: Vec<&Buffer> = Vec::new();
@@ -74,16 +84,48 @@ pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer(&mut *w, &pieces::diagnostics(&r.diagnostics))?;
     write!(w, ",\"ok\":{},\"stdout\":", !r.has_errors())?;
     serde_json::to_writer(&mut *w, &r.stdout)?;
+    if !symbols.is_empty() {
+        w.write_all(b",\"symbols\":")?;
+        serde_json::to_writer(&mut *w, &symbols_json(symbols))?;
+    }
     w.write_all(b"}\n")
+}
+
+/// `{name: [numbers]}` of module variables, numbers as buffers print them.
+pub fn symbols_json(symbols: &[Buffer]) -> Value {
+    let map: Map<String, Value> = symbols
+        .iter()
+        .map(|b| {
+            let values = number::elements(b).into_iter().map(|e| e.json()).collect();
+            (b.name.clone(), Value::Array(values))
+        })
+        .collect();
+    Value::Object(map)
 }
 
 /// The launch for a person: buffers, printf output, each diagnostic with its source, the
 /// counters, and a last line `ok` or `N errors, M warnings`. `source` is the text of
 /// `source_name`, used for diagnostics in that file.
 pub fn text(r: &RunResult, kernel: &str, source_name: &str, source: Option<&str>) -> String {
+    text_with_symbols(r, &[], kernel, source_name, source)
+}
+
+/// `text`, with the `__device__` variables' values after the buffers.
+pub fn text_with_symbols(
+    r: &RunResult,
+    symbols: &[Buffer],
+    kernel: &str,
+    source_name: &str,
+    source: Option<&str>,
+) -> String {
     let mut sections = vec![format!("{} {}", kernel.bold(), source_name.dimmed())];
     if !r.buffers.is_empty() {
         sections.push(buffers(&r.buffers));
+    }
+    if !symbols.is_empty() {
+        let shown = buffers(symbols);
+        let body = shown.split_once('\n').map_or("", |(_, rest)| rest);
+        sections.push(format!("{}\n{body}", "__device__ variables".bold()));
     }
     if !r.stdout.is_empty() {
         let out = layout::indent(r.stdout.trim_end_matches('\n'), "  ");

@@ -72,6 +72,8 @@ fn decode(ty: ElemType, c: &[u8]) -> Elem {
         ElemType::I32 => Elem::Int(bits as u32 as i32 as i64),
         ElemType::I64 => Elem::Int(bits as i64),
         ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => Elem::UInt(bits),
+        // Every half and bfloat16 is an f32 exactly, and prints as one.
+        ElemType::F16 | ElemType::Bf16 => Elem::F32(ty.decode(c) as f32),
         ElemType::F32 => Elem::F32(f32::from_bits(bits as u32)),
         ElemType::F64 => Elem::F64(f64::from_bits(bits)),
     }

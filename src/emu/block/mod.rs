@@ -323,6 +323,9 @@ impl<'l> Mem<'l> {
             Special::LaneMaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
             Special::SmId => 0,
             Special::DynamicSmemSize => cfg.dynamic_shared as u64,
+            Special::ReservedSmem(r) => {
+                super::launch::reserved_smem_value(self.launch.module, cfg, r)
+            }
         }
     }
 

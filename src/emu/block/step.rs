@@ -245,7 +245,8 @@ impl<'l> Block<'l> {
                     | Op::Prmt { .. }
                     | Op::Shf { .. }
                     | Op::Pack { .. }
-                    | Op::Unpack { .. } => instrs::arith(mem, th, &inst.op),
+                    | Op::Unpack { .. }
+                    | Op::Half2 { .. } => instrs::arith(mem, th, &inst.op),
                     Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
                         instrs::memory(mem, th, linear, inst)
                     }
@@ -384,10 +385,9 @@ impl<'l> Block<'l> {
                     Op::Nop => {}
                     Op::Unsupported { text } => {
                         return (
-                            Stop::Fatal(unsupported_msg(
-                                &format!("the instruction `{text}`"),
-                                inst,
-                                launch,
+                            Stop::Fatal(crate::emu::diag::unsupported_instruction(
+                                text,
+                                &super::at_line(inst, launch),
                             )),
                             n,
                         );

@@ -21,6 +21,18 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             let (a, b) = (mem.val(th, a), mem.val(th, b));
             th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
         }
+        Op::Half2 {
+            op,
+            ty,
+            d,
+            a,
+            b,
+            c,
+            f,
+        } => {
+            let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+            th.regs[*d as usize] = alu::half2(*op, *ty, a, b, c, *f);
+        }
         Op::Mad {
             mode,
             ty,
