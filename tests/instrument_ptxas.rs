@@ -94,6 +94,29 @@ fn ptxas_accepts_every_instrumented_module() {
     eprintln!("ptxas accepted {checked} instrumented modules");
 }
 
+/// Cooperative groups' tiles of more than 32 threads read `%reserved_smem_offset_*`; the
+/// instrumented module then checks shared accesses against that window too, and ptxas must
+/// accept it.
+#[test]
+fn ptxas_accepts_the_reserved_shared_memory_window() {
+    let Some(ptxas) = ptxas() else {
+        let msg = "ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set GPUZZLE_PTXAS): instrumented PTX NOT checked with NVIDIA's assembler";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("{msg}");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = compile_cu(&root.join("tests/kernels/tutorial/reserved_smem/cg_big_tiles.cu"));
+    let module = gpuzzle::ptx::parse(&text).unwrap();
+    assert!(module.uses_reserved_smem);
+    let first = module.entries().next().unwrap().name.clone();
+    let out = instrument(&text, &first, &InstrumentOptions::default()).unwrap();
+    assert!(out.ptx.contains("%reserved_smem_offset_end"));
+    if let Err(e) = assemble(&ptxas, &out.ptx, "cg_big_tiles_instrumented") {
+        panic!("ptxas rejects the instrumented cg_big_tiles.cu:\n{e}");
+    }
+}
+
 /// With `GPUZZLE_DUMP=DIR`, write two instrumented corpus modules there for reading or for
 /// assembling by hand; otherwise nothing.
 #[test]

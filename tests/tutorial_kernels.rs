@@ -267,6 +267,54 @@ fn a_128_thread_tile_finds_each_tiles_maximum() {
 }
 
 #[test]
+fn big_tiles_run_instrumented_with_the_same_outputs_and_no_fault() {
+    // The GPU's instrumentation must accept the runtime's reserved shared memory, where the
+    // tiles keep their scratch, as the emulator does (no false out-of-bounds).
+    for (kernel_name, grid, block, args) in [
+        (
+            "tile64_sum",
+            "3",
+            "128",
+            ["x=f32[330]:rand=7", "out=f32[1]:zeros", "n=i32:330"],
+        ),
+        (
+            "tile128_max",
+            "2",
+            "256",
+            ["x=i32[500]:rand=4", "tile_max=i32[4]:zeros", "n=i32:500"],
+        ),
+    ] {
+        let file = kernel("reserved_smem/cg_big_tiles.cu");
+        let mut argv = vec![
+            file.as_str(),
+            "--kernel",
+            kernel_name,
+            "--grid",
+            grid,
+            "--block",
+            block,
+        ];
+        for a in &args {
+            argv.extend(["--arg", a]);
+        }
+        let (code, plain, stderr) = exec_raw(&argv);
+        assert_eq!(code, 0, "{plain}\n{stderr}");
+        argv.push("--via-instrumented-ptx");
+        let (code, instrumented, stderr) = exec_raw(&argv);
+        assert_eq!(code, 0, "{kernel_name}: {instrumented}\n{stderr}");
+        assert_eq!(
+            instrumented["diagnostics"],
+            serde_json::json!([]),
+            "{kernel_name}: {instrumented}"
+        );
+        assert_eq!(
+            instrumented["buffers"], plain["buffers"],
+            "{kernel_name}: the instrumented run computed something else"
+        );
+    }
+}
+
+#[test]
 fn a_texture_read_says_textures_are_not_supported_at_its_line() {
     let file = kernel("texture_fetch.cu");
     let (code, v, stderr) = exec_raw(&[

@@ -182,7 +182,7 @@ pub fn instrument(
     edits.push((
         scanned.header_end,
         scanned.header_end,
-        helpers::module_text(),
+        helpers::module_text(module.uses_reserved_smem),
     ));
     let mut sites = SiteCounts::default();
     let launched = reachable(&scanned.functions, &entry.name);
