@@ -93,6 +93,22 @@ fn a_missing_i_folder_is_a_usage_error_naming_it() {
         vec!["run", "1", "-I", "nope"],
         vec!["check", "1", "-I", "nope"],
         vec!["bench", "6", "-I", "nope"],
+        vec![
+            "exec",
+            "puzzles/01_map.cu",
+            "--kernel",
+            "map",
+            "--grid",
+            "1",
+            "--block",
+            "4",
+            "--arg",
+            "out=f32[4]:zeros",
+            "--arg",
+            "a=f32[4]:arange",
+            "-I",
+            "nope",
+        ],
     ] {
         let (code, out, err) = run(&ws, &command);
         assert_eq!(code, 2, "{command:?}: {out}{err}");

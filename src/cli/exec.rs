@@ -76,11 +76,14 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)?;
     let name = a.file.display().to_string();
-    let include_options: Vec<String> = a
-        .include
-        .iter()
-        .map(|dir| format!("-I{}", base.join(dir).display()))
-        .collect();
+    // As on the other commands: relative to the kernel file, and a missing folder is said here.
+    let include_options: Vec<String> = super::common::IncludeArgs {
+        include: a.include.clone(),
+    }
+    .resolve_for(&a.file)?
+    .iter()
+    .map(|dir| format!("-I{}", dir.display()))
+    .collect();
     let req = CompileRequest {
         file_name: &name,
         source: &source,
