@@ -608,9 +608,10 @@ impl<'l> Mem<'l> {
         total: u32,
         found: Found,
     ) {
+        // The CUDA library's own scratch (reserved shared memory): it orders it itself.
         if off >= self.launch.unchecked_shared_from {
             return;
-        } // the CUDA library's own scratch: it syncs it itself
+        }
         let epoch = self.epoch;
         let sync = self.warp_sync[(me / 32) as usize];
         let (uninit, conflict) = (found.uninit, found.conflict);

@@ -26,6 +26,17 @@ pub fn sext(ty: Ty, v: u64) -> i64 {
     }
 }
 
+/// A value loaded from memory as its destination register holds it: sign-extended for signed
+/// types, as read otherwise.
+#[inline(always)]
+pub fn loaded(ty: Ty, v: u64) -> u64 {
+    if ty.is_signed() {
+        sext(ty, v) as u64
+    } else {
+        v
+    }
+}
+
 #[inline(always)]
 fn f32_in(v: u64, f: FFlags) -> f32 {
     let x = f32_of(v);

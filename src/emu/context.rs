@@ -27,7 +27,9 @@ pub struct Launch<'m> {
     pub(super) shared_map: Vec<u32>,
     /// (name, offset, element size, size) per entry of `shared_map`.
     pub(super) shared_vars: Vec<(String, u64, u64, u64)>,
-    pub(super) unchecked_shared_from: u64, // shared bytes from here on (reserved shared memory) are not race/uninit-checked
+    /// Shared bytes from this offset on (reserved shared memory) are not race- or
+    /// uninitialised-read-checked; `u64::MAX` when the module reserves none.
+    pub(super) unchecked_shared_from: u64,
     pub kernel_params: Vec<u8>,
     pub namer: Namer,
     /// The module's instructions decoded for the interpreter's fast path.

@@ -288,41 +288,30 @@ pub fn f32_to_bf16(v: f32) -> u16 {
 
 /// `a * b + c` on bfloat16s, rounded once to nearest even (`fma.rn.bf16`), as `fma_f16` does.
 pub fn fma_bf16(a: u16, b: u16, c: u16) -> u16 {
-    let (x, y, z) = (
-        bf16_to_f32(a) as f64,
-        bf16_to_f32(b) as f64,
-        bf16_to_f32(c) as f64,
-    );
-    let p = x * y;
-    let s = p + z;
-    if !s.is_finite() {
-        return f32_to_bf16(s as f32);
-    }
-    let bp = s - z;
-    let err = (p - bp) + (z - (s - bp));
-    f32_to_bf16(f64_to_f32_odd(f64_odd(s, err)))
+    fma_once(a, b, c, bf16_to_f32, f32_to_bf16)
 }
 
-/// `a * b + c` on halves, rounded once to nearest even, as `fma.rn.f16` does. The product of
-/// two halves is exact in f64; the sum is made exact enough by rounding it to odd (the error
-/// of the f64 sum, from a two-sum, decides the last bit), and so is the step to f32: a value
-/// rounded to odd with at least two bits to spare rounds to nearest half as the exact one
-/// would.
+/// `a * b + c` on halves, rounded once to nearest even, as `fma.rn.f16` does.
 pub fn fma_f16(a: u16, b: u16, c: u16) -> u16 {
-    let (x, y, z) = (
-        f16_to_f32(a) as f64,
-        f16_to_f32(b) as f64,
-        f16_to_f32(c) as f64,
-    );
+    fma_once(a, b, c, f16_to_f32, f32_to_f16)
+}
+
+/// `a * b + c` on a 16-bit float format (`widen`/`narrow` to and from f32), rounded once. The
+/// product of two 16-bit floats is exact in f64; the sum is made exact enough by rounding it to
+/// odd (the error of the f64 sum, from a two-sum, decides the last bit), and so is the step to
+/// f32: a value rounded to odd with at least two bits to spare rounds to nearest as the exact
+/// one would.
+fn fma_once(a: u16, b: u16, c: u16, widen: fn(u16) -> f32, narrow: fn(f32) -> u16) -> u16 {
+    let (x, y, z) = (widen(a) as f64, widen(b) as f64, widen(c) as f64);
     let p = x * y;
     let s = p + z;
     if !s.is_finite() {
-        return f32_to_f16(s as f32);
+        return narrow(s as f32);
     }
     // Two-sum: the exact p + z is s + err.
     let bp = s - z;
     let err = (p - bp) + (z - (s - bp));
-    f32_to_f16(f64_to_f32_odd(f64_odd(s, err)))
+    narrow(f64_to_f32_odd(f64_odd(s, err)))
 }
 
 /// `s`, or its neighbour toward `s + err`, whichever has an odd last bit when `err` is not 0.

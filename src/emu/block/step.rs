@@ -129,11 +129,7 @@ impl<'l> Block<'l> {
                     let aligned = a & (size - 1) == 0;
                     if let (true, Some(bytes)) = (aligned, th.params.get(a..a.wrapping_add(size))) {
                         let v = le_read(bytes);
-                        th.regs[d as usize] = if ty.is_signed() {
-                            alu::sext(ty, v) as u64
-                        } else {
-                            v
-                        };
+                        th.regs[d as usize] = alu::loaded(ty, v);
                         pc += 1;
                         continue;
                     }
@@ -164,11 +160,7 @@ impl<'l> Block<'l> {
                     if let Some(v) =
                         mem.fast_global_load(th, linear, &code[pc], addr, ty.size(), slot)
                     {
-                        th.regs[d as usize] = if ty.is_signed() {
-                            alu::sext(ty, v) as u64
-                        } else {
-                            v
-                        };
+                        th.regs[d as usize] = alu::loaded(ty, v);
                         pc += 1;
                         continue;
                     }
@@ -192,11 +184,7 @@ impl<'l> Block<'l> {
                     th.pc = pc as u32;
                     let addr = rd(&th.regs, base).wrapping_add(off as u64);
                     if let Some(v) = mem.fast_shared_load(th, linear, &code[pc], addr, ty.size()) {
-                        th.regs[d as usize] = if ty.is_signed() {
-                            alu::sext(ty, v) as u64
-                        } else {
-                            v
-                        };
+                        th.regs[d as usize] = alu::loaded(ty, v);
                         pc += 1;
                         continue;
                     }

@@ -27,11 +27,7 @@ pub(in crate::emu::block) fn memory(mem: &mut Mem, th: &mut Thread, linear: u32,
             ) {
                 for (i, r) in d.iter().enumerate() {
                     let v = vals[i];
-                    th.regs[*r as usize] = if ty.is_signed() {
-                        alu::sext(*ty, v) as u64
-                    } else {
-                        v
-                    };
+                    th.regs[*r as usize] = alu::loaded(*ty, v);
                 }
             }
         }
