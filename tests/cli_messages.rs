@@ -4,10 +4,10 @@
 //! "no GPU" line only where it matters, `--help`'s groups, and completions of puzzle names.
 //! Kernels are compiled, so these need NVRTC (`pip install nvidia-cuda-nvrtc-cu12`).
 
+mod cli_support;
+
 use assert_cmd::Command;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gpuzzle");
@@ -127,20 +127,7 @@ fn watch_draws_a_compile_error_once_per_grade() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0
-                || tx
-                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
-                    .is_err()
-            {
-                break;
-            }
-        }
-    });
+    let rx = cli_support::stdout_chunks(&mut child);
     let mut text = String::new();
     let start = Instant::now();
     // The verdict is complete once the hint line after it is out.

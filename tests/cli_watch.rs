@@ -3,6 +3,8 @@
 //! without a terminal, as a plain re-run loop. These need NVRTC
 //! (`pip install nvidia-cuda-nvrtc-cu12`); without it they fail and say so.
 
+mod cli_support;
+
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -236,20 +238,7 @@ fn watch_without_a_terminal_prints_each_verdict_once_per_change() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0
-                || tx
-                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
-                    .is_err()
-            {
-                break;
-            }
-        }
-    });
+    let rx = cli_support::stdout_chunks(&mut child);
     let mut text = String::new();
     let wait_for = |what: &str, pred: &dyn Fn(&str) -> bool, text: &mut String| {
         let start = Instant::now();

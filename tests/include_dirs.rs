@@ -3,10 +3,10 @@
 //! file (relative to its folder). Each test solves a puzzle with a kernel whose answer comes
 //! from a header, so the verdict says whether the header was found. Needs NVRTC.
 
+mod cli_support;
+
 use assert_cmd::Command;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A fresh workspace made by `gpuzzle init`, with `puzzles/inc/offset.h` and puzzle 1 solved
@@ -179,22 +179,7 @@ fn watch_grades_with_i() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
-    let Some(mut out) = child.stdout.take() else {
-        panic!("no stdout")
-    };
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0
-                || tx
-                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
-                    .is_err()
-            {
-                break;
-            }
-        }
-    });
+    let rx = cli_support::stdout_chunks(&mut child);
     // Puzzle 1 passes (the header was found), so watch moves on to puzzle 2.
     let mut text = String::new();
     let start = Instant::now();
