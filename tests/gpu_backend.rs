@@ -426,6 +426,64 @@ fn via_instrumented_ptx_and_backend_cannot_be_combined() {
     assert!(err.contains("cannot be used with"), "{err}");
 }
 
+/// `async_copy` runs `cp.async` (which gpuzzle does not support) only in threads past `size`:
+/// none here, two with `ASYNC_COPY_REACHED`.
+const ASYNC_COPY: Case = Case {
+    name: "async_copy",
+    grid: "1",
+    block: "8",
+    shared: "0",
+    args: &["out=f32[8]:zeros", "a=f32[8]:arange", "size=i32:8"],
+};
+
+const ASYNC_COPY_REACHED: Case = Case {
+    args: &["out=f32[8]:zeros", "a=f32[8]:arange", "size=i32:6"],
+    ..ASYNC_COPY
+};
+
+/// What `exec` printed and exited with for `c` on the emulator and on `executor` (extra args).
+fn exec_both(c: &Case, stand_in: bool, executor: &[&str]) -> ((i32, Value), (i32, Value)) {
+    let plain = exec_json(c, &["--backend", "emu"]);
+    let mut args = exec_args(c);
+    args.extend(executor.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = gpuzzle();
+    if stand_in {
+        cmd.env(gpuzzle::gpu::backend::STAND_IN_ENV, "emulator");
+    }
+    let out = cmd.args(&refs).output().expect("run gpuzzle");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    let other = (
+        out.status.code().unwrap_or(-1),
+        json(&String::from_utf8_lossy(&out.stdout)),
+    );
+    (plain, other)
+}
+
+/// The instrumenter no longer refuses a kernel with an instruction gpuzzle does not support:
+/// it becomes a fault where it stands, so the GPU path fails only where the emulator fails, with
+/// its message and exit code, and otherwise gives its outputs.
+fn unsupported_instruction_fails_only_where_the_emulator_fails(stand_in: bool, executor: &[&str]) {
+    let ((code, plain), (gcode, gpu)) = exec_both(&ASYNC_COPY, stand_in, executor);
+    assert_eq!((code, gcode), (0, 0), "{plain}\n{gpu}");
+    assert_eq!(gpu, plain, "not reached: the same JSON");
+    let ((code, plain), (gcode, gpu)) = exec_both(&ASYNC_COPY_REACHED, stand_in, executor);
+    assert_eq!(code, 1, "{plain}");
+    assert_eq!(gcode, code, "{gpu}");
+    assert_eq!(
+        plain["error"],
+        "the instruction `cp.async.ca.shared.global` (from tests/kernels/instrument/async_copy.cu:10) is not supported by gpuzzle's emulator yet; please report it with your kernel"
+    );
+    assert_eq!(gpu, plain, "reached: the same error, word for word");
+}
+
+#[test]
+fn an_unsupported_instruction_fails_only_where_the_emulator_fails() {
+    unsupported_instruction_fails_only_where_the_emulator_fails(false, &["--via-instrumented-ptx"]);
+    unsupported_instruction_fails_only_where_the_emulator_fails(true, &["--backend", "gpu"]);
+}
+
 // ---- With a GPU -------------------------------------------------------------------------
 
 #[test]
@@ -440,6 +498,17 @@ fn gpu_exec_matches_the_emulator() {
         assert_eq!(gpu["buffers"], plain["buffers"], "{}", c.name);
         assert_eq!(gpu["counters"], plain["counters"], "{}", c.name);
     }
+}
+
+#[test]
+fn gpu_an_unsupported_instruction_fails_only_where_the_emulator_fails() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_an_unsupported_instruction_fails_only_where_the_emulator_fails",
+            &why,
+        );
+    }
+    unsupported_instruction_fails_only_where_the_emulator_fails(false, &["--backend", "gpu"]);
 }
 
 #[test]

@@ -312,6 +312,7 @@ fn every_instrumented_module_still_parses() {
         "tests/kernels/instrument",
         "tests/ptx",
         "tests/ptx/nvrtc13",
+        "tests/ptx/instrument",
         "tests/kernels/ptx",
     ];
     for dir in dirs {
@@ -351,6 +352,57 @@ fn every_instrumented_module_still_parses() {
         }
     }
     assert!(n >= 100, "only {n} kernels found");
+}
+
+/// An instruction gpuzzle does not support (an async copy written as inline assembly, a jump
+/// table's indirect branch) is a fault only where a thread reaches it, as on the emulator: not
+/// reached, the instrumented run gives the plain emulator's buffers and counters; reached, both
+/// fail with the same message.
+#[test]
+fn unsupported_instructions_fail_only_where_the_emulator_fails() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let jump_table =
+        std::fs::read_to_string(root.join("tests/ptx/instrument/brx_jump_table.ptx")).unwrap();
+    let cases = [
+        (
+            kernel_ptx("async_copy"),
+            "async_copy",
+            vec![
+                zeros("out", ElemType::F32, 8),
+                buf("a", ElemType::F32, &arange(8)),
+            ],
+            "the instruction `cp.async.ca.shared.global` (from async_copy.cu:10)",
+        ),
+        (
+            jump_table,
+            "jump_table",
+            vec![zeros("out", ElemType::U32, 8)],
+            "the instruction `.branchtargets` (from jump_table.cu:5)",
+        ),
+    ];
+    for (ptx, name, buffers, message) in cases {
+        let module = gpuzzle::ptx::parse(&ptx).unwrap();
+        let c = cfg([1, 1, 1], [8, 1, 1]);
+        for size in [8, 6] {
+            let mut args = buffers.clone();
+            args.push(int(size));
+            let plain = emu::run(&module, name, &c, args.clone(), &EmuOptions::default());
+            let inst = run_detailed_untimed(&ptx, name, &c, args, 1_000);
+            match (plain, inst) {
+                (Ok(p), Ok(i)) if size == 8 => {
+                    assert!(p.diagnostics.is_empty(), "{name}: {:?}", p.diagnostics);
+                    assert_eq!(i.result.buffers, p.buffers, "{name}");
+                    assert_eq!(i.result.counters, p.counters, "{name}");
+                    assert!(i.result.diagnostics.is_empty(), "{name}");
+                }
+                (Err(p), Err(i)) if size == 6 => {
+                    assert!(p.to_string().starts_with(message), "{name}: {p}");
+                    assert_eq!(i.to_string(), p.to_string(), "{name}");
+                }
+                (p, i) => panic!("{name} with size {size}: plain {p:?}, instrumented {i:?}"),
+            }
+        }
+    }
 }
 
 /// A budget too small for the loop inside the device function: the thread exits from inside the

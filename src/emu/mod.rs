@@ -20,6 +20,7 @@ mod symbols;
 pub mod trace;
 pub mod value;
 
+pub use diag::unsupported_instruction;
 pub use launch::check_args;
 
 use result::RunResult;

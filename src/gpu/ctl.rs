@@ -21,7 +21,9 @@
 //!     72  u64  records_off   byte offset of the per-thread records
 //!     80  u64  shared_off    byte offset of the shared table
 //!     88  u32  shared_len    entries in the shared table: one per shared variable of the module
-//!     92       (reserved, zero)
+//!     92  u32  unsupported   0, or 1 + the site index of the first instruction gpuzzle does not
+//!                            support that a thread reached (atom.cas, so the first is kept); the
+//!                            host names it from `Instrumented::unsupported`. Set with `stop`.
 //!     96  32 B zero          never written: a skipped load reads its value (0) from here
 //!    128       table         table_len × { u64 base, u64 len }: generic address and length in bytes
 //!  shared_off  shared table  shared_len × { u64 offset, u64 len }: each shared variable's
@@ -192,6 +194,9 @@ pub struct CtlState {
     pub counters: Vec<Counters>,
     /// Backward branches each thread took.
     pub steps: Vec<u64>,
+    /// The unsupported-instruction site a thread reached (index into `Instrumented::unsupported`):
+    /// the launch failed as the emulator's does when it meets an instruction it cannot run.
+    pub unsupported: Option<u32>,
 }
 
 impl CtlLayout {
@@ -209,6 +214,7 @@ impl CtlLayout {
     pub const RECORDS_OFF: usize = 72;
     pub const SHARED_OFF: usize = 80;
     pub const SHARED_LEN: usize = 88;
+    pub const UNSUPPORTED: usize = 92;
     pub const ZERO: usize = 96;
     pub const ZERO_BYTES: usize = 32;
     pub const TABLE: usize = 128;
@@ -349,6 +355,7 @@ impl CtlLayout {
             shared_table,
             counters,
             steps,
+            unsupported: get32(Self::UNSUPPORTED).checked_sub(1),
         })
     }
 }
@@ -415,6 +422,7 @@ mod tests {
             (CtlLayout::RECORDS_OFF, 8, 8),
             (CtlLayout::SHARED_OFF, 8, 8),
             (CtlLayout::SHARED_LEN, 4, 4),
+            (CtlLayout::UNSUPPORTED, 4, 4),
             (CtlLayout::ZERO, CtlLayout::ZERO_BYTES, 16),
         ];
         for (i, &(a, la, align)) in fields.iter().enumerate() {
@@ -485,6 +493,10 @@ mod tests {
         assert_eq!(s.counters[2].shared_writes, 5);
         assert_eq!(s.steps[2], 9);
         assert_eq!(s.counters[1], Counters::default());
+        assert_eq!(s.unsupported, None);
+        // Site 3 reached: stored as 4, so 0 can mean none.
+        b[CtlLayout::UNSUPPORTED] = 4;
+        assert_eq!(l.decode(&b, 2, 4).unwrap().unsupported, Some(3));
         assert!(l.decode(&b[..100], 2, 4).is_err());
     }
 }

@@ -473,8 +473,13 @@ fn synchronize() -> Result<(), DriverFailure> {
     })
 }
 
-/// Run an instrumented plan on the GPU: the GPU side of `via_emu::run_plan`.
-pub fn run_plan(gpu: &Gpu, plan: &Plan, args: &[KernelArg]) -> Result<RunResult, DriverFailure> {
+/// Run an instrumented plan on the GPU: the GPU side of `via_emu::run_plan`. Fails as the
+/// emulator does when a thread reached an instruction gpuzzle does not support.
+pub fn run_plan(
+    gpu: &Gpu,
+    plan: &Plan,
+    args: &[KernelArg],
+) -> Result<RunResult, super::worker::Failure> {
     let module = gpu.load(&plan.inst.ptx)?;
     let f = module.function(&plan.inst.entry)?;
     let mut l = Launchable::new(gpu, args)?;
@@ -489,7 +494,7 @@ pub fn run_plan(gpu: &Gpu, plan: &Plan, args: &[KernelArg]) -> Result<RunResult,
         .decode(&block)
         .map_err(|e| DriverFailure(format!("{e} (a gpuzzle bug)")))?;
     // Device printf goes to this process's stdout; the parent collects it.
-    Ok(plan.result(&state, buffers, String::new()))
+    Ok(plan.result(&state, buffers, String::new())?)
 }
 
 /// What timing one kernel gave.

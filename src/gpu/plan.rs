@@ -129,20 +129,49 @@ impl Plan {
     }
 
     /// The launch's result: the buffers read back, device printf output, the counters and the
-    /// first fault from the control block.
-    pub fn result(&self, ctl: &CtlState, buffers: Vec<Buffer>, stdout: String) -> RunResult {
+    /// first fault from the control block. A thread that reached an instruction gpuzzle does
+    /// not support fails the launch with the emulator's error and message for it.
+    pub fn result(
+        &self,
+        ctl: &CtlState,
+        buffers: Vec<Buffer>,
+        stdout: String,
+    ) -> Result<RunResult, EmuError> {
+        if let Some(e) = self.unsupported_error(ctl) {
+            return Err(e);
+        }
         let diagnostics: Vec<Diagnostic> =
             fault_diagnostic(ctl, &self.names, &self.shared_names, &self.files, &self.cfg)
                 .into_iter()
                 .collect();
-        RunResult {
+        Ok(RunResult {
             buffers,
             stdout,
             diagnostics,
             counters: counter_summary(&ctl.counters, &self.cfg),
             perf: Default::default(),
             instructions: 0,
-        }
+        })
+    }
+
+    /// The emulator's error for the unsupported instruction a thread reached, if one did:
+    /// `the instruction `cp.async...` (from k.cu:7) is not supported ...`.
+    pub fn unsupported_error(&self, ctl: &CtlState) -> Option<EmuError> {
+        let k = ctl.unsupported?;
+        let Some(site) = self.inst.unsupported.get(k as usize) else {
+            return Some(EmuError::Launch(format!(
+                "the instrumented kernel reported unsupported-instruction site {k}, but it has {} (a gpuzzle bug: please report it)",
+                self.inst.unsupported.len()
+            )));
+        };
+        let file = self.files.get(site.file as usize).filter(|f| !f.is_empty());
+        let at = match file {
+            Some(f) if site.line > 0 => format!(" (from {f}:{})", site.line),
+            _ => String::new(),
+        };
+        Some(EmuError::Unsupported(crate::emu::unsupported_instruction(
+            &site.what, &at,
+        )))
     }
 }
 
@@ -217,7 +246,7 @@ mod tests {
         let st = p.decode(&ctl).unwrap();
         assert_eq!(st.table, vec![(0x1000, 32)]);
         assert_eq!(st.step_budget, 50);
-        let r = p.result(&st, vec![], "hi".into());
+        let r = p.result(&st, vec![], "hi".into()).unwrap();
         assert!(r.diagnostics.is_empty());
         assert_eq!(r.stdout, "hi");
     }

@@ -140,7 +140,7 @@ fn run_plan_timed(
         .pop()
         .ok_or_else(|| CtlError("the control block did not come back".into()))?;
     let ctl = plan.decode(&ctl_buf.data)?;
-    let mut result = plan.result(&ctl, run.buffers, run.stdout);
+    let mut result = plan.result(&ctl, run.buffers, run.stdout)?;
     result.instructions = run.instructions;
     // The emulator stopped the launch itself (its time limit or backstop): the control block
     // then says nothing of it, so pass its step-limit report on rather than a clean result.
@@ -290,6 +290,41 @@ $L__BB0_2:
         // Both reads and both writes were out of bounds.
         assert_eq!(r.ctl.fault_count, 4);
         assert_eq!(r.result.counters.total.global_reads, 4);
+    }
+
+    /// `K` with an async copy gpuzzle does not support, run only when `n` is over 100.
+    fn with_async_copy() -> String {
+        K.replace(".reg .pred \t%p<3>;", ".reg .pred \t%p<4>;").replace(
+            "\t.loc\t1 6 5\n",
+            "\t.loc\t1 8 3\n\tsetp.gt.u32 \t%p3, %r1, 100;\n\t@%p3 cp.async.ca.shared.global \t[%rd7], [%rd2], 4;\n\t.loc\t1 6 5\n",
+        )
+    }
+
+    #[test]
+    fn an_unsupported_instruction_fails_only_when_reached_as_on_the_emulator() {
+        let ptx = with_async_copy();
+        assert!(ptx.contains("cp.async"));
+        let module = crate::ptx::parse(&ptx).unwrap();
+        let plain = |n| crate::emu::run(&module, "k", &cfg(4), args(n), &EmuOptions::default());
+        // Not reached: the same buffers and counters as the plain emulator.
+        let p = plain(4).unwrap();
+        let r = run_detailed(&ptx, "k", &cfg(4), args(4), 100).unwrap();
+        assert_eq!(r.result.buffers, p.buffers);
+        assert_eq!(r.result.counters, p.counters);
+        assert!(r.result.diagnostics.is_empty());
+        assert_eq!(r.ctl.unsupported, None);
+        // Reached: the emulator's error, word for word.
+        let Err(EmuError::Unsupported(want)) = plain(200) else {
+            panic!("the emulator ran cp.async")
+        };
+        assert!(
+            want.starts_with("the instruction `cp.async.ca.shared.global` (from k.cu:8)"),
+            "{want}"
+        );
+        match run_detailed(&ptx, "k", &cfg(4), args(200), 100) {
+            Err(ViaEmuError::Emu(EmuError::Unsupported(got))) => assert_eq!(got, want),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -20,6 +20,11 @@
 //! - `__gpuzzle_generic(addr, access, loc) -> b64`: classify a generic address with `isspacep`:
 //!   global → as `__gpuzzle_global`; shared → as `__gpuzzle_shared`; anything else (local) →
 //!   nothing. Returns 0 or the zero area as above.
+//! - `__gpuzzle_unsupported(site)`: a thread reached an instruction gpuzzle does not support
+//!   (the instrumenter put this call and an `exit` in its place): keep the first such site in
+//!   the control block and raise the stop flag, so every other thread exits at its next backward
+//!   branch, as the emulator ends the launch there. Nothing is kept once the launch is stopping
+//!   (a step-limit fault came first, and the emulator would have stopped at that).
 //! - `__gpuzzle_step(loc) -> b32`: one backward branch taken; returns 1 when the thread must exit
 //!   (its budget is spent, recorded as a step-limit fault, or another thread's step-limit fault
 //!   set the stop flag).
@@ -35,6 +40,7 @@ pub const GLOBAL: &str = "__gpuzzle_global";
 pub const GENERIC: &str = "__gpuzzle_generic";
 pub const SHARED: &str = "__gpuzzle_shared";
 pub const STEP: &str = "__gpuzzle_step";
+pub const UNSUPPORTED: &str = "__gpuzzle_unsupported";
 
 const DECLS: &str = "\t.reg .b64 %gz_a<12>;\n\t.reg .b32 %gz_b<12>;\n\t.reg .pred %gz_q<4>;\n\
 \t.reg .b32 %gz_t<8>;\n\t.reg .b64 %gz_u<3>;\n\t.reg .b32 %gz_c<4>;\n\t.reg .b64 %gz_d<3>;\n";
@@ -329,6 +335,29 @@ $gz_done:
         zero = L::ZERO
     );
 
+    // __gpuzzle_unsupported(site)
+    s += &format!(".func {UNSUPPORTED}(\n\t.param .b32 gz_site\n)\n{{\n");
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b0, [gz_site];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tld.volatile.global.u32 %gz_b2, [%gz_a1+{stop}];
+\tsetp.ne.u32 %gz_q0, %gz_b2, 0;
+\t@%gz_q0 bra $gz_out;
+\tadd.s32 %gz_b0, %gz_b0, 1;
+\tmov.u32 %gz_b2, 0;
+\tatom.global.cas.b32 %gz_b2, [%gz_a1+{site}], %gz_b2, %gz_b0;
+\tmov.u32 %gz_b9, 1;
+\tst.volatile.global.u32 [%gz_a1+{stop}], %gz_b9;
+$gz_out:
+\tret;
+}}
+
+",
+        stop = L::STOP,
+        site = L::UNSUPPORTED,
+    );
+
     // __gpuzzle_step(loc) -> b32
     s += &format!(".func (.param .b32 gz_ret) {STEP}(\n\t.param .b32 gz_loc\n)\n{{\n");
     s += DECLS;
@@ -388,7 +417,7 @@ mod tests {
             );
             let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             assert_eq!(m.uses_reserved_smem, reserved_smem);
-            for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP] {
+            for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED] {
                 let (_, f) = m.function(name).unwrap();
                 assert!(!f.body.is_empty(), "{name}");
                 assert!(!f

@@ -34,11 +34,18 @@
 //! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
-//! Not covered (the instrumenter refuses them with `Unsupported` rather than risk a dead context,
-//! when the launched kernel can reach them; elsewhere they are left as they are, since the
-//! emulator too minds them only when it runs them): `cp.async*`, `ld/st/red.async`, indirect
-//! branches `brx.idx`. Recursion is metered by its
-//! calls, not its depth, so recursion deeper than the GPU stack still overflows it.
+//! Instructions gpuzzle does not support (those the parser marks `Op::Unsupported`: `cp.async`,
+//! the indirect branch `brx.idx`, textures, ...) are not refused up front: the emulator minds one
+//! only when a thread reaches it, so each is replaced by a run-time fault. A thread that reaches
+//! the site records its index (`ctl::CtlLayout::UNSUPPORTED`) and exits, the stop flag ends the
+//! others at their next backward branch, and the host names the instruction from the site table
+//! (`Instrumented::unsupported`) with the emulator's own message and error. So a kernel whose
+//! unsupported instruction is never reached runs instrumented with the emulator's outputs.
+//!
+//! Still refused (`Unsupported`), should the parser ever run them, when the launched kernel can
+//! reach them: `cp.async*`, `ld/st/red.async` and `brx.idx` as instructions that run, which the
+//! helpers cannot check. Recursion is metered by its calls, not its depth, so recursion deeper
+//! than the GPU stack still overflows it.
 
 mod helpers;
 mod scan;
@@ -47,8 +54,7 @@ mod site;
 pub use helpers::{CTL_PARAM, CTL_PTR};
 
 use crate::gpu::ctl::{pack_loc, CtlLayout, ModuleVar, SharedVar};
-use crate::ptx::ir::Variable;
-use crate::ptx::ir::{demangle_var, Space as IrSpace};
+use crate::ptx::ir::{demangle_var, Inst, Op, Space as IrSpace, Variable};
 use scan::{RegWidths, StmtKind};
 use site::{SiteWriter, Space, SymKind};
 use std::collections::{HashMap, HashSet};
@@ -76,6 +82,22 @@ pub struct SiteCounts {
     pub branches: usize,
     /// Device functions whose entry is metered.
     pub calls: usize,
+    /// Unsupported instructions replaced by a run-time fault.
+    pub unsupported: usize,
+}
+
+/// An instruction gpuzzle does not support, replaced by a run-time fault: what the host needs to
+/// report it as the emulator does when a thread reaches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnsupportedSite {
+    /// The instruction as the emulator names it (`cp.async.ca.shared.global`).
+    pub what: String,
+    /// Its line in the kernel's PTX (1-based).
+    pub ptx_line: usize,
+    /// Index into the module's `.file` names, and the source line, as the emulator has them
+    /// (0: unknown).
+    pub file: u32,
+    pub line: u32,
 }
 
 /// The rewritten module.
@@ -86,6 +108,8 @@ pub struct Instrumented {
     pub entry: String,
     pub layout: CtlLayout,
     pub sites: SiteCounts,
+    /// The unsupported-instruction sites, by the index the control block reports.
+    pub unsupported: Vec<UnsupportedSite>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -185,6 +209,7 @@ pub fn instrument(
         helpers::module_text(module.uses_reserved_smem),
     ));
     let mut sites = SiteCounts::default();
+    let mut unsupported: Vec<UnsupportedSite> = Vec::new();
     let launched = reachable(&scanned.functions, &entry.name);
     for f in &scanned.functions {
         let mut symbols = module_syms.clone();
@@ -193,6 +218,7 @@ pub fn instrument(
                 symbols.insert(v.name.clone(), SymKind::Local);
             }
         }
+        let ir_of = ir_by_stmt(&module, f, ptx)?;
         let regs = RegWidths::from_stmts(&f.stmts);
         let mut w = SiteWriter {
             regs: &regs,
@@ -242,6 +268,33 @@ pub fn instrument(
             .collect();
         let mut loc = 0u32;
         for (k, s) in f.stmts.iter().enumerate() {
+            let whole = &ptx[s.span.clone()];
+            // What the emulator cannot run becomes a fault where it stands.
+            if let Some(Inst {
+                op: Op::Unsupported { text },
+                line,
+                file,
+                ..
+            }) = ir_of[k]
+            {
+                let guard = match &s.kind {
+                    StmtKind::Instr(i) => i.guard.as_deref(),
+                    _ => None,
+                };
+                edits.push((
+                    s.span.start,
+                    s.span.end,
+                    w.unsupported(guard, whole, unsupported.len()),
+                ));
+                unsupported.push(UnsupportedSite {
+                    what: text.clone(),
+                    ptx_line: s.line,
+                    file: *file,
+                    line: *line,
+                });
+                sites.unsupported += 1;
+                continue;
+            }
             let i = match &s.kind {
                 StmtKind::Loc { file, line } => {
                     if *line > 0 {
@@ -252,7 +305,6 @@ pub fn instrument(
                 StmtKind::Instr(i) => i,
                 _ => continue,
             };
-            let whole = &ptx[s.span.clone()];
             let base = i.opcode.split('.').next().unwrap_or("");
             if base == "brx" {
                 if !launched.contains(f.name.as_str()) {
@@ -320,7 +372,70 @@ pub fn instrument(
             shared_vars,
         },
         sites,
+        unsupported,
     })
+}
+
+/// Directives the parser reads as declarations inside a body; it reads any other directive
+/// there (`.branchtargets`) as an instruction, unsupported, and so do we.
+const BODY_DECLARATIONS: &[&str] = &[
+    ".pragma", ".reg", ".param", ".local", ".shared", ".global", ".const",
+];
+
+/// The parsed instruction of each statement of `f` (None for labels, `.loc`, declarations), so
+/// the instrumenter can ask what the emulator makes of it. The parser has one instruction per
+/// instruction statement, in the same order, and one `ret`/`exit` more at the end; two readings
+/// that disagree are a gpuzzle bug.
+fn ir_by_stmt<'m>(
+    module: &'m crate::ptx::Module,
+    f: &scan::FunctionText,
+    ptx: &str,
+) -> Result<Vec<Option<&'m Inst>>, InstrumentError> {
+    let is_instruction = |s: &scan::Stmt| match &s.kind {
+        StmtKind::Instr(_) => true,
+        StmtKind::Decl => {
+            let word = ptx[s.span.clone()]
+                .split(|c: char| c.is_whitespace() || c == ';')
+                .next()
+                .unwrap_or("");
+            !BODY_DECLARATIONS.contains(&word) && !word.starts_with(".reg.")
+        }
+        _ => false,
+    };
+    let Some((_, irf)) = module.function(&f.name) else {
+        return Ok(vec![None; f.stmts.len()]);
+    };
+    let mut body = irf.body.iter();
+    let mut out = Vec::with_capacity(f.stmts.len());
+    let mut agree = true;
+    for s in &f.stmts {
+        if !is_instruction(s) {
+            out.push(None);
+            continue;
+        }
+        let ir = body.next();
+        agree &= match (ir.map(|i| &i.op), &s.kind) {
+            (None, _) => false,
+            (Some(Op::Unsupported { text }), StmtKind::Instr(i)) => *text == i.opcode,
+            (Some(Op::Unsupported { text }), _) => ptx[s.span.clone()].starts_with(text.as_str()),
+            // A declaration the parser reads as an instruction is one it cannot run.
+            (Some(_), StmtKind::Decl) => false,
+            _ => true,
+        };
+        out.push(ir);
+    }
+    // The parser's closing `ret`/`exit`.
+    agree &= body.len() == 1;
+    if !agree {
+        return Err(InstrumentError::Malformed {
+            line: f.stmts.first().map_or(0, |s| s.line),
+            message: format!(
+                "gpuzzle's two readings of `{}` disagree on its instructions (a gpuzzle bug: please report it)",
+                f.name
+            ),
+        });
+    }
+    Ok(out)
 }
 
 /// The functions a launch of `entry` can run: it and every function it calls, transitively.
@@ -513,7 +628,8 @@ $L__BB0_3:
                 shared: 1,
                 constant: 0,
                 branches: 1,
-                calls: 0
+                calls: 0,
+                unsupported: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
@@ -565,19 +681,65 @@ $L__BB0_3:
         ));
     }
 
-    #[test]
-    fn indirect_branches_are_refused() {
-        let ptx = MAP.replace("@%p1 bra \t$L__BB0_3;", "brx.idx %r1, $tbl;");
-        // The emulator's parser accepts brx as unsupported-at-run-time; we refuse it up front.
-        match instrument(&ptx, "map", &InstrumentOptions::default()) {
-            Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("brx")),
-            Err(InstrumentError::Parse(_)) => {}
-            other => panic!("{other:?}"),
-        }
+    /// `map` with an indirect branch (NVRTC's jump table for a `switch`) that only threads past
+    /// the end of the data take.
+    fn with_brx() -> String {
+        MAP.replace(
+            "\tmul.wide.s32 \t%rd3, %r1, 4;",
+            "\t.loc\t1 7 3\n\t$L_brx_0: .branchtargets $L__BB0_3, $L__BB0_2;\n\tbrx.idx \t%r1, $L_brx_0;\n\tmul.wide.s32 \t%rd3, %r1, 4;",
+        )
     }
 
-    /// A second kernel with an instruction the instrumenter cannot handle, reached through a
-    /// device function.
+    #[test]
+    fn an_indirect_branch_becomes_a_run_time_fault() {
+        let ptx = with_brx();
+        // The emulator runs this module until a thread reaches brx.idx.
+        let m = crate::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.entries().any(|f| f
+            .body
+            .iter()
+            .any(|i| matches!(&i.op, Op::Unsupported { text } if text == "brx.idx"))));
+        let out = instrument(&ptx, "map", &InstrumentOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        // The parser reads the jump table's `.branchtargets` as an instruction it cannot run,
+        // met just before the branch: both are sites, in the order a thread meets them.
+        assert_eq!(out.sites.unsupported, 2);
+        let line_of = |what: &str| ptx.lines().position(|l| l.contains(what)).unwrap() + 1;
+        assert_eq!(
+            out.unsupported,
+            [".branchtargets", "brx.idx"]
+                .map(|what| UnsupportedSite {
+                    what: what.into(),
+                    ptx_line: line_of(what),
+                    file: 1,
+                    line: 7,
+                })
+                .to_vec()
+        );
+        // The instruction is gone (a comment says what was there), the fault is in its place.
+        let code: Vec<&str> = out
+            .ptx
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect();
+        assert!(!code
+            .iter()
+            .any(|l| l.contains("brx.idx") || l.contains(".branchtargets")));
+        assert!(out.ptx.contains(
+            "// gpuzzle: not supported, a run-time fault instead: brx.idx %r1, $L_brx_0;"
+        ));
+        assert!(out.ptx.contains(
+            "mov.u32 %gz_r0, 1;\n\tst.param.b32 [gz_arg0], %gz_r0;\n\tcall __gpuzzle_unsupported, (gz_arg0);\n\t}\n\texit;"
+        ));
+        let again = crate::ptx::parse(&out.ptx).unwrap_or_else(|e| panic!("{e}\n{}", out.ptx));
+        assert!(!again.functions.iter().any(|f| f
+            .body
+            .iter()
+            .any(|i| matches!(i.op, Op::Unsupported { .. }))));
+    }
+
+    /// A second kernel with an instruction gpuzzle does not support, reached through a device
+    /// function.
     const OTHER: &str = "
 .func copy_async(
 \t.param .b64 copy_async_param_0
@@ -585,8 +747,10 @@ $L__BB0_3:
 {
 \t.reg .b32 \t%r<2>;
 \t.reg .b64 \t%rd<2>;
+\t.reg .pred \t%p<2>;
 \tld.param.u64 \t%rd1, [copy_async_param_0];
-\tcp.async.ca.shared.global [%r1], [%rd1], 16;
+\tsetp.eq.u64 \t%p1, %rd1, 0;
+\t@!%p1 cp.async.ca.shared.global [%r1], [%rd1], 16;
 \tret;
 }
 
@@ -606,19 +770,37 @@ $L__BB0_3:
 ";
 
     #[test]
-    fn what_the_launch_cannot_reach_is_left_alone() {
+    fn an_async_copy_becomes_a_run_time_fault_under_its_guard() {
         let ptx = format!("{MAP}{OTHER}");
-        // `map` never runs cp.async: instrumented, with the other kernel's code as it was.
+        for kernel in ["map", "other"] {
+            let out = instrument(&ptx, kernel, &InstrumentOptions::default())
+                .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+            assert_eq!(out.unsupported.len(), 1, "{kernel}");
+            assert_eq!(out.unsupported[0].what, "cp.async.ca.shared.global");
+            // Only threads whose guard holds reach the fault.
+            let at = out.ptx.find("// gpuzzle: not supported").unwrap();
+            let site: Vec<&str> = out.ptx[at..].lines().take(3).collect();
+            assert_eq!(site[1].trim(), "@%p1 bra $gz_E1;", "{}", site.join("\n"));
+            assert!(crate::ptx::parse(&out.ptx).is_ok());
+        }
+    }
+
+    /// What the emulator runs is instrumented: it runs `st.async` as a shared store.
+    #[test]
+    fn an_async_store_the_emulator_runs_is_checked_like_a_shared_store() {
+        let ptx = MAP.replace(
+            "\tst.shared.f32 \t[tile], %f1;",
+            "\tst.shared.f32 \t[tile], %f1;\n\tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 \t[tile+4], %r3, [tile+8];",
+        );
+        let m = crate::ptx::parse(&ptx).unwrap();
+        let (_, k) = m.find_entry("map").unwrap();
+        assert!(!k
+            .body
+            .iter()
+            .any(|i| matches!(i.op, Op::Unsupported { .. })));
         let out = instrument(&ptx, "map", &InstrumentOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
-        assert!(out
-            .ptx
-            .contains("cp.async.ca.shared.global [%r1], [%rd1], 16;"));
-        // `other` reaches it through `copy_async`: refused, naming the instruction.
-        match instrument(&ptx, "other", &InstrumentOptions::default()) {
-            Err(InstrumentError::Unsupported { what, .. }) => assert!(what.contains("cp.async")),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!((out.sites.shared, out.sites.unsupported), (2, 0));
     }
 
     #[test]

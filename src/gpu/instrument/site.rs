@@ -1,7 +1,7 @@
 //! One instruction at a time: what it is to the instrumenter (a global/generic access to check, a
 //! shared or constant access to count, a backward branch to meter) and the PTX that replaces it.
 
-use super::helpers::{COUNT, GENERIC, GLOBAL, SHARED, STEP};
+use super::helpers::{COUNT, GENERIC, GLOBAL, SHARED, STEP, UNSUPPORTED};
 use super::scan::{type_size, Instr, RegWidths};
 use super::InstrumentError;
 use crate::gpu::ctl::{Access, AccessKind};
@@ -58,7 +58,11 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
             what: what.to_string(),
         })
     };
-    if base == "cp" || (parts.contains(&"async") && matches!(base, "st" | "red" | "ld")) {
+    // `cp.async*` moves memory the helpers cannot check; the parser marks it unsupported, so it
+    // becomes a run-time fault before it gets here (this guards against the parser learning it).
+    // `st.async`/`red.async` (which the parser runs as a store and a reduction on shared memory)
+    // are checked like those: their first `[address]` is the shared one written.
+    if base == "cp" {
         return unsupported(&i.opcode);
     }
     if !matches!(base, "ld" | "ldu" | "st" | "atom" | "red") {
@@ -394,6 +398,34 @@ impl<'a> SiteWriter<'a> {
         ])
     }
 
+    /// An instruction gpuzzle does not support, in place of `whole`: a thread that reaches it
+    /// (its guard true) records `site` and exits, and the host reports the instruction as the
+    /// emulator does when it reaches one. The instruction itself is gone, so the GPU never runs
+    /// what the emulator cannot; it stays as a comment for whoever reads the PTX.
+    pub fn unsupported(&mut self, guard: Option<&str>, whole: &str, site: usize) -> String {
+        let n = self.label();
+        let was: String = whole.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut l = vec![format!(
+            "// gpuzzle: not supported, a run-time fault instead: {was}"
+        )];
+        if let Some(g) = guard {
+            l.push(format!("{} bra $gz_E{n};", skip_guard(g)));
+        }
+        l.extend([
+            "{".to_string(),
+            ".param .b32 gz_arg0;".into(),
+            format!("mov.u32 %gz_r0, {site};"),
+            "st.param.b32 [gz_arg0], %gz_r0;".into(),
+            format!("call {UNSUPPORTED}, (gz_arg0);"),
+            "}".into(),
+            "exit;".into(),
+        ]);
+        if guard.is_some() {
+            l.push(format!("$gz_E{n}:"));
+        }
+        join(&l)
+    }
+
     /// A backward branch: count a step when it is taken, and exit when the helper says so.
     pub fn back_branch(&mut self, i: &Instr, whole: &str, loc: u32) -> String {
         let mut l = Vec::new();
@@ -501,6 +533,27 @@ mod tests {
             Err(InstrumentError::Unsupported { line: 7, .. })
         ));
         assert!(mem_op(&instr("ld.global", &["%r1", "[%rd1]"]), 1).is_err());
+        // The emulator runs st.async and red.async as a shared store and reduction: so are they
+        // checked, at their first address (the second is the mbarrier's).
+        for (op, kind) in [
+            (
+                "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32",
+                AccessKind::Write,
+            ),
+            (
+                "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32",
+                AccessKind::Atomic,
+            ),
+        ] {
+            let m = mem_op(&instr(op, &["[%r1]", "%r2", "[%r3]"]), 1)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (m.space, m.access.kind, m.addr_idx),
+                (Space::Shared, kind, 0)
+            );
+            assert_eq!(m.fail, Fail::Nothing);
+        }
     }
 
     #[test]
