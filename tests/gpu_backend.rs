@@ -651,6 +651,39 @@ fn auto_with_a_gpu_grades_on_the_emulator_and_also_on_the_gpu() {
     // The emulator still grades, every checker on: a starter's race is reported as before.
     let (_, out, _) = with_stand_in(root, &["run", "9"]);
     assert!(out.contains("also ran on"), "{out}");
+    // check's JSON says it per puzzle under `also`, and keeps every other field as it was.
+    let ids = ["check", "1", "9", "--solutions", "--format"];
+    let (code, out, err) = with_stand_in(root, &[&ids[..], &["json"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    let both = json(&out);
+    let (code, out, _) = with_stand_in(root, &[&ids[..], &["json", "--backend", "emu"]].concat());
+    assert_eq!(code, 0, "{out}");
+    let alone = json(&out);
+    let puzzles = both["puzzles"].as_array().unwrap();
+    assert_eq!(puzzles.len(), 2);
+    for (p, q) in puzzles.iter().zip(alone["puzzles"].as_array().unwrap()) {
+        assert_eq!(
+            p["also"],
+            serde_json::json!({"device": gpuzzle::gpu::backend::STAND_IN_NAME, "outputs_match": true, "verdict": "match"})
+        );
+        assert_eq!(q.get("also"), None, "one executor: no `also`");
+        let mut p = p.clone();
+        p.as_object_mut().unwrap().remove("also");
+        for t in p["tests"].as_array_mut().unwrap() {
+            t.as_object_mut().unwrap().remove("seconds");
+        }
+        assert_eq!(p, *q, "every other field as on the emulator alone");
+    }
+    let (_, xml, _) = with_stand_in(root, &[&ids[..], &["junit"]].concat());
+    let xml = xml.replace("&apos;", "'");
+    assert_eq!(
+        xml.matches(&format!(
+            r#"<property name="also" value="{STAND_IN_LINE}: outputs match"/>"#
+        ))
+        .count(),
+        2,
+        "{xml}"
+    );
     // `emu` and `gpu` keep their single meaning: no second run.
     for b in ["emu", "gpu"] {
         let (code, out, err) = with_stand_in(root, &["run", "9", "--solution", "--backend", b]);
@@ -734,10 +767,48 @@ fn a_planted_disagreement_fails_and_is_explained() {
         out.contains("likelier a race or undefined behaviour"),
         "{out}"
     );
-    // check says so in its one-line reason too.
+    // check says so in its one-line reason too, and under its table.
     let (code, out, _) = with_stand_in(dir.path(), &["check", "--all"]);
     assert_eq!(code, 1);
     assert!(out.contains("outputs differ on the GPU stand-in"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{STAND_IN_LINE}: outputs match in 0 of 1 puzzle; differ in 1 of 1 puzzle (1 relay)"
+        )),
+        "{out}"
+    );
+    // check's JSON: the disagreement, its test, the likelier cause and the differing elements.
+    let (code, out, _) = with_stand_in(dir.path(), &["check", "--all", "--format", "json"]);
+    assert_eq!(code, 1);
+    let p = &json(&out)["puzzles"][0];
+    assert_eq!(p["passed"], false);
+    let also = &p["also"];
+    assert_eq!(also["device"], gpuzzle::gpu::backend::STAND_IN_NAME);
+    assert_eq!(also["outputs_match"], false);
+    assert_eq!(also["verdict"], "outputs-differ");
+    assert_eq!(also["test"], "64 elements");
+    assert_eq!(also["likely"], "race-or-undefined-behaviour");
+    let e = &also["elements"][0];
+    assert_eq!(e["buffer"], "copy");
+    let i = e["index"].as_u64().unwrap() as f64;
+    assert_eq!(
+        (&e["emulator"], &e["gpu"], &e["expected"]),
+        (
+            &Value::from(i + 1.0),
+            &Value::from(0.0),
+            &Value::from(i + 1.0)
+        )
+    );
+    // The JUnit failure says it, and the suite carries the line.
+    let (_, xml, _) = with_stand_in(dir.path(), &["check", "--all", "--format", "junit"]);
+    let xml = xml.replace("&apos;", "'");
+    assert!(
+        xml.contains(&format!(
+            r#"<property name="also" value="{STAND_IN_LINE}: outputs differ from the emulator's in test `64 elements`"/>"#
+        )),
+        "{xml}"
+    );
+    assert!(xml.contains("outputs differ on the GPU stand-in"), "{xml}");
 }
 
 #[test]
@@ -754,4 +825,16 @@ fn gpu_auto_grades_on_the_emulator_and_also_on_the_gpu() {
     );
     let (code, out, err) = run(&["check", "--all", "--solutions"]);
     assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("also ran on {name}: outputs match in all")),
+        "{out}"
+    );
+    let (code, out, err) = run(&["check", "1", "9", "--solutions", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for p in json(&out)["puzzles"].as_array().unwrap() {
+        assert_eq!(
+            p["also"],
+            serde_json::json!({"device": name, "outputs_match": true, "verdict": "match"})
+        );
+    }
 }

@@ -1,9 +1,137 @@
 //! The line `run` adds when the kernel was graded on the emulator and also ran on the GPU:
-//! `also ran on NVIDIA H100: outputs match`, or what differed and what that most likely means.
+//! `also ran on NVIDIA H100: outputs match`, or what differed and what that most likely means;
+//! the same for `check`: a line under its table, a key in its JSON, a property in its JUnit.
 
-use super::number::Style;
-use crate::judge::outcome::{CrossVerdict, LikelyCause, PuzzleOutcome, TestOutcome};
+use super::number::{exact_json, Style};
+use crate::judge::outcome::{CrossCheck, CrossVerdict, LikelyCause, PuzzleOutcome, TestOutcome};
 use colored::Colorize;
+use serde_json::{json, Value};
+
+/// The first test whose second run disagreed with the emulator's or could not be made, else the
+/// first that ran there; None when the puzzle ran on one executor only.
+fn first_telling(o: &PuzzleOutcome) -> Option<(&TestOutcome, &CrossCheck)> {
+    let ran = || o.tests.iter().filter_map(|t| Some((t, t.cross.as_ref()?)));
+    ran()
+        .find(|(_, c)| c.verdict != CrossVerdict::Match)
+        .or_else(|| ran().next())
+}
+
+/// `check --format json`'s `"also"` of a puzzle that also ran on the GPU (absent otherwise, so
+/// a run on one executor keeps the shape it always had):
+/// `{"device", "outputs_match", "verdict"}`, where `verdict` is `match`, `outputs-differ`,
+/// `fault` (one only the GPU saw) or `could-not-run`, and `outputs_match` is true for `match`,
+/// false for a disagreement and null when nothing could be compared. A disagreement adds the
+/// first test it happened in (`"test"`) and what `run` shows: `"likely"`
+/// (`race-or-undefined-behaviour` or `emulator-defect`) with `"elements"` (`{"buffer", "index",
+/// "emulator", "gpu", "expected"}`, the first few) and `"more"` for `outputs-differ`,
+/// `"diagnostic"` (as in `diagnostics`) for `fault`, `"message"` for `could-not-run`.
+pub fn json(o: &PuzzleOutcome) -> Option<Value> {
+    let (t, c) = first_telling(o)?;
+    let (verdict, outputs_match) = match &c.verdict {
+        CrossVerdict::Match => ("match", Value::Bool(true)),
+        CrossVerdict::Differs { .. } => ("outputs-differ", Value::Bool(false)),
+        CrossVerdict::Fault { .. } => ("fault", Value::Bool(false)),
+        CrossVerdict::Error(_) => ("could-not-run", Value::Null),
+    };
+    let mut v = json!({
+        "device": c.device,
+        "outputs_match": outputs_match,
+        "verdict": verdict,
+    });
+    let Some(map) = v.as_object_mut() else {
+        return Some(v);
+    };
+    if c.verdict != CrossVerdict::Match {
+        map.insert("test".into(), Value::from(t.name.as_str()));
+    }
+    match &c.verdict {
+        CrossVerdict::Match => {}
+        CrossVerdict::Differs {
+            elements,
+            more,
+            likely,
+        } => {
+            map.insert("likely".into(), Value::from(likely_key(*likely)));
+            let elements = elements
+                .iter()
+                .map(|e| {
+                    json!({
+                        "buffer": e.buffer,
+                        "index": e.index,
+                        "emulator": exact_json(e.emulator),
+                        "gpu": exact_json(e.gpu),
+                        "expected": exact_json(e.expected),
+                    })
+                })
+                .collect();
+            map.insert("elements".into(), Value::Array(elements));
+            map.insert("more".into(), Value::from(*more));
+        }
+        CrossVerdict::Fault { diagnostic, likely } => {
+            map.insert("likely".into(), Value::from(likely_key(*likely)));
+            map.insert("diagnostic".into(), super::json::diagnostic(diagnostic));
+        }
+        CrossVerdict::Error(message) => {
+            map.insert("message".into(), Value::from(message.as_str()));
+        }
+    }
+    Some(v)
+}
+
+fn likely_key(l: LikelyCause) -> &'static str {
+    match l {
+        LikelyCause::KernelRaceOrUb => "race-or-undefined-behaviour",
+        LikelyCause::EmulatorDefect => "emulator-defect",
+    }
+}
+
+/// The line under `check`'s table when the puzzles also ran on the GPU: `also ran on NVIDIA
+/// H100: outputs match in all 14 puzzles`, or in how many they differ (and which), or could not
+/// run. None when nothing ran there.
+pub fn summary(outcomes: &[PuzzleOutcome]) -> Option<String> {
+    let ran: Vec<(&PuzzleOutcome, &CrossCheck)> = outcomes
+        .iter()
+        .filter_map(|o| Some((o, first_telling(o)?.1)))
+        .collect();
+    let device = &ran.first()?.1.device;
+    let named = |pick: &dyn Fn(&CrossVerdict) -> bool| -> Vec<String> {
+        ran.iter()
+            .filter(|(_, c)| pick(&c.verdict))
+            .map(|(o, _)| format!("{} {}", o.id, o.slug))
+            .collect()
+    };
+    let differ = named(&|v| matches!(v, CrossVerdict::Differs { .. } | CrossVerdict::Fault { .. }));
+    let not_run = named(&|v| matches!(v, CrossVerdict::Error(_)));
+    let agree = ran.len() - differ.len() - not_run.len();
+    let of = |n: usize| {
+        if n == ran.len() && n > 1 {
+            format!("all {n} puzzles")
+        } else {
+            format!(
+                "{n} of {} puzzle{}",
+                ran.len(),
+                if ran.len() == 1 { "" } else { "s" }
+            )
+        }
+    };
+    let mut parts = vec![format!("outputs match in {}", of(agree))];
+    if !differ.is_empty() {
+        parts.push(
+            format!("differ in {} ({})", of(differ.len()), differ.join(", "))
+                .red()
+                .bold()
+                .to_string(),
+        );
+    }
+    if !not_run.is_empty() {
+        parts.push(format!(
+            "could not run {} ({})",
+            of(not_run.len()),
+            not_run.join(", ")
+        ));
+    }
+    Some(format!("also ran on {device}: {}", parts.join("; ")))
+}
 
 /// None when the kernel ran on one executor only.
 pub fn line(o: &PuzzleOutcome) -> Option<String> {
@@ -167,6 +295,99 @@ mod tests {
             Some("outputs differ on NVIDIA H100")
         );
         assert_eq!(reason(&o.tests[0]), None);
+    }
+
+    #[test]
+    fn check_json_says_whether_the_outputs_matched_and_how_they_differ() {
+        let o = outcome(vec![CrossVerdict::Match, CrossVerdict::Match]);
+        assert_eq!(
+            json(&o),
+            Some(
+                serde_json::json!({"device": "NVIDIA H100", "outputs_match": true, "verdict": "match"})
+            )
+        );
+        let o = outcome(vec![
+            CrossVerdict::Match,
+            CrossVerdict::Differs {
+                elements: vec![DiffElement {
+                    buffer: "out".into(),
+                    index: 3,
+                    emulator: 4.0,
+                    gpu: f64::NAN,
+                    expected: 4.0,
+                }],
+                more: 2,
+                likely: LikelyCause::EmulatorDefect,
+            },
+        ]);
+        assert_eq!(
+            json(&o),
+            Some(serde_json::json!({
+                "device": "NVIDIA H100", "outputs_match": false, "verdict": "outputs-differ",
+                "test": "t1", "likely": "emulator-defect",
+                "elements": [{"buffer": "out", "index": 3, "emulator": 4.0, "gpu": null, "expected": 4.0}],
+                "more": 2
+            }))
+        );
+        let o = outcome(vec![CrossVerdict::Error("the worker died".into())]);
+        assert_eq!(
+            json(&o),
+            Some(serde_json::json!({
+                "device": "NVIDIA H100", "outputs_match": null, "verdict": "could-not-run",
+                "test": "t0", "message": "the worker died"
+            }))
+        );
+        let mut o = o;
+        o.tests.iter_mut().for_each(|t| t.cross = None);
+        assert_eq!(json(&o), None);
+    }
+
+    #[test]
+    fn a_fault_only_the_gpu_saw_carries_its_diagnostic() {
+        let d = crate::emu::result::Diagnostic {
+            kind: crate::emu::result::DiagKind::OutOfBounds,
+            severity: crate::emu::result::Severity::Error,
+            message: "thread 3 wrote out[9]".into(),
+            help: None,
+            file: None,
+            line: Some(4),
+            block: [0; 3],
+            thread: [3, 0, 0],
+            other_line: None,
+        };
+        let o = outcome(vec![CrossVerdict::Fault {
+            diagnostic: Box::new(d.clone()),
+            likely: LikelyCause::KernelRaceOrUb,
+        }]);
+        let v = json(&o).unwrap();
+        assert_eq!(v["verdict"], "fault");
+        assert_eq!(v["outputs_match"], false);
+        assert_eq!(v["likely"], "race-or-undefined-behaviour");
+        assert_eq!(v["diagnostic"], crate::report::json::diagnostic(&d));
+    }
+
+    #[test]
+    fn checks_summary_counts_the_puzzles_that_agreed() {
+        colored::control::set_override(false);
+        let agree = outcome(vec![CrossVerdict::Match]);
+        let mut differ = outcome(vec![CrossVerdict::Differs {
+            elements: vec![],
+            more: 1,
+            likely: LikelyCause::KernelRaceOrUb,
+        }]);
+        differ.id = 2;
+        differ.slug = "zip".into();
+        let mut alone = outcome(vec![CrossVerdict::Match]);
+        alone.tests.iter_mut().for_each(|t| t.cross = None);
+        assert_eq!(
+            summary(&[agree.clone(), agree.clone()]).as_deref(),
+            Some("also ran on NVIDIA H100: outputs match in all 2 puzzles")
+        );
+        assert_eq!(
+            summary(&[agree, differ, alone.clone()]).as_deref(),
+            Some("also ran on NVIDIA H100: outputs match in 1 of 2 puzzles; differ in 1 of 2 puzzles (2 zip)")
+        );
+        assert_eq!(summary(&[alone]), None);
     }
 
     #[test]

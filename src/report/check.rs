@@ -50,6 +50,8 @@ pub fn table(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     }
     lines.push(String::new());
     lines.push(total(outcomes));
+    // Graded on the emulator and also run on the GPU: whether the two agreed, in one line.
+    lines.extend(super::also::summary(outcomes));
     lines.join("\n")
 }
 
@@ -105,7 +107,8 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 /// The JSON scripts read (outside this repository too; keep the shape):
 /// `{"passed", "failed", "puzzles": [{"id", "slug", "title", "file", "passed", "tests": [..]}]}`,
 /// with `"compile_error"` on a puzzle that did not compile (its `tests` empty), or
-/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`).
+/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`), and
+/// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
@@ -132,6 +135,9 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
             "compile_error"
         };
         map.insert(key.into(), Value::from(e.as_str()));
+    }
+    if let (Some(also), Some(map)) = (super::also::json(o), v.as_object_mut()) {
+        map.insert("also".into(), also);
     }
     v
 }
@@ -225,6 +231,12 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
     suite.add_property(("title", o.title.as_str()));
     suite.add_property(("file", o.file.as_str()));
     suite.add_property(("graded", if solutions { "solutions" } else { "puzzles" }));
+    // `also ran on NVIDIA H100: outputs match` (or how they differ): a failing test's message
+    // names a disagreement too.
+    if let Some(also) = super::also::line(o) {
+        let first = layout::strip_ansi(also.lines().next().unwrap_or(""));
+        suite.add_property(("also", first.trim()));
+    }
     let mut cases = vec![];
     if let Some(log) = &o.compile_error {
         let body = compile_body(log);
