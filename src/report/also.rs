@@ -394,11 +394,11 @@ mod tests {
     fn a_kernel_the_gpu_could_not_run_is_said_without_a_cause() {
         colored::control::set_override(false);
         let o = outcome(vec![CrossVerdict::Error(
-            "cp.async cannot be instrumented".into(),
+            "the GPU worker could not start".into(),
         )]);
         assert_eq!(
             line(&o).as_deref(),
-            Some("  also ran on NVIDIA H100: it could not run there (the verdict is the emulator's): cp.async cannot be instrumented")
+            Some("  also ran on NVIDIA H100: it could not run there (the verdict is the emulator's): the GPU worker could not start")
         );
         assert_eq!(reason(&o.tests[0]), None);
     }
