@@ -809,6 +809,17 @@ fn a_planted_disagreement_fails_and_is_explained() {
         "{xml}"
     );
     assert!(xml.contains("outputs differ on the GPU stand-in"), "{xml}");
+    // and the failure's body shows the differing elements and the likelier cause.
+    assert!(
+        xml.contains(&format!(
+            "{STAND_IN_LINE}: outputs differ from the emulator's\n    copy["
+        )),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("likelier a race or undefined behaviour"),
+        "{xml}"
+    );
 }
 
 #[test]

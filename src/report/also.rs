@@ -135,32 +135,38 @@ pub fn summary(outcomes: &[PuzzleOutcome]) -> Option<String> {
 
 /// None when the kernel ran on one executor only.
 pub fn line(o: &PuzzleOutcome) -> Option<String> {
-    let device = &o.tests.iter().find_map(|t| t.cross.as_ref())?.device;
-    let named = o.tests.len() > 1;
     // The first test on which the runs disagree says it all; agreement is said once.
-    let Some((t, verdict)) = o.tests.iter().find_map(|t| {
-        t.cross
-            .as_ref()
-            .filter(|c| c.verdict != CrossVerdict::Match)
-            .map(|c| (t, &c.verdict))
-    }) else {
-        return Some(format!("  also ran on {device}: outputs match"));
-    };
-    let in_test = if named {
+    let (t, c) = first_telling(o)?;
+    let in_test = if o.tests.len() > 1 && c.verdict != CrossVerdict::Match {
         format!(" in test `{}`", t.name)
     } else {
         String::new()
     };
+    Some(describe(c, &in_test))
+}
+
+/// What a test's JUnit failure adds when the GPU run disagreed: `line`'s text for that test.
+pub(crate) fn test_line(t: &TestOutcome) -> Option<String> {
+    let c = t.cross.as_ref().filter(|c| c.fails_the_test())?;
+    Some(
+        super::layout::strip_ansi(&describe(c, ""))
+            .trim_start()
+            .to_string(),
+    )
+}
+
+fn describe(c: &CrossCheck, in_test: &str) -> String {
+    let device = &c.device;
     let mut out = Vec::new();
-    let likely = match verdict {
-        CrossVerdict::Match => return None,
+    let likely = match &c.verdict {
+        CrossVerdict::Match => return format!("  also ran on {device}: outputs match"),
         CrossVerdict::Error(message) => {
-            return Some(format!(
+            return format!(
                 "  also ran on {device}: {}{in_test}: {message}",
                 "it could not run there (the verdict is the emulator's)"
                     .yellow()
                     .bold()
-            ))
+            )
         }
         CrossVerdict::Fault { diagnostic, likely } => {
             let at = diagnostic
@@ -205,7 +211,7 @@ pub fn line(o: &PuzzleOutcome) -> Option<String> {
         }
     };
     out.push(format!("  {}", cause(likely)));
-    Some(out.join("\n"))
+    out.join("\n")
 }
 
 /// The disagreement in a few words, for `check`'s table and JUnit (None when the runs agree).
@@ -295,6 +301,12 @@ mod tests {
             Some("outputs differ on NVIDIA H100")
         );
         assert_eq!(reason(&o.tests[0]), None);
+        // JUnit's failure body for that test: the same, without naming the test.
+        let detail = test_line(&o.tests[1]).unwrap();
+        assert!(detail.starts_with(
+            "also ran on NVIDIA H100: outputs differ from the emulator's\n    out[3]: emulator 4, GPU 0, expected 4\n"
+        ), "{detail}");
+        assert_eq!(test_line(&o.tests[0]), None);
     }
 
     #[test]

@@ -262,7 +262,13 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
         let mut case = if t.passed {
             TestCase::new(t.name.as_str(), TestCaseStatus::success())
         } else {
-            failing(&t.name, reason::test(t), puzzle::test_detail(t, &o.file))
+            // A disagreement with the GPU run: its elements and likelier cause first.
+            let detail = puzzle::test_detail(t, &o.file);
+            let body = match super::also::test_line(t) {
+                Some(also) => format!("{also}\n\n{detail}"),
+                None => detail,
+            };
+            failing(&t.name, reason::test(t), body)
         };
         if t.seconds.is_finite() && t.seconds >= 0.0 {
             case.set_time(Duration::from_secs_f64(t.seconds));
