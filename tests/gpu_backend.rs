@@ -484,6 +484,46 @@ fn an_unsupported_instruction_fails_only_where_the_emulator_fails() {
     unsupported_instruction_fails_only_where_the_emulator_fails(true, &["--backend", "gpu"]);
 }
 
+/// `trap` and a failed `assert()` abort a kernel on a GPU and take the CUDA context with them;
+/// instrumented, they are reported as the emulator reports them (same diagnostic, same buffers)
+/// and the worker lives on.
+fn trap_and_assert_are_reported_like_the_emulator(stand_in: bool, executor: &[&str]) {
+    let cases: [(&str, &[&str]); 2] = [
+        ("trap_kernel", &["out=i32[8]:zeros"]),
+        ("failing_assert", &["v=i32[8]:arange"]),
+    ];
+    for (kernel, args) in cases {
+        let c = Case {
+            name: kernel,
+            grid: "1",
+            block: "8",
+            shared: "0",
+            args,
+        };
+        let mut a = exec_args(&c);
+        a[1] = "tests/kernels/bugs.cu".into();
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (code, plain, _) = run(&[&refs[..], &["--backend", "emu"]].concat());
+        let mut cmd = gpuzzle();
+        if stand_in {
+            cmd.env(gpuzzle::gpu::backend::STAND_IN_ENV, "emulator");
+        }
+        let out = cmd.args(&refs).args(executor).output().unwrap();
+        let (plain, other) = (json(&plain), json(&String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(code, 1, "{kernel}: {plain}");
+        assert_eq!(out.status.code(), Some(1), "{kernel}: {other}");
+        assert_eq!(other["buffers"], plain["buffers"], "{kernel}");
+        assert_eq!(other["diagnostics"], plain["diagnostics"], "{kernel}");
+        assert_eq!(plain["diagnostics"][0]["kind"], "assert", "{kernel}");
+    }
+}
+
+#[test]
+fn trap_and_a_failed_assert_are_reported_like_the_emulator() {
+    trap_and_assert_are_reported_like_the_emulator(false, &["--via-instrumented-ptx"]);
+    trap_and_assert_are_reported_like_the_emulator(true, &["--backend", "gpu"]);
+}
+
 // ---- With a GPU -------------------------------------------------------------------------
 
 #[test]
@@ -509,6 +549,17 @@ fn gpu_an_unsupported_instruction_fails_only_where_the_emulator_fails() {
         );
     }
     unsupported_instruction_fails_only_where_the_emulator_fails(false, &["--backend", "gpu"]);
+}
+
+#[test]
+fn gpu_trap_and_a_failed_assert_are_reported_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_trap_and_a_failed_assert_are_reported_like_the_emulator",
+            &why,
+        );
+    }
+    trap_and_assert_are_reported_like_the_emulator(false, &["--backend", "gpu"]);
 }
 
 #[test]

@@ -63,14 +63,29 @@ fn both(
     emu_steps: u64,
     budget: u64,
 ) -> (RunResult, EmuRun) {
-    let ptx = kernel_ptx(name);
+    both_of(&kernel_ptx(name), name, c, args, emu_steps, budget)
+}
+
+/// `both` for kernel `name` of `ptx`, with the usual limits.
+fn both_ptx(ptx: &str, name: &str, c: LaunchConfig, args: Vec<KernelArg>) -> (RunResult, EmuRun) {
+    both_of(ptx, name, c, args, 10_000_000, 100_000)
+}
+
+fn both_of(
+    ptx: &str,
+    name: &str,
+    c: LaunchConfig,
+    args: Vec<KernelArg>,
+    emu_steps: u64,
+    budget: u64,
+) -> (RunResult, EmuRun) {
     let module = gpuzzle::ptx::parse(&ptx).unwrap();
     let opts = EmuOptions {
         step_limit: emu_steps,
         ..EmuOptions::default()
     };
     let plain = emu::run(&module, name, &c, args.clone(), &opts).unwrap();
-    let inst = run_detailed(&ptx, name, &c, args, budget)
+    let inst = run_detailed(ptx, name, &c, args, budget)
         .unwrap_or_else(|e| panic!("{name}: instrumented run failed: {e}"));
     (plain, inst)
 }
@@ -405,6 +420,43 @@ fn unsupported_instructions_fail_only_where_the_emulator_fails() {
     }
 }
 
+/// A `trap` and a failed `assert()` would abort the kernel on a GPU and lose the context; the
+/// instrumented kernel records them instead, the trapping thread stops and the asserting one
+/// goes on, as on the emulator: the same buffers, and the same diagnostic word for word.
+#[test]
+fn trap_and_a_failed_assert_are_reported_like_the_emulator() {
+    let ptx = compile_cu(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/bugs.cu"));
+    let out = instrument(&ptx, "trap_kernel", &InstrumentOptions::default()).unwrap();
+    // Neither instruction is left to run on a GPU (comments say what was there).
+    let code: String = out
+        .ptx
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!code.contains("trap;"));
+    assert!(!code.contains("call.uni \n\t__assertfail") && !code.contains("__assertfail,"));
+    assert_eq!(out.sites.traps, 2, "one trap, one assert in the module");
+    let c = cfg([1, 1, 1], [8, 1, 1]);
+    let cases = [
+        ("trap_kernel", vec![zeros("out", ElemType::I32, 8)]),
+        ("failing_assert", vec![buf("v", ElemType::I32, &arange(8))]),
+    ];
+    for (name, args) in cases {
+        let (plain, inst) = both_ptx(&ptx, name, c, args);
+        assert_eq!(inst.result.buffers, plain.buffers, "{name}");
+        assert_eq!(inst.result.counters, plain.counters, "{name}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(p.kind, DiagKind::Assert, "{name}");
+        assert_eq!(
+            (g.kind, g.line, &g.file, g.thread, &g.message, &g.help),
+            (p.kind, p.line, &p.file, p.thread, &p.message, &p.help),
+            "{name}"
+        );
+        assert_eq!(inst.result.diagnostics.len(), 1, "{name}");
+    }
+}
+
 /// A budget too small for the loop inside the device function: the thread exits from inside the
 /// `.func`, the others stop at their next backward branch, and nothing illegal runs meanwhile.
 #[test]
@@ -660,7 +712,7 @@ fn small_ints(name: &str) -> KernelArg {
 fn gpu_visible(k: DiagKind) -> bool {
     matches!(
         k,
-        DiagKind::OutOfBounds | DiagKind::Misaligned | DiagKind::StepLimit
+        DiagKind::OutOfBounds | DiagKind::Misaligned | DiagKind::StepLimit | DiagKind::Assert
     )
 }
 

@@ -8,12 +8,13 @@
 //! ```text
 //! offset size  field
 //!      0  u32  fault_flag    0 until the first fault; set 0→1 with atom.cas, so only the FIRST fault is kept
-//!      4  u32  fault_kind    1 out-of-bounds, 2 step-limit, 3 misaligned
+//!      4  u32  fault_kind    1 out-of-bounds, 2 step-limit, 3 misaligned, 4 trap, 5 failed assert
 //!      8  u32×3 fault_block  %ctaid.x/y/z of the faulting thread
 //!     20  u32×3 fault_thread %tid.x/y/z
 //!     32  u32  fault_loc     file index << 24 | source line, from the `.loc` in force (0: unknown)
-//!     36  u32  fault_access  the access, packed by `Access::pack` (0 for step-limit)
+//!     36  u32  fault_access  the access, packed by `Access::pack` (0 for step-limit, trap, assert)
 //!     40  u64  fault_addr    the generic address accessed; the host maps it to `buffer[index]`
+//!                            (a failed assert: its message's address, a module string)
 //!     48  u64  fault_count   faulting accesses and step-limit stops over all threads
 //!     56  u32  stop          set with a step-limit fault: every thread exits at its next backward branch
 //!     60  u32  table_len     entries in the buffer table (module variables, then the launch's buffers)
@@ -66,6 +67,10 @@ pub enum FaultKind {
     OutOfBounds = 1,
     StepLimit = 2,
     Misaligned = 3,
+    /// `trap` (`__trap()`): the thread stops, as on the emulator, instead of the whole context.
+    Trap = 4,
+    /// `__assertfail` (a failed `assert()`): recorded, and the thread goes on, as on the emulator.
+    Assert = 5,
 }
 
 impl FaultKind {
@@ -74,6 +79,8 @@ impl FaultKind {
             1 => Some(FaultKind::OutOfBounds),
             2 => Some(FaultKind::StepLimit),
             3 => Some(FaultKind::Misaligned),
+            4 => Some(FaultKind::Trap),
+            5 => Some(FaultKind::Assert),
             _ => None,
         }
     }
@@ -173,7 +180,7 @@ pub struct Fault {
     pub thread: [u32; 3],
     pub file: u32,
     pub line: u32,
-    /// `None` for step-limit faults.
+    /// `None` for step-limit, trap and assert faults.
     pub access: Option<Access>,
     pub addr: u64,
 }
@@ -302,7 +309,7 @@ impl CtlLayout {
                 .ok_or_else(|| CtlError(format!("unknown fault kind {code}")))?;
             let loc = get32(Self::FAULT_LOC);
             let access = match kind {
-                FaultKind::StepLimit => None,
+                FaultKind::StepLimit | FaultKind::Trap | FaultKind::Assert => None,
                 _ => Some(Access::unpack(get32(Self::FAULT_ACCESS)).ok_or_else(|| {
                     CtlError(format!("bad access code {:#x}", get32(Self::FAULT_ACCESS)))
                 })?),

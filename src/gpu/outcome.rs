@@ -11,6 +11,8 @@ use crate::gpu::ctl::{AccessKind, CtlState, Fault, FaultKind};
 pub struct TableName {
     pub name: String,
     pub elem_size: u64,
+    /// A module string's text up to its NUL (`$str`, what `assert()` passes as its message).
+    pub text: Option<String>,
 }
 
 /// Block and thread of a linear global thread id (block linear id × threads per block + thread).
@@ -129,6 +131,30 @@ pub fn fault_diagnostic(
         n => format!(" ({} more faults after this one)", n - 1),
     };
     let (kind, message, help) = match (f.kind, f.access) {
+        // Worded as the emulator words them.
+        (FaultKind::Trap, _) => (
+            DiagKind::Assert,
+            format!("{who} executed a trap instruction, which aborts the kernel"),
+            "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".to_string(),
+        ),
+        (FaultKind::Assert, _) => {
+            let text = state
+                .table
+                .iter()
+                .zip(names)
+                .find(|(&(base, _), _)| base == f.addr)
+                .and_then(|(_, n)| n.text.as_deref());
+            let message = match text {
+                Some(t) => format!("assertion `{t}` failed in {who}"),
+                None => format!("an assertion failed in {who}"),
+            };
+            (
+                DiagKind::Assert,
+                message,
+                "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
+                    .to_string(),
+            )
+        }
         (FaultKind::StepLimit, _) | (_, None) => (
             DiagKind::StepLimit,
             format!(
@@ -315,6 +341,7 @@ mod tests {
             .map(|n| TableName {
                 name: n.to_string(),
                 elem_size: 4,
+                text: None,
             })
             .collect()
     }
@@ -384,14 +411,17 @@ mod tests {
             TableName {
                 name: "cache".into(),
                 elem_size: 1,
+                text: None,
             },
             TableName {
                 name: "unwritten".into(),
                 elem_size: 1,
+                text: None,
             },
             TableName {
                 name: "other".into(),
                 elem_size: 4,
+                text: None,
             },
         ];
         let d = fault_diagnostic(&st, &names(), &shared, &[], &c).unwrap();
@@ -400,6 +430,41 @@ mod tests {
             d.message.starts_with(
                 "thread 8 of block 0 read shared cache[8] (line 4), but cache has 8 elements"
             ),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn traps_and_failed_asserts_are_worded_as_the_emulator_words_them() {
+        let c = cfg([1, 1, 1], [10, 1, 1]);
+        let d = fault_diagnostic(&state(FaultKind::Trap, 0, None), &names(), &[], &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::Assert);
+        assert_eq!(
+            d.message,
+            "thread 8 of block 0 executed a trap instruction, which aborts the kernel (2 more faults after this one)"
+        );
+        // The message is the module string the assert passed, found by its address.
+        let mut n = names();
+        n[0].text = Some("v[t] != 3".into());
+        let d = fault_diagnostic(
+            &state(FaultKind::Assert, 0x1_0000_1000, None),
+            &n,
+            &[],
+            &[],
+            &c,
+        )
+        .unwrap();
+        assert_eq!(d.kind, DiagKind::Assert);
+        assert!(
+            d.message
+                .starts_with("assertion `v[t] != 3` failed in thread 8 of block 0"),
+            "{}",
+            d.message
+        );
+        let d = fault_diagnostic(&state(FaultKind::Assert, 0, None), &n, &[], &[], &c).unwrap();
+        assert!(
+            d.message.starts_with("an assertion failed in thread 8"),
             "{}",
             d.message
         );

@@ -72,6 +72,12 @@ impl Plan {
             .map(|v| TableName {
                 name: demangle_var(&v.name),
                 elem_size: v.elem_size,
+                text: module
+                    .globals
+                    .iter()
+                    .find(|g| g.name == v.name)
+                    .and_then(|g| g.init.as_deref())
+                    .map(c_string),
             })
             .collect();
         let mut buffer_lens = Vec::new();
@@ -80,6 +86,7 @@ impl Plan {
                 names.push(TableName {
                     name: b.name.clone(),
                     elem_size: b.ty.size() as u64,
+                    text: None,
                 });
                 buffer_lens.push(b.data.len() as u64);
             }
@@ -90,6 +97,7 @@ impl Plan {
             .map(|v| TableName {
                 name: demangle_var(&v.name),
                 elem_size: v.elem_size,
+                text: None,
             })
             .collect();
         Ok(Plan {
@@ -173,6 +181,12 @@ impl Plan {
             &site.what, &at,
         )))
     }
+}
+
+/// Bytes up to the first NUL as text (a module string's initialiser).
+fn c_string(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 /// Refuse a launch the emulator would refuse before running: an unknown or ambiguous kernel, or

@@ -20,6 +20,10 @@
 //! - `__gpuzzle_generic(addr, access, loc) -> b64`: classify a generic address with `isspacep`:
 //!   global → as `__gpuzzle_global`; shared → as `__gpuzzle_shared`; anything else (local) →
 //!   nothing. Returns 0 or the zero area as above.
+//! - `__gpuzzle_fault(kind, loc, addr)`: record a fault that is no access: a `trap` (the site
+//!   then exits the thread, where a GPU would abort the whole kernel and lose the context) or a
+//!   failed `assert()` (the site replaces the call to `__assertfail`, which would trap too;
+//!   `addr` is the message's address). The emulator treats both so.
 //! - `__gpuzzle_unsupported(site)`: a thread reached an instruction gpuzzle does not support
 //!   (the instrumenter put this call and an `exit` in its place): keep the first such site in
 //!   the control block and raise the stop flag, so every other thread exits at its next backward
@@ -41,6 +45,7 @@ pub const GENERIC: &str = "__gpuzzle_generic";
 pub const SHARED: &str = "__gpuzzle_shared";
 pub const STEP: &str = "__gpuzzle_step";
 pub const UNSUPPORTED: &str = "__gpuzzle_unsupported";
+pub const FAULT: &str = "__gpuzzle_fault";
 
 const DECLS: &str = "\t.reg .b64 %gz_a<12>;\n\t.reg .b32 %gz_b<12>;\n\t.reg .pred %gz_q<4>;\n\
 \t.reg .b32 %gz_t<8>;\n\t.reg .b64 %gz_u<3>;\n\t.reg .b32 %gz_c<4>;\n\t.reg .b64 %gz_d<3>;\n";
@@ -335,6 +340,22 @@ $gz_done:
         zero = L::ZERO
     );
 
+    // __gpuzzle_fault(kind, loc, addr)
+    s += &format!(
+        ".func {FAULT}(\n\t.param .b32 gz_kind,\n\t.param .b32 gz_loc,\n\t.param .b64 gz_addr\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b7, [gz_kind];
+\tld.param.u32 %gz_b1, [gz_loc];
+\tld.param.u64 %gz_a0, [gz_addr];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tmov.u32 %gz_b0, 0;
+"
+    );
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tret;\n}\n\n";
+
     // __gpuzzle_unsupported(site)
     s += &format!(".func {UNSUPPORTED}(\n\t.param .b32 gz_site\n)\n{{\n");
     s += DECLS;
@@ -417,7 +438,7 @@ mod tests {
             );
             let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             assert_eq!(m.uses_reserved_smem, reserved_smem);
-            for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED] {
+            for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED, FAULT] {
                 let (_, f) = m.function(name).unwrap();
                 assert!(!f.body.is_empty(), "{name}");
                 assert!(!f

@@ -28,6 +28,11 @@
 //!   thread records a step-limit fault, raises the stop flag, and exits; every other thread exits
 //!   at its next backward branch. Exited threads count as arrived at `bar.sync`, so no block hangs.
 //!
+//! - `trap` and calls to `__assertfail` (a failed `assert()`), which on a GPU abort the kernel
+//!   and lose the CUDA context, record a fault instead (its kind, the `.loc` in force, and for an
+//!   assert its message's address, which the host finds among the module strings); the trapping
+//!   thread exits and the asserting one goes on, as on the emulator.
+//!
 //! Device functions (`.func`) are instrumented like kernels, with unchanged signatures and call
 //! sites: the helpers reach the control block through `__gpuzzle_ctl_ptr`. (So two launches of
 //! one loaded module must not overlap with different control blocks; gpuzzle launches one at a
@@ -84,6 +89,8 @@ pub struct SiteCounts {
     pub calls: usize,
     /// Unsupported instructions replaced by a run-time fault.
     pub unsupported: usize,
+    /// `trap`s and calls to `__assertfail` replaced by a recorded fault.
+    pub traps: usize,
 }
 
 /// An instruction gpuzzle does not support, replaced by a run-time fault: what the host needs to
@@ -315,6 +322,21 @@ pub fn instrument(
                     what: format!("the indirect branch `{}`", i.opcode),
                 });
             }
+            // A trap would abort the kernel and take the CUDA context with it; the emulator
+            // stops the thread and reports it. So does the instrumented kernel.
+            if base == "trap" {
+                let text = w.trap(i.guard.as_deref(), whole, loc);
+                edits.push((s.span.start, s.span.end, text));
+                sites.traps += 1;
+                continue;
+            }
+            if base == "call" && i.operands.first().map(String::as_str) == Some("__assertfail") {
+                let message = assert_message(&f.stmts[..k], i);
+                let text = w.assert_fail(i.guard.as_deref(), whole, loc, &message);
+                edits.push((s.span.start, s.span.end, text));
+                sites.traps += 1;
+                continue;
+            }
             if base == "bra" {
                 let backward = i
                     .operands
@@ -436,6 +458,36 @@ fn ir_by_stmt<'m>(
         });
     }
     Ok(out)
+}
+
+/// The operand that `call __assertfail, (param0, ...)` passes as its message (`param0`): the
+/// value the call sequence stored there (`st.param.b64 [param0+0], %rd6;`), or `0` when it
+/// cannot be found (the host then reports the assert without its text).
+fn assert_message(before: &[scan::Stmt], call: &scan::Instr) -> String {
+    let Some(first) = call.operands.get(1).and_then(|args| {
+        args.trim_start_matches('(')
+            .split(',')
+            .next()
+            .map(|a| a.trim().trim_end_matches(')').trim().to_string())
+    }) else {
+        return "0".into();
+    };
+    for s in before.iter().rev() {
+        match &s.kind {
+            // The call sequence's block starts here: nothing before it is its argument.
+            StmtKind::Open => break,
+            StmtKind::Instr(i) if i.opcode.starts_with("st.param") => {
+                let to = i.operands.first().and_then(|a| site::parse_address(a));
+                if to.is_some_and(|(base, off)| base == first && off == 0) {
+                    if let Some(v) = i.operands.get(1) {
+                        return v.clone();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    "0".into()
 }
 
 /// The functions a launch of `entry` can run: it and every function it calls, transitively.
@@ -629,7 +681,8 @@ $L__BB0_3:
                 constant: 0,
                 branches: 1,
                 calls: 0,
-                unsupported: 0
+                unsupported: 0,
+                traps: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
@@ -801,6 +854,55 @@ $L__BB0_3:
         let out = instrument(&ptx, "map", &InstrumentOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((out.sites.shared, out.sites.unsupported), (2, 0));
+    }
+
+    #[test]
+    fn an_asserts_message_is_the_value_its_call_sequence_passes_first() {
+        let text = "
+.version 8.8
+.target sm_80
+.address_size 64
+.extern .func __assertfail
+(
+\t.param .b64 __assertfail_param_0,
+\t.param .b64 __assertfail_param_1
+)
+;
+.global .align 1 .b8 $str[4] = {111, 107, 63, 0};
+.visible .entry k()
+{
+\t.reg .b64 \t%rd<3>;
+\tmov.u64 \t%rd1, $str;
+\tcvta.global.u64 \t%rd2, %rd1;
+\t{ // callseq 0, 0
+\t.param .b64 param0;
+\tst.param.b64 \t[param0+0], %rd2;
+\t.param .b64 param1;
+\tst.param.b64 \t[param1+0], %rd2;
+\tcall.uni
+\t__assertfail,
+\t(
+\tparam0,
+\tparam1
+\t);
+\t} // callseq 0
+\ttrap;
+\tret;
+}
+";
+        let out =
+            instrument(text, "k", &InstrumentOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.sites.traps, 2);
+        assert!(
+            out.ptx.contains("st.param.b64 [gz_arg2], %rd2;"),
+            "{}",
+            out.ptx
+        );
+        assert!(out.ptx.contains(&format!(
+            "mov.u32 %gz_r0, {};",
+            crate::gpu::ctl::FaultKind::Assert as u32
+        )));
+        assert!(crate::ptx::parse(&out.ptx).is_ok());
     }
 
     #[test]

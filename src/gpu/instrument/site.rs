@@ -1,9 +1,10 @@
 //! One instruction at a time: what it is to the instrumenter (a global/generic access to check, a
 //! shared or constant access to count, a backward branch to meter) and the PTX that replaces it.
 
-use super::helpers::{COUNT, GENERIC, GLOBAL, SHARED, STEP, UNSUPPORTED};
+use super::helpers::{COUNT, FAULT, GENERIC, GLOBAL, SHARED, STEP, UNSUPPORTED};
 use super::scan::{type_size, Instr, RegWidths};
 use super::InstrumentError;
+use crate::gpu::ctl::FaultKind;
 use crate::gpu::ctl::{Access, AccessKind};
 use std::collections::HashMap;
 
@@ -424,6 +425,66 @@ impl<'a> SiteWriter<'a> {
             l.push(format!("$gz_E{n}:"));
         }
         join(&l)
+    }
+
+    /// `trap` in place of `whole`: record a trap fault and exit the thread (as the emulator
+    /// does), rather than abort the kernel and lose the CUDA context.
+    pub fn trap(&mut self, guard: Option<&str>, whole: &str, loc: u32) -> String {
+        let mut l = vec![format!(
+            "// gpuzzle: {}",
+            whole.split_whitespace().collect::<Vec<_>>().join(" ")
+        )];
+        l.extend(self.fault(guard, FaultKind::Trap, loc, "0", &["exit;".to_string()]));
+        join(&l)
+    }
+
+    /// A call to `__assertfail` in place of `whole`: record a failed assert (`message`: the
+    /// operand that holds its message's address) and go on, as the emulator does; the real
+    /// function would trap.
+    pub fn assert_fail(
+        &mut self,
+        guard: Option<&str>,
+        whole: &str,
+        loc: u32,
+        message: &str,
+    ) -> String {
+        let was = whole.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut l = vec![format!("// gpuzzle: {was}")];
+        l.extend(self.fault(guard, FaultKind::Assert, loc, message, &[]));
+        join(&l)
+    }
+
+    fn fault(
+        &mut self,
+        guard: Option<&str>,
+        kind: FaultKind,
+        loc: u32,
+        addr: &str,
+        then: &[String],
+    ) -> Vec<String> {
+        let n = self.label();
+        let mut l = Vec::new();
+        if let Some(g) = guard {
+            l.push(format!("{} bra $gz_E{n};", skip_guard(g)));
+        }
+        l.extend([
+            "{".to_string(),
+            ".param .b32 gz_arg0;".into(),
+            ".param .b32 gz_arg1;".into(),
+            ".param .b64 gz_arg2;".into(),
+            format!("mov.u32 %gz_r0, {};", kind as u32),
+            "st.param.b32 [gz_arg0], %gz_r0;".into(),
+            format!("mov.u32 %gz_r0, {loc};"),
+            "st.param.b32 [gz_arg1], %gz_r0;".into(),
+            format!("st.param.b64 [gz_arg2], {addr};"),
+            format!("call {FAULT}, (gz_arg0, gz_arg1, gz_arg2);"),
+            "}".into(),
+        ]);
+        l.extend(then.iter().cloned());
+        if guard.is_some() {
+            l.push(format!("$gz_E{n}:"));
+        }
+        l
     }
 
     /// A backward branch: count a step when it is taken, and exit when the helper says so.
