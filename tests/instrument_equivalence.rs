@@ -79,7 +79,7 @@ fn both_of(
     emu_steps: u64,
     budget: u64,
 ) -> (RunResult, EmuRun) {
-    let module = gpuzzle::ptx::parse(&ptx).unwrap();
+    let module = gpuzzle::ptx::parse(ptx).unwrap();
     let opts = EmuOptions {
         step_limit: emu_steps,
         ..EmuOptions::default()
