@@ -47,10 +47,11 @@
 //! (`Instrumented::unsupported`) with the emulator's own message and error. So a kernel whose
 //! unsupported instruction is never reached runs instrumented with the emulator's outputs.
 //!
-//! Still refused (`Unsupported`), should the parser ever run them, when the launched kernel can
-//! reach them: `cp.async*`, `ld/st/red.async` and `brx.idx` as instructions that run, which the
-//! helpers cannot check. Recursion is metered by its calls, not its depth, so recursion deeper
-//! than the GPU stack still overflows it.
+//! `st.async`/`red.async`, which the parser runs as a shared store and reduction, are checked as
+//! those. Still refused (`Unsupported`), should the parser ever learn to run them, when the
+//! launched kernel can reach them: `cp.async*` and `brx.idx`, which the helpers cannot check; and
+//! a generic access through a symbol that is no variable (NVRTC never writes one). Recursion is
+//! metered by its calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
 mod helpers;
 mod scan;
