@@ -392,23 +392,97 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
 }
 
 /// An `.f16x2`/`.bf16x2` instruction on packed halves of type `ty`: each half alone, the
-/// low half in bits 0-15. `PackCvt` rounds two f32 registers into one (a high, b low).
-pub fn half2(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+/// low half in bits 0-15 (with `pair` false, the scalar form: the low half only). `PackCvt`
+/// rounds two f32 registers into one (a high, b low). For `Set`, `ty` is the source type and
+/// `c` the predicate it combines. `Setp` writes predicates: see [`half2_setp`].
+pub fn half2(op: Half2Op, ty: Ty, pair: bool, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+    if let Half2Op::Set { cmp, comb, out } = op {
+        return set(cmp, comb, out, ty, pair, a, b, c);
+    }
     let lane = |v: u64, i: u32| (v >> (16 * i)) & 0xffff;
     let one = |i: u32| -> u64 {
         let (x, y, z) = (lane(a, i), lane(b, i), lane(c, i));
         match op {
             Half2Op::Bin(bop) => bin(bop, ty, x, y, f, Rounding::Default),
-            Half2Op::Fma => mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default),
+            Half2Op::Fma { relu } => {
+                let r = mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default);
+                half_finish(ty, r, relu, false)
+            }
             Half2Op::Neg => un(UnOp::Neg, ty, x, f),
             Half2Op::Abs => un(UnOp::Abs, ty, x, f),
-            Half2Op::PackCvt => {
+            Half2Op::PackCvt(how) => {
                 let src = if i == 1 { a } else { b };
-                half_out(ty, f32::from_bits(src as u32))
+                let x = f32_in(src, f) as f64;
+                let h = f64_to_half(x, ty, how.rnd);
+                finish_half(h, ty, how.relu, how.satfinite) as u64
             }
+            // Not lane values: handled above and by `half2_setp`.
+            Half2Op::Set { .. } | Half2Op::Setp { .. } => 0,
         }
     };
-    (one(1) << 16 | one(0)) & 0xffff_ffff
+    if pair {
+        (one(1) << 16 | one(0)) & 0xffff_ffff
+    } else {
+        one(0)
+    }
+}
+
+/// A comparison's result combined with the predicate `c` by the optional `BoolOp` (`c`
+/// negated when the flag is set), as `set` and `setp` do.
+fn combine(t: bool, comb: Option<(BoolOp, bool)>, c: u64) -> bool {
+    match comb {
+        Some((bop, neg)) => bool_op(bop, t, (c != 0) != neg),
+        None => t,
+    }
+}
+
+/// `set.CmpOp{.BoolOp}.out.ty`: true as 1.0 for a float `out`, all ones for an integer;
+/// packed (`pair`), per half (1.0 of the half type, or 0xffff).
+#[allow(clippy::too_many_arguments)]
+fn set(
+    cmp: CmpOp,
+    comb: Option<(BoolOp, bool)>,
+    out: Ty,
+    ty: Ty,
+    pair: bool,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let truth = |t: bool, width_mask: u64| -> u64 {
+        if !t {
+            return 0;
+        }
+        match out {
+            Ty::F32 => bits_f32(1.0),
+            Ty::F64 => 1f64.to_bits(),
+            Ty::F16 => f32_to_f16(1.0) as u64,
+            Ty::BF16 => f32_to_bf16(1.0) as u64,
+            _ => width_mask,
+        }
+    };
+    if !pair {
+        let t = combine(compare(cmp, ty, a, b), comb, c);
+        return truth(t, mask(out, u64::MAX));
+    }
+    let lane = |i: u32| {
+        let t = compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
+        truth(combine(t, comb, c), 0xffff)
+    };
+    lane(1) << 16 | lane(0)
+}
+
+/// `setp.CmpOp{.BoolOp}.f16x2 p|q, a, b{, {!}c}`: `p` from the low halves, `q` from the high
+/// ones, each combined with `c`.
+pub fn half2_setp(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64) -> (bool, bool) {
+    let Half2Op::Setp { cmp, comb } = op else {
+        return (false, false);
+    };
+    let lane = |i: u32| {
+        let t = compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
+        combine(t, comb, c)
+    };
+    (lane(0), lane(1))
 }
 
 /// A 16-bit float register (`f16` or `bf16`) as f32, exactly.
@@ -508,6 +582,9 @@ pub fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
 
 /// `cvt.dty.sty` with rounding, saturation and flush-to-zero.
 pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64 {
+    if matches!(dty, Ty::F16 | Ty::BF16) && sty != Ty::Pred {
+        return cvt_to_half(dty, sty, a, rnd, sat, ftz) as u64;
+    }
     let src_float = sty.is_float();
     let dst_float = dty.is_float();
     let read_float = |a: u64| -> f64 {
@@ -560,7 +637,13 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
             } else {
                 v
             };
-            to_float_out(dty, v as f32, v, sat, ftz)
+            // An integer of 32 bits or fewer is exact in f64: one directed rounding to f32.
+            let v32 = if directed(rnd) {
+                round_f32(v, rnd)
+            } else {
+                v as f32
+            };
+            to_float_out(dty, v32, v, sat, ftz)
         }
         (true, true) => {
             let x = read_float(a);
@@ -580,13 +663,55 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
     }
 }
 
+/// `cvt` into `f16`/`bf16`: the exact source value rounded once in the instruction's
+/// direction (an integer rounding such as `.rni` first rounds to an integral value exactly).
+fn cvt_to_half(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u16 {
+    if !sty.is_float() {
+        let (neg, mag) = if sty.is_signed() {
+            let v = sext(sty, a);
+            (v < 0, v.unsigned_abs())
+        } else {
+            (false, mask(sty, a))
+        };
+        let h = round_to_half(neg, mag, 0, dty, rnd);
+        return if sat { sat_half(dty, h) } else { h };
+    }
+    let x = match sty {
+        Ty::F32 => {
+            let x = f32_of(a);
+            (if ftz { ftz32(x) } else { x }) as f64
+        }
+        Ty::F16 | Ty::BF16 => half_in(sty, a) as f64,
+        _ => f64::from_bits(a),
+    };
+    let (x, rnd) = match rnd {
+        Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi => {
+            (round_integral(x, rnd), Rounding::Rn)
+        }
+        _ => (x, rnd),
+    };
+    // Clamping to [0, 1] first gives what clamping the rounded value would: both ends are
+    // halves and rounding keeps order.
+    f64_to_half(if sat { sat64(x) } else { x }, dty, rnd)
+}
+
+/// `.sat` on a 16-bit float: clamped to [0, 1], NaN to +0.
+fn sat_half(ty: Ty, h: u16) -> u16 {
+    half_out(ty, sat32(half_in(ty, h as u64))) as u16
+}
+
+/// `.relu`/`.satfinite` of an instruction whose result is a 16-bit float of `ty` (see
+/// [`finish_half`]).
+pub fn half_finish(ty: Ty, v: u64, relu: bool, satfinite: bool) -> u64 {
+    finish_half(v as u16, ty, relu, satfinite) as u64
+}
+
 fn to_float_out(dty: Ty, v32: f32, v64: f64, sat: bool, ftz: bool) -> u64 {
     match dty {
         Ty::F32 => {
             let x = if ftz { ftz32(v32) } else { v32 };
             bits_f32(if sat { sat32(x) } else { x })
         }
-        Ty::F16 | Ty::BF16 => half_out(dty, if sat { sat32(v32) } else { v32 }),
         _ => (if sat { sat64(v64) } else { v64 }).to_bits(),
     }
 }
@@ -724,6 +849,7 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
         AtomOp::Or => old | b,
         AtomOp::Xor => old ^ b,
         AtomOp::Exch => b,
+        AtomOp::Pair { op, half } => half2(Half2Op::Bin(op), half, true, old, b, 0, f),
         AtomOp::Cas => {
             if mask(ty, old) == mask(ty, b) {
                 c
@@ -752,6 +878,7 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ptx::ir::HalfCvt;
     use proptest::prelude::*;
 
     #[test]
@@ -761,6 +888,7 @@ mod tests {
         let add = half2(
             Half2Op::Bin(BinOp::Add),
             Ty::F16,
+            true,
             pack(1.0, -2.0),
             pack(0.5, 0.25),
             0,
@@ -768,15 +896,16 @@ mod tests {
         );
         assert_eq!(add, pack(1.5, -1.75));
         let fma = half2(
-            Half2Op::Fma,
+            Half2Op::Fma { relu: false },
             Ty::F16,
+            true,
             pack(3.0, 2.0),
             pack(0.5, -4.0),
             pack(1.0, 1.0),
             none,
         );
         assert_eq!(fma, pack(2.5, -7.0));
-        let neg = half2(Half2Op::Neg, Ty::F16, pack(1.0, -0.5), 0, 0, none);
+        let neg = half2(Half2Op::Neg, Ty::F16, true, pack(1.0, -0.5), 0, 0, none);
         // Unary math on a half: the f32 result rounded (hexp2 is ex2.approx.f16).
         let ex2 = un(UnOp::Ex2, Ty::F16, f32_to_f16(3.0) as u64, none);
         assert_eq!(ex2, f32_to_f16(8.0) as u64);
@@ -784,8 +913,13 @@ mod tests {
         assert_eq!(tanh, f32_to_bf16(0.5f32.tanh()) as u64);
         assert_eq!(neg, pack(-1.0, 0.5));
         let packed = half2(
-            Half2Op::PackCvt,
+            Half2Op::PackCvt(HalfCvt {
+                rnd: Rounding::Rn,
+                relu: false,
+                satfinite: false,
+            }),
             Ty::F16,
+            true,
             1.5f32.to_bits() as u64,
             (-0.25f32).to_bits() as u64,
             0,
@@ -796,6 +930,7 @@ mod tests {
         let mul = half2(
             Half2Op::Bin(BinOp::MulLo),
             Ty::BF16,
+            true,
             bpack(3.0, -2.0),
             bpack(0.5, 1e30),
             0,

@@ -1,7 +1,7 @@
 //! Float semantics PTX needs beyond Rust's defaults: directed rounding, flush-to-zero,
 //! saturation, minNum/maxNum, and float→integer conversion rules.
 
-use crate::ptx::ir::Rounding;
+use crate::ptx::ir::{Rounding, Ty};
 
 #[inline]
 pub fn f32_of(bits: u64) -> f32 {
@@ -284,6 +284,150 @@ pub fn f32_to_bf16(v: f32) -> u16 {
         r += 1;
     }
     r as u16
+}
+
+/// The bit layout of a 16-bit float type: stored significand bits, exponent bias, and the
+/// exponent field of infinities and NaNs.
+struct Layout {
+    man: u32,
+    bias: i32,
+    top_field: u32,
+}
+
+fn layout(ty: Ty) -> Layout {
+    if ty == Ty::BF16 {
+        Layout {
+            man: 7,
+            bias: 127,
+            top_field: 255,
+        }
+    } else {
+        Layout {
+            man: 10,
+            bias: 15,
+            top_field: 31,
+        }
+    }
+}
+
+/// The canonical NaN PTX writes for `.relu` and `.satfinite` (both 16-bit formats: 0x7fff).
+pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
+
+/// How far the dropped bits of a rounding are from half a unit of the last kept bit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dropped {
+    Zero,
+    Below,
+    Half,
+    Above,
+}
+
+/// `(-1)^neg * mag * 2^exp`, an exact value, rounded once into the 16-bit float `ty` (`F16`
+/// or `BF16`) in the direction `rnd` (nearest even unless `.rz`/`.rm`/`.rp`), as a directed
+/// `cvt` must: an overflow gives infinity only where the direction allows, else the largest
+/// finite value.
+pub fn round_to_half(neg: bool, mag: u64, exp: i32, ty: Ty, rnd: Rounding) -> u16 {
+    let l = layout(ty);
+    let sign: u16 = if neg { 0x8000 } else { 0 };
+    if mag == 0 {
+        return sign;
+    }
+    let top = 63 - mag.leading_zeros() as i32;
+    let emin = 1 - l.bias;
+    // The weight (power of two) of the last significand bit the result keeps.
+    let q = (top + exp).max(emin) - l.man as i32;
+    let (kept, dropped) = if exp >= q {
+        // At most `man` bits of shift: the value's top bit is below bit `man + 1`.
+        (mag << (exp - q), Dropped::Zero)
+    } else {
+        let shift = (q - exp) as u32;
+        if shift > 64 {
+            (0, Dropped::Below)
+        } else {
+            let wide = mag as u128;
+            let rem = wide & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            let dropped = match rem {
+                0 => Dropped::Zero,
+                r if r < half => Dropped::Below,
+                r if r == half => Dropped::Half,
+                _ => Dropped::Above,
+            };
+            ((wide >> shift) as u64, dropped)
+        }
+    };
+    let inexact = dropped != Dropped::Zero;
+    let up = match rnd {
+        Rounding::Rz => false,
+        Rounding::Rm => neg && inexact,
+        Rounding::Rp => !neg && inexact,
+        _ => dropped == Dropped::Above || (dropped == Dropped::Half && kept & 1 == 1),
+    };
+    let kept = kept + up as u64;
+    // Biased exponent field minus one, shifted into place, plus the significand with its
+    // leading bit: the leading bit carries into the field, and a subnormal (field 0, no
+    // leading bit) that rounds up to the smallest normal comes out right.
+    let bits = (((q + l.man as i32 + l.bias - 1) as u64) << l.man) + kept;
+    let inf = (l.top_field as u64) << l.man;
+    if bits >= inf {
+        let to_inf = match rnd {
+            Rounding::Rz => false,
+            Rounding::Rm => neg,
+            Rounding::Rp => !neg,
+            _ => true,
+        };
+        return sign | if to_inf { inf as u16 } else { (inf - 1) as u16 };
+    }
+    sign | bits as u16
+}
+
+/// An f64 (so also any f32 or 16-bit float, exactly) rounded once into the 16-bit float `ty`
+/// in the direction `rnd`. NaN stays NaN as [`f32_to_f16`]/[`f32_to_bf16`] keep it.
+pub fn f64_to_half(x: f64, ty: Ty, rnd: Rounding) -> u16 {
+    if x.is_nan() {
+        return if ty == Ty::BF16 {
+            f32_to_bf16(x as f32)
+        } else {
+            f32_to_f16(x as f32)
+        };
+    }
+    let neg = x.is_sign_negative();
+    if x.is_infinite() {
+        let l = layout(ty);
+        return (if neg { 0x8000 } else { 0 }) | (l.top_field << l.man) as u16;
+    }
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mag, exp) = if field == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1u64 << 52, field - 1075)
+    };
+    round_to_half(neg, mag, exp, ty, rnd)
+}
+
+/// `.relu` and `.satfinite` applied to a 16-bit float result of `ty`: with either, NaN becomes
+/// the canonical NaN; `.relu` makes a negative result (-0 too) +0; `.satfinite` makes an
+/// infinity the largest finite value of its sign.
+pub fn finish_half(h: u16, ty: Ty, relu: bool, satfinite: bool) -> u16 {
+    let l = layout(ty);
+    let inf = (l.top_field << l.man) as u16;
+    let mag = h & 0x7fff;
+    if mag > inf {
+        return if relu || satfinite {
+            HALF_CANONICAL_NAN
+        } else {
+            h
+        };
+    }
+    if relu && h & 0x8000 != 0 {
+        return 0;
+    }
+    if satfinite && mag == inf {
+        return (h & 0x8000) | (inf - 1);
+    }
+    h
 }
 
 /// `a * b + c` on bfloat16s, rounded once to nearest even (`fma.rn.bf16`), as `fma_f16` does.
