@@ -942,6 +942,266 @@ mod tests {
         );
     }
 
+    /// f16 and bf16 bits of a value by the `half` crate (nearest even, from an f32).
+    fn h16(v: f32) -> u64 {
+        half::f16::from_f32(v).to_bits() as u64
+    }
+    fn b16(v: f32) -> u64 {
+        half::bf16::from_f32(v).to_bits() as u64
+    }
+
+    /// Two packed halves, high and low.
+    fn pair(hi: u64, lo: u64) -> u64 {
+        hi << 16 | lo
+    }
+
+    #[test]
+    fn half_set_and_setp_compare_each_half() {
+        let none = FFlags::default();
+        let (a, b) = (pair(h16(1.0), h16(-2.0)), pair(h16(3.0), h16(-2.0)));
+        let set = |cmp, out, comb| {
+            half2(
+                Half2Op::Set { cmp, comb, out },
+                Ty::F16,
+                true,
+                a,
+                b,
+                0,
+                none,
+            )
+        };
+        // __hlt2: 1.0 where less (high), 0.0 where not (low).
+        assert_eq!(set(CmpOp::Lt, Ty::F16, None), pair(h16(1.0), 0));
+        assert_eq!(set(CmpOp::Eq, Ty::F16, None), pair(0, h16(1.0)));
+        // __hlt2_mask: 0xffff per true half.
+        assert_eq!(set(CmpOp::Le, Ty::U32, None), 0xffff_ffff);
+        assert_eq!(set(CmpOp::Gt, Ty::U32, None), 0);
+        // Combined with a predicate: `and` with a false one is all false, `or !p` all true.
+        assert_eq!(set(CmpOp::Lt, Ty::U32, Some((BoolOp::And, false))), 0);
+        assert_eq!(
+            set(CmpOp::Gt, Ty::U32, Some((BoolOp::Or, true))),
+            0xffff_ffff
+        );
+        // bf16 halves give bf16 ones.
+        let (x, y) = (pair(b16(5.0), b16(f32::NAN)), pair(b16(5.0), b16(1.0)));
+        let bset = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Equ,
+                comb: None,
+                out: Ty::BF16,
+            },
+            Ty::BF16,
+            true,
+            x,
+            y,
+            0,
+            none,
+        );
+        assert_eq!(bset, pair(b16(1.0), b16(1.0)));
+        // Scalar set of any type: set.gt.f32.f32 (the bf16 __hgt on sm_80), set.lt.u32.s32.
+        let gt = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Gt,
+                comb: None,
+                out: Ty::F32,
+            },
+            Ty::F32,
+            false,
+            bits_f32(2.0),
+            bits_f32(1.0),
+            0,
+            none,
+        );
+        assert_eq!(gt, bits_f32(1.0));
+        let lt = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Lt,
+                comb: None,
+                out: Ty::U32,
+            },
+            Ty::S32,
+            false,
+            (-1i32) as u32 as u64,
+            0,
+            0,
+            none,
+        );
+        assert_eq!(lt, 0xffff_ffff);
+        // setp.lt.f16x2 p|q: p from the low halves, q from the high.
+        let setp = Half2Op::Setp {
+            cmp: CmpOp::Lt,
+            comb: None,
+        };
+        assert_eq!(half2_setp(setp, Ty::F16, a, b, 0), (false, true));
+        let xor = Half2Op::Setp {
+            cmp: CmpOp::Lt,
+            comb: Some((BoolOp::Xor, false)),
+        };
+        assert_eq!(half2_setp(xor, Ty::F16, a, b, 1), (true, false));
+    }
+
+    #[test]
+    fn half_relu_fma_and_packing_conversions() {
+        let none = FFlags::default();
+        let relu = Half2Op::Fma { relu: true };
+        // 2 * -3 + 1 = -5 → +0; 2 * 3 + 1 = 7 stays.
+        let a = pair(h16(2.0), h16(2.0));
+        let r = half2(
+            relu,
+            Ty::F16,
+            true,
+            a,
+            pair(h16(3.0), h16(-3.0)),
+            pair(h16(1.0), h16(1.0)),
+            none,
+        );
+        assert_eq!(r, pair(h16(7.0), 0));
+        // Scalar (fma.rn.relu.bf16): the low half only; NaN becomes the canonical NaN.
+        let r = half2(
+            relu,
+            Ty::BF16,
+            false,
+            b16(f32::NAN),
+            b16(1.0),
+            b16(1.0),
+            none,
+        );
+        assert_eq!(r, 0x7fff);
+        let r = half2(relu, Ty::BF16, false, b16(-1.5), b16(2.0), b16(1.0), none);
+        assert_eq!(r, 0);
+        // cvt.rz.relu.satfinite.f16x2.f32: 1e6 → 65504 (high), -1 → 0 (low).
+        let how = HalfCvt {
+            rnd: Rounding::Rz,
+            relu: true,
+            satfinite: true,
+        };
+        let packed = half2(
+            Half2Op::PackCvt(how),
+            Ty::F16,
+            true,
+            bits_f32(1e6),
+            bits_f32(-1.0),
+            0,
+            none,
+        );
+        assert_eq!(packed, pair(h16(65504.0), 0));
+        // Rounding toward zero, not to nearest: 1 + 3 * 2^-12 is nearer 1 + 2^-10.
+        let v = 1.0 + 3.0 * 2f32.powi(-12);
+        let how = HalfCvt {
+            rnd: Rounding::Rz,
+            relu: false,
+            satfinite: false,
+        };
+        let packed = half2(
+            Half2Op::PackCvt(how),
+            Ty::F16,
+            true,
+            bits_f32(v),
+            bits_f32(-v),
+            0,
+            none,
+        );
+        assert_eq!(packed, pair(h16(1.0), h16(-1.0)));
+    }
+
+    #[test]
+    fn half_atomics_combine_each_half() {
+        let old = pair(h16(1.5), h16(-2.0));
+        let add = AtomOp::Pair {
+            op: BinOp::Add,
+            half: Ty::F16,
+        };
+        assert_eq!(
+            atom_combine(add, Ty::B32, old, pair(h16(0.25), h16(2.0)), 0),
+            pair(h16(1.75), h16(0.0))
+        );
+        let max = AtomOp::Pair {
+            op: BinOp::Max,
+            half: Ty::BF16,
+        };
+        let old = pair(b16(1.0), b16(-1.0));
+        assert_eq!(
+            atom_combine(max, Ty::B32, old, pair(b16(0.5), b16(4.0)), 0),
+            pair(b16(1.0), b16(4.0))
+        );
+        // Scalar: atom.add.noftz.f16 rounds the sum to a half: 2048 + 1 stays 2048 (ties to even).
+        assert_eq!(
+            atom_combine(AtomOp::Add, Ty::F16, h16(2048.0), h16(1.0), 0),
+            h16(2048.0)
+        );
+        assert_eq!(
+            atom_combine(AtomOp::Add, Ty::BF16, b16(1.0), b16(2.0), 0),
+            b16(3.0)
+        );
+    }
+
+    #[test]
+    fn integer_conversions_into_halves_round_once() {
+        // s64 → bf16: 2^60 + 2^52 + 1 is just above a tie; through f64 it would be on the
+        // tie and round down to even.
+        let v: i64 = (1 << 60) + (1 << 52) + 1;
+        let got = cvt(Ty::BF16, Ty::S64, v as u64, Rounding::Rn, false, false);
+        assert_eq!(got, b16(2f32.powi(60) + 2f32.powi(53)));
+        // Directed: 2049 is between halves 2048 and 2050.
+        for (rnd, want) in [
+            (Rounding::Rz, 2048.0),
+            (Rounding::Rm, 2048.0),
+            (Rounding::Rp, 2050.0),
+            (Rounding::Rn, 2048.0),
+        ] {
+            assert_eq!(
+                cvt(Ty::F16, Ty::S32, 2049, rnd, false, false),
+                h16(want),
+                "{rnd:?}"
+            );
+        }
+        assert_eq!(
+            cvt(
+                Ty::F16,
+                Ty::S32,
+                (-2049i32) as u32 as u64,
+                Rounding::Rm,
+                false,
+                false
+            ),
+            h16(-2050.0)
+        );
+        // Overflow: 70000 toward zero is the largest half; to nearest, infinity.
+        assert_eq!(
+            cvt(Ty::F16, Ty::U32, 70000, Rounding::Rz, false, false),
+            h16(65504.0)
+        );
+        assert_eq!(
+            cvt(Ty::F16, Ty::U32, 70000, Rounding::Rn, false, false),
+            h16(f32::INFINITY)
+        );
+        // `.sat` clamps to [0, 1].
+        assert_eq!(
+            cvt(Ty::F16, Ty::S32, 7, Rounding::Rn, true, false),
+            h16(1.0)
+        );
+        assert_eq!(
+            cvt(Ty::F16, Ty::F32, bits_f32(-3.0), Rounding::Rn, true, false),
+            0
+        );
+        // f64 → f16 rounds once: just above the midpoint between 1 and 1 + 2^-10.
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(
+            cvt(Ty::F16, Ty::F64, x.to_bits(), Rounding::Rn, false, false),
+            h16(1.0 + 2f32.powi(-10))
+        );
+        // int → f32 in a direction: 2^24 + 3 is between 2^24 + 2 and 2^24 + 4.
+        let v = (1u64 << 24) + 3;
+        assert_eq!(
+            cvt(Ty::F32, Ty::U32, v, Rounding::Rz, false, false),
+            bits_f32(16777218.0)
+        );
+        assert_eq!(
+            cvt(Ty::F32, Ty::U32, v, Rounding::Rp, false, false),
+            bits_f32(16777220.0)
+        );
+    }
+
     const F: FFlags = FFlags {
         ftz: false,
         sat: false,
@@ -1017,6 +1277,40 @@ mod tests {
             if x.is_finite() {
                 prop_assert_eq!(cvt(Ty::F32, Ty::F32, ux, Rounding::Rmi, false, false), x.floor().to_bits() as u64);
             }
+        }
+
+        /// `add/sub/mul/div/min/max/setp` on f16 and bf16 against the `half` crate (its
+        /// arithmetic goes through f32, which rounds halves correctly: 24 >= 2 * 11 + 2), and
+        /// conversions from every integer type against its values.
+        #[test]
+        fn half_arithmetic_matches_the_half_crate(a: u16, b: u16, i: i64, w: i32) {
+            use half::{bf16, f16};
+            let same = |got: u64, want: u16, nan: bool| if nan { (got as u16) & 0x7fff > (want & 0x7c00) } else { got as u16 == want };
+            let (x, y) = (f16::from_bits(a), f16::from_bits(b));
+            let (ua, ub) = (a as u64, b as u64);
+            for (op, want) in [(BinOp::Add, x + y), (BinOp::Sub, x - y), (BinOp::MulLo, x * y), (BinOp::Div, x / y)] {
+                prop_assert!(same(bin(op, Ty::F16, ua, ub, F, R), want.to_bits(), want.is_nan()), "{:?} {:?} {:?}", op, x, y);
+            }
+            let (p, q) = (bf16::from_bits(a), bf16::from_bits(b));
+            for (op, want) in [(BinOp::Add, p + q), (BinOp::Sub, p - q), (BinOp::MulLo, p * q), (BinOp::Div, p / q)] {
+                let got = bin(op, Ty::BF16, ua, ub, F, R);
+                prop_assert!(got as u16 == want.to_bits() || (want.is_nan() && bf16::from_bits(got as u16).is_nan()), "{:?} {:?} {:?}", op, p, q);
+            }
+            if !x.is_nan() && !y.is_nan() {
+                let min = f16::from_bits(bin(BinOp::Min, Ty::F16, ua, ub, F, R) as u16);
+                prop_assert_eq!(min, if y < x { y } else { x });
+            }
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::F16, ua, ub), x < y);
+            prop_assert_eq!(compare(CmpOp::Geu, Ty::BF16, ua, ub), p.is_nan() || q.is_nan() || p >= q);
+            prop_assert_eq!(compare(CmpOp::Eq, Ty::F16, ua, ub), x == y);
+            // Integers that f64 holds exactly convert like the crate's nearest even.
+            let small = i >> 11;
+            prop_assert_eq!(cvt(Ty::F16, Ty::S32, w as u32 as u64, Rounding::Rn, false, false), f16::from_f64(w as f64).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::BF16, Ty::S64, small as u64, Rounding::Rn, false, false), bf16::from_f64(small as f64).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::F16, Ty::U16, a as u64, Rounding::Rn, false, false), f16::from_f32(a as f32).to_bits() as u64);
+            // Halves widen exactly.
+            let wide = cvt(Ty::F32, Ty::F16, ua, R, false, false);
+            prop_assert!(wide == x.to_f32().to_bits() as u64 || x.is_nan() && f32_of(wide).is_nan());
         }
 
         #[test]

@@ -2233,3 +2233,189 @@ fn special(n: &str) -> Option<Special> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::*;
+
+    /// The ops of a kernel whose body is `body` (registers declared for it).
+    fn ops(body: &str) -> Vec<Op> {
+        let text = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .pred %p<4>;\n.reg .b16 %rs<8>;\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n\
+             {body}\nret;\n}}\n"
+        );
+        let m = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        k.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    #[test]
+    fn half_comparisons_parse_into_half_ops() {
+        let got = ops("set.lt.f16x2.f16x2 %r1, %r2, %r3;\n\
+                       set.le.u32.bf16x2 %r1, %r2, %r3;\n\
+                       set.gt.and.f32.f32 %r1, %r2, %r3, !%p1;\n\
+                       setp.ltu.f16x2 %p1|%p2, %r2, %r3;");
+        let set = |i: usize| match &got[i] {
+            Op::Half2 { op, ty, pair, .. } => (*op, *ty, *pair),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            set(0),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Lt,
+                    comb: None,
+                    out: Ty::F16
+                },
+                Ty::F16,
+                true
+            )
+        );
+        assert_eq!(
+            set(1),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Le,
+                    comb: None,
+                    out: Ty::U32
+                },
+                Ty::BF16,
+                true
+            )
+        );
+        assert_eq!(
+            set(2),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Gt,
+                    comb: Some((BoolOp::And, true)),
+                    out: Ty::F32
+                },
+                Ty::F32,
+                false
+            )
+        );
+        assert!(matches!(
+            &got[3],
+            Op::Half2 {
+                op: Half2Op::Setp {
+                    cmp: CmpOp::Ltu,
+                    comb: None
+                },
+                d2: Some(_),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn relu_satfinite_rounding_and_half_atomics_parse() {
+        let got = ops("fma.rn.relu.f16 %rs1, %rs2, %rs3, %rs4;\n\
+                       fma.rn.relu.bf16x2 %r1, %r2, %r3, %r4;\n\
+                       cvt.rn.relu.f16.f32 %rs1, %f1;\n\
+                       cvt.rz.satfinite.bf16x2.f32 %r1, %f1, %f2;\n\
+                       cvt.rm.f16.f32 %rs1, %f1;\n\
+                       atom.global.add.noftz.f16x2 %r1, [%rd1], %r2;\n\
+                       red.global.add.noftz.bf16 [%rd1], %rs1;\n\
+                       atom.add.noftz.f16 %rs1, [%rd1], %rs2;");
+        assert!(matches!(
+            &got[0],
+            Op::Half2 {
+                op: Half2Op::Fma { relu: true },
+                ty: Ty::F16,
+                pair: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[1],
+            Op::Half2 {
+                op: Half2Op::Fma { relu: true },
+                ty: Ty::BF16,
+                pair: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[2],
+            Op::Cvt {
+                dty: Ty::F16,
+                relu: true,
+                satfinite: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[3],
+            Op::Half2 {
+                op: Half2Op::PackCvt(HalfCvt {
+                    rnd: Rounding::Rz,
+                    relu: false,
+                    satfinite: true
+                }),
+                ty: Ty::BF16,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[4],
+            Op::Cvt {
+                rnd: Rounding::Rm,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[5],
+            Op::Atom {
+                op: AtomOp::Pair {
+                    op: BinOp::Add,
+                    half: Ty::F16
+                },
+                ty: Ty::B32,
+                d: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[6],
+            Op::Atom {
+                op: AtomOp::Add,
+                ty: Ty::BF16,
+                d: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[7],
+            Op::Atom {
+                op: AtomOp::Add,
+                ty: Ty::F16,
+                ..
+            }
+        ));
+    }
+
+    /// Forms computed wrong without their modifier are reported, not run.
+    #[test]
+    fn unimplemented_half_modifiers_are_unsupported() {
+        for line in [
+            "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
+            "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+            "max.relu.s32 %r1, %r2, %r3;",
+            "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;",
+            "cvt.rn.satfinite.s32.f32 %r1, %f1;",
+            "cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;",
+            "atom.global.v2.f16.add.noftz %r1, [%rd1], %r2;",
+            "atom.exch.f16x2 %r1, [%rd1], %r2;",
+        ] {
+            let got = ops(line);
+            assert!(
+                matches!(&got[0], Op::Unsupported { .. }),
+                "{line}: {:?}",
+                got[0]
+            );
+        }
+    }
+}
