@@ -544,7 +544,7 @@ fn atomic_adds_on_halves_sum_every_thread() {
     assert!(sum.iter().chain(&sum2).any(|&s| s != 0.0));
 
     let (n, blocks) = (128usize, 2usize);
-    let rest = [format!("sum2=f16[8]:zeros"), format!("n=i32:{n}")];
+    let rest = ["sum2=f16[8]:zeros".to_string(), format!("n=i32:{n}")];
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     let v = exec(
         tmp.path(),
