@@ -4,6 +4,9 @@
 //! `cvt.rn.f16.f64`, `cvt.rm.f16.s32`), `fma.rn.relu`, `cvt` with `.relu`/`.satfinite`, and
 //! `atomicAdd` on `__half`, `__half2` and the bfloat16s. Each kernel runs through
 //! `gpuzzle exec` and every output is checked against values computed with the `half` crate.
+//! Each is also compiled for compute_90, where the headers use the sm_90 bfloat16 forms
+//! (`set.lt.bf16x2.bf16x2`, `setp.gt.bf16`, `atom.add.noftz.bf16x2`, `cvt.rm.bf16.f32`,
+//! `cvt.rn.bf16.f64`...), and run on the emulator with the same arguments: same buffers.
 
 use assert_cmd::Command;
 use half::{bf16, f16};
@@ -21,6 +24,7 @@ fn exec(
     launch: &[&str],
     inputs: &[(&str, &str, Vec<f64>)],
     rest: &[&str],
+    sm90_forms: &[&str],
 ) -> Value {
     let mut args: Vec<String> = vec![format!("{DIR}/{file}"), "--kernel".into(), kernel.into()];
     args.extend(launch.iter().map(|s| s.to_string()));
@@ -54,7 +58,73 @@ fn exec(
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(0), "{v}");
+    let specs: Vec<&str> = args
+        .windows(2)
+        .filter(|w| w[0] == "--arg")
+        .map(|w| w[1].as_str())
+        .collect();
+    same_on_sm90(file, kernel, launch, &specs, sm90_forms);
     v
+}
+
+/// Compiles `file` for compute_80 (what gpuzzle uses) and compute_90, checks the compute_90
+/// PTX has each of `sm90_forms`, runs `kernel` of both on the emulator with the arguments
+/// `specs` (as `--arg` takes them) and requires the same buffers from both.
+fn same_on_sm90(file: &str, kernel: &str, launch: &[&str], specs: &[&str], sm90_forms: &[&str]) {
+    use gpuzzle::compile::{CompileRequest, PtxCompiler};
+    use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
+    let path = format!("{DIR}/{file}");
+    let source = std::fs::read_to_string(&path).expect("the kernel source");
+    let compiler = PtxCompiler::new(Some(cache()));
+    let dim = |flag: &str| -> u32 {
+        let i = launch.iter().position(|a| *a == flag).expect("the flag");
+        launch[i + 1].parse().expect("a number")
+    };
+    let cfg = LaunchConfig {
+        grid: [dim("--grid"), 1, 1],
+        block: [dim("--block"), 1, 1],
+        dynamic_shared: 0,
+    };
+    let run = |arch: &str| {
+        let options = [format!("--gpu-architecture={arch}")];
+        let req = CompileRequest {
+            file_name: &path,
+            source: &source,
+            defines: &[],
+            extra_options: &options,
+        };
+        let compiled = compiler
+            .compile(&req)
+            .unwrap_or_else(|e| panic!("{path} for {arch}: {e}"));
+        let module = gpuzzle::ptx::parse(&compiled.ptx).expect("parse");
+        let args = specs
+            .iter()
+            .map(|s| gpuzzle::emu::spec::parse_arg(s, Path::new(".")).expect("an argument"))
+            .collect();
+        let r = emu::run(&module, kernel, &cfg, args, &EmuOptions::default())
+            .unwrap_or_else(|e| panic!("{kernel} for {arch}: {e}"));
+        assert!(
+            r.diagnostics.is_empty(),
+            "{kernel} for {arch}: {:?}",
+            r.diagnostics
+        );
+        (compiled.ptx.to_string(), r.buffers)
+    };
+    let (_, on80) = run("compute_80");
+    let (ptx90, on90) = run("compute_90");
+    for form in sm90_forms {
+        assert!(
+            ptx90.contains(form),
+            "{kernel}: no `{form}` in the compute_90 PTX"
+        );
+    }
+    for (a, b) in on80.iter().zip(&on90) {
+        assert_eq!(
+            a.data, b.data,
+            "{kernel}: buffer {} differs on compute_90",
+            a.name
+        );
+    }
 }
 
 fn cache() -> PathBuf {
@@ -221,6 +291,7 @@ fn half_and_bfloat16_comparisons_give_ones_masks_and_bools() {
         &launch,
         &[("x", "f16", x.clone()), ("y", "f16", y.clone())],
         &[&lt_zeros, &eq_zeros, &mask_zeros, &gt_zeros, &n],
+        &[],
     );
     let (lt, eq, mask, gt) = (
         buffer(&v, "lt"),
@@ -246,6 +317,7 @@ fn half_and_bfloat16_comparisons_give_ones_masks_and_bools() {
         &launch,
         &[("x", "bf16", x.clone()), ("y", "bf16", y.clone())],
         &[&blt_zeros, &gt_zeros, &n],
+        &["set.lt.bf16x2.bf16x2", "setp.gt.bf16"],
     );
     let (lt, gt) = (buffer(&v, "lt"), buffer(&v, "gt"));
     for i in 0..2 * pairs {
@@ -308,6 +380,7 @@ fn conversions_round_in_their_own_direction() {
             ("k", "i32", k.clone()),
         ],
         &rest,
+        &["cvt.rm.bf16.f32", "cvt.rp.bf16.f32", "cvt.rn.bf16.f64"],
     );
     let checks: [(&str, Fmt, Dir, &Vec<f64>); 12] = [
         ("rn", Fmt::F16, Dir::Nearest, &x),
@@ -373,6 +446,7 @@ fn relu_forms_of_fma_and_conversion_clamp_negatives_and_overflows() {
             ("ba", "bf16", ba.clone()),
         ],
         &rest,
+        &["fma.rn.relu.bf16 "],
     );
     let relu = |x: f64| if x < 0.0 { 0.0 } else { x };
     let h = |x: f64| f16::from_f64(x).to_f64();
@@ -429,6 +503,7 @@ fn cvt_relu_and_satfinite_from_inline_ptx() {
         &["--grid", "1", "--block", "128"],
         &[("x", "f32", x.clone())],
         &rest,
+        &[],
     );
     let (relu, satf, packed, bsat) = (
         buffer(&v, "relu"),
@@ -508,6 +583,7 @@ fn atomic_adds_on_halves_sum_every_thread() {
             ("b2", "bf16", b2.clone()),
         ],
         &rest,
+        &["atom.add.noftz.bf16 ", "atom.add.noftz.bf16x2"],
     );
     let slot_sum = |vals: &[f64], lanes: usize, slot: usize, lane: usize| -> f64 {
         (0..n)
@@ -553,6 +629,7 @@ fn atomic_adds_on_halves_sum_every_thread() {
         &["--grid", &blocks.to_string(), "--block", "64"],
         &[("x2", "f16", x2[..2 * n].to_vec())],
         &rest,
+        &[],
     );
     let sum2 = buffer(&v, "sum2");
     for s in 0..4 {
