@@ -647,3 +647,27 @@ fn atomic_adds_on_halves_sum_every_thread() {
         }
     }
 }
+
+#[test]
+fn every_header_function_runs_and_agrees_on_both_architectures() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Positive and negative, small and large, so that sqrt/log see NaN inputs too.
+    let a: Vec<f64> = (0..2 * 34).map(|i| (i as f64 - 30.0) / 7.0).collect();
+    let b: Vec<f64> = (0..2 * 34).map(|i| (i as f64 - 20.0) / 3.0).collect();
+    let v = exec(
+        tmp.path(),
+        "intrinsics.cu",
+        "every_half_function",
+        &["--grid", "1", "--block", "32"],
+        &[("a", "f16", a), ("b", "bf16", b)],
+        &[
+            "out=f32[32]:zeros",
+            "iout=i32[32]:zeros",
+            "hout=f16[64]:zeros",
+            "bout=bf16[64]:zeros",
+        ],
+        &["setp.lt.bf16", "set.geu.bf16x2.bf16x2", "cvt.rmi.bf16.bf16", "add.bf16x2"],
+    );
+    // Thread 0's integer result: __half2int_rn(shuffled h) + __bfloat162int_rz(t).
+    assert!(buffer(&v, "iout").iter().any(|&x| x != 0.0), "{v}");
+}
