@@ -666,7 +666,12 @@ fn every_header_function_runs_and_agrees_on_both_architectures() {
             "hout=f16[64]:zeros",
             "bout=bf16[64]:zeros",
         ],
-        &["setp.lt.bf16", "set.geu.bf16x2.bf16x2", "cvt.rmi.bf16.bf16", "add.bf16x2"],
+        &[
+            "setp.lt.bf16",
+            "set.geu.bf16x2.bf16x2",
+            "cvt.rmi.bf16.bf16",
+            "add.bf16x2",
+        ],
     );
     // Thread 0's integer result: __half2int_rn(shuffled h) + __bfloat162int_rz(t).
     assert!(buffer(&v, "iout").iter().any(|&x| x != 0.0), "{v}");

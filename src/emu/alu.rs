@@ -1135,6 +1135,47 @@ mod tests {
         );
     }
 
+    /// Every 16-bit pattern: widening to f32 and f64 is the `half` crate's value, and every
+    /// 16-bit integer converts into both formats in every direction as its exact value does
+    /// (`f64_to_half`, itself checked against the crate in `float.rs`).
+    #[test]
+    fn every_16_bit_pattern_converts_exactly() {
+        use half::{bf16, f16};
+        let modes = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+        for v in 0..=u16::MAX {
+            let (h, b) = (f16::from_bits(v), bf16::from_bits(v));
+            let to32 = cvt(Ty::F32, Ty::F16, v as u64, R, false, false);
+            let to64 = cvt(Ty::F64, Ty::BF16, v as u64, R, false, false);
+            if h.is_nan() {
+                assert!(f32_of(to32).is_nan(), "{v:#06x}");
+            } else {
+                assert_eq!(to32, h.to_f32().to_bits() as u64, "{v:#06x}");
+            }
+            if b.is_nan() {
+                assert!(f64::from_bits(to64).is_nan(), "{v:#06x}");
+            } else {
+                assert_eq!(to64, b.to_f64().to_bits(), "{v:#06x}");
+            }
+            for ty in [Ty::F16, Ty::BF16] {
+                for rnd in modes {
+                    let signed = v as i16 as f64;
+                    let got = cvt(ty, Ty::S16, v as u64, rnd, false, false);
+                    assert_eq!(
+                        got,
+                        f64_to_half(signed, ty, rnd) as u64,
+                        "s16 {signed} {ty:?} {rnd:?}"
+                    );
+                    let got = cvt(ty, Ty::U16, v as u64, rnd, false, false);
+                    assert_eq!(
+                        got,
+                        f64_to_half(v as f64, ty, rnd) as u64,
+                        "u16 {v} {ty:?} {rnd:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn integer_conversions_into_halves_round_once() {
         // s64 → bf16: 2^60 + 2^52 + 1 is just above a tie; through f64 it would be on the
