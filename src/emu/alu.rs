@@ -465,11 +465,13 @@ fn set(
         let t = combine(compare(cmp, ty, a, b), comb, c);
         return truth(t, mask(out, u64::MAX));
     }
-    let lane = |i: u32| {
-        let t = compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
-        truth(combine(t, comb, c), 0xffff)
-    };
+    let lane = |i: u32| truth(combine(lane_compare(cmp, ty, a, b, i), comb, c), 0xffff);
     lane(1) << 16 | lane(0)
+}
+
+/// Half `i` (0 low, 1 high) of two packed registers compared as `ty`.
+fn lane_compare(cmp: CmpOp, ty: Ty, a: u64, b: u64, i: u32) -> bool {
+    compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff)
 }
 
 /// `setp.CmpOp{.BoolOp}.f16x2 p|q, a, b{, {!}c}`: `p` from the low halves, `q` from the high
@@ -478,10 +480,7 @@ pub fn half2_setp(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64) -> (bool, bool) {
     let Half2Op::Setp { cmp, comb } = op else {
         return (false, false);
     };
-    let lane = |i: u32| {
-        let t = compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff);
-        combine(t, comb, c)
-    };
+    let lane = |i: u32| combine(lane_compare(cmp, ty, a, b, i), comb, c);
     (lane(0), lane(1))
 }
 

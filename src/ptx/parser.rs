@@ -1137,7 +1137,7 @@ impl<'s> Mods<'s> {
             })
             .collect()
     }
-    /// `set`/`setp`'s optional `.and`/`.or`/`.xor` with its predicate operand, if given.
+    /// The boolean operation (`.and`/`.or`/`.xor`) of a `set`/`setp` given a predicate operand.
     fn bool_op(&self) -> BoolOp {
         if self.has("and") {
             BoolOp::And
