@@ -676,3 +676,53 @@ fn every_header_function_runs_and_agrees_on_both_architectures() {
     // Thread 0's integer result: __half2int_rn(shuffled h) + __bfloat162int_rz(t).
     assert!(buffer(&v, "iout").iter().any(|&x| x != 0.0), "{v}");
 }
+
+#[test]
+fn saturating_half_arithmetic_clamps_to_zero_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pairs = 40;
+    // Quarters in [-2.5, 2.5]: every result exact in f32 and most outside [0, 1].
+    let a: Vec<f64> = (0..2 * pairs)
+        .map(|i| ((i * 7) % 21) as f64 / 4.0 - 2.5)
+        .collect();
+    let b: Vec<f64> = (0..2 * pairs)
+        .map(|i| ((i * 5) % 19) as f64 / 4.0 - 2.25)
+        .collect();
+    let outs = [
+        format!("add=f16[{pairs}]:zeros"),
+        format!("mul=f16[{pairs}]:zeros"),
+        format!("fma=f16[{pairs}]:zeros"),
+        format!("sub2=f16[{}]:zeros", 2 * pairs),
+        format!("pairs=i32:{pairs}"),
+    ];
+    let rest: Vec<&str> = outs.iter().map(String::as_str).collect();
+    let v = exec(
+        tmp.path(),
+        "convert.cu",
+        "saturating_halves",
+        &["--grid", "1", "--block", "64"],
+        &[("a", "f16", a.clone()), ("b", "f16", b.clone())],
+        &rest,
+        &[],
+    );
+    let sat = |x: f64| f16::from_f64(x.clamp(0.0, 1.0)).to_f64();
+    let (add, mul, fma, sub2) = (
+        buffer(&v, "add"),
+        buffer(&v, "mul"),
+        buffer(&v, "fma"),
+        buffer(&v, "sub2"),
+    );
+    let mut clamped = 0;
+    for i in 0..pairs {
+        let (x, y, z) = (a[2 * i], b[2 * i + 1], a[2 * i + 1]);
+        assert_eq!(add[i], sat(x + y), "__hadd_sat({x}, {y})");
+        assert_eq!(mul[i], sat(x * y), "__hmul_sat({x}, {y})");
+        assert_eq!(fma[i], sat(x * y + z), "__hfma_sat({x}, {y}, {z})");
+        clamped += !(0.0..=1.0).contains(&(x + y)) as usize;
+        for lane in 0..2 {
+            let (p, q) = (a[2 * i + lane], b[2 * i + lane]);
+            assert_eq!(sub2[2 * i + lane], sat(p - q), "__hsub2_sat({p}, {q})");
+        }
+    }
+    assert!(clamped > 10, "{clamped}");
+}

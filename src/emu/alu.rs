@@ -140,7 +140,9 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
                 BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
                 _ => x / y,
             };
-            half_out(ty, r)
+            // `.sat` (`__hadd_sat`): clamped to [0, 1], NaN to +0; clamping the f32 first
+            // gives what clamping the rounded half would.
+            half_out(ty, if f.sat { sat32(r) } else { r })
         }
         _ => int_bin(op, ty, a, b, f.sat),
     }
@@ -1101,6 +1103,35 @@ mod tests {
             none,
         );
         assert_eq!(packed, pair(h16(1.0), h16(-1.0)));
+    }
+
+    #[test]
+    fn saturating_half_arithmetic_clamps() {
+        let sat = FFlags {
+            sat: true,
+            ..FFlags::default()
+        };
+        let r = Rounding::Default;
+        assert_eq!(
+            bin(BinOp::Add, Ty::F16, h16(0.75), h16(0.5), sat, r),
+            h16(1.0)
+        );
+        assert_eq!(bin(BinOp::Sub, Ty::BF16, b16(0.5), b16(2.0), sat, r), 0);
+        assert_eq!(
+            bin(BinOp::MulLo, Ty::F16, h16(0.5), h16(0.5), sat, r),
+            h16(0.25)
+        );
+        assert_eq!(bin(BinOp::Add, Ty::F16, h16(f32::NAN), h16(1.0), sat, r), 0);
+        let sub2 = half2(
+            Half2Op::Bin(BinOp::Sub),
+            Ty::F16,
+            true,
+            pair(h16(3.0), h16(0.25)),
+            pair(h16(1.0), h16(0.5)),
+            0,
+            sat,
+        );
+        assert_eq!(sub2, pair(h16(1.0), 0));
     }
 
     #[test]

@@ -58,3 +58,17 @@ __global__ void saturate_halves(const float* x, unsigned short* relu, unsigned s
         brelu_satf[i] = b;
     }
 }
+
+// Saturating half arithmetic (__hadd_sat: add.sat.f16, __hsub2_sat: sub.sat.f16x2,
+// __hmul_sat: mul.sat.f16, __hfma_sat: fma.rn.sat.f16): results clamped to [0, 1].
+__global__ void saturating_halves(const __half2* a, const __half2* b, __half* add, __half* mul,
+                                  __half* fma, __half2* sub2, int pairs) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < pairs) {
+        __half x = __low2half(a[i]), y = __high2half(b[i]);
+        add[i] = __hadd_sat(x, y);
+        mul[i] = __hmul_sat(x, y);
+        fma[i] = __hfma_sat(x, y, __high2half(a[i]));
+        sub2[i] = __hsub2_sat(a[i], b[i]);
+    }
+}
