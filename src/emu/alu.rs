@@ -140,7 +140,9 @@ pub fn bin(op: BinOp, ty: Ty, a: u64, b: u64, f: FFlags, rnd: Rounding) -> u64 {
                 BinOp::Max => max_num(x, y, x.is_nan(), y.is_nan(), f.nan, f32::NAN),
                 _ => x / y,
             };
-            half_out(ty, r)
+            // `.sat` (`__hadd_sat`): clamped to [0, 1], NaN to +0; clamping the f32 first
+            // gives what clamping the rounded half would.
+            half_out(ty, if f.sat { sat32(r) } else { r })
         }
         _ => int_bin(op, ty, a, b, f.sat),
     }
@@ -392,23 +394,96 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
 }
 
 /// An `.f16x2`/`.bf16x2` instruction on packed halves of type `ty`: each half alone, the
-/// low half in bits 0-15. `PackCvt` rounds two f32 registers into one (a high, b low).
-pub fn half2(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+/// low half in bits 0-15 (with `pair` false, the scalar form: the low half only). `PackCvt`
+/// rounds two f32 registers into one (a high, b low). For `Set`, `ty` is the source type and
+/// `c` the predicate it combines. `Setp` writes predicates: see [`half2_setp`].
+pub fn half2(op: Half2Op, ty: Ty, pair: bool, a: u64, b: u64, c: u64, f: FFlags) -> u64 {
+    if let Half2Op::Set { cmp, comb, out } = op {
+        return set(cmp, comb, out, ty, pair, a, b, c);
+    }
     let lane = |v: u64, i: u32| (v >> (16 * i)) & 0xffff;
     let one = |i: u32| -> u64 {
         let (x, y, z) = (lane(a, i), lane(b, i), lane(c, i));
         match op {
             Half2Op::Bin(bop) => bin(bop, ty, x, y, f, Rounding::Default),
-            Half2Op::Fma => mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default),
+            Half2Op::Fma { relu } => {
+                let r = mad(BinOp::MulLo, ty, x, y, z, f, Rounding::Default);
+                half_finish(ty, r, relu, false)
+            }
             Half2Op::Neg => un(UnOp::Neg, ty, x, f),
             Half2Op::Abs => un(UnOp::Abs, ty, x, f),
-            Half2Op::PackCvt => {
+            Half2Op::PackCvt(how) => {
                 let src = if i == 1 { a } else { b };
-                half_out(ty, f32::from_bits(src as u32))
+                let x = f32_in(src, f) as f64;
+                let h = f64_to_half(x, ty, how.rnd);
+                finish_half(h, ty, how.relu, how.satfinite) as u64
             }
+            // Not lane values: handled above and by `half2_setp`.
+            Half2Op::Set { .. } | Half2Op::Setp { .. } => 0,
         }
     };
-    (one(1) << 16 | one(0)) & 0xffff_ffff
+    if pair {
+        (one(1) << 16 | one(0)) & 0xffff_ffff
+    } else {
+        one(0)
+    }
+}
+
+/// A comparison's result combined with the predicate `c` by the optional `BoolOp` (`c`
+/// negated when the flag is set), as `set` and `setp` do.
+fn combine(t: bool, comb: Option<(BoolOp, bool)>, c: u64) -> bool {
+    match comb {
+        Some((bop, neg)) => bool_op(bop, t, (c != 0) != neg),
+        None => t,
+    }
+}
+
+/// `set.CmpOp{.BoolOp}.out.ty`: true as 1.0 for a float `out`, all ones for an integer;
+/// packed (`pair`), per half (1.0 of the half type, or 0xffff).
+#[allow(clippy::too_many_arguments)]
+fn set(
+    cmp: CmpOp,
+    comb: Option<(BoolOp, bool)>,
+    out: Ty,
+    ty: Ty,
+    pair: bool,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let truth = |t: bool, width_mask: u64| -> u64 {
+        if !t {
+            return 0;
+        }
+        match out {
+            Ty::F32 => bits_f32(1.0),
+            Ty::F64 => 1f64.to_bits(),
+            Ty::F16 => f32_to_f16(1.0) as u64,
+            Ty::BF16 => f32_to_bf16(1.0) as u64,
+            _ => width_mask,
+        }
+    };
+    if !pair {
+        let t = combine(compare(cmp, ty, a, b), comb, c);
+        return truth(t, mask(out, u64::MAX));
+    }
+    let lane = |i: u32| truth(combine(lane_compare(cmp, ty, a, b, i), comb, c), 0xffff);
+    lane(1) << 16 | lane(0)
+}
+
+/// Half `i` (0 low, 1 high) of two packed registers compared as `ty`.
+fn lane_compare(cmp: CmpOp, ty: Ty, a: u64, b: u64, i: u32) -> bool {
+    compare(cmp, ty, (a >> (16 * i)) & 0xffff, (b >> (16 * i)) & 0xffff)
+}
+
+/// `setp.CmpOp{.BoolOp}.f16x2 p|q, a, b{, {!}c}`: `p` from the low halves, `q` from the high
+/// ones, each combined with `c`.
+pub fn half2_setp(op: Half2Op, ty: Ty, a: u64, b: u64, c: u64) -> (bool, bool) {
+    let Half2Op::Setp { cmp, comb } = op else {
+        return (false, false);
+    };
+    let lane = |i: u32| combine(lane_compare(cmp, ty, a, b, i), comb, c);
+    (lane(0), lane(1))
 }
 
 /// A 16-bit float register (`f16` or `bf16`) as f32, exactly.
@@ -508,6 +583,9 @@ pub fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
 
 /// `cvt.dty.sty` with rounding, saturation and flush-to-zero.
 pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64 {
+    if matches!(dty, Ty::F16 | Ty::BF16) && sty != Ty::Pred {
+        return cvt_to_half(dty, sty, a, rnd, sat, ftz) as u64;
+    }
     let src_float = sty.is_float();
     let dst_float = dty.is_float();
     let read_float = |a: u64| -> f64 {
@@ -560,7 +638,13 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
             } else {
                 v
             };
-            to_float_out(dty, v as f32, v, sat, ftz)
+            // An integer of 32 bits or fewer is exact in f64: one directed rounding to f32.
+            let v32 = if directed(rnd) {
+                round_f32(v, rnd)
+            } else {
+                v as f32
+            };
+            to_float_out(dty, v32, v, sat, ftz)
         }
         (true, true) => {
             let x = read_float(a);
@@ -580,13 +664,55 @@ pub fn cvt(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u64
     }
 }
 
+/// `cvt` into `f16`/`bf16`: the exact source value rounded once in the instruction's
+/// direction (an integer rounding such as `.rni` first rounds to an integral value exactly).
+fn cvt_to_half(dty: Ty, sty: Ty, a: u64, rnd: Rounding, sat: bool, ftz: bool) -> u16 {
+    if !sty.is_float() {
+        let (neg, mag) = if sty.is_signed() {
+            let v = sext(sty, a);
+            (v < 0, v.unsigned_abs())
+        } else {
+            (false, mask(sty, a))
+        };
+        let h = round_to_half(neg, mag, 0, dty, rnd);
+        return if sat { sat_half(dty, h) } else { h };
+    }
+    let x = match sty {
+        Ty::F32 => {
+            let x = f32_of(a);
+            (if ftz { ftz32(x) } else { x }) as f64
+        }
+        Ty::F16 | Ty::BF16 => half_in(sty, a) as f64,
+        _ => f64::from_bits(a),
+    };
+    let (x, rnd) = match rnd {
+        Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi => {
+            (round_integral(x, rnd), Rounding::Rn)
+        }
+        _ => (x, rnd),
+    };
+    // Clamping to [0, 1] first gives what clamping the rounded value would: both ends are
+    // halves and rounding keeps order.
+    f64_to_half(if sat { sat64(x) } else { x }, dty, rnd)
+}
+
+/// `.sat` on a 16-bit float: clamped to [0, 1], NaN to +0.
+fn sat_half(ty: Ty, h: u16) -> u16 {
+    half_out(ty, sat32(half_in(ty, h as u64))) as u16
+}
+
+/// `.relu`/`.satfinite` of an instruction whose result is a 16-bit float of `ty` (see
+/// [`finish_half`]).
+pub fn half_finish(ty: Ty, v: u64, relu: bool, satfinite: bool) -> u64 {
+    finish_half(v as u16, ty, relu, satfinite) as u64
+}
+
 fn to_float_out(dty: Ty, v32: f32, v64: f64, sat: bool, ftz: bool) -> u64 {
     match dty {
         Ty::F32 => {
             let x = if ftz { ftz32(v32) } else { v32 };
             bits_f32(if sat { sat32(x) } else { x })
         }
-        Ty::F16 | Ty::BF16 => half_out(dty, if sat { sat32(v32) } else { v32 }),
         _ => (if sat { sat64(v64) } else { v64 }).to_bits(),
     }
 }
@@ -724,6 +850,7 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
         AtomOp::Or => old | b,
         AtomOp::Xor => old ^ b,
         AtomOp::Exch => b,
+        AtomOp::Pair { op, half } => half2(Half2Op::Bin(op), half, true, old, b, 0, f),
         AtomOp::Cas => {
             if mask(ty, old) == mask(ty, b) {
                 c
@@ -752,6 +879,7 @@ pub(super) fn atom_combine(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ptx::ir::HalfCvt;
     use proptest::prelude::*;
 
     #[test]
@@ -761,6 +889,7 @@ mod tests {
         let add = half2(
             Half2Op::Bin(BinOp::Add),
             Ty::F16,
+            true,
             pack(1.0, -2.0),
             pack(0.5, 0.25),
             0,
@@ -768,15 +897,16 @@ mod tests {
         );
         assert_eq!(add, pack(1.5, -1.75));
         let fma = half2(
-            Half2Op::Fma,
+            Half2Op::Fma { relu: false },
             Ty::F16,
+            true,
             pack(3.0, 2.0),
             pack(0.5, -4.0),
             pack(1.0, 1.0),
             none,
         );
         assert_eq!(fma, pack(2.5, -7.0));
-        let neg = half2(Half2Op::Neg, Ty::F16, pack(1.0, -0.5), 0, 0, none);
+        let neg = half2(Half2Op::Neg, Ty::F16, true, pack(1.0, -0.5), 0, 0, none);
         // Unary math on a half: the f32 result rounded (hexp2 is ex2.approx.f16).
         let ex2 = un(UnOp::Ex2, Ty::F16, f32_to_f16(3.0) as u64, none);
         assert_eq!(ex2, f32_to_f16(8.0) as u64);
@@ -784,8 +914,13 @@ mod tests {
         assert_eq!(tanh, f32_to_bf16(0.5f32.tanh()) as u64);
         assert_eq!(neg, pack(-1.0, 0.5));
         let packed = half2(
-            Half2Op::PackCvt,
+            Half2Op::PackCvt(HalfCvt {
+                rnd: Rounding::Rn,
+                relu: false,
+                satfinite: false,
+            }),
             Ty::F16,
+            true,
             1.5f32.to_bits() as u64,
             (-0.25f32).to_bits() as u64,
             0,
@@ -796,6 +931,7 @@ mod tests {
         let mul = half2(
             Half2Op::Bin(BinOp::MulLo),
             Ty::BF16,
+            true,
             bpack(3.0, -2.0),
             bpack(0.5, 1e30),
             0,
@@ -804,6 +940,336 @@ mod tests {
         assert_eq!(
             mul,
             bpack(1.5, f32::from_bits((f32_to_bf16(-2e30) as u32) << 16))
+        );
+    }
+
+    /// f16 and bf16 bits of a value by the `half` crate (nearest even, from an f32).
+    fn h16(v: f32) -> u64 {
+        half::f16::from_f32(v).to_bits() as u64
+    }
+    fn b16(v: f32) -> u64 {
+        half::bf16::from_f32(v).to_bits() as u64
+    }
+
+    /// Two packed halves, high and low.
+    fn pair(hi: u64, lo: u64) -> u64 {
+        hi << 16 | lo
+    }
+
+    #[test]
+    fn half_set_and_setp_compare_each_half() {
+        let none = FFlags::default();
+        let (a, b) = (pair(h16(1.0), h16(-2.0)), pair(h16(3.0), h16(-2.0)));
+        let set = |cmp, out, comb| {
+            half2(
+                Half2Op::Set { cmp, comb, out },
+                Ty::F16,
+                true,
+                a,
+                b,
+                0,
+                none,
+            )
+        };
+        // __hlt2: 1.0 where less (high), 0.0 where not (low).
+        assert_eq!(set(CmpOp::Lt, Ty::F16, None), pair(h16(1.0), 0));
+        assert_eq!(set(CmpOp::Eq, Ty::F16, None), pair(0, h16(1.0)));
+        // __hlt2_mask: 0xffff per true half.
+        assert_eq!(set(CmpOp::Le, Ty::U32, None), 0xffff_ffff);
+        assert_eq!(set(CmpOp::Gt, Ty::U32, None), 0);
+        // Combined with a predicate: `and` with a false one is all false, `or !p` all true.
+        assert_eq!(set(CmpOp::Lt, Ty::U32, Some((BoolOp::And, false))), 0);
+        assert_eq!(
+            set(CmpOp::Gt, Ty::U32, Some((BoolOp::Or, true))),
+            0xffff_ffff
+        );
+        // bf16 halves give bf16 ones.
+        let (x, y) = (pair(b16(5.0), b16(f32::NAN)), pair(b16(5.0), b16(1.0)));
+        let bset = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Equ,
+                comb: None,
+                out: Ty::BF16,
+            },
+            Ty::BF16,
+            true,
+            x,
+            y,
+            0,
+            none,
+        );
+        assert_eq!(bset, pair(b16(1.0), b16(1.0)));
+        // Scalar set of any type: set.gt.f32.f32 (the bf16 __hgt on sm_80), set.lt.u32.s32.
+        let gt = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Gt,
+                comb: None,
+                out: Ty::F32,
+            },
+            Ty::F32,
+            false,
+            bits_f32(2.0),
+            bits_f32(1.0),
+            0,
+            none,
+        );
+        assert_eq!(gt, bits_f32(1.0));
+        let lt = half2(
+            Half2Op::Set {
+                cmp: CmpOp::Lt,
+                comb: None,
+                out: Ty::U32,
+            },
+            Ty::S32,
+            false,
+            (-1i32) as u32 as u64,
+            0,
+            0,
+            none,
+        );
+        assert_eq!(lt, 0xffff_ffff);
+        // setp.lt.f16x2 p|q: p from the low halves, q from the high.
+        let setp = Half2Op::Setp {
+            cmp: CmpOp::Lt,
+            comb: None,
+        };
+        assert_eq!(half2_setp(setp, Ty::F16, a, b, 0), (false, true));
+        let xor = Half2Op::Setp {
+            cmp: CmpOp::Lt,
+            comb: Some((BoolOp::Xor, false)),
+        };
+        assert_eq!(half2_setp(xor, Ty::F16, a, b, 1), (true, false));
+    }
+
+    #[test]
+    fn half_relu_fma_and_packing_conversions() {
+        let none = FFlags::default();
+        let relu = Half2Op::Fma { relu: true };
+        // 2 * -3 + 1 = -5 → +0; 2 * 3 + 1 = 7 stays.
+        let a = pair(h16(2.0), h16(2.0));
+        let r = half2(
+            relu,
+            Ty::F16,
+            true,
+            a,
+            pair(h16(3.0), h16(-3.0)),
+            pair(h16(1.0), h16(1.0)),
+            none,
+        );
+        assert_eq!(r, pair(h16(7.0), 0));
+        // Scalar (fma.rn.relu.bf16): the low half only; NaN becomes the canonical NaN.
+        let r = half2(
+            relu,
+            Ty::BF16,
+            false,
+            b16(f32::NAN),
+            b16(1.0),
+            b16(1.0),
+            none,
+        );
+        assert_eq!(r, 0x7fff);
+        let r = half2(relu, Ty::BF16, false, b16(-1.5), b16(2.0), b16(1.0), none);
+        assert_eq!(r, 0);
+        // cvt.rz.relu.satfinite.f16x2.f32: 1e6 → 65504 (high), -1 → 0 (low).
+        let how = HalfCvt {
+            rnd: Rounding::Rz,
+            relu: true,
+            satfinite: true,
+        };
+        let packed = half2(
+            Half2Op::PackCvt(how),
+            Ty::F16,
+            true,
+            bits_f32(1e6),
+            bits_f32(-1.0),
+            0,
+            none,
+        );
+        assert_eq!(packed, pair(h16(65504.0), 0));
+        // Rounding toward zero, not to nearest: 1 + 3 * 2^-12 is nearer 1 + 2^-10.
+        let v = 1.0 + 3.0 * 2f32.powi(-12);
+        let how = HalfCvt {
+            rnd: Rounding::Rz,
+            relu: false,
+            satfinite: false,
+        };
+        let packed = half2(
+            Half2Op::PackCvt(how),
+            Ty::F16,
+            true,
+            bits_f32(v),
+            bits_f32(-v),
+            0,
+            none,
+        );
+        assert_eq!(packed, pair(h16(1.0), h16(-1.0)));
+    }
+
+    #[test]
+    fn saturating_half_arithmetic_clamps() {
+        let sat = FFlags {
+            sat: true,
+            ..FFlags::default()
+        };
+        let r = Rounding::Default;
+        assert_eq!(
+            bin(BinOp::Add, Ty::F16, h16(0.75), h16(0.5), sat, r),
+            h16(1.0)
+        );
+        assert_eq!(bin(BinOp::Sub, Ty::BF16, b16(0.5), b16(2.0), sat, r), 0);
+        assert_eq!(
+            bin(BinOp::MulLo, Ty::F16, h16(0.5), h16(0.5), sat, r),
+            h16(0.25)
+        );
+        assert_eq!(bin(BinOp::Add, Ty::F16, h16(f32::NAN), h16(1.0), sat, r), 0);
+        let sub2 = half2(
+            Half2Op::Bin(BinOp::Sub),
+            Ty::F16,
+            true,
+            pair(h16(3.0), h16(0.25)),
+            pair(h16(1.0), h16(0.5)),
+            0,
+            sat,
+        );
+        assert_eq!(sub2, pair(h16(1.0), 0));
+    }
+
+    #[test]
+    fn half_atomics_combine_each_half() {
+        let old = pair(h16(1.5), h16(-2.0));
+        let add = AtomOp::Pair {
+            op: BinOp::Add,
+            half: Ty::F16,
+        };
+        assert_eq!(
+            atom_combine(add, Ty::B32, old, pair(h16(0.25), h16(2.0)), 0),
+            pair(h16(1.75), h16(0.0))
+        );
+        let max = AtomOp::Pair {
+            op: BinOp::Max,
+            half: Ty::BF16,
+        };
+        let old = pair(b16(1.0), b16(-1.0));
+        assert_eq!(
+            atom_combine(max, Ty::B32, old, pair(b16(0.5), b16(4.0)), 0),
+            pair(b16(1.0), b16(4.0))
+        );
+        // Scalar: atom.add.noftz.f16 rounds the sum to a half: 2048 + 1 stays 2048 (ties to even).
+        assert_eq!(
+            atom_combine(AtomOp::Add, Ty::F16, h16(2048.0), h16(1.0), 0),
+            h16(2048.0)
+        );
+        assert_eq!(
+            atom_combine(AtomOp::Add, Ty::BF16, b16(1.0), b16(2.0), 0),
+            b16(3.0)
+        );
+    }
+
+    /// Every 16-bit pattern: widening to f32 and f64 is the `half` crate's value, and every
+    /// 16-bit integer converts into both formats in every direction as its exact value does
+    /// (`f64_to_half`, itself checked against the crate in `float.rs`).
+    #[test]
+    fn every_16_bit_pattern_converts_exactly() {
+        use half::{bf16, f16};
+        let modes = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+        for v in 0..=u16::MAX {
+            let (h, b) = (f16::from_bits(v), bf16::from_bits(v));
+            let to32 = cvt(Ty::F32, Ty::F16, v as u64, R, false, false);
+            let to64 = cvt(Ty::F64, Ty::BF16, v as u64, R, false, false);
+            if h.is_nan() {
+                assert!(f32_of(to32).is_nan(), "{v:#06x}");
+            } else {
+                assert_eq!(to32, h.to_f32().to_bits() as u64, "{v:#06x}");
+            }
+            if b.is_nan() {
+                assert!(f64::from_bits(to64).is_nan(), "{v:#06x}");
+            } else {
+                assert_eq!(to64, b.to_f64().to_bits(), "{v:#06x}");
+            }
+            for ty in [Ty::F16, Ty::BF16] {
+                for rnd in modes {
+                    let signed = v as i16 as f64;
+                    let got = cvt(ty, Ty::S16, v as u64, rnd, false, false);
+                    assert_eq!(
+                        got,
+                        f64_to_half(signed, ty, rnd) as u64,
+                        "s16 {signed} {ty:?} {rnd:?}"
+                    );
+                    let got = cvt(ty, Ty::U16, v as u64, rnd, false, false);
+                    assert_eq!(
+                        got,
+                        f64_to_half(v as f64, ty, rnd) as u64,
+                        "u16 {v} {ty:?} {rnd:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn integer_conversions_into_halves_round_once() {
+        // s64 → bf16: 2^60 + 2^52 + 1 is just above a tie; through f64 it would be on the
+        // tie and round down to even.
+        let v: i64 = (1 << 60) + (1 << 52) + 1;
+        let got = cvt(Ty::BF16, Ty::S64, v as u64, Rounding::Rn, false, false);
+        assert_eq!(got, b16(2f32.powi(60) + 2f32.powi(53)));
+        // Directed: 2049 is between halves 2048 and 2050.
+        for (rnd, want) in [
+            (Rounding::Rz, 2048.0),
+            (Rounding::Rm, 2048.0),
+            (Rounding::Rp, 2050.0),
+            (Rounding::Rn, 2048.0),
+        ] {
+            assert_eq!(
+                cvt(Ty::F16, Ty::S32, 2049, rnd, false, false),
+                h16(want),
+                "{rnd:?}"
+            );
+        }
+        assert_eq!(
+            cvt(
+                Ty::F16,
+                Ty::S32,
+                (-2049i32) as u32 as u64,
+                Rounding::Rm,
+                false,
+                false
+            ),
+            h16(-2050.0)
+        );
+        // Overflow: 70000 toward zero is the largest half; to nearest, infinity.
+        assert_eq!(
+            cvt(Ty::F16, Ty::U32, 70000, Rounding::Rz, false, false),
+            h16(65504.0)
+        );
+        assert_eq!(
+            cvt(Ty::F16, Ty::U32, 70000, Rounding::Rn, false, false),
+            h16(f32::INFINITY)
+        );
+        // `.sat` clamps to [0, 1].
+        assert_eq!(
+            cvt(Ty::F16, Ty::S32, 7, Rounding::Rn, true, false),
+            h16(1.0)
+        );
+        assert_eq!(
+            cvt(Ty::F16, Ty::F32, bits_f32(-3.0), Rounding::Rn, true, false),
+            0
+        );
+        // f64 → f16 rounds once: just above the midpoint between 1 and 1 + 2^-10.
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(
+            cvt(Ty::F16, Ty::F64, x.to_bits(), Rounding::Rn, false, false),
+            h16(1.0 + 2f32.powi(-10))
+        );
+        // int → f32 in a direction: 2^24 + 3 is between 2^24 + 2 and 2^24 + 4.
+        let v = (1u64 << 24) + 3;
+        assert_eq!(
+            cvt(Ty::F32, Ty::U32, v, Rounding::Rz, false, false),
+            bits_f32(16777218.0)
+        );
+        assert_eq!(
+            cvt(Ty::F32, Ty::U32, v, Rounding::Rp, false, false),
+            bits_f32(16777220.0)
         );
     }
 
@@ -882,6 +1348,40 @@ mod tests {
             if x.is_finite() {
                 prop_assert_eq!(cvt(Ty::F32, Ty::F32, ux, Rounding::Rmi, false, false), x.floor().to_bits() as u64);
             }
+        }
+
+        /// `add/sub/mul/div/min/max/setp` on f16 and bf16 against the `half` crate (its
+        /// arithmetic goes through f32, which rounds halves correctly: 24 >= 2 * 11 + 2), and
+        /// conversions from every integer type against its values.
+        #[test]
+        fn half_arithmetic_matches_the_half_crate(a: u16, b: u16, i: i64, w: i32) {
+            use half::{bf16, f16};
+            let same = |got: u64, want: u16, nan: bool| if nan { (got as u16) & 0x7fff > (want & 0x7c00) } else { got as u16 == want };
+            let (x, y) = (f16::from_bits(a), f16::from_bits(b));
+            let (ua, ub) = (a as u64, b as u64);
+            for (op, want) in [(BinOp::Add, x + y), (BinOp::Sub, x - y), (BinOp::MulLo, x * y), (BinOp::Div, x / y)] {
+                prop_assert!(same(bin(op, Ty::F16, ua, ub, F, R), want.to_bits(), want.is_nan()), "{:?} {:?} {:?}", op, x, y);
+            }
+            let (p, q) = (bf16::from_bits(a), bf16::from_bits(b));
+            for (op, want) in [(BinOp::Add, p + q), (BinOp::Sub, p - q), (BinOp::MulLo, p * q), (BinOp::Div, p / q)] {
+                let got = bin(op, Ty::BF16, ua, ub, F, R);
+                prop_assert!(got as u16 == want.to_bits() || (want.is_nan() && bf16::from_bits(got as u16).is_nan()), "{:?} {:?} {:?}", op, p, q);
+            }
+            if !x.is_nan() && !y.is_nan() {
+                let min = f16::from_bits(bin(BinOp::Min, Ty::F16, ua, ub, F, R) as u16);
+                prop_assert_eq!(min, if y < x { y } else { x });
+            }
+            prop_assert_eq!(compare(CmpOp::Lt, Ty::F16, ua, ub), x < y);
+            prop_assert_eq!(compare(CmpOp::Geu, Ty::BF16, ua, ub), p.is_nan() || q.is_nan() || p >= q);
+            prop_assert_eq!(compare(CmpOp::Eq, Ty::F16, ua, ub), x == y);
+            // Integers that f64 holds exactly convert like the crate's nearest even.
+            let small = i >> 11;
+            prop_assert_eq!(cvt(Ty::F16, Ty::S32, w as u32 as u64, Rounding::Rn, false, false), f16::from_f64(w as f64).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::BF16, Ty::S64, small as u64, Rounding::Rn, false, false), bf16::from_f64(small as f64).to_bits() as u64);
+            prop_assert_eq!(cvt(Ty::F16, Ty::U16, a as u64, Rounding::Rn, false, false), f16::from_f32(a as f32).to_bits() as u64);
+            // Halves widen exactly.
+            let wide = cvt(Ty::F32, Ty::F16, ua, R, false, false);
+            prop_assert!(wide == x.to_f32().to_bits() as u64 || x.is_nan() && f32_of(wide).is_nan());
         }
 
         #[test]

@@ -1,7 +1,7 @@
 //! Float semantics PTX needs beyond Rust's defaults: directed rounding, flush-to-zero,
 //! saturation, minNum/maxNum, and float→integer conversion rules.
 
-use crate::ptx::ir::Rounding;
+use crate::ptx::ir::{Rounding, Ty};
 
 #[inline]
 pub fn f32_of(bits: u64) -> f32 {
@@ -286,6 +286,150 @@ pub fn f32_to_bf16(v: f32) -> u16 {
     r as u16
 }
 
+/// The bit layout of a 16-bit float type: stored significand bits, exponent bias, and the
+/// exponent field of infinities and NaNs.
+struct Layout {
+    man: u32,
+    bias: i32,
+    top_field: u32,
+}
+
+fn layout(ty: Ty) -> Layout {
+    if ty == Ty::BF16 {
+        Layout {
+            man: 7,
+            bias: 127,
+            top_field: 255,
+        }
+    } else {
+        Layout {
+            man: 10,
+            bias: 15,
+            top_field: 31,
+        }
+    }
+}
+
+/// The canonical NaN PTX writes for `.relu` and `.satfinite` (both 16-bit formats: 0x7fff).
+pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
+
+/// How far the dropped bits of a rounding are from half a unit of the last kept bit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dropped {
+    Zero,
+    Below,
+    Half,
+    Above,
+}
+
+/// `(-1)^neg * mag * 2^exp`, an exact value, rounded once into the 16-bit float `ty` (`F16`
+/// or `BF16`) in the direction `rnd` (nearest even unless `.rz`/`.rm`/`.rp`), as a directed
+/// `cvt` must: an overflow gives infinity only where the direction allows, else the largest
+/// finite value.
+pub fn round_to_half(neg: bool, mag: u64, exp: i32, ty: Ty, rnd: Rounding) -> u16 {
+    let l = layout(ty);
+    let sign: u16 = if neg { 0x8000 } else { 0 };
+    if mag == 0 {
+        return sign;
+    }
+    let top = 63 - mag.leading_zeros() as i32;
+    let emin = 1 - l.bias;
+    // The weight (power of two) of the last significand bit the result keeps.
+    let q = (top + exp).max(emin) - l.man as i32;
+    let (kept, dropped) = if exp >= q {
+        // At most `man` bits of shift: the value's top bit is below bit `man + 1`.
+        (mag << (exp - q), Dropped::Zero)
+    } else {
+        let shift = (q - exp) as u32;
+        if shift > 64 {
+            (0, Dropped::Below)
+        } else {
+            let wide = mag as u128;
+            let rem = wide & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            let dropped = match rem {
+                0 => Dropped::Zero,
+                r if r < half => Dropped::Below,
+                r if r == half => Dropped::Half,
+                _ => Dropped::Above,
+            };
+            ((wide >> shift) as u64, dropped)
+        }
+    };
+    let inexact = dropped != Dropped::Zero;
+    let up = match rnd {
+        Rounding::Rz => false,
+        Rounding::Rm => neg && inexact,
+        Rounding::Rp => !neg && inexact,
+        _ => dropped == Dropped::Above || (dropped == Dropped::Half && kept & 1 == 1),
+    };
+    let kept = kept + up as u64;
+    // Biased exponent field minus one, shifted into place, plus the significand with its
+    // leading bit: the leading bit carries into the field, and a subnormal (field 0, no
+    // leading bit) that rounds up to the smallest normal comes out right.
+    let bits = (((q + l.man as i32 + l.bias - 1) as u64) << l.man) + kept;
+    let inf = (l.top_field as u64) << l.man;
+    if bits >= inf {
+        let to_inf = match rnd {
+            Rounding::Rz => false,
+            Rounding::Rm => neg,
+            Rounding::Rp => !neg,
+            _ => true,
+        };
+        return sign | if to_inf { inf as u16 } else { (inf - 1) as u16 };
+    }
+    sign | bits as u16
+}
+
+/// An f64 (so also any f32 or 16-bit float, exactly) rounded once into the 16-bit float `ty`
+/// in the direction `rnd`. NaN stays NaN as [`f32_to_f16`]/[`f32_to_bf16`] keep it.
+pub fn f64_to_half(x: f64, ty: Ty, rnd: Rounding) -> u16 {
+    if x.is_nan() {
+        return if ty == Ty::BF16 {
+            f32_to_bf16(x as f32)
+        } else {
+            f32_to_f16(x as f32)
+        };
+    }
+    let neg = x.is_sign_negative();
+    if x.is_infinite() {
+        let l = layout(ty);
+        return (if neg { 0x8000 } else { 0 }) | (l.top_field << l.man) as u16;
+    }
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mag, exp) = if field == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1u64 << 52, field - 1075)
+    };
+    round_to_half(neg, mag, exp, ty, rnd)
+}
+
+/// `.relu` and `.satfinite` applied to a 16-bit float result of `ty`: with either, NaN becomes
+/// the canonical NaN; `.relu` makes a negative result (-0 too) +0; `.satfinite` makes an
+/// infinity the largest finite value of its sign.
+pub fn finish_half(h: u16, ty: Ty, relu: bool, satfinite: bool) -> u16 {
+    let l = layout(ty);
+    let inf = (l.top_field << l.man) as u16;
+    let mag = h & 0x7fff;
+    if mag > inf {
+        return if relu || satfinite {
+            HALF_CANONICAL_NAN
+        } else {
+            h
+        };
+    }
+    if relu && h & 0x8000 != 0 {
+        return 0;
+    }
+    if satfinite && mag == inf {
+        return (h & 0x8000) | (inf - 1);
+    }
+    h
+}
+
 /// `a * b + c` on bfloat16s, rounded once to nearest even (`fma.rn.bf16`), as `fma_f16` does.
 pub fn fma_bf16(a: u16, b: u16, c: u16) -> u16 {
     fma_once(a, b, c, bf16_to_f32, f32_to_bf16)
@@ -479,6 +623,228 @@ mod tests {
         assert_eq!(fma_bf16(tiny, one, one), 0x3f80);
         let above = f32_to_bf16(1.0 + 2f32.powi(-7));
         assert_eq!(fma_bf16(tiny, above, one), 0x3f81);
+    }
+
+    /// The next 16-bit float above (`up`) or below `h` in value, by its bits (for either
+    /// format: both order their magnitudes as integers).
+    fn step(h: u16, up: bool) -> u16 {
+        let neg = h & 0x8000 != 0;
+        match (h & 0x7fff == 0, up) {
+            (true, true) => 0x0001,
+            (true, false) => 0x8001,
+            _ if up != neg => h + 1,
+            _ => h - 1,
+        }
+    }
+
+    /// A 16-bit float's exact value, by the `half` crate.
+    fn value(ty: Ty, h: u16) -> f64 {
+        if ty == Ty::BF16 {
+            half::bf16::from_bits(h).to_f64()
+        } else {
+            half::f16::from_bits(h).to_f64()
+        }
+    }
+
+    /// The reference rounding of `x` into a 16-bit float in direction `rnd`, from the `half`
+    /// crate's values: the two neighbours of `x` found by stepping from the crate's own
+    /// conversion (on x86 its f64 conversion goes through f32, rounding twice, so it can be
+    /// one off), then the one the direction picks, nearest-even by the exact midpoint. For
+    /// an f32 `x` the crate's conversion is checked to be that nearest one.
+    fn reference(x: f64, ty: Ty, rnd: Rounding) -> u16 {
+        let guess = if ty == Ty::BF16 {
+            half::bf16::from_f64(x).to_bits()
+        } else {
+            half::f16::from_f64(x).to_bits()
+        };
+        let mut lo = guess;
+        while value(ty, lo) > x {
+            lo = step(lo, false);
+        }
+        while value(ty, step(lo, true)) <= x {
+            lo = step(lo, true);
+        }
+        if value(ty, lo) == x {
+            return lo;
+        }
+        let hi = step(lo, true);
+        let (lo_v, hi_v) = (value(ty, lo), value(ty, hi));
+        // Halves have at most 11 significant bits: their midpoint is exact in f64. Past the
+        // largest finite value, the midpoint is half a unit above it.
+        let mid = if hi_v.is_infinite() {
+            lo_v + (lo_v - value(ty, step(lo, false))) / 2.0
+        } else if lo_v.is_infinite() {
+            hi_v - (value(ty, step(hi, true)) - hi_v) / 2.0
+        } else {
+            (lo_v + hi_v) / 2.0
+        };
+        let nearest = if x < mid || (x == mid && lo & 1 == 0) {
+            lo
+        } else {
+            hi
+        };
+        let f = x as f32;
+        if f as f64 == x {
+            let crate_rn = if ty == Ty::BF16 {
+                half::bf16::from_f32(f).to_bits()
+            } else {
+                half::f16::from_f32(f).to_bits()
+            };
+            assert_eq!(crate_rn, nearest, "{ty:?} reference for {x:e}");
+        }
+        match rnd {
+            Rounding::Rz if x > 0.0 => lo,
+            Rounding::Rz | Rounding::Rp => hi,
+            Rounding::Rm => lo,
+            _ => nearest,
+        }
+    }
+
+    const MODES: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
+    /// Every value a rounding into `ty` can turn on: each finite 16-bit float, its f32 and
+    /// f64 neighbours, the midpoints to the next one up and their neighbours, and the
+    /// overflow threshold's.
+    fn boundaries(ty: Ty) -> Vec<f64> {
+        let value = |h: u16| value(ty, h);
+        let mut xs = Vec::new();
+        for h in 0..=u16::MAX {
+            let v = value(h);
+            if !v.is_finite() {
+                continue;
+            }
+            let next = value(step(h, true));
+            let mut near = vec![v];
+            if next.is_finite() {
+                near.push((v + next) / 2.0);
+            } else {
+                // Past the largest finite value: where rounding to nearest overflows.
+                near.push(v + (v - value(step(h, false))) / 2.0);
+            }
+            for c in near {
+                let f = c as f32;
+                xs.extend([
+                    c,
+                    c.next_up(),
+                    c.next_down(),
+                    f as f64,
+                    f.next_up() as f64,
+                    f.next_down() as f64,
+                ]);
+            }
+        }
+        xs
+    }
+
+    #[test]
+    fn half_widening_matches_the_half_crate_for_every_bit_pattern() {
+        for h in 0..=u16::MAX {
+            let (ours, theirs) = (f16_to_f32(h), half::f16::from_bits(h).to_f32());
+            assert!(
+                ours.to_bits() == theirs.to_bits() || ours.is_nan() && theirs.is_nan(),
+                "f16 {h:#06x}: {ours} vs {theirs}"
+            );
+            // (The crate quiets a signalling NaN; the emulator keeps its bits, as a shift.)
+            let (ours, theirs) = (bf16_to_f32(h), half::bf16::from_bits(h).to_f32());
+            assert!(
+                ours.to_bits() == theirs.to_bits() || ours.is_nan() && theirs.is_nan(),
+                "bf16 {h:#06x}: {ours} vs {theirs}"
+            );
+        }
+    }
+
+    #[test]
+    fn rounding_into_halves_matches_the_half_crate_at_every_boundary() {
+        for ty in [Ty::F16, Ty::BF16] {
+            let xs = boundaries(ty);
+            assert!(xs.len() > 6 * 60_000, "{}", xs.len());
+            for &x in &xs {
+                for rnd in MODES {
+                    let want = reference(x, ty, rnd);
+                    assert_eq!(
+                        f64_to_half(x, ty, rnd),
+                        want,
+                        "{ty:?} {rnd:?} of {x:e} ({:#018x})",
+                        x.to_bits()
+                    );
+                }
+                // The f32 conversions the emulator has long used agree at nearest-even.
+                let f = x as f32;
+                if f as f64 == x {
+                    let fast = if ty == Ty::BF16 {
+                        f32_to_bf16(f)
+                    } else {
+                        f32_to_f16(f)
+                    };
+                    assert_eq!(fast, reference(x, ty, Rounding::Rn), "{ty:?} {f:e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rounding_into_halves_keeps_infinities_and_nans() {
+        for ty in [Ty::F16, Ty::BF16] {
+            for rnd in MODES {
+                let inf = f64_to_half(f64::INFINITY, ty, rnd);
+                assert_eq!(inf, reference(f64::INFINITY, ty, Rounding::Rn), "{rnd:?}");
+                assert_eq!(f64_to_half(f64::NEG_INFINITY, ty, rnd), inf | 0x8000);
+                let nan = f64_to_half(f64::NAN, ty, rnd);
+                assert!(
+                    (nan & 0x7fff) > (inf & 0x7fff),
+                    "{ty:?} {rnd:?}: {nan:#06x}"
+                );
+            }
+        }
+        // Toward zero, a finite value never overflows; toward -inf only a negative one does.
+        assert_eq!(f64_to_half(1e6, Ty::F16, Rounding::Rz), 0x7bff);
+        assert_eq!(f64_to_half(-1e6, Ty::F16, Rounding::Rp), 0xfbff);
+        assert_eq!(f64_to_half(-1e6, Ty::F16, Rounding::Rm), 0xfc00);
+        assert_eq!(f64_to_half(1e39, Ty::BF16, Rounding::Rz), 0x7f7f);
+    }
+
+    #[test]
+    fn relu_and_satfinite_finish_a_half() {
+        for ty in [Ty::F16, Ty::BF16] {
+            let (max, inf) = if ty == Ty::BF16 {
+                (half::bf16::MAX.to_bits(), half::bf16::INFINITY.to_bits())
+            } else {
+                (half::f16::MAX.to_bits(), half::f16::INFINITY.to_bits())
+            };
+            for h in 0..=u16::MAX {
+                let nan = h & 0x7fff > inf;
+                let relu = finish_half(h, ty, true, false);
+                let sat = finish_half(h, ty, false, true);
+                if nan {
+                    assert_eq!((relu, sat), (HALF_CANONICAL_NAN, HALF_CANONICAL_NAN));
+                    assert_eq!(finish_half(h, ty, false, false), h);
+                    continue;
+                }
+                assert_eq!(relu, if h & 0x8000 != 0 { 0 } else { h }, "{h:#06x}");
+                let want = if h & 0x7fff == inf {
+                    (h & 0x8000) | max
+                } else {
+                    h
+                };
+                assert_eq!(sat, want, "{h:#06x}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_float_rounds_into_halves_like_the_reference(x: f64, y: f32) {
+            for ty in [Ty::F16, Ty::BF16] {
+                for rnd in MODES {
+                    for v in [x, y as f64, x * 1e-300, (y as f64) * 2f64.powi(-120)] {
+                        if v.is_nan() {
+                            continue;
+                        }
+                        proptest::prop_assert_eq!(f64_to_half(v, ty, rnd), reference(v, ty, rnd));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

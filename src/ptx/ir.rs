@@ -245,6 +245,12 @@ pub enum AtomOp {
     Xor,
     Exch,
     Cas,
+    /// `atom.add.noftz.f16x2`/`.bf16x2` (and `min`/`max`): two 16-bit floats of type `half`
+    /// packed in 32 bits, each combined alone with `op`; the instruction's own type is `.b32`.
+    Pair {
+        op: BinOp,
+        half: Ty,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,11 +288,40 @@ pub enum DotKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Half2Op {
     Bin(BinOp),
-    Fma,
+    /// `fma.rn{.relu}`: with `.relu`, a negative result becomes +0 and NaN the canonical NaN.
+    Fma {
+        relu: bool,
+    },
     Neg,
     Abs,
-    /// `cvt.rn.f16x2.f32 d, a, b`: d = {a as the high half, b as the low}.
-    PackCvt,
+    /// `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b`: d = {a as the high half, b as the
+    /// low}; as a scalar, `cvt.rn.relu.f16.f32 d, a` is [`Op::Cvt`].
+    PackCvt(HalfCvt),
+    /// `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}`: the comparison (with the predicate `c`
+    /// combined by the optional `BoolOp`, negated when its `bool` is set) as a value of `out`:
+    /// 1.0 for a float, all ones for an integer, per half for the packed forms (a packed
+    /// comparison into `.u32` gives 0xffff per half).
+    Set {
+        cmp: CmpOp,
+        comb: Option<(BoolOp, bool)>,
+        out: Ty,
+    },
+    /// `setp.CmpOp{.BoolOp}.f16x2 p|q, a, b{, {!}c}`: `p` from the low halves, `q` (the
+    /// instruction's `d2`) from the high halves.
+    Setp {
+        cmp: CmpOp,
+        comb: Option<(BoolOp, bool)>,
+    },
+}
+
+/// How a conversion into a 16-bit float ends (`cvt.rz.relu.satfinite.f16x2.f32`): its
+/// rounding direction, `.relu` (a negative result becomes +0, NaN the canonical NaN) and
+/// `.satfinite` (an infinite or overflowing result becomes the largest finite value of its sign).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfCvt {
+    pub rnd: Rounding,
+    pub relu: bool,
+    pub satfinite: bool,
 }
 
 /// Float flags of arithmetic: flush subnormals, saturate to [0,1], approximate.
@@ -373,6 +408,9 @@ pub enum Op {
         rnd: Rounding,
         sat: bool,
         ftz: bool,
+        /// `.relu`/`.satfinite` of a conversion into `f16`/`bf16` (see [`HalfCvt`]).
+        relu: bool,
+        satfinite: bool,
     },
     /// `cvta.space` (to generic) or `cvta.to.space` (from generic).
     Cvta {
@@ -533,11 +571,16 @@ pub enum Op {
     },
     /// An `.f16x2`/`.bf16x2` instruction: two 16-bit floats (`ty`) packed in a 32-bit
     /// register, low half and high half computed alike (`__hadd2`, `__hfma2`), or
-    /// `cvt.rn.f16x2.f32 d, a, b` packing two floats (a high, b low).
+    /// `cvt.rn.f16x2.f32 d, a, b` packing two floats (a high, b low). With `pair` false, the
+    /// scalar `.f16`/`.bf16` forms the other ops cannot express (`fma.rn.relu.f16`), and `set`
+    /// of any source type `ty` (a scalar `set` compares whole registers).
     Half2 {
         op: Half2Op,
         ty: Ty,
+        pair: bool,
         d: u32,
+        /// The high halves' predicate of `setp.f16x2 p|q` (`_` or absent: `None`).
+        d2: Option<u32>,
         a: Operand,
         b: Operand,
         c: Operand,

@@ -121,7 +121,7 @@ fn describe(body: &[Inst], start: u32, back_branch: u32) -> Loop {
 /// comparison a guarded branch tests); the branch's own line when none is found.
 fn writer_line(body: &[Inst], from: usize, before: usize, pred: u32) -> Option<u32> {
     let writes = |op: &Op| match op {
-        Op::Setp { d, d2, .. } => *d == pred || *d2 == Some(pred),
+        Op::Setp { d, d2, .. } | Op::Half2 { d, d2, .. } => *d == pred || *d2 == Some(pred),
         Op::Bin { d, .. } => *d == pred,
         _ => false,
     };

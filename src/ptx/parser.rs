@@ -1125,6 +1125,28 @@ impl<'s> Mods<'s> {
     fn types(&self) -> Vec<Ty> {
         self.words.iter().filter_map(|w| Ty::parse(w)).collect()
     }
+    /// The type suffixes in order, a packed pair (`.f16x2`, `.bf16x2`) as its half type with
+    /// `true` (`set.lt.u32.f16x2`: `[(U32, false), (F16, true)]`).
+    fn typed_pairs(&self) -> Vec<(Ty, bool)> {
+        self.words
+            .iter()
+            .filter_map(|w| match *w {
+                "f16x2" => Some((Ty::F16, true)),
+                "bf16x2" => Some((Ty::BF16, true)),
+                w => Ty::parse(w).map(|t| (t, false)),
+            })
+            .collect()
+    }
+    /// The boolean operation (`.and`/`.or`/`.xor`) of a `set`/`setp` given a predicate operand.
+    fn bool_op(&self) -> BoolOp {
+        if self.has("and") {
+            BoolOp::And
+        } else if self.has("or") {
+            BoolOp::Or
+        } else {
+            BoolOp::Xor
+        }
+    }
     fn space(&self) -> Space {
         for w in &self.words {
             match *w {
@@ -1305,6 +1327,116 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}`, `stype` packed (`.f16x2`) or not.
+    fn set(&self, p: &Parser, ops: &[Raw], m: &Mods) -> PResult<Built> {
+        self.n(ops, 3)?;
+        let cmp = cmp_op(m)
+            .ok_or(())
+            .or_else(|_| self.err(format!("unknown comparison in `{}`", self.opcode)))?;
+        let typed = m.typed_pairs();
+        let [(out, out_pair), (ty, pair)] = typed[..] else {
+            return self.err(format!(
+                "`{}` needs a result type and a source type",
+                self.opcode
+            ));
+        };
+        // A packed result needs packed sources.
+        if out_pair && !pair {
+            return self.unsupported();
+        }
+        let (comb, c) = if ops.len() >= 4 {
+            let (c, neg) = self.pred_src(p, &ops[3])?;
+            (Some((m.bool_op(), neg)), c)
+        } else {
+            (None, Operand::Imm(0))
+        };
+        let src_ty = if pair { Ty::B32 } else { ty };
+        Ok((
+            Op::Half2 {
+                op: Half2Op::Set { cmp, comb, out },
+                ty,
+                pair,
+                d: self.dreg(&ops[0])?,
+                d2: None,
+                a: self.src(p, &ops[1], src_ty)?,
+                b: self.src(p, &ops[2], src_ty)?,
+                c,
+                f: m.fflags(),
+            },
+            None,
+            None,
+        ))
+    }
+
+    /// `atom`/`red`: `pair` is the half type of a packed `.f16x2`/`.bf16x2` one.
+    fn atom(&self, p: &Parser, ops: &[Raw], m: &Mods, pair: Option<Ty>) -> PResult<Built> {
+        let base = if self.opcode.starts_with("red") {
+            "red"
+        } else {
+            "atom"
+        };
+        let Some(aop) = atom_op(m) else {
+            return self.unsupported();
+        };
+        if m.has("v2") || m.has("v4") || m.has("v8") {
+            return self.unsupported();
+        }
+        let ty = m.types().last().copied().unwrap_or(Ty::B32);
+        let (aop, ty) = match (pair, aop) {
+            // Two halves in 32 bits, each added (or min/max) alone.
+            (Some(half), AtomOp::Add | AtomOp::Min | AtomOp::Max) => {
+                let op = match aop {
+                    AtomOp::Add => BinOp::Add,
+                    AtomOp::Min => BinOp::Min,
+                    _ => BinOp::Max,
+                };
+                (AtomOp::Pair { op, half }, Ty::B32)
+            }
+            (Some(_), _) => return self.unsupported(),
+            // One half: `bin` adds it as a half (`atom.add.noftz.f16`).
+            (None, AtomOp::Add | AtomOp::Min | AtomOp::Max) => (aop, ty),
+            (None, _) if matches!(ty, Ty::F16 | Ty::BF16) => return self.unsupported(),
+            (None, _) => (aop, ty),
+        };
+        let space = m.space();
+        if base == "red" {
+            self.n(ops, 2)?;
+            return Ok((
+                Op::Atom {
+                    space,
+                    op: aop,
+                    ty,
+                    d: None,
+                    addr: self.addr(p, &ops[0])?,
+                    b: self.src(p, &ops[1], ty)?,
+                    c: Operand::Imm(0),
+                },
+                None,
+                None,
+            ));
+        }
+        self.n(ops, 3)?;
+        let c = if aop == AtomOp::Cas {
+            self.n(ops, 4)?;
+            self.src(p, &ops[3], ty)?
+        } else {
+            Operand::Imm(0)
+        };
+        Ok((
+            Op::Atom {
+                space,
+                op: aop,
+                ty,
+                d: Some(self.dreg(&ops[0])?),
+                addr: self.addr(p, &ops[1])?,
+                b: self.src(p, &ops[2], ty)?,
+                c,
+            },
+            None,
+            None,
+        ))
+    }
+
     fn build(self, p: &Parser, ops: &[Raw]) -> PResult<Built> {
         let mut parts = self.opcode.split('.');
         let base = parts.next().unwrap_or("");
@@ -1317,6 +1449,10 @@ impl<'c> Builder<'c> {
         let rnd = m.rounding();
         let o = |i: usize| -> &Raw { &ops[i] };
         let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        // `set`: a comparison as a value, of any source type, packed halves too.
+        if base == "set" {
+            return self.set(p, ops, &m);
+        }
         // Two packed 16-bit floats: their own op, or unsupported (as integers they would be
         // computed wrong, silently).
         let pair = if m.has("f16x2") {
@@ -1327,29 +1463,44 @@ impl<'c> Builder<'c> {
             None
         };
         if let Some(hty) = pair {
+            if base == "atom" || base == "red" {
+                return self.atom(p, ops, &m, Some(hty));
+            }
+            // `.xorsign.abs`, `.oob` and stochastic rounding (`cvt.rs`) are not implemented:
+            // computed without them the result would be wrong.
+            if m.has("xorsign") || m.has("oob") || m.has("rs") {
+                return self.unsupported();
+            }
+            let relu = m.has("relu");
             let op = match base {
                 "add" => Half2Op::Bin(BinOp::Add),
                 "sub" => Half2Op::Bin(BinOp::Sub),
                 "mul" => Half2Op::Bin(BinOp::MulLo),
-                "min" => Half2Op::Bin(BinOp::Min),
-                "max" => Half2Op::Bin(BinOp::Max),
-                "fma" => Half2Op::Fma,
+                "min" if !relu => Half2Op::Bin(BinOp::Min),
+                "max" if !relu => Half2Op::Bin(BinOp::Max),
+                "fma" => Half2Op::Fma { relu },
                 "neg" => Half2Op::Neg,
                 "abs" => Half2Op::Abs,
-                "cvt"
-                    if types.last() == Some(&Ty::F32) && !m.has("relu") && !m.has("satfinite") =>
-                {
-                    Half2Op::PackCvt
+                "cvt" if types.last() == Some(&Ty::F32) => Half2Op::PackCvt(HalfCvt {
+                    rnd,
+                    relu,
+                    satfinite: m.has("satfinite"),
+                }),
+                "setp" => {
+                    let cmp = cmp_op(&m).ok_or(()).or_else(|_| {
+                        self.err(format!("unknown comparison in `{}`", self.opcode))
+                    })?;
+                    Half2Op::Setp { cmp, comb: None }
                 }
                 _ => return self.unsupported(),
             };
             let n = match op {
-                Half2Op::Fma => 4,
+                Half2Op::Fma { .. } => 4,
                 Half2Op::Neg | Half2Op::Abs => 2,
                 _ => 3,
             };
             self.n(ops, n)?;
-            let src_ty = if op == Half2Op::PackCvt {
+            let src_ty = if let Half2Op::PackCvt(_) = op {
                 Ty::F32
             } else {
                 Ty::B32
@@ -1361,10 +1512,39 @@ impl<'c> Builder<'c> {
                     Ok(Operand::Imm(0))
                 }
             };
+            if let Half2Op::Setp { cmp, .. } = op {
+                // setp.lt.f16x2 p|q, a, b{, {!}c}
+                let (d, d2) = match o(0) {
+                    Raw::Pair(a, b) => (
+                        self.dreg(&Raw::Name(a.clone()))?,
+                        Some(self.dreg(&Raw::Name(b.clone()))?),
+                    ),
+                    r => (self.dreg(r)?, None),
+                };
+                let (comb, c) = if ops.len() >= 4 {
+                    let (c, neg) = self.pred_src(p, o(3))?;
+                    (Some((m.bool_op(), neg)), c)
+                } else {
+                    (None, Operand::Imm(0))
+                };
+                return plain(Op::Half2 {
+                    op: Half2Op::Setp { cmp, comb },
+                    ty: hty,
+                    pair: true,
+                    d,
+                    d2,
+                    a: opnd(1)?,
+                    b: opnd(2)?,
+                    c,
+                    f,
+                });
+            }
             return plain(Op::Half2 {
                 op,
                 ty: hty,
+                pair: true,
                 d: self.dreg(o(0))?,
+                d2: None,
                 a: opnd(1)?,
                 b: opnd(2)?,
                 c: opnd(3)?,
@@ -1374,7 +1554,9 @@ impl<'c> Builder<'c> {
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {
-                if m.has("cc") {
+                // `.cc` carries, `max.relu`, `min.xorsign.abs`: not implemented, and wrong if
+                // computed without.
+                if m.has("cc") || m.has("relu") || m.has("xorsign") {
                     return self.unsupported();
                 }
                 self.n(ops, 3)?;
@@ -1411,10 +1593,27 @@ impl<'c> Builder<'c> {
                 })
             }
             "mad" | "fma" => {
-                if m.has("cc") {
+                if m.has("cc") || m.has("oob") {
                     return self.unsupported();
                 }
                 self.n(ops, 4)?;
+                if m.has("relu") {
+                    // fma.rn.relu.f16 / .bf16: Mad has no `.relu`; the half op does.
+                    if !matches!(ty, Ty::F16 | Ty::BF16) {
+                        return self.unsupported();
+                    }
+                    return plain(Op::Half2 {
+                        op: Half2Op::Fma { relu: true },
+                        ty,
+                        pair: false,
+                        d: self.dreg(o(0))?,
+                        d2: None,
+                        a: self.src(p, o(1), ty)?,
+                        b: self.src(p, o(2), ty)?,
+                        c: self.src(p, o(3), ty)?,
+                        f,
+                    });
+                }
                 let mode = if m.has("hi") {
                     BinOp::MulHi
                 } else if m.has("wide") {
@@ -1570,15 +1769,16 @@ impl<'c> Builder<'c> {
             }
             "cvt" => {
                 self.n(ops, 2)?;
-                if types.len() < 2
-                    || m.has("pack")
-                    || m.has("f16x2")
-                    || m.has("bf16x2")
-                    || m.has("tf32")
-                {
+                if types.len() < 2 || m.has("pack") || m.has("tf32") || m.has("rs") {
                     return self.unsupported();
                 }
                 let (dty, sty) = (types[0], types[1]);
+                let (relu, satfinite) = (m.has("relu"), m.has("satfinite"));
+                // `.relu`/`.satfinite` are implemented for 16-bit float results only (fp8 and
+                // tf32 are not types here).
+                if (relu || satfinite) && !matches!(dty, Ty::F16 | Ty::BF16) {
+                    return self.unsupported();
+                }
                 plain(Op::Cvt {
                     dty,
                     sty,
@@ -1587,6 +1787,8 @@ impl<'c> Builder<'c> {
                     rnd,
                     sat: f.sat,
                     ftz: f.ftz,
+                    relu,
+                    satfinite,
                 })
             }
             "cvta" => {
@@ -1728,49 +1930,7 @@ impl<'c> Builder<'c> {
                     addr: self.addr(p, o(0))?,
                 })
             }
-            "atom" | "red" => {
-                let Some(aop) = atom_op(&m) else {
-                    return self.unsupported();
-                };
-                if m.has("v2")
-                    || m.has("v4")
-                    || m.has("f16")
-                    || m.has("bf16")
-                    || m.has("f16x2")
-                    || m.has("bf16x2")
-                {
-                    return self.unsupported();
-                }
-                let space = m.space();
-                if base == "red" {
-                    self.n(ops, 2)?;
-                    return plain(Op::Atom {
-                        space,
-                        op: aop,
-                        ty,
-                        d: None,
-                        addr: self.addr(p, o(0))?,
-                        b: self.src(p, o(1), ty)?,
-                        c: Operand::Imm(0),
-                    });
-                }
-                self.n(ops, 3)?;
-                let c = if aop == AtomOp::Cas {
-                    self.n(ops, 4)?;
-                    self.src(p, o(3), ty)?
-                } else {
-                    Operand::Imm(0)
-                };
-                plain(Op::Atom {
-                    space,
-                    op: aop,
-                    ty,
-                    d: Some(self.dreg(o(0))?),
-                    addr: self.addr(p, o(1))?,
-                    b: self.src(p, o(2), ty)?,
-                    c,
-                })
-            }
+            "atom" | "red" => self.atom(p, ops, &m, None),
             "bra" | "brx" => {
                 if base == "brx" {
                     return self.unsupported();
@@ -2072,4 +2232,190 @@ fn special(n: &str) -> Option<Special> {
         "%reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Offset(1)),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::*;
+
+    /// The ops of a kernel whose body is `body` (registers declared for it).
+    fn ops(body: &str) -> Vec<Op> {
+        let text = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .pred %p<4>;\n.reg .b16 %rs<8>;\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n\
+             {body}\nret;\n}}\n"
+        );
+        let m = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        k.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    #[test]
+    fn half_comparisons_parse_into_half_ops() {
+        let got = ops("set.lt.f16x2.f16x2 %r1, %r2, %r3;\n\
+                       set.le.u32.bf16x2 %r1, %r2, %r3;\n\
+                       set.gt.and.f32.f32 %r1, %r2, %r3, !%p1;\n\
+                       setp.ltu.f16x2 %p1|%p2, %r2, %r3;");
+        let set = |i: usize| match &got[i] {
+            Op::Half2 { op, ty, pair, .. } => (*op, *ty, *pair),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            set(0),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Lt,
+                    comb: None,
+                    out: Ty::F16
+                },
+                Ty::F16,
+                true
+            )
+        );
+        assert_eq!(
+            set(1),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Le,
+                    comb: None,
+                    out: Ty::U32
+                },
+                Ty::BF16,
+                true
+            )
+        );
+        assert_eq!(
+            set(2),
+            (
+                Half2Op::Set {
+                    cmp: CmpOp::Gt,
+                    comb: Some((BoolOp::And, true)),
+                    out: Ty::F32
+                },
+                Ty::F32,
+                false
+            )
+        );
+        assert!(matches!(
+            &got[3],
+            Op::Half2 {
+                op: Half2Op::Setp {
+                    cmp: CmpOp::Ltu,
+                    comb: None
+                },
+                d2: Some(_),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn relu_satfinite_rounding_and_half_atomics_parse() {
+        let got = ops("fma.rn.relu.f16 %rs1, %rs2, %rs3, %rs4;\n\
+                       fma.rn.relu.bf16x2 %r1, %r2, %r3, %r4;\n\
+                       cvt.rn.relu.f16.f32 %rs1, %f1;\n\
+                       cvt.rz.satfinite.bf16x2.f32 %r1, %f1, %f2;\n\
+                       cvt.rm.f16.f32 %rs1, %f1;\n\
+                       atom.global.add.noftz.f16x2 %r1, [%rd1], %r2;\n\
+                       red.global.add.noftz.bf16 [%rd1], %rs1;\n\
+                       atom.add.noftz.f16 %rs1, [%rd1], %rs2;");
+        assert!(matches!(
+            &got[0],
+            Op::Half2 {
+                op: Half2Op::Fma { relu: true },
+                ty: Ty::F16,
+                pair: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[1],
+            Op::Half2 {
+                op: Half2Op::Fma { relu: true },
+                ty: Ty::BF16,
+                pair: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[2],
+            Op::Cvt {
+                dty: Ty::F16,
+                relu: true,
+                satfinite: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[3],
+            Op::Half2 {
+                op: Half2Op::PackCvt(HalfCvt {
+                    rnd: Rounding::Rz,
+                    relu: false,
+                    satfinite: true
+                }),
+                ty: Ty::BF16,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[4],
+            Op::Cvt {
+                rnd: Rounding::Rm,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[5],
+            Op::Atom {
+                op: AtomOp::Pair {
+                    op: BinOp::Add,
+                    half: Ty::F16
+                },
+                ty: Ty::B32,
+                d: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[6],
+            Op::Atom {
+                op: AtomOp::Add,
+                ty: Ty::BF16,
+                d: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[7],
+            Op::Atom {
+                op: AtomOp::Add,
+                ty: Ty::F16,
+                ..
+            }
+        ));
+    }
+
+    /// Forms computed wrong without their modifier are reported, not run.
+    #[test]
+    fn unimplemented_half_modifiers_are_unsupported() {
+        for line in [
+            "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
+            "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+            "max.relu.s32 %r1, %r2, %r3;",
+            "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;",
+            "cvt.rn.satfinite.s32.f32 %r1, %f1;",
+            "cvt.rs.f16x2.f32 %r1, %f1, %f2, %r3;",
+            "atom.global.v2.f16.add.noftz %r1, [%rd1], %r2;",
+            "atom.exch.f16x2 %r1, [%rd1], %r2;",
+        ] {
+            let got = ops(line);
+            assert!(
+                matches!(&got[0], Op::Unsupported { .. }),
+                "{line}: {:?}",
+                got[0]
+            );
+        }
+    }
 }

@@ -24,14 +24,24 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
         Op::Half2 {
             op,
             ty,
+            pair,
             d,
+            d2,
             a,
             b,
             c,
             f,
         } => {
             let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
-            th.regs[*d as usize] = alu::half2(*op, *ty, a, b, c, *f);
+            if let Half2Op::Setp { .. } = op {
+                let (low, high) = alu::half2_setp(*op, *ty, a, b, c);
+                th.regs[*d as usize] = low as u64;
+                if let Some(d2) = d2 {
+                    th.regs[*d2 as usize] = high as u64;
+                }
+            } else {
+                th.regs[*d as usize] = alu::half2(*op, *ty, *pair, a, b, c, *f);
+            }
         }
         Op::Mad {
             mode,
@@ -112,9 +122,16 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             rnd,
             sat,
             ftz,
+            relu,
+            satfinite,
         } => {
             let a = mem.val(th, a);
-            th.regs[*d as usize] = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+            let v = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
+            th.regs[*d as usize] = if *relu || *satfinite {
+                alu::half_finish(*dty, v, *relu, *satfinite)
+            } else {
+                v
+            };
         }
         Op::Cvta { to, space, d, a } => {
             let a = mem.val(th, a);
