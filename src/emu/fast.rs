@@ -175,6 +175,10 @@ pub(super) struct FastInst {
     pub(super) op: Fast,
     pub(super) guard: u32,
     pub(super) negate: bool,
+    /// Lanes must not run this instruction in lockstep (`block/lockstep.rs`), since its order
+    /// against other lanes' instructions may matter in a way the checkers do not see (see
+    /// `solo_accesses`), or its guard is one the decoder could not take.
+    pub(super) solo: bool,
 }
 
 pub(super) const NO_GUARD: u32 = u32::MAX;
@@ -198,9 +202,11 @@ pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
     let functions = functions
         .iter()
         .map(|f| {
+            let solo = solo_accesses(&f.body);
             f.body
                 .iter()
-                .map(|inst| FastInst {
+                .zip(solo)
+                .map(|(inst, solo)| FastInst {
                     // (An out-of-range guard register decodes as `Slow` with `NO_GUARD`, and the
                     // general path evaluates the guard itself.)
                     op: decode_one(inst, f.num_regs, syms, &mut slots),
@@ -209,11 +215,81 @@ pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
                         _ => NO_GUARD,
                     },
                     negate: inst.guard.is_some_and(|(_, n)| n),
+                    solo: solo || inst.guard.is_some_and(|(p, _)| p >= f.num_regs),
                 })
                 .collect()
         })
         .collect();
     FastCode { functions, slots }
+}
+
+/// Which loads and stores of `body` lanes must not run in lockstep. Lockstep does a warp's
+/// plain accesses lane after lane at each instruction, where the one-thread-at-a-time schedule
+/// lets each lane run on first: the order of two lanes' accesses to one word changes, which
+/// only a race can observe, and the checkers report races, except for these (`race.rs`,
+/// `shadow.rs`):
+/// - a plain access to a word that another lane updates atomically (a spin-wait's read of a
+///   flag, `old = *p` before an `atomicCAS` loop): so no access from which an atomic (or a
+///   call, which may hold one) can be reached before the thread next waits (at a barrier or
+///   warp collective);
+/// - volatile loads (a spin-wait on a flag another thread stores);
+/// - 1- and 2-byte global or generic accesses (the global checker watches 4-byte words).
+fn solo_accesses(body: &[Inst]) -> Vec<bool> {
+    // Backwards to a fixed point: an atomic is ahead of an instruction when it is one, or is
+    // ahead of an instruction that can come next without the thread waiting first.
+    let mut ahead = vec![false; body.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..body.len()).rev() {
+            if ahead[pc] {
+                continue;
+            }
+            let inst = &body[pc];
+            let guarded = inst.guard.is_some();
+            let next = |i: usize| ahead.get(i).copied().unwrap_or(false);
+            let now = match &inst.op {
+                Op::Atom { .. } | Op::Call { .. } => true,
+                Op::Bra { target } => next(*target as usize) || (guarded && next(pc + 1)),
+                Op::Ret | Op::Exit | Op::Trap => guarded && next(pc + 1),
+                // The thread waits here (unless its guard is false): what follows runs after
+                // every lane has done what precedes.
+                Op::BarSync { .. }
+                | Op::BarRed { .. }
+                | Op::BarWarpSync { .. }
+                | Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Redux { .. }
+                | Op::MatchAny { .. }
+                | Op::MatchAll { .. }
+                | Op::Activemask { .. } => guarded && next(pc + 1),
+                _ => next(pc + 1),
+            };
+            if now {
+                ahead[pc] = true;
+                changed = true;
+            }
+        }
+    }
+    // Only what other threads can write: constant, param and local memory never race.
+    let racy = |space: Space, ty: Ty, atomic_ahead: bool| {
+        let shared = matches!(space, Space::Global | Space::Shared | Space::Generic);
+        let narrow_global = space != Space::Shared && ty.size() < 4;
+        shared && (atomic_ahead || narrow_global)
+    };
+    body.iter()
+        .zip(ahead)
+        .map(|(inst, atomic_ahead)| match &inst.op {
+            Op::Ld {
+                space,
+                ty,
+                volatile,
+                ..
+            } => *volatile || racy(*space, *ty, atomic_ahead),
+            Op::St { space, ty, .. } => racy(*space, *ty, atomic_ahead),
+            _ => false,
+        })
+        .collect()
 }
 
 fn decode_one(inst: &Inst, num_regs: u32, syms: &Symbols, slots: &mut u32) -> Fast {
