@@ -28,6 +28,9 @@ struct Tally {
     unreported: u64,
     /// Added to the launch's count (and the limit checked) once this many are unreported.
     batch: u64,
+    /// In this pass, a thread ran out of its quantum or was released by a warp collective,
+    /// so there is someone to run in the next.
+    ready_left: bool,
 }
 
 /// Why a block stops before it is done.
@@ -45,11 +48,13 @@ impl<'l> Block<'l> {
             instructions: 0,
             unreported: 0,
             batch: (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH),
+            ready_left: false,
         };
         let mut fatal = None;
         let n = self.threads.len();
         'outer: loop {
             let mut progressed = false;
+            tally.ready_left = false;
             let mut t = 0;
             while t < n {
                 if t % 32 == 0 && self.mem.launch.lockstep {
@@ -85,8 +90,12 @@ impl<'l> Block<'l> {
             if progressed {
                 if self.activemask_waiting {
                     self.activemask_patience();
+                    tally.ready_left = true;
                 }
-                continue;
+                if tally.ready_left {
+                    continue;
+                }
+                // Nobody was left ready: the next pass would run no one (and do nothing).
             }
             // Nobody can run: release a barrier, force stuck warp collectives, or finish.
             let waiting_warp: Vec<usize> = (0..self.threads.len())
@@ -169,6 +178,20 @@ impl<'l> Block<'l> {
     /// have been for it.
     fn run_lockstep(&mut self, base: usize, lanes: u32, tally: &mut Tally) -> Result<(), Halt> {
         let end = self.lockstep(base, lanes);
+        if end.together.is_some() {
+            // Every lane stopped at the same barrier or exit: nothing to start for any of
+            // them, so count the warp's instructions at once. The sum reaches the launch's
+            // count in other batches than lane by lane would, which changes nothing: the step
+            // limit is out of reach (`lockstep_here`), and where a passed deadline (wall
+            // clock, never deterministic) is noticed does not matter.
+            if self.mem.launch.aborted() {
+                return Err(Halt::Aborted);
+            }
+            let ran = end.ran * lanes.count_ones() as u64;
+            self.lockstep_ran += ran;
+            let last = base + 31 - lanes.leading_zeros() as usize;
+            return self.count(last, ran, tally);
+        }
         let mut m = lanes;
         while m != 0 {
             let i = m.trailing_zeros() as usize;
@@ -192,15 +215,10 @@ impl<'l> Block<'l> {
         Ok(())
     }
 
-    /// What follows a thread's turn of `ran` instructions that ended with `stop`: count them
-    /// (checking the step limit), and start what its stop calls for.
-    fn after_step(
-        &mut self,
-        t: usize,
-        stop: Stop,
-        ran: u64,
-        tally: &mut Tally,
-    ) -> Result<(), Halt> {
+    /// Count `ran` instructions of thread `t`, checking the launch's step limit (and deadline)
+    /// once a batch is due.
+    #[inline(always)]
+    fn count(&mut self, t: usize, ran: u64, tally: &mut Tally) -> Result<(), Halt> {
         tally.instructions += ran;
         tally.unreported += ran;
         if tally.unreported >= tally.batch {
@@ -211,20 +229,35 @@ impl<'l> Block<'l> {
                 return Err(Halt::Fatal("step limit".to_string()));
             }
         }
+        Ok(())
+    }
+
+    /// What follows a thread's turn of `ran` instructions that ended with `stop`: count them
+    /// (checking the step limit), and start what its stop calls for.
+    fn after_step(
+        &mut self,
+        t: usize,
+        stop: Stop,
+        ran: u64,
+        tally: &mut Tally,
+    ) -> Result<(), Halt> {
+        self.count(t, ran, tally)?;
         match stop {
             Stop::Fatal(msg) => {
                 self.mem.launch.abort();
                 return Err(Halt::Fatal(msg));
             }
             Stop::Wait => {
-                if self.threads[t].state == State::Warp
-                    && !self.try_warp_collective(t, false)
-                    && self.is_activemask_at(t)
-                {
-                    self.activemask_waiting = true;
+                if self.threads[t].state == State::Warp {
+                    if self.try_warp_collective(t, false) {
+                        tally.ready_left = true;
+                    } else if self.is_activemask_at(t) {
+                        self.activemask_waiting = true;
+                    }
                 }
             }
-            Stop::Exit | Stop::Quantum => {}
+            Stop::Quantum => tally.ready_left = true,
+            Stop::Exit => {}
         }
         Ok(())
     }
