@@ -309,6 +309,7 @@ impl<'l> Mem<'l> {
         }
     }
 
+    #[inline]
     fn special(&self, th: &Thread, s: Special) -> u64 {
         let cfg = &self.launch.cfg;
         let dims = cfg.block;
