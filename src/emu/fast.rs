@@ -855,4 +855,55 @@ mod tests {
             assert_eq!(decode_one(&mk(op), 3, &syms, &mut 0), Fast::Slow);
         }
     }
+
+    /// Which accesses of `body` (PTX instructions, one a line) `solo_accesses` keeps out of
+    /// lockstep, by their index among the body's instructions.
+    fn solo_of(body: &str) -> Vec<usize> {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 4 .b8 s[64];\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n\
+             .reg .b64 %rd<4>;\n{body}\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let f = &m.functions[0];
+        let solo = solo_accesses(&f.body);
+        (0..solo.len()).filter(|&i| solo[i]).collect()
+    }
+
+    #[test]
+    fn accesses_an_atomic_can_follow_before_a_wait_stay_out_of_lockstep() {
+        // A read, then an atomic: the read is solo; the store after the atomic is not.
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\natom.global.add.u32 %r2, [%rd1], 1;\n\
+             st.global.u32 [%rd1], %r1;\nret;",
+        );
+        assert_eq!(got, [0]);
+        // A barrier between them orders the lanes: nothing is solo.
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\nbar.sync 0;\natom.global.add.u32 %r2, [%rd1], 1;\nret;",
+        );
+        assert!(got.is_empty(), "{got:?}");
+        // Unless the barrier is guarded (a lane may pass it without waiting).
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\n@%p1 bar.sync 0;\natom.global.add.u32 %r2, [%rd1], 1;\nret;",
+        );
+        assert_eq!(got, [0]);
+        // In a loop, an atomic reaches the accesses before it through the back edge; a
+        // shared store is solo too (the shared checker does not compare atomics with plain
+        // accesses), a param load never.
+        let got = solo_of(
+            "ld.param.u64 %rd1, [p];\n$L: st.shared.u32 [s], %r1;\nld.global.u32 %r1, [%rd1];\n\
+             atom.shared.add.u32 %r2, [s], 1;\n@%p1 bra $L;\nret;",
+        );
+        assert_eq!(got, [1, 2]);
+    }
+
+    #[test]
+    fn volatile_and_narrow_global_accesses_stay_out_of_lockstep() {
+        let got = solo_of(
+            "ld.volatile.global.u32 %r1, [%rd1];\nld.global.u32 %r2, [%rd1];\n\
+             st.global.u8 [%rd1], %r1;\nld.shared.u8 %r3, [s];\nld.u16 %r4, [%rd1];\nret;",
+        );
+        assert_eq!(got, [0, 2, 4]);
+    }
 }
