@@ -520,6 +520,20 @@ $L_small:
 }
 ";
 
+    /// Every thread counts forever.
+    const ENDLESS: &str = "
+.visible .entry endless(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .loc 1 2 0
+  mov.u32 %r1, 0;
+$L_top:
+  .loc 1 3 0
+  add.s32 %r1, %r1, 1;
+  bra $L_top;
+}
+";
+
     fn floats(name: &str, n: usize) -> KernelArg {
         let v: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
         KernelArg::Buffer(Buffer::from_values(name, ElemType::F32, &v))
@@ -537,13 +551,22 @@ $L_small:
         threads: u32,
         args: Vec<KernelArg>,
     ) -> (RunResult, RunResult, u64) {
+        both_with(src, kernel, threads, args, EmuOptions::default())
+    }
+
+    fn both_with(
+        src: &str,
+        kernel: &str,
+        threads: u32,
+        args: Vec<KernelArg>,
+        opts: EmuOptions,
+    ) -> (RunResult, RunResult, u64) {
         let module = crate::ptx::parse(&format!("{HEAD}{src}")).expect("parses");
         let cfg = LaunchConfig {
             grid: [1, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
         };
-        let opts = EmuOptions::default();
         let on = Run {
             trace: false,
             lockstep: true,
@@ -607,6 +630,23 @@ $L_small:
         );
         assert!(!on.diagnostics.is_empty());
         assert_eq!(digest(&on), digest(&off));
+    }
+
+    #[test]
+    fn the_step_limit_stops_the_same_thread_at_the_same_count() {
+        let opts = EmuOptions {
+            step_limit: 1_000_003,
+            ..EmuOptions::default()
+        };
+        let (on, off, ran) = both_with(ENDLESS, "endless", 96, vec![ints("out", 1)], opts);
+        assert_eq!(digest(&on), digest(&off));
+        assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
+        // Lockstep ran while the limit was far, then the lanes went one at a time.
+        assert!(
+            ran > 0 && ran < on.instructions,
+            "{ran} of {}",
+            on.instructions
+        );
     }
 
     #[test]
