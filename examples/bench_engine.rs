@@ -1,6 +1,7 @@
 //! Emulator speed: `cargo run --release --example bench_engine [-- --jobs N] [--quick]
-//! [--only matmul|tiled|reduce|copy] [--modes one,all,one-off,all-off,perf]` (the last two
-//! are for profiling).
+//! [--only matmul|tiled|reduce|copy] [--modes one,all,one-off,all-off,perf,one-solo]` (the
+//! last two are for profiling, and `one-solo` is `one` without warps in lockstep, one thread at
+//! a time as before `block/lockstep.rs`).
 //!
 //! Runs (a) a naive 256x256 fp32 matmul in 16x16 blocks, (b) the same matmul through 16x16
 //! shared-memory tiles, (c) a shared-memory tree reduction of 2^22 floats (256 threads per block,
@@ -252,6 +253,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "one,one-off,all,all-off".into());
 
+    let switch = std::env::var_os("GPUZZLE_LOCKSTEP");
     let compiler = PtxCompiler::new(None);
     let compiled = compiler
         .compile(&CompileRequest::new("bench.cu", SOURCE))
@@ -363,9 +365,17 @@ fn main() {
             ("all", "all cores, checkers on", jobs, true, false),
             ("all-off", "all cores, checkers off", jobs, false, false),
             ("perf", "all cores, on, +perf", jobs, true, true),
+            ("one-solo", "1 core, on, no lockstep", 1, true, false),
         ] {
             if !modes.split(',').any(|m| m == mode) {
                 continue;
+            }
+            // The emulator reads this switch at each launch; no other thread runs now. Other
+            // modes run as the caller's environment says.
+            match (mode, &switch) {
+                ("one-solo", _) => std::env::set_var("GPUZZLE_LOCKSTEP", "off"),
+                (_, Some(v)) => std::env::set_var("GPUZZLE_LOCKSTEP", v),
+                (_, None) => std::env::remove_var("GPUZZLE_LOCKSTEP"),
             }
             let opts = EmuOptions {
                 jobs: j,

@@ -50,6 +50,8 @@ pub struct Launch<'m> {
     pub(super) seen: Mutex<Vec<Seen>>,
     /// Keep each thread's accesses (`emu::run_traced`); off, nothing is logged unless `perf`.
     pub(super) trace: bool,
+    /// Run converged warps in lockstep (`block/lockstep.rs`); off, one thread at a time.
+    pub(super) lockstep: bool,
 }
 
 impl<'m> Launch<'m> {
@@ -85,6 +87,11 @@ impl<'m> Launch<'m> {
     /// Count executed instructions without checking the limit.
     pub fn count_steps(&self, n: u64) {
         self.steps.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Instructions the launch may still run before its step limit (as counted so far).
+    pub fn steps_left(&self) -> u64 {
+        (self.opts.step_limit).saturating_sub(self.steps.load(Ordering::Relaxed))
     }
 
     /// True once the wall-clock deadline (if any) has passed.

@@ -181,6 +181,11 @@ impl Diags {
         self.extra.push(0);
     }
 
+    /// Whether any report is of another kind than `kind`.
+    pub fn any_but(&self, kind: DiagKind) -> bool {
+        self.list.iter().any(|d| d.kind != kind)
+    }
+
     /// Count one more thread for the report of `kind` at these lines (one already made).
     pub fn count_another(&mut self, kind: DiagKind, line: u32, other_line: u32) {
         if let Some(&i) = self.index.get(&(kind, true, line, other_line)) {

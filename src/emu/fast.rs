@@ -175,6 +175,10 @@ pub(super) struct FastInst {
     pub(super) op: Fast,
     pub(super) guard: u32,
     pub(super) negate: bool,
+    /// Lanes must not run this instruction in lockstep (`block/lockstep.rs`), since its order
+    /// against other lanes' instructions may matter in a way the checkers do not see (see
+    /// `solo_accesses`), or its guard is one the decoder could not take.
+    pub(super) solo: bool,
 }
 
 pub(super) const NO_GUARD: u32 = u32::MAX;
@@ -198,9 +202,11 @@ pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
     let functions = functions
         .iter()
         .map(|f| {
+            let solo = solo_accesses(&f.body);
             f.body
                 .iter()
-                .map(|inst| FastInst {
+                .zip(solo)
+                .map(|(inst, solo)| FastInst {
                     // (An out-of-range guard register decodes as `Slow` with `NO_GUARD`, and the
                     // general path evaluates the guard itself.)
                     op: decode_one(inst, f.num_regs, syms, &mut slots),
@@ -209,11 +215,81 @@ pub(super) fn decode(functions: &[Function], syms: &Symbols) -> FastCode {
                         _ => NO_GUARD,
                     },
                     negate: inst.guard.is_some_and(|(_, n)| n),
+                    solo: solo || inst.guard.is_some_and(|(p, _)| p >= f.num_regs),
                 })
                 .collect()
         })
         .collect();
     FastCode { functions, slots }
+}
+
+/// Which loads and stores of `body` lanes must not run in lockstep. Lockstep does a warp's
+/// plain accesses lane after lane at each instruction, where the one-thread-at-a-time schedule
+/// lets each lane run on first: the order of two lanes' accesses to one word changes, which
+/// only a race can observe, and the checkers report races, except for these (`race.rs`,
+/// `shadow.rs`):
+/// - a plain access to a word that another lane updates atomically (a spin-wait's read of a
+///   flag, `old = *p` before an `atomicCAS` loop): so no access from which an atomic (or a
+///   call, which may hold one) can be reached before the thread next waits (at a barrier or
+///   warp collective);
+/// - volatile loads (a spin-wait on a flag another thread stores);
+/// - 1- and 2-byte global or generic accesses (the global checker watches 4-byte words).
+fn solo_accesses(body: &[Inst]) -> Vec<bool> {
+    // Backwards to a fixed point: an atomic is ahead of an instruction when it is one, or is
+    // ahead of an instruction that can come next without the thread waiting first.
+    let mut ahead = vec![false; body.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..body.len()).rev() {
+            if ahead[pc] {
+                continue;
+            }
+            let inst = &body[pc];
+            let guarded = inst.guard.is_some();
+            let next = |i: usize| ahead.get(i).copied().unwrap_or(false);
+            let now = match &inst.op {
+                Op::Atom { .. } | Op::Call { .. } => true,
+                Op::Bra { target } => next(*target as usize) || (guarded && next(pc + 1)),
+                Op::Ret | Op::Exit | Op::Trap => guarded && next(pc + 1),
+                // The thread waits here (unless its guard is false): what follows runs after
+                // every lane has done what precedes.
+                Op::BarSync { .. }
+                | Op::BarRed { .. }
+                | Op::BarWarpSync { .. }
+                | Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Redux { .. }
+                | Op::MatchAny { .. }
+                | Op::MatchAll { .. }
+                | Op::Activemask { .. } => guarded && next(pc + 1),
+                _ => next(pc + 1),
+            };
+            if now {
+                ahead[pc] = true;
+                changed = true;
+            }
+        }
+    }
+    // Only what other threads can write: constant, param and local memory never race.
+    let racy = |space: Space, ty: Ty, atomic_ahead: bool| {
+        let shared = matches!(space, Space::Global | Space::Shared | Space::Generic);
+        let narrow_global = space != Space::Shared && ty.size() < 4;
+        shared && (atomic_ahead || narrow_global)
+    };
+    body.iter()
+        .zip(ahead)
+        .map(|(inst, atomic_ahead)| match &inst.op {
+            Op::Ld {
+                space,
+                ty,
+                volatile,
+                ..
+            } => *volatile || racy(*space, *ty, atomic_ahead),
+            Op::St { space, ty, .. } => racy(*space, *ty, atomic_ahead),
+            _ => false,
+        })
+        .collect()
 }
 
 fn decode_one(inst: &Inst, num_regs: u32, syms: &Symbols, slots: &mut u32) -> Fast {
@@ -778,5 +854,56 @@ mod tests {
             };
             assert_eq!(decode_one(&mk(op), 3, &syms, &mut 0), Fast::Slow);
         }
+    }
+
+    /// Which accesses of `body` (PTX instructions, one a line) `solo_accesses` keeps out of
+    /// lockstep, by their index among the body's instructions.
+    fn solo_of(body: &str) -> Vec<usize> {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 4 .b8 s[64];\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n\
+             .reg .b64 %rd<4>;\n{body}\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let f = &m.functions[0];
+        let solo = solo_accesses(&f.body);
+        (0..solo.len()).filter(|&i| solo[i]).collect()
+    }
+
+    #[test]
+    fn accesses_an_atomic_can_follow_before_a_wait_stay_out_of_lockstep() {
+        // A read, then an atomic: the read is solo; the store after the atomic is not.
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\natom.global.add.u32 %r2, [%rd1], 1;\n\
+             st.global.u32 [%rd1], %r1;\nret;",
+        );
+        assert_eq!(got, [0]);
+        // A barrier between them orders the lanes: nothing is solo.
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\nbar.sync 0;\natom.global.add.u32 %r2, [%rd1], 1;\nret;",
+        );
+        assert!(got.is_empty(), "{got:?}");
+        // Unless the barrier is guarded (a lane may pass it without waiting).
+        let got = solo_of(
+            "ld.global.u32 %r1, [%rd1];\n@%p1 bar.sync 0;\natom.global.add.u32 %r2, [%rd1], 1;\nret;",
+        );
+        assert_eq!(got, [0]);
+        // In a loop, an atomic reaches the accesses before it through the back edge; a
+        // shared store is solo too (the shared checker does not compare atomics with plain
+        // accesses), a param load never.
+        let got = solo_of(
+            "ld.param.u64 %rd1, [p];\n$L: st.shared.u32 [s], %r1;\nld.global.u32 %r1, [%rd1];\n\
+             atom.shared.add.u32 %r2, [s], 1;\n@%p1 bra $L;\nret;",
+        );
+        assert_eq!(got, [1, 2]);
+    }
+
+    #[test]
+    fn volatile_and_narrow_global_accesses_stay_out_of_lockstep() {
+        let got = solo_of(
+            "ld.volatile.global.u32 %r1, [%rd1];\nld.global.u32 %r2, [%rd1];\n\
+             st.global.u8 [%rd1], %r1;\nld.shared.u8 %r3, [s];\nld.u16 %r4, [%rd1];\nret;",
+        );
+        assert_eq!(got, [0, 2, 4]);
     }
 }

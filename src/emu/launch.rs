@@ -259,7 +259,7 @@ pub fn run(
     args: Vec<KernelArg>,
     opts: &EmuOptions,
 ) -> Result<RunResult, EmuError> {
-    run_full(module, kernel, cfg, args, &[], opts, false).map(|(r, _, _)| r)
+    run_full(module, kernel, cfg, args, &[], opts, Run::default()).map(|(r, _, _)| r)
 }
 
 /// `run`, with module variables set first (`symbols`, by name, as `cudaMemcpyToSymbol` would)
@@ -272,7 +272,7 @@ pub fn run_with_symbols(
     symbols: &[Buffer],
     opts: &EmuOptions,
 ) -> Result<(RunResult, Vec<Buffer>), EmuError> {
-    run_full(module, kernel, cfg, args, symbols, opts, false).map(|(r, v, _)| (r, v))
+    run_full(module, kernel, cfg, args, symbols, opts, Run::default()).map(|(r, v, _)| (r, v))
 }
 
 /// `run`, keeping every thread's accesses when `trace` (see `trace::AccessTrace`).
@@ -284,11 +284,50 @@ pub fn run_maybe_traced(
     opts: &EmuOptions,
     trace: bool,
 ) -> Result<(RunResult, Option<AccessTrace>), EmuError> {
-    run_full(module, kernel, cfg, args, &[], opts, trace).map(|(r, _, t)| (r, t))
+    let how = Run {
+        trace,
+        ..Run::default()
+    };
+    run_full(module, kernel, cfg, args, &[], opts, how).map(|(r, _, t)| (r, t))
+}
+
+/// How a launch runs besides its options.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Run {
+    /// Keep every thread's accesses (`emu::run_traced`).
+    pub(super) trace: bool,
+    /// Run converged warps in lockstep (see `block/lockstep.rs`). A traced launch never does.
+    pub(super) lockstep: bool,
+}
+
+impl Default for Run {
+    /// Lockstep on, unless `GPUZZLE_LOCKSTEP=off` (to compare the two schedules' speed, or to
+    /// rule lockstep out when looking for an emulator bug).
+    fn default() -> Run {
+        Run {
+            trace: false,
+            lockstep: std::env::var_os("GPUZZLE_LOCKSTEP").is_none_or(|v| v != "off"),
+        }
+    }
+}
+
+/// `run`, also returning how many thread-instructions ran in lockstep (for tests of it).
+#[cfg(test)]
+pub(super) fn run_counting_lockstep(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    opts: &EmuOptions,
+    how: Run,
+) -> Result<(RunResult, u64), EmuError> {
+    let counted = std::cell::Cell::new(0);
+    let r = run_full_counting(module, kernel, cfg, args, &[], opts, how, &counted)?;
+    Ok((r.0, counted.get()))
 }
 
 /// One launch: module variables set from `symbols` first; the result, every `__device__`
-/// variable's final value, and each thread's accesses when `trace`.
+/// variable's final value, and each thread's accesses when `how.trace`.
 #[allow(clippy::type_complexity)]
 fn run_full(
     module: &Module,
@@ -297,8 +336,26 @@ fn run_full(
     args: Vec<KernelArg>,
     symbols: &[Buffer],
     opts: &EmuOptions,
-    trace: bool,
+    how: Run,
 ) -> Result<(RunResult, Vec<Buffer>, Option<AccessTrace>), EmuError> {
+    let ignored = std::cell::Cell::new(0);
+    run_full_counting(module, kernel, cfg, args, symbols, opts, how, &ignored)
+}
+
+/// `run_full`, adding the thread-instructions run in lockstep to `lockstep_ran` (of the run
+/// whose result is returned).
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn run_full_counting(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[Buffer],
+    opts: &EmuOptions,
+    how: Run,
+    lockstep_ran: &std::cell::Cell<u64>,
+) -> Result<(RunResult, Vec<Buffer>, Option<AccessTrace>), EmuError> {
+    let trace = how.trace;
     let entry = check_args(module, kernel, &args)?;
     let symbol_bytes = super::symbols::resolve(module, symbols)?;
     validate_config(cfg)?;
@@ -318,6 +375,10 @@ fn run_full(
     };
     let mut launch = prepare(module, entry, cfg, inputs, opts, parallel, Vec::new());
     launch.trace = trace;
+    // Only with the checkers on: they report any race between lanes, which sends the launch
+    // back to the one-thread-at-a-time schedule; off, a racy kernel (a starter missing its
+    // `__syncthreads()`) would silently compute something else than it does today.
+    launch.lockstep = how.lockstep && !trace && opts.checkers;
 
     let mut fold = Fold {
         trace_complete: true,
@@ -386,10 +447,43 @@ fn run_full(
                     jobs: 1,
                     ..opts.clone()
                 };
-                return run_full(module, kernel, cfg, args, symbols, &sequential, trace);
+                return run_full_counting(
+                    module,
+                    kernel,
+                    cfg,
+                    args,
+                    symbols,
+                    &sequential,
+                    how,
+                    lockstep_ran,
+                );
             }
         }
     }
+    if fold.lockstep > 0 && !launch.past_deadline() && reported_anything(&fold) {
+        // What is reported, and where, is the one-thread-at-a-time schedule's: a race or any
+        // other report may be found at another thread or line when lanes run in lockstep (a
+        // racy kernel may even compute something else). Run it again that way. A launch that
+        // only ran into its step limit keeps its result: lockstep stays away from the limit
+        // (see `Block::lockstep_here`), so it is the one-at-a-time result already, and a
+        // runaway kernel is not run twice. Past the deadline, a second run would stop at once.
+        drop(launch);
+        let one_at_a_time = Run {
+            lockstep: false,
+            ..how
+        };
+        return run_full_counting(
+            module,
+            kernel,
+            cfg,
+            args,
+            symbols,
+            opts,
+            one_at_a_time,
+            lockstep_ran,
+        );
+    }
+    lockstep_ran.set(lockstep_ran.get() + fold.lockstep);
     if let Some(msg) = fold.fatal.clone() {
         if msg != STEP_LIMIT {
             return Err(EmuError::Unsupported(msg));
@@ -571,6 +665,9 @@ fn prepare<'m>(
         watch,
         seen,
         trace: false,
+        // Only the launch itself sets it: a watch rerun (buggy kernels only) keeps the
+        // one-thread-at-a-time schedule it retraces.
+        lockstep: false,
     }
 }
 
@@ -664,12 +761,21 @@ fn watch_rerun(
 
 const STEP_LIMIT: &str = "step limit";
 
+/// Whether a launch reported anything but reaching its step limit: a diagnostic, a race with
+/// another block, or a message that stops it.
+fn reported_anything(fold: &Fold) -> bool {
+    fold.diags.any_but(super::result::DiagKind::StepLimit)
+        || !fold.cross.is_empty()
+        || fold.fatal.as_deref().is_some_and(|m| m != STEP_LIMIT)
+}
+
 /// A block's results, reduced to what the launch keeps.
 struct Summary {
     counters: CounterSummary,
     diags: Diags,
     stdout: super::printf::Output,
     instructions: u64,
+    lockstep: u64,
     perf: PerfStats,
     fatal: Option<String>,
     cross: Vec<CrossRace>,
@@ -701,6 +807,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         diags: out.diags,
         stdout: out.stdout,
         instructions: out.instructions,
+        lockstep: out.lockstep,
         perf,
         fatal: out.fatal,
         cross: out.cross,
@@ -742,6 +849,8 @@ struct Fold {
     diags: Diags,
     stdout: super::printf::Output,
     instructions: u64,
+    /// Of `instructions`, those run in lockstep.
+    lockstep: u64,
     perf: PerfStats,
     fatal: Option<String>,
     seen: bool,
@@ -781,6 +890,7 @@ impl Fold {
         self.stdout
             .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);
         self.instructions += s.instructions;
+        self.lockstep += s.lockstep;
         self.perf.merge(&s.perf);
         if let Some(t) = s.trace {
             let per_thread_cap = ACCESS_LOG_CAP / t.threads.len().max(1);

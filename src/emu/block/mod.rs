@@ -1,12 +1,14 @@
 //! One thread block: per-thread registers and program counters (independent thread scheduling),
 //! shared memory with its checkers, and the state the parts below work on:
-//! `scheduler.rs` runs the threads and releases barriers, `step.rs` runs one thread (decoding
-//! and control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
+//! `scheduler.rs` runs the threads and releases barriers, `lockstep.rs` runs a converged warp
+//! one instruction at a time for all its lanes, `step.rs` runs one thread (decoding and
+//! control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
 //! warp collectives. The memory path (loads, stores, atomics and their checks) is `access.rs`
 //! and `race.rs` beside this module.
 
 mod collectives;
 mod instrs;
+mod lockstep;
 mod scheduler;
 mod step;
 
@@ -77,6 +79,8 @@ pub struct BlockOutput {
     pub diags: Diags,
     pub stdout: printf::Output,
     pub instructions: u64,
+    /// Of `instructions`, those run in lockstep (`lockstep.rs`).
+    pub lockstep: u64,
     /// Coalescing and bank-conflict figures (zero unless `EmuOptions::perf`).
     pub perf: PerfStats,
     /// Set when the launch must stop (step limit, unsupported instruction).
@@ -121,6 +125,8 @@ pub struct Block<'l> {
     mem: Mem<'l>,
     /// Some thread waits at an `activemask` (see `activemask_patience`).
     activemask_waiting: bool,
+    /// Thread-instructions run in lockstep since the block started.
+    lockstep_ran: u64,
 }
 
 enum Stop {
@@ -181,6 +187,7 @@ impl<'l> Block<'l> {
                 cross: Vec::new(),
             },
             activemask_waiting: false,
+            lockstep_ran: 0,
         }
     }
 
@@ -206,6 +213,7 @@ impl<'l> Block<'l> {
             th.fenced = false;
         }
         self.activemask_waiting = false;
+        self.lockstep_ran = 0;
         let m = &mut self.mem;
         m.block = block;
         m.block_index = launch.block_index(block);
@@ -301,6 +309,7 @@ impl<'l> Mem<'l> {
         }
     }
 
+    #[inline]
     fn special(&self, th: &Thread, s: Special) -> u64 {
         let cfg = &self.launch.cfg;
         let dims = cfg.block;

@@ -2,6 +2,7 @@
 //! order (so runs are deterministic), until it waits at a barrier or warp collective or exits;
 //! releases barriers (reporting divergence) once no thread can run.
 
+use super::lockstep::Together;
 use super::{Block, BlockOutput, State, Stop};
 use crate::emu::diag::Namer;
 use crate::emu::perf;
@@ -20,57 +21,81 @@ pub(super) const ACTIVEMASK_PATIENCE: u32 = 16;
 /// (one shared atomic per thread switch would make cores fight over its cache line).
 const STEP_BATCH: u64 = 1 << 16;
 
+/// The block's count of executed instructions.
+struct Tally {
+    instructions: u64,
+    /// Not yet added to the launch's count.
+    unreported: u64,
+    /// Added to the launch's count (and the limit checked) once this many are unreported.
+    batch: u64,
+    /// In this pass, a thread ran out of its quantum or was released by a warp collective,
+    /// so there is someone to run in the next.
+    ready_left: bool,
+}
+
+/// Why a block stops before it is done.
+enum Halt {
+    /// The launch was stopped elsewhere (another block).
+    Aborted,
+    /// This block stops the launch, for this reason.
+    Fatal(String),
+}
+
 impl<'l> Block<'l> {
     /// Run the block to completion (or until the launch must stop).
     pub fn run(&mut self) -> BlockOutput {
-        let mut instructions = 0u64;
-        let mut unreported = 0u64;
-        let batch = (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH);
+        let mut tally = Tally {
+            instructions: 0,
+            unreported: 0,
+            batch: (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH),
+            ready_left: false,
+        };
         let mut fatal = None;
+        let n = self.threads.len();
         'outer: loop {
             let mut progressed = false;
-            for t in 0..self.threads.len() {
+            tally.ready_left = false;
+            let mut t = 0;
+            while t < n {
+                if t % 32 == 0 && self.mem.launch.lockstep {
+                    if let Some(lanes) = self.lockstep_here(t, &tally) {
+                        progressed = true;
+                        match self.run_lockstep(t, lanes, &mut tally) {
+                            Ok(()) => {}
+                            Err(Halt::Aborted) => break 'outer,
+                            Err(Halt::Fatal(msg)) => {
+                                fatal = Some(msg);
+                                break 'outer;
+                            }
+                        }
+                        t += 32;
+                        continue;
+                    }
+                }
                 if self.threads[t].state != State::Ready {
+                    t += 1;
                     continue;
                 }
                 if self.mem.launch.aborted() {
                     break 'outer;
                 }
                 progressed = true;
-                let (stop, n) = self.step(t, QUANTUM);
-                instructions += n;
-                unreported += n;
-                if unreported >= batch {
-                    let over = self.mem.launch.add_steps(unreported);
-                    unreported = 0;
-                    if over {
-                        self.report_step_limit(t);
-                        fatal = Some("step limit".to_string());
-                        break 'outer;
-                    }
+                let (stop, ran) = self.step(t, QUANTUM);
+                if let Err(Halt::Fatal(msg)) = self.after_step(t, stop, ran, &mut tally) {
+                    fatal = Some(msg);
+                    break 'outer;
                 }
-                match stop {
-                    Stop::Fatal(msg) => {
-                        self.mem.launch.abort();
-                        fatal = Some(msg);
-                        break 'outer;
-                    }
-                    Stop::Wait => {
-                        if self.threads[t].state == State::Warp
-                            && !self.try_warp_collective(t, false)
-                            && self.is_activemask_at(t)
-                        {
-                            self.activemask_waiting = true;
-                        }
-                    }
-                    Stop::Exit | Stop::Quantum => {}
-                }
+                t += 1;
             }
             if progressed {
                 if self.activemask_waiting {
                     self.activemask_patience();
+                    tally.ready_left = true;
                 }
-                continue;
+                if tally.ready_left {
+                    continue;
+                }
+                // Nobody was left ready: the next pass would run no one (and do nothing).
             }
             // Nobody can run: release a barrier, force stuck warp collectives, or finish.
             let waiting_warp: Vec<usize> = (0..self.threads.len())
@@ -100,7 +125,7 @@ impl<'l> Block<'l> {
         }
         // The block is done: count the rest without stopping anyone (a later block that
         // crosses the limit reports it).
-        self.mem.launch.count_steps(unreported);
+        self.mem.launch.count_steps(tally.unreported);
         if fatal.is_none() {
             self.mem.resolve_uninit();
         }
@@ -112,7 +137,8 @@ impl<'l> Block<'l> {
             counters: self.threads.iter().map(|t| t.counters).collect(),
             diags: std::mem::take(&mut self.mem.diags),
             stdout,
-            instructions,
+            instructions: tally.instructions,
+            lockstep: std::mem::take(&mut self.lockstep_ran),
             perf: match self.mem.accesses.as_mut() {
                 Some(acc) if self.mem.launch.opts_perf() => perf::perf_of(acc),
                 _ => PerfStats::default(),
@@ -132,6 +158,108 @@ impl<'l> Block<'l> {
             fatal,
             cross: std::mem::take(&mut self.mem.cross),
         }
+    }
+
+    /// The lanes of the warp starting at thread `t` to run in lockstep now, if any: every
+    /// live lane ready at the same instruction, and the launch far enough from its step limit
+    /// that no lane can cross it during the warp's turn (so the limit is found where the
+    /// one-thread-at-a-time schedule finds it).
+    fn lockstep_here(&self, t: usize, tally: &Tally) -> Option<u32> {
+        let launch = self.mem.launch;
+        let turn = 32 * QUANTUM + tally.unreported;
+        if launch.steps_left() <= turn || launch.aborted() {
+            return None;
+        }
+        self.lockstep_lanes(t)
+    }
+
+    /// The warp starting at thread `base` takes its turn: `lanes` in lockstep, then each lane
+    /// alone, in lane order, for the rest of its quantum, counted and stopped as `step` would
+    /// have been for it.
+    fn run_lockstep(&mut self, base: usize, lanes: u32, tally: &mut Tally) -> Result<(), Halt> {
+        let end = self.lockstep(base, lanes);
+        if end.together.is_some() {
+            // Every lane stopped at the same barrier or exit: nothing to start for any of
+            // them, so count the warp's instructions at once. The sum reaches the launch's
+            // count in other batches than lane by lane would, which changes nothing: the step
+            // limit is out of reach (`lockstep_here`), and where a passed deadline (wall
+            // clock, never deterministic) is noticed does not matter.
+            if self.mem.launch.aborted() {
+                return Err(Halt::Aborted);
+            }
+            let ran = end.ran * lanes.count_ones() as u64;
+            self.lockstep_ran += ran;
+            let last = base + 31 - lanes.leading_zeros() as usize;
+            return self.count(last, ran, tally);
+        }
+        let mut m = lanes;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = base + i;
+            if self.mem.launch.aborted() {
+                return Err(Halt::Aborted);
+            }
+            let ran = end.ran_by(i);
+            self.lockstep_ran += ran;
+            let (stop, ran) = match end.together {
+                Some(Together::Barrier) => (Stop::Wait, ran),
+                Some(Together::Exit) => (Stop::Exit, ran),
+                None => {
+                    let (stop, more) = self.step(t, QUANTUM - ran);
+                    (stop, ran + more)
+                }
+            };
+            self.after_step(t, stop, ran, tally)?;
+        }
+        Ok(())
+    }
+
+    /// Count `ran` instructions of thread `t`, checking the launch's step limit (and deadline)
+    /// once a batch is due.
+    #[inline(always)]
+    fn count(&mut self, t: usize, ran: u64, tally: &mut Tally) -> Result<(), Halt> {
+        tally.instructions += ran;
+        tally.unreported += ran;
+        if tally.unreported >= tally.batch {
+            let over = self.mem.launch.add_steps(tally.unreported);
+            tally.unreported = 0;
+            if over {
+                self.report_step_limit(t);
+                return Err(Halt::Fatal("step limit".to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// What follows a thread's turn of `ran` instructions that ended with `stop`: count them
+    /// (checking the step limit), and start what its stop calls for.
+    fn after_step(
+        &mut self,
+        t: usize,
+        stop: Stop,
+        ran: u64,
+        tally: &mut Tally,
+    ) -> Result<(), Halt> {
+        self.count(t, ran, tally)?;
+        match stop {
+            Stop::Fatal(msg) => {
+                self.mem.launch.abort();
+                return Err(Halt::Fatal(msg));
+            }
+            Stop::Wait => {
+                if self.threads[t].state == State::Warp {
+                    if self.try_warp_collective(t, false) {
+                        tally.ready_left = true;
+                    } else if self.is_activemask_at(t) {
+                        self.activemask_waiting = true;
+                    }
+                }
+            }
+            Stop::Quantum => tally.ready_left = true,
+            Stop::Exit => {}
+        }
+        Ok(())
     }
 
     pub(super) fn report_step_limit(&mut self, t: usize) {

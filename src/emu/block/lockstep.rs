@@ -1,0 +1,662 @@
+//! Warps in lockstep: when every live lane of a warp is ready at the same instruction, the
+//! warp runs instruction by instruction, decoding and dispatching each instruction once and
+//! executing it for the lanes in lane order inside its arm, until something needs a lane on
+//! its own. Then each lane goes on alone (`step.rs`), in lane order, exactly as the scheduler
+//! would have run it, with what is left of its quantum.
+//!
+//! The semantics stay "each thread runs until it waits, in thread order" (DESIGN decision 2).
+//! Interleaving the lanes' instructions changes only the order of accesses of different lanes
+//! to memory between two synchronisations, which is invisible unless lanes of the warp race,
+//! and what is order-sensitive besides memory never runs here: atomics, printf, warp
+//! collectives, calls and volatile loads (spin-waits) end the lockstep run, so they happen one
+//! lane at a time in lane order as before. A race is reported by the checkers, and any
+//! diagnostic makes `launch.rs` run the launch again one thread at a time, so what is reported
+//! (its line, block and thread) is always what the one-thread-at-a-time schedule reports.
+//!
+//! What ends a lockstep run, each lane keeping its own program counter and count:
+//! - an instruction the run does not take (anything but register arithmetic, plain loads and
+//!   stores, uniform branches, barriers and exits), or a volatile load: every lane is left at
+//!   it;
+//! - a branch the lanes disagree on: each lane at its own target;
+//! - a load or store whose fast path declines for one lane (out of bounds, misaligned, ...):
+//!   the lanes before it have done it, that lane and those after it are left at it, so the
+//!   general path reports it for that lane as before;
+//! - `bar.sync` or `exit`/`ret` reached by every lane: they all wait or exit there;
+//! - the quantum.
+
+use super::instrs;
+use super::scheduler::QUANTUM;
+use super::{rd, Block, State, Thread};
+use crate::emu::access::le_read;
+use crate::emu::alu;
+use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
+use crate::ptx::ir::*;
+
+/// How all lanes of a lockstep run stopped, when they stopped together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Together {
+    /// Every lane waits at a `bar.sync`.
+    Barrier,
+    /// Every lane exited.
+    Exit,
+}
+
+/// Where a lockstep run left the warp's lanes.
+pub(super) struct WarpEnd {
+    /// Instructions each lane ran (the lanes below `ahead` ran one more).
+    pub(super) ran: u64,
+    /// Lanes (offsets in the warp) below this one also ran the instruction the others are
+    /// left at: a memory access whose fast path declined for this lane.
+    pub(super) ahead: usize,
+    /// Every lane stopped (waits or exited); `None`: each lane goes on alone from its `pc`.
+    pub(super) together: Option<Together>,
+}
+
+impl WarpEnd {
+    /// Instructions lane `lane` (its offset in the warp) ran in lockstep.
+    pub(super) fn ran_by(&self, lane: usize) -> u64 {
+        self.ran + (lane < self.ahead) as u64
+    }
+}
+
+/// Run `f` for each lane of `warp` in `lanes` (bit i: the warp's lane i), in lane order.
+#[inline(always)]
+fn for_lanes(warp: &mut [Thread], lanes: u32, mut f: impl FnMut(&mut Thread)) {
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        f(&mut warp[i]);
+    }
+}
+
+/// The lanes of `lanes` whose guard register holds (`negate`: is false).
+#[inline(always)]
+fn guarded(warp: &[Thread], lanes: u32, guard: u32, negate: bool) -> u32 {
+    let mut on = 0;
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros();
+        m &= m - 1;
+        if (warp[i as usize].regs[guard as usize] != 0) != negate {
+            on |= 1 << i;
+        }
+    }
+    on
+}
+
+/// What a load or store of the lockstep run did.
+enum Access {
+    /// Every lane did it.
+    Done,
+    /// The fast path declined for this lane (its offset in the warp): the lanes before it did it.
+    DeclinedAt(usize),
+}
+
+impl<'l> Block<'l> {
+    /// The lanes of the warp starting at thread `base` that can run in lockstep: every lane
+    /// that has not exited, when all of them are ready at the same instruction of the same
+    /// function and there are at least two (bit i: the warp's lane i).
+    pub(super) fn lockstep_lanes(&self, base: usize) -> Option<u32> {
+        let end = (base + 32).min(self.threads.len());
+        let mut lanes = 0u32;
+        let mut at = None;
+        for (i, th) in self.threads[base..end].iter().enumerate() {
+            match th.state {
+                State::Exited => continue,
+                State::Ready => {}
+                State::Barrier | State::Warp => return None,
+            }
+            let here = (th.func, th.pc);
+            if *at.get_or_insert(here) != here {
+                return None;
+            }
+            lanes |= 1 << i;
+        }
+        (lanes.count_ones() >= 2).then_some(lanes)
+    }
+
+    /// Run the lanes `lanes` of the warp starting at thread `base` (all ready at the same
+    /// instruction, from `lockstep_lanes`) in lockstep for at most a quantum.
+    pub(super) fn lockstep(&mut self, base: usize, lanes: u32) -> WarpEnd {
+        let launch = self.mem.launch;
+        let end = (base + 32).min(self.threads.len());
+        let Block { threads, mem, .. } = self;
+        let warp = &mut threads[base..end];
+        let first = &warp[lanes.trailing_zeros() as usize];
+        let func = first.func as usize;
+        let code: &[Inst] = &launch.module.functions[func].body;
+        let fcode: &[FastInst] = &launch.fast.functions[func];
+        let mut pc = first.pc as usize;
+        let mut ran = 0u64;
+        let mut ahead = 0usize;
+        let mut together = None;
+        // Each lane's `pc` was stored where it diverged.
+        let mut diverged = false;
+        while ran < QUANTUM {
+            let Some(fi) = fcode.get(pc) else { break };
+            if fi.solo {
+                break;
+            }
+            let on = if fi.guard == NO_GUARD {
+                lanes
+            } else {
+                guarded(warp, lanes, fi.guard, fi.negate)
+            };
+            // Register-only instructions: one dispatch, then the lanes.
+            match fi.op {
+                Fast::Int32 { op, d, a, b } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b))
+                }),
+                Fast::Int64 { op, d, a, b } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b))
+                }),
+                Fast::MulWide { signed, d, a, b } => for_lanes(warp, on, |th| {
+                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
+                    th.regs[d as usize] = if signed {
+                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
+                    } else {
+                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
+                    };
+                }),
+                Fast::Mad32 { d, a, b, c } => for_lanes(warp, on, |th| {
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] =
+                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                }),
+                Fast::F32 { op, d, a, b } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b))
+                }),
+                Fast::Fma32 { d, a, b, c } => for_lanes(warp, on, |th| {
+                    let f = |v: u64| f32::from_bits(v as u32);
+                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                }),
+                Fast::F64 { op, d, a, b } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b))
+                }),
+                Fast::Fma64 { d, a, b, c } => for_lanes(warp, on, |th| {
+                    let f = f64::from_bits;
+                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
+                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                }),
+                Fast::Setp { cmp, ty, d, a, b } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] =
+                        fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64
+                }),
+                Fast::Special { d, s } => {
+                    let m = &*mem;
+                    for_lanes(warp, on, |th| th.regs[d as usize] = m.special(th, s))
+                }
+                Fast::Cvta { to, window, d, a } => for_lanes(warp, on, |th| {
+                    let a = rd(&th.regs, a);
+                    th.regs[d as usize] = if to {
+                        a.wrapping_sub(window)
+                    } else {
+                        a.wrapping_add(window)
+                    };
+                }),
+                Fast::Mov { ty, d, a } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a))
+                }),
+                Fast::CvtInt { dty, sty, d, a } => for_lanes(warp, on, |th| {
+                    th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a))
+                }),
+                Fast::Bra { target } => {
+                    ran += 1;
+                    if on == lanes {
+                        pc = target as usize;
+                    } else if on == 0 {
+                        pc += 1;
+                    } else {
+                        // The lanes disagree: each goes on alone from its own target.
+                        for_lanes(warp, lanes, |th| th.pc = pc as u32 + 1);
+                        for_lanes(warp, on, |th| th.pc = target);
+                        diverged = true;
+                        break;
+                    }
+                    continue;
+                }
+                Fast::LdParam {
+                    ty,
+                    d,
+                    base: b,
+                    off,
+                } => {
+                    let access = each_lane(warp, on, |_, th| {
+                        let a = rd(&th.regs, b).wrapping_add(off as u64) as usize;
+                        let size = ty.size() as usize;
+                        if a & (size - 1) != 0 {
+                            return false;
+                        }
+                        let Some(bytes) = th.params.get(a..a.wrapping_add(size)) else {
+                            return false;
+                        };
+                        th.regs[d as usize] = alu::loaded(ty, le_read(bytes));
+                        true
+                    });
+                    if let Access::DeclinedAt(i) = access {
+                        ahead = i;
+                        break;
+                    }
+                }
+                Fast::LdGlobal {
+                    ty,
+                    d,
+                    base: b,
+                    off,
+                    slot,
+                } => {
+                    let inst = &code[pc];
+                    let access = each_lane(warp, on, |i, th| {
+                        th.pc = pc as u32;
+                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let linear = (base + i) as u32;
+                        match mem.fast_global_load(th, linear, inst, addr, ty.size(), slot) {
+                            Some(v) => {
+                                th.regs[d as usize] = alu::loaded(ty, v);
+                                true
+                            }
+                            None => false,
+                        }
+                    });
+                    if let Access::DeclinedAt(i) = access {
+                        ahead = i;
+                        break;
+                    }
+                }
+                Fast::StGlobal {
+                    size,
+                    src,
+                    base: b,
+                    off,
+                    slot,
+                } => {
+                    let inst = &code[pc];
+                    let access = each_lane(warp, on, |i, th| {
+                        th.pc = pc as u32;
+                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let v = rd(&th.regs, src);
+                        let linear = (base + i) as u32;
+                        mem.fast_global_store(th, linear, inst, addr, size, slot, v)
+                    });
+                    if let Access::DeclinedAt(i) = access {
+                        ahead = i;
+                        break;
+                    }
+                }
+                Fast::LdShared {
+                    ty,
+                    d,
+                    base: b,
+                    off,
+                } => {
+                    let inst = &code[pc];
+                    let access = each_lane(warp, on, |i, th| {
+                        th.pc = pc as u32;
+                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let linear = (base + i) as u32;
+                        match mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
+                            Some(v) => {
+                                th.regs[d as usize] = alu::loaded(ty, v);
+                                true
+                            }
+                            None => false,
+                        }
+                    });
+                    if let Access::DeclinedAt(i) = access {
+                        ahead = i;
+                        break;
+                    }
+                }
+                Fast::StShared {
+                    size,
+                    src,
+                    base: b,
+                    off,
+                } => {
+                    let inst = &code[pc];
+                    let access = each_lane(warp, on, |i, th| {
+                        th.pc = pc as u32;
+                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let v = rd(&th.regs, src);
+                        let linear = (base + i) as u32;
+                        mem.fast_shared_store(th, linear, inst, addr, size, v)
+                    });
+                    if let Access::DeclinedAt(i) = access {
+                        ahead = i;
+                        break;
+                    }
+                }
+                Fast::Slow => {
+                    let inst = &code[pc];
+                    match &inst.op {
+                        Op::Bin { .. }
+                        | Op::Mad { .. }
+                        | Op::Un { .. }
+                        | Op::Setp { .. }
+                        | Op::Selp { .. }
+                        | Op::Slct { .. }
+                        | Op::Cvt { .. }
+                        | Op::Cvta { .. }
+                        | Op::Isspacep { .. }
+                        | Op::Bfe { .. }
+                        | Op::Bfi { .. }
+                        | Op::Sad { .. }
+                        | Op::Dot { .. }
+                        | Op::Prmt { .. }
+                        | Op::Shf { .. }
+                        | Op::Pack { .. }
+                        | Op::Unpack { .. }
+                        | Op::Half2 { .. } => {
+                            let m = &*mem;
+                            for_lanes(warp, on, |th| instrs::arith(m, th, &inst.op));
+                        }
+                        // Plain loads and stores (vectors, local memory, generic addresses, and
+                        // what the fast path declined): the general path, lane by lane.
+                        // Atomics stay with the lanes alone.
+                        Op::Ld { .. } | Op::St { .. } => {
+                            let mut m = on;
+                            while m != 0 {
+                                let i = m.trailing_zeros() as usize;
+                                m &= m - 1;
+                                let th = &mut warp[i];
+                                th.pc = pc as u32;
+                                instrs::memory(mem, th, (base + i) as u32, inst);
+                            }
+                        }
+                        Op::Fence => for_lanes(warp, on, |th| th.fenced = true),
+                        Op::Nop => {}
+                        Op::BarSync { .. } if on == lanes => {
+                            ran += 1;
+                            for_lanes(warp, lanes, |th| th.state = State::Barrier);
+                            together = Some(Together::Barrier);
+                            break;
+                        }
+                        Op::Exit | Op::Ret
+                            if on == lanes && all(warp, lanes, |th| th.frames.is_empty()) =>
+                        {
+                            ran += 1;
+                            for_lanes(warp, lanes, |th| th.state = State::Exited);
+                            together = Some(Together::Exit);
+                            break;
+                        }
+                        Op::BarSync { .. } | Op::Exit | Op::Ret if on == 0 => {}
+                        _ => break,
+                    }
+                }
+            }
+            ran += 1;
+            pc += 1;
+        }
+        if !diverged {
+            let mut m = lanes;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                warp[i].pc = pc as u32 + (i < ahead) as u32;
+            }
+        }
+        WarpEnd {
+            ran,
+            ahead,
+            together,
+        }
+    }
+}
+
+/// Do a load or store for each lane of `lanes` in lane order (`f` gets the lane's offset in
+/// the warp and returns whether its fast path took it), stopping at the first lane it declines.
+#[inline(always)]
+fn each_lane(
+    warp: &mut [Thread],
+    lanes: u32,
+    mut f: impl FnMut(usize, &mut Thread) -> bool,
+) -> Access {
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if !f(i, &mut warp[i]) {
+            return Access::DeclinedAt(i);
+        }
+    }
+    Access::Done
+}
+
+fn all(warp: &[Thread], lanes: u32, f: impl Fn(&Thread) -> bool) -> bool {
+    (0..warp.len()).all(|i| lanes & (1 << i) == 0 || f(&warp[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::emu::launch::{run_counting_lockstep, Run};
+    use crate::emu::result::RunResult;
+    use crate::emu::value::{Buffer, ElemType, KernelArg};
+    use crate::emu::{EmuOptions, LaunchConfig};
+
+    const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.file 1 \"k.cu\"\n";
+
+    /// `out[i] = 2 * in[i]`, doubled once more for threads 40 and up: warp 0 agrees on the
+    /// branch, warp 1 splits at lane 8.
+    const TWICE: &str = "
+.visible .entry twice(.param .u64 out, .param .u64 in)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<3>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  .loc 1 3 0
+  ld.global.f32 %f1, [%rd6];
+  setp.lt.u32 %p1, %r1, 40;
+  @%p1 bra $L_small;
+  add.f32 %f1, %f1, %f1;
+$L_small:
+  add.f32 %f2, %f1, %f1;
+  add.s64 %rd7, %rd3, %rd5;
+  .loc 1 4 0
+  st.global.f32 [%rd7], %f2;
+  ret;
+}
+";
+
+    /// Each thread stores its index to `s[tid]` and reads its neighbour's `s[tid ^ 1]` with no
+    /// barrier between: a race (and, one thread at a time, an uninitialised read).
+    const RACY: &str = "
+.shared .align 4 .b8 s[256];
+.visible .entry racy(.param .u64 out)
+{
+  .reg .b32 %r<7>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  .loc 1 3 0
+  st.shared.u32 [%r4], %r1;
+  xor.b32 %r5, %r2, 4;
+  add.s32 %r5, %r3, %r5;
+  .loc 1 4 0
+  ld.shared.u32 %r6, [%r5];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 5 0
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+";
+
+    /// `out[tid] = *counter; atomicAdd(counter, 1)`: one thread at a time, thread i reads i.
+    const TICKET: &str = "
+.visible .entry ticket(.param .u64 out, .param .u64 counter)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<7>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [counter];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  .loc 1 3 0
+  ld.global.u32 %r2, [%rd4];
+  atom.global.add.u32 %r3, [%rd4], 1;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  .loc 1 4 0
+  st.global.u32 [%rd6], %r2;
+  ret;
+}
+";
+
+    /// Every thread counts forever.
+    const ENDLESS: &str = "
+.visible .entry endless(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .loc 1 2 0
+  mov.u32 %r1, 0;
+$L_top:
+  .loc 1 3 0
+  add.s32 %r1, %r1, 1;
+  bra $L_top;
+}
+";
+
+    fn floats(name: &str, n: usize) -> KernelArg {
+        let v: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
+        KernelArg::Buffer(Buffer::from_values(name, ElemType::F32, &v))
+    }
+
+    fn ints(name: &str, n: usize) -> KernelArg {
+        KernelArg::Buffer(Buffer::from_values(name, ElemType::U32, &vec![0.0; n]))
+    }
+
+    /// The launch with lockstep and one thread at a time: both results, and how many
+    /// thread-instructions of the first ran in lockstep.
+    fn both(
+        src: &str,
+        kernel: &str,
+        threads: u32,
+        args: Vec<KernelArg>,
+    ) -> (RunResult, RunResult, u64) {
+        both_with(src, kernel, threads, args, EmuOptions::default())
+    }
+
+    fn both_with(
+        src: &str,
+        kernel: &str,
+        threads: u32,
+        args: Vec<KernelArg>,
+        opts: EmuOptions,
+    ) -> (RunResult, RunResult, u64) {
+        let module = crate::ptx::parse(&format!("{HEAD}{src}")).expect("parses");
+        let cfg = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+            dynamic_shared: 0,
+        };
+        let on = Run {
+            trace: false,
+            lockstep: true,
+        };
+        let off = Run {
+            lockstep: false,
+            ..on
+        };
+        let (a, ran) =
+            run_counting_lockstep(&module, kernel, &cfg, args.clone(), &opts, on).expect("runs");
+        let (b, none) =
+            run_counting_lockstep(&module, kernel, &cfg, args, &opts, off).expect("runs");
+        assert_eq!(none, 0, "lockstep ran when it was off");
+        (a, b, ran)
+    }
+
+    /// Everything a launch gives, for comparing two.
+    fn digest(r: &RunResult) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {}",
+            r.buffers, r.stdout, r.diagnostics, r.counters, r.perf, r.instructions
+        )
+    }
+
+    #[test]
+    fn converged_warps_run_in_lockstep_with_the_same_result() {
+        let (on, off, ran) = both(
+            TWICE,
+            "twice",
+            64,
+            vec![floats("out", 128), floats("in", 128)],
+        );
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        let out = on.buffers[0].values();
+        assert_eq!(out[3], 7.0);
+        assert_eq!(out[39], 2.0 * 39.5);
+        assert_eq!(out[40], 4.0 * 40.5);
+        // Everything but what the lanes of warp 1 ran alone after they split
+        // at the branch (24 lanes x 5 instructions, 8 lanes x 4).
+        assert_eq!(ran, on.instructions - (24 * 5 + 8 * 4));
+    }
+
+    #[test]
+    fn a_race_between_lanes_is_reported_as_one_thread_at_a_time_reports_it() {
+        let (on, off, ran) = both(RACY, "racy", 64, vec![ints("out", 128)]);
+        assert!(!on.diagnostics.is_empty());
+        assert_eq!(digest(&on), digest(&off));
+        // The result returned is the second run's, one thread at a time.
+        assert_eq!(ran, 0);
+    }
+
+    #[test]
+    fn an_access_out_of_bounds_for_some_lanes_is_reported_as_before() {
+        // `in` has 40 elements: lanes 8 and up of warp 1 read past it.
+        let (on, off, _) = both(
+            TWICE,
+            "twice",
+            64,
+            vec![floats("out", 128), floats("in", 40)],
+        );
+        assert!(!on.diagnostics.is_empty());
+        assert_eq!(digest(&on), digest(&off));
+    }
+
+    #[test]
+    fn the_step_limit_stops_the_same_thread_at_the_same_count() {
+        let opts = EmuOptions {
+            step_limit: 1_000_003,
+            ..EmuOptions::default()
+        };
+        let (on, off, ran) = both_with(ENDLESS, "endless", 96, vec![ints("out", 1)], opts);
+        assert_eq!(digest(&on), digest(&off));
+        assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
+        // Lockstep ran while the limit was far, then the lanes went one at a time.
+        assert!(
+            ran > 0 && ran < on.instructions,
+            "{ran} of {}",
+            on.instructions
+        );
+    }
+
+    #[test]
+    fn a_plain_read_before_an_atomic_is_not_run_in_lockstep() {
+        let (on, off, ran) = both(TICKET, "ticket", 32, vec![ints("out", 32), ints("c", 1)]);
+        assert_eq!(digest(&on), digest(&off));
+        let tickets = on.buffers[0].values();
+        assert_eq!(tickets[5], 5.0);
+        assert_eq!(tickets[31], 31.0);
+        // The five instructions before the load ran in lockstep.
+        assert_eq!(ran, 32 * 5);
+    }
+}
