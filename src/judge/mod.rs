@@ -9,7 +9,7 @@ use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
 use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::Module;
-use crate::puzzle::{store_buffers, Puzzle, Step, TestCase, SPEC_KERNEL};
+use crate::puzzle::{run_steps, Launched, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL};
 use outcome::{
     KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
 };
@@ -271,39 +271,35 @@ fn run_test(
         cross: None,
     };
     let multi = puzzle.is_multi_launch();
-    let mut buffers = test.initial_buffers(seed);
     let mut uses: Vec<(KernelUse, PerfStats)> = Vec::new();
-    let mut faulted = false;
-    for (i, step) in steps.iter().enumerate() {
+    let ran = run_steps(&steps, test.initial_buffers(seed), |at| {
         // In a multi-launch puzzle every message says which launch it is about.
         let which = |m: &str| {
             if multi {
                 format!(
                     "in `{}` (launch {} of {}): {m}",
-                    step.kernel,
-                    i + 1,
-                    steps.len()
+                    at.step.kernel,
+                    at.index + 1,
+                    at.count
                 )
             } else {
                 m.to_string()
             }
         };
-        let got = match launch_step(puzzle, step, &buffers, learner, &emu_opts, opts) {
-            Ok(r) => r,
-            Err(e) => {
-                out.error = Some(which(&e));
-                return Ok(out);
-            }
-        };
-        let use_at = match uses.iter().position(|(u, _)| u.name == step.kernel) {
+        let got = at
+            .args
+            .map_err(|e| e.to_string())
+            .and_then(|args| launch_step(puzzle, at.step, args, learner, &emu_opts, opts))
+            .map_err(|e| which(&e))?;
+        let use_at = match uses.iter().position(|(u, _)| u.name == at.step.kernel) {
             Some(at) => at,
             None => {
                 uses.push((
                     KernelUse {
-                        name: step.kernel.to_string(),
+                        name: at.step.kernel.to_string(),
                         counters: Counters::default(),
                         argmax: Default::default(),
-                        budget: step.budget,
+                        budget: at.step.budget,
                         over_budget: Vec::new(),
                     },
                     PerfStats::default(),
@@ -316,19 +312,25 @@ fn run_test(
         u.counters
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
         p.merge(&got.perf);
-        faulted |= got.result.has_errors();
+        let faulted = got.result.has_errors();
         out.diagnostics
             .extend(got.result.diagnostics.into_iter().map(|mut d| {
                 d.message = which(&d.message);
                 d
             }));
         out.stdout.push_str(&got.result.stdout);
-        store_buffers(&mut buffers, got.result.buffers);
-        if faulted {
-            // Later launches would only run on the damaged buffers: report the first fault.
-            break;
+        Ok(Launched {
+            buffers: got.result.buffers,
+            faulted,
+        })
+    });
+    let StepsRun { buffers, faulted } = match ran {
+        Ok(ran) => ran,
+        Err(message) => {
+            out.error = Some(message);
+            return Ok(out);
         }
-    }
+    };
     for (u, p) in &mut uses {
         for i in 0..4 {
             if let Some(b) = u.budget.get(i) {
@@ -396,39 +398,43 @@ fn also_run(
     expected: &RunResult,
     (emu, emu_faulted): (&BTreeMap<String, OutputCompare>, bool),
 ) -> outcome::CrossCheck {
-    let mut buffers = test.initial_buffers(seed);
     let mut fault = None;
-    for step in puzzle.steps(test) {
+    let ran = run_steps(&puzzle.steps(test), test.initial_buffers(seed), |at| {
         let cfg = LaunchConfig {
-            grid: step.grid,
-            block: step.block,
-            dynamic_shared: step.shared_bytes,
+            grid: at.step.grid,
+            block: at.step.block,
+            dynamic_shared: at.step.shared_bytes,
         };
-        let run = step
-            .kernel_args(&buffers)
-            .map_err(|e| e.to_string())
-            .and_then(|args| {
-                launch_isolated(puzzle, &step, learner_ptx, &cfg, args, opts, also.executor)
-            });
-        let result = match run {
-            Ok(r) => r,
-            Err(message) => {
-                return outcome::CrossCheck {
-                    device: also.device.clone(),
-                    verdict: outcome::CrossVerdict::Error(message),
-                }
-            }
-        };
+        let result = at.args.map_err(|e| e.to_string()).and_then(|args| {
+            launch_isolated(
+                puzzle,
+                at.step,
+                learner_ptx,
+                &cfg,
+                args,
+                opts,
+                also.executor,
+            )
+        })?;
         fault = result
             .diagnostics
             .iter()
             .find(|d| d.severity == Severity::Error)
             .cloned();
-        store_buffers(&mut buffers, result.buffers);
-        if fault.is_some() {
-            break;
+        Ok(Launched {
+            buffers: result.buffers,
+            faulted: fault.is_some(),
+        })
+    });
+    let buffers = match ran {
+        Ok(ran) => ran.buffers,
+        Err(message) => {
+            return outcome::CrossCheck {
+                device: also.device.clone(),
+                verdict: outcome::CrossVerdict::Error(message),
+            }
         }
-    }
+    };
     let gpu = compare_outputs(puzzle, test, expected, &buffers);
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
@@ -464,16 +470,16 @@ struct StepRun {
     perf: PerfStats,
 }
 
-/// Run one launch of the learner's kernel on the chosen executor, on the current buffers.
+/// Run one launch of the learner's kernel on the chosen executor, with `args` built from the
+/// current buffers.
 fn launch_step(
     puzzle: &Puzzle,
     step: &Step,
-    buffers: &BTreeMap<String, Buffer>,
+    args: Vec<KernelArg>,
     (learner, learner_ptx): (&Module, &str),
     emu_opts: &EmuOptions,
     opts: &JudgeOptions,
 ) -> Result<StepRun, String> {
-    let args = step.kernel_args(buffers).map_err(|e| e.to_string())?;
     let cfg = LaunchConfig {
         grid: step.grid,
         block: step.block,

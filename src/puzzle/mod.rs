@@ -11,6 +11,7 @@
 //!   that a command about one puzzle parses only its file.
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.
+//! - `run`: a test's launches in order on one set of buffers, stopping at the first fault.
 
 mod error;
 mod expr;
@@ -21,6 +22,7 @@ mod model;
 mod pack;
 mod parse;
 mod random;
+mod run;
 mod schema;
 mod state;
 mod workspace;
@@ -36,6 +38,7 @@ pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
     SOLUTIONS_DIR,
 };
+pub use run::{run_steps, Launched, StepLaunch, StepsRun};
 pub use state::{Progress, State, Status};
 pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 

@@ -9,7 +9,7 @@ use crate::emu::{self, EmuOptions, LaunchConfig};
 use crate::gpu::backend::Executor;
 use crate::judge::outcome::{Budget, TestOutcome};
 use crate::judge::{self, JudgeError, JudgeOptions};
-use crate::puzzle::{store_buffers, ArgSource, Puzzle};
+use crate::puzzle::{run_steps, ArgSource, Launched, Puzzle};
 use std::collections::BTreeMap;
 
 #[derive(Debug, thiserror::Error)]
@@ -140,10 +140,9 @@ pub fn capture(
         deadline: Some(emu::Deadline::for_steps(step_limit)),
         ..EmuOptions::default()
     };
-    let mut buffers = test.initial_buffers(None);
     let mut launches = Vec::new();
-    for step in puzzle.steps(test) {
-        let before = buffers.clone();
+    let ran = run_steps(&puzzle.steps(test), test.initial_buffers(None), |at| {
+        let step = at.step;
         let buffer_args: Vec<String> = step
             .args
             .iter()
@@ -157,15 +156,19 @@ pub fn capture(
             block: step.block,
             dynamic_shared: step.shared_bytes,
         };
-        let args = step.kernel_args(&buffers).map_err(JudgeError::from)?;
-        let (trace, error, faulted) =
+        let args = at.args.map_err(JudgeError::from)?;
+        let (trace, error, launched) =
             match emu::run_traced(&module, step.kernel, &cfg, args, &emu_opts) {
                 Ok((result, raw)) => {
                     let faulted = result.has_errors();
-                    store_buffers(&mut buffers, result.buffers);
                     let t = events::resolve(&module, step.kernel, step.grid, step.block, &raw);
-                    (t, None, faulted)
+                    let launched = Launched {
+                        buffers: result.buffers,
+                        faulted,
+                    };
+                    (t, None, launched)
                 }
+                // Nothing ran: the buffers stay as they were, and later launches do not run.
                 Err(e) => (
                     LaunchTrace {
                         kernel: step.kernel.to_string(),
@@ -175,21 +178,28 @@ pub fn capture(
                         ..LaunchTrace::default()
                     },
                     Some(e.to_string()),
-                    true,
+                    Launched {
+                        buffers: Vec::new(),
+                        faulted: true,
+                    },
                 ),
             };
         launches.push(LaunchCapture {
             trace,
-            before,
-            after: buffers.clone(),
+            before: at.buffers.clone(),
+            // Filled in below, once the runner has put this launch's buffers back.
+            after: BTreeMap::new(),
             buffer_args,
             budget: step.budget,
             error,
         });
-        if faulted {
-            // As the judge does: later launches would only run on damaged buffers.
-            break;
-        }
+        Ok::<_, CaptureError>(launched)
+    })?;
+    // A launch ends with the buffers the next one starts with; the last one that ran, with the
+    // buffers the run ended with.
+    let mut after = ran.buffers;
+    for l in launches.iter_mut().rev() {
+        l.after = std::mem::replace(&mut after, l.before.clone());
     }
     let outputs = test
         .outputs()
