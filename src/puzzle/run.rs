@@ -43,10 +43,10 @@ pub struct StepsRun {
 
 /// Run `steps` in order from `buffers` (usually `TestCase::initial_buffers`), calling `launch`
 /// for each, until one faults or the hook gives an error, which ends the run and is returned.
-pub fn run_steps<E>(
-    steps: &[Step],
+pub fn run_steps<'p, E>(
+    steps: &[Step<'p>],
     mut buffers: BTreeMap<String, Buffer>,
-    mut launch: impl FnMut(StepLaunch<'_, '_>) -> Result<Launched, E>,
+    mut launch: impl FnMut(StepLaunch<'_, 'p>) -> Result<Launched, E>,
 ) -> Result<StepsRun, E> {
     for (index, step) in steps.iter().enumerate() {
         let args = step.kernel_args(&buffers);
