@@ -335,10 +335,8 @@ pub fn grade_in_batch(
             slug: puzzle.slug.clone(),
             title: puzzle.title.clone(),
             file: name,
-            passed: false,
-            tests: Vec::new(),
-            warnings: Vec::new(),
             compile_error: Some(message),
+            ..PuzzleOutcome::default()
         }),
     }
 }
@@ -374,10 +372,9 @@ pub fn broken_outcome(b: &BrokenPuzzle) -> PuzzleOutcome {
         slug: b.slug.clone(),
         title: b.title.clone().unwrap_or_else(|| b.file_stem()),
         file,
-        passed: false,
-        tests: Vec::new(),
-        warnings: Vec::new(),
         compile_error: Some(message),
+        broken_puzzle_file: true,
+        ..PuzzleOutcome::default()
     }
 }
 

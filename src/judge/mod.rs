@@ -80,10 +80,7 @@ pub fn judge(
         slug: puzzle.slug.clone(),
         title: puzzle.title.clone(),
         file: display_name.to_string(),
-        passed: false,
-        tests: Vec::new(),
-        warnings: Vec::new(),
-        compile_error: None,
+        ..PuzzleOutcome::default()
     };
     let include_options = include_options(&opts.include_dirs, puzzle);
     let req = CompileRequest {

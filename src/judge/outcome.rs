@@ -237,7 +237,9 @@ pub enum LikelyCause {
     EmulatorDefect,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The verdict on one puzzle. `Default` is a failed verdict on nothing yet: builders name the
+/// puzzle and the file and fill in what they found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PuzzleOutcome {
     pub id: u32,
     pub slug: String,
@@ -250,7 +252,13 @@ pub struct PuzzleOutcome {
     /// `run`, `watch` and `check --format github`; not in the JSON, whose shape is fixed.
     #[serde(skip)]
     pub warnings: Vec<String>,
-    /// NVRTC's message when the kernel did not compile (then `tests` is empty).
+    /// NVRTC's message when the kernel did not compile (then `tests` is empty); for a broken
+    /// puzzle file, that file's problems as `FILE:LINE: error: ...` lines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_error: Option<String>,
+    /// The puzzle file (`file`, a `.toml`) could not be loaded, so no kernel was compiled:
+    /// `compile_error` holds the file's problems. Set only by `cli::common::broken_outcome`;
+    /// reports name it a broken puzzle file, and `check`'s JSON puts it under `puzzle_error`.
+    #[serde(skip)]
+    pub broken_puzzle_file: bool,
 }

@@ -257,8 +257,7 @@ mod tests {
             file: "puzzles/01_map.cu".into(),
             passed: true,
             tests,
-            warnings: vec![],
-            compile_error: None,
+            ..PuzzleOutcome::default()
         }
     }
 

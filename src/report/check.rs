@@ -129,7 +129,7 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
     });
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
         // A broken puzzle file is no compile error: its errors go under their own key.
-        let key = if reason::broken_puzzle_file(o) {
+        let key = if o.broken_puzzle_file {
             "puzzle_error"
         } else {
             "compile_error"
@@ -245,7 +245,7 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
             .find(|n| n.error)
             .map(|n| n.line);
         let names: Vec<&str> = match test_names {
-            _ if reason::broken_puzzle_file(o) => vec!["puzzle file"],
+            _ if o.broken_puzzle_file => vec!["puzzle file"],
             [] => vec!["tests"],
             names => names.iter().map(String::as_str).collect(),
         };
@@ -355,8 +355,7 @@ mod tests {
                 test_with("one", [1, 1, 0, 0]),
                 test_with("one, random inputs", [1, 1, 0, 0]),
             ],
-            warnings: Vec::new(),
-            compile_error: None,
+            ..PuzzleOutcome::default()
         }
     }
 
@@ -503,6 +502,30 @@ mod tests {
         );
         assert!(v["puzzles"][0].get("compile_error").is_none());
         assert!(serde_json::to_string(&v).is_ok());
+    }
+
+    #[test]
+    fn a_broken_puzzle_file_is_said_so_by_its_outcome_not_its_file_name() {
+        let broken = PuzzleOutcome {
+            file: "puzzles/11_conv-1d.toml".into(),
+            compile_error: Some("puzzles/11_conv-1d.toml:3: error: `titel`: unknown field".into()),
+            broken_puzzle_file: true,
+            ..pass(11, "conv-1d")
+        };
+        let j = puzzle_json(&broken);
+        assert!(j.get("compile_error").is_none());
+        assert_eq!(j["puzzle_error"], json!(broken.compile_error));
+        assert!(reason::puzzle(&broken).starts_with("broken puzzle file: "));
+        let xml = junit(std::slice::from_ref(&broken), &[], false);
+        assert_eq!(count(&xml, "<testcase name=\"puzzle file\""), 1);
+        // A kernel's compile error stays one whatever its file is called.
+        let kernel = PuzzleOutcome {
+            broken_puzzle_file: false,
+            ..broken
+        };
+        assert!(puzzle_json(&kernel).get("puzzle_error").is_none());
+        assert!(reason::puzzle(&kernel).starts_with("does not compile"));
+        assert_eq!(count(&junit(&[kernel], &[], false), "puzzle file"), 0);
     }
 
     #[test]

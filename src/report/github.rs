@@ -91,7 +91,7 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
     };
     let located = compiler_lines(&log);
     // A puzzle file that could not be loaded carries its errors as a compile log does.
-    let error_title = if reason::broken_puzzle_file(o) {
+    let error_title = if o.broken_puzzle_file {
         "broken puzzle file"
     } else {
         "does not compile"

@@ -433,8 +433,7 @@ mod tests {
             file: "puzzles/09_pooling.cu".into(),
             passed: tests.iter().all(|t| t.passed),
             tests,
-            warnings: Vec::new(),
-            compile_error: None,
+            ..PuzzleOutcome::default()
         }
     }
 

@@ -13,7 +13,7 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
     if let Some(e) = &o.compile_error {
         let notes = super::snippet::compiler_notes(e);
         return match notes.iter().find(|n| n.error) {
-            _ if broken_puzzle_file(o) => format!("broken puzzle file: {}", compile_line(e)),
+            _ if o.broken_puzzle_file => format!("broken puzzle file: {}", compile_line(e)),
             // Said like a diagnostic: what, then where (`... at 03_guard.cu:3`).
             Some(n) => format!(
                 "does not compile: {} at {}:{}",
@@ -91,12 +91,6 @@ fn over_budget(t: &TestOutcome) -> Option<String> {
         .position(|&n| n == o.counter)
         .map_or(o.counter, |i| LABELS[i]);
     Some(format!("over budget: {label} {} > {}", o.used, o.budget))
-}
-
-/// Whether `o` stands for a puzzle whose puzzle file (`.toml`) could not be loaded: `check`
-/// fails it with the file's errors in `compile_error`; no kernel was compiled.
-pub(crate) fn broken_puzzle_file(o: &PuzzleOutcome) -> bool {
-    o.compile_error.is_some() && o.file.ends_with(".toml")
 }
 
 /// `puzzles/09_pooling.cu` → `09_pooling.cu`: the table has little room.
@@ -185,13 +179,11 @@ mod tests {
             slug: "map".into(),
             title: "Map".into(),
             file: "puzzles/01_map.cu".into(),
-            passed: false,
-            tests: vec![],
-            warnings: Vec::new(),
             compile_error: Some(
                 "\npuzzles/01_map.cu(3): error: identifier \"x\" is undefined\n\n1 error detected"
                     .into(),
             ),
+            ..PuzzleOutcome::default()
         };
         assert_eq!(
             puzzle(&o),
@@ -206,12 +198,10 @@ mod tests {
             slug: "guard".into(),
             title: "Guard".into(),
             file: "puzzles/03_guard.cu".into(),
-            passed: false,
-            tests: vec![],
-            warnings: Vec::new(),
             compile_error: Some(
                 "puzzles/03_guard.cu does not compile\n  puzzles/03_guard.cu:3:58: error: identifier \"x\" is undefined\n  puzzles/03_guard.cu:5: error: expected a \";\"".into(),
             ),
+            ..PuzzleOutcome::default()
         };
         let r = puzzle(&o);
         assert_eq!(
