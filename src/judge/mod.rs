@@ -289,7 +289,7 @@ fn run_test(
             .and_then(|args| launch_step(puzzle, at.step, args, learner, &emu_opts, opts))
             .map_err(|e| which(&e))?;
         let use_at = match uses.iter().position(|(u, _)| u.name == at.step.kernel) {
-            Some(at) => at,
+            Some(found) => found,
             None => {
                 uses.push((
                     KernelUse {
