@@ -588,7 +588,7 @@ impl<'l> Mem<'l> {
             kind,
             epoch: self.epoch,
             gen: self.gen,
-            warp_sync: &self.warp_sync,
+            sync: self.warp_sync[(me / 32) as usize],
         };
         let found = self.shadow.check(&probe, off, total);
         if found.uninit || found.conflict.is_some() {

@@ -20,7 +20,7 @@ const NOBODY: u16 = u16::MAX;
 /// (barrier intervals) and generations (blocks) keep counting across the blocks a `Block` runs,
 /// so a stale entry is recognised by its numbers instead of being cleared. Threads are linear
 /// indices within the block (at most 1024, so 16 bits).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Record {
     epoch: u32,
     /// The block generation that last wrote the byte (written in this block iff equal).
@@ -33,6 +33,10 @@ pub(super) struct Record {
     reader: u16,
     /// A second, different thread also read in this interval.
     many: bool,
+    /// A word's record only: the word is checked byte by byte (after a 1- or 2-byte access),
+    /// in `SharedShadow::bytes`. Kept here, in the record's padding, so that the common
+    /// access reads one record and nothing else.
+    split: bool,
 }
 
 const RECORD0: Record = Record {
@@ -45,6 +49,7 @@ const RECORD0: Record = Record {
     writer: NOBODY,
     reader: NOBODY,
     many: false,
+    split: false,
 };
 
 fn who(t: u16) -> u32 {
@@ -56,32 +61,54 @@ fn who(t: u16) -> u32 {
 }
 
 /// The access being checked, as every record step needs it.
-pub(super) struct Probe<'a> {
+pub(super) struct Probe {
     pub me: u32,
     pub line: u32,
     pub kind: Kind,
     pub epoch: u32,
     pub gen: u32,
-    /// The block's per-warp `__syncwarp`/collective counts.
-    pub warp_sync: &'a [u32],
+    /// The `__syncwarp`/collective count of this thread's warp.
+    pub sync: u32,
 }
 
 /// What a checked access found: whether it read never-written bytes, and its first conflict
 /// (hazard, the other thread or `NONE`, the other line).
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq, Eq)]
 pub(super) struct Found {
     pub uninit: bool,
     pub conflict: Option<(&'static str, u32, u32)>,
 }
 
-impl Probe<'_> {
-    fn sync(&self) -> u32 {
-        self.warp_sync[(self.me / 32) as usize]
-    }
-
+impl Probe {
     /// Lanes of one warp are ordered by a `__syncwarp` (or collective) between their accesses.
     fn ordered(&self, other: u32, other_sync: u32) -> bool {
-        other / 32 == self.me / 32 && self.sync() != other_sync
+        other / 32 == self.me / 32 && self.sync != other_sync
+    }
+
+    /// Whether this access finds nothing and leaves the whole word's record `s` as it is: the
+    /// same thread again in this interval, or another read of a word that only reads (by
+    /// this thread or by several) touched since the barrier. Nearly every access after a
+    /// word's first in an interval; `step` would come to the same answer the long way.
+    #[inline(always)]
+    fn unchanged(&self, s: &Record) -> bool {
+        let me = self.me as u16;
+        s.epoch == self.epoch
+            && !s.split
+            && match self.kind {
+                Kind::Read => {
+                    s.init_gen == self.gen
+                        && (s.writer == NOBODY || s.writer == me)
+                        && (s.reader == me || s.many)
+                }
+                Kind::Write => {
+                    s.writer == me
+                        && s.wline == self.line
+                        && s.wsync == self.sync
+                        && s.init_gen == self.gen
+                        && (s.reader == NOBODY || (s.reader == me && !s.many))
+                }
+                Kind::Atomic => false,
+            }
     }
 
     /// Check one record against this access and update it: the step every byte takes.
@@ -131,7 +158,7 @@ impl Probe<'_> {
                 if s.reader == NOBODY {
                     s.reader = me;
                     s.rline = self.line;
-                    s.rsync = self.sync();
+                    s.rsync = self.sync;
                 } else if s.reader != me {
                     s.many = true;
                 }
@@ -139,7 +166,7 @@ impl Probe<'_> {
             _ => {
                 s.writer = me;
                 s.wline = self.line;
-                s.wsync = self.sync();
+                s.wsync = self.sync;
                 s.init_gen = self.gen;
             }
         }
@@ -151,8 +178,6 @@ impl Probe<'_> {
 pub(super) struct SharedShadow {
     /// One record per 4-byte word.
     words: Vec<Record>,
-    /// Per word: checked byte by byte (after a 1- or 2-byte access), in `bytes`.
-    split: Vec<bool>,
     /// Byte records of split words (allocated at the first split).
     bytes: Vec<Record>,
 }
@@ -166,7 +191,6 @@ impl SharedShadow {
         let words = len.div_ceil(4);
         SharedShadow {
             words: vec![RECORD0; words],
-            split: vec![false; words],
             bytes: Vec::new(),
         }
     }
@@ -178,18 +202,30 @@ impl SharedShadow {
     /// Forget everything (when the epoch and generation numbers start over).
     pub(super) fn clear(&mut self) {
         self.words.fill(RECORD0);
-        self.split.fill(false);
         self.bytes.clear();
     }
 
     /// Check the access `[off, off+total)` (naturally aligned, inside shared memory) and record it.
     #[inline(always)]
     pub(super) fn check(&mut self, p: &Probe, off: u64, total: u32) -> Found {
+        let (first, end) = (off as usize, off as usize + total as usize);
+        if first.is_multiple_of(4) && total.is_multiple_of(4) {
+            if let Some(words) = self.words.get(first / 4..end / 4) {
+                if words.iter().all(|s| p.unchanged(s)) {
+                    return Found::default();
+                }
+            }
+        }
+        self.check_steps(p, first, end)
+    }
+
+    /// `check` record by record, for an access that changes a record or may find something.
+    #[inline(never)]
+    fn check_steps(&mut self, p: &Probe, off: usize, end: usize) -> Found {
         let mut found = Found::default();
-        let (off, end) = (off as usize, off as usize + total as usize);
-        if off.is_multiple_of(4) && total.is_multiple_of(4) {
+        if off.is_multiple_of(4) && end.is_multiple_of(4) {
             for w in off / 4..end / 4 {
-                if self.split[w] {
+                if self.words[w].split {
                     for s in &mut self.bytes[w * 4..w * 4 + 4] {
                         p.step(s, &mut found);
                     }
@@ -208,7 +244,7 @@ impl SharedShadow {
 
     /// From now on, check word `w` byte by byte (each byte starting from the word's state).
     fn split_word(&mut self, w: usize) {
-        if self.split[w] {
+        if self.words[w].split {
             return;
         }
         if self.bytes.is_empty() {
@@ -216,12 +252,12 @@ impl SharedShadow {
         }
         let r = self.words[w];
         self.bytes[w * 4..w * 4 + 4].fill(r);
-        self.split[w] = true;
+        self.words[w].split = true;
     }
 
     fn record(&self, b: usize) -> &Record {
         let w = b / 4;
-        if self.split[w] {
+        if self.words[w].split {
             &self.bytes[b]
         } else {
             &self.words[w]
@@ -252,14 +288,14 @@ impl SharedShadow {
 mod tests {
     use super::*;
 
-    fn probe<'a>(me: u32, kind: Kind, epoch: u32, sync: &'a [u32]) -> Probe<'a> {
+    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe {
         Probe {
             me,
             line: 10 + me,
             kind,
             epoch,
             gen: 1,
-            warp_sync: sync,
+            sync: sync[(me / 32) as usize],
         }
     }
 
@@ -310,5 +346,27 @@ mod tests {
         let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
         assert!(f.conflict.is_none() && !f.uninit);
         assert!(!sh.written_unordered(0, 4, 1, 0, 2));
+    }
+
+    proptest::proptest! {
+        /// The early exit agrees with the long way: whenever `unchanged` says so, a step finds
+        /// nothing and leaves the record as it was.
+        #[test]
+        fn unchanged_records_are_what_a_step_leaves_alone(
+            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u32..3, 0u32..2, 0u32..2), 1..40),
+        ) {
+            let mut s = RECORD0;
+            for (kind, me, epoch, gen, sync) in ops {
+                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
+                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen, sync };
+                let before = s;
+                let mut found = Found::default();
+                p.step(&mut s, &mut found);
+                if p.unchanged(&before) {
+                    proptest::prop_assert_eq!(s, before);
+                    proptest::prop_assert_eq!(found, Found::default());
+                }
+            }
+        }
     }
 }
