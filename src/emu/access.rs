@@ -395,7 +395,19 @@ impl<'l> Mem<'l> {
         size: u32,
         kind: Kind,
     ) -> bool {
-        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
+        if off & (size as u64 - 1) != 0 {
+            return false;
+        }
+        let launch = self.launch;
+        // With the checkers on, the shadow's word records know their variable (the record is
+        // read next by the checkers anyway); otherwise, or when they cannot tell, the launch's
+        // per-byte map decides.
+        let known = self.shadow.is_on()
+            && size >= 4
+            && self
+                .shadow
+                .known_inside(off, size, |o| launch.shared_var(o, 4));
+        if !known && launch.shared_var(off, size as u64).is_none() {
             return false;
         }
         if kind == Kind::Read {

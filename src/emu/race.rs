@@ -292,7 +292,7 @@ const SLOT0: Slot = Slot {
 };
 
 /// The words the block touched in the current barrier interval: an open-addressing table
-/// (linear probing, at most half full) whose slots belong to the current interval only while
+/// (linear probing, at most three quarters full) whose slots belong to the current interval only while
 /// their stamp is the table's, so clearing it at a barrier (every few instructions in a
 /// reduction) is one increment, and a lookup is a multiply and, nearly always, one probe.
 pub(super) struct Interval {
@@ -301,7 +301,7 @@ pub(super) struct Interval {
     used: usize,
     /// The current interval's stamp (never 0, the stamp of a never-used slot).
     stamp: u32,
-    /// 32 minus log2 of the slot count: a hash's top bits index the table.
+    /// 32 minus log2 of the number of 8-slot runs: a hash's top bits pick a run.
     shift: u32,
 }
 
@@ -331,21 +331,23 @@ impl Interval {
         }
     }
 
-    /// Where `word`'s probe starts: Fibonacci hashing, whose top bits spread neighbouring
-    /// words over the table.
+    /// Where `word`'s probe starts: runs of 8 neighbouring words (a thread walking a row, a
+    /// warp reading consecutive elements) stay neighbours in the table, so they share cache
+    /// lines; the runs themselves are spread by Fibonacci hashing (the top bits of a product).
     #[inline(always)]
-    fn home(word: u32, shift: u32) -> usize {
-        (word.wrapping_mul(0x9E37_79B9) >> shift) as usize
+    fn home(word: u32, shift: u32, mask: usize) -> usize {
+        let run = ((word >> 3).wrapping_mul(0x9E37_79B9) >> shift) as usize;
+        ((run << 3) | (word & 7) as usize) & mask
     }
 
     /// The entry of `word`, a fresh one (nobody touched it) when it is new to the interval.
     #[inline(always)]
     fn entry(&mut self, word: u32) -> &mut Entry {
-        if (self.used + 1) * 2 > self.slots.len() {
+        if (self.used + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = Self::home(word, self.shift);
+        let mut i = Self::home(word, self.shift, mask);
         loop {
             let s = &self.slots[i];
             if s.stamp != self.stamp {
@@ -371,10 +373,11 @@ impl Interval {
     fn grow(&mut self) {
         let len = (self.slots.len() * 2).max(64);
         let old = std::mem::replace(&mut self.slots, vec![SLOT0; len]);
-        self.shift = 32 - len.trailing_zeros();
+        // The top bits of a hash pick one of the len / 8 runs of slots.
+        self.shift = 32 - (len / 8).trailing_zeros();
         let (stamp, mask) = (self.stamp, len - 1);
         for s in old.into_iter().filter(|s| s.stamp == stamp) {
-            let mut i = Self::home(s.word, self.shift);
+            let mut i = Self::home(s.word, self.shift, mask);
             while self.slots[i].stamp == stamp {
                 i = (i + 1) & mask;
             }

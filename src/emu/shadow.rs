@@ -37,7 +37,17 @@ pub(super) struct Record {
     /// in `SharedShadow::bytes`. Kept here, in the record's padding, so that the common
     /// access reads one record and nothing else.
     split: bool,
+    /// A word's record only: the shared variable (index + 1) holding all four bytes of the
+    /// word, `VAR_UNKNOWN` until an access looks it up, `VAR_NONE` when no one variable does.
+    /// Also in the padding: the bounds check of the fast path reads it from the record the
+    /// checkers read next instead of from the launch's per-byte map.
+    var: u16,
 }
+
+/// A word's variable not looked up yet.
+const VAR_UNKNOWN: u16 = 0;
+/// No one variable holds the word (or its index does not fit): ask the launch.
+const VAR_NONE: u16 = u16::MAX;
 
 const RECORD0: Record = Record {
     epoch: u32::MAX,
@@ -50,6 +60,7 @@ const RECORD0: Record = Record {
     reader: NOBODY,
     many: false,
     split: false,
+    var: VAR_UNKNOWN,
 };
 
 fn who(t: u16) -> u32 {
@@ -205,13 +216,55 @@ impl SharedShadow {
         self.bytes.clear();
     }
 
+    /// True when the word records show that the aligned 4- or 8-byte access at `off` lies
+    /// inside one shared variable; false when they cannot tell (a word shared by two
+    /// variables or half outside shared memory, a word past the shadow): then ask the launch.
+    /// `var_of(o)` is the variable (index) holding the word at offset `o` whole, looked up
+    /// once per word.
+    #[inline(always)]
+    pub(super) fn known_inside(
+        &mut self,
+        off: u64,
+        size: u32,
+        var_of: impl Fn(u64) -> Option<usize>,
+    ) -> bool {
+        let w = (off / 4) as usize;
+        let Some(words) = self.words.get_mut(w..w + (size / 4) as usize) else {
+            return false;
+        };
+        let mut var = VAR_UNKNOWN;
+        for (i, r) in words.iter_mut().enumerate() {
+            if r.var == VAR_UNKNOWN {
+                r.var = Self::lookup(&var_of, (w + i) as u64 * 4);
+            }
+            if r.var == VAR_NONE || (var != VAR_UNKNOWN && r.var != var) {
+                return false;
+            }
+            var = r.var;
+        }
+        true
+    }
+
+    #[cold]
+    fn lookup(var_of: &impl Fn(u64) -> Option<usize>, off: u64) -> u16 {
+        match var_of(off) {
+            Some(v) if v + 1 < VAR_NONE as usize => v as u16 + 1,
+            _ => VAR_NONE,
+        }
+    }
+
     /// Check the access `[off, off+total)` (naturally aligned, inside shared memory) and record it.
     #[inline(always)]
     pub(super) fn check(&mut self, p: &Probe, off: u64, total: u32) -> Found {
         let (first, end) = (off as usize, off as usize + total as usize);
         if first.is_multiple_of(4) && total.is_multiple_of(4) {
             if let Some(words) = self.words.get(first / 4..end / 4) {
-                if words.iter().all(|s| p.unchanged(s)) {
+                // A plain loop: `Iterator::all` was not inlined here.
+                let mut clean = true;
+                for s in words {
+                    clean &= p.unchanged(s);
+                }
+                if clean {
                     return Found::default();
                 }
             }
@@ -346,6 +399,26 @@ mod tests {
         let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
         assert!(f.conflict.is_none() && !f.uninit);
         assert!(!sh.written_unordered(0, 4, 1, 0, 2));
+    }
+
+    #[test]
+    fn word_records_know_their_variable() {
+        // Variable 0 holds bytes 0..8, variable 1 bytes 8..14 (its last word is half outside).
+        let var_of = |o: u64| match o {
+            0..=4 => Some(0),
+            8 => Some(1),
+            _ => None,
+        };
+        let mut sh = SharedShadow::new(16, true);
+        assert!(sh.known_inside(0, 8, var_of));
+        assert!(sh.known_inside(4, 4, var_of));
+        // Two variables, a word no one variable holds, past the shadow: ask the launch.
+        assert!(!sh.known_inside(0, 16, var_of));
+        assert!(!sh.known_inside(4, 8, var_of));
+        assert!(!sh.known_inside(12, 4, var_of));
+        assert!(!sh.known_inside(16, 4, var_of));
+        // Looked up once: the records answer without asking again.
+        assert!(sh.known_inside(0, 8, |_| None));
     }
 
     proptest::proptest! {
