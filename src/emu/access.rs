@@ -395,19 +395,27 @@ impl<'l> Mem<'l> {
         size: u32,
         kind: Kind,
     ) -> bool {
-        if off & (size as u64 - 1) != 0 {
-            return false;
+        if self.shadow.is_on() {
+            // The common read of a tile (several readers, no writer in this interval) costs
+            // one record field; the rest goes out of line.
+            if kind == Kind::Read
+                && size == 4
+                && off & 3 == 0
+                && self.shadow.clean_read(off, self.epoch)
+            {
+                th.counters.shared_reads += 1;
+                if self.accesses.is_some() {
+                    self.log_at(th, off, size, true, kind);
+                }
+                return true;
+            }
+            return if kind == Kind::Read {
+                self.fast_shared_checked::<false>(th, linear, inst, off, size)
+            } else {
+                self.fast_shared_checked::<true>(th, linear, inst, off, size)
+            };
         }
-        let launch = self.launch;
-        // With the checkers on, the shadow's word records know their variable (the record is
-        // read next by the checkers anyway); otherwise, or when they cannot tell, the launch's
-        // per-byte map decides.
-        let known = self.shadow.is_on()
-            && size >= 4
-            && self
-                .shadow
-                .known_inside(off, size, |o| launch.shared_var(o, 4));
-        if !known && launch.shared_var(off, size as u64).is_none() {
+        if off & (size as u64 - 1) != 0 || self.launch.shared_var(off, size as u64).is_none() {
             return false;
         }
         if kind == Kind::Read {
@@ -415,9 +423,45 @@ impl<'l> Mem<'l> {
         } else {
             th.counters.shared_writes += 1;
         }
-        if self.shadow.is_on() {
-            self.shared_checks(th, linear, inst, off, size, kind);
+        if self.accesses.is_some() {
+            self.log_at(th, off, size, true, kind);
         }
+        true
+    }
+
+    /// `fast_shared_access` with the checkers on, out of line: the interpreter loop that
+    /// inlines the fast path stays as small as with the checkers off (a larger one spilled
+    /// registers and ran the checkers-off path a fifth slower), for a call per access here.
+    #[inline(never)]
+    fn fast_shared_checked<const WRITE: bool>(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+    ) -> bool {
+        if off & (size as u64 - 1) != 0 {
+            return false;
+        }
+        let launch = self.launch;
+        // The shadow's word records know their variable (the record the checkers read next);
+        // when they cannot tell, the launch's per-byte map decides.
+        let known = size >= 4
+            && self
+                .shadow
+                .known_inside(off, size, |o| launch.shared_var(o, 4));
+        if !known && launch.shared_var(off, size as u64).is_none() {
+            return false;
+        }
+        let kind = if WRITE {
+            th.counters.shared_writes += 1;
+            Kind::Write
+        } else {
+            th.counters.shared_reads += 1;
+            Kind::Read
+        };
+        self.shared_checks(th, linear, inst, off, size, kind);
         if self.accesses.is_some() {
             self.log_at(th, off, size, true, kind);
         }

@@ -42,7 +42,17 @@ pub(super) struct Record {
     /// Also in the padding: the bounds check of the fast path reads it from the record the
     /// checkers read next instead of from the launch's per-byte map.
     var: u16,
+    /// A word's record only: the interval (`epoch`) in which several threads read the word,
+    /// none wrote it, and it was written before in this block; `NOT_CLEAN` otherwise. Any
+    /// read in that interval then finds nothing and changes nothing, which `clean_read`
+    /// tells from this one field (the tiled matmul's inner loop, every lane reading a row of
+    /// the tile). Set only by a step, after a bounds check of the access covering the whole
+    /// word, so it also says that the word lies inside one variable.
+    clean: u32,
 }
+
+/// Never an epoch (epochs start over long before they reach it).
+const NOT_CLEAN: u32 = u32::MAX;
 
 /// A word's variable not looked up yet.
 const VAR_UNKNOWN: u16 = 0;
@@ -61,6 +71,7 @@ const RECORD0: Record = Record {
     many: false,
     split: false,
     var: VAR_UNKNOWN,
+    clean: NOT_CLEAN,
 };
 
 fn who(t: u16) -> u32 {
@@ -125,6 +136,17 @@ impl Probe {
     /// Check one record against this access and update it: the step every byte takes.
     #[inline(always)]
     fn step(&self, s: &mut Record, found: &mut Found) {
+        self.update(s, found);
+        s.clean = if s.writer == NOBODY && s.many && s.init_gen == self.gen {
+            self.epoch
+        } else {
+            NOT_CLEAN
+        };
+    }
+
+    /// `step` but for the `clean` field.
+    #[inline(always)]
+    fn update(&self, s: &mut Record, found: &mut Found) {
         if s.epoch != self.epoch {
             s.epoch = self.epoch;
             s.writer = NOBODY;
@@ -214,6 +236,15 @@ impl SharedShadow {
     pub(super) fn clear(&mut self) {
         self.words.fill(RECORD0);
         self.bytes.clear();
+    }
+
+    /// Whether a 4-byte read at `off` (4-byte aligned) in interval `epoch` finds nothing and
+    /// changes nothing, and lies inside one variable (see `Record::clean`).
+    #[inline(always)]
+    pub(super) fn clean_read(&self, off: u64, epoch: u32) -> bool {
+        self.words
+            .get((off / 4) as usize)
+            .is_some_and(|r| r.clean == epoch)
     }
 
     /// True when the word records show that the aligned 4- or 8-byte access at `off` lies
@@ -306,6 +337,7 @@ impl SharedShadow {
         let r = self.words[w];
         self.bytes[w * 4..w * 4 + 4].fill(r);
         self.words[w].split = true;
+        self.words[w].clean = NOT_CLEAN;
     }
 
     fn record(&self, b: usize) -> &Record {
@@ -426,10 +458,12 @@ mod tests {
         /// nothing and leaves the record as it was.
         #[test]
         fn unchanged_records_are_what_a_step_leaves_alone(
-            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u32..3, 0u32..2, 0u32..2), 1..40),
+            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u32..4, 0u32..2), 1..40),
         ) {
             let mut s = RECORD0;
-            for (kind, me, epoch, gen, sync) in ops {
+            for (kind, me, epoch, sync) in ops {
+                // A block's intervals share its generation (both count on at a block's start).
+                let gen = epoch / 2;
                 let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
                 let p = Probe { me, line: 10 + me % 3, kind, epoch, gen, sync };
                 let before = s;
@@ -437,7 +471,12 @@ mod tests {
                 p.step(&mut s, &mut found);
                 if p.unchanged(&before) {
                     proptest::prop_assert_eq!(s, before);
-                    proptest::prop_assert_eq!(found, Found::default());
+                    proptest::prop_assert_eq!(&found, &Found::default());
+                }
+                // A clean word is one any read leaves alone, finding nothing.
+                if before.clean == epoch && kind == Kind::Read {
+                    proptest::prop_assert_eq!(s, before);
+                    proptest::prop_assert_eq!(&found, &Found::default());
                 }
             }
         }
