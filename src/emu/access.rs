@@ -396,21 +396,8 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) -> bool {
         if self.shadow.is_on() {
-            // The common read of a tile (several readers, no writer in this interval) costs
-            // one record field; the rest goes out of line.
-            if kind == Kind::Read
-                && size == 4
-                && off & 3 == 0
-                && self.shadow.clean_read(off, self.epoch)
-            {
-                th.counters.shared_reads += 1;
-                if self.accesses.is_some() {
-                    self.log_at(th, off, size, true, kind);
-                }
-                return true;
-            }
             return if kind == Kind::Read {
-                self.fast_shared_checked::<false>(th, linear, inst, off, size)
+                self.fast_shared_checked_read(th, linear, inst, off, size)
             } else {
                 self.fast_shared_checked::<true>(th, linear, inst, off, size)
             };
@@ -429,9 +416,32 @@ impl<'l> Mem<'l> {
         true
     }
 
-    /// `fast_shared_access` with the checkers on, out of line: the interpreter loop that
-    /// inlines the fast path stays as small as with the checkers off (a larger one spilled
-    /// registers and ran the checkers-off path a fifth slower), for a call per access here.
+    /// `fast_shared_access` of a read with the checkers on. The common read of a tile
+    /// (several readers, no writer in this interval) costs one record field; the rest goes
+    /// on to `fast_shared_checked`. Out of line, and small, so that it needs few registers:
+    /// the interpreter loop that inlines the fast path stays as small as with the checkers
+    /// off (any more code there spilled registers and ran the checkers-off path a fifth to a
+    /// third slower).
+    #[inline(never)]
+    fn fast_shared_checked_read(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+    ) -> bool {
+        if size == 4 && off & 3 == 0 && self.shadow.clean_read(off, self.epoch) {
+            th.counters.shared_reads += 1;
+            if self.accesses.is_some() {
+                self.log_at(th, off, size, true, Kind::Read);
+            }
+            return true;
+        }
+        self.fast_shared_checked::<false>(th, linear, inst, off, size)
+    }
+
+    /// `fast_shared_access` with the checkers on, out of line (see `fast_shared_checked_read`).
     #[inline(never)]
     fn fast_shared_checked<const WRITE: bool>(
         &mut self,
