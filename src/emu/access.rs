@@ -455,6 +455,29 @@ impl<'l> Mem<'l> {
             return false;
         }
         let launch = self.launch;
+        let kind = if WRITE { Kind::Write } else { Kind::Read };
+        if size == 4 {
+            // The common access, one word: its record gives the bounds and the checkers'
+            // answer at once.
+            let probe = self.probe(linear, inst, kind);
+            if let Some(found) = self
+                .shadow
+                .check_word(&probe, off, |o| launch.shared_var(o, 4))
+            {
+                if WRITE {
+                    th.counters.shared_writes += 1;
+                } else {
+                    th.counters.shared_reads += 1;
+                }
+                if found.uninit || found.conflict.is_some() {
+                    self.shared_found(th, linear, inst, off, size, found);
+                }
+                if self.accesses.is_some() {
+                    self.log_at(th, off, size, true, kind);
+                }
+                return true;
+            }
+        }
         // The shadow's word records know their variable (the record the checkers read next);
         // when they cannot tell, the launch's per-byte map decides.
         let known = size >= 4
@@ -464,13 +487,11 @@ impl<'l> Mem<'l> {
         if !known && launch.shared_var(off, size as u64).is_none() {
             return false;
         }
-        let kind = if WRITE {
+        if WRITE {
             th.counters.shared_writes += 1;
-            Kind::Write
         } else {
             th.counters.shared_reads += 1;
-            Kind::Read
-        };
+        }
         self.shared_checks(th, linear, inst, off, size, kind);
         if self.accesses.is_some() {
             self.log_at(th, off, size, true, kind);
@@ -648,17 +669,23 @@ impl<'l> Mem<'l> {
         total: u32,
         kind: Kind,
     ) {
-        let probe = Probe {
+        let probe = self.probe(me, inst, kind);
+        let found = self.shadow.check(&probe, off, total);
+        if found.uninit || found.conflict.is_some() {
+            self.shared_found(th, me, inst, off, total, found);
+        }
+    }
+
+    /// Thread `me`'s access by `inst`, as the shadow checks it.
+    #[inline(always)]
+    fn probe(&self, me: u32, inst: &Inst, kind: Kind) -> Probe {
+        Probe {
             me,
             line: inst.line,
             kind,
             epoch: self.epoch,
             gen: self.gen,
             sync: self.warp_sync[(me / 32) as usize],
-        };
-        let found = self.shadow.check(&probe, off, total);
-        if found.uninit || found.conflict.is_some() {
-            self.shared_found(th, me, inst, off, total, found);
         }
     }
 
