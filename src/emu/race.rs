@@ -29,8 +29,6 @@ use super::diag::{Diags, Namer, Site};
 use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::Ordering;
 
 // The `u32` state of one global word (0 = untouched):
@@ -235,55 +233,158 @@ impl Acquired {
     }
 }
 
-/// Who touched a word in the current barrier interval of the block.
+/// Who touched a word in the current barrier interval of the block. Threads are linear
+/// indices within the block (at most 1024, so 16 bits; `NOBODY` for none), so a record is 32
+/// bytes.
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
-    writer: u32,
     wline: u32,
     wsync: u32,
-    reader: u32,
     rline: u32,
     rsync: u32,
-    /// A second, different thread also read it.
-    many: bool,
-    atomic: u32,
     aline: u32,
     async_: u32,
+    writer: u16,
+    reader: u16,
+    atomic: u16,
+    /// A second, different thread also read it.
+    many: bool,
 }
+
+/// No thread, in an `Entry`.
+const NOBODY: u16 = u16::MAX;
 
 const ENTRY0: Entry = Entry {
-    writer: NONE,
     wline: 0,
     wsync: 0,
-    reader: NONE,
     rline: 0,
     rsync: 0,
-    many: false,
-    atomic: NONE,
     aline: 0,
     async_: 0,
+    writer: NOBODY,
+    reader: NOBODY,
+    atomic: NOBODY,
+    many: false,
 };
 
-/// A multiplicative hash for word indices (the standard SipHash is several times slower here).
-#[derive(Default)]
-pub(super) struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// A thread of an `Entry` as a linear thread index (`NONE` for nobody).
+#[inline(always)]
+fn who(t: u16) -> u32 {
+    if t == NOBODY {
+        NONE
+    } else {
+        t as u32
     }
 }
 
-/// The words the block touched in the current barrier interval (cleared at every barrier).
-pub(super) type Interval = HashMap<u32, Entry, BuildHasherDefault<WordHasher>>;
+/// One slot of the interval table: a word and its entry, valid while `stamp` is the table's.
+#[derive(Clone, Copy)]
+struct Slot {
+    word: u32,
+    stamp: u32,
+    entry: Entry,
+}
+
+const SLOT0: Slot = Slot {
+    word: 0,
+    stamp: 0,
+    entry: ENTRY0,
+};
+
+/// The words the block touched in the current barrier interval: an open-addressing table
+/// (linear probing, at most three quarters full) whose slots belong to the current interval only while
+/// their stamp is the table's, so clearing it at a barrier (every few instructions in a
+/// reduction) is one increment, and a lookup is a multiply and, nearly always, one probe.
+pub(super) struct Interval {
+    slots: Vec<Slot>,
+    /// Slots in use in this interval.
+    used: usize,
+    /// The current interval's stamp (never 0, the stamp of a never-used slot).
+    stamp: u32,
+    /// 32 minus log2 of the number of 8-slot runs: a hash's top bits pick a run.
+    shift: u32,
+}
+
+impl Default for Interval {
+    fn default() -> Interval {
+        Interval {
+            slots: Vec::new(),
+            used: 0,
+            stamp: 1,
+            shift: 32,
+        }
+    }
+}
+
+impl Interval {
+    /// Forget every word (a new barrier interval, or a new block).
+    pub(super) fn clear(&mut self) {
+        if self.used == 0 {
+            return;
+        }
+        self.used = 0;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Stamps start over: no old slot may look current.
+            self.slots.fill(SLOT0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Where `word`'s probe starts: runs of 8 neighbouring words (a thread walking a row, a
+    /// warp reading consecutive elements) stay neighbours in the table, so they share cache
+    /// lines; the runs themselves are spread by Fibonacci hashing (the top bits of a product).
+    #[inline(always)]
+    fn home(word: u32, shift: u32, mask: usize) -> usize {
+        let run = ((word >> 3).wrapping_mul(0x9E37_79B9) >> shift) as usize;
+        ((run << 3) | (word & 7) as usize) & mask
+    }
+
+    /// The entry of `word`, a fresh one (nobody touched it) when it is new to the interval.
+    #[inline(always)]
+    fn entry(&mut self, word: u32) -> &mut Entry {
+        if (self.used + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = Self::home(word, self.shift, mask);
+        loop {
+            let s = &self.slots[i];
+            if s.stamp != self.stamp {
+                break;
+            }
+            if s.word == word {
+                return &mut self.slots[i].entry;
+            }
+            i = (i + 1) & mask;
+        }
+        self.used += 1;
+        let s = &mut self.slots[i];
+        *s = Slot {
+            word,
+            stamp: self.stamp,
+            entry: ENTRY0,
+        };
+        &mut s.entry
+    }
+
+    /// Twice the slots (at least 64), the current interval's entries moved over.
+    #[cold]
+    fn grow(&mut self) {
+        let len = (self.slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![SLOT0; len]);
+        // The top bits of a hash pick one of the len / 8 runs of slots.
+        self.shift = 32 - (len / 8).trailing_zeros();
+        let (stamp, mask) = (self.stamp, len - 1);
+        for s in old.into_iter().filter(|s| s.stamp == stamp) {
+            let mut i = Self::home(s.word, self.shift, mask);
+            while self.slots[i].stamp == stamp {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+}
 
 /// A race with another block, reported once the launch is over: the other side's thread and
 /// line are found by running the earlier blocks again with a watch on the word.
@@ -402,7 +503,8 @@ impl<'l> Mem<'l> {
         let first = word_index(addr);
         let last = word_index(addr + size as u64 - 1);
         let mut reported = false;
-        for w in first..=last {
+        // An exclusive range: `RangeInclusive` costs more per step than the check here.
+        for w in first..last + 1 {
             let cell = &self.launch.global.races[w];
             let mut s = cell.load(Ordering::Relaxed);
             let conflict = loop {
@@ -503,47 +605,48 @@ impl<'l> Mem<'l> {
         let unordered = |other: u32, other_sync: u32| {
             other != NONE && other != me && !(other / 32 == me / 32 && sync != other_sync)
         };
-        let e = self.interval.entry(w as u32).or_insert(ENTRY0);
+        let e = self.interval.entry(w as u32);
+        let (writer, reader, atomic) = (who(e.writer), who(e.reader), who(e.atomic));
         let found = match kind {
             Kind::Read => {
-                unordered(e.writer, e.wsync).then_some((Hazard::ReadAfterWrite, e.writer, e.wline))
+                unordered(writer, e.wsync).then_some((Hazard::ReadAfterWrite, writer, e.wline))
             }
             Kind::Write => {
-                if unordered(e.writer, e.wsync) {
-                    Some((Hazard::WriteAfterWrite, e.writer, e.wline))
-                } else if e.reader != NONE
-                    && (e.reader != me || e.many)
-                    && (e.many || unordered(e.reader, e.rsync))
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::WriteAfterWrite, writer, e.wline))
+                } else if reader != NONE
+                    && (reader != me || e.many)
+                    && (e.many || unordered(reader, e.rsync))
                 {
-                    let other = if e.reader != me { e.reader } else { NONE };
+                    let other = if reader != me { reader } else { NONE };
                     Some((Hazard::WriteAfterRead, other, e.rline))
-                } else if unordered(e.atomic, e.async_) {
-                    Some((Hazard::Mixed, e.atomic, e.aline))
+                } else if unordered(atomic, e.async_) {
+                    Some((Hazard::Mixed, atomic, e.aline))
                 } else {
                     None
                 }
             }
-            Kind::Atomic => {
-                unordered(e.writer, e.wsync).then_some((Hazard::Mixed, e.writer, e.wline))
-            }
+            Kind::Atomic => unordered(writer, e.wsync).then_some((Hazard::Mixed, writer, e.wline)),
         };
+        // Linear thread indices are below 1024, so they fit an entry's 16 bits.
+        let me16 = me as u16;
         match kind {
             Kind::Read => {
-                if e.reader == NONE {
-                    e.reader = me;
+                if e.reader == NOBODY {
+                    e.reader = me16;
                     e.rline = inst.line;
                     e.rsync = sync;
-                } else if e.reader != me {
+                } else if e.reader != me16 {
                     e.many = true;
                 }
             }
             Kind::Write => {
-                e.writer = me;
+                e.writer = me16;
                 e.wline = inst.line;
                 e.wsync = sync;
             }
             Kind::Atomic => {
-                e.atomic = me;
+                e.atomic = me16;
                 e.aline = inst.line;
                 e.async_ = sync;
             }
@@ -831,5 +934,36 @@ mod tests {
         acq.thread_mut(2).union(&all);
         assert!(acq.has_all_before(2, 70) && !acq.has_all_before(2, 71));
         assert!(!acq.has_all_before(1, 70) && acq.has_all_before(1, 0));
+    }
+
+    #[test]
+    fn the_interval_table_keeps_words_until_cleared() {
+        let mut t = Interval::default();
+        // Enough words to grow the table several times, spread and neighbouring.
+        let words: Vec<u32> = (0..3000u32)
+            .map(|i| i.wrapping_mul(7919) ^ (i & 3))
+            .collect();
+        for (i, &w) in words.iter().enumerate() {
+            let e = t.entry(w);
+            assert_eq!(e.reader, NOBODY, "word {w} is new");
+            e.reader = i as u16;
+        }
+        for (i, &w) in words.iter().enumerate() {
+            assert_eq!(t.entry(w).reader, i as u16, "word {w} kept its entry");
+        }
+        t.clear();
+        for &w in &words {
+            assert_eq!(
+                t.entry(w).reader,
+                NOBODY,
+                "word {w} forgotten at the barrier"
+            );
+        }
+        // Stamps that wrap around start the table over.
+        t.stamp = u32::MAX;
+        t.entry(5).writer = 3;
+        t.clear();
+        assert_eq!(t.stamp, 1);
+        assert_eq!(t.entry(5).writer, NOBODY);
     }
 }

@@ -20,7 +20,7 @@ const NOBODY: u16 = u16::MAX;
 /// (barrier intervals) and generations (blocks) keep counting across the blocks a `Block` runs,
 /// so a stale entry is recognised by its numbers instead of being cleared. Threads are linear
 /// indices within the block (at most 1024, so 16 bits).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Record {
     epoch: u32,
     /// The block generation that last wrote the byte (written in this block iff equal).
@@ -33,7 +33,31 @@ pub(super) struct Record {
     reader: u16,
     /// A second, different thread also read in this interval.
     many: bool,
+    /// A word's record only: the word is checked byte by byte (after a 1- or 2-byte access),
+    /// in `SharedShadow::bytes`. Kept here, in the record's padding, so that the common
+    /// access reads one record and nothing else.
+    split: bool,
+    /// A word's record only: the shared variable (index + 1) holding all four bytes of the
+    /// word, `VAR_UNKNOWN` until an access looks it up, `VAR_NONE` when no one variable does.
+    /// Also in the padding: the bounds check of the fast path reads it from the record the
+    /// checkers read next instead of from the launch's per-byte map.
+    var: u16,
+    /// A word's record only: the interval (`epoch`) in which several threads read the word,
+    /// none wrote it, and it was written before in this block; `NOT_CLEAN` otherwise. Any
+    /// read in that interval then finds nothing and changes nothing, which `clean_read`
+    /// tells from this one field (the tiled matmul's inner loop, every lane reading a row of
+    /// the tile). Set only by a step, after a bounds check of the access covering the whole
+    /// word, so it also says that the word lies inside one variable.
+    clean: u32,
 }
+
+/// Never an epoch (epochs start over long before they reach it).
+const NOT_CLEAN: u32 = u32::MAX;
+
+/// A word's variable not looked up yet.
+const VAR_UNKNOWN: u16 = 0;
+/// No one variable holds the word (or its index does not fit): ask the launch.
+const VAR_NONE: u16 = u16::MAX;
 
 const RECORD0: Record = Record {
     epoch: u32::MAX,
@@ -45,6 +69,9 @@ const RECORD0: Record = Record {
     writer: NOBODY,
     reader: NOBODY,
     many: false,
+    split: false,
+    var: VAR_UNKNOWN,
+    clean: NOT_CLEAN,
 };
 
 fn who(t: u16) -> u32 {
@@ -56,37 +83,70 @@ fn who(t: u16) -> u32 {
 }
 
 /// The access being checked, as every record step needs it.
-pub(super) struct Probe<'a> {
+pub(super) struct Probe {
     pub me: u32,
     pub line: u32,
     pub kind: Kind,
     pub epoch: u32,
     pub gen: u32,
-    /// The block's per-warp `__syncwarp`/collective counts.
-    pub warp_sync: &'a [u32],
+    /// The `__syncwarp`/collective count of this thread's warp.
+    pub sync: u32,
 }
 
 /// What a checked access found: whether it read never-written bytes, and its first conflict
 /// (hazard, the other thread or `NONE`, the other line).
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq, Eq)]
 pub(super) struct Found {
     pub uninit: bool,
     pub conflict: Option<(&'static str, u32, u32)>,
 }
 
-impl Probe<'_> {
-    fn sync(&self) -> u32 {
-        self.warp_sync[(self.me / 32) as usize]
-    }
-
+impl Probe {
     /// Lanes of one warp are ordered by a `__syncwarp` (or collective) between their accesses.
     fn ordered(&self, other: u32, other_sync: u32) -> bool {
-        other / 32 == self.me / 32 && self.sync() != other_sync
+        other / 32 == self.me / 32 && self.sync != other_sync
+    }
+
+    /// Whether this access finds nothing and leaves the whole word's record `s` as it is: the
+    /// same thread again in this interval, or another read of a word that only reads (by
+    /// this thread or by several) touched since the barrier. Nearly every access after a
+    /// word's first in an interval; `step` would come to the same answer the long way.
+    #[inline(always)]
+    fn unchanged(&self, s: &Record) -> bool {
+        let me = self.me as u16;
+        s.epoch == self.epoch
+            && !s.split
+            && match self.kind {
+                Kind::Read => {
+                    s.init_gen == self.gen
+                        && (s.writer == NOBODY || s.writer == me)
+                        && (s.reader == me || s.many)
+                }
+                Kind::Write => {
+                    s.writer == me
+                        && s.wline == self.line
+                        && s.wsync == self.sync
+                        && s.init_gen == self.gen
+                        && (s.reader == NOBODY || (s.reader == me && !s.many))
+                }
+                Kind::Atomic => false,
+            }
     }
 
     /// Check one record against this access and update it: the step every byte takes.
     #[inline(always)]
     fn step(&self, s: &mut Record, found: &mut Found) {
+        self.update(s, found);
+        s.clean = if s.writer == NOBODY && s.many && s.init_gen == self.gen {
+            self.epoch
+        } else {
+            NOT_CLEAN
+        };
+    }
+
+    /// `step` but for the `clean` field.
+    #[inline(always)]
+    fn update(&self, s: &mut Record, found: &mut Found) {
         if s.epoch != self.epoch {
             s.epoch = self.epoch;
             s.writer = NOBODY;
@@ -131,7 +191,7 @@ impl Probe<'_> {
                 if s.reader == NOBODY {
                     s.reader = me;
                     s.rline = self.line;
-                    s.rsync = self.sync();
+                    s.rsync = self.sync;
                 } else if s.reader != me {
                     s.many = true;
                 }
@@ -139,7 +199,7 @@ impl Probe<'_> {
             _ => {
                 s.writer = me;
                 s.wline = self.line;
-                s.wsync = self.sync();
+                s.wsync = self.sync;
                 s.init_gen = self.gen;
             }
         }
@@ -151,8 +211,6 @@ impl Probe<'_> {
 pub(super) struct SharedShadow {
     /// One record per 4-byte word.
     words: Vec<Record>,
-    /// Per word: checked byte by byte (after a 1- or 2-byte access), in `bytes`.
-    split: Vec<bool>,
     /// Byte records of split words (allocated at the first split).
     bytes: Vec<Record>,
 }
@@ -166,7 +224,6 @@ impl SharedShadow {
         let words = len.div_ceil(4);
         SharedShadow {
             words: vec![RECORD0; words],
-            split: vec![false; words],
             bytes: Vec::new(),
         }
     }
@@ -178,18 +235,110 @@ impl SharedShadow {
     /// Forget everything (when the epoch and generation numbers start over).
     pub(super) fn clear(&mut self) {
         self.words.fill(RECORD0);
-        self.split.fill(false);
         self.bytes.clear();
+    }
+
+    /// Whether a 4-byte read at `off` (4-byte aligned) in interval `epoch` finds nothing and
+    /// changes nothing, and lies inside one variable (see `Record::clean`).
+    #[inline(always)]
+    pub(super) fn clean_read(&self, off: u64, epoch: u32) -> bool {
+        self.words
+            .get((off / 4) as usize)
+            .is_some_and(|r| r.clean == epoch)
+    }
+
+    /// True when the word records show that the aligned 4- or 8-byte access at `off` lies
+    /// inside one shared variable; false when they cannot tell (a word shared by two
+    /// variables or half outside shared memory, a word past the shadow): then ask the launch.
+    /// `var_of(o)` is the variable (index) holding the word at offset `o` whole, looked up
+    /// once per word.
+    #[inline(always)]
+    pub(super) fn known_inside(
+        &mut self,
+        off: u64,
+        size: u32,
+        var_of: impl Fn(u64) -> Option<usize>,
+    ) -> bool {
+        let w = (off / 4) as usize;
+        let Some(words) = self.words.get_mut(w..w + (size / 4) as usize) else {
+            return false;
+        };
+        let mut var = VAR_UNKNOWN;
+        for (i, r) in words.iter_mut().enumerate() {
+            if r.var == VAR_UNKNOWN {
+                r.var = Self::lookup(&var_of, (w + i) as u64 * 4);
+            }
+            if r.var == VAR_NONE || (var != VAR_UNKNOWN && r.var != var) {
+                return false;
+            }
+            var = r.var;
+        }
+        true
+    }
+
+    /// `known_inside` and `check` at once for a 4-byte access at `off` (4-byte aligned), the
+    /// common one: what it found, or `None` (nothing checked) when the word's record cannot
+    /// tell whether it lies inside one variable.
+    #[inline(always)]
+    pub(super) fn check_word(
+        &mut self,
+        p: &Probe,
+        off: u64,
+        var_of: impl Fn(u64) -> Option<usize>,
+    ) -> Option<Found> {
+        let w = (off / 4) as usize;
+        let r = self.words.get_mut(w)?;
+        if r.var == VAR_UNKNOWN {
+            r.var = Self::lookup(&var_of, off);
+        }
+        if r.var == VAR_NONE {
+            return None;
+        }
+        let mut found = Found::default();
+        if r.split {
+            for s in &mut self.bytes[w * 4..w * 4 + 4] {
+                p.step(s, &mut found);
+            }
+        } else if !p.unchanged(r) {
+            p.step(r, &mut found);
+        }
+        Some(found)
+    }
+
+    #[cold]
+    fn lookup(var_of: &impl Fn(u64) -> Option<usize>, off: u64) -> u16 {
+        match var_of(off) {
+            Some(v) if v + 1 < VAR_NONE as usize => v as u16 + 1,
+            _ => VAR_NONE,
+        }
     }
 
     /// Check the access `[off, off+total)` (naturally aligned, inside shared memory) and record it.
     #[inline(always)]
     pub(super) fn check(&mut self, p: &Probe, off: u64, total: u32) -> Found {
+        let (first, end) = (off as usize, off as usize + total as usize);
+        if first.is_multiple_of(4) && total.is_multiple_of(4) {
+            if let Some(words) = self.words.get(first / 4..end / 4) {
+                // A plain loop: `Iterator::all` was not inlined here.
+                let mut clean = true;
+                for s in words {
+                    clean &= p.unchanged(s);
+                }
+                if clean {
+                    return Found::default();
+                }
+            }
+        }
+        self.check_steps(p, first, end)
+    }
+
+    /// `check` record by record, for an access that changes a record or may find something.
+    #[inline(never)]
+    fn check_steps(&mut self, p: &Probe, off: usize, end: usize) -> Found {
         let mut found = Found::default();
-        let (off, end) = (off as usize, off as usize + total as usize);
-        if off.is_multiple_of(4) && total.is_multiple_of(4) {
+        if off.is_multiple_of(4) && end.is_multiple_of(4) {
             for w in off / 4..end / 4 {
-                if self.split[w] {
+                if self.words[w].split {
                     for s in &mut self.bytes[w * 4..w * 4 + 4] {
                         p.step(s, &mut found);
                     }
@@ -208,7 +357,7 @@ impl SharedShadow {
 
     /// From now on, check word `w` byte by byte (each byte starting from the word's state).
     fn split_word(&mut self, w: usize) {
-        if self.split[w] {
+        if self.words[w].split {
             return;
         }
         if self.bytes.is_empty() {
@@ -216,12 +365,13 @@ impl SharedShadow {
         }
         let r = self.words[w];
         self.bytes[w * 4..w * 4 + 4].fill(r);
-        self.split[w] = true;
+        self.words[w].split = true;
+        self.words[w].clean = NOT_CLEAN;
     }
 
     fn record(&self, b: usize) -> &Record {
         let w = b / 4;
-        if self.split[w] {
+        if self.words[w].split {
             &self.bytes[b]
         } else {
             &self.words[w]
@@ -252,14 +402,14 @@ impl SharedShadow {
 mod tests {
     use super::*;
 
-    fn probe<'a>(me: u32, kind: Kind, epoch: u32, sync: &'a [u32]) -> Probe<'a> {
+    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe {
         Probe {
             me,
             line: 10 + me,
             kind,
             epoch,
             gen: 1,
-            warp_sync: sync,
+            sync: sync[(me / 32) as usize],
         }
     }
 
@@ -310,5 +460,82 @@ mod tests {
         let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
         assert!(f.conflict.is_none() && !f.uninit);
         assert!(!sh.written_unordered(0, 4, 1, 0, 2));
+    }
+
+    #[test]
+    fn word_records_know_their_variable() {
+        // Variable 0 holds bytes 0..8, variable 1 bytes 8..14 (its last word is half outside).
+        let var_of = |o: u64| match o {
+            0..=4 => Some(0),
+            8 => Some(1),
+            _ => None,
+        };
+        let mut sh = SharedShadow::new(16, true);
+        assert!(sh.known_inside(0, 8, var_of));
+        assert!(sh.known_inside(4, 4, var_of));
+        // Two variables, a word no one variable holds, past the shadow: ask the launch.
+        assert!(!sh.known_inside(0, 16, var_of));
+        assert!(!sh.known_inside(4, 8, var_of));
+        assert!(!sh.known_inside(12, 4, var_of));
+        assert!(!sh.known_inside(16, 4, var_of));
+        // Looked up once: the records answer without asking again.
+        assert!(sh.known_inside(0, 8, |_| None));
+    }
+
+    proptest::proptest! {
+        /// A word checked through `check_word` ends as through `check`, finding the same.
+        #[test]
+        fn check_word_is_check_of_one_word(
+            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u64..16, 0u32..3, 0u32..4), 1..60),
+        ) {
+            let (mut a, mut b) = (SharedShadow::new(16, true), SharedShadow::new(16, true));
+            for (kind, me, off, size, epoch) in ops {
+                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
+                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen: epoch / 2, sync: 0 };
+                let size = [1u32, 2, 4][size as usize];
+                let off = off / size as u64 * size as u64;
+                let fa = a.check(&p, off, size);
+                let fb = if size == 4 {
+                    b.check_word(&p, off, |_| Some(0)).expect("inside")
+                } else {
+                    b.check(&p, off, size)
+                };
+                proptest::prop_assert_eq!(fa, fb);
+                for w in 0..4 {
+                    let (ra, rb) = (a.words[w], b.words[w]);
+                    proptest::prop_assert_eq!(Record { var: 0, ..ra }, Record { var: 0, ..rb });
+                }
+                // Byte records carry a copy of the word's `var`, which only `check_word` sets.
+                let unvar = |v: &[Record]| v.iter().map(|r| Record { var: 0, ..*r }).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(unvar(&a.bytes), unvar(&b.bytes));
+            }
+        }
+
+        /// The early exit agrees with the long way: whenever `unchanged` says so, a step finds
+        /// nothing and leaves the record as it was.
+        #[test]
+        fn unchanged_records_are_what_a_step_leaves_alone(
+            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u32..4, 0u32..2), 1..40),
+        ) {
+            let mut s = RECORD0;
+            for (kind, me, epoch, sync) in ops {
+                // A block's intervals share its generation (both count on at a block's start).
+                let gen = epoch / 2;
+                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
+                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen, sync };
+                let before = s;
+                let mut found = Found::default();
+                p.step(&mut s, &mut found);
+                if p.unchanged(&before) {
+                    proptest::prop_assert_eq!(s, before);
+                    proptest::prop_assert_eq!(&found, &Found::default());
+                }
+                // A clean word is one any read leaves alone, finding nothing.
+                if before.clean == epoch && kind == Kind::Read {
+                    proptest::prop_assert_eq!(s, before);
+                    proptest::prop_assert_eq!(&found, &Found::default());
+                }
+            }
+        }
     }
 }
