@@ -260,7 +260,20 @@ fn spin_waits_in_exec_end_in_time_with_bounded_memory() {
         ("global_spin", "flag=i32[1]:zeros"),
         ("shared_spin", "out=i32[64]:zeros"),
     ] {
-        let f = exec_runaway(tmp.path(), kernel, &["--arg", arg, "--format", "json"]);
+        // A step limit out of reach, so the 1 s deadline is what stops the kernel however
+        // fast the emulator runs (a release build reaches the default limit first).
+        let f = exec_runaway(
+            tmp.path(),
+            kernel,
+            &[
+                "--arg",
+                arg,
+                "--format",
+                "json",
+                "--step-limit",
+                "1000000000000",
+            ],
+        );
         f.assert_bounded(kernel, 4.0);
         assert_eq!(f.code, Some(1), "{kernel}: {}", f.stderr);
         let v: serde_json::Value = serde_json::from_slice(&f.stdout).unwrap();
