@@ -668,6 +668,46 @@ pub(super) fn cvt_int(dty: Ty, sty: Ty, a: u64) -> u64 {
     alu::mask(dty, v)
 }
 
+/// `mul.wide.s32/u32`: the full 64-bit product of the low 32 bits.
+#[inline(always)]
+pub(super) fn mul_wide(signed: bool, x: u64, y: u64) -> u64 {
+    if signed {
+        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
+    } else {
+        (x as u32 as u64).wrapping_mul(y as u32 as u64)
+    }
+}
+
+/// `mad.lo.s32/u32/b32`.
+#[inline(always)]
+pub(super) fn mad32(x: u64, y: u64, z: u64) -> u64 {
+    (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64
+}
+
+/// `fma.rn.f32`, rounded once.
+#[inline(always)]
+pub(super) fn fma32(x: u64, y: u64, z: u64) -> u64 {
+    let f = |v: u64| f32::from_bits(v as u32);
+    f(x).mul_add(f(y), f(z)).to_bits() as u64
+}
+
+/// `fma.rn.f64`, rounded once.
+#[inline(always)]
+pub(super) fn fma64(x: u64, y: u64, z: u64) -> u64 {
+    let f = f64::from_bits;
+    f(x).mul_add(f(y), f(z)).to_bits()
+}
+
+/// `cvta` into (`to`) or out of the generic window starting at `window`.
+#[inline(always)]
+pub(super) fn cvta(to: bool, window: u64, a: u64) -> u64 {
+    if to {
+        a.wrapping_sub(window)
+    } else {
+        a.wrapping_add(window)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,14 +85,6 @@ fn guarded(warp: &[Thread], lanes: u32, guard: u32, negate: bool) -> u32 {
     on
 }
 
-/// What a load or store of the lockstep run did.
-enum Access {
-    /// Every lane did it.
-    Done,
-    /// The fast path declined for this lane (its offset in the warp): the lanes before it did it.
-    DeclinedAt(usize),
-}
-
 impl<'l> Block<'l> {
     /// The lanes of the warp starting at thread `base` that can run in lockstep: every lane
     /// that has not exited, when all of them are ready at the same instruction of the same
@@ -152,33 +144,25 @@ impl<'l> Block<'l> {
                     th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b))
                 }),
                 Fast::MulWide { signed, d, a, b } => for_lanes(warp, on, |th| {
-                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
-                    th.regs[d as usize] = if signed {
-                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
-                    } else {
-                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
-                    };
+                    th.regs[d as usize] = fast::mul_wide(signed, rd(&th.regs, a), rd(&th.regs, b))
                 }),
                 Fast::Mad32 { d, a, b, c } => for_lanes(warp, on, |th| {
                     let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
-                    th.regs[d as usize] =
-                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                    th.regs[d as usize] = fast::mad32(x, y, z);
                 }),
                 Fast::F32 { op, d, a, b } => for_lanes(warp, on, |th| {
                     th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b))
                 }),
                 Fast::Fma32 { d, a, b, c } => for_lanes(warp, on, |th| {
-                    let f = |v: u64| f32::from_bits(v as u32);
-                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
-                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] = fast::fma32(x, y, z);
                 }),
                 Fast::F64 { op, d, a, b } => for_lanes(warp, on, |th| {
                     th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b))
                 }),
                 Fast::Fma64 { d, a, b, c } => for_lanes(warp, on, |th| {
-                    let f = f64::from_bits;
-                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
-                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] = fast::fma64(x, y, z);
                 }),
                 Fast::Setp { cmp, ty, d, a, b } => for_lanes(warp, on, |th| {
                     th.regs[d as usize] =
@@ -189,12 +173,7 @@ impl<'l> Block<'l> {
                     for_lanes(warp, on, |th| th.regs[d as usize] = m.special(th, s))
                 }
                 Fast::Cvta { to, window, d, a } => for_lanes(warp, on, |th| {
-                    let a = rd(&th.regs, a);
-                    th.regs[d as usize] = if to {
-                        a.wrapping_sub(window)
-                    } else {
-                        a.wrapping_add(window)
-                    };
+                    th.regs[d as usize] = fast::cvta(to, window, rd(&th.regs, a))
                 }),
                 Fast::Mov { ty, d, a } => for_lanes(warp, on, |th| {
                     th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a))
@@ -223,7 +202,7 @@ impl<'l> Block<'l> {
                     base: b,
                     off,
                 } => {
-                    let access = each_lane(warp, on, |_, th| {
+                    let declined = each_lane(warp, on, pc, |_, th| {
                         let a = rd(&th.regs, b).wrapping_add(off as u64) as usize;
                         let size = ty.size() as usize;
                         if a & (size - 1) != 0 {
@@ -235,7 +214,7 @@ impl<'l> Block<'l> {
                         th.regs[d as usize] = alu::loaded(ty, le_read(bytes));
                         true
                     });
-                    if let Access::DeclinedAt(i) = access {
+                    if let Some(i) = declined {
                         ahead = i;
                         break;
                     }
@@ -248,8 +227,7 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
-                    let access = each_lane(warp, on, |i, th| {
-                        th.pc = pc as u32;
+                    let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(&th.regs, b).wrapping_add(off as u64);
                         let linear = (base + i) as u32;
                         match mem.fast_global_load(th, linear, inst, addr, ty.size(), slot) {
@@ -260,7 +238,7 @@ impl<'l> Block<'l> {
                             None => false,
                         }
                     });
-                    if let Access::DeclinedAt(i) = access {
+                    if let Some(i) = declined {
                         ahead = i;
                         break;
                     }
@@ -273,14 +251,13 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
-                    let access = each_lane(warp, on, |i, th| {
-                        th.pc = pc as u32;
+                    let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(&th.regs, b).wrapping_add(off as u64);
                         let v = rd(&th.regs, src);
                         let linear = (base + i) as u32;
                         mem.fast_global_store(th, linear, inst, addr, size, slot, v)
                     });
-                    if let Access::DeclinedAt(i) = access {
+                    if let Some(i) = declined {
                         ahead = i;
                         break;
                     }
@@ -292,8 +269,7 @@ impl<'l> Block<'l> {
                     off,
                 } => {
                     let inst = &code[pc];
-                    let access = each_lane(warp, on, |i, th| {
-                        th.pc = pc as u32;
+                    let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(&th.regs, b).wrapping_add(off as u64);
                         let linear = (base + i) as u32;
                         match mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
@@ -304,7 +280,7 @@ impl<'l> Block<'l> {
                             None => false,
                         }
                     });
-                    if let Access::DeclinedAt(i) = access {
+                    if let Some(i) = declined {
                         ahead = i;
                         break;
                     }
@@ -316,14 +292,13 @@ impl<'l> Block<'l> {
                     off,
                 } => {
                     let inst = &code[pc];
-                    let access = each_lane(warp, on, |i, th| {
-                        th.pc = pc as u32;
+                    let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(&th.regs, b).wrapping_add(off as u64);
                         let v = rd(&th.regs, src);
                         let linear = (base + i) as u32;
                         mem.fast_shared_store(th, linear, inst, addr, size, v)
                     });
-                    if let Access::DeclinedAt(i) = access {
+                    if let Some(i) = declined {
                         ahead = i;
                         break;
                     }
@@ -331,24 +306,7 @@ impl<'l> Block<'l> {
                 Fast::Slow => {
                     let inst = &code[pc];
                     match &inst.op {
-                        Op::Bin { .. }
-                        | Op::Mad { .. }
-                        | Op::Un { .. }
-                        | Op::Setp { .. }
-                        | Op::Selp { .. }
-                        | Op::Slct { .. }
-                        | Op::Cvt { .. }
-                        | Op::Cvta { .. }
-                        | Op::Isspacep { .. }
-                        | Op::Bfe { .. }
-                        | Op::Bfi { .. }
-                        | Op::Sad { .. }
-                        | Op::Dot { .. }
-                        | Op::Prmt { .. }
-                        | Op::Shf { .. }
-                        | Op::Pack { .. }
-                        | Op::Unpack { .. }
-                        | Op::Half2 { .. } => {
+                        instrs::arith_op!() => {
                             let m = &*mem;
                             for_lanes(warp, on, |th| instrs::arith(m, th, &inst.op));
                         }
@@ -405,23 +363,28 @@ impl<'l> Block<'l> {
     }
 }
 
-/// Do a load or store for each lane of `lanes` in lane order (`f` gets the lane's offset in
-/// the warp and returns whether its fast path took it), stopping at the first lane it declines.
+/// Do a load or store at `pc` for each lane of `lanes` in lane order (`f` gets the lane's
+/// offset in the warp and returns whether its fast path took it), stopping at the first lane it
+/// declines: that lane's offset (the lanes before it did it), or `None` when every lane did.
 #[inline(always)]
 fn each_lane(
     warp: &mut [Thread],
     lanes: u32,
+    pc: usize,
     mut f: impl FnMut(usize, &mut Thread) -> bool,
-) -> Access {
+) -> Option<usize> {
     let mut m = lanes;
     while m != 0 {
         let i = m.trailing_zeros() as usize;
         m &= m - 1;
-        if !f(i, &mut warp[i]) {
-            return Access::DeclinedAt(i);
+        let th = &mut warp[i];
+        // Where a diagnostic of the access finds the lane.
+        th.pc = pc as u32;
+        if !f(i, th) {
+            return Some(i);
         }
     }
-    Access::Done
+    None
 }
 
 fn all(warp: &[Thread], lanes: u32, f: impl Fn(&Thread) -> bool) -> bool {

@@ -59,19 +59,13 @@ impl<'l> Block<'l> {
                     continue;
                 }
                 Fast::MulWide { signed, d, a, b } => {
-                    let (x, y) = (rd(&th.regs, a), rd(&th.regs, b));
-                    th.regs[d as usize] = if signed {
-                        (x as u32 as i32 as i64).wrapping_mul(y as u32 as i32 as i64) as u64
-                    } else {
-                        (x as u32 as u64).wrapping_mul(y as u32 as u64)
-                    };
+                    th.regs[d as usize] = fast::mul_wide(signed, rd(&th.regs, a), rd(&th.regs, b));
                     pc += 1;
                     continue;
                 }
                 Fast::Mad32 { d, a, b, c } => {
                     let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
-                    th.regs[d as usize] =
-                        (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64;
+                    th.regs[d as usize] = fast::mad32(x, y, z);
                     pc += 1;
                     continue;
                 }
@@ -81,9 +75,8 @@ impl<'l> Block<'l> {
                     continue;
                 }
                 Fast::Fma32 { d, a, b, c } => {
-                    let f = |v: u64| f32::from_bits(v as u32);
-                    let (x, y, z) = (f(rd(&th.regs, a)), f(rd(&th.regs, b)), f(rd(&th.regs, c)));
-                    th.regs[d as usize] = x.mul_add(y, z).to_bits() as u64;
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] = fast::fma32(x, y, z);
                     pc += 1;
                     continue;
                 }
@@ -93,12 +86,8 @@ impl<'l> Block<'l> {
                     continue;
                 }
                 Fast::Fma64 { d, a, b, c } => {
-                    let (x, y, z) = (
-                        f64::from_bits(rd(&th.regs, a)),
-                        f64::from_bits(rd(&th.regs, b)),
-                        f64::from_bits(rd(&th.regs, c)),
-                    );
-                    th.regs[d as usize] = x.mul_add(y, z).to_bits();
+                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
+                    th.regs[d as usize] = fast::fma64(x, y, z);
                     pc += 1;
                     continue;
                 }
@@ -114,12 +103,7 @@ impl<'l> Block<'l> {
                     continue;
                 }
                 Fast::Cvta { to, window, d, a } => {
-                    let a = rd(&th.regs, a);
-                    th.regs[d as usize] = if to {
-                        a.wrapping_sub(window)
-                    } else {
-                        a.wrapping_add(window)
-                    };
+                    th.regs[d as usize] = fast::cvta(to, window, rd(&th.regs, a));
                     pc += 1;
                     continue;
                 }
@@ -217,24 +201,7 @@ impl<'l> Block<'l> {
             }
             'general: {
                 match &inst.op {
-                    Op::Bin { .. }
-                    | Op::Mad { .. }
-                    | Op::Un { .. }
-                    | Op::Setp { .. }
-                    | Op::Selp { .. }
-                    | Op::Slct { .. }
-                    | Op::Cvt { .. }
-                    | Op::Cvta { .. }
-                    | Op::Isspacep { .. }
-                    | Op::Bfe { .. }
-                    | Op::Bfi { .. }
-                    | Op::Sad { .. }
-                    | Op::Dot { .. }
-                    | Op::Prmt { .. }
-                    | Op::Shf { .. }
-                    | Op::Pack { .. }
-                    | Op::Unpack { .. }
-                    | Op::Half2 { .. } => instrs::arith(mem, th, &inst.op),
+                    instrs::arith_op!() => instrs::arith(mem, th, &inst.op),
                     Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
                         instrs::memory(mem, th, linear, inst)
                     }

@@ -6,6 +6,32 @@ use crate::emu::alu;
 use crate::emu::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
 use crate::ptx::ir::*;
 
+/// The pattern of this family's instructions (what `arith` executes), one list for the
+/// dispatchers of `step.rs` (whose match stays exhaustive) and `lockstep.rs`.
+macro_rules! arith_op {
+    () => {
+        Op::Bin { .. }
+            | Op::Mad { .. }
+            | Op::Un { .. }
+            | Op::Setp { .. }
+            | Op::Selp { .. }
+            | Op::Slct { .. }
+            | Op::Cvt { .. }
+            | Op::Cvta { .. }
+            | Op::Isspacep { .. }
+            | Op::Bfe { .. }
+            | Op::Bfi { .. }
+            | Op::Sad { .. }
+            | Op::Dot { .. }
+            | Op::Prmt { .. }
+            | Op::Shf { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::Half2 { .. }
+    };
+}
+pub(in crate::emu::block) use arith_op;
+
 /// Execute `op`, one of this family (the dispatcher in `step.rs` sends only those here).
 pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
     match op {
