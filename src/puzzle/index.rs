@@ -228,26 +228,7 @@ mod tests {
     use crate::puzzle::load::load_catalog;
     use crate::puzzle::Workspace;
 
-    fn puzzle_text(id: u32, slug: &str, title: &str) -> String {
-        format!(
-            r#"id = {id}
-slug = "{slug}"
-title = "{title}"
-part = "P"
-kernel = "k"
-params = ["out", "n"]
-description = "d"
-spec = "out[0] = n;"
-
-[[test]]
-name = "t"
-grid = [1]
-block = [1]
-scalars = {{ n = 1 }}
-buffers.out = {{ len = 1, output = true }}
-"#
-        )
-    }
+    use crate::puzzle::load::tests::titled_puzzle_text as puzzle_text;
 
     /// A workspace root with puzzles 1 `one`, 2 `two` and 10 `ten`.
     fn workspace() -> (tempfile::TempDir, Workspace) {

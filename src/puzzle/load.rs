@@ -228,14 +228,19 @@ pub(crate) fn signature(p: &Puzzle) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn puzzle_text(id: u32, slug: &str) -> String {
+        titled_puzzle_text(id, slug, "T")
+    }
+
+    /// A minimal valid puzzle TOML (also the puzzle index's tests' fixture).
+    pub(crate) fn titled_puzzle_text(id: u32, slug: &str, title: &str) -> String {
         format!(
             r#"id = {id}
 slug = "{slug}"
-title = "T"
+title = "{title}"
 part = "P"
 kernel = "k"
 params = ["out", "n"]
