@@ -26,10 +26,10 @@
 
 use super::instrs;
 use super::scheduler::QUANTUM;
-use super::{rd, Block, State, Thread};
+use super::{Block, Lane, State, Thread, WarpRegs};
 use crate::emu::access::le_read;
 use crate::emu::alu;
-use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
+use crate::emu::fast::{self, Fast, FastInst, Src, NO_GUARD};
 use crate::ptx::ir::*;
 
 /// How all lanes of a lockstep run stopped, when they stopped together.
@@ -57,32 +57,6 @@ impl WarpEnd {
     pub(super) fn ran_by(&self, lane: usize) -> u64 {
         self.ran + (lane < self.ahead) as u64
     }
-}
-
-/// Run `f` for each lane of `warp` in `lanes` (bit i: the warp's lane i), in lane order.
-#[inline(always)]
-fn for_lanes(warp: &mut [Thread], lanes: u32, mut f: impl FnMut(&mut Thread)) {
-    let mut m = lanes;
-    while m != 0 {
-        let i = m.trailing_zeros() as usize;
-        m &= m - 1;
-        f(&mut warp[i]);
-    }
-}
-
-/// The lanes of `lanes` whose guard register holds (`negate`: is false).
-#[inline(always)]
-fn guarded(warp: &[Thread], lanes: u32, guard: u32, negate: bool) -> u32 {
-    let mut on = 0;
-    let mut m = lanes;
-    while m != 0 {
-        let i = m.trailing_zeros();
-        m &= m - 1;
-        if (warp[i as usize].regs[guard as usize] != 0) != negate {
-            on |= 1 << i;
-        }
-    }
-    on
 }
 
 impl<'l> Block<'l> {
@@ -113,8 +87,24 @@ impl<'l> Block<'l> {
     pub(super) fn lockstep(&mut self, base: usize, lanes: u32) -> WarpEnd {
         let launch = self.mem.launch;
         let end = (base + 32).min(self.threads.len());
-        let Block { threads, mem, .. } = self;
+        let Block {
+            threads,
+            mem,
+            warp_regs,
+            ..
+        } = self;
         let warp = &mut threads[base..end];
+        let wr = &mut warp_regs[base / 32];
+        if !take_regs(wr, warp, lanes) {
+            // Lanes with register files of different sizes (never from a valid module): each
+            // goes on alone.
+            return WarpEnd {
+                ran: 0,
+                ahead: 0,
+                together: None,
+            };
+        }
+        let file = &mut wr.file[..];
         let first = &warp[lanes.trailing_zeros() as usize];
         let func = first.func as usize;
         let code: &[Inst] = &launch.module.functions[func].body;
@@ -133,54 +123,43 @@ impl<'l> Block<'l> {
             let on = if fi.guard == NO_GUARD {
                 lanes
             } else {
-                guarded(warp, lanes, fi.guard, fi.negate)
+                guarded(file, lanes, fi.guard, fi.negate)
             };
-            // Register-only instructions: one dispatch, then the lanes.
+            // Register-only instructions: one dispatch, then the lanes' columns.
             match fi.op {
-                Fast::Int32 { op, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b))
-                }),
-                Fast::Int64 { op, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::int64(op, rd(&th.regs, a), rd(&th.regs, b))
-                }),
-                Fast::MulWide { signed, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::mul_wide(signed, rd(&th.regs, a), rd(&th.regs, b))
-                }),
-                Fast::Mad32 { d, a, b, c } => for_lanes(warp, on, |th| {
-                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
-                    th.regs[d as usize] = fast::mad32(x, y, z);
-                }),
-                Fast::F32 { op, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b))
-                }),
-                Fast::Fma32 { d, a, b, c } => for_lanes(warp, on, |th| {
-                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
-                    th.regs[d as usize] = fast::fma32(x, y, z);
-                }),
-                Fast::F64 { op, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b))
-                }),
-                Fast::Fma64 { d, a, b, c } => for_lanes(warp, on, |th| {
-                    let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
-                    th.regs[d as usize] = fast::fma64(x, y, z);
-                }),
-                Fast::Setp { cmp, ty, d, a, b } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] =
-                        fast::setp(cmp, ty, rd(&th.regs, a), rd(&th.regs, b)) as u64
-                }),
+                Fast::Int32 { op, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::int32(op, x, y))
+                }
+                Fast::Int64 { op, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::int64(op, x, y))
+                }
+                Fast::MulWide { signed, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::mul_wide(signed, x, y))
+                }
+                Fast::Mad32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::mad32),
+                Fast::F32 { op, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
+                }
+                Fast::Fma32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma32),
+                Fast::F64 { op, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y))
+                }
+                Fast::Fma64 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma64),
+                Fast::Setp { cmp, ty, d, a, b } => {
+                    lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64)
+                }
                 Fast::Special { d, s } => {
                     let m = &*mem;
-                    for_lanes(warp, on, |th| th.regs[d as usize] = m.special(th, s))
+                    let dst = column_mut(file, d);
+                    each(on, |i| dst[i] = m.special(&warp[i], s));
                 }
-                Fast::Cvta { to, window, d, a } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::cvta(to, window, rd(&th.regs, a))
-                }),
-                Fast::Mov { ty, d, a } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = alu::mask(ty, rd(&th.regs, a))
-                }),
-                Fast::CvtInt { dty, sty, d, a } => for_lanes(warp, on, |th| {
-                    th.regs[d as usize] = fast::cvt_int(dty, sty, rd(&th.regs, a))
-                }),
+                Fast::Cvta { to, window, d, a } => {
+                    lanes1(file, on, d, a, |x| fast::cvta(to, window, x))
+                }
+                Fast::Mov { ty, d, a } => lanes1(file, on, d, a, |x| alu::mask(ty, x)),
+                Fast::CvtInt { dty, sty, d, a } => {
+                    lanes1(file, on, d, a, |x| fast::cvt_int(dty, sty, x))
+                }
                 Fast::Bra { target } => {
                     ran += 1;
                     if on == lanes {
@@ -189,8 +168,8 @@ impl<'l> Block<'l> {
                         pc += 1;
                     } else {
                         // The lanes disagree: each goes on alone from its own target.
-                        for_lanes(warp, lanes, |th| th.pc = pc as u32 + 1);
-                        for_lanes(warp, on, |th| th.pc = target);
+                        for_lanes(warp, lanes, |_, th| th.pc = pc as u32 + 1);
+                        for_lanes(warp, on, |_, th| th.pc = target);
                         diverged = true;
                         break;
                     }
@@ -202,8 +181,8 @@ impl<'l> Block<'l> {
                     base: b,
                     off,
                 } => {
-                    let declined = each_lane(warp, on, pc, |_, th| {
-                        let a = rd(&th.regs, b).wrapping_add(off as u64) as usize;
+                    let declined = each_lane(warp, on, pc, |i, th| {
+                        let a = rd(file, b, i).wrapping_add(off as u64) as usize;
                         let size = ty.size() as usize;
                         if a & (size - 1) != 0 {
                             return false;
@@ -211,7 +190,7 @@ impl<'l> Block<'l> {
                         let Some(bytes) = th.params.get(a..a.wrapping_add(size)) else {
                             return false;
                         };
-                        th.regs[d as usize] = alu::loaded(ty, le_read(bytes));
+                        file[d as usize * 32 + i] = alu::loaded(ty, le_read(bytes));
                         true
                     });
                     if let Some(i) = declined {
@@ -228,11 +207,11 @@ impl<'l> Block<'l> {
                 } => {
                     let inst = &code[pc];
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let addr = rd(file, b, i).wrapping_add(off as u64);
                         let linear = (base + i) as u32;
                         match mem.fast_global_load(th, linear, inst, addr, ty.size(), slot) {
                             Some(v) => {
-                                th.regs[d as usize] = alu::loaded(ty, v);
+                                file[d as usize * 32 + i] = alu::loaded(ty, v);
                                 true
                             }
                             None => false,
@@ -252,8 +231,8 @@ impl<'l> Block<'l> {
                 } => {
                     let inst = &code[pc];
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
-                        let v = rd(&th.regs, src);
+                        let addr = rd(file, b, i).wrapping_add(off as u64);
+                        let v = rd(file, src, i);
                         let linear = (base + i) as u32;
                         mem.fast_global_store(th, linear, inst, addr, size, slot, v)
                     });
@@ -270,11 +249,11 @@ impl<'l> Block<'l> {
                 } => {
                     let inst = &code[pc];
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
+                        let addr = rd(file, b, i).wrapping_add(off as u64);
                         let linear = (base + i) as u32;
                         match mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
                             Some(v) => {
-                                th.regs[d as usize] = alu::loaded(ty, v);
+                                file[d as usize * 32 + i] = alu::loaded(ty, v);
                                 true
                             }
                             None => false,
@@ -293,8 +272,8 @@ impl<'l> Block<'l> {
                 } => {
                     let inst = &code[pc];
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(&th.regs, b).wrapping_add(off as u64);
-                        let v = rd(&th.regs, src);
+                        let addr = rd(file, b, i).wrapping_add(off as u64);
+                        let v = rd(file, src, i);
                         let linear = (base + i) as u32;
                         mem.fast_shared_store(th, linear, inst, addr, size, v)
                     });
@@ -308,26 +287,25 @@ impl<'l> Block<'l> {
                     match &inst.op {
                         instrs::arith_op!() => {
                             let m = &*mem;
-                            for_lanes(warp, on, |th| instrs::arith(m, th, &inst.op));
+                            for_lanes(warp, on, |i, th| {
+                                instrs::arith(m, th, &mut Lane { file, lane: i }, &inst.op)
+                            });
                         }
                         // Plain loads and stores (vectors, local memory, generic addresses, and
                         // what the fast path declined): the general path, lane by lane.
                         // Atomics stay with the lanes alone.
                         Op::Ld { .. } | Op::St { .. } => {
-                            let mut m = on;
-                            while m != 0 {
-                                let i = m.trailing_zeros() as usize;
-                                m &= m - 1;
-                                let th = &mut warp[i];
+                            for_lanes(warp, on, |i, th| {
                                 th.pc = pc as u32;
-                                instrs::memory(mem, th, (base + i) as u32, inst);
-                            }
+                                let mut regs = Lane { file, lane: i };
+                                instrs::memory(mem, th, &mut regs, (base + i) as u32, inst);
+                            });
                         }
-                        Op::Fence => for_lanes(warp, on, |th| th.fenced = true),
+                        Op::Fence => for_lanes(warp, on, |_, th| th.fenced = true),
                         Op::Nop => {}
                         Op::BarSync { .. } if on == lanes => {
                             ran += 1;
-                            for_lanes(warp, lanes, |th| th.state = State::Barrier);
+                            for_lanes(warp, lanes, |_, th| th.state = State::Barrier);
                             together = Some(Together::Barrier);
                             break;
                         }
@@ -335,7 +313,7 @@ impl<'l> Block<'l> {
                             if on == lanes && all(warp, lanes, |th| th.frames.is_empty()) =>
                         {
                             ran += 1;
-                            for_lanes(warp, lanes, |th| th.state = State::Exited);
+                            for_lanes(warp, lanes, |_, th| th.state = State::Exited);
                             together = Some(Together::Exit);
                             break;
                         }
@@ -355,14 +333,160 @@ impl<'l> Block<'l> {
                 warp[i].pc = pc as u32 + (i < ahead) as u32;
             }
         }
+        if together.is_none() {
+            // Lanes go on alone next: they need their own registers.
+            give_back_regs(wr, warp);
+        }
         WarpEnd {
             ran,
             ahead,
             together,
         }
     }
+
+    /// Give the warp of thread `t` its lanes' registers back if lockstep holds them (before
+    /// a lane of it runs alone).
+    #[inline(always)]
+    pub(super) fn hand_back_regs(&mut self, t: usize) {
+        let w = t / 32;
+        if self.warp_regs[w].lanes != 0 {
+            let base = w * 32;
+            let end = (base + 32).min(self.threads.len());
+            give_back_regs(&mut self.warp_regs[w], &mut self.threads[base..end]);
+        }
+    }
 }
 
+/// Make `wr` hold the registers of `lanes` of `warp` (copying them in unless it already
+/// does). False, holding none, when the lanes' register files differ in size.
+fn take_regs(wr: &mut WarpRegs, warp: &mut [Thread], lanes: u32) -> bool {
+    if wr.lanes == lanes {
+        return true;
+    }
+    give_back_regs(wr, warp);
+    let count = warp[lanes.trailing_zeros() as usize].regs.len();
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if warp[i].regs.len() != count {
+            return false;
+        }
+    }
+    // Lanes outside `lanes` keep stale values: nothing reads or writes them.
+    wr.file.resize(count * 32, 0);
+    let file = &mut wr.file[..count * 32];
+    for_lanes(warp, lanes, |i, th| {
+        for (col, &v) in file.chunks_exact_mut(32).zip(&th.regs) {
+            col[i] = v;
+        }
+    });
+    wr.lanes = lanes;
+    wr.count = count;
+    true
+}
+
+/// Copy the registers `wr` holds back to their lanes; it then holds none.
+fn give_back_regs(wr: &mut WarpRegs, warp: &mut [Thread]) {
+    let (lanes, count) = (wr.lanes, wr.count);
+    let file = &wr.file[..count * 32];
+    for_lanes(warp, lanes, |i, th| {
+        for (v, col) in th.regs.iter_mut().zip(file.chunks_exact(32)) {
+            *v = col[i];
+        }
+    });
+    wr.lanes = 0;
+}
+
+/// Run `f(lane)` for each lane of `on` (bit i: the warp's lane i), in lane order.
+#[inline(always)]
+fn each(on: u32, mut f: impl FnMut(usize)) {
+    let mut m = on;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        f(i);
+    }
+}
+
+/// Run `f` for each lane of `warp` in `lanes`, in lane order, with the lane's offset.
+#[inline(always)]
+fn for_lanes(warp: &mut [Thread], lanes: u32, mut f: impl FnMut(usize, &mut Thread)) {
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        f(i, &mut warp[i]);
+    }
+}
+
+/// Register `r`'s 32 lanes (register indices were checked when decoding).
+#[inline(always)]
+fn column_mut(file: &mut [u64], r: u32) -> &mut [u64] {
+    &mut file[r as usize * 32..][..32]
+}
+
+/// An operand's 32 lanes.
+#[inline(always)]
+fn column(file: &[u64], s: Src) -> [u64; 32] {
+    match s {
+        Src::R(r) => {
+            let mut c = [0; 32];
+            c.copy_from_slice(&file[r as usize * 32..][..32]);
+            c
+        }
+        Src::I(v) => [v; 32],
+    }
+}
+
+/// Lane `lane`'s value of an operand.
+#[inline(always)]
+fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
+    match s {
+        Src::R(r) => file[r as usize * 32 + lane],
+        Src::I(v) => v,
+    }
+}
+
+/// `d = f(a)` for the lanes of `on`.
+#[inline(always)]
+fn lanes1(file: &mut [u64], on: u32, d: u32, a: Src, f: impl Fn(u64) -> u64) {
+    let x = column(file, a);
+    let dst = column_mut(file, d);
+    each(on, |i| dst[i] = f(x[i]));
+}
+
+/// `d = f(a, b)` for the lanes of `on`.
+#[inline(always)]
+fn lanes2(file: &mut [u64], on: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
+    let (x, y) = (column(file, a), column(file, b));
+    let dst = column_mut(file, d);
+    each(on, |i| dst[i] = f(x[i], y[i]));
+}
+
+/// `d = f(a, b, c)` for the lanes of `on`.
+#[inline(always)]
+fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    let (x, y, z) = (column(file, s[0]), column(file, s[1]), column(file, s[2]));
+    let dst = column_mut(file, d);
+    each(on, |i| dst[i] = f(x[i], y[i], z[i]));
+}
+
+/// The lanes of `lanes` whose guard register holds (`negate`: is false).
+#[inline(always)]
+fn guarded(file: &[u64], lanes: u32, guard: u32, negate: bool) -> u32 {
+    let g = &file[guard as usize * 32..][..32];
+    let mut on = 0;
+    let mut m = lanes;
+    while m != 0 {
+        let i = m.trailing_zeros();
+        m &= m - 1;
+        if (g[i as usize] != 0) != negate {
+            on |= 1 << i;
+        }
+    }
+    on
+}
 /// Do a load or store at `pc` for each lane of `lanes` in lane order (`f` gets the lane's
 /// offset in the warp and returns whether its fast path took it), stopping at the first lane it
 /// declines: that lane's offset (the lanes before it did it), or `None` when every lane did.
@@ -497,6 +621,32 @@ $L_top:
 }
 ";
 
+    /// Each thread counts to 1000 with a barrier in every iteration, then stores its count.
+    const COUNTER: &str = "
+.visible .entry counter(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+$L_top:
+  .loc 1 3 0
+  add.s32 %r2, %r2, 1;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r2, 1000;
+  @%p1 bra $L_top;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 4 0
+  st.global.u32 [%rd4], %r2;
+  ret;
+}
+";
+
     fn floats(name: &str, n: usize) -> KernelArg {
         let v: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
         KernelArg::Buffer(Buffer::from_values(name, ElemType::F32, &v))
@@ -605,6 +755,26 @@ $L_top:
         assert_eq!(digest(&on), digest(&off));
         assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
         // Lockstep ran while the limit was far, then the lanes went one at a time.
+        assert!(
+            ran > 0 && ran < on.instructions,
+            "{ran} of {}",
+            on.instructions
+        );
+    }
+
+    #[test]
+    fn registers_held_across_barriers_are_handed_back_when_lanes_go_on_alone() {
+        // 64 threads x 1000 iterations x 4 instructions: lockstep holds the warps' registers
+        // from barrier to barrier until the launch comes within a warp's turn of its limit,
+        // then every lane runs alone from its own registers.
+        let opts = EmuOptions {
+            step_limit: 300_000,
+            ..EmuOptions::default()
+        };
+        let (on, off, ran) = both_with(COUNTER, "counter", 64, vec![ints("out", 64)], opts);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert!(on.buffers[0].values().iter().all(|&v| v == 1000.0));
         assert!(
             ran > 0 && ran < on.instructions,
             "{ran} of {}",

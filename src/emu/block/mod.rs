@@ -1,4 +1,5 @@
-//! One thread block: per-thread registers and program counters (independent thread scheduling),
+//! One thread block: per-thread registers (a warp's in `WarpRegs` while it runs in lockstep) and
+//! program counters (independent thread scheduling),
 //! shared memory with its checkers, and the state the parts below work on:
 //! `scheduler.rs` runs the threads and releases barriers, `lockstep.rs` runs a converged warp
 //! one instruction at a time for all its lanes, `step.rs` runs one thread (decoding and
@@ -127,6 +128,8 @@ pub struct Block<'l> {
     activemask_waiting: bool,
     /// Thread-instructions run in lockstep since the block started.
     lockstep_ran: u64,
+    /// Per warp, its lanes' registers while lockstep holds them (`lockstep.rs`).
+    warp_regs: Vec<WarpRegs>,
 }
 
 enum Stop {
@@ -188,6 +191,7 @@ impl<'l> Block<'l> {
             },
             activemask_waiting: false,
             lockstep_ran: 0,
+            warp_regs: (0..n.div_ceil(32)).map(|_| WarpRegs::default()).collect(),
         }
     }
 
@@ -214,6 +218,10 @@ impl<'l> Block<'l> {
         }
         self.activemask_waiting = false;
         self.lockstep_ran = 0;
+        // Every register starts over: what a warp held is dropped, not given back.
+        for w in &mut self.warp_regs {
+            w.lanes = 0;
+        }
         let m = &mut self.mem;
         m.block = block;
         m.block_index = launch.block_index(block);
@@ -295,11 +303,67 @@ fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
     )
 }
 
+/// A thread's registers, wherever they are kept: its own `Thread::regs` (one thread at a
+/// time) or its column of a warp's register file (`WarpRegs`, in lockstep). The general path
+/// of `instrs/` works on either.
+pub(super) trait Regs {
+    fn get(&self, r: u32) -> u64;
+    fn set(&mut self, r: u32, v: u64);
+}
+
+impl Regs for [u64] {
+    #[inline(always)]
+    fn get(&self, r: u32) -> u64 {
+        self[r as usize]
+    }
+    #[inline(always)]
+    fn set(&mut self, r: u32, v: u64) {
+        self[r as usize] = v
+    }
+}
+
+/// One lane's column of a warp's register file (register `r` of lane `lane` at
+/// `r * 32 + lane`).
+pub(super) struct Lane<'a> {
+    pub(super) file: &'a mut [u64],
+    pub(super) lane: usize,
+}
+
+impl Regs for Lane<'_> {
+    #[inline(always)]
+    fn get(&self, r: u32) -> u64 {
+        self.file[r as usize * 32 + self.lane]
+    }
+    #[inline(always)]
+    fn set(&mut self, r: u32, v: u64) {
+        self.file[r as usize * 32 + self.lane] = v
+    }
+}
+
+/// The registers of a warp's lanes while it runs in lockstep, register-major (`regs[reg][lane]`
+/// flattened), so one instruction reads and writes each operand's 32 lanes side by side.
+/// `lanes` (bit i: the warp's lane i) says whose registers it holds: 0 when it holds none and
+/// each lane's `Thread::regs` is current. It keeps holding them while the whole warp waits at
+/// a barrier it reached in lockstep (the next lockstep run goes on from here without copying);
+/// anything that runs a lane alone first hands them back (`Block::hand_back_regs`).
+#[derive(Default)]
+pub(super) struct WarpRegs {
+    pub(super) file: Vec<u64>,
+    pub(super) lanes: u32,
+    pub(super) count: usize,
+}
+
 impl<'l> Mem<'l> {
     #[inline(always)]
     fn val(&self, th: &Thread, o: &Operand) -> u64 {
+        self.val_in(th, &th.regs[..], o)
+    }
+
+    /// An operand's value for thread `th`, whose registers are `regs`.
+    #[inline(always)]
+    fn val_in<R: Regs + ?Sized>(&self, th: &Thread, regs: &R, o: &Operand) -> u64 {
         match *o {
-            Operand::Reg(r) => th.regs[r as usize],
+            Operand::Reg(r) => regs.get(r),
             Operand::Imm(v) => v,
             Operand::Special(s) => self.special(th, s),
             Operand::GlobalSym(i) => self.launch.global_sym_addr[i as usize],

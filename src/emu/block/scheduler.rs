@@ -80,6 +80,7 @@ impl<'l> Block<'l> {
                     break 'outer;
                 }
                 progressed = true;
+                self.hand_back_regs(t);
                 let (stop, ran) = self.step(t, QUANTUM);
                 if let Err(Halt::Fatal(msg)) = self.after_step(t, stop, ran, &mut tally) {
                     fatal = Some(msg);

@@ -201,9 +201,16 @@ impl<'l> Block<'l> {
             }
             'general: {
                 match &inst.op {
-                    instrs::arith_op!() => instrs::arith(mem, th, &inst.op),
+                    instrs::arith_op!() => {
+                        // Lent out for the call (`th` is borrowed beside them).
+                        let mut regs = std::mem::take(&mut th.regs);
+                        instrs::arith(mem, th, &mut regs[..], &inst.op);
+                        th.regs = regs;
+                    }
                     Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
-                        instrs::memory(mem, th, linear, inst)
+                        let mut regs = std::mem::take(&mut th.regs);
+                        instrs::memory(mem, th, &mut regs[..], linear, inst);
+                        th.regs = regs;
                     }
                     Op::Bra { target } => {
                         th.pc = *target;

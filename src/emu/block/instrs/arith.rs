@@ -1,7 +1,7 @@
 //! Arithmetic, logic, comparison and conversion instructions on the general path (those the
 //! fast path of `crate::emu::fast` does not decode, or with operands it does not take).
 
-use super::super::{low_mask, Mem, Thread};
+use super::super::{low_mask, Mem, Regs, Thread};
 use crate::emu::alu;
 use crate::emu::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
 use crate::ptx::ir::*;
@@ -33,7 +33,12 @@ macro_rules! arith_op {
 pub(in crate::emu::block) use arith_op;
 
 /// Execute `op`, one of this family (the dispatcher in `step.rs` sends only those here).
-pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
+pub(in crate::emu::block) fn arith<R: Regs + ?Sized>(
+    mem: &Mem,
+    th: &Thread,
+    regs: &mut R,
+    op: &Op,
+) {
     match op {
         Op::Bin {
             op,
@@ -44,8 +49,8 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             f,
             rnd,
         } => {
-            let (a, b) = (mem.val(th, a), mem.val(th, b));
-            th.regs[*d as usize] = alu::bin(*op, *ty, a, b, *f, *rnd);
+            let (a, b) = (mem.val_in(th, regs, a), mem.val_in(th, regs, b));
+            regs.set(*d, alu::bin(*op, *ty, a, b, *f, *rnd));
         }
         Op::Half2 {
             op,
@@ -58,15 +63,19 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             c,
             f,
         } => {
-            let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
+            let (a, b, c) = (
+                mem.val_in(th, regs, a),
+                mem.val_in(th, regs, b),
+                mem.val_in(th, regs, c),
+            );
             if let Half2Op::Setp { .. } = op {
                 let (low, high) = alu::half2_setp(*op, *ty, a, b, c);
-                th.regs[*d as usize] = low as u64;
+                regs.set(*d, low as u64);
                 if let Some(d2) = d2 {
-                    th.regs[*d2 as usize] = high as u64;
+                    regs.set(*d2, high as u64);
                 }
             } else {
-                th.regs[*d as usize] = alu::half2(*op, *ty, *pair, a, b, c, *f);
+                regs.set(*d, alu::half2(*op, *ty, *pair, a, b, c, *f));
             }
         }
         Op::Mad {
@@ -79,12 +88,16 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             f,
             rnd,
         } => {
-            let (a, b, c) = (mem.val(th, a), mem.val(th, b), mem.val(th, c));
-            th.regs[*d as usize] = alu::mad(*mode, *ty, a, b, c, *f, *rnd);
+            let (a, b, c) = (
+                mem.val_in(th, regs, a),
+                mem.val_in(th, regs, b),
+                mem.val_in(th, regs, c),
+            );
+            regs.set(*d, alu::mad(*mode, *ty, a, b, c, *f, *rnd));
         }
         Op::Un { op, ty, d, a, f } => {
-            let a = mem.val(th, a);
-            th.regs[*d as usize] = alu::un(*op, *ty, a, *f);
+            let a = mem.val_in(th, regs, a);
+            regs.set(*d, alu::un(*op, *ty, a, *f));
         }
         Op::Setp {
             cmp,
@@ -95,26 +108,26 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             b,
             comb,
         } => {
-            let r = alu::compare(*cmp, *ty, mem.val(th, a), mem.val(th, b));
+            let r = alu::compare(*cmp, *ty, mem.val_in(th, regs, a), mem.val_in(th, regs, b));
             let (r1, r2) = match comb {
                 Some((bop, c, neg)) => {
-                    let c = (mem.val(th, c) != 0) != *neg;
+                    let c = (mem.val_in(th, regs, c) != 0) != *neg;
                     (alu::bool_op(*bop, r, c), alu::bool_op(*bop, !r, c))
                 }
                 None => (r, !r),
             };
-            th.regs[*d as usize] = r1 as u64;
+            regs.set(*d, r1 as u64);
             if let Some(d2) = d2 {
-                th.regs[*d2 as usize] = r2 as u64;
+                regs.set(*d2, r2 as u64);
             }
         }
         Op::Selp { ty, d, a, b, p } => {
-            let v = if mem.val(th, p) != 0 {
-                mem.val(th, a)
+            let v = if mem.val_in(th, regs, p) != 0 {
+                mem.val_in(th, regs, a)
             } else {
-                mem.val(th, b)
+                mem.val_in(th, regs, b)
             };
-            th.regs[*d as usize] = alu::mask(*ty, v);
+            regs.set(*d, alu::mask(*ty, v));
         }
         Op::Slct {
             ty,
@@ -125,19 +138,22 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             c,
             ..
         } => {
-            let c = mem.val(th, c);
+            let c = mem.val_in(th, regs, c);
             let take_a = if *cty == Ty::F32 {
                 f32::from_bits(c as u32) >= 0.0
             } else {
                 alu::sext(Ty::S32, c) >= 0
             };
-            th.regs[*d as usize] = alu::mask(
-                *ty,
-                if take_a {
-                    mem.val(th, a)
-                } else {
-                    mem.val(th, b)
-                },
+            regs.set(
+                *d,
+                alu::mask(
+                    *ty,
+                    if take_a {
+                        mem.val_in(th, regs, a)
+                    } else {
+                        mem.val_in(th, regs, b)
+                    },
+                ),
             );
         }
         Op::Cvt {
@@ -151,49 +167,77 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             relu,
             satfinite,
         } => {
-            let a = mem.val(th, a);
+            let a = mem.val_in(th, regs, a);
             let v = alu::cvt(*dty, *sty, a, *rnd, *sat, *ftz);
-            th.regs[*d as usize] = if *relu || *satfinite {
-                alu::half_finish(*dty, v, *relu, *satfinite)
-            } else {
-                v
-            };
+            regs.set(
+                *d,
+                if *relu || *satfinite {
+                    alu::half_finish(*dty, v, *relu, *satfinite)
+                } else {
+                    v
+                },
+            );
         }
         Op::Cvta { to, space, d, a } => {
-            let a = mem.val(th, a);
+            let a = mem.val_in(th, regs, a);
             let window = match space {
                 Space::Shared => SHARED_WINDOW,
                 Space::Local => LOCAL_WINDOW,
                 _ => 0,
             };
-            th.regs[*d as usize] = if *to {
-                a.wrapping_sub(window)
-            } else {
-                a.wrapping_add(window)
-            };
+            regs.set(
+                *d,
+                if *to {
+                    a.wrapping_sub(window)
+                } else {
+                    a.wrapping_add(window)
+                },
+            );
         }
         Op::Isspacep { space, d, a } => {
-            let w = classify(mem.val(th, a));
-            th.regs[*d as usize] = match (space, w) {
-                (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
-                (Space::Global | Space::Const, Window::Global(_)) => 1,
-                _ => 0,
-            };
+            let w = classify(mem.val_in(th, regs, a));
+            regs.set(
+                *d,
+                match (space, w) {
+                    (Space::Shared, Window::Shared(_)) | (Space::Local, Window::Local(_)) => 1,
+                    (Space::Global | Space::Const, Window::Global(_)) => 1,
+                    _ => 0,
+                },
+            );
         }
         Op::Bfe { ty, d, a, b, c } => {
-            th.regs[*d as usize] = alu::bfe(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+            regs.set(
+                *d,
+                alu::bfe(
+                    *ty,
+                    mem.val_in(th, regs, a),
+                    mem.val_in(th, regs, b),
+                    mem.val_in(th, regs, c),
+                ),
+            );
         }
         Op::Bfi { ty, d, a, b, c, e } => {
-            th.regs[*d as usize] = alu::bfi(
-                *ty,
-                mem.val(th, a),
-                mem.val(th, b),
-                mem.val(th, c),
-                mem.val(th, e),
+            regs.set(
+                *d,
+                alu::bfi(
+                    *ty,
+                    mem.val_in(th, regs, a),
+                    mem.val_in(th, regs, b),
+                    mem.val_in(th, regs, c),
+                    mem.val_in(th, regs, e),
+                ),
             );
         }
         Op::Sad { ty, d, a, b, c } => {
-            th.regs[*d as usize] = alu::sad(*ty, mem.val(th, a), mem.val(th, b), mem.val(th, c));
+            regs.set(
+                *d,
+                alu::sad(
+                    *ty,
+                    mem.val_in(th, regs, a),
+                    mem.val_in(th, regs, b),
+                    mem.val_in(th, regs, c),
+                ),
+            );
         }
         Op::Dot {
             kind,
@@ -204,17 +248,27 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             b,
             c,
         } => {
-            th.regs[*d as usize] = alu::dot(
-                *kind,
-                *a_signed,
-                *b_signed,
-                mem.val(th, a),
-                mem.val(th, b),
-                mem.val(th, c),
+            regs.set(
+                *d,
+                alu::dot(
+                    *kind,
+                    *a_signed,
+                    *b_signed,
+                    mem.val_in(th, regs, a),
+                    mem.val_in(th, regs, b),
+                    mem.val_in(th, regs, c),
+                ),
             );
         }
         Op::Prmt { d, a, b, c } => {
-            th.regs[*d as usize] = alu::prmt(mem.val(th, a), mem.val(th, b), mem.val(th, c))
+            regs.set(
+                *d,
+                alu::prmt(
+                    mem.val_in(th, regs, a),
+                    mem.val_in(th, regs, b),
+                    mem.val_in(th, regs, c),
+                ),
+            );
         }
         Op::Shf {
             left,
@@ -224,22 +278,26 @@ pub(in crate::emu::block) fn arith(mem: &Mem, th: &mut Thread, op: &Op) {
             b,
             c,
         } => {
-            th.regs[*d as usize] =
-                alu::shf(*left, *wrap, mem.val(th, a), mem.val(th, b), mem.val(th, c))
+            let (a, b, c) = (
+                mem.val_in(th, regs, a),
+                mem.val_in(th, regs, b),
+                mem.val_in(th, regs, c),
+            );
+            regs.set(*d, alu::shf(*left, *wrap, a, b, c));
         }
         Op::Pack { elem_bits, d, srcs } => {
             let mut v = 0u64;
             for (i, s) in srcs.iter().enumerate() {
-                let part = mem.val(th, s) & low_mask(*elem_bits);
+                let part = mem.val_in(th, regs, s) & low_mask(*elem_bits);
                 v |= part << (i as u32 * elem_bits);
             }
-            th.regs[*d as usize] = v;
+            regs.set(*d, v);
         }
         Op::Unpack { elem_bits, ds, a } => {
-            let v = mem.val(th, a);
+            let v = mem.val_in(th, regs, a);
             for (i, d) in ds.iter().enumerate() {
                 if let Some(d) = d {
-                    th.regs[*d as usize] = (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits);
+                    regs.set(*d, (v >> (i as u32 * elem_bits)) & low_mask(*elem_bits));
                 }
             }
         }

@@ -1,17 +1,25 @@
 //! Loads, stores and atomics on the general path: operands evaluated here, the access itself
 //! (state space, bounds, counters, checkers) in `crate::emu::access`.
 
-use super::super::{Mem, Thread};
+use super::super::{Mem, Regs, Thread};
 use crate::emu::alu;
 use crate::ptx::ir::*;
 
 /// Execute `inst`, a load, store or atomic (the dispatcher in `step.rs` sends only those here).
-pub(in crate::emu::block) fn memory(mem: &mut Mem, th: &mut Thread, linear: u32, inst: &Inst) {
+pub(in crate::emu::block) fn memory<R: Regs + ?Sized>(
+    mem: &mut Mem,
+    th: &mut Thread,
+    regs: &mut R,
+    linear: u32,
+    inst: &Inst,
+) {
     match &inst.op {
         Op::Ld {
             space, ty, d, addr, ..
         } => {
-            let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+            let base = mem
+                .val_in(th, regs, &addr.base)
+                .wrapping_add(addr.offset as u64);
             let size = ty.size();
             let total = size * d.len() as u32;
             let mut vals = [0u64; 8];
@@ -27,7 +35,7 @@ pub(in crate::emu::block) fn memory(mem: &mut Mem, th: &mut Thread, linear: u32,
             ) {
                 for (i, r) in d.iter().enumerate() {
                     let v = vals[i];
-                    th.regs[*r as usize] = alu::loaded(*ty, v);
+                    regs.set(*r, alu::loaded(*ty, v));
                 }
             }
         }
@@ -37,11 +45,13 @@ pub(in crate::emu::block) fn memory(mem: &mut Mem, th: &mut Thread, linear: u32,
             src,
             addr,
         } => {
-            let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+            let base = mem
+                .val_in(th, regs, &addr.base)
+                .wrapping_add(addr.offset as u64);
             let size = ty.size();
             let mut vals = [0u64; 8];
             for (i, s) in src.iter().enumerate() {
-                vals[i] = mem.val(th, s);
+                vals[i] = mem.val_in(th, regs, s);
             }
             mem.store_vec(th, linear, inst, *space, base, size, &vals[..src.len()]);
         }
@@ -54,11 +64,13 @@ pub(in crate::emu::block) fn memory(mem: &mut Mem, th: &mut Thread, linear: u32,
             b,
             c,
         } => {
-            let a = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-            let (b, c) = (mem.val(th, b), mem.val(th, c));
+            let a = mem
+                .val_in(th, regs, &addr.base)
+                .wrapping_add(addr.offset as u64);
+            let (b, c) = (mem.val_in(th, regs, b), mem.val_in(th, regs, c));
             let old = mem.atomic(th, linear, inst, *space, a, *op, *ty, b, c);
             if let Some(d) = d {
-                th.regs[*d as usize] = old;
+                regs.set(*d, old);
             }
         }
         // Other families are dispatched elsewhere by `step.rs`.
