@@ -275,12 +275,26 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return None;
         }
+        Some(self.global_load_hit(th, linear, inst, addr, size))
+    }
+
+    /// A scalar global load whose address `global_hit` (or `global_hit_all`) accepted: counted,
+    /// checked, logged and performed.
+    #[inline(always)]
+    pub(super) fn global_load_hit(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        addr: u64,
+        size: u32,
+    ) -> u64 {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Read);
         }
-        Some(self.launch.global.read(addr, size))
+        self.launch.global.read(addr, size)
     }
 
     #[inline(always)]
@@ -298,13 +312,51 @@ impl<'l> Mem<'l> {
         if !self.global_hit(addr, size, slot) {
             return false;
         }
+        self.global_store_hit(th, linear, inst, addr, size, v);
+        true
+    }
+
+    /// A scalar global store whose address `global_hit` (or `global_hit_all`) accepted:
+    /// counted, checked, logged and performed.
+    #[inline(always)]
+    pub(super) fn global_store_hit(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        addr: u64,
+        size: u32,
+        v: u64,
+    ) {
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += 1;
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Write);
         }
         self.launch.global.write(addr, size, v);
-        true
+    }
+
+    /// The addresses of a warp's access, from the lowest `lo` to the highest `hi` (`or`: all
+    /// of them or-ed together), are all aligned and inside one allocation: then no lane's
+    /// access needs a check of its own (one test for the warp instead of one per lane).
+    #[inline(always)]
+    pub(super) fn global_hit_all(
+        &mut self,
+        lo: u64,
+        hi: u64,
+        or: u64,
+        size: u32,
+        slot: u32,
+    ) -> bool {
+        if or & (size as u64 - 1) != 0 || !self.global_hit(lo, size, slot) {
+            return false;
+        }
+        // `global_hit` left the allocation holding `lo` in the slot.
+        let cached = self.alloc_cache.get(slot as usize).copied();
+        match cached.and_then(|c| self.launch.global.allocs.get(c as usize)) {
+            Some(a) => hi >= a.base && hi - a.base + size as u64 <= a.len,
+            None => false,
+        }
     }
 
     /// Note the access for the order check of parallel blocks (see `GlobalMem::claim`).

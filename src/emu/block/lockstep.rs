@@ -206,6 +206,19 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
+                    let (lo, hi, or) = span(file, on, b, off);
+                    if mem.global_hit_all(lo, hi, or, ty.size(), slot) {
+                        for_lanes(warp, on, |i, th| {
+                            th.pc = pc as u32;
+                            let addr = rd(file, b, i).wrapping_add(off as u64);
+                            let linear = (base + i) as u32;
+                            let v = mem.global_load_hit(th, linear, inst, addr, ty.size());
+                            file[d as usize * 32 + i] = alu::loaded(ty, v);
+                        });
+                        ran += 1;
+                        pc += 1;
+                        continue;
+                    }
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(file, b, i).wrapping_add(off as u64);
                         let linear = (base + i) as u32;
@@ -230,6 +243,19 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
+                    let (lo, hi, or) = span(file, on, b, off);
+                    if mem.global_hit_all(lo, hi, or, size, slot) {
+                        for_lanes(warp, on, |i, th| {
+                            th.pc = pc as u32;
+                            let addr = rd(file, b, i).wrapping_add(off as u64);
+                            let v = rd(file, src, i);
+                            let linear = (base + i) as u32;
+                            mem.global_store_hit(th, linear, inst, addr, size, v);
+                        });
+                        ran += 1;
+                        pc += 1;
+                        continue;
+                    }
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(file, b, i).wrapping_add(off as u64);
                         let v = rd(file, src, i);
@@ -446,6 +472,20 @@ fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
         Src::R(r) => file[r as usize * 32 + lane],
         Src::I(v) => v,
     }
+}
+
+/// The lowest and highest address `base + off` of the lanes of `on` (`on` not empty), and all
+/// of them or-ed together (for the alignment test).
+#[inline(always)]
+fn span(file: &[u64], on: u32, base: Src, off: i64) -> (u64, u64, u64) {
+    let (mut lo, mut hi, mut or) = (u64::MAX, 0, 0);
+    each(on, |i| {
+        let a = rd(file, base, i).wrapping_add(off as u64);
+        lo = lo.min(a);
+        hi = hi.max(a);
+        or |= a;
+    });
+    (lo, hi, or)
 }
 
 /// `d = f(a)` for the lanes of `on`.
