@@ -336,18 +336,12 @@ impl<'l> Mem<'l> {
         self.launch.global.write(addr, size, v);
     }
 
-    /// The addresses of a warp's access, from the lowest `lo` to the highest `hi` (`or`: all
-    /// of them or-ed together), are all aligned and inside one allocation: then no lane's
-    /// access needs a check of its own (one test for the warp instead of one per lane).
+    /// The addresses of a warp's access, `[lowest, highest, all of them or-ed together]`, are
+    /// all aligned and inside one allocation: then no lane's access needs a check of its own
+    /// (one test for the warp instead of one per lane).
     #[inline(always)]
-    pub(super) fn global_hit_all(
-        &mut self,
-        lo: u64,
-        hi: u64,
-        or: u64,
-        size: u32,
-        slot: u32,
-    ) -> bool {
+    pub(super) fn global_hit_all(&mut self, span: [u64; 3], size: u32, slot: u32) -> bool {
+        let [lo, hi, or] = span;
         if or & (size as u64 - 1) != 0 || !self.global_hit(lo, size, slot) {
             return false;
         }
@@ -373,7 +367,7 @@ impl<'l> Mem<'l> {
 
     /// Aligned and inside one allocation (looked up through the instruction's cache slot).
     #[inline(always)]
-    fn global_hit(&mut self, addr: u64, size: u32, slot: u32) -> bool {
+    pub(super) fn global_hit(&mut self, addr: u64, size: u32, slot: u32) -> bool {
         let size = size as u64;
         if addr & (size - 1) != 0 {
             return false;

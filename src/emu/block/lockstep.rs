@@ -206,29 +206,17 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
-                    let (lo, hi, or) = span(file, on, b, off);
-                    if mem.global_hit_all(lo, hi, or, ty.size(), slot) {
-                        for_lanes(warp, on, |i, th| {
-                            th.pc = pc as u32;
-                            let addr = rd(file, b, i).wrapping_add(off as u64);
-                            let linear = (base + i) as u32;
-                            let v = mem.global_load_hit(th, linear, inst, addr, ty.size());
-                            file[d as usize * 32 + i] = alu::loaded(ty, v);
-                        });
-                        ran += 1;
-                        pc += 1;
-                        continue;
-                    }
+                    let size = ty.size();
+                    // One test for the warp; only if it fails does each lane test its own.
+                    let all_hit = mem.global_hit_all(span(file, on, b, off), size, slot);
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(file, b, i).wrapping_add(off as u64);
-                        let linear = (base + i) as u32;
-                        match mem.fast_global_load(th, linear, inst, addr, ty.size(), slot) {
-                            Some(v) => {
-                                file[d as usize * 32 + i] = alu::loaded(ty, v);
-                                true
-                            }
-                            None => false,
+                        if !all_hit && !mem.global_hit(addr, size, slot) {
+                            return false;
                         }
+                        let v = mem.global_load_hit(th, (base + i) as u32, inst, addr, size);
+                        file[d as usize * 32 + i] = alu::loaded(ty, v);
+                        true
                     });
                     if let Some(i) = declined {
                         ahead = i;
@@ -243,24 +231,15 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
-                    let (lo, hi, or) = span(file, on, b, off);
-                    if mem.global_hit_all(lo, hi, or, size, slot) {
-                        for_lanes(warp, on, |i, th| {
-                            th.pc = pc as u32;
-                            let addr = rd(file, b, i).wrapping_add(off as u64);
-                            let v = rd(file, src, i);
-                            let linear = (base + i) as u32;
-                            mem.global_store_hit(th, linear, inst, addr, size, v);
-                        });
-                        ran += 1;
-                        pc += 1;
-                        continue;
-                    }
+                    let all_hit = mem.global_hit_all(span(file, on, b, off), size, slot);
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(file, b, i).wrapping_add(off as u64);
+                        if !all_hit && !mem.global_hit(addr, size, slot) {
+                            return false;
+                        }
                         let v = rd(file, src, i);
-                        let linear = (base + i) as u32;
-                        mem.fast_global_store(th, linear, inst, addr, size, slot, v)
+                        mem.global_store_hit(th, (base + i) as u32, inst, addr, size, v);
+                        true
                     });
                     if let Some(i) = declined {
                         ahead = i;
@@ -391,32 +370,25 @@ fn take_regs(wr: &mut WarpRegs, warp: &mut [Thread], lanes: u32) -> bool {
     }
     give_back_regs(wr, warp);
     let count = warp[lanes.trailing_zeros() as usize].regs.len();
-    let mut m = lanes;
-    while m != 0 {
-        let i = m.trailing_zeros() as usize;
-        m &= m - 1;
-        if warp[i].regs.len() != count {
-            return false;
-        }
+    if !all(warp, lanes, |th| th.regs.len() == count) {
+        return false;
     }
     // Lanes outside `lanes` keep stale values: nothing reads or writes them.
     wr.file.resize(count * 32, 0);
-    let file = &mut wr.file[..count * 32];
+    let file = &mut wr.file;
     for_lanes(warp, lanes, |i, th| {
         for (col, &v) in file.chunks_exact_mut(32).zip(&th.regs) {
             col[i] = v;
         }
     });
     wr.lanes = lanes;
-    wr.count = count;
     true
 }
 
 /// Copy the registers `wr` holds back to their lanes; it then holds none.
 fn give_back_regs(wr: &mut WarpRegs, warp: &mut [Thread]) {
-    let (lanes, count) = (wr.lanes, wr.count);
-    let file = &wr.file[..count * 32];
-    for_lanes(warp, lanes, |i, th| {
+    let file = &wr.file;
+    for_lanes(warp, wr.lanes, |i, th| {
         for (v, col) in th.regs.iter_mut().zip(file.chunks_exact(32)) {
             *v = col[i];
         }
@@ -438,12 +410,7 @@ fn each(on: u32, mut f: impl FnMut(usize)) {
 /// Run `f` for each lane of `warp` in `lanes`, in lane order, with the lane's offset.
 #[inline(always)]
 fn for_lanes(warp: &mut [Thread], lanes: u32, mut f: impl FnMut(usize, &mut Thread)) {
-    let mut m = lanes;
-    while m != 0 {
-        let i = m.trailing_zeros() as usize;
-        m &= m - 1;
-        f(i, &mut warp[i]);
-    }
+    each(lanes, |i| f(i, &mut warp[i]));
 }
 
 /// Register `r`'s 32 lanes (register indices were checked when decoding).
@@ -477,7 +444,7 @@ fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
 /// The lowest and highest address `base + off` of the lanes of `on` (`on` not empty), and all
 /// of them or-ed together (for the alignment test).
 #[inline(always)]
-fn span(file: &[u64], on: u32, base: Src, off: i64) -> (u64, u64, u64) {
+fn span(file: &[u64], on: u32, base: Src, off: i64) -> [u64; 3] {
     let (mut lo, mut hi, mut or) = (u64::MAX, 0, 0);
     each(on, |i| {
         let a = rd(file, base, i).wrapping_add(off as u64);
@@ -485,7 +452,7 @@ fn span(file: &[u64], on: u32, base: Src, off: i64) -> (u64, u64, u64) {
         hi = hi.max(a);
         or |= a;
     });
-    (lo, hi, or)
+    [lo, hi, or]
 }
 
 /// `d = f(a)` for the lanes of `on`.
@@ -517,16 +484,10 @@ fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u
 fn guarded(file: &[u64], lanes: u32, guard: u32, negate: bool) -> u32 {
     let g = &file[guard as usize * 32..][..32];
     let mut on = 0;
-    let mut m = lanes;
-    while m != 0 {
-        let i = m.trailing_zeros();
-        m &= m - 1;
-        if (g[i as usize] != 0) != negate {
-            on |= 1 << i;
-        }
-    }
+    each(lanes, |i| on |= (((g[i] != 0) != negate) as u32) << i);
     on
 }
+
 /// Do a load or store at `pc` for each lane of `lanes` in lane order (`f` gets the lane's
 /// offset in the warp and returns whether its fast path took it), stopping at the first lane it
 /// declines: that lane's offset (the lanes before it did it), or `None` when every lane did.

@@ -350,7 +350,6 @@ impl Regs for Lane<'_> {
 pub(super) struct WarpRegs {
     pub(super) file: Vec<u64>,
     pub(super) lanes: u32,
-    pub(super) count: usize,
 }
 
 impl<'l> Mem<'l> {
