@@ -8,7 +8,9 @@
 //! (`set.lt.bf16x2.bf16x2`, `setp.gt.bf16`, `atom.add.noftz.bf16x2`, `cvt.rm.bf16.f32`,
 //! `cvt.rn.bf16.f64`...), and run on the emulator with the same arguments: same buffers.
 
-use assert_cmd::Command;
+mod exec_support;
+
+use exec_support::exec_json;
 use half::{bf16, f16};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -42,21 +44,11 @@ fn exec(
         args.push("--arg".into());
         args.push(r.to_string());
     }
-    let out = Command::cargo_bin("gpuzzle")
-        .expect("the gpuzzle binary")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("GPUZZLE_CACHE_DIR", cache())
-        .env("NO_COLOR", "1")
-        .env("GPUZZLE_BACKEND", "emu")
-        .arg("exec")
-        .args(&args)
-        .args(["--format", "json"])
-        .output()
-        .expect("run gpuzzle");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let out = exec_json(&cache(), &args);
+    let (stdout, stderr) = (&out.stdout, &out.stderr);
+    assert_eq!(out.code, 0, "{stdout}\n{stderr}");
+    let v = out.json();
+    assert!(!v.is_null(), "no JSON: {stdout}");
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(0), "{v}");
     let specs: Vec<&str> = args
         .windows(2)

@@ -3,7 +3,10 @@
 //! Each runs through `gpuzzle exec` and is checked against a Rust reference; the planted bugs
 //! are checked for their kind, line and the name the learner wrote.
 
+mod exec_support;
+
 use assert_cmd::Command;
+use exec_support::exec_json;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -15,21 +18,8 @@ fn cache() -> PathBuf {
 
 /// Runs `gpuzzle exec ARGS --format json`: (exit code, JSON or Null, stderr).
 fn exec_raw(args: &[&str]) -> (i32, Value, String) {
-    let out = Command::cargo_bin("gpuzzle")
-        .expect("the gpuzzle binary")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("GPUZZLE_CACHE_DIR", cache())
-        .env("NO_COLOR", "1")
-        .env("GPUZZLE_BACKEND", "emu")
-        .arg("exec")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("run gpuzzle");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    (out.status.code().unwrap_or(-1), json, stderr)
+    let out = exec_json(&cache(), args);
+    (out.code, out.json(), out.stderr)
 }
 
 fn kernel(name: &str) -> String {
