@@ -1,10 +1,10 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
-use super::alu::atom_combine;
+use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
-use super::memory::{classify, Window};
+use super::memory::{classify, word_index, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
@@ -334,6 +334,55 @@ impl<'l> Mem<'l> {
             self.log_at(th, addr, size, false, Kind::Write);
         }
         self.launch.global.write(addr, size, v);
+    }
+
+    /// Whether a warp's 4-byte global load whose addresses `global_hit_all` accepted can go
+    /// through `global_load_warp`: the race checker is on (so the block-order claims and the
+    /// rerun's watch, which only run without it, have nothing to do) and nothing is logged.
+    #[inline(always)]
+    pub(super) fn warp_loads(&self) -> bool {
+        !self.launch.global.races.is_empty() && self.accesses.is_none()
+    }
+
+    /// A warp's 4-byte global load: what `global_load_hit` does for each lane of `on`, in lane
+    /// order, with what is the same for every lane looked up once, the checker's common case
+    /// inline and the rest out of line, and the lanes' reads counted after. `addrs` are
+    /// accepted by `global_hit_all`; `warp_loads` holds; `first` is lane 0's linear index,
+    /// `pc` the load's instruction (where a diagnostic finds the lane); `out` is the
+    /// destination register's column.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn global_load_warp(
+        &mut self,
+        warp: &mut [Thread],
+        first: u32,
+        on: u32,
+        pc: u32,
+        inst: &Inst,
+        ty: Ty,
+        addrs: &[u64; 32],
+        out: &mut [u64],
+    ) {
+        let mut m = on;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let (addr, linear) = (addrs[i], first + i as u32);
+            let w = word_index(addr);
+            if !self.read_settled(w, linear) {
+                let th = &mut warp[i];
+                // Where a diagnostic of the access finds the lane.
+                th.pc = pc;
+                self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
+            }
+            out[i] = alu::loaded(ty, self.launch.global.word(w) as u64);
+        }
+        let mut m = on;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            warp[i].counters.global_reads += 1;
+        }
     }
 
     /// The addresses of a warp's access, `[lowest, highest, all of them or-ed together]`, are

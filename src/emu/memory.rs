@@ -171,6 +171,12 @@ impl GlobalMem {
         })
     }
 
+    /// The 4-byte word with index `w` (`word_index` of a valid address).
+    #[inline(always)]
+    pub fn word(&self, w: usize) -> u32 {
+        self.words[w].load(Ordering::Relaxed)
+    }
+
     /// Read `size` (1, 2, 4 or 8) bytes at a valid, aligned address.
     #[inline]
     pub fn read(&self, addr: u64, size: u32) -> u64 {

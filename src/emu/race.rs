@@ -482,8 +482,18 @@ impl<'l> Mem<'l> {
         self.global_race_slow(th, linear, inst, addr, size, kind);
     }
 
+    /// Whether a plain 4-byte read of word `w` by the thread `linear` needs nothing from the
+    /// checker (`fast_ok`; the race checker must be on). Otherwise `global_race_slow` does it.
+    #[inline(always)]
+    pub(super) fn read_settled(&self, w: usize, linear: u32) -> bool {
+        let races = &self.launch.global.races;
+        races
+            .get(w)
+            .is_some_and(|s| fast_ok(s.load(Ordering::Relaxed), self.gkey | linear, false))
+    }
+
     #[inline(never)]
-    fn global_race_slow(
+    pub(super) fn global_race_slow(
         &mut self,
         th: &Thread,
         linear: u32,

@@ -209,6 +209,15 @@ impl<'l> Block<'l> {
                     let size = ty.size();
                     // One test for the warp; only if it fails does each lane test its own.
                     let all_hit = mem.global_hit_all(span(file, on, b, off), size, slot);
+                    if all_hit && size == 4 && mem.warp_loads() {
+                        let addrs = column(file, b).map(|a| a.wrapping_add(off as u64));
+                        let out = column_mut(file, d);
+                        let first = base as u32;
+                        mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
+                        ran += 1;
+                        pc += 1;
+                        continue;
+                    }
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = rd(file, b, i).wrapping_add(off as u64);
                         if !all_hit && !mem.global_hit(addr, size, slot) {
