@@ -346,7 +346,7 @@ impl<'l> Mem<'l> {
 
     /// A warp's 4-byte global load: what `global_load_hit` does for each lane of `on`, in lane
     /// order, with what is the same for every lane looked up once, the checker's common case
-    /// inline and the rest out of line, and the lanes' reads counted after. `addrs` are
+    /// inline and the rest out of line; the caller counts the reads. `addrs` are
     /// accepted by `global_hit_all`; `warp_loads` holds; `first` is lane 0's linear index,
     /// `pc` the load's instruction (where a diagnostic finds the lane); `out` is the
     /// destination register's column.
@@ -376,12 +376,6 @@ impl<'l> Mem<'l> {
                 self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
             }
             out[i] = alu::loaded(ty, self.launch.global.word(w) as u64);
-        }
-        let mut m = on;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            warp[i].counters.global_reads += 1;
         }
     }
 

@@ -29,8 +29,52 @@ use super::scheduler::QUANTUM;
 use super::{Block, Lane, State, Thread, WarpRegs};
 use crate::emu::access::le_read;
 use crate::emu::alu;
-use crate::emu::fast::{self, Fast, FastInst, Src, NO_GUARD};
+use crate::emu::fast::{self, Fast, FastInst, FloatOp, IntOp, Src, NO_GUARD};
 use crate::ptx::ir::*;
+
+/// `$body` with `$op` bound to the variant `$e` holds, as a constant for each variant listed
+/// (any other: the value), so that the lane loop in `$body` is compiled once per listed
+/// variant with the variant known.
+macro_rules! per_variant {
+    ($e:expr, $T:ident :: { $($v:ident),* $(,)? }, |$op:ident| $body:expr) => {
+        match $e {
+            $($T::$v => {
+                let $op = $T::$v;
+                $body
+            })*
+            #[allow(unreachable_patterns)]
+            other => {
+                let $op = other;
+                $body
+            }
+        }
+    };
+}
+
+/// The global reads of a lockstep run's warp loads (`global_load_warp`), added to the lanes'
+/// counters when the run ends instead of at each load: `whole` for every lane of the run,
+/// `part[i]` for lane i alone (loads some lanes skipped).
+struct Reads {
+    whole: u64,
+    part: [u64; 32],
+}
+
+impl Reads {
+    #[inline(always)]
+    fn add(&mut self, on: u32, lanes: u32) {
+        if on == lanes {
+            self.whole += 1;
+        } else {
+            each(on, |i| self.part[i] += 1);
+        }
+    }
+
+    fn flush(&self, warp: &mut [Thread], lanes: u32) {
+        for_lanes(warp, lanes, |i, th| {
+            th.counters.global_reads += self.whole + self.part[i]
+        });
+    }
+}
 
 /// How all lanes of a lockstep run stopped, when they stopped together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +159,10 @@ impl<'l> Block<'l> {
         let mut together = None;
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
+        let mut reads = Reads {
+            whole: 0,
+            part: [0; 32],
+        };
         while ran < QUANTUM {
             let Some(fi) = fcode.get(pc) else { break };
             if fi.solo {
@@ -127,27 +175,49 @@ impl<'l> Block<'l> {
             };
             // Register-only instructions: one dispatch, then the lanes' columns.
             match fi.op {
-                Fast::Int32 { op, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::int32(op, x, y))
-                }
-                Fast::Int64 { op, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::int64(op, x, y))
-                }
+                // Each operation's lane loop is compiled on its own (`per_variant!`), so no
+                // lane decodes the operation again.
+                Fast::Int32 { op, d, a, b } => per_variant!(
+                    op,
+                    IntOp::{Add, Sub, Mul, And, Or, Xor, Shl, ShrU, ShrS, MinS, MinU, MaxS, MaxU},
+                    |op| lanes2(file, on, d, a, b, |x, y| fast::int32(op, x, y))
+                ),
+                Fast::Int64 { op, d, a, b } => per_variant!(
+                    op,
+                    IntOp::{Add, Sub, Mul, And, Or, Xor, Shl, ShrU, ShrS, MinS, MinU, MaxS, MaxU},
+                    |op| lanes2(file, on, d, a, b, |x, y| fast::int64(op, x, y))
+                ),
                 Fast::MulWide { signed, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::mul_wide(signed, x, y))
+                    if signed {
+                        lanes2(file, on, d, a, b, |x, y| fast::mul_wide(true, x, y))
+                    } else {
+                        lanes2(file, on, d, a, b, |x, y| fast::mul_wide(false, x, y))
+                    }
                 }
                 Fast::Mad32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::mad32),
-                Fast::F32 { op, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
-                }
+                Fast::F32 { op, d, a, b } => per_variant!(
+                    op,
+                    FloatOp::{Add, Sub, Mul},
+                    |op| lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
+                ),
                 Fast::Fma32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma32),
                 Fast::F64 { op, d, a, b } => {
                     lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y))
                 }
                 Fast::Fma64 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma64),
-                Fast::Setp { cmp, ty, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64)
-                }
+                Fast::Setp { cmp, ty, d, a, b } => match ty {
+                    // The comparisons loops and branches are made of.
+                    Ty::S32 | Ty::U32 | Ty::F32 => per_variant!(
+                        cmp,
+                        CmpOp::{Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs},
+                        |cmp| per_variant!(
+                            ty,
+                            Ty::{S32, U32, F32},
+                            |ty| lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64)
+                        )
+                    ),
+                    _ => lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64),
+                },
                 Fast::Special { d, s } => {
                     let m = &*mem;
                     let dst = column_mut(file, d);
@@ -208,18 +278,19 @@ impl<'l> Block<'l> {
                     let inst = &code[pc];
                     let size = ty.size();
                     // One test for the warp; only if it fails does each lane test its own.
-                    let all_hit = mem.global_hit_all(span(file, on, b, off), size, slot);
+                    let addrs = addresses(file, b, off);
+                    let all_hit = mem.global_hit_all(span(&addrs, on), size, slot);
                     if all_hit && size == 4 && mem.warp_loads() {
-                        let addrs = column(file, b).map(|a| a.wrapping_add(off as u64));
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
+                        reads.add(on, lanes);
                         ran += 1;
                         pc += 1;
                         continue;
                     }
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(file, b, i).wrapping_add(off as u64);
+                        let addr = addrs[i];
                         if !all_hit && !mem.global_hit(addr, size, slot) {
                             return false;
                         }
@@ -240,9 +311,10 @@ impl<'l> Block<'l> {
                     slot,
                 } => {
                     let inst = &code[pc];
-                    let all_hit = mem.global_hit_all(span(file, on, b, off), size, slot);
+                    let addrs = addresses(file, b, off);
+                    let all_hit = mem.global_hit_all(span(&addrs, on), size, slot);
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(file, b, i).wrapping_add(off as u64);
+                        let addr = addrs[i];
                         if !all_hit && !mem.global_hit(addr, size, slot) {
                             return false;
                         }
@@ -339,6 +411,7 @@ impl<'l> Block<'l> {
             ran += 1;
             pc += 1;
         }
+        reads.flush(warp, lanes);
         if !diverged {
             let mut m = lanes;
             while m != 0 {
@@ -450,42 +523,68 @@ fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
     }
 }
 
-/// The lowest and highest address `base + off` of the lanes of `on` (`on` not empty), and all
-/// of them or-ed together (for the alignment test).
+/// Each lane's address `base + off`.
 #[inline(always)]
-fn span(file: &[u64], on: u32, base: Src, off: i64) -> [u64; 3] {
+fn addresses(file: &[u64], base: Src, off: i64) -> [u64; 32] {
+    column(file, base).map(|a| a.wrapping_add(off as u64))
+}
+
+/// The lowest and highest of the addresses of the lanes of `on` (`on` not empty), and all of
+/// them or-ed together (for the alignment test).
+#[inline(always)]
+fn span(addrs: &[u64; 32], on: u32) -> [u64; 3] {
     let (mut lo, mut hi, mut or) = (u64::MAX, 0, 0);
-    each(on, |i| {
-        let a = rd(file, base, i).wrapping_add(off as u64);
-        lo = lo.min(a);
-        hi = hi.max(a);
-        or |= a;
-    });
+    let n = 32 - on.leading_zeros() as usize;
+    if on.count_ones() as usize == n {
+        // Lanes 0 to n - 1: a loop the compiler can vectorise.
+        for &a in &addrs[..n] {
+            lo = lo.min(a);
+            hi = hi.max(a);
+            or |= a;
+        }
+    } else {
+        each(on, |i| {
+            lo = lo.min(addrs[i]);
+            hi = hi.max(addrs[i]);
+            or |= addrs[i];
+        });
+    }
     [lo, hi, or]
+}
+
+/// `dst[i] = f(i)` for the lanes of `on`: a plain loop when they are lanes 0 to n - 1 (a
+/// whole warp, or a block's last one), which the compiler can vectorise.
+#[inline(always)]
+fn lanes(dst: &mut [u64], on: u32, f: impl Fn(usize) -> u64) {
+    let n = 32 - on.leading_zeros() as usize;
+    if on.count_ones() as usize == n {
+        for (i, v) in dst[..n].iter_mut().enumerate() {
+            *v = f(i);
+        }
+    } else {
+        each(on, |i| dst[i] = f(i));
+    }
 }
 
 /// `d = f(a)` for the lanes of `on`.
 #[inline(always)]
 fn lanes1(file: &mut [u64], on: u32, d: u32, a: Src, f: impl Fn(u64) -> u64) {
     let x = column(file, a);
-    let dst = column_mut(file, d);
-    each(on, |i| dst[i] = f(x[i]));
+    lanes(column_mut(file, d), on, |i| f(x[i]));
 }
 
 /// `d = f(a, b)` for the lanes of `on`.
 #[inline(always)]
 fn lanes2(file: &mut [u64], on: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
     let (x, y) = (column(file, a), column(file, b));
-    let dst = column_mut(file, d);
-    each(on, |i| dst[i] = f(x[i], y[i]));
+    lanes(column_mut(file, d), on, |i| f(x[i], y[i]));
 }
 
 /// `d = f(a, b, c)` for the lanes of `on`.
 #[inline(always)]
 fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u64) -> u64) {
     let (x, y, z) = (column(file, s[0]), column(file, s[1]), column(file, s[2]));
-    let dst = column_mut(file, d);
-    each(on, |i| dst[i] = f(x[i], y[i], z[i]));
+    lanes(column_mut(file, d), on, |i| f(x[i], y[i], z[i]));
 }
 
 /// The lanes of `lanes` whose guard register holds (`negate`: is false).
