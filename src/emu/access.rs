@@ -373,7 +373,7 @@ impl<'l> Mem<'l> {
                 let th = &mut warp[i];
                 // Where a diagnostic of the access finds the lane.
                 th.pc = pc;
-                self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
+                self.read_word_slow(th, linear, inst, addr, w);
             }
             out[i] = alu::loaded(ty, self.launch.global.word(w) as u64);
         }

@@ -88,6 +88,7 @@ pub(super) struct Conflict {
 /// The next state of a word after an access with `key` (block, interval, thread), and the
 /// other block's conflicting access if there is one. Conflicts inside the block are decided
 /// by the interval table, not here.
+#[inline(always)]
 pub(super) fn transition(s: u32, key: u32, kind: Kind) -> (u32, Option<Conflict>) {
     let wrote = if kind == Kind::Write {
         THREAD_WROTE | BLOCK_WROTE
@@ -492,6 +493,50 @@ impl<'l> Mem<'l> {
             .is_some_and(|s| fast_ok(s.load(Ordering::Relaxed), self.gkey | linear, false))
     }
 
+    /// `global_race_slow` of a plain aligned 4-byte read of word `w` at `addr`, the case of
+    /// a warp's loads, with no other block's access to order it against: the state update and
+    /// the interval table with the kind known, in one small function. A conflict with another
+    /// block goes to `global_race_slow`, which decides it from the start.
+    #[inline(never)]
+    pub(super) fn read_word_slow(
+        &mut self,
+        th: &Thread,
+        linear: u32,
+        inst: &Inst,
+        addr: u64,
+        w: usize,
+    ) {
+        let key = self.gkey | linear;
+        let parallel = self.launch.parallel;
+        let Some(cell) = self.launch.global.races.get(w) else {
+            return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
+        };
+        let mut s = cell.load(Ordering::Relaxed);
+        loop {
+            let (next, conflict) = transition(s, key, Kind::Read);
+            if conflict.is_some() {
+                // Nothing was changed here.
+                return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
+            }
+            if next == s {
+                break;
+            }
+            if !parallel {
+                // One block at a time: nobody else writes the state.
+                cell.store(next, Ordering::Relaxed);
+                break;
+            }
+            match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(now) => s = now,
+            }
+        }
+        if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, Kind::Read)
+        {
+            self.report_block_race(th, inst, addr, hazard, other, other_line);
+        }
+    }
+
     #[inline(never)]
     pub(super) fn global_race_slow(
         &mut self,
@@ -557,6 +602,8 @@ impl<'l> Mem<'l> {
     }
 
     /// Whether this thread acquired the other block's accesses (see the module docs).
+    #[cold]
+    #[inline(never)]
     fn cross_ordered(&self, linear: u32, c: Conflict) -> bool {
         let me = self.block_index;
         if c.several {
@@ -566,6 +613,8 @@ impl<'l> Mem<'l> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn note_cross_race(
         &mut self,
         th: &Thread,
@@ -603,6 +652,8 @@ impl<'l> Mem<'l> {
 
     /// Record the access in the block's interval table; the conflicting earlier access of
     /// another thread of the block in this interval, if any, as (hazard, thread, line).
+    /// Inline: a read's checker path (`read_word_slow`) gets it with the kind known.
+    #[inline(always)]
     fn interval_check(
         &mut self,
         me: u32,
@@ -665,6 +716,8 @@ impl<'l> Mem<'l> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
     fn report_block_race(
         &mut self,
         th: &Thread,

@@ -207,15 +207,12 @@ impl<'l> Block<'l> {
                 Fast::Fma64 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma64),
                 Fast::Setp { cmp, ty, d, a, b } => match ty {
                     // The comparisons loops and branches are made of.
-                    Ty::S32 | Ty::U32 | Ty::F32 => per_variant!(
-                        cmp,
-                        CmpOp::{Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs},
-                        |cmp| per_variant!(
-                            ty,
-                            Ty::{S32, U32, F32},
-                            |ty| lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64)
-                        )
-                    ),
+                    Ty::S32 => per_variant!(cmp, CmpOp::{Eq, Ne, Lt, Le, Gt, Ge}, |cmp| {
+                        lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, Ty::S32, x, y) as u64)
+                    }),
+                    Ty::U32 => per_variant!(cmp, CmpOp::{Eq, Ne, Lo, Ls, Hi, Hs}, |cmp| {
+                        lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, Ty::U32, x, y) as u64)
+                    }),
                     _ => lanes2(file, on, d, a, b, |x, y| fast::setp(cmp, ty, x, y) as u64),
                 },
                 Fast::Special { d, s } => {
