@@ -218,7 +218,20 @@ impl<'l> Block<'l> {
                 Fast::Special { d, s } => {
                     let m = &*mem;
                     let dst = column_mut(file, d);
-                    each(on, |i| dst[i] = m.special(&warp[i], s));
+                    match s {
+                        Special::Tid(k) => each(on, |i| dst[i] = warp[i].tid[k as usize] as u64),
+                        // The same in every thread of a block.
+                        Special::Ntid(_)
+                        | Special::Ctaid(_)
+                        | Special::Nctaid(_)
+                        | Special::NWarpId
+                        | Special::WarpSize
+                        | Special::DynamicSmemSize => {
+                            let v = m.special(&warp[on.trailing_zeros() as usize], s);
+                            each(on, |i| dst[i] = v);
+                        }
+                        _ => each(on, |i| dst[i] = m.special(&warp[i], s)),
+                    }
                 }
                 Fast::Cvta { to, window, d, a } => {
                     lanes1(file, on, d, a, |x| fast::cvta(to, window, x))
@@ -498,19 +511,6 @@ fn column_mut(file: &mut [u64], r: u32) -> &mut [u64] {
     &mut file[r as usize * 32..][..32]
 }
 
-/// An operand's 32 lanes.
-#[inline(always)]
-fn column(file: &[u64], s: Src) -> [u64; 32] {
-    match s {
-        Src::R(r) => {
-            let mut c = [0; 32];
-            c.copy_from_slice(&file[r as usize * 32..][..32]);
-            c
-        }
-        Src::I(v) => [v; 32],
-    }
-}
-
 /// Lane `lane`'s value of an operand.
 #[inline(always)]
 fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
@@ -523,7 +523,9 @@ fn rd(file: &[u64], s: Src, lane: usize) -> u64 {
 /// Each lane's address `base + off`.
 #[inline(always)]
 fn addresses(file: &[u64], base: Src, off: i64) -> [u64; 32] {
-    column(file, base).map(|a| a.wrapping_add(off as u64))
+    let mut imm = [0; 32];
+    let x = operand(file.as_chunks::<32>().0, base, &mut imm);
+    std::array::from_fn(|i| x[i].wrapping_add(off as u64))
 }
 
 /// The lowest and highest of the addresses of the lanes of `on` (`on` not empty), and all of
@@ -563,25 +565,63 @@ fn lanes(dst: &mut [u64], on: u32, f: impl Fn(usize) -> u64) {
     }
 }
 
+/// An operand's lanes: a register's column, or an immediate's value in every lane (`imm`).
+#[inline(always)]
+fn operand<'a>(cols: &'a [[u64; 32]], s: Src, imm: &'a mut [u64; 32]) -> &'a [u64; 32] {
+    match s {
+        Src::R(r) => &cols[r as usize],
+        Src::I(v) => {
+            *imm = [v; 32];
+            imm
+        }
+    }
+}
+
 /// `d = f(a)` for the lanes of `on`.
 #[inline(always)]
 fn lanes1(file: &mut [u64], on: u32, d: u32, a: Src, f: impl Fn(u64) -> u64) {
-    let x = column(file, a);
-    lanes(column_mut(file, d), on, |i| f(x[i]));
+    let mut ia = [0; 32];
+    let cols = file.as_chunks::<32>().0;
+    let x = operand(cols, a, &mut ia);
+    let mut out = [0u64; 32];
+    lanes(&mut out, on, |i| f(x[i]));
+    write_lanes(file, on, d, &out);
 }
 
 /// `d = f(a, b)` for the lanes of `on`.
 #[inline(always)]
 fn lanes2(file: &mut [u64], on: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
-    let (x, y) = (column(file, a), column(file, b));
-    lanes(column_mut(file, d), on, |i| f(x[i], y[i]));
+    let (mut ia, mut ib) = ([0; 32], [0; 32]);
+    let cols = file.as_chunks::<32>().0;
+    let (x, y) = (operand(cols, a, &mut ia), operand(cols, b, &mut ib));
+    let mut out = [0u64; 32];
+    lanes(&mut out, on, |i| f(x[i], y[i]));
+    write_lanes(file, on, d, &out);
 }
 
 /// `d = f(a, b, c)` for the lanes of `on`.
 #[inline(always)]
 fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u64) -> u64) {
-    let (x, y, z) = (column(file, s[0]), column(file, s[1]), column(file, s[2]));
-    lanes(column_mut(file, d), on, |i| f(x[i], y[i], z[i]));
+    let (mut ia, mut ib, mut ic) = ([0; 32], [0; 32], [0; 32]);
+    let cols = file.as_chunks::<32>().0;
+    let x = operand(cols, s[0], &mut ia);
+    let y = operand(cols, s[1], &mut ib);
+    let z = operand(cols, s[2], &mut ic);
+    let mut out = [0u64; 32];
+    lanes(&mut out, on, |i| f(x[i], y[i], z[i]));
+    write_lanes(file, on, d, &out);
+}
+
+/// Register `d`'s lanes of `on` from `out`.
+#[inline(always)]
+fn write_lanes(file: &mut [u64], on: u32, d: u32, out: &[u64; 32]) {
+    let dst = column_mut(file, d);
+    let n = 32 - on.leading_zeros() as usize;
+    if on.count_ones() as usize == n {
+        dst[..n].copy_from_slice(&out[..n]);
+    } else {
+        each(on, |i| dst[i] = out[i]);
+    }
 }
 
 /// The lanes of `lanes` whose guard register holds (`negate`: is false).
