@@ -533,6 +533,24 @@ fn addresses(file: &[u64], base: Src, off: i64) -> [u64; 32] {
 #[inline(always)]
 fn span(addrs: &[u64; 32], on: u32) -> [u64; 3] {
     let (mut lo, mut hi, mut or) = (u64::MAX, 0, 0);
+    if on == u32::MAX {
+        // A whole warp: fixed-length loops. When the addresses agree in their upper halves
+        // (they nearly always do), the bounds come from the lower halves, whose comparisons
+        // vectorise where 64-bit ones do not.
+        let top = addrs[0] >> 32;
+        let (mut differ, mut lo32, mut hi32) = (0, u32::MAX, 0);
+        for &a in addrs {
+            differ |= (a >> 32) ^ top;
+            or |= a;
+        }
+        if differ == 0 {
+            for &a in addrs {
+                lo32 = lo32.min(a as u32);
+                hi32 = hi32.max(a as u32);
+            }
+            return [top << 32 | lo32 as u64, top << 32 | hi32 as u64, or];
+        }
+    }
     let n = 32 - on.leading_zeros() as usize;
     if on.count_ones() as usize == n {
         // Lanes 0 to n - 1: a loop the compiler can vectorise.
@@ -556,7 +574,11 @@ fn span(addrs: &[u64; 32], on: u32) -> [u64; 3] {
 #[inline(always)]
 fn lanes(dst: &mut [u64], on: u32, f: impl Fn(usize) -> u64) {
     let n = 32 - on.leading_zeros() as usize;
-    if on.count_ones() as usize == n {
+    if on == u32::MAX {
+        for (i, v) in dst[..32].iter_mut().enumerate() {
+            *v = f(i);
+        }
+    } else if on.count_ones() as usize == n {
         for (i, v) in dst[..n].iter_mut().enumerate() {
             *v = f(i);
         }
@@ -602,6 +624,15 @@ fn lanes2(file: &mut [u64], on: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64
 /// `d = f(a, b, c)` for the lanes of `on`.
 #[inline(always)]
 fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    if let [Src::R(a), Src::R(b), Src::R(c)] = s {
+        // Four different registers (the usual `fma`): the result goes straight to its column.
+        let cols = file.as_chunks_mut::<32>().0;
+        if let Ok([dst, x, y, z]) = cols.get_disjoint_mut([d, a, b, c].map(|r| r as usize)) {
+            let (x, y, z) = (&*x, &*y, &*z);
+            lanes(dst, on, |i| f(x[i], y[i], z[i]));
+            return;
+        }
+    }
     let (mut ia, mut ib, mut ic) = ([0; 32], [0; 32], [0; 32]);
     let cols = file.as_chunks::<32>().0;
     let x = operand(cols, s[0], &mut ia);
@@ -617,7 +648,10 @@ fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u
 fn write_lanes(file: &mut [u64], on: u32, d: u32, out: &[u64; 32]) {
     let dst = column_mut(file, d);
     let n = 32 - on.leading_zeros() as usize;
-    if on.count_ones() as usize == n {
+    if on == u32::MAX {
+        // A fixed-length copy, inline (a variable one is a call to memcpy).
+        dst.copy_from_slice(out);
+    } else if on.count_ones() as usize == n {
         dst[..n].copy_from_slice(&out[..n]);
     } else {
         each(on, |i| dst[i] = out[i]);
