@@ -29,7 +29,7 @@ use super::diag::{Diags, Namer, Site};
 use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 // The `u32` state of one global word (0 = untouched):
 //   bits 0..10   the thread (index in its block) that last touched it
@@ -134,6 +134,36 @@ pub(super) fn transition(s: u32, key: u32, kind: Kind) -> (u32, Option<Conflict>
             }
         }
         Kind::Atomic => (key | block_wrote | several, None),
+    }
+}
+
+/// Move a word's state on by an access with `key` (`transition`), with a compare-and-swap
+/// when blocks run at once (`parallel`); the other block's conflicting access, if any. With
+/// `keep_on_conflict`, a conflict leaves the state as it was (the caller then hands the access
+/// to `global_race_slow`, which decides it from the start).
+#[inline(always)]
+fn advance(
+    cell: &AtomicU32,
+    key: u32,
+    kind: Kind,
+    parallel: bool,
+    keep_on_conflict: bool,
+) -> Option<Conflict> {
+    let mut s = cell.load(Ordering::Relaxed);
+    loop {
+        let (next, c) = transition(s, key, kind);
+        if (keep_on_conflict && c.is_some()) || next == s {
+            return c;
+        }
+        if !parallel {
+            // One block at a time: nobody else writes the state.
+            cell.store(next, Ordering::Relaxed);
+            return c;
+        }
+        match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return c,
+            Err(now) => s = now,
+        }
     }
 }
 
@@ -511,25 +541,9 @@ impl<'l> Mem<'l> {
         let Some(cell) = self.launch.global.races.get(w) else {
             return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
         };
-        let mut s = cell.load(Ordering::Relaxed);
-        loop {
-            let (next, conflict) = transition(s, key, Kind::Read);
-            if conflict.is_some() {
-                // Nothing was changed here.
-                return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
-            }
-            if next == s {
-                break;
-            }
-            if !parallel {
-                // One block at a time: nobody else writes the state.
-                cell.store(next, Ordering::Relaxed);
-                break;
-            }
-            match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => break,
-                Err(now) => s = now,
-            }
+        if advance(cell, key, Kind::Read, parallel, true).is_some() {
+            // The state was left as it was.
+            return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
         }
         if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, Kind::Read)
         {
@@ -560,23 +574,7 @@ impl<'l> Mem<'l> {
         let mut reported = false;
         // An exclusive range: `RangeInclusive` costs more per step than the check here.
         for w in first..last + 1 {
-            let cell = &self.launch.global.races[w];
-            let mut s = cell.load(Ordering::Relaxed);
-            let conflict = loop {
-                let (next, c) = transition(s, key, kind);
-                if next == s {
-                    break c;
-                }
-                if !parallel {
-                    // One block at a time: nobody else writes the state.
-                    cell.store(next, Ordering::Relaxed);
-                    break c;
-                }
-                match cell.compare_exchange_weak(s, next, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => break c,
-                    Err(now) => s = now,
-                }
-            };
+            let conflict = advance(&self.launch.global.races[w], key, kind, parallel, false);
             if let Some(c) = conflict {
                 if parallel {
                     // Blocks running at once: the order of the two is timing. Rerun in order,

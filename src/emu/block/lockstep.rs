@@ -738,6 +738,38 @@ $L_small:
 }
 ";
 
+    /// `out[tid]`, a float computed from `tid + 7`, plus `%ntid.x` for threads 40 and up (a
+    /// guarded read no lane of warp 0 passes), through operands in every shape: a register
+    /// read and written by one instruction, immediates, a three-source op on four different
+    /// registers and on repeated ones.
+    const SPECIALS: &str = "
+.visible .entry specials(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<5>;
+  .reg .f32 %f<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+  setp.ge.u32 %p1, %r1, 40;
+  @%p1 mov.u32 %r2, %ntid.x;
+  add.u32 %r2, %r2, %r1;
+  add.u32 %r3, 7, %r2;
+  cvt.rn.f32.u32 %f1, %r3;
+  fma.rn.f32 %f2, %f1, %f1, %f1;
+  mov.f32 %f3, 0f3F800000;
+  fma.rn.f32 %f4, %f2, %f3, %f1;
+  fma.rn.f32 %f4, %f4, 0f40000000, %f4;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.f32 [%rd4], %f4;
+  ret;
+}
+";
+
     /// Each thread stores its index to `s[tid]` and reads its neighbour's `s[tid ^ 1]` with no
     /// barrier between: a race (and, one thread at a time, an uninitialised read).
     const RACY: &str = "
@@ -905,37 +937,6 @@ $L_top:
         // at the branch (24 lanes x 5 instructions, 8 lanes x 4).
         assert_eq!(ran, on.instructions - (24 * 5 + 8 * 4));
     }
-
-    /// `out[tid] = ntid` for threads 40 and up, written by a guarded read of `%ntid.x` that
-    /// no lane of warp 0 passes, and operands in every shape: a register read and written by
-    /// one instruction, immediates, a three-source op on four registers and on repeated ones.
-    const SPECIALS: &str = "
-.visible .entry specials(.param .u64 out)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<5>;
-  .reg .f32 %f<5>;
-  .loc 1 2 0
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd2, %rd1;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, 0;
-  setp.ge.u32 %p1, %r1, 40;
-  @%p1 mov.u32 %r2, %ntid.x;
-  add.u32 %r2, %r2, %r1;
-  add.u32 %r3, 7, %r2;
-  cvt.rn.f32.u32 %f1, %r3;
-  fma.rn.f32 %f2, %f1, %f1, %f1;
-  mov.f32 %f3, 0f3F800000;
-  fma.rn.f32 %f4, %f2, %f3, %f1;
-  fma.rn.f32 %f4, %f4, 0f40000000, %f4;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.f32 [%rd4], %f4;
-  ret;
-}
-";
 
     #[test]
     fn every_operand_shape_and_a_guard_no_lane_passes_give_the_same_result() {
