@@ -55,6 +55,17 @@ fn place(space: Space, addr: u64) -> Place {
     }
 }
 
+/// Run `f(lane)` for each lane of `on` (bit i: lane i), in lane order.
+#[inline(always)]
+fn each_lane_of(on: u32, mut f: impl FnMut(usize)) {
+    let mut m = on;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        f(i);
+    }
+}
+
 /// A little-endian value of 1, 2, 4 or 8 bytes (any other length reads as the bytes it has).
 /// The usual sizes are fixed-size loads, not a variable-length copy (which costs a `memcpy`
 /// call per access).
@@ -435,6 +446,41 @@ impl<'l> Mem<'l> {
             }
             None => false,
         }
+    }
+
+    /// A warp's 4-byte shared load with nothing to log, all at once when each lane's word is
+    /// a clean read (`SharedShadow::clean_read`: in bounds, and the checkers find and change
+    /// nothing; lockstep runs only with the checkers on). Then `out` (the destination column)
+    /// gets each lane of `on` its word and the caller counts the reads; otherwise nothing is
+    /// done and false returned (each lane goes through `fast_shared_load`).
+    #[inline(always)]
+    pub(super) fn shared_load_warp(
+        &self,
+        on: u32,
+        addrs: &[u64; 32],
+        ty: Ty,
+        out: &mut [u64],
+    ) -> bool {
+        if !self.shadow.is_on() {
+            return false;
+        }
+        let mut m = on;
+        while m != 0 {
+            let a = addrs[m.trailing_zeros() as usize];
+            m &= m - 1;
+            if a & 3 != 0 || !self.shadow.clean_read(a, self.epoch) {
+                return false;
+            }
+        }
+        let words = self.shared.as_chunks::<4>().0;
+        let mut inside = true;
+        each_lane_of(on, |i| match words.get((addrs[i] / 4) as usize) {
+            Some(w) => out[i] = alu::loaded(ty, u32::from_le_bytes(*w) as u64),
+            None => inside = false,
+        });
+        // Never false after the test above (a clean word lies inside shared memory); kept so
+        // that no lane can read past it.
+        inside
     }
 
     /// The fast path of a scalar shared load (bounds, alignment, counters, checkers, log).

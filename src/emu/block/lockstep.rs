@@ -51,28 +51,68 @@ macro_rules! per_variant {
     };
 }
 
-/// The global reads of a lockstep run's warp loads (`global_load_warp`), added to the lanes'
-/// counters when the run ends instead of at each load: `whole` for every lane of the run,
-/// `part[i]` for lane i alone (loads some lanes skipped).
-struct Reads {
+/// Loads of one space a lockstep run did for a whole warp at once (`global_load_warp`,
+/// `shared_load_warp`), added to the lanes' counters when the run ends instead of at each
+/// load: `whole` for every lane of the run, `part[i]` for lane i alone (loads some lanes
+/// skipped).
+struct Tally {
     whole: u64,
     part: [u64; 32],
 }
 
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            whole: 0,
+            part: [0; 32],
+        }
+    }
+}
+
+/// The global and shared reads of a lockstep run's warp loads; `partial`: some load skipped
+/// lanes (else every `part` is zero).
+struct Reads {
+    global: Tally,
+    shared: Tally,
+    partial: bool,
+}
+
 impl Reads {
     #[inline(always)]
-    fn add(&mut self, on: u32, lanes: u32) {
+    fn add(tally: &mut Tally, partial: &mut bool, on: u32, lanes: u32) {
         if on == lanes {
-            self.whole += 1;
+            tally.whole += 1;
         } else {
-            each(on, |i| self.part[i] += 1);
+            *partial = true;
+            each(on, |i| tally.part[i] += 1);
         }
     }
 
+    #[inline(always)]
+    fn global(&mut self, on: u32, lanes: u32) {
+        Self::add(&mut self.global, &mut self.partial, on, lanes);
+    }
+
+    #[inline(always)]
+    fn shared(&mut self, on: u32, lanes: u32) {
+        Self::add(&mut self.shared, &mut self.partial, on, lanes);
+    }
+
+    #[inline(always)]
     fn flush(&self, warp: &mut [Thread], lanes: u32) {
-        for_lanes(warp, lanes, |i, th| {
-            th.counters.global_reads += self.whole + self.part[i]
-        });
+        let (g, s) = (&self.global, &self.shared);
+        if self.partial {
+            for_lanes(warp, lanes, |i, th| {
+                th.counters.global_reads += g.whole + g.part[i];
+                th.counters.shared_reads += s.whole + s.part[i];
+            });
+        } else if g.whole | s.whole != 0 {
+            // Most runs (a reduction's between its barriers) loaded nothing this way.
+            for_lanes(warp, lanes, |_, th| {
+                th.counters.global_reads += g.whole;
+                th.counters.shared_reads += s.whole;
+            });
+        }
     }
 }
 
@@ -160,8 +200,9 @@ impl<'l> Block<'l> {
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
         let mut reads = Reads {
-            whole: 0,
-            part: [0; 32],
+            global: Tally::new(),
+            shared: Tally::new(),
+            partial: false,
         };
         while ran < QUANTUM {
             let Some(fi) = fcode.get(pc) else { break };
@@ -297,7 +338,7 @@ impl<'l> Block<'l> {
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
-                        reads.add(on, lanes);
+                        reads.global(on, lanes);
                         ran += 1;
                         pc += 1;
                         continue;
@@ -347,8 +388,18 @@ impl<'l> Block<'l> {
                     off,
                 } => {
                     let inst = &code[pc];
+                    let addrs = addresses(file, b, off);
+                    if ty.size() == 4 && mem.accesses.is_none() {
+                        let out = column_mut(file, d);
+                        if mem.shared_load_warp(on, &addrs, ty, out) {
+                            reads.shared(on, lanes);
+                            ran += 1;
+                            pc += 1;
+                            continue;
+                        }
+                    }
                     let declined = each_lane(warp, on, pc, |i, th| {
-                        let addr = rd(file, b, i).wrapping_add(off as u64);
+                        let addr = addrs[i];
                         let linear = (base + i) as u32;
                         match mem.fast_shared_load(th, linear, inst, addr, ty.size()) {
                             Some(v) => {
@@ -799,6 +850,45 @@ $L_small:
 }
 ";
 
+    /// Each thread stores its index to `s[tid]`; after a barrier, every thread reads
+    /// `s[tid % 8]` three times, the third time only threads below 40: words many lanes read
+    /// and no one writes (a warp's shared load at once, `shared_load_warp`, from the second
+    /// read on). `out[tid]` is the sum of the three (the third is 0 from thread 40 on).
+    const TILE: &str = "
+.shared .align 4 .b8 s[256];
+.visible .entry tile(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<11>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  .loc 1 3 0
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  and.b32 %r5, %r2, 28;
+  add.s32 %r5, %r3, %r5;
+  .loc 1 4 0
+  ld.shared.u32 %r6, [%r5];
+  ld.shared.u32 %r7, [%r5];
+  mov.u32 %r8, 0;
+  setp.lt.u32 %p1, %r1, 40;
+  @%p1 ld.shared.u32 %r8, [%r5];
+  add.s32 %r9, %r6, %r7;
+  add.s32 %r10, %r9, %r8;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 5 0
+  st.global.u32 [%rd4], %r10;
+  ret;
+}
+";
+
     /// `out[tid] = *counter; atomicAdd(counter, 1)`: one thread at a time, thread i reads i.
     const TICKET: &str = "
 .visible .entry ticket(.param .u64 out, .param .u64 counter)
@@ -950,6 +1040,22 @@ $L_top:
             let f4 = f2.mul_add(1.0, r);
             assert_eq!(v, f4.mul_add(2.0, f4) as f64, "thread {t}");
         }
+    }
+
+    #[test]
+    fn shared_words_a_warp_reads_at_once_are_read_and_counted_as_one_lane_at_a_time() {
+        let (on, off, ran) = both(TILE, "tile", 64, vec![ints("out", 64)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        let out = on.buffers[0].values();
+        for (t, &v) in out.iter().enumerate() {
+            let w = (t % 8) as f64;
+            assert_eq!(v, if t < 40 { 3.0 * w } else { 2.0 * w }, "thread {t}");
+        }
+        // 40 threads read three times, 24 twice.
+        assert_eq!(on.counters.max_per_thread.shared_reads, 3);
+        assert_eq!(on.counters.total.shared_reads, 40 * 3 + 24 * 2);
     }
 
     #[test]
