@@ -55,17 +55,6 @@ fn place(space: Space, addr: u64) -> Place {
     }
 }
 
-/// Run `f(lane)` for each lane of `on` (bit i: lane i), in lane order.
-#[inline(always)]
-fn each_lane_of(on: u32, mut f: impl FnMut(usize)) {
-    let mut m = on;
-    while m != 0 {
-        let i = m.trailing_zeros() as usize;
-        m &= m - 1;
-        f(i);
-    }
-}
-
 /// A little-endian value of 1, 2, 4 or 8 bytes (any other length reads as the bytes it has).
 /// The usual sizes are fixed-size loads, not a variable-length copy (which costs a `memcpy`
 /// call per access).
@@ -448,39 +437,50 @@ impl<'l> Mem<'l> {
         }
     }
 
-    /// A warp's 4-byte shared load with nothing to log, all at once when each lane's word is
-    /// a clean read (`SharedShadow::clean_read`: in bounds, and the checkers find and change
-    /// nothing; lockstep runs only with the checkers on). Then `out` (the destination column)
-    /// gets each lane of `on` its word and the caller counts the reads; otherwise nothing is
-    /// done and false returned (each lane goes through `fast_shared_load`).
+    /// A warp's 4-byte shared load with nothing to log: what `fast_shared_load` does for each
+    /// lane of `on`, in lane order, with the common case inline: a lane whose word is a clean
+    /// read (`SharedShadow::clean_read`: in bounds, and the checkers find and change nothing)
+    /// just reads it; any other goes through the checkers out of line, which count its read.
+    /// `out` is the destination register's column, `first` lane 0's linear index, `pc` the
+    /// load's instruction (where a diagnostic finds the lane). Returns the lanes that read a
+    /// clean word (the caller counts their reads) and the first lane the fast path declined,
+    /// if any (the lanes before it did the load, it and those after it did not).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn shared_load_warp(
-        &self,
+        &mut self,
+        warp: &mut [Thread],
+        first: u32,
         on: u32,
-        addrs: &[u64; 32],
+        pc: u32,
+        inst: &Inst,
         ty: Ty,
+        addrs: &[u64; 32],
         out: &mut [u64],
-    ) -> bool {
-        if !self.shadow.is_on() {
-            return false;
-        }
+    ) -> (u32, Option<usize>) {
+        let mut clean = 0;
         let mut m = on;
         while m != 0 {
-            let a = addrs[m.trailing_zeros() as usize];
+            let i = m.trailing_zeros() as usize;
             m &= m - 1;
-            if a & 3 != 0 || !self.shadow.clean_read(a, self.epoch) {
-                return false;
+            let a = addrs[i];
+            if a & 3 == 0 && self.shadow.clean_read(a, self.epoch) {
+                clean |= 1 << i;
+            } else {
+                let th = &mut warp[i];
+                // Where a diagnostic of the access finds the lane.
+                th.pc = pc;
+                if !self.fast_shared_checked::<false>(th, first + i as u32, inst, a, 4) {
+                    return (clean, Some(i));
+                }
+            }
+            // Both tests above found the word inside shared memory; `None` cannot happen.
+            match self.shared.as_chunks::<4>().0.get((a / 4) as usize) {
+                Some(w) => out[i] = alu::loaded(ty, u32::from_le_bytes(*w) as u64),
+                None => return (clean & !(1 << i), Some(i)),
             }
         }
-        let words = self.shared.as_chunks::<4>().0;
-        let mut inside = true;
-        each_lane_of(on, |i| match words.get((addrs[i] / 4) as usize) {
-            Some(w) => out[i] = alu::loaded(ty, u32::from_le_bytes(*w) as u64),
-            None => inside = false,
-        });
-        // Never false after the test above (a clean word lies inside shared memory); kept so
-        // that no lane can read past it.
-        inside
+        (clean, None)
     }
 
     /// The fast path of a scalar shared load (bounds, alignment, counters, checkers, log).

@@ -391,12 +391,19 @@ impl<'l> Block<'l> {
                     let addrs = addresses(file, b, off);
                     if ty.size() == 4 && mem.accesses.is_none() {
                         let out = column_mut(file, d);
-                        if mem.shared_load_warp(on, &addrs, ty, out) {
-                            reads.shared(on, lanes);
-                            ran += 1;
-                            pc += 1;
-                            continue;
+                        let first = base as u32;
+                        let (clean, declined) =
+                            mem.shared_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
+                        if clean != 0 {
+                            reads.shared(clean, lanes);
                         }
+                        if let Some(i) = declined {
+                            ahead = i;
+                            break;
+                        }
+                        ran += 1;
+                        pc += 1;
+                        continue;
                     }
                     let declined = each_lane(warp, on, pc, |i, th| {
                         let addr = addrs[i];
