@@ -127,11 +127,15 @@ pub(super) enum Together {
 
 /// Where a lockstep run left the warp's lanes.
 pub(super) struct WarpEnd {
-    /// Instructions each lane ran (the lanes below `ahead` ran one more).
+    /// Instructions the run ran (the lanes of `ahead` ran one more, each lane `behind[i]`
+    /// fewer).
     pub(super) ran: u64,
-    /// Lanes (offsets in the warp) below this one also ran the instruction the others are
-    /// left at: a memory access whose fast path declined for this lane.
-    pub(super) ahead: usize,
+    /// Lanes (bit i: lane i) that also ran the instruction the others are left at: those
+    /// before the lane a memory access's fast path declined.
+    pub(super) ahead: u32,
+    /// Per lane, the instructions it did not run while it waited for lanes on the other side
+    /// of a branch (see `Park`).
+    pub(super) behind: [u64; 32],
     /// Every lane stopped (waits or exited); `None`: each lane goes on alone from its `pc`.
     pub(super) together: Option<Together>,
 }
@@ -139,8 +143,48 @@ pub(super) struct WarpEnd {
 impl WarpEnd {
     /// Instructions lane `lane` (its offset in the warp) ran in lockstep.
     pub(super) fn ran_by(&self, lane: usize) -> u64 {
-        self.ran + (lane < self.ahead) as u64
+        self.ran + (self.ahead >> lane & 1) as u64 - self.behind[lane]
     }
+
+    /// Instructions the lanes `lanes` (those of the run) ran in lockstep, together.
+    pub(super) fn ran_by_all(&self, lanes: u32) -> u64 {
+        let mut sum = 0;
+        each(lanes, |i| sum += self.ran_by(i));
+        sum
+    }
+}
+
+/// Lanes of a lockstep run that wait at an instruction ahead while the others run. Where a
+/// branch splits the warp, the lanes on the side that comes later in the code wait there
+/// until the others get there, then all go on together: an `if` without `else` waits at the
+/// end of its body; with an `else`, the lanes of the `then` part wait at its end for those of
+/// the `else`; lanes leaving a loop early wait at its exit for the rest. Only one group waits
+/// at a time (later lanes may join it at the same instruction); any other split ends the run.
+struct Park {
+    /// The waiting lanes (none: nobody waits).
+    lanes: u32,
+    /// Where they wait (`usize::MAX` when nobody does: one test per instruction).
+    pc: usize,
+}
+
+impl Park {
+    const NONE: Park = Park {
+        lanes: 0,
+        pc: usize::MAX,
+    };
+}
+
+/// `behind[i]` (instructions lane i did not run) as lanes `m` stop running at the run's count
+/// `ran`: less `ran` now, plus the count when they go on (`go_on`), in wrapping arithmetic.
+#[inline(always)]
+fn stop_counting(behind: &mut [u64; 32], m: u32, ran: u64) {
+    each(m, |i| behind[i] = behind[i].wrapping_sub(ran));
+}
+
+/// The lanes `m` run again from the run's count `ran` (see `stop_counting`).
+#[inline(always)]
+fn go_on(behind: &mut [u64; 32], m: u32, ran: u64) {
+    each(m, |i| behind[i] = behind[i].wrapping_add(ran));
 }
 
 impl<'l> Block<'l> {
@@ -185,6 +229,7 @@ impl<'l> Block<'l> {
             return WarpEnd {
                 ran: 0,
                 ahead: 0,
+                behind: [0; 32],
                 together: None,
             };
         }
@@ -196,6 +241,11 @@ impl<'l> Block<'l> {
         let mut pc = first.pc as usize;
         let mut ran = 0u64;
         let mut ahead = 0usize;
+        // The lanes of the run (`lanes` from here on: those running now).
+        let all_lanes = lanes;
+        let mut lanes = lanes;
+        let mut park = Park::NONE;
+        let mut behind = [0u64; 32];
         let mut together = None;
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
@@ -205,6 +255,12 @@ impl<'l> Block<'l> {
             partial: false,
         };
         while ran < QUANTUM {
+            if pc == park.pc {
+                // The waiting lanes are caught up with: all go on together.
+                go_on(&mut behind, park.lanes, ran);
+                lanes |= park.lanes;
+                park = Park::NONE;
+            }
             let Some(fi) = fcode.get(pc) else { break };
             if fi.solo {
                 break;
@@ -286,14 +342,34 @@ impl<'l> Block<'l> {
                 }
                 Fast::Bra { target } => {
                     ran += 1;
+                    let target = target as usize;
                     if on == lanes {
-                        pc = target as usize;
+                        if target > park.pc {
+                            // Past the waiting lanes (the end of a `then` part jumping over
+                            // its `else`): these wait at the target, the others go on.
+                            go_on(&mut behind, park.lanes, ran);
+                            stop_counting(&mut behind, lanes, ran);
+                            (lanes, park.lanes) = (park.lanes, lanes);
+                            (pc, park.pc) = (park.pc, target);
+                        } else {
+                            pc = target;
+                        }
                     } else if on == 0 {
                         pc += 1;
+                    } else if let Some((wait, at, go, next)) =
+                        split(on, lanes, pc, target).filter(|s| park.lanes == 0 || s.1 == park.pc)
+                    {
+                        // The lanes disagree: those going on later in the code wait there
+                        // while the others go on.
+                        stop_counting(&mut behind, wait, ran);
+                        park.lanes |= wait;
+                        park.pc = at;
+                        lanes = go;
+                        pc = next;
                     } else {
                         // The lanes disagree: each goes on alone from its own target.
                         for_lanes(warp, lanes, |_, th| th.pc = pc as u32 + 1);
-                        for_lanes(warp, on, |_, th| th.pc = target);
+                        for_lanes(warp, on, |_, th| th.pc = target as u32);
                         diverged = true;
                         break;
                     }
@@ -338,7 +414,7 @@ impl<'l> Block<'l> {
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
-                        reads.global(on, lanes);
+                        reads.global(on, all_lanes);
                         ran += 1;
                         pc += 1;
                         continue;
@@ -395,7 +471,7 @@ impl<'l> Block<'l> {
                         let (clean, declined) =
                             mem.shared_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
                         if clean != 0 {
-                            reads.shared(clean, lanes);
+                            reads.shared(clean, all_lanes);
                         }
                         if let Some(i) = declined {
                             ahead = i;
@@ -460,14 +536,16 @@ impl<'l> Block<'l> {
                         }
                         Op::Fence => for_lanes(warp, on, |_, th| th.fenced = true),
                         Op::Nop => {}
-                        Op::BarSync { .. } if on == lanes => {
+                        Op::BarSync { .. } if on == lanes && park.lanes == 0 => {
                             ran += 1;
                             for_lanes(warp, lanes, |_, th| th.state = State::Barrier);
                             together = Some(Together::Barrier);
                             break;
                         }
                         Op::Exit | Op::Ret
-                            if on == lanes && all(warp, lanes, |th| th.frames.is_empty()) =>
+                            if on == lanes
+                                && park.lanes == 0
+                                && all(warp, lanes, |th| th.frames.is_empty()) =>
                         {
                             ran += 1;
                             for_lanes(warp, lanes, |_, th| th.state = State::Exited);
@@ -482,14 +560,21 @@ impl<'l> Block<'l> {
             ran += 1;
             pc += 1;
         }
-        reads.flush(warp, lanes);
+        reads.flush(warp, all_lanes);
+        // The running lanes before the one a memory access declined did it.
+        let ahead = lanes & ((1u32 << ahead) - 1);
         if !diverged {
             let mut m = lanes;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                warp[i].pc = pc as u32 + (i < ahead) as u32;
+                warp[i].pc = pc as u32 + (ahead >> i & 1);
             }
+        }
+        if park.lanes != 0 {
+            // Waiting lanes go on alone from where they wait.
+            go_on(&mut behind, park.lanes, ran);
+            for_lanes(warp, park.lanes, |_, th| th.pc = park.pc as u32);
         }
         if together.is_none() {
             // Lanes go on alone next: they need their own registers.
@@ -498,6 +583,7 @@ impl<'l> Block<'l> {
         WarpEnd {
             ran,
             ahead,
+            behind,
             together,
         }
     }
@@ -547,6 +633,20 @@ fn give_back_regs(wr: &mut WarpRegs, warp: &mut [Thread]) {
         }
     });
     wr.lanes = 0;
+}
+
+/// How a branch at `pc` to `target` that the lanes `on` of `lanes` take (some, not all) splits
+/// them: the lanes going on later in the code, where, and the others with where they go on;
+/// `None` when both sides go on at the same instruction.
+#[inline(always)]
+fn split(on: u32, lanes: u32, pc: usize, target: usize) -> Option<(u32, usize, u32, usize)> {
+    let rest = lanes & !on;
+    match target.cmp(&(pc + 1)) {
+        std::cmp::Ordering::Greater => Some((on, target, rest, pc + 1)),
+        // A loop's branch back: the lanes leaving it wait after it.
+        std::cmp::Ordering::Less => Some((rest, pc + 1, on, target)),
+        std::cmp::Ordering::Equal => None,
+    }
 }
 
 /// Run `f(lane)` for each lane of `on` (bit i: the warp's lane i), in lane order.
@@ -857,6 +957,54 @@ $L_small:
 }
 ";
 
+    /// Branches the lanes of a warp disagree on. `r3`: `tid + 7` where `tid % 4 == 0`, else
+    /// `3 tid` (an `if`/`else`); threads 40 and up add 1000 (an `if`); `r4`: `1 + ... + tid % 4`
+    /// from a loop run `tid % 4` times (lanes leave it at different turns). After a barrier,
+    /// `out[tid] = r3 + r4`. `NESTED` also adds 100 where `tid % 4 == 1`, an `if` inside the
+    /// `then` part (a second split while lanes wait: each lane goes on alone).
+    const SPLITS: &str = "
+.visible .entry splits(.param .u64 out)
+{
+  .reg .pred %p<5>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra $L_else;
+  mul.lo.u32 %r3, %r1, 3;
+  // NESTED
+  bra $L_join;
+$L_else:
+  add.u32 %r3, %r1, 7;
+$L_join:
+  setp.lt.u32 %p4, %r1, 40;
+  @%p4 bra $L_small;
+  add.u32 %r3, %r3, 1000;
+$L_small:
+  mov.u32 %r4, 0;
+  mov.u32 %r5, 0;
+  setp.eq.u32 %p3, %r2, 0;
+  @%p3 bra $L_done;
+$L_loop:
+  add.u32 %r5, %r5, 1;
+  add.u32 %r4, %r4, %r5;
+  setp.lt.u32 %p3, %r5, %r2;
+  @%p3 bra $L_loop;
+$L_done:
+  bar.sync 0;
+  add.u32 %r6, %r3, %r4;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 3 0
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+";
+
     /// Each thread stores its index to `s[tid]`; after a barrier, every thread reads
     /// `s[tid % 8]` three times, the third time only threads below 40: words many lanes read
     /// and no one writes (a warp's shared load at once, `shared_load_warp`, from the second
@@ -929,6 +1077,34 @@ $L_small:
 $L_top:
   .loc 1 3 0
   add.s32 %r1, %r1, 1;
+  bra $L_top;
+}
+";
+
+    /// Every thread counts forever, by 1 where `tid % 4 != 0` and by 2 three times elsewhere:
+    /// an `if`/`else` whose sides differ in length (4 and 5 instructions a turn) inside an
+    /// endless loop.
+    const ENDLESS_SPLIT: &str = "
+.visible .entry endless_split(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .loc 1 2 0
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  mov.u32 %r3, 0;
+$L_top:
+  .loc 1 3 0
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra $L_else;
+  add.u32 %r3, %r3, 1;
+  bra $L_join;
+$L_else:
+  .loc 1 4 0
+  add.u32 %r3, %r3, 2;
+  add.u32 %r3, %r3, 2;
+  add.u32 %r3, %r3, 2;
+$L_join:
   bra $L_top;
 }
 ";
@@ -1030,9 +1206,42 @@ $L_top:
         assert_eq!(out[3], 7.0);
         assert_eq!(out[39], 2.0 * 39.5);
         assert_eq!(out[40], 4.0 * 40.5);
-        // Everything but what the lanes of warp 1 ran alone after they split
-        // at the branch (24 lanes x 5 instructions, 8 lanes x 4).
-        assert_eq!(ran, on.instructions - (24 * 5 + 8 * 4));
+        // Everything: the lanes of warp 1 that take the branch wait at its target for the
+        // others.
+        assert_eq!(ran, on.instructions);
+    }
+
+    #[test]
+    fn lanes_split_by_branches_wait_for_each_other_and_run_on_in_lockstep() {
+        let nested = SPLITS.replace(
+            "  // NESTED\n",
+            "  setp.ne.u32 %p2, %r2, 1;\n  @%p2 bra $L_not1;\n  add.u32 %r3, %r3, 100;\n$L_not1:\n",
+        );
+        for (src, kernel_is_nested) in [(SPLITS.to_string(), false), (nested, true)] {
+            let (on, off, ran) = both(&src, "splits", 64, vec![ints("out", 64)]);
+            assert_eq!(digest(&on), digest(&off));
+            assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+            let out = on.buffers[0].values();
+            for (t, &v) in out.iter().enumerate() {
+                let m = t % 4;
+                let mut r3 = if m == 0 { t + 7 } else { 3 * t };
+                if kernel_is_nested && m == 1 {
+                    r3 += 100;
+                }
+                if t >= 40 {
+                    r3 += 1000;
+                }
+                let r4 = m * (m + 1) / 2;
+                assert_eq!(v, (r3 + r4) as f64, "thread {t}");
+            }
+            if kernel_is_nested {
+                // The inner `if` splits the lanes waiting for the `else`: from there each
+                // lane goes on alone.
+                assert!(ran < on.instructions, "{ran} of {}", on.instructions);
+            } else {
+                assert_eq!(ran, on.instructions, "not all in lockstep");
+            }
+        }
     }
 
     #[test]
@@ -1097,6 +1306,30 @@ $L_top:
         assert_eq!(digest(&on), digest(&off));
         assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
         // Lockstep ran while the limit was far, then the lanes went one at a time.
+        assert!(
+            ran > 0 && ran < on.instructions,
+            "{ran} of {}",
+            on.instructions
+        );
+    }
+
+    #[test]
+    fn the_step_limit_stops_the_same_thread_after_lanes_waited_for_each_other() {
+        // Lanes of the two sides run different counts per turn of the loop: what each lane
+        // ran must be counted as its own for the limit to stop the same thread.
+        let opts = EmuOptions {
+            step_limit: 1_000_003,
+            ..EmuOptions::default()
+        };
+        let (on, off, ran) = both_with(
+            ENDLESS_SPLIT,
+            "endless_split",
+            96,
+            vec![ints("out", 1)],
+            opts,
+        );
+        assert_eq!(digest(&on), digest(&off));
+        assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
         assert!(
             ran > 0 && ran < on.instructions,
             "{ran} of {}",

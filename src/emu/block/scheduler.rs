@@ -188,7 +188,7 @@ impl<'l> Block<'l> {
             if self.mem.launch.aborted() {
                 return Err(Halt::Aborted);
             }
-            let ran = end.ran * lanes.count_ones() as u64;
+            let ran = end.ran_by_all(lanes);
             self.lockstep_ran += ran;
             let last = base + 31 - lanes.leading_zeros() as usize;
             return self.count(last, ran, tally);
