@@ -823,9 +823,15 @@ fn write_lanes(file: &mut [u64], on: u32, d: u32, out: &[u64; 32]) {
 #[inline(always)]
 fn guarded(file: &[u64], lanes: u32, guard: u32, negate: bool) -> u32 {
     let g = &file[guard as usize * 32..][..32];
-    let mut on = 0;
-    each(lanes, |i| on |= (((g[i] != 0) != negate) as u32) << i);
-    on
+    // Every lane's bit in a fixed-length loop without branches, then the lanes of the run.
+    let mut holds = 0;
+    for (i, &v) in g.iter().enumerate() {
+        holds |= ((v != 0) as u32) << i;
+    }
+    if negate {
+        holds = !holds;
+    }
+    holds & lanes
 }
 
 /// Do a load or store at `pc` for each lane of `lanes` in lane order (`f` gets the lane's

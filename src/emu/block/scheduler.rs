@@ -98,11 +98,17 @@ impl<'l> Block<'l> {
                 }
                 // Nobody was left ready: the next pass would run no one (and do nothing).
             }
-            // Nobody can run: release a barrier, force stuck warp collectives, or finish.
-            let waiting_warp: Vec<usize> = (0..self.threads.len())
-                .filter(|&t| self.threads[t].state == State::Warp)
-                .collect();
-            if !waiting_warp.is_empty() {
+            // Nobody can run: release a barrier, force stuck warp collectives, or finish. One
+            // look at every thread (a reduction comes here at each of its many barriers).
+            let (mut at_warp, mut at_barrier) = (false, false);
+            for th in &self.threads {
+                at_warp |= th.state == State::Warp;
+                at_barrier |= th.state == State::Barrier;
+            }
+            if at_warp {
+                let waiting_warp: Vec<usize> = (0..self.threads.len())
+                    .filter(|&t| self.threads[t].state == State::Warp)
+                    .collect();
                 // First what completes once the warp has settled (`__activemask`), then force
                 // collectives whose lanes will never all arrive.
                 let mut done = false;
@@ -118,7 +124,7 @@ impl<'l> Block<'l> {
                 }
                 continue;
             }
-            if self.threads.iter().any(|t| t.state == State::Barrier) {
+            if at_barrier {
                 self.release_barrier();
                 continue;
             }
