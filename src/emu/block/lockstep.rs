@@ -51,66 +51,76 @@ macro_rules! per_variant {
     };
 }
 
-/// Loads of one space a lockstep run did for a whole warp at once (`global_load_warp`,
+/// Per-lane counts of a lockstep run, kept in the block (`Block::lane_counts`) and cleared
+/// only by a run that needs them: most runs (a reduction's between its many barriers) need
+/// none, and clearing them was a tenth of such a short run.
+#[derive(Default)]
+pub(super) struct LaneCounts {
+    /// Reads of warp loads that skipped some lanes, per lane (see `Reads`).
+    global: [u64; 32],
+    shared: [u64; 32],
+    /// Instructions each lane did not run while it waited (see `Park`).
+    behind: [u64; 32],
+}
+
+/// The global and shared reads of a lockstep run's warp loads (`global_load_warp`,
 /// `shared_load_warp`), added to the lanes' counters when the run ends instead of at each
-/// load: `whole` for every lane of the run, `part[i]` for lane i alone (loads some lanes
-/// skipped).
-struct Tally {
-    whole: u64,
-    part: [u64; 32],
-}
-
-impl Tally {
-    fn new() -> Tally {
-        Tally {
-            whole: 0,
-            part: [0; 32],
-        }
-    }
-}
-
-/// The global and shared reads of a lockstep run's warp loads; `partial`: some load skipped
-/// lanes (else every `part` is zero).
+/// load: `global`/`shared` for every lane of the run, plus `LaneCounts::global`/`shared` per
+/// lane for loads some lanes skipped (`partial`: there were such; until then those are not
+/// cleared).
 struct Reads {
-    global: Tally,
-    shared: Tally,
+    global: u64,
+    shared: u64,
     partial: bool,
 }
 
 impl Reads {
+    /// A warp load of the lanes `on` of the run's `lanes`, counted in `whole` or, per lane,
+    /// in `part` (one of `counts`' arrays, picked by `pick`).
     #[inline(always)]
-    fn add(tally: &mut Tally, partial: &mut bool, on: u32, lanes: u32) {
+    fn add(
+        &mut self,
+        counts: &mut LaneCounts,
+        on: u32,
+        lanes: u32,
+        whole: impl FnOnce(&mut Self) -> &mut u64,
+        pick: impl FnOnce(&mut LaneCounts) -> &mut [u64; 32],
+    ) {
         if on == lanes {
-            tally.whole += 1;
-        } else {
-            *partial = true;
-            each(on, |i| tally.part[i] += 1);
+            *whole(self) += 1;
+            return;
         }
+        if !self.partial {
+            self.partial = true;
+            counts.global = [0; 32];
+            counts.shared = [0; 32];
+        }
+        let part = pick(counts);
+        each(on, |i| part[i] += 1);
     }
 
     #[inline(always)]
-    fn global(&mut self, on: u32, lanes: u32) {
-        Self::add(&mut self.global, &mut self.partial, on, lanes);
+    fn global(&mut self, counts: &mut LaneCounts, on: u32, lanes: u32) {
+        self.add(counts, on, lanes, |r| &mut r.global, |c| &mut c.global);
     }
 
     #[inline(always)]
-    fn shared(&mut self, on: u32, lanes: u32) {
-        Self::add(&mut self.shared, &mut self.partial, on, lanes);
+    fn shared(&mut self, counts: &mut LaneCounts, on: u32, lanes: u32) {
+        self.add(counts, on, lanes, |r| &mut r.shared, |c| &mut c.shared);
     }
 
     #[inline(always)]
-    fn flush(&self, warp: &mut [Thread], lanes: u32) {
-        let (g, s) = (&self.global, &self.shared);
+    fn flush(&self, counts: &LaneCounts, warp: &mut [Thread], lanes: u32) {
+        let (g, s) = (self.global, self.shared);
         if self.partial {
             for_lanes(warp, lanes, |i, th| {
-                th.counters.global_reads += g.whole + g.part[i];
-                th.counters.shared_reads += s.whole + s.part[i];
+                th.counters.global_reads += g + counts.global[i];
+                th.counters.shared_reads += s + counts.shared[i];
             });
-        } else if g.whole | s.whole != 0 {
-            // Most runs (a reduction's between its barriers) loaded nothing this way.
+        } else if g | s != 0 {
             for_lanes(warp, lanes, |_, th| {
-                th.counters.global_reads += g.whole;
-                th.counters.shared_reads += s.whole;
+                th.counters.global_reads += g;
+                th.counters.shared_reads += s;
             });
         }
     }
@@ -127,29 +137,34 @@ pub(super) enum Together {
 
 /// Where a lockstep run left the warp's lanes.
 pub(super) struct WarpEnd {
-    /// Instructions the run ran (the lanes of `ahead` ran one more, each lane `behind[i]`
-    /// fewer).
+    /// Instructions the run ran (the lanes of `ahead` ran one more; with `waited`, each lane
+    /// `LaneCounts::behind[i]` fewer).
     pub(super) ran: u64,
     /// Lanes (bit i: lane i) that also ran the instruction the others are left at: those
     /// before the lane a memory access's fast path declined.
     pub(super) ahead: u32,
-    /// Per lane, the instructions it did not run while it waited for lanes on the other side
-    /// of a branch (see `Park`).
-    pub(super) behind: [u64; 32],
+    /// Some lanes waited for lanes on the other side of a branch (see `Park`), and did not
+    /// run the instructions `LaneCounts::behind` counts.
+    pub(super) waited: bool,
     /// Every lane stopped (waits or exited); `None`: each lane goes on alone from its `pc`.
     pub(super) together: Option<Together>,
 }
 
 impl WarpEnd {
-    /// Instructions lane `lane` (its offset in the warp) ran in lockstep.
-    pub(super) fn ran_by(&self, lane: usize) -> u64 {
-        self.ran + (self.ahead >> lane & 1) as u64 - self.behind[lane]
+    /// Instructions lane `lane` (its offset in the warp) ran in lockstep (`counts`: the
+    /// block's, as the run left them).
+    pub(super) fn ran_by(&self, lane: usize, counts: &LaneCounts) -> u64 {
+        let behind = if self.waited { counts.behind[lane] } else { 0 };
+        self.ran + (self.ahead >> lane & 1) as u64 - behind
     }
 
     /// Instructions the lanes `lanes` (those of the run) ran in lockstep, together.
-    pub(super) fn ran_by_all(&self, lanes: u32) -> u64 {
+    pub(super) fn ran_by_all(&self, lanes: u32, counts: &LaneCounts) -> u64 {
+        if !self.waited && self.ahead == 0 {
+            return self.ran * lanes.count_ones() as u64;
+        }
         let mut sum = 0;
-        each(lanes, |i| sum += self.ran_by(i));
+        each(lanes, |i| sum += self.ran_by(i, counts));
         sum
     }
 }
@@ -219,6 +234,7 @@ impl<'l> Block<'l> {
             threads,
             mem,
             warp_regs,
+            lane_counts: counts,
             ..
         } = self;
         let warp = &mut threads[base..end];
@@ -229,7 +245,7 @@ impl<'l> Block<'l> {
             return WarpEnd {
                 ran: 0,
                 ahead: 0,
-                behind: [0; 32],
+                waited: false,
                 together: None,
             };
         }
@@ -245,19 +261,20 @@ impl<'l> Block<'l> {
         let all_lanes = lanes;
         let mut lanes = lanes;
         let mut park = Park::NONE;
-        let mut behind = [0u64; 32];
+        // Some lanes waited (`counts.behind` is cleared and in use).
+        let mut waited = false;
         let mut together = None;
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
         let mut reads = Reads {
-            global: Tally::new(),
-            shared: Tally::new(),
+            global: 0,
+            shared: 0,
             partial: false,
         };
         while ran < QUANTUM {
             if pc == park.pc {
                 // The waiting lanes are caught up with: all go on together.
-                go_on(&mut behind, park.lanes, ran);
+                go_on(&mut counts.behind, park.lanes, ran);
                 lanes |= park.lanes;
                 park = Park::NONE;
             }
@@ -347,8 +364,8 @@ impl<'l> Block<'l> {
                         if target > park.pc {
                             // Past the waiting lanes (the end of a `then` part jumping over
                             // its `else`): these wait at the target, the others go on.
-                            go_on(&mut behind, park.lanes, ran);
-                            stop_counting(&mut behind, lanes, ran);
+                            go_on(&mut counts.behind, park.lanes, ran);
+                            stop_counting(&mut counts.behind, lanes, ran);
                             (lanes, park.lanes) = (park.lanes, lanes);
                             (pc, park.pc) = (park.pc, target);
                         } else {
@@ -361,7 +378,11 @@ impl<'l> Block<'l> {
                     {
                         // The lanes disagree: those going on later in the code wait there
                         // while the others go on.
-                        stop_counting(&mut behind, wait, ran);
+                        if !waited {
+                            waited = true;
+                            counts.behind = [0; 32];
+                        }
+                        stop_counting(&mut counts.behind, wait, ran);
                         park.lanes |= wait;
                         park.pc = at;
                         lanes = go;
@@ -414,7 +435,7 @@ impl<'l> Block<'l> {
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
-                        reads.global(on, all_lanes);
+                        reads.global(counts, on, all_lanes);
                         ran += 1;
                         pc += 1;
                         continue;
@@ -471,7 +492,7 @@ impl<'l> Block<'l> {
                         let (clean, declined) =
                             mem.shared_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
                         if clean != 0 {
-                            reads.shared(clean, all_lanes);
+                            reads.shared(counts, clean, all_lanes);
                         }
                         if let Some(i) = declined {
                             ahead = i;
@@ -560,7 +581,7 @@ impl<'l> Block<'l> {
             ran += 1;
             pc += 1;
         }
-        reads.flush(warp, all_lanes);
+        reads.flush(counts, warp, all_lanes);
         // The running lanes before the one a memory access declined did it.
         let ahead = lanes & ((1u32 << ahead) - 1);
         if !diverged {
@@ -573,7 +594,7 @@ impl<'l> Block<'l> {
         }
         if park.lanes != 0 {
             // Waiting lanes go on alone from where they wait.
-            go_on(&mut behind, park.lanes, ran);
+            go_on(&mut counts.behind, park.lanes, ran);
             for_lanes(warp, park.lanes, |_, th| th.pc = park.pc as u32);
         }
         if together.is_none() {
@@ -583,7 +604,7 @@ impl<'l> Block<'l> {
         WarpEnd {
             ran,
             ahead,
-            behind,
+            waited,
             together,
         }
     }

@@ -130,6 +130,8 @@ pub struct Block<'l> {
     lockstep_ran: u64,
     /// Per warp, its lanes' registers while lockstep holds them (`lockstep.rs`).
     warp_regs: Vec<WarpRegs>,
+    /// The per-lane counts of the last lockstep run.
+    lane_counts: lockstep::LaneCounts,
 }
 
 enum Stop {
@@ -192,6 +194,7 @@ impl<'l> Block<'l> {
             activemask_waiting: false,
             lockstep_ran: 0,
             warp_regs: (0..n.div_ceil(32)).map(|_| WarpRegs::default()).collect(),
+            lane_counts: lockstep::LaneCounts::default(),
         }
     }
 

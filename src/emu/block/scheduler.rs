@@ -194,7 +194,7 @@ impl<'l> Block<'l> {
             if self.mem.launch.aborted() {
                 return Err(Halt::Aborted);
             }
-            let ran = end.ran_by_all(lanes);
+            let ran = end.ran_by_all(lanes, &self.lane_counts);
             self.lockstep_ran += ran;
             let last = base + 31 - lanes.leading_zeros() as usize;
             return self.count(last, ran, tally);
@@ -207,7 +207,7 @@ impl<'l> Block<'l> {
             if self.mem.launch.aborted() {
                 return Err(Halt::Aborted);
             }
-            let ran = end.ran_by(i);
+            let ran = end.ran_by(i, &self.lane_counts);
             self.lockstep_ran += ran;
             let (stop, ran) = match end.together {
                 Some(Together::Barrier) => (Stop::Wait, ran),
