@@ -53,7 +53,7 @@ macro_rules! per_variant {
 
 /// Per-lane counts of a lockstep run, kept in the block (`Block::lane_counts`) and cleared
 /// only by a run that needs them: most runs (a reduction's between its many barriers) need
-/// none, and clearing them was a tenth of such a short run.
+/// none, and clearing them cost a few percent of such a short run.
 #[derive(Default)]
 pub(super) struct LaneCounts {
     /// Reads of warp loads that skipped some lanes, per lane (see `Reads`).
