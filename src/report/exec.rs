@@ -40,6 +40,9 @@ pub fn json(r: &RunResult) -> Value {
 /// Write exactly what `json` builds (same keys in the same order, one line), streaming each
 /// buffer element by element: a large buffer then costs no more memory than its own bytes,
 /// where a `Value` per element costs about 80 bytes each.
+/// Bytes of numbers `write_json_with_symbols` gathers before it writes them.
+const PIECE: usize = 1 << 16;
+
 pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
     write_json_with_symbols(r, &[], w)
 }
@@ -66,13 +69,21 @@ pub fn write_json_with_symbols(
         }
         serde_json::to_writer(&mut *w, &b.name)?;
         w.write_all(b":[")?;
+        // The numbers go through a local buffer written out a piece at a time: one call of
+        // the writer per piece instead of two per number, with the memory held bounded.
+        let mut piece: Vec<u8> = Vec::with_capacity(PIECE + 64);
         for (j, e) in number::each_element(b).enumerate() {
             if j > 0 {
-                w.write_all(b",")?;
+                piece.push(b',');
             }
-            e.write_json(&mut *w)?;
+            e.write_json(&mut piece)?;
+            if piece.len() >= PIECE {
+                w.write_all(&piece)?;
+                piece.clear();
+            }
         }
-        w.write_all(b"]")?;
+        piece.push(b']');
+        w.write_all(&piece)?;
     }
     w.write_all(b"},\"counters\":")?;
     let counters = json!({

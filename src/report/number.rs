@@ -41,7 +41,7 @@ impl Elem {
 
     /// Writes exactly what `serde_json` writes for [`Elem::json`], without building a `Value`
     /// (for output that streams millions of elements).
-    pub(crate) fn write_json(self, w: &mut dyn std::io::Write) -> serde_json::Result<()> {
+    pub(crate) fn write_json<W: std::io::Write>(self, w: &mut W) -> serde_json::Result<()> {
         match self {
             Elem::Int(v) => serde_json::to_writer(w, &v),
             Elem::UInt(v) => serde_json::to_writer(w, &v),
