@@ -15,9 +15,12 @@
 //!
 //! What ends a lockstep run, each lane keeping its own program counter and count:
 //! - an instruction the run does not take (anything but register arithmetic, plain loads and
-//!   stores, uniform branches, barriers and exits), or a volatile load: every lane is left at
+//!   stores, branches, barriers and exits), or a volatile load: every lane is left at
 //!   it;
-//! - a branch the lanes disagree on: each lane at its own target;
+//! - a branch the lanes disagree on while lanes already wait elsewhere after an earlier one
+//!   (see `Park`: after a split, the lanes on the side later in the code wait until the others
+//!   get there, then all go on together), or a barrier or exit reached while lanes wait: each
+//!   lane at its own instruction;
 //! - a load or store whose fast path declines for one lane (out of bounds, misaligned, ...):
 //!   the lanes before it have done it, that lane and those after it are left at it, so the
 //!   general path reports it for that lane as before;
