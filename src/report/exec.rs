@@ -37,12 +37,12 @@ pub fn json(r: &RunResult) -> Value {
     })
 }
 
-/// Write exactly what `json` builds (same keys in the same order, one line), streaming each
-/// buffer element by element: a large buffer then costs no more memory than its own bytes,
-/// where a `Value` per element costs about 80 bytes each.
 /// Bytes of numbers `write_json_with_symbols` gathers before it writes them.
 const PIECE: usize = 1 << 16;
 
+/// Write exactly what `json` builds (same keys in the same order, one line), streaming each
+/// buffer element by element: a large buffer then costs no more memory than its own bytes,
+/// where a `Value` per element costs about 80 bytes each.
 pub fn write_json(r: &RunResult, w: &mut dyn Write) -> io::Result<()> {
     write_json_with_symbols(r, &[], w)
 }
