@@ -1,6 +1,7 @@
 //! Recorded outputs of every puzzle's reference solution and untouched starter: each launch of
-//! each test (fixed and random inputs), with the checkers and perf figures on in one thread, and
-//! with both off on two threads (the parallel-blocks path), must give the buffers, counters, perf
+//! each test (fixed and random inputs), with the checkers and perf figures on in one thread, with
+//! the checkers alone on in one thread, and with both off on two threads (the parallel-blocks
+//! path), must give the buffers, counters, perf
 //! figures and diagnostics recorded in `tests/engine_golden/records.tsv`. The corpus kernels of
 //! `engine_corpus` and `engine_diagnostics` are checked against the same record by their own
 //! harness (`engine_support::Kernels::try_run`). `GPUZZLE_BLESS=1` rewrites the record. Needs
@@ -35,10 +36,19 @@ fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> (String, String)
     (name, ptx)
 }
 
-/// The two ways a launch is checked: as the judge runs a perf puzzle (checkers and perf on,
-/// one thread), and on the parallel-blocks path with nothing measured.
-fn option_sets() -> [EmuOptions; 2] {
+/// The three ways a launch is checked: as the judge runs a perf puzzle (checkers and perf on,
+/// one thread); as it runs any other (checkers on, nothing measured: warps' loads go through
+/// lockstep's whole-warp paths, which measuring turns off); and on the parallel-blocks path
+/// with nothing measured.
+fn option_sets() -> [EmuOptions; 3] {
     [
+        EmuOptions {
+            step_limit: 1 << 32,
+            checkers: true,
+            perf: false,
+            jobs: 1,
+            deadline: None,
+        },
         EmuOptions {
             step_limit: 1 << 32,
             checkers: true,
@@ -94,8 +104,8 @@ fn check_pack(solutions: bool) {
             }
         }
     }
-    // Every puzzle has at least one test with one launch, run four ways.
-    assert!(launches >= 4 * puzzles.len(), "only {launches} launches");
+    // Every puzzle has at least one test with one launch, run six ways.
+    assert!(launches >= 6 * puzzles.len(), "only {launches} launches");
 }
 
 #[test]
