@@ -37,8 +37,9 @@ pub fn json(r: &RunResult) -> Value {
     })
 }
 
-/// Bytes of numbers `write_json_with_symbols` gathers before it writes them.
-const PIECE: usize = 1 << 16;
+/// Elements of a buffer `write_json_with_symbols` turns into text at a time (about 80 KB of
+/// floats): a piece is written out whole, so memory holds a few pieces, never the buffer's text.
+const PIECE: usize = 4096;
 
 /// Write exactly what `json` builds (same keys in the same order, one line), streaming each
 /// buffer element by element: a large buffer then costs no more memory than its own bytes,
@@ -69,21 +70,8 @@ pub fn write_json_with_symbols(
         }
         serde_json::to_writer(&mut *w, &b.name)?;
         w.write_all(b":[")?;
-        // The numbers go through a local buffer written out a piece at a time: one call of
-        // the writer per piece instead of two per number, with the memory held bounded.
-        let mut piece: Vec<u8> = Vec::with_capacity(PIECE + 64);
-        for (j, e) in number::each_element(b).enumerate() {
-            if j > 0 {
-                piece.push(b',');
-            }
-            e.write_json(&mut piece)?;
-            if piece.len() >= PIECE {
-                w.write_all(&piece)?;
-                piece.clear();
-            }
-        }
-        piece.push(b']');
-        w.write_all(&piece)?;
+        write_numbers(b, w)?;
+        w.write_all(b"]")?;
     }
     w.write_all(b"},\"counters\":")?;
     let counters = json!({
@@ -100,6 +88,56 @@ pub fn write_json_with_symbols(
         serde_json::to_writer(&mut *w, &symbols_json(symbols))?;
     }
     w.write_all(b"}\n")
+}
+
+/// A buffer's numbers, comma-separated, a piece (`PIECE` elements) at a time: one call of the
+/// writer per piece instead of two per number. A buffer of several pieces has every other
+/// piece turned into text on a second thread while this one does the others (printing is a
+/// good share of a large launch's `exec`); at most two pieces wait, and they are written in
+/// order, so the text is the same.
+fn write_numbers(b: &Buffer, w: &mut dyn Write) -> io::Result<()> {
+    let n = number::element_count(b);
+    let pieces = n.div_ceil(PIECE);
+    let text = |k: usize| -> io::Result<Vec<u8>> {
+        let range = k * PIECE..((k + 1) * PIECE).min(n);
+        let mut out = Vec::with_capacity(range.len() * 24);
+        for (j, e) in number::elements_in(b, range.clone()).enumerate() {
+            if range.start + j > 0 {
+                out.push(b',');
+            }
+            e.write_json(&mut out)?;
+        }
+        Ok(out)
+    };
+    let helpers = std::thread::available_parallelism().map_or(1, |p| p.get());
+    if pieces < 4 || helpers < 2 {
+        for k in 0..pieces {
+            w.write_all(&text(k)?)?;
+        }
+        return Ok(());
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(2);
+        let text = &text;
+        s.spawn(move || {
+            for k in (1..pieces).step_by(2) {
+                // The receiver hung up (a write failed): stop.
+                if tx.send(text(k)).is_err() {
+                    break;
+                }
+            }
+        });
+        for k in (0..pieces).step_by(2) {
+            w.write_all(&text(k)?)?;
+            if k + 1 < pieces {
+                match rx.recv() {
+                    Ok(odd) => w.write_all(&odd?)?,
+                    Err(_) => return Err(io::Error::other("the second printing thread stopped")),
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// `{name: [numbers]}` of module variables, numbers as buffers print them.
@@ -318,7 +356,20 @@ mod tests {
             ElemType::F64,
             &[0.25, f64::INFINITY],
         ));
-        for r in [r, run(), RunResult::default()] {
+        // Buffers of several pieces (printed on two threads): an odd count and a last piece
+        // that is short, so the pieces' order and commas show.
+        let mut large = run();
+        let floats: Vec<f64> = (0..3 * PIECE + 17)
+            .map(|i| i as f64 / 7.0 - 900.0)
+            .collect();
+        large
+            .buffers
+            .push(Buffer::from_values("many", ElemType::F32, &floats));
+        let ints: Vec<f64> = (0..4 * PIECE).map(|i| i as f64 - 5.0).collect();
+        large
+            .buffers
+            .push(Buffer::from_values("ints", ElemType::I32, &ints));
+        for r in [r, run(), RunResult::default(), large] {
             let mut streamed = Vec::new();
             write_json(&r, &mut streamed).unwrap();
             assert_eq!(

@@ -62,6 +62,22 @@ pub(crate) fn each_element(b: &Buffer) -> impl ExactSizeIterator<Item = Elem> + 
     b.data.chunks_exact(b.ty.size()).map(|c| decode(b.ty, c))
 }
 
+/// How many elements a buffer holds (as `each_element` yields them).
+pub(crate) fn element_count(b: &Buffer) -> usize {
+    b.data.len() / b.ty.size()
+}
+
+/// The elements `range` of a buffer (within `element_count`), one at a time.
+pub(crate) fn elements_in(
+    b: &Buffer,
+    range: std::ops::Range<usize>,
+) -> impl Iterator<Item = Elem> + '_ {
+    let size = b.ty.size();
+    b.data[range.start * size..range.end * size]
+        .chunks_exact(size)
+        .map(move |c| decode(b.ty, c))
+}
+
 fn decode(ty: ElemType, c: &[u8]) -> Elem {
     let mut w = [0u8; 8];
     w[..c.len()].copy_from_slice(c);
