@@ -514,13 +514,19 @@ impl<'l> Mem<'l> {
     }
 
     /// Whether a plain 4-byte read of word `w` by the thread `linear` needs nothing from the
-    /// checker (`fast_ok`; the race checker must be on). Otherwise `global_race_slow` does it.
+    /// checker (`fast_ok` of a read; the race checker must be on). Otherwise
+    /// `read_word_slow` does it. The test that several threads of this block only read the
+    /// word comes first: it is what nearly every lane of a warp load finds (a matrix's
+    /// elements, read by a whole row or column of threads).
     #[inline(always)]
     pub(super) fn read_settled(&self, w: usize, linear: u32) -> bool {
         let races = &self.launch.global.races;
-        races
-            .get(w)
-            .is_some_and(|s| fast_ok(s.load(Ordering::Relaxed), self.gkey | linear, false))
+        let block = self.gkey;
+        races.get(w).is_some_and(|s| {
+            let s = s.load(Ordering::Relaxed);
+            s & (BLOCK_MASK | EPOCH_MASK | READERS | THREAD_WROTE) == block | READERS
+                || s & KEY_MASK == block | linear
+        })
     }
 
     /// `global_race_slow` of a plain aligned 4-byte read of word `w` at `addr`, the case of
