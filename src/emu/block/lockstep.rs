@@ -1414,6 +1414,106 @@ $L_top:
         }
     }
 
+    /// One piece of a random kernel (`random_kernel`).
+    #[derive(Clone, Debug)]
+    enum Piece {
+        /// `r[reg] += k`.
+        Add(u8, u32),
+        /// Lanes with `tid & mask == value` jump over the next `skip` pieces.
+        Skip { mask: u32, value: u32, skip: u8 },
+        /// `body` adds run `tid % count` times (a loop lanes leave at different turns).
+        Loop { count: u32, reg: u8, k: u32 },
+        /// `__syncthreads()` (inside a skipped part: a barrier only some threads reach).
+        Barrier,
+    }
+
+    fn piece() -> impl proptest::strategy::Strategy<Value = Piece> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0u8..4, 1u32..100).prop_map(|(r, k)| Piece::Add(r, k)),
+            3 => (1u32..64, 0u32..64, 1u8..5)
+                .prop_map(|(mask, v, skip)| Piece::Skip { mask, value: v & mask, skip }),
+            2 => (1u32..5, 0u8..4, 1u32..9).prop_map(|(count, reg, k)| Piece::Loop { count, reg, k }),
+            1 => Just(Piece::Barrier),
+        ]
+    }
+
+    /// PTX of `pieces`: four counters from `tid`, the pieces, `out[tid]` their sum. A skip
+    /// past the end lands on the store.
+    fn random_kernel(pieces: &[Piece]) -> String {
+        let mut body = String::new();
+        let mut labels = vec![Vec::new(); pieces.len() + 1];
+        for (i, p) in pieces.iter().enumerate() {
+            for l in &labels[i] {
+                body += &format!("$L_{l}:\n");
+            }
+            match p {
+                Piece::Add(r, k) => body += &format!("  add.u32 %r{}, %r{}, {k};\n", 2 + r, 2 + r),
+                Piece::Skip { mask, value, skip } => {
+                    let to = (i + 1 + *skip as usize).min(pieces.len());
+                    labels[to].push(format!("s{i}"));
+                    body += &format!(
+                        "  and.b32 %r9, %r1, {mask};\n  setp.eq.u32 %p1, %r9, {value};\n  @%p1 bra $L_s{i};\n"
+                    );
+                }
+                Piece::Loop { count, reg, k } => {
+                    let r = 2 + reg;
+                    body += &format!(
+                        "  rem.u32 %r10, %r1, {count};\n  mov.u32 %r8, 0;\n  setp.eq.u32 %p2, %r10, 0;\n  @%p2 bra $L_d{i};\n$L_t{i}:\n  add.u32 %r{r}, %r{r}, {k};\n  add.u32 %r8, %r8, 1;\n  setp.lt.u32 %p2, %r8, %r10;\n  @%p2 bra $L_t{i};\n$L_d{i}:\n"
+                    );
+                }
+                Piece::Barrier => body += "  bar.sync 0;\n",
+            }
+        }
+        for l in &labels[pieces.len()] {
+            body += &format!("$L_{l}:\n");
+        }
+        format!(
+            "
+.visible .entry random(.param .u64 out)
+{{
+  .reg .pred %p<3>;
+  .reg .b32 %r<11>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %r1;
+  mul.lo.u32 %r3, %r1, 3;
+  mov.u32 %r4, 7;
+  mov.u32 %r5, 0;
+  .loc 1 3 0
+{body}  .loc 1 4 0
+  add.u32 %r6, %r2, %r3;
+  add.u32 %r7, %r4, %r5;
+  add.u32 %r6, %r6, %r7;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+  ret;
+}}
+"
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Whatever the branches, loops and barriers, lockstep (with lanes waiting for each
+        /// other after a split) gives what one thread at a time gives: outputs, counts and
+        /// diagnostics (a barrier only some threads reach included).
+        #[test]
+        fn random_branchy_kernels_give_the_same_results_in_lockstep(
+            pieces in proptest::collection::vec(piece(), 1..14),
+            threads in proptest::prelude::prop_oneof![proptest::prelude::Just(64u32), 33u32..64],
+        ) {
+            let src = random_kernel(&pieces);
+            let (on, off, _) = both(&src, "random", threads, vec![ints("out", 64)]);
+            proptest::prop_assert_eq!(digest(&on), digest(&off), "{}", src);
+        }
+    }
+
     #[test]
     fn lanes_split_by_branches_wait_for_each_other_and_run_on_in_lockstep() {
         let nested = SPLITS.replace(
