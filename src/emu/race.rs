@@ -67,10 +67,18 @@ pub(super) fn fast_ok(s: u32, key: u32, write: bool) -> bool {
     if write {
         s & (KEY_MASK | THREAD_WROTE | READERS | BLOCKS_READ) == key | THREAD_WROTE
     } else {
-        s & KEY_MASK == key
-            || s & (BLOCK_MASK | EPOCH_MASK | READERS | THREAD_WROTE)
-                == (key & !THREAD_MASK) | READERS
+        read_ok(s, key & !THREAD_MASK, key & THREAD_MASK)
     }
+}
+
+/// `fast_ok` of a read, with the key in its block-and-interval part `block` (the same for
+/// every lane of a warp, `Mem::gkey`) and its `thread`. Several readers first: what nearly
+/// every lane of a warp load finds (a matrix's elements, read by a whole row or column of
+/// threads).
+#[inline(always)]
+fn read_ok(s: u32, block: u32, thread: u32) -> bool {
+    s & (BLOCK_MASK | EPOCH_MASK | READERS | THREAD_WROTE) == block | READERS
+        || s & KEY_MASK == block | thread
 }
 
 /// An access of another block that conflicts with this one.
@@ -514,19 +522,13 @@ impl<'l> Mem<'l> {
     }
 
     /// Whether a plain 4-byte read of word `w` by the thread `linear` needs nothing from the
-    /// checker (`fast_ok` of a read; the race checker must be on). Otherwise
-    /// `read_word_slow` does it. The test that several threads of this block only read the
-    /// word comes first: it is what nearly every lane of a warp load finds (a matrix's
-    /// elements, read by a whole row or column of threads).
+    /// checker (`fast_ok`; the race checker must be on). Otherwise `read_word_slow` does it.
     #[inline(always)]
     pub(super) fn read_settled(&self, w: usize, linear: u32) -> bool {
         let races = &self.launch.global.races;
-        let block = self.gkey;
-        races.get(w).is_some_and(|s| {
-            let s = s.load(Ordering::Relaxed);
-            s & (BLOCK_MASK | EPOCH_MASK | READERS | THREAD_WROTE) == block | READERS
-                || s & KEY_MASK == block | linear
-        })
+        races
+            .get(w)
+            .is_some_and(|s| read_ok(s.load(Ordering::Relaxed), self.gkey, linear))
     }
 
     /// `global_race_slow` of a plain aligned 4-byte read of word `w` at `addr`, the case of
