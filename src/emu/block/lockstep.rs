@@ -339,7 +339,7 @@ impl<'l> Block<'l> {
                     FloatOp::{Add, Sub, Mul},
                     |op| lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
                 ),
-                Fast::Fma32 { d, a, b, c } => fma32_lanes(file, on, d, [a, b, c]),
+                Fast::Fma32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma32),
                 Fast::F64 { op, d, a, b } => {
                     lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y))
                 }
@@ -865,29 +865,6 @@ fn has_avx2() -> bool {
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
-}
-
-/// `d = fma(a, b, c)` (f32) for the lanes of `on`. Rust's `mul_add` is a call that picks the
-/// processor's fused multiply-add at run time, each time (a twentieth of a matmul's time);
-/// where the processor has one, the loop is compiled for it instead, so each lane's `fma` is
-/// one instruction. Same results: both round once.
-#[inline(always)]
-fn fma32_lanes(file: &mut [u64], on: u32, d: u32, s: [Src; 3]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the processor has the feature the function is compiled for (tested just
-        // above); the function itself is safe code.
-        unsafe { fma32_lanes_with_fma(file, on, d, s) };
-        return;
-    }
-    lanes3(file, on, d, s, fast::fma32);
-}
-
-/// `fma32_lanes` compiled for processors with a fused multiply-add.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn fma32_lanes_with_fma(file: &mut [u64], on: u32, d: u32, s: [Src; 3]) {
-    lanes3(file, on, d, s, fast::fma32);
 }
 
 /// Register `d`'s lanes of `on` from `out`.
