@@ -59,66 +59,51 @@ macro_rules! per_variant {
 /// none, and clearing them cost a few percent of such a short run.
 #[derive(Default)]
 pub(super) struct LaneCounts {
-    /// Reads of warp loads that skipped some lanes, per lane (see `Reads`).
-    global: [u64; 32],
-    shared: [u64; 32],
+    /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`) and lane
+    /// (see `Reads`).
+    reads: [[u64; 32]; 2],
     /// Instructions each lane did not run while it waited (see `Park`).
     behind: [u64; 32],
 }
 
+/// The spaces `Reads` counts, as indices.
+const GLOBAL: usize = 0;
+const SHARED: usize = 1;
+
 /// The global and shared reads of a lockstep run's warp loads (`global_load_warp`,
 /// `shared_load_warp`), added to the lanes' counters when the run ends instead of at each
-/// load: `global`/`shared` for every lane of the run, plus `LaneCounts::global`/`shared` per
-/// lane for loads some lanes skipped (`partial`: there were such; until then those are not
+/// load: `whole[space]` for every lane of the run, plus `LaneCounts::reads[space]` per lane
+/// for loads some lanes skipped (`partial`: there were such; until then those are not
 /// cleared).
 struct Reads {
-    global: u64,
-    shared: u64,
+    whole: [u64; 2],
     partial: bool,
 }
 
 impl Reads {
-    /// A warp load of the lanes `on` of the run's `lanes`, counted in `whole` or, per lane,
-    /// in `part` (one of `counts`' arrays, picked by `pick`).
+    /// A warp load from `space` by the lanes `on` of the run's `lanes`.
     #[inline(always)]
-    fn add(
-        &mut self,
-        counts: &mut LaneCounts,
-        on: u32,
-        lanes: u32,
-        whole: impl FnOnce(&mut Self) -> &mut u64,
-        pick: impl FnOnce(&mut LaneCounts) -> &mut [u64; 32],
-    ) {
+    fn add(&mut self, counts: &mut LaneCounts, space: usize, on: u32, lanes: u32) {
         if on == lanes {
-            *whole(self) += 1;
+            self.whole[space] += 1;
             return;
         }
         if !self.partial {
             self.partial = true;
-            counts.global = [0; 32];
-            counts.shared = [0; 32];
+            counts.reads = [[0; 32]; 2];
         }
-        let part = pick(counts);
+        let part = &mut counts.reads[space];
         each(on, |i| part[i] += 1);
     }
 
     #[inline(always)]
-    fn global(&mut self, counts: &mut LaneCounts, on: u32, lanes: u32) {
-        self.add(counts, on, lanes, |r| &mut r.global, |c| &mut c.global);
-    }
-
-    #[inline(always)]
-    fn shared(&mut self, counts: &mut LaneCounts, on: u32, lanes: u32) {
-        self.add(counts, on, lanes, |r| &mut r.shared, |c| &mut c.shared);
-    }
-
-    #[inline(always)]
     fn flush(&self, counts: &LaneCounts, warp: &mut [Thread], lanes: u32) {
-        let (g, s) = (self.global, self.shared);
+        let [g, s] = self.whole;
+        let [gp, sp] = &counts.reads;
         if self.partial {
             for_lanes(warp, lanes, |i, th| {
-                th.counters.global_reads += g + counts.global[i];
-                th.counters.shared_reads += s + counts.shared[i];
+                th.counters.global_reads += g + gp[i];
+                th.counters.shared_reads += s + sp[i];
             });
         } else if g | s != 0 {
             for_lanes(warp, lanes, |_, th| {
@@ -292,8 +277,7 @@ impl<'l> Block<'l> {
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
         let mut reads = Reads {
-            global: 0,
-            shared: 0,
+            whole: [0; 2],
             partial: false,
         };
         while ran < QUANTUM {
@@ -460,7 +444,7 @@ impl<'l> Block<'l> {
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
-                        reads.global(counts, on, all_lanes);
+                        reads.add(counts, GLOBAL, on, all_lanes);
                         ran += 1;
                         pc += 1;
                         continue;
@@ -517,7 +501,7 @@ impl<'l> Block<'l> {
                         let (clean, declined) =
                             mem.shared_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
                         if clean != 0 {
-                            reads.shared(counts, clean, all_lanes);
+                            reads.add(counts, SHARED, clean, all_lanes);
                         }
                         if let Some(i) = declined {
                             ahead = i;
