@@ -139,6 +139,7 @@ fn a_changed_result_fails_the_comparison() {
             block: [0, 0, 0],
             thread: [1, 0, 0],
             other_line: Some(6),
+            facts: Default::default(),
         }],
         instructions: 10,
         ..RunResult::default()

@@ -117,6 +117,18 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     }
     let module = crate::ptx::parse(&compiled.ptx)
         .context("gpuzzle could not read the PTX NVRTC produced (please report this)")?;
+    // What `teach` may use to explain a diagnostic: the integer defines and scalars by name.
+    let mut values = crate::teach::Scene::define_values(&a.define);
+    for (text, arg) in a.args.iter().zip(&args) {
+        if let (Some((n, _)), crate::emu::value::KernelArg::Scalar(sc)) =
+            (text.split_once('='), arg)
+        {
+            let v = sc.as_f64();
+            if !sc.ty.is_float() && v.fract() == 0.0 {
+                values.push((n.trim().to_string(), v as i64));
+            }
+        }
+    }
     let cfg = LaunchConfig {
         grid: a.grid,
         block: a.block,
@@ -162,7 +174,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             a.backend.timeout.unwrap_or(executor.default_timeout()),
         )
     };
-    let result = match result {
+    let mut result = match result {
         Ok(r) => r,
         Err(
             e @ (GpuError::Launch(emu::EmuError::Unsupported(_))
@@ -181,6 +193,22 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
+    if a.format == Format::Text {
+        // Help is printed with text only (exec's JSON has no help).
+        for d in &mut result.diagnostics {
+            crate::report::endless_loop::name_the_loop(d, &module, &name, &source);
+        }
+        let scene = crate::teach::Scene {
+            source: &source,
+            file_name: &name,
+            module: Some(&module),
+            grid: a.grid,
+            block: a.block,
+            values,
+            shapes: Vec::new(),
+        };
+        crate::teach::explain(&mut result.diagnostics, &scene);
+    }
     match a.format {
         Format::Json => super::output::with_stdout(|w| {
             report::exec::write_json_with_symbols(&result, &device_vars, w)

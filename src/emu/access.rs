@@ -4,6 +4,7 @@
 use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
+use super::facts::{Access as FAccess, Element, Facts, Hazard, Space as FSpace};
 use super::memory::{classify, word_index, Window};
 use super::perf::Access;
 use super::printf;
@@ -32,6 +33,15 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// As the facts say it.
+    pub(super) fn access(self) -> FAccess {
+        match self {
+            Kind::Read => FAccess::Read,
+            Kind::Write => FAccess::Write,
+            Kind::Atomic => FAccess::Atomic,
+        }
+    }
+
     fn verb(self) -> &'static str {
         match self {
             Kind::Read => "read",
@@ -252,7 +262,7 @@ impl<'l> Mem<'l> {
                 let site = self.site(th, inst);
                 let who = self.namer.who(th.tid, self.block);
                 self.diags.report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
-                    (format!("{who} used an atomic on local memory, which atomics cannot address"), "atomics work on global or shared memory only".into())
+                    (format!("{who} used an atomic on local memory, which atomics cannot address"), Facts::Bounds { space: FSpace::Local, access: FAccess::Atomic, element: None, address: 0, bytes: size, misaligned_to: None })
                 });
                 0
             }
@@ -691,33 +701,64 @@ impl<'l> Mem<'l> {
         } else {
             String::new()
         };
+        let space = match p {
+            Place::Global(_) => FSpace::Global,
+            Place::Shared(_) => FSpace::Shared,
+            Place::Local(_) => FSpace::Local,
+            Place::Param(_) => FSpace::Param,
+        };
+        let facts = |element: Option<Element>, misaligned_to: Option<u32>| Facts::Bounds {
+            space,
+            access: kind.access(),
+            element,
+            address: off,
+            bytes: total,
+            misaligned_to,
+        };
         if inside {
             let what = self.describe(p, size);
+            let element = self.element_at(p, size);
             self.diags.report(DiagKind::Misaligned, Severity::Error, site, None, || {
                 (
                     format!("{who} {verb} {total} bytes at {what}{at_line}, which is not aligned to {align} bytes"),
-                    format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                    facts(element, Some(align as u32)),
                 )
             });
             return false;
         }
-        let (message, help) = match p {
+        let (message, element) = match p {
             Place::Global(a) => self.global_oob(a, size, &who, verb, &at_line),
             Place::Shared(o) => self.shared_oob(o, size, &who, verb, &at_line),
             Place::Local(_) => (
                 format!("{who} {verb} outside its local (per-thread) array{at_line}"),
-                "a local array indexed past its end: check the loop bounds".to_string(),
+                None,
             ),
             Place::Param(_) => (
                 format!("{who} {verb} outside the kernel's parameters{at_line}"),
-                "this is likely a gpuzzle bug; please report it".to_string(),
+                None,
             ),
         };
         self.diags
             .report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
-                (message, help)
+                (message, facts(element, None))
             });
         false
+    }
+
+    /// The element `p` names in the nearest array (global or shared), as facts.
+    fn element_at(&self, p: Place, size: u32) -> Option<Element> {
+        match p {
+            Place::Global(a) => self.launch.global.nearest(a).map(|al| Element {
+                name: al.name.clone(),
+                index: (a as i128 - al.base as i128).div_euclid(al.elem_size.max(1) as i128),
+                len: al.len / al.elem_size.max(1),
+            }),
+            Place::Shared(o) => {
+                let var = super::diag::nearest_shared_var(&self.launch.shared_vars, o)?;
+                Some(super::diag::shared_element(var, o, size))
+            }
+            _ => None,
+        }
     }
 
     fn describe(&self, p: Place, size: u32) -> String {
@@ -744,13 +785,13 @@ impl<'l> Mem<'l> {
         who: &str,
         verb: &str,
         at_line: &str,
-    ) -> (String, String) {
+    ) -> (String, Option<Element>) {
         let Some(al) = self.launch.global.nearest(a) else {
             return (
                 format!(
                     "{who} {verb} {size} bytes at address {a:#x}{at_line}, but no buffer exists"
                 ),
-                "check the pointer".into(),
+                None,
             );
         };
         let dist = if a < al.base {
@@ -766,18 +807,18 @@ impl<'l> Mem<'l> {
             };
             return (
                 format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer{null}"),
-                "the pointer does not point into any buffer: check which pointer you index and that it was passed in".into(),
+                None,
             );
         }
         let idx = (a as i128 - al.base as i128).div_euclid(al.elem_size as i128);
         let n = al.len / al.elem_size;
         let name = &al.name;
-        let help = if idx < 0 {
-            "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
-        } else {
-            format!("an index past the end of `{name}`: guard the access with a bounds check such as `if (i < size)`; there may be more threads than elements")
+        let element = Element {
+            name: name.clone(),
+            index: idx,
+            len: n,
         };
-        (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}])", n as i128 - 1), help)
+        (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}])", n as i128 - 1), Some(element))
     }
 
     fn shared_oob(
@@ -787,7 +828,7 @@ impl<'l> Mem<'l> {
         who: &str,
         verb: &str,
         at_line: &str,
-    ) -> (String, String) {
+    ) -> (String, Option<Element>) {
         super::diag::shared_oob_message(&self.launch.shared_vars, o, size, who, verb, at_line)
     }
 
@@ -880,26 +921,27 @@ impl<'l> Mem<'l> {
             } else {
                 ""
             };
-            let (message, help) = match hazard {
+            let (message, hazard, mine, theirs) = match hazard {
                 "RAW" => (
                     format!("{who} read shared {what} (line {line}) while {other_who} wrote it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
-                    "every thread must finish writing shared memory before any thread reads it: put __syncthreads() between the write and the read, outside any if".to_string(),
+                    Hazard::ReadAfterWrite, FAccess::Read, FAccess::Write,
                 ),
                 "WAW" => (
                     format!("{who} wrote shared {what} (line {line}) after {other_who} wrote it (line {other_line}), with no __syncthreads() between them"),
-                    "two threads write the same element: give each thread its own element, or let one thread write and __syncthreads() before the others read".to_string(),
+                    Hazard::WriteAfterWrite, FAccess::Write, FAccess::Write,
                 ),
                 _ => (
                     format!("{who} wrote shared {what} (line {line}) while {other_who} read it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
-                    "a value was overwritten before another thread finished reading it: put __syncthreads() after the reads and before the write (e.g. at the end of each loop step)".to_string(),
+                    Hazard::WriteAfterRead, FAccess::Write, FAccess::Read,
                 ),
             };
+            let facts = self.shared_race_facts(me, other, off, total, hazard, (mine, theirs));
             self.diags.report(
                 DiagKind::SharedRace,
                 Severity::Error,
                 site,
                 Some(other_line),
-                || (message, help),
+                || (message, facts),
             );
         }
     }
@@ -931,12 +973,46 @@ impl<'l> Mem<'l> {
         } else {
             ""
         };
+        let facts = self.shared_race_facts(
+            reader,
+            writer,
+            off,
+            total,
+            Hazard::ReadAfterWrite,
+            (FAccess::Read, FAccess::Write),
+        );
         self.diags.report(DiagKind::SharedRace, Severity::Error, site, Some(write_line), || {
             (
                 format!("{who} read shared {what} (line {read_line}) before {other_who} wrote it (line {write_line}), with no __syncthreads() between them{sync_hint}"),
-                "every thread must finish writing shared memory before any thread reads it: put __syncthreads() between the write and the read, outside any if".to_string(),
+                facts,
             )
         });
+    }
+
+    /// The facts of a race on shared memory between threads `me` and `other` (linear indices
+    /// in the block; `NONE` when the other is not known).
+    fn shared_race_facts(
+        &self,
+        me: u32,
+        other: u32,
+        off: u64,
+        total: u32,
+        hazard: Hazard,
+        (mine, theirs): (FAccess, FAccess),
+    ) -> Facts {
+        let known = other != NONE;
+        Facts::Race {
+            space: FSpace::Shared,
+            hazard,
+            element: self.element_at(Place::Shared(off), total),
+            other_thread: known.then(|| self.launch.tid_of(other)),
+            other_block: known.then_some(self.block),
+            across_blocks: false,
+            same_warp: known && other / 32 == me / 32,
+            block_threads: self.launch.threads_per_block(),
+            mine,
+            theirs,
+        }
     }
 
     /// Report the reads of never-written shared memory recorded in this barrier interval,
@@ -957,11 +1033,12 @@ impl<'l> Mem<'l> {
             };
             let who = self.namer.who(p.tid, self.block);
             let what = self.describe(Place::Shared(p.off), p.len);
+            let element = self.element_at(Place::Shared(p.off), p.len);
             let line = p.line;
             self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
                 (
                     format!("{who} read shared {what} (line {line}) before any thread of the block wrote it"),
-                    "shared memory starts out holding garbage: write every element before reading it, and put __syncthreads() between the writes and the reads".into(),
+                    Facts::Uninitialized { element },
                 )
             });
         }
@@ -1013,11 +1090,7 @@ impl<'l> Mem<'l> {
         let who = self.namer.who(th.tid, self.block);
         self.diags
             .report(DiagKind::Assert, Severity::Error, site, None, || {
-                (
-                    format!("assertion `{msg}` failed in {who}"),
-                    "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
-                        .into(),
-                )
+                (format!("assertion `{msg}` failed in {who}"), Facts::None)
             });
     }
 

@@ -1,6 +1,7 @@
 //! Collects diagnostics during a launch: one report per (kind, severity, line, other line), with a count
 //! of the other threads that did the same, and messages in a learner's words.
 
+use super::facts::{Element, Facts};
 use super::result::{DiagKind, Diagnostic, Severity};
 use std::collections::HashMap;
 
@@ -94,8 +95,22 @@ pub fn shared_index(var: &SharedVar, off: u64, access_size: u32) -> i128 {
     (signed_offset(off) - var.1 as i128).div_euclid(elem.max(1) as i128)
 }
 
-/// Message and help for a shared access outside every shared array: the element it names
-/// (`cache[-1]`, `partial_sum[256]`), with the advice global memory gets for the same mistake.
+/// The element an offset names in shared variable `var`, as facts.
+pub fn shared_element(var: &SharedVar, off: u64, access_size: u32) -> Element {
+    let elem = if var.2 > 1 {
+        var.2
+    } else {
+        access_size.max(1) as u64
+    };
+    Element {
+        name: var.0.clone(),
+        index: shared_index(var, off, access_size),
+        len: var.3 / elem,
+    }
+}
+
+/// The message for a shared access outside every shared array, and the element it names
+/// (`cache[-1]`, `partial_sum[256]`).
 pub fn shared_oob_message(
     vars: &[SharedVar],
     off: u64,
@@ -103,32 +118,21 @@ pub fn shared_oob_message(
     who: &str,
     verb: &str,
     at_line: &str,
-) -> (String, String) {
+) -> (String, Option<Element>) {
     let Some(var) = nearest_shared_var(vars, off) else {
         return (
             format!(
                 "{who} {verb} shared memory at offset {}{at_line}, outside every shared array",
                 signed_offset(off)
             ),
-            "check the index".into(),
+            None,
         );
     };
-    let name = &var.0;
-    let idx = shared_index(var, off, access_size);
-    let elem = if var.2 > 1 {
-        var.2
-    } else {
-        access_size.max(1) as u64
-    };
-    let n = var.3 / elem;
-    let help = if idx < 0 {
-        "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
-    } else {
-        "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".to_string()
-    };
+    let e = shared_element(var, off, access_size);
+    let (name, idx, n) = (&e.name, e.index, e.len);
     (
         format!("{who} {verb} shared {name}[{idx}]{at_line}, but {name} has {n} elements"),
-        help,
+        Some(e),
     )
 }
 
@@ -148,7 +152,7 @@ impl Diags {
         severity: Severity,
         site: Site,
         other_line: Option<u32>,
-        message: impl FnOnce() -> (String, String),
+        message: impl FnOnce() -> (String, Facts),
     ) {
         let key = (
             kind,
@@ -164,14 +168,15 @@ impl Diags {
             }
             return;
         }
-        let (message, help) = message();
+        let (message, facts) = message();
         self.last.push(who);
         self.index.insert(key, self.list.len());
         self.list.push(Diagnostic {
             kind,
             severity,
             message,
-            help: Some(help),
+            help: None,
+            facts,
             file: site.file,
             line: (site.line > 0).then_some(site.line),
             block: site.block,
@@ -273,30 +278,30 @@ mod tests {
     fn a_negative_shared_index_is_named_as_negative() {
         let v = vars();
         // cache[-1] in the red zone after partial_sum: the nearer array is cache.
-        let (m, h) = shared_oob_message(&v, 1084, 4, "thread 0", "wrote", "");
+        let (m, e) = shared_oob_message(&v, 1084, 4, "thread 0", "wrote", "");
         assert_eq!(
             m,
             "thread 0 wrote shared cache[-1], but cache has 64 elements"
         );
-        assert!(h.starts_with("a negative index"), "{h}");
+        assert_eq!(e.map(|e| (e.index, e.len)), Some((-1, 64)));
         // Below the first array the offset wraps around.
-        let (m, h) = shared_oob_message(&v, 0u64.wrapping_sub(4), 4, "thread 0", "read", "");
+        let (m, e) = shared_oob_message(&v, 0u64.wrapping_sub(4), 4, "thread 0", "read", "");
         assert_eq!(
             m,
             "thread 0 read shared PMPP::CUDA::partial_sum[-1], but PMPP::CUDA::partial_sum has 256 elements"
         );
-        assert!(h.starts_with("a negative index"), "{h}");
+        assert_eq!(e.map(|e| e.index), Some(-1));
     }
 
     #[test]
     fn an_index_past_the_end_is_named_after_the_array_it_overflows() {
         let v = vars();
-        let (m, h) = shared_oob_message(&v, 1024, 4, "thread 255", "wrote", " (line 5)");
+        let (m, e) = shared_oob_message(&v, 1024, 4, "thread 255", "wrote", " (line 5)");
         assert_eq!(
             m,
             "thread 255 wrote shared PMPP::CUDA::partial_sum[256] (line 5), but PMPP::CUDA::partial_sum has 256 elements"
         );
-        assert!(h.starts_with("a shared-memory index outside"), "{h}");
+        assert_eq!(e.map(|e| (e.index, e.len)), Some((256, 256)));
         assert_eq!(shared_index(&v[1], 1088 + 256, 4), 64);
     }
 
@@ -309,7 +314,7 @@ mod tests {
                 Severity::Error,
                 site(7, t),
                 None,
-                || ("first".into(), "h".into()),
+                || ("first".into(), Facts::None),
             );
         }
         d.report(
@@ -317,7 +322,7 @@ mod tests {
             Severity::Error,
             site(8, 0),
             None,
-            || ("second".into(), "h".into()),
+            || ("second".into(), Facts::None),
         );
         // The same thread again is not another thread.
         d.report(
@@ -325,7 +330,7 @@ mod tests {
             Severity::Error,
             site(7, 2),
             None,
-            || ("first".into(), "h".into()),
+            || ("first".into(), Facts::None),
         );
         let v = d.finish();
         assert_eq!(v.len(), 2);

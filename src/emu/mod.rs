@@ -6,6 +6,7 @@ mod alu;
 mod block;
 mod context;
 mod diag;
+pub mod facts;
 mod fast;
 mod float;
 mod launch;

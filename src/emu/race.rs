@@ -26,6 +26,7 @@ use super::access::Kind;
 use super::block::{Mem, Thread, NONE};
 use super::context::Launch;
 use super::diag::{Diags, Namer, Site};
+use super::facts::{Element, Facts, Hazard as FHazard, Space};
 use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
@@ -755,10 +756,17 @@ impl<'l> Mem<'l> {
                 thread: reader,
             };
             let (r, w) = (namer.thread(reader), namer.thread(th.tid));
+            let facts = self.race_facts(
+                addr,
+                other,
+                th.tid,
+                Hazard::ReadAfterWrite,
+                (Kind::Read, Kind::Write),
+            );
             self.diags.report(DiagKind::GlobalRace, Severity::Error, site, Some(line), || {
                 (
                     format!("{r} of {block} read {what} (line {other_line}) before {w} wrote it (line {line}), with nothing ordering them: on a GPU the read may get the old or the new value"),
-                    BARRIER_HELP.to_string(),
+                    facts,
                 )
             });
             return;
@@ -767,35 +775,68 @@ impl<'l> Mem<'l> {
         let (me_name, them) = (namer.thread(th.tid), other_name(other));
         let both = format!("{me_name} and {them} of {block}");
         let same_line = line == other_line;
-        let (message, help) = match hazard {
+        let (message, kinds) = match hazard {
             Hazard::ReadAfterWrite | Hazard::WriteAfterRead if same_line => (
-                format!("{both} both update {what} (line {line} reads and writes it) with nothing ordering them: on a GPU they read the same old value and updates are lost"),
-                update_help(&what),
+                format!("{me_name} and {them} of {block} both run line {line} on {what}, one reading it while the other writes it, with nothing ordering them"),
+                if hazard == Hazard::ReadAfterWrite { (Kind::Read, Kind::Write) } else { (Kind::Write, Kind::Read) },
             ),
             Hazard::ReadAfterWrite => (
                 format!("{me_name} of {block} read {what} (line {line}) after {them} wrote it (line {other_line}), with nothing ordering them: on a GPU the read may get the old or the new value"),
-                BARRIER_HELP.to_string(),
+                (Kind::Read, Kind::Write),
             ),
             Hazard::WriteAfterWrite => (
                 format!("{both} both write {what} ({}) with nothing ordering them: on a GPU either value may be left", lines(other_line, line)),
-                "give each thread its own element, or let one thread write it (e.g. `if (threadIdx.x == 0)`)".to_string(),
+                (Kind::Write, Kind::Write),
             ),
             Hazard::WriteAfterRead => (
                 format!("{me_name} of {block} wrote {what} (line {line}) while {them} read it (line {other_line}), with nothing ordering them: on a GPU the read may get the new value"),
-                BARRIER_HELP.to_string(),
+                (Kind::Write, Kind::Read),
             ),
             Hazard::Mixed => (
                 format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically ({}): the plain write can undo the atomic update", lines(other_line, line)),
-                update_help(&what),
+                (Kind::Write, Kind::Atomic),
             ),
         };
+        let facts = self.race_facts(addr, other, th.tid, hazard, kinds);
         self.diags.report(
             DiagKind::GlobalRace,
             Severity::Error,
             site,
             Some(other_line),
-            || (message, help),
+            || (message, facts),
         );
+    }
+
+    /// The facts of a race inside this block on the global word at `addr`, between the thread
+    /// at `me` and the thread of linear index `other` (`NONE`: not known).
+    fn race_facts(
+        &self,
+        addr: u64,
+        other: u32,
+        me: [u32; 3],
+        hazard: Hazard,
+        (mine, theirs): (Kind, Kind),
+    ) -> Facts {
+        let known = other != NONE;
+        let b = self.launch.cfg.block;
+        let me_linear = me[0] + b[0] * (me[1] + b[1] * me[2]);
+        Facts::Race {
+            space: Space::Global,
+            hazard: match hazard {
+                Hazard::ReadAfterWrite => FHazard::ReadAfterWrite,
+                Hazard::WriteAfterRead => FHazard::WriteAfterRead,
+                Hazard::WriteAfterWrite => FHazard::WriteAfterWrite,
+                Hazard::Mixed => FHazard::AtomicAndPlain,
+            },
+            element: global_element(self.launch, addr),
+            other_thread: known.then(|| self.launch.tid_of(other)),
+            other_block: known.then_some(self.block),
+            across_blocks: false,
+            same_warp: known && other / 32 == me_linear / 32,
+            block_threads: self.launch.threads_per_block(),
+            mine: mine.access(),
+            theirs: theirs.access(),
+        }
     }
 
     /// A `__syncthreads()`: a new interval (clear its table) and what threads acquired is the
@@ -846,14 +887,14 @@ fn lines(a: u32, b: u32) -> String {
     }
 }
 
-const BARRIER_HELP: &str = "threads of one block are ordered only by __syncthreads() (lanes of one warp also by __syncwarp()): put one between the write and the read, outside any if; or give each thread its own element";
-
-fn update_help(what: &str) -> String {
-    let buffer = what.split('[').next().unwrap_or(what);
-    format!("several threads add into one element: sum in shared memory and let one thread write the total (after __syncthreads()), or use atomicAdd(&{what}, value); `{buffer}` is not a safe place to accumulate")
+/// The global element at `addr`, as facts.
+fn global_element(launch: &Launch, addr: u64) -> Option<Element> {
+    launch.global.nearest(addr).map(|al| Element {
+        name: al.name.clone(),
+        index: (addr as i128 - al.base as i128).div_euclid(al.elem_size.max(1) as i128),
+        len: al.len / al.elem_size.max(1),
+    })
 }
-
-const CROSS_HELP: &str = "nothing orders different blocks of one launch: give each block its own elements (e.g. a partial result per block, combined by a second launch), or use atomicAdd; a block that reads other blocks' results must come after their __threadfence() and an atomic it sees (the last-block pattern)";
 
 /// The diagnostics of the races between blocks found in a launch, with what the watch saw.
 pub(super) fn report_cross(
@@ -913,12 +954,35 @@ pub(super) fn report_cross(
             thread: r.thread,
         };
         let more = r.more;
+        let (other_block, other_thread) = match other {
+            Some((b, t, _, _)) => (Some(b), Some(t)),
+            None => (r.other_block.map(|b| launch.block_coords(b)), None),
+        };
+        let hazard = match (r.kind, other_kind) {
+            (Kind::Atomic, Kind::Atomic) => FHazard::Update,
+            (Kind::Atomic, _) | (_, Kind::Atomic) => FHazard::AtomicAndPlain,
+            (Kind::Read, _) => FHazard::ReadAfterWrite,
+            (Kind::Write, Kind::Read) => FHazard::WriteAfterRead,
+            (Kind::Write, Kind::Write) => FHazard::WriteAfterWrite,
+        };
+        let facts = Facts::Race {
+            space: Space::Global,
+            hazard,
+            element: global_element(launch, r.addr),
+            other_thread,
+            other_block,
+            across_blocks: true,
+            same_warp: false,
+            block_threads: launch.threads_per_block(),
+            mine: r.kind.access(),
+            theirs: other_kind.access(),
+        };
         diags.report(
             DiagKind::GlobalRace,
             Severity::Error,
             site,
             (other_line > 0).then_some(other_line),
-            || (message, CROSS_HELP.to_string()),
+            || (message, facts),
         );
         for _ in 0..more {
             diags.count_another(DiagKind::GlobalRace, line, other_line);

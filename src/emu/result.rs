@@ -54,9 +54,13 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// What happened: which thread, which element of which buffer, which line.
     pub message: String,
-    /// What usually causes it and how to fix it (shown under the snippet; not in exec's JSON).
+    /// What causes it and how to fix it, written by `teach` from `facts` and the learner's
+    /// source (shown under the snippet; not in exec's JSON).
     #[serde(skip)]
     pub help: Option<String>,
+    /// What the checker saw, as data (`teach` derives `help` from it).
+    #[serde(skip)]
+    pub facts: super::facts::Facts,
     /// The learner's source file as NVRTC named it (from `.file`), if line info was available.
     pub file: Option<String>,
     pub line: Option<u32>,

@@ -351,6 +351,7 @@ fn timed_out(args: Vec<KernelArg>, secs: f64, executor: Executor) -> RunResult {
             block: [0; 3],
             thread: [0; 3],
             other_line: None,
+            facts: Default::default(),
         }],
         ..RunResult::default()
     }

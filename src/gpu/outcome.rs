@@ -2,6 +2,7 @@
 //! `CounterSummary`, the first fault into a `Diagnostic` worded like the emulator's, so the judge
 //! and the reports cannot tell which executor ran.
 
+use crate::emu::facts::{Access, Element, Facts, Space};
 use crate::emu::result::{CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId};
 use crate::emu::LaunchConfig;
 use crate::gpu::ctl::{AccessKind, CtlState, Fault, FaultKind};
@@ -130,12 +131,12 @@ pub fn fault_diagnostic(
         2 => " (1 more fault after this one)".to_string(),
         n => format!(" ({} more faults after this one)", n - 1),
     };
-    let (kind, message, help) = match (f.kind, f.access) {
+    let (kind, message, facts) = match (f.kind, f.access) {
         // Worded as the emulator words them.
         (FaultKind::Trap, _) => (
             DiagKind::Assert,
             format!("{who} executed a trap instruction, which aborts the kernel"),
-            "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".to_string(),
+            Facts::None,
         ),
         (FaultKind::Assert, _) => {
             let text = state
@@ -148,12 +149,7 @@ pub fn fault_diagnostic(
                 Some(t) => format!("assertion `{t}` failed in {who}"),
                 None => format!("an assertion failed in {who}"),
             };
-            (
-                DiagKind::Assert,
-                message,
-                "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
-                    .to_string(),
-            )
+            (DiagKind::Assert, message, Facts::None)
         }
         (FaultKind::StepLimit, _) | (_, None) => (
             DiagKind::StepLimit,
@@ -161,7 +157,7 @@ pub fn fault_diagnostic(
                 "the kernel was stopped: {who} took more than {} loop iterations and was still running line {}",
                 state.step_budget, f.line
             ),
-            "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".to_string(),
+            Facts::StepLimit { in_loop: true },
         ),
         (fk, Some(acc)) => {
             let verb = match acc.kind {
@@ -173,41 +169,65 @@ pub fn fault_diagnostic(
             let size = acc.elem_bytes;
             let total = acc.total_bytes();
             let align = total.min(16);
+            let access = match acc.kind {
+                AccessKind::Read => Access::Read,
+                AccessKind::Write => Access::Write,
+                AccessKind::Atomic => Access::Atomic,
+            };
+            let facts = |space: Space, element: Option<Element>, misaligned: bool| Facts::Bounds {
+                space,
+                access,
+                element,
+                address: a,
+                bytes: total,
+                misaligned_to: misaligned.then_some(align),
+            };
             if acc.shared {
                 let near = nearest_shared(a, &state.shared_table, shared, size);
                 let idx = |base: u64, elem: u64| (a as i128 - base as i128).div_euclid(elem as i128);
-                let (kind, message, help) = match (fk, near) {
-                    (FaultKind::Misaligned, Some((base, _, name, elem))) => (
+                let element = |base: u64, len: u64, name: &str, elem: u64| Element {
+                    name: name.to_string(),
+                    index: idx(base, elem),
+                    len: len / elem.max(1),
+                };
+                let (kind, message, facts) = match (fk, near) {
+                    (FaultKind::Misaligned, Some((base, len, name, elem))) => (
                         DiagKind::Misaligned,
                         format!("{who} {verb} {total} bytes at {name}[{}]{at_line}, which is not aligned to {align} bytes", idx(base, elem)),
-                        format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                        facts(Space::Shared, Some(element(base, len, name, elem)), true),
                     ),
                     (_, Some((base, len, name, elem))) => (
                         DiagKind::OutOfBounds,
                         format!("{who} {verb} shared {name}[{}]{at_line}, but {name} has {} elements", idx(base, elem), len / elem),
-                        "a shared-memory index outside the array: check how the index is computed from threadIdx and that the array is as large as the block".to_string(),
+                        facts(Space::Shared, Some(element(base, len, name, elem)), false),
                     ),
                     (_, None) => (
                         DiagKind::OutOfBounds,
                         format!("{who} {verb} shared memory at offset {a}{at_line}, outside every shared array"),
-                        "check the index".to_string(),
+                        facts(Space::Shared, None, false),
                     ),
                 };
-                return Some(diagnostic(f, kind, message + &more, help, files));
+                return Some(diagnostic(f, kind, message + &more, facts, files));
             }
             let near = nearest(a, &state.table, names).filter(|e| e.3 <= 1 << 20);
             let element = |base: u64, n: &TableName| {
                 (a as i128 - base as i128).div_euclid(n.elem_size.max(1) as i128)
+            };
+            let fact_element = |base: u64, len: u64, n: &TableName| Element {
+                name: n.name.clone(),
+                index: element(base, n),
+                len: len / n.elem_size.max(1),
             };
             if fk == FaultKind::Misaligned {
                 let what = match near {
                     Some((base, _, n, _)) => format!("{}[{}]", n.name, element(base, n)),
                     None => format!("address {a:#x}"),
                 };
+                let e = near.map(|(base, len, n, _)| fact_element(base, len, n));
                 (
                     DiagKind::Misaligned,
                     format!("{who} {verb} {total} bytes at {what}{at_line}, which is not aligned to {align} bytes"),
-                    format!("a {total}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment)"),
+                    facts(Space::Global, e, true),
                 )
             } else {
                 match near {
@@ -216,46 +236,41 @@ pub fn fault_diagnostic(
                         (
                             DiagKind::OutOfBounds,
                             format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer{null}"),
-                            "the pointer does not point into any buffer: check which pointer you index and that it was passed in".to_string(),
+                            facts(Space::Global, None, false),
                         )
                     }
                     Some((base, len, n, _)) => {
                         let idx = element(base, n);
                         let count = len / n.elem_size.max(1);
                         let name = &n.name;
-                        let help = if idx < 0 {
-                            "a negative index: check the lower bound before using it, e.g. `if (i - 1 >= 0)` or max(i - 1, 0)".to_string()
-                        } else {
-                            format!("an index past the end of `{name}`: guard the access with a bounds check such as `if (i < size)`; there may be more threads than elements")
-                        };
                         (
                             DiagKind::OutOfBounds,
                             format!(
                                 "{who} {verb} {name}[{idx}]{at_line}, but {name} has {count} elements ({name}[0] to {name}[{}])",
                                 count as i128 - 1
                             ),
-                            help,
+                            facts(Space::Global, Some(fact_element(base, len, n)), false),
                         )
                     }
                 }
             }
         }
     };
-    Some(diagnostic(f, kind, message + &more, help, files))
+    Some(diagnostic(f, kind, message + &more, facts, files))
 }
 
 fn diagnostic(
     f: &Fault,
     kind: DiagKind,
     message: String,
-    help: String,
+    facts: Facts,
     files: &[String],
 ) -> Diagnostic {
     Diagnostic {
         kind,
         severity: Severity::Error,
         message,
-        help: Some(help),
+        help: None,
         file: files
             .get(f.file as usize)
             .filter(|s| !s.is_empty())
@@ -264,6 +279,7 @@ fn diagnostic(
         block: f.block,
         thread: f.thread,
         other_line: None,
+        facts,
     }
 }
 

@@ -174,6 +174,9 @@ pub struct WireDiagnostic {
     pub block: [u32; 3],
     pub thread: [u32; 3],
     pub other_line: Option<u32>,
+    /// What the checker saw (`teach` writes the help from it in the parent).
+    #[serde(default)]
+    pub facts: crate::emu::facts::Facts,
 }
 
 /// Every kind, for decoding by name. `kind_index` fails to compile when a kind is added and
@@ -217,6 +220,7 @@ impl From<&Diagnostic> for WireDiagnostic {
             block: d.block,
             thread: d.thread,
             other_line: d.other_line,
+            facts: d.facts.clone(),
         }
     }
 }
@@ -242,6 +246,7 @@ impl TryFrom<WireDiagnostic> for Diagnostic {
             block: d.block,
             thread: d.thread,
             other_line: d.other_line,
+            facts: d.facts,
         })
     }
 }
@@ -355,6 +360,7 @@ mod tests {
                 block: [1, 0, 0],
                 thread: [2, 0, 0],
                 other_line: Some(4),
+                facts: crate::emu::facts::Facts::StepLimit { in_loop: true },
             }],
             counters: CounterSummary {
                 max_per_thread: Counters {

@@ -212,6 +212,7 @@ mod tests {
             block: [0; 3],
             thread: [3, 0, 0],
             other_line: None,
+            facts: Default::default(),
         };
         let same = out(&[1.0], &[1.0]);
         let c = compare("GPU", &same, &same, Some(&d), false);

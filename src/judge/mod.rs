@@ -115,19 +115,54 @@ pub fn judge(
             let seed = random.then(|| seed_for(puzzle.id, i));
             let started = std::time::Instant::now();
             let mut t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            // A step limit inside a loop is said as that loop, from the IR and the source;
+            // then every diagnostic gets its help from its facts and the source.
+            for d in &mut t.diagnostics {
+                crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
+            }
+            let scene = teach_scene(puzzle, test, display_name, source, &learner);
+            crate::teach::explain(&mut t.diagnostics, &scene);
             t.seconds = started.elapsed().as_secs_f64();
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
     }
-    // A step limit inside a loop is said as that loop, from the IR and the source.
-    for d in outcome.tests.iter_mut().flat_map(|t| &mut t.diagnostics) {
-        crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
-    }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);
     outcome.passed = all_passed && !outcome.tests.is_empty();
     Ok(outcome)
+}
+
+/// What `teach` may know of a test beyond the facts: the source, the launch's shape, the
+/// defines' and scalars' integer values and the matrix buffers' shapes.
+fn teach_scene<'a>(
+    puzzle: &Puzzle,
+    test: &TestCase,
+    display_name: &'a str,
+    source: &'a str,
+    learner: &'a Module,
+) -> crate::teach::Scene<'a> {
+    let mut values = crate::teach::Scene::define_values(&puzzle.defines);
+    values.extend(
+        test.scalars
+            .iter()
+            .filter(|(_, v)| v.fract() == 0.0 && v.abs() < 1e15)
+            .map(|(n, v)| (n.clone(), *v as i64)),
+    );
+    let shapes = test
+        .buffers
+        .iter()
+        .filter_map(|(n, b)| b.shape.map(|s| (n.clone(), s)))
+        .collect();
+    crate::teach::Scene {
+        source,
+        file_name: display_name,
+        module: Some(learner),
+        grid: test.grid,
+        block: test.block,
+        values,
+        shapes,
+    }
 }
 
 /// The name of a test as outcomes carry it: the fixed test's, or its random-input variant's.

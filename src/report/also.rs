@@ -365,6 +365,7 @@ mod tests {
             block: [0; 3],
             thread: [3, 0, 0],
             other_line: None,
+            facts: Default::default(),
         };
         let o = outcome(vec![CrossVerdict::Fault {
             diagnostic: Box::new(d.clone()),

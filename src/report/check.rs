@@ -158,7 +158,7 @@ fn test_json(t: &TestOutcome) -> Value {
         "outputs": outputs,
         "counters": pieces::counters(&t.counters),
         "budget": pieces::budget(&t.budget),
-        "diagnostics": pieces::diagnostics(&t.diagnostics),
+        "diagnostics": pieces::diagnostics_with_help(&t.diagnostics),
     });
     if let Some(map) = v.as_object_mut() {
         if let Some(e) = &t.error {
@@ -383,6 +383,7 @@ mod tests {
                 block: [0; 3],
                 thread: [2, 0, 0],
                 other_line: None,
+                facts: Default::default(),
             });
         }
         o.tests[1].random = true;

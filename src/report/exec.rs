@@ -281,6 +281,7 @@ mod tests {
             block: [0, 0, 0],
             thread: [8, 0, 0],
             other_line: None,
+            facts: Default::default(),
         }
     }
 

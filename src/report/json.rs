@@ -30,6 +30,22 @@ pub(crate) fn diagnostics(ds: &[Diagnostic]) -> Value {
     Value::Array(ds.iter().map(diagnostic).collect())
 }
 
+/// `diagnostic`'s keys plus `"help"` (the fix `teach` derived; null when none): what `check`
+/// prints for each test.
+pub(crate) fn diagnostics_with_help(ds: &[Diagnostic]) -> Value {
+    Value::Array(
+        ds.iter()
+            .map(|d| {
+                let mut v = diagnostic(d);
+                if let Value::Object(m) = &mut v {
+                    m.insert("help".into(), json!(d.help));
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
 /// `{"global_reads": n, "global_writes": n, "shared_reads": n, "shared_writes": n}`.
 pub(crate) fn counters(c: &Counters) -> Value {
     let map: Map<String, Value> = Counters::NAMES
@@ -87,6 +103,7 @@ mod tests {
             block: [1, 2, 3],
             thread: [4, 5, 6],
             other_line: Some(3),
+            facts: Default::default(),
         };
         assert_eq!(
             diagnostic(&d),

@@ -403,6 +403,7 @@ mod tests {
             block: [0; 3],
             thread: [thread, 0, 0],
             other_line: Some(4),
+            facts: Default::default(),
         }
     }
 

@@ -131,6 +131,7 @@ mod tests {
             block: [0; 3],
             thread: [0; 3],
             other_line: None,
+            facts: Default::default(),
         }
     }
 

@@ -311,6 +311,7 @@ mod tests {
             block: [0, 0, 0],
             thread: [2, 0, 0],
             other_line: None,
+            facts: Default::default(),
         }
     }
 
@@ -342,6 +343,7 @@ mod tests {
     fn marks_the_other_line_of_a_race() {
         let d = Diagnostic {
             other_line: Some(5),
+            facts: Default::default(),
             ..race()
         };
         let out = plain(&d, Some(SRC));
@@ -372,6 +374,7 @@ mod tests {
         let past_end = Diagnostic {
             line: Some(999),
             other_line: Some(1000),
+            facts: Default::default(),
             ..race()
         };
         let out = plain(&past_end, Some(SRC));
@@ -397,6 +400,7 @@ mod tests {
             let d = Diagnostic {
                 line: Some(line),
                 other_line: Some(line.wrapping_add(1)),
+                facts: Default::default(),
                 ..race()
             };
             let _ = plain(&d, Some(SRC));

@@ -33,6 +33,29 @@ pub struct Kernels {
     pub file: String,
 }
 
+impl Kernels {
+    /// Write each diagnostic's help with `teach`, as the judge does, for a launch of
+    /// `grid` × `block` with these integer scalars.
+    pub fn explain(
+        &self,
+        r: &mut gpuzzle::emu::result::RunResult,
+        grid: [u32; 3],
+        block: [u32; 3],
+        values: &[(&str, i64)],
+    ) {
+        let scene = gpuzzle::teach::Scene {
+            source: &self.source,
+            file_name: &self.file,
+            module: Some(&self.module),
+            grid,
+            block,
+            values: values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            shapes: Vec::new(),
+        };
+        gpuzzle::teach::explain(&mut r.diagnostics, &scene);
+    }
+}
+
 /// Compile `tests/kernels/{name}.cu`.
 pub fn load(name: &str) -> Kernels {
     load_with(name, &[])

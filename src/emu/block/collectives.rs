@@ -5,6 +5,7 @@
 use super::scheduler::ACTIVEMASK_PATIENCE;
 use super::{Block, State, Thread};
 use crate::emu::alu::atom_combine;
+use crate::emu::facts::{Facts, LaneState, WarpSyncFacts};
 use crate::emu::result::{DiagKind, Severity};
 use crate::ptx::ir::*;
 
@@ -46,7 +47,7 @@ impl<'l> Block<'l> {
             self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
                 (
                     format!("lane {lane} executed a warp-synchronous operation with mask {mask:#010x}, which does not include itself"),
-                    "the mask of __shfl_sync/__ballot_sync/__syncwarp must include every calling lane (use 0xffffffff for a full warp)".into(),
+                    Facts::WarpSync(WarpSyncFacts::MaskWithoutSelf { mask }),
                 )
             });
         } else {
@@ -76,15 +77,17 @@ impl<'l> Block<'l> {
             let state = self.threads[l].state;
             let namer = self.mem.namer;
             let who = namer.thread(self.threads[l].tid);
+            let arrived = present.iter().fold(0u32, |m, &p| m | 1 << (p % 32));
             self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, Some(other), || {
-                let where_ = match state {
-                    State::Barrier => format!("is waiting at the __syncthreads() on line {other}"),
-                    State::Warp => format!("is waiting at a different warp-synchronous operation (line {other})"),
-                    _ => format!("is at line {other}"),
+                let (where_, lane_state) = match state {
+                    State::Barrier => (format!("is waiting at the __syncthreads() on line {other}"), LaneState::AtBarrier),
+                    State::Warp => (format!("is waiting at a different warp-synchronous operation (line {other})"), LaneState::AtOtherWarpOp),
+                    State::Exited => (format!("has finished (returned) at line {other}"), LaneState::Exited),
+                    _ => (format!("is at line {other}"), LaneState::Elsewhere),
                 };
                 (
                     format!("a warp-synchronous operation names lane {lane} ({who}) in its mask {mask:#010x}, but that lane never joins it: it {where_}"),
-                    "every lane named in the mask must execute the same __shfl_sync/__ballot_sync/__syncwarp; compute the mask from the lanes that really take this path (e.g. __ballot_sync before the if)".into(),
+                    Facts::WarpSync(WarpSyncFacts::LaneMissing { mask, lane: lane as u32, lane_state, arrived }),
                 )
             });
         }
@@ -240,6 +243,14 @@ impl<'l> Block<'l> {
         let namer = self.mem.namer;
         let who = namer.who(self.threads[t].tid, self.mem.block);
         let (lane, src_lane) = (t % 32, src % 32);
+        let facts = Facts::WarpSync(WarpSyncFacts::ShuffleFromAbsent {
+            src_lane: src_lane as u32,
+            exited: self
+                .threads
+                .get(src)
+                .is_some_and(|th| th.state == State::Exited),
+            exists: src < self.threads.len(),
+        });
         let why = match self.threads.get(src).map(|th| th.state) {
             None => format!(
                 "that lane does not exist (the block has {} threads)",
@@ -251,7 +262,7 @@ impl<'l> Block<'l> {
         self.mem.diags.report(DiagKind::WarpSync, Severity::Warning, site, None, || {
             (
                 format!("{who} (lane {lane}) read a value from lane {src_lane} with a shuffle, but {why}, so the value it got is undefined"),
-                "shuffles read registers of other lanes: every lane read from must execute the same __shfl_*_sync and be in its mask; after an early `return`, keep the lanes alive (e.g. use 0 for out-of-range elements instead of returning)".into(),
+                facts,
             )
         });
     }

@@ -5,6 +5,7 @@
 use super::lockstep::Together;
 use super::{Block, BlockOutput, State, Stop};
 use crate::emu::diag::Namer;
+use crate::emu::facts::Facts;
 use crate::emu::perf;
 use crate::emu::printf;
 use crate::emu::result::{DiagKind, PerfStats, Severity};
@@ -289,12 +290,12 @@ impl<'l> Block<'l> {
             Some(d) => format!("the kernel ran longer than {} s", d.limit.as_secs_f64()),
             None => format!("the kernel ran more than {limit} instructions"),
         };
-        self.mem.diags.report(DiagKind::StepLimit, Severity::Error, site, None, || {
-            (
-                format!("{ran}; {what}"),
-                "a loop that never ends? Check that the loop's condition eventually becomes false and that its counter changes on every path".into(),
-            )
-        });
+        let in_loop = looping.is_some();
+        self.mem
+            .diags
+            .report(DiagKind::StepLimit, Severity::Error, site, None, || {
+                (format!("{ran}; {what}"), Facts::StepLimit { in_loop })
+            });
     }
 
     /// Release the threads waiting at barriers, reporting divergence first.
@@ -354,10 +355,18 @@ impl<'l> Block<'l> {
                 None
             };
             let block = namer.block(self.mem.block);
+            let tids = |ts: &[usize]| ts.iter().map(|&t| self.threads[t].tid).collect::<Vec<_>>();
+            let facts = Facts::BarrierDivergence {
+                arrived: at_first as u32,
+                total: total as u32,
+                other_barrier: other,
+                exited: tids(&exited),
+                elsewhere: tids(&elsewhere),
+            };
             self.mem.diags.report(DiagKind::BarrierDivergence, Severity::Error, site, other, || {
                 (
                     format!("only {at_first} of {total} threads of {block} reached the __syncthreads() on line {line}; {detail}"),
-                    "every thread of the block must reach every __syncthreads(): move it out of the if (or before the early return) so all threads execute it".into(),
+                    facts,
                 )
             });
         }

@@ -6,6 +6,7 @@ use super::instrs;
 use super::{at_line, rd, unsupported_msg, write_param, Block, Frame, State, Stop};
 use crate::emu::access::le_read;
 use crate::emu::alu;
+use crate::emu::facts::Facts;
 use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
 use crate::emu::result::{DiagKind, Severity};
 use crate::ptx::ir::*;
@@ -321,7 +322,7 @@ impl<'l> Block<'l> {
                         let site = mem.site(th, inst);
                         let who = mem.namer.who(th.tid, mem.block);
                         mem.diags.report(DiagKind::Assert, Severity::Error, site, None, || {
-                        (format!("{who} executed a trap instruction, which aborts the kernel"), "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into())
+                        (format!("{who} executed a trap instruction, which aborts the kernel"), Facts::None)
                     });
                         th.state = State::Exited;
                         return (Stop::Exit, n);

@@ -1,0 +1,136 @@
+//! What a checker saw, as plain data: the facts a diagnostic carries beside its message. The
+//! checkers (the emulator's, and the GPU backend's fault decoding) fill them and say nothing
+//! about fixes; `teach` turns them, with the learner's source, into the help a learner reads.
+//! Both executors build the same facts, so the emulator and the GPU teach alike.
+
+use serde::{Deserialize, Serialize};
+
+/// The memory space of an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Param,
+}
+
+/// What an access did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Access {
+    Read,
+    Write,
+    Atomic,
+}
+
+/// An element of a named array: `name[index]` of an array of `len` elements (`index` may be
+/// negative or past the end for an out-of-bounds access).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Element {
+    pub name: String,
+    pub index: i128,
+    pub len: u64,
+}
+
+/// How two accesses of a race relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Hazard {
+    /// A read after another thread's write (or before it, on an earlier line).
+    ReadAfterWrite,
+    /// A write after another thread's read.
+    WriteAfterRead,
+    /// Two writes.
+    WriteAfterWrite,
+    /// One line reads and writes the element in both threads (a read-modify-write).
+    Update,
+    /// A plain access and an atomic update of the same element.
+    AtomicAndPlain,
+}
+
+/// The facts of one diagnostic, by kind.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum Facts {
+    /// Nothing more than the message says (an assert, a trap, an unsupported instruction).
+    #[default]
+    None,
+    /// An access outside every array, or misaligned.
+    Bounds {
+        space: Space,
+        access: Access,
+        /// The nearest array's element, when the access lies near one.
+        element: Option<Element>,
+        /// The address (global) or offset (shared) accessed.
+        address: u64,
+        /// Bytes of the access, and for a misaligned one the alignment it needed.
+        bytes: u32,
+        misaligned_to: Option<u32>,
+    },
+    /// Two threads touched one element with nothing ordering them.
+    Race {
+        space: Space,
+        hazard: Hazard,
+        element: Option<Element>,
+        /// The other thread and its block (the block is the diagnostic's own within a block).
+        other_thread: Option<[u32; 3]>,
+        other_block: Option<[u32; 3]>,
+        /// Whether the two threads are in different blocks.
+        across_blocks: bool,
+        /// Whether they are lanes of one warp.
+        same_warp: bool,
+        /// Threads per block.
+        block_threads: u32,
+        /// What the diagnostic's own thread and the other thread did.
+        mine: Access,
+        theirs: Access,
+    },
+    /// Shared memory read before any thread wrote it.
+    Uninitialized { element: Option<Element> },
+    /// A `__syncthreads()` part of the block never reached.
+    BarrierDivergence {
+        arrived: u32,
+        total: u32,
+        /// The line of the other barrier some threads wait at, if that is why.
+        other_barrier: Option<u32>,
+        /// Threads that exited without reaching it.
+        exited: Vec<[u32; 3]>,
+        /// Threads that wait elsewhere.
+        elsewhere: Vec<[u32; 3]>,
+    },
+    /// The instruction or time limit stopped a thread.
+    StepLimit {
+        /// The line of the loop latch the thread was in, if any.
+        in_loop: bool,
+    },
+    /// A warp-synchronous operation whose mask and lanes disagree.
+    WarpSync(WarpSyncFacts),
+}
+
+/// How a warp-synchronous operation went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WarpSyncFacts {
+    /// The calling lane is not in its own mask.
+    MaskWithoutSelf { mask: u32 },
+    /// A lane named in the mask never arrived: it waits at a barrier, at another warp
+    /// operation, or has exited.
+    LaneMissing {
+        mask: u32,
+        lane: u32,
+        lane_state: LaneState,
+        /// Lanes of the mask that did arrive.
+        arrived: u32,
+    },
+    /// A shuffle read from a lane not taking part.
+    ShuffleFromAbsent {
+        src_lane: u32,
+        exited: bool,
+        exists: bool,
+    },
+}
+
+/// Where a missing lane is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LaneState {
+    AtBarrier,
+    AtOtherWarpOp,
+    Exited,
+    Elsewhere,
+}

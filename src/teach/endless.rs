@@ -1,0 +1,187 @@
+//! A loop that never ends. The help reads the loop's header: a step that computes a value and
+//! drops it (`s * 2`), a loop variable that settles at a value the condition still accepts
+//! (`s /= 2` stays at 0 and `s >= 0` holds), one that moves away from ending the loop, or a
+//! `while` whose body never changes what its condition tests. Otherwise it says what it saw.
+
+use super::eval::{self, Env};
+use super::source::{find_word, LoopHeader};
+use super::Case;
+
+const GENERIC: &str = "a loop that never ends? Check that the loop's condition eventually becomes false and that the variable it tests changes on every pass, towards making it false";
+
+pub fn help(c: &Case) -> String {
+    let Some(l) = c.line else {
+        return GENERIC.into();
+    };
+    let Some(h) = c.src.loop_header(l) else {
+        return GENERIC.into();
+    };
+    let env = c.env();
+    match &h.step {
+        Some(step) => for_loop(&h, step, env),
+        None => while_loop(c, &h),
+    }
+}
+
+/// `s * 2` → `s *= 2`: a step without an assignment, and its fix.
+fn dropped_step(step: &str) -> Option<String> {
+    let s = step.trim();
+    if s.contains('=') || s.contains("++") || s.contains("--") || s.contains('(') {
+        return None;
+    }
+    for op in ["<<", ">>", "*", "/", "+", "-"] {
+        if let Some((a, b)) = s.split_once(op) {
+            let (a, b) = (a.trim(), b.trim());
+            if !a.is_empty() && a.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
+                return Some(format!("{a} {op}= {b}"));
+            }
+        }
+    }
+    None
+}
+
+/// The variable a `for` initialises and its start value.
+fn start(init: &str, env: &Env) -> Option<(String, i64)> {
+    let (lhs, rhs) = init.split_once('=')?;
+    let var = lhs.split_whitespace().last()?.to_string();
+    Some((var, eval::eval(rhs.trim(), env)?))
+}
+
+/// One application of a step to `var`'s value `v`.
+fn apply(step: &str, var: &str, v: i64, env: &Env) -> Option<i64> {
+    let s: String = step.split_whitespace().collect();
+    if s == format!("{var}++") || s == format!("++{var}") {
+        return Some(v.wrapping_add(1));
+    }
+    if s == format!("{var}--") || s == format!("--{var}") {
+        return Some(v.wrapping_sub(1));
+    }
+    let mut e = env.clone();
+    e.set(var, v);
+    for op in ["<<=", ">>=", "+=", "-=", "*=", "/="] {
+        if let Some(rhs) = s.strip_prefix(&format!("{var}{op}")) {
+            let bin = &op[..op.len() - 1];
+            return eval::eval(&format!("{var} {bin} ({rhs})"), &e);
+        }
+    }
+    let rhs = s.strip_prefix(&format!("{var}="))?;
+    eval::eval(rhs, &e)
+}
+
+fn for_loop(h: &LoopHeader, step: &str, env: Env) -> String {
+    if let Some(fix) = dropped_step(step) {
+        return format!("the step `{}` computes a value and drops it, so the loop variable never changes: write `{fix}`", step.trim());
+    }
+    let Some((var, mut v)) = h.init.as_deref().and_then(|i| start(i, &env)) else {
+        return said(h);
+    };
+    let cond = h.cond.trim();
+    let mut seen = vec![v];
+    for _ in 0..64 {
+        let mut e = env.clone();
+        e.set(var.clone(), v);
+        match eval::eval(cond, &e) {
+            Some(0) => {
+                return format!("by its header alone the loop ends (`{var}` reaches {v}, where `{cond}` is false), so something in its body keeps it going: check the lines in the loop that change `{var}` or what `{cond}` compares it with");
+            }
+            Some(_) => {}
+            None => return said(h),
+        }
+        let Some(next) = apply(step, &var, v, &env) else {
+            return said(h);
+        };
+        if next == v {
+            let fix = if cond.replace(' ', "") == format!("{var}>=0") {
+                format!(": use `{var} > 0`")
+            } else {
+                format!(": change the condition so it is false once `{var}` is {v}")
+            };
+            return format!("`{var}` stops changing at {v} (`{}` leaves {v} as it is), and `{cond}` is still true there, so the loop never ends{fix}", step.trim());
+        }
+        v = next;
+        seen.push(v);
+    }
+    let shown: Vec<String> = seen.iter().take(4).map(|x| x.to_string()).collect();
+    format!("`{var}` goes {}, … and `{cond}` stays true: the step `{}` moves it away from ending the loop; it should go the other way (or the condition should compare the other way)", shown.join(", "), step.trim())
+}
+
+fn while_loop(c: &Case, h: &LoopHeader) -> String {
+    let vars: Vec<String> = eval::names(&h.cond)
+        .into_iter()
+        .filter(|n| !n.contains('.') && n != "true" && n != "false")
+        .collect();
+    if vars.is_empty() {
+        return format!("the condition `{}` tests no variable, so it never changes: give the loop a condition that some pass makes false, or a `break`", h.cond.trim());
+    }
+    let body = c.src.loop_body(h.line);
+    let changes = body.clone().find(|&l| {
+        let t = c.src.line(l);
+        vars.iter().any(|v| assigns(t, v))
+    });
+    match changes {
+        None => format!("nothing in the loop body changes {}, which `{}` tests, so the condition stays true forever: update {} on every pass, towards making it false", list(&vars), h.cond.trim(), if vars.len() == 1 { "it" } else { "one of them" }),
+        Some(l) => format!("line {l} changes what `{}` tests, but not so that it ever becomes false for this thread: check that every pass (every path through the body, including `continue`) moves it towards ending the loop", h.cond.trim()),
+    }
+}
+
+/// The condition-only message: what was seen.
+fn said(h: &LoopHeader) -> String {
+    format!("the condition `{}` (line {}) stayed true pass after pass: check that the variable it tests changes on every pass, towards making it false", h.cond.trim(), h.line)
+}
+
+fn assigns(t: &str, var: &str) -> bool {
+    let mut from = 0;
+    while let Some(rel) = find_word(&t[from..], var) {
+        let at = from + rel;
+        let after = t[at + var.len()..].trim_start();
+        let before = t[..at].trim_end();
+        if (after.starts_with('=') && !after.starts_with("=="))
+            || ["+=", "-=", "*=", "/=", "<<=", ">>=", "++", "--", "|=", "&="]
+                .iter()
+                .any(|o| after.starts_with(o))
+            || before.ends_with("++")
+            || before.ends_with("--")
+        {
+            return true;
+        }
+        from = at + var.len();
+    }
+    false
+}
+
+fn list(v: &[String]) -> String {
+    v.iter()
+        .map(|x| format!("`{x}`"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_step_gets_its_assignment() {
+        assert_eq!(dropped_step("s * 2").as_deref(), Some("s *= 2"));
+        assert_eq!(dropped_step("i + 1").as_deref(), Some("i += 1"));
+        assert_eq!(dropped_step("s /= 2"), None);
+        assert_eq!(dropped_step("i++"), None);
+    }
+
+    #[test]
+    fn steps_apply_to_the_loop_variable() {
+        let e = Env::default();
+        assert_eq!(apply("s /= 2", "s", 1, &e), Some(0));
+        assert_eq!(apply("s /= 2", "s", 0, &e), Some(0));
+        assert_eq!(apply("i++", "i", 3, &e), Some(4));
+        assert_eq!(apply("s >>= 1", "s", 8, &e), Some(4));
+        assert_eq!(apply("s = s * 2", "s", 3, &e), Some(6));
+    }
+
+    #[test]
+    fn assignments_are_found() {
+        assert!(assigns("  i += stride;", "i"));
+        assert!(assigns("  ++i;", "i"));
+        assert!(!assigns("  x = i + 1;", "i"));
+    }
+}

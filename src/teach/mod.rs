@@ -1,0 +1,192 @@
+//! Teaching: what the checkers saw (a diagnostic's `facts`), read against the learner's source,
+//! becomes the help a learner reads, in one place above both executors, so the emulator and
+//! the GPU teach alike. The checkers never say how to fix anything; each class of cause is one
+//! small named rule here (`bounds`, `race`, `barrier`, `endless`, `warp`), with its tests.
+//! Where a rule cannot tell the cause, its help says what was seen rather than guess.
+//!
+//! `explain` also orders a test's diagnostics root cause first and drops those that only
+//! follow from an earlier one (see `order`), and names shared elements as the learner
+//! declared them (`tile[4][0]`, not `tile[40]`).
+
+mod barrier;
+mod bounds;
+mod endless;
+pub mod eval;
+mod names;
+mod order;
+mod race;
+pub mod source;
+mod warp;
+
+use crate::emu::facts::Facts;
+use crate::emu::result::{DiagKind, Diagnostic};
+use crate::ptx::Module;
+use eval::Env;
+use source::Source;
+
+/// What the rules may know beyond a diagnostic's facts: the source, the launch's shape and
+/// the values a kernel's names have (the puzzle's defines and the test's scalars).
+pub struct Scene<'a> {
+    pub source: &'a str,
+    /// The file name diagnostics carry for the learner's source (others are headers).
+    pub file_name: &'a str,
+    /// The learner's compiled module, when there is one (for barrier lines in the IR).
+    pub module: Option<&'a Module>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Defines and scalar arguments with integer values, by name.
+    pub values: Vec<(String, i64)>,
+    /// Buffers declared as matrices: name and `[rows, cols]`.
+    pub shapes: Vec<(String, [usize; 2])>,
+}
+
+impl Scene<'_> {
+    /// The integer values of defines (`NAME=VALUE`; others are skipped).
+    pub fn define_values(defines: &[(String, Option<String>)]) -> Vec<(String, i64)> {
+        defines
+            .iter()
+            .filter_map(|(n, v)| {
+                let v = v.as_deref()?.trim();
+                let v = v.parse::<i64>().ok().or_else(|| {
+                    v.strip_prefix("0x")
+                        .and_then(|h| i64::from_str_radix(h, 16).ok())
+                })?;
+                Some((n.clone(), v))
+            })
+            .collect()
+    }
+}
+
+/// One diagnostic as a rule sees it.
+pub(crate) struct Case<'a> {
+    pub d: &'a Diagnostic,
+    pub src: &'a Source,
+    pub scene: &'a Scene<'a>,
+    /// The diagnostic's line in the learner's file (None: no line, or in a header).
+    pub line: Option<u32>,
+}
+
+impl Case<'_> {
+    /// The code of the diagnostic's line, trimmed ("" when unknown).
+    pub fn code(&self) -> &str {
+        self.line.map_or("", |l| self.src.line(l).trim())
+    }
+
+    /// Values of the diagnostic's thread at its line: its coordinates, the launch's shape,
+    /// the defines and scalars, and the locals set before the line.
+    pub fn env(&self) -> Env {
+        self.env_for(self.d.thread, self.d.block)
+    }
+
+    pub fn env_for(&self, thread: [u32; 3], block: [u32; 3]) -> Env {
+        let mut env = Env::default();
+        for (n, v) in &self.scene.values {
+            env.set(n.clone(), *v);
+        }
+        let axes = ["x", "y", "z"];
+        for (i, a) in axes.iter().enumerate() {
+            env.set(format!("threadIdx.{a}"), thread[i] as i64);
+            env.set(format!("blockIdx.{a}"), block[i] as i64);
+            env.set(format!("blockDim.{a}"), self.scene.block[i] as i64);
+            env.set(format!("gridDim.{a}"), self.scene.grid[i] as i64);
+        }
+        match self.line {
+            Some(l) => self.src.locals_before(l, &env),
+            None => env,
+        }
+    }
+
+    /// `thread 5 of block 1` (1D) or with tuples, as the messages name threads.
+    pub fn who(&self, thread: [u32; 3], block: [u32; 3]) -> String {
+        let c = |v: [u32; 3]| {
+            if self.one_d() {
+                v[0].to_string()
+            } else {
+                format!("({},{},{})", v[0], v[1], v[2])
+            }
+        };
+        format!("thread {} of block {}", c(thread), c(block))
+    }
+
+    pub fn one_d(&self) -> bool {
+        self.scene.block[1] == 1
+            && self.scene.block[2] == 1
+            && self.scene.grid[1] == 1
+            && self.scene.grid[2] == 1
+    }
+}
+
+/// Write the help of every diagnostic of one test from its facts and the source, name shared
+/// elements as declared, and put root causes first (dropping what only follows from them).
+pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
+    let src = Source::new(scene.source);
+    for d in diags.iter_mut() {
+        let in_file = d
+            .file
+            .as_deref()
+            .is_none_or(|f| same_file(f, scene.file_name));
+        let line = d.line.filter(|_| in_file);
+        names::rename(d, &src, &scene.values);
+        let case = Case {
+            d,
+            src: &src,
+            scene,
+            line,
+        };
+        let help = help_for(&case);
+        d.help = Some(help);
+    }
+    order::root_causes_first(diags);
+}
+
+/// Help for one diagnostic, without source when it has none (exec without a file).
+fn help_for(c: &Case) -> String {
+    match (&c.d.kind, &c.d.facts) {
+        (DiagKind::OutOfBounds | DiagKind::Misaligned, Facts::Bounds { .. }) => bounds::help(c),
+        (DiagKind::SharedRace | DiagKind::GlobalRace, Facts::Race { .. }) => race::help(c),
+        (DiagKind::BarrierDivergence, _) => barrier::help(c),
+        (DiagKind::StepLimit, _) => endless::help(c),
+        (DiagKind::WarpSync, _) => warp::help(c),
+        (DiagKind::UninitializedRead, _) => uninitialized(c),
+        (DiagKind::Assert, _) => {
+            if c.d.message.contains("trap instruction") {
+                "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into()
+            } else {
+                "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
+                    .into()
+            }
+        }
+        (DiagKind::OutOfBounds, _) => bounds::help(c),
+        (DiagKind::SharedRace | DiagKind::GlobalRace, _) => race::help(c),
+        (DiagKind::Misaligned, _) => bounds::help(c),
+    }
+}
+
+/// A read of shared memory no thread wrote.
+fn uninitialized(c: &Case) -> String {
+    let Facts::Uninitialized {
+        element: Some(e), ..
+    } = &c.d.facts
+    else {
+        return "shared memory starts out holding garbage: write every element before any thread reads it, with __syncthreads() between the writes and the reads".into();
+    };
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let writes: Vec<u32> = (1..=c.src.lines())
+        .filter(|&l| {
+            !c.src.line(l).contains("__shared__")
+                && source::uses_in(c.src.line(l), short)
+                    .iter()
+                    .any(|u| u.write)
+        })
+        .collect();
+    match writes.first() {
+        None => format!("nothing in the kernel writes `{short}` before this read: shared memory starts out holding garbage, so fill it first (e.g. `{short}[threadIdx.x] = ...;`), then __syncthreads(), then read"),
+        Some(w) => format!("no thread wrote {short}[{}] before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block), with __syncthreads() between the writes and the reads", e.index),
+    }
+}
+
+/// Whether two file names name the same file (NVRTC may give a path, the judge a name).
+fn same_file(a: &str, b: &str) -> bool {
+    let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
+    base(a) == base(b)
+}

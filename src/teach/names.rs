@@ -1,0 +1,124 @@
+//! Shared elements named as the learner declared them: `tile[4][0]` for the flat `tile[40]`
+//! of a `__shared__ float tile[8][10]`, in the message and the facts' element.
+
+use super::eval::{self, Env};
+use super::source::Source;
+use crate::emu::facts::{Facts, Space};
+use crate::emu::result::Diagnostic;
+
+/// Rewrite the flat shared element a diagnostic names into its declared dimensions.
+pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
+    let element = match &d.facts {
+        Facts::Bounds {
+            space: Space::Shared,
+            element: Some(e),
+            ..
+        }
+        | Facts::Race {
+            space: Space::Shared,
+            element: Some(e),
+            ..
+        }
+        | Facts::Uninitialized { element: Some(e) } => e.clone(),
+        _ => return,
+    };
+    let short = element.name.rsplit("::").next().unwrap_or(&element.name);
+    let Some(dims) = src.shared_dims(short) else {
+        return;
+    };
+    if dims.len() < 2 {
+        return;
+    }
+    let mut env = Env::default();
+    for (n, v) in values {
+        env.set(n.clone(), *v);
+    }
+    let Some(sizes) = dims
+        .iter()
+        .map(|x| eval::eval(x, &env).filter(|&v| v > 0))
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return;
+    };
+    let Some(multi) = unflatten(element.index, &sizes) else {
+        return;
+    };
+    let flat = format!("{}[{}]", element.name, element.index);
+    let named = format!(
+        "{}{}",
+        element.name,
+        multi.iter().map(|i| format!("[{i}]")).collect::<String>()
+    );
+    d.message = d.message.replace(&flat, &named);
+    let shape = sizes
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" × ");
+    let count = format!("{} has {} elements", element.name, element.len);
+    d.message = d.message.replace(
+        &count,
+        &format!("{} has {} elements ({shape})", element.name, element.len),
+    );
+}
+
+/// The indices of flat element `index` in an array of dimensions `sizes` (row-major); the
+/// first index may run past its dimension (an overflow by whole rows), never below 0.
+fn unflatten(index: i128, sizes: &[i64]) -> Option<Vec<i128>> {
+    if index < 0 {
+        return None;
+    }
+    let mut rest = index;
+    let mut out = vec![0i128; sizes.len()];
+    for k in (1..sizes.len()).rev() {
+        let s = sizes[k] as i128;
+        out[k] = rest % s;
+        rest /= s;
+    }
+    out[0] = rest;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::facts::Element;
+    use crate::emu::result::{DiagKind, Severity};
+
+    #[test]
+    fn a_flat_index_becomes_the_declared_dimensions() {
+        assert_eq!(unflatten(40, &[8, 10]), Some(vec![4, 0]));
+        assert_eq!(unflatten(87, &[8, 10]), Some(vec![8, 7]));
+        assert_eq!(unflatten(-1, &[8, 10]), None);
+        let src = Source::new("#define T 10\n__shared__ float tile[8][T];\n");
+        let mut d = Diagnostic {
+            kind: DiagKind::SharedRace,
+            severity: Severity::Error,
+            message: "thread 1 read shared tile[40] (line 5)".into(),
+            help: None,
+            facts: Facts::Race {
+                space: Space::Shared,
+                hazard: crate::emu::facts::Hazard::ReadAfterWrite,
+                element: Some(Element {
+                    name: "tile".into(),
+                    index: 40,
+                    len: 80,
+                }),
+                other_thread: None,
+                other_block: None,
+                across_blocks: false,
+                same_warp: true,
+                block_threads: 32,
+                mine: crate::emu::facts::Access::Read,
+                theirs: crate::emu::facts::Access::Write,
+            },
+            file: None,
+            line: Some(5),
+            block: [0; 3],
+            thread: [1, 0, 0],
+            other_line: None,
+        };
+        rename(&mut d, &src, &[("T".into(), 10)]);
+        assert_eq!(d.message, "thread 1 read shared tile[4][0] (line 5)");
+    }
+}

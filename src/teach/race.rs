@@ -1,0 +1,367 @@
+//! Races: the help follows the cause the facts and the source show, one small rule each.
+//!
+//! - `atomic_and_plain`: a plain store or read of an element others update atomically.
+//! - `across_blocks`: blocks writing one element (a block-independent index such as
+//!   `out[threadIdx.x]` gets the global index; one element for all, atomics or a partial per
+//!   block), or a block reading what another writes (a second launch).
+//! - `same_line`: one statement both threads run: a read-modify-write of one element by many
+//!   threads (`hist[b]++`: atomicAdd, no barrier fixes it), or an in-place update reading a
+//!   neighbour the neighbour writes (`s[i] += s[i - d]`: register, barrier, write).
+//! - `collide`: two writes of one element (one writer per block, or an index that does not
+//!   tell the threads apart).
+//! - `ordering`: a write and a read on different lines: the barrier between them, or, when one
+//!   is already there inside a loop, the barrier after the reads at the end of the loop body.
+
+use super::eval::{self, canonical, Env};
+use super::source::{uses_in, Use};
+use super::Case;
+use crate::emu::facts::{Access, Element, Facts, Hazard, Space};
+
+pub fn help(c: &Case) -> String {
+    let Facts::Race {
+        hazard,
+        element,
+        across_blocks,
+        mine,
+        theirs,
+        space,
+        ..
+    } = &c.d.facts
+    else {
+        return "two threads touch one element with nothing ordering them: give each thread its own element, or order the accesses with __syncthreads()".into();
+    };
+    let Some(e) = element else {
+        return "two threads touch one element with nothing ordering them: give each thread its own element, or order the accesses with __syncthreads()".into();
+    };
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name).to_string();
+    let r = Race {
+        c,
+        e,
+        short,
+        mine: *mine,
+        theirs: *theirs,
+        space: *space,
+    };
+    if *hazard == Hazard::AtomicAndPlain {
+        return r.atomic_and_plain();
+    }
+    if *across_blocks {
+        return r.across_blocks();
+    }
+    if c.d.line.is_some() && c.d.line == c.d.other_line {
+        return r.same_line();
+    }
+    if *hazard == Hazard::WriteAfterWrite {
+        return r.collide();
+    }
+    r.ordering()
+}
+
+struct Race<'a> {
+    c: &'a Case<'a>,
+    e: &'a Element,
+    short: String,
+    mine: Access,
+    theirs: Access,
+    space: Space,
+}
+
+impl Race<'_> {
+    fn other(&self) -> ([u32; 3], [u32; 3]) {
+        match &self.c.d.facts {
+            Facts::Race {
+                other_thread,
+                other_block,
+                ..
+            } => (
+                other_thread.unwrap_or(self.c.d.thread),
+                other_block.unwrap_or(self.c.d.block),
+            ),
+            _ => (self.c.d.thread, self.c.d.block),
+        }
+    }
+
+    fn uses(&self, line: Option<u32>) -> Vec<Use> {
+        line.map(|l| uses_in(self.c.src.line(l), &self.short))
+            .unwrap_or_default()
+    }
+
+    /// The subscript (as written) of a use of the element on `line`, preferring one whose value
+    /// for `env` is the element's index, and a write when `write`.
+    fn subscript(&self, line: Option<u32>, env: &Env, write: bool) -> Option<String> {
+        let uses: Vec<Use> = self
+            .uses(line)
+            .into_iter()
+            .filter(|u| u.dims.len() == 1)
+            .collect();
+        let hit = uses
+            .iter()
+            .find(|u| u.write == write && eval::eval(&u.dims[0], env) == Some(self.e.index as i64))
+            .or_else(|| uses.iter().find(|u| u.write == write))
+            .or(uses.first())?;
+        Some(hit.dims[0].clone())
+    }
+
+    fn line_env(&self, line: Option<u32>, thread: [u32; 3], block: [u32; 3]) -> Env {
+        let mut env = Env::default();
+        for (n, v) in &self.c.scene.values {
+            env.set(n.clone(), *v);
+        }
+        for (i, a) in ["x", "y", "z"].iter().enumerate() {
+            env.set(format!("threadIdx.{a}"), thread[i] as i64);
+            env.set(format!("blockIdx.{a}"), block[i] as i64);
+            env.set(format!("blockDim.{a}"), self.c.scene.block[i] as i64);
+            env.set(format!("gridDim.{a}"), self.c.scene.grid[i] as i64);
+        }
+        match line {
+            Some(l) => self.c.src.locals_before(l, &env),
+            None => env,
+        }
+    }
+
+    /// Whether `expr` on `line` changes with the block (Some(false): the same element for every
+    /// block), and with the thread.
+    fn depends(&self, line: Option<u32>, expr: &str) -> (Option<bool>, Option<bool>) {
+        let t = self.c.d.thread;
+        let b = self.c.d.block;
+        let at = |thread: [u32; 3], block: [u32; 3]| {
+            eval::eval(expr, &self.line_env(line, thread, block))
+        };
+        let base = at(t, b);
+        let other_block = [b[0] + 1, b[1] + 1, b[2]];
+        let other_thread = [t[0] + 1, t[1] + 1, t[2]];
+        let by_block = base.zip(at(t, other_block)).map(|(x, y)| x != y);
+        let by_thread = base.zip(at(other_thread, b)).map(|(x, y)| x != y);
+        (by_block, by_thread)
+    }
+
+    fn first_thread(&self) -> &'static str {
+        let b = self.c.scene.block;
+        if b[1] > 1 || b[2] > 1 {
+            "threadIdx.x == 0 && threadIdx.y == 0"
+        } else {
+            "threadIdx.x == 0"
+        }
+    }
+
+    fn global_index(&self) -> &'static str {
+        let b = self.c.scene.block;
+        let g = self.c.scene.grid;
+        if b[1] > 1 || g[1] > 1 {
+            "the global coordinates (`blockIdx.x * blockDim.x + threadIdx.x` for the column, `blockIdx.y * blockDim.y + threadIdx.y` for the row)"
+        } else {
+            "the global index `blockIdx.x * blockDim.x + threadIdx.x`"
+        }
+    }
+
+    fn line_of_other(&self) -> String {
+        match self.c.d.other_line {
+            Some(l) if l > 0 => format!("line {l}"),
+            _ => "another line".into(),
+        }
+    }
+
+    fn atomic_and_plain(&self) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        let (plain, plain_line) = if self.mine == Access::Atomic {
+            (self.theirs, self.line_of_other())
+        } else {
+            (self.mine, format!("line {}", self.c.d.line.unwrap_or(0)))
+        };
+        if plain == Access::Read {
+            let wait = if self.space == Space::Shared {
+                "after a __syncthreads() that follows every update"
+            } else {
+                "after every update is done: after __syncthreads() if only this block updates it, in a later launch if other blocks do"
+            };
+            return format!("the plain read of {s}[{idx}] on {plain_line} runs while other threads are still updating it atomically, so it sees a value in the middle of the updates: read it only {wait}");
+        }
+        format!("the plain store to {s}[{idx}] on {plain_line} can land before or after other threads' atomic updates of it and wipe them. Touch {s}[{idx}] only with atomics inside the kernel; to start it at 0, rely on the buffer starting zeroed, or set it in a separate launch before the one that adds into it")
+    }
+
+    fn across_blocks(&self) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        let (ot, ob) = self.other();
+        let other = self.c.who(ot, ob);
+        if self.mine == Access::Read || self.theirs == Access::Read {
+            return format!("a block reads {s}[{idx}] that another block ({other}) writes in the same launch, but blocks run in any order and cannot wait for each other: let each block read only what it wrote itself, or move the reads into a second kernel launched after this one");
+        }
+        let line = self.c.line;
+        let env = self.c.env();
+        let expr = self.subscript(line, &env, true);
+        let Some(expr) = expr else {
+            return format!("several blocks write {s}[{idx}]: give each block its own elements, for example through {}", self.global_index());
+        };
+        let (by_block, by_thread) = self.depends(line, &expr);
+        match (by_block, by_thread) {
+            (Some(false), Some(true)) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
+            (Some(false), Some(false)) => format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so one block's value is left: if the blocks' results must be combined, add each block's total with atomicAdd(&{s}[{expr}], total) from one thread per block, or write one partial result per block (`{s}[blockIdx.x]`) and combine them in a second launch"),
+            _ => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
+        }
+    }
+
+    fn same_line(&self) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        let line = self.c.line;
+        let l = line.unwrap_or(0);
+        let uses = self.uses(line);
+        let writes: Vec<&Use> = uses.iter().filter(|u| u.write).collect();
+        let reads: Vec<&Use> = uses.iter().filter(|u| !u.write).collect();
+        let env = self.c.env();
+        let (ot, ob) = self.other();
+        let other_env = self.line_env(line, ot, ob);
+        let written_by_both = writes.iter().any(|w| {
+            w.dims.len() == 1
+                && eval::eval(&w.dims[0], &env) == Some(idx as i64)
+                && eval::eval(&w.dims[0], &other_env) == Some(idx as i64)
+        });
+        let neighbour_read = writes.iter().any(|w| {
+            reads
+                .iter()
+                .any(|r| canonical(&r.dims.join("][")) != canonical(&w.dims.join("][")))
+        });
+        let rmw = written_by_both
+            || (!neighbour_read
+                && writes
+                    .iter()
+                    .any(|w| w.update || reads.iter().any(|r| r.dims == w.dims)));
+        if rmw || (self.mine == Access::Write && self.theirs == Access::Write) {
+            let w = writes
+                .first()
+                .map(|w| w.dims.join("]["))
+                .unwrap_or_else(|| idx.to_string());
+            let code = self.c.code();
+            let call = atomic_call(code, s, &w);
+            return format!("several threads run line {l} on {s}[{idx}] at once: each reads it, changes it and writes it back, so they read the same old value and all but one change is lost. A barrier cannot fix this (the threads are in the same statement); make the update atomic: {call}, or give each thread its own element and combine them afterwards");
+        }
+        if neighbour_read {
+            let w = writes[0].dims.join("][");
+            let r = reads
+                .iter()
+                .find(|r| canonical(&r.dims.join("][")) != canonical(&w))
+                .map(|r| r.dims.join("]["))
+                .unwrap_or_default();
+            return format!("on line {l} a thread reads {s}[{r}] while the thread that owns that element writes it ({s}[{w}]) in the same statement, so the read may see the old or the new value; a barrier between rounds cannot order two parts of one statement. Read into a register, wait, then write: `float v = {s}[{r}]; __syncthreads(); {s}[{w}] += v; __syncthreads();`, or read from one buffer and write to another, swapping them each round");
+        }
+        format!("two threads run line {l} on {s}[{idx}], one reading while the other writes, with nothing ordering them: give each thread its own element, or split the statement with a __syncthreads() between its read and its write")
+    }
+
+    fn collide(&self) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        let line = self.c.line;
+        let env = self.c.env();
+        let (ot, ob) = self.other();
+        let other = self.c.who(ot, ob);
+        let me = self.c.who(self.c.d.thread, self.c.d.block);
+        let Some(expr) = self.subscript(line, &env, true) else {
+            return format!("{me} and {other} both write {s}[{idx}]: give each thread its own element, or let one thread write it");
+        };
+        let (_, by_thread) = self.depends(line, &expr);
+        match by_thread {
+            Some(false) => format!("every thread writes {s}[{expr}] ({s}[{idx}]), one element with many writers: if it holds one result per block, combine the threads' values first (in shared memory, with __syncthreads()) and let one thread write it (`if ({})`); if every thread adds into it, use atomicAdd(&{s}[{expr}], value)", self.first_thread()),
+            Some(true) => {
+                let b = self.c.scene.block;
+                let two_d = if b[1] > 1 {
+                    " In a 2D block the index must use both threadIdx.x and threadIdx.y (e.g. `row * width + col`)."
+                } else {
+                    ""
+                };
+                format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]: the index must be different for every thread that writes. Check the expression (its stride, or rows for columns).{two_d}")
+            }
+            None => format!("{me} and {other} both write {s}[{idx}] through `{s}[{expr}]`: every element needs one writer; check that the index tells the threads apart, or, if they add into it, use atomicAdd"),
+        }
+    }
+
+    fn ordering(&self) -> String {
+        let s = &self.short;
+        let (Some(mine), Some(theirs)) = (self.c.line, self.c.d.other_line.filter(|&l| l > 0))
+        else {
+            return format!("one thread writes {s}[{}] while another reads it, with nothing ordering them: put __syncthreads() between the write and the read, where every thread of the block reaches it", self.e.index);
+        };
+        let (w, r) = if self.mine == Access::Read {
+            (theirs, mine)
+        } else {
+            (mine, theirs)
+        };
+        let (lo, hi) = (w.min(r), w.max(r));
+        let barrier = (lo + 1..hi).find(|&l| self.c.src.line(l).contains("__syncthreads"));
+        let in_loop = self.common_loop(lo, hi);
+        let fence = if self.space == Space::Global {
+            " (for a global buffer this orders the threads of one block only)"
+        } else {
+            ""
+        };
+        match (w < r, barrier, in_loop) {
+            (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
+            (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
+            (true, Some(b), None) => format!("the __syncthreads() on line {b} stands between the write (line {w}) and the read (line {r}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+            (false, None, _) => format!("the read of {s}[{}] on line {r} and another thread's write of it on line {w} have nothing between them, so the write may land first: put __syncthreads() after the reads and before the write (line {w}), where every thread reaches it{fence}", self.e.index),
+            (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
+            (false, Some(b), None) => format!("the __syncthreads() on line {b} stands between the read (line {r}) and the write (line {w}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+        }
+    }
+
+    /// The last line of the innermost loop whose body holds both lines.
+    fn common_loop(&self, lo: u32, hi: u32) -> Option<u32> {
+        let start = self.c.src.function_of(lo).map_or(1, |f| f.0);
+        (start..=lo).rev().find_map(|l| {
+            let h = self.c.src.loop_header(l).filter(|h| h.line == l)?;
+            let body = self.c.src.loop_body(h.line);
+            (body.contains(&lo) && body.contains(&hi)).then_some(*body.end())
+        })
+    }
+}
+
+/// The atomic call that replaces a read-modify-write statement on `name[sub]`.
+fn atomic_call(code: &str, name: &str, sub: &str) -> String {
+    let target = format!("&{name}[{sub}]");
+    let after = code
+        .find('[')
+        .and_then(|_| code.split_once(']'))
+        .map(|(_, rest)| rest.trim_start())
+        .unwrap_or("");
+    let value = |op: &str| {
+        after
+            .strip_prefix(op)
+            .map(|v| v.trim().trim_end_matches(';').trim().to_string())
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "value".into())
+    };
+    if after.starts_with("++") || code.trim_start().starts_with("++") {
+        format!("`atomicAdd({target}, 1)`")
+    } else if after.starts_with("--") {
+        format!("`atomicSub({target}, 1)`")
+    } else if after.starts_with("+=") {
+        format!("`atomicAdd({target}, {})`", value("+="))
+    } else if after.starts_with("-=") {
+        format!("`atomicSub({target}, {})`", value("-="))
+    } else if after.starts_with("|=") {
+        format!("`atomicOr({target}, {})`", value("|="))
+    } else {
+        format!("an atomic such as `atomicAdd({target}, value)` (or atomicMax, atomicOr, ...)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_atomic_names_the_statement_s_operator_and_value() {
+        assert_eq!(
+            atomic_call("hist[b]++;", "hist", "b"),
+            "`atomicAdd(&hist[b], 1)`"
+        );
+        assert_eq!(
+            atomic_call("out[0] += a[i] * b[i];", "out", "0"),
+            "`atomicAdd(&out[0], a[i] * b[i])`"
+        );
+        assert!(
+            atomic_call("out[0] = out[0] + x;", "out", "0").contains("atomicAdd(&out[0], value)")
+        );
+    }
+}

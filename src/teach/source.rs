@@ -1,0 +1,523 @@
+//! The learner's source as the help rules read it: lines without comments, the subscripts of an
+//! array on a line, the `if` conditions around a line (and the early `return`s before it), the
+//! function a line is in, the integer locals set before it, loop headers and array shapes.
+//! Text-level and forgiving: anything it cannot read is "not found", never an error.
+
+use super::eval::{self, Env};
+
+pub struct Source {
+    /// Code of each line (index 0 is line 1), comments blanked out.
+    code: Vec<String>,
+}
+
+/// An `if` around a line: its condition as written and its line; `returns` when it is an
+/// early `if (cond) return;` before the line (the line runs when `cond` is false).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard {
+    pub line: u32,
+    pub cond: String,
+    pub returns: bool,
+}
+
+/// A `for (init; cond; step)` or `while (cond)` header.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopHeader {
+    pub line: u32,
+    pub init: Option<String>,
+    pub cond: String,
+    pub step: Option<String>,
+}
+
+impl Source {
+    pub fn new(text: &str) -> Source {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut code = Vec::new();
+        let mut in_block = false;
+        for line in text.lines() {
+            let mut out = String::with_capacity(line.len());
+            let b = line.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if in_block {
+                    if line[i..].starts_with("*/") {
+                        in_block = false;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                    out.push(' ');
+                } else if line[i..].starts_with("//") {
+                    break;
+                } else if line[i..].starts_with("/*") {
+                    in_block = true;
+                    i += 2;
+                    out.push_str("  ");
+                } else {
+                    let c = line[i..].chars().next().unwrap_or(' ');
+                    out.push(c);
+                    i += c.len_utf8();
+                }
+            }
+            code.push(out);
+        }
+        Source { code }
+    }
+
+    /// The code of line `n` (1-based), comments removed; "" past the end.
+    pub fn line(&self, n: u32) -> &str {
+        (n as usize)
+            .checked_sub(1)
+            .and_then(|i| self.code.get(i))
+            .map_or("", |s| s.as_str())
+    }
+
+    /// How many lines the source has.
+    pub fn lines(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    /// The subscripts of every `name[...]` on line `n`, each as its list of dimensions
+    /// (`tile[ty][tx]` is `["ty", "tx"]`), in order.
+    pub fn subscripts(&self, n: u32, name: &str) -> Vec<Vec<String>> {
+        subscripts_in(self.line(n), name)
+    }
+
+    /// The first line of the function that holds line `n` (its `__global__`/`__device__`
+    /// line), and whether it is a kernel.
+    pub fn function_of(&self, n: u32) -> Option<(u32, bool)> {
+        (1..=n.min(self.lines())).rev().find_map(|l| {
+            let t = self.line(l);
+            if t.contains("__global__") {
+                Some((l, true))
+            } else if t.contains("__device__") && t.contains('(') {
+                Some((l, false))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The name of the function starting on line `start`.
+    pub fn function_name(&self, start: u32) -> Option<String> {
+        let t = self.line(start);
+        let before = &t[..t.find('(')?];
+        let name = before
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()?;
+        (!name.is_empty()).then(|| name.to_string())
+    }
+
+    /// The `if`s around line `n` inside its function, innermost first, then the early
+    /// `if (..) return;` lines before it.
+    pub fn guards(&self, n: u32) -> Vec<Guard> {
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        let mut out = Vec::new();
+        // A one-line `if (c) stmt;` holding the line itself.
+        if let Some(cond) = if_condition(self.line(n)) {
+            let after = after_condition(self.line(n)).unwrap_or("");
+            if !after.trim().is_empty() && !after.trim_start().starts_with('{') {
+                out.push(Guard {
+                    line: n,
+                    cond,
+                    returns: false,
+                });
+            }
+        }
+        // Braces opened and not closed between the function start and the line.
+        let mut depth: i32 = 0;
+        let mut l = n.saturating_sub(1);
+        let mut pending_single = true;
+        while l >= start && l > 0 {
+            let t = self.line(l);
+            for c in t.chars().rev() {
+                match c {
+                    '}' => depth += 1,
+                    '{' => {
+                        if depth == 0 {
+                            // An unmatched `{`: its `if` is on this line or the one above.
+                            let cond = if_condition(t)
+                                .or_else(|| if_condition(self.line(l.saturating_sub(1))));
+                            if let Some(cond) = cond {
+                                out.push(Guard {
+                                    line: if if_condition(t).is_some() { l } else { l - 1 },
+                                    cond,
+                                    returns: false,
+                                });
+                            }
+                        } else {
+                            depth -= 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // `if (c)` alone on the line above a one-statement body.
+            if pending_single && l + 1 == n && !t.contains('{') && !t.trim_end().ends_with(';') {
+                if let Some(cond) = if_condition(t) {
+                    if after_condition(t).is_some_and(|a| a.trim().is_empty()) {
+                        out.push(Guard {
+                            line: l,
+                            cond,
+                            returns: false,
+                        });
+                    }
+                }
+            }
+            pending_single = false;
+            if depth <= 0 && returns_early(t) {
+                if let Some(cond) = if_condition(t) {
+                    out.push(Guard {
+                        line: l,
+                        cond,
+                        returns: true,
+                    });
+                }
+            }
+            l -= 1;
+        }
+        out
+    }
+
+    /// The integer locals declared (`int i = ...;`) in the function of line `n` before it, each
+    /// evaluated in `env` in order (locals that cannot be evaluated are left unknown), added
+    /// to a copy of `env`. Loop variables are not set (their value changes).
+    pub fn locals_before(&self, n: u32, env: &Env) -> Env {
+        let mut env = env.clone();
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        for l in start..n {
+            let t = self.line(l);
+            if loop_header_text(t).is_some() {
+                continue;
+            }
+            for stmt in t.split(';') {
+                if let Some((name, value)) = int_declaration(stmt) {
+                    match eval::eval(&value, &env) {
+                        Some(v) => env.set(name, v),
+                        None => env.set_unknown(name),
+                    }
+                }
+            }
+        }
+        env
+    }
+
+    /// The declared dimensions of a `__shared__` array (`__shared__ float tile[8][10];` gives
+    /// `["8", "10"]`, as written).
+    pub fn shared_dims(&self, name: &str) -> Option<Vec<String>> {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        (1..=self.lines()).find_map(|l| {
+            let t = self.line(l);
+            if !t.contains("__shared__") {
+                return None;
+            }
+            let subs = subscripts_in(t, short);
+            subs.into_iter().next()
+        })
+    }
+
+    /// The loop header on line `n` or just above it.
+    pub fn loop_header(&self, n: u32) -> Option<LoopHeader> {
+        (n.saturating_sub(3).max(1)..=n).rev().find_map(|l| {
+            let (init, cond, step) = loop_header_text(self.line(l))?;
+            Some(LoopHeader {
+                line: l,
+                init,
+                cond,
+                step,
+            })
+        })
+    }
+
+    /// The lines of the body of the loop whose header is on line `header` (to its matching
+    /// `}`; the next line alone for a body without braces).
+    pub fn loop_body(&self, header: u32) -> std::ops::RangeInclusive<u32> {
+        let mut depth = 0i32;
+        let mut opened = false;
+        for l in header..=self.lines() {
+            let t = self.line(l);
+            let t = if l == header {
+                after_condition(t).unwrap_or("")
+            } else {
+                t
+            };
+            for c in t.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if opened && depth == 0 {
+                            return header..=l;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !opened && l > header && t.trim_end().ends_with(';') {
+                return header..=l;
+            }
+        }
+        header..=self.lines()
+    }
+
+    /// The lines that call function `name` (outside its own definition line).
+    pub fn calls_of(&self, name: &str) -> Vec<u32> {
+        (1..=self.lines())
+            .filter(|&l| {
+                let t = self.line(l);
+                !t.contains("__device__")
+                    && !t.contains("__global__")
+                    && find_word(t, name)
+                        .is_some_and(|at| t[at + name.len()..].trim_start().starts_with('('))
+            })
+            .collect()
+    }
+}
+
+/// The position of `word` in `t` as a whole identifier.
+pub fn find_word(t: &str, word: &str) -> Option<usize> {
+    t.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = t[..at].chars().next_back();
+        let after = t[at + word.len()..].chars().next();
+        let ident =
+            |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        !ident(before) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// Every `name[a][b]...` in `t`, as lists of subscripts.
+pub fn subscripts_in(t: &str, name: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = find_word(&t[from..], name) {
+        let mut at = from + rel + name.len();
+        let mut dims = Vec::new();
+        loop {
+            let rest = &t[at..];
+            let skip = rest.len() - rest.trim_start().len();
+            if !rest.trim_start().starts_with('[') {
+                break;
+            }
+            let open = at + skip;
+            let Some(close) = matching(t, open, '[', ']') else {
+                break;
+            };
+            dims.push(t[open + 1..close].trim().to_string());
+            at = close + 1;
+        }
+        if !dims.is_empty() {
+            out.push(dims);
+        }
+        from = at.max(from + rel + name.len());
+    }
+    out
+}
+
+/// How a line uses one `name[...]`: its subscripts, and whether it writes it (`=`), updates it
+/// (`+=`, `++`: read and write) or only reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Use {
+    pub dims: Vec<String>,
+    pub write: bool,
+    pub update: bool,
+}
+
+/// Every use of `name[...]` on a line, in order.
+pub fn uses_in(t: &str, name: &str) -> Vec<Use> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = find_word(&t[from..], name) {
+        let start = from + rel;
+        let mut at = start + name.len();
+        let mut dims = Vec::new();
+        loop {
+            let rest = &t[at..];
+            let skip = rest.len() - rest.trim_start().len();
+            if !rest.trim_start().starts_with('[') {
+                break;
+            }
+            let open = at + skip;
+            let Some(close) = matching(t, open, '[', ']') else {
+                break;
+            };
+            dims.push(t[open + 1..close].trim().to_string());
+            at = close + 1;
+        }
+        if !dims.is_empty() {
+            let after = t[at..].trim_start();
+            let before = t[..start].trim_end();
+            let compound = [
+                "+=", "-=", "*=", "/=", "|=", "&=", "^=", "%=", "<<=", ">>=", "++", "--",
+            ]
+            .iter()
+            .any(|o| after.starts_with(o))
+                || before.ends_with("++")
+                || before.ends_with("--");
+            let plain = after.starts_with('=') && !after.starts_with("==");
+            out.push(Use {
+                dims,
+                write: plain || compound,
+                update: compound,
+            });
+        }
+        from = at.max(start + name.len());
+    }
+    out
+}
+
+/// The index of the bracket closing the one at `open`.
+fn matching(t: &str, open: usize, o: char, c: char) -> Option<usize> {
+    let mut depth = 0;
+    for (i, ch) in t[open..].char_indices() {
+        if ch == o {
+            depth += 1;
+        } else if ch == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(open + i);
+            }
+        }
+    }
+    None
+}
+
+/// The condition of the (first) `if (...)` on a line.
+pub fn if_condition(t: &str) -> Option<String> {
+    let at = find_word(t, "if")?;
+    let open = at + t[at..].find('(')?;
+    let close = matching(t, open, '(', ')')?;
+    Some(t[open + 1..close].trim().to_string())
+}
+
+/// The text after an `if (...)` or loop header's closing parenthesis.
+fn after_condition(t: &str) -> Option<&str> {
+    let at = ["if", "for", "while"]
+        .iter()
+        .find_map(|k| find_word(t, k))?;
+    let open = at + t[at..].find('(')?;
+    let close = matching(t, open, '(', ')')?;
+    Some(&t[close + 1..])
+}
+
+fn returns_early(t: &str) -> bool {
+    find_word(t, "if").is_some()
+        && after_condition(t).is_some_and(|a| {
+            let a = a.trim().trim_start_matches('{').trim();
+            a.starts_with("return")
+        })
+}
+
+/// `int i = expr` (also `const int`, `unsigned`, `size_t`, `auto`): the name and the value.
+fn int_declaration(stmt: &str) -> Option<(String, String)> {
+    let s = stmt.trim().trim_start_matches('{').trim();
+    let (lhs, rhs) = s.split_once('=')?;
+    if rhs.starts_with('=') || lhs.ends_with(['<', '>', '!', '+', '-', '*', '/']) {
+        return None;
+    }
+    let words: Vec<&str> = lhs.split_whitespace().collect();
+    let (name, types) = words.split_last()?;
+    let int_type = types.iter().any(|w| {
+        matches!(
+            *w,
+            "int" | "unsigned" | "size_t" | "auto" | "long" | "uint32_t" | "int64_t"
+        )
+    });
+    let plain = types.iter().all(|w| {
+        matches!(
+            *w,
+            "int" | "unsigned" | "size_t" | "auto" | "long" | "const" | "uint32_t" | "int64_t"
+        )
+    });
+    let ident = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    (int_type && plain && ident && !types.is_empty())
+        .then(|| (name.to_string(), rhs.trim().to_string()))
+}
+
+/// `(init, cond, step)` of a `for` header, or `(None, cond, None)` of a `while`.
+fn loop_header_text(t: &str) -> Option<(Option<String>, String, Option<String>)> {
+    if let Some(at) = find_word(t, "for") {
+        let open = at + t[at..].find('(')?;
+        let close = matching(t, open, '(', ')').unwrap_or(t.len());
+        let inside = t.get(open + 1..close)?;
+        let mut parts = inside.splitn(3, ';');
+        let init = parts.next()?.trim().to_string();
+        let cond = parts.next()?.trim().to_string();
+        let step = parts.next().map(|s| s.trim().to_string());
+        return Some((
+            Some(init).filter(|s| !s.is_empty()),
+            cond,
+            step.filter(|s| !s.is_empty()),
+        ));
+    }
+    let at = find_word(t, "while")?;
+    let open = at + t[at..].find('(')?;
+    let close = matching(t, open, '(', ')')?;
+    Some((None, t[open + 1..close].trim().to_string(), None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K: &str = "\
+__global__ void k(float* out, float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; // the index
+    __shared__ float tile[4][5];
+    if (i >= size) return;
+    if (i < size) {
+        out[i + 1] = a[i] + tile[threadIdx.y][threadIdx.x];
+    }
+    for (int s = 4; s >= 0; s /= 2)
+        out[s] = 0;
+}
+";
+
+    #[test]
+    fn subscripts_and_shapes_as_written() {
+        let s = Source::new(K);
+        assert_eq!(s.subscripts(6, "out"), vec![vec!["i + 1".to_string()]]);
+        assert_eq!(
+            s.subscripts(6, "tile"),
+            vec![vec!["threadIdx.y".to_string(), "threadIdx.x".to_string()]]
+        );
+        assert_eq!(s.shared_dims("tile"), Some(vec!["4".into(), "5".into()]));
+        assert!(s.subscripts(6, "ou").is_empty());
+    }
+
+    #[test]
+    fn guards_around_a_line_innermost_first() {
+        let s = Source::new(K);
+        let g = s.guards(6);
+        assert_eq!(g[0].cond, "i < size");
+        assert_eq!((g[0].line, g[0].returns), (5, false));
+        assert_eq!((g[1].cond.as_str(), g[1].returns), ("i >= size", true));
+        let g = s.guards(9);
+        assert!(g.iter().all(|g| g.cond != "i < size"), "{g:?}");
+    }
+
+    #[test]
+    fn locals_are_evaluated_for_a_thread() {
+        let s = Source::new(K);
+        let mut env = Env::default();
+        env.set("blockIdx.x", 1);
+        env.set("blockDim.x", 4);
+        env.set("threadIdx.x", 2);
+        let e = s.locals_before(6, &env);
+        assert_eq!(eval::eval("i + 1", &e), Some(7));
+    }
+
+    #[test]
+    fn loop_headers_and_bodies() {
+        let s = Source::new(K);
+        let h = s.loop_header(9).unwrap();
+        assert_eq!(h.line, 8);
+        assert_eq!(h.init.as_deref(), Some("int s = 4"));
+        assert_eq!(h.cond, "s >= 0");
+        assert_eq!(h.step.as_deref(), Some("s /= 2"));
+        assert_eq!(s.loop_body(8), 8..=9);
+        assert_eq!(s.function_of(6), Some((1, true)));
+        assert_eq!(s.function_name(1).as_deref(), Some("k"));
+    }
+}

@@ -1,0 +1,51 @@
+//! Warp-synchronous operations whose mask names lanes that are not there: the `if` around the
+//! call that the named lanes skip, the early `return` they took, or the other operation they
+//! wait at; a shuffle reading a lane that is gone.
+
+use super::Case;
+use crate::emu::facts::{Facts, LaneState, WarpSyncFacts};
+
+pub fn help(c: &Case) -> String {
+    let Facts::WarpSync(f) = &c.d.facts else {
+        return "every lane named in the mask must execute the same __shfl_sync/__ballot_sync/__syncwarp".into();
+    };
+    let other =
+        c.d.other_line
+            .filter(|&l| l > 0)
+            .map_or(String::new(), |l| format!(" (line {l})"));
+    match f {
+        WarpSyncFacts::MaskWithoutSelf { mask } => format!("the mask {mask:#010x} must include the calling lane: use 0xffffffff when the whole warp makes the call, or a mask of the lanes that really take this path (from `__ballot_sync(0xffffffff, condition)` before the branch)"),
+        WarpSyncFacts::LaneMissing {
+            mask,
+            lane,
+            lane_state,
+            ..
+        } => {
+            let guard = c
+                .line
+                .and_then(|l| c.src.guards(l).into_iter().find(|g| !g.returns));
+            if let (Some(g), LaneState::Exited | LaneState::Elsewhere | LaneState::AtOtherWarpOp | LaneState::AtBarrier) = (&guard, lane_state) {
+                return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call before the if, with every lane of the mask (a lane with nothing to add can pass a neutral value such as 0), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
+            }
+            match lane_state {
+                LaneState::Exited => format!("lane {lane} has already returned{other}, but the mask {mask:#010x} names it: do not return before a warp operation; guard the work instead and let every lane of the mask reach the call"),
+                LaneState::AtBarrier => format!("lane {lane} waits at a __syncthreads(){other} instead: every lane of the mask must reach this same call; check the branches that lead to it"),
+                LaneState::AtOtherWarpOp => format!("lane {lane} waits at a different warp operation{other}: the lanes of a mask must make the same __shfl_sync/__ballot_sync/__syncwarp call together; do not place it in different branches"),
+                LaneState::Elsewhere => format!("lane {lane} is elsewhere in the code{other}, not at this call: every lane named in the mask must reach it; compute the mask from the lanes that take this path, or move the call out of the branch"),
+            }
+        }
+        WarpSyncFacts::ShuffleFromAbsent {
+            src_lane,
+            exited,
+            exists,
+        } => {
+            if !exists {
+                format!("there is no lane {src_lane} in this block: check the source lane of the shuffle (e.g. `lane + offset < width`) and the block size")
+            } else if *exited {
+                format!("lane {src_lane} returned before the shuffle: keep every lane alive until the shuffles are done (give out-of-range lanes 0 instead of returning)")
+            } else {
+                format!("lane {src_lane} does not take part in this shuffle (not in the mask, or elsewhere in the code): every lane read from must make the same __shfl_*_sync call and be in its mask")
+            }
+        }
+    }
+}
