@@ -339,24 +339,39 @@ fn shuffle_naming_lanes_that_never_join() {
 }
 
 #[test]
-fn exited_lanes_in_a_shuffle_mask_are_fine_but_reading_them_is_undefined() {
+fn lanes_that_return_before_a_shuffle_of_the_full_mask_never_reach_it() {
     let k = bugs();
     let r = k.run(
         "shfl_exited_lanes",
         d1(1, 32),
         vec![zeros("out", ElemType::I32, 32)],
     );
-    // lanes 0..14 read live lanes; lane 15 reads lane 16, which has returned
-    let d = only(&r, DiagKind::WarpSync);
-    assert_eq!(d.severity, gpuzzle::emu::result::Severity::Warning);
-    assert_eq!(d.thread, t(15));
+    // Lanes 16..31 return, yet the mask names them: they never reach the shuffle (an error,
+    // whichever order the lanes run in); lane 15 reads lane 16, which is gone (a warning).
+    let (errors, warnings): (Vec<_>, Vec<_>) = r
+        .diagnostics
+        .iter()
+        .partition(|d| d.severity == gpuzzle::emu::result::Severity::Error);
+    assert_eq!(errors.len(), 1, "{}", describe(&r.diagnostics));
+    assert_eq!(errors[0].kind, DiagKind::WarpSync);
+    assert_eq!(errors[0].line, Some(121));
     assert!(
-        d.message.contains("lane 16") && d.message.contains("finished"),
+        errors[0].message.contains("thread 16"),
         "{}",
-        d.message
+        errors[0].message
     );
-    assert_eq!(r.diagnostics.len(), 1);
-    assert!(!r.has_errors());
+    assert!(
+        errors[0].message.contains("never reached it"),
+        "{}",
+        errors[0].message
+    );
+    assert_eq!(warnings.len(), 1, "{}", describe(&r.diagnostics));
+    assert_eq!(warnings[0].thread, t(15));
+    assert!(
+        warnings[0].message.contains("lane 16") && warnings[0].message.contains("finished"),
+        "{}",
+        warnings[0].message
+    );
     let want: Vec<i32> = (0..15).map(|t| t + 1).collect();
     assert_eq!(get_i32(&r, "out")[..15], want);
 }

@@ -167,7 +167,9 @@ fn a_negative_shared_index_is_shown_as_negative_with_advice() {
     let text =
         String::from_utf8_lossy(&text.stdout).into_owned() + &String::from_utf8_lossy(&text.stderr);
     assert!(
-        text.contains("help: a negative index: check the lower bound"),
+        text.contains(
+            "an index below 0. Check the lower bound before the access, e.g. `if (t - 1 >= 0)`"
+        ),
         "{text}"
     );
 }

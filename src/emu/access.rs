@@ -799,14 +799,9 @@ impl<'l> Mem<'l> {
         } else {
             a.saturating_sub(al.base + al.len)
         };
-        if dist > 1 << 20 {
-            let null = if a < 1 << 16 {
-                " (a null pointer?)"
-            } else {
-                ""
-            };
+        if a < 1 << 16 {
             return (
-                format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer{null}"),
+                format!("{who} {verb} {size} bytes at address {a:#x}{at_line}, which is not inside any buffer (a null pointer?)"),
                 None,
             );
         }
@@ -818,7 +813,13 @@ impl<'l> Mem<'l> {
             index: idx,
             len: n,
         };
-        (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}])", n as i128 - 1), Some(element))
+        // Far from every buffer, the nearest one still names the index the kernel computed.
+        let far = if dist > 1 << 20 {
+            " and is far from every other buffer"
+        } else {
+            ""
+        };
+        (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}]){far}", n as i128 - 1), Some(element))
     }
 
     fn shared_oob(
@@ -902,8 +903,12 @@ impl<'l> Mem<'l> {
             // A write that comes before the read in the source (lower line), reached after it
             // only because threads ran in some order, is the read-too-early race of a missing
             // __syncthreads(): report it as the read, like the same race seen the other way.
-            if hazard == "WAR" && other != NONE && other_line > inst.line && inst.line > 0 {
-                self.report_early_read(me, other, other_line, inst, off, total);
+            if (hazard == "WAR" || hazard == "AAR")
+                && other != NONE
+                && other_line > inst.line
+                && inst.line > 0
+            {
+                self.report_early_read(me, other, other_line, inst, off, total, hazard == "AAR");
                 return;
             }
             let site = self.site(th, inst);
@@ -915,23 +920,39 @@ impl<'l> Mem<'l> {
             };
             let what = self.describe(Place::Shared(off), total);
             let line = site.line;
-            let same_warp = other != NONE && other / 32 == me / 32;
-            let sync_hint = if same_warp && self.launch.threads_per_block() > 32 {
-                " (they are in the same warp, so __syncwarp() would also order them)"
+            // What ordered nothing: a barrier between two lines; one statement run by both.
+            let between = if line == other_line {
+                ", in the same statement".to_string()
             } else {
-                ""
+                ", with no __syncthreads() between them".to_string()
             };
             let (message, hazard, mine, theirs) = match hazard {
                 "RAW" => (
-                    format!("{who} read shared {what} (line {line}) while {other_who} wrote it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
+                    format!("{who} read shared {what} (line {line}) while {other_who} wrote it (line {other_line}){between}"),
                     Hazard::ReadAfterWrite, FAccess::Read, FAccess::Write,
                 ),
                 "WAW" => (
-                    format!("{who} wrote shared {what} (line {line}) after {other_who} wrote it (line {other_line}), with no __syncthreads() between them"),
+                    format!("{who} wrote shared {what} (line {line}) after {other_who} wrote it (line {other_line}){between}"),
                     Hazard::WriteAfterWrite, FAccess::Write, FAccess::Write,
                 ),
+                "RAA" => (
+                    format!("{who} read shared {what} (line {line}) while {other_who} updated it atomically (line {other_line}){between}: the read may see any value in the middle of the updates"),
+                    Hazard::AtomicAndPlain, FAccess::Read, FAccess::Atomic,
+                ),
+                "WAA" => (
+                    format!("{who} wrote shared {what} (line {line}) after {other_who} updated it atomically (line {other_line}){between}: the plain write can undo the atomic update"),
+                    Hazard::AtomicAndPlain, FAccess::Write, FAccess::Atomic,
+                ),
+                "AAW" => (
+                    format!("{who} updated shared {what} atomically (line {line}) after {other_who} wrote it plainly (line {other_line}){between}"),
+                    Hazard::AtomicAndPlain, FAccess::Atomic, FAccess::Write,
+                ),
+                "AAR" => (
+                    format!("{who} updated shared {what} atomically (line {line}) while {other_who} read it plainly (line {other_line}){between}: the read may see any value in the middle of the updates"),
+                    Hazard::AtomicAndPlain, FAccess::Atomic, FAccess::Read,
+                ),
                 _ => (
-                    format!("{who} wrote shared {what} (line {line}) while {other_who} read it (line {other_line}), with no __syncthreads() between them{sync_hint}"),
+                    format!("{who} wrote shared {what} (line {line}) while {other_who} read it (line {other_line}){between}"),
                     Hazard::WriteAfterRead, FAccess::Write, FAccess::Read,
                 ),
             };
@@ -948,6 +969,7 @@ impl<'l> Mem<'l> {
 
     /// `reader` read `[off, off+total)` on `read_line`; this thread (`writer`) then wrote it on
     /// an earlier line of the source, with no barrier between: the read came too early.
+    #[allow(clippy::too_many_arguments)]
     fn report_early_read(
         &mut self,
         writer: u32,
@@ -956,6 +978,7 @@ impl<'l> Mem<'l> {
         inst: &Inst,
         off: u64,
         total: u32,
+        atomic: bool,
     ) {
         let reader_tid = self.launch.tid_of(reader);
         let site = Site {
@@ -968,22 +991,20 @@ impl<'l> Mem<'l> {
         let other_who = self.namer.thread(self.launch.tid_of(writer));
         let what = self.describe(Place::Shared(off), total);
         let write_line = inst.line;
-        let sync_hint = if reader / 32 == writer / 32 && self.launch.threads_per_block() > 32 {
-            " (they are in the same warp, so __syncwarp() would also order them)"
+        let (hazard, theirs, wrote) = if atomic {
+            (
+                Hazard::AtomicAndPlain,
+                FAccess::Atomic,
+                "updated it atomically",
+            )
         } else {
-            ""
+            (Hazard::ReadAfterWrite, FAccess::Write, "wrote it")
         };
-        let facts = self.shared_race_facts(
-            reader,
-            writer,
-            off,
-            total,
-            Hazard::ReadAfterWrite,
-            (FAccess::Read, FAccess::Write),
-        );
+        let facts =
+            self.shared_race_facts(reader, writer, off, total, hazard, (FAccess::Read, theirs));
         self.diags.report(DiagKind::SharedRace, Severity::Error, site, Some(write_line), || {
             (
-                format!("{who} read shared {what} (line {read_line}) before {other_who} wrote it (line {write_line}), with no __syncthreads() between them{sync_hint}"),
+                format!("{who} read shared {what} (line {read_line}) before {other_who} {wrote} (line {write_line}), with no __syncthreads() between them"),
                 facts,
             )
         });

@@ -556,7 +556,7 @@ impl<'l> Mem<'l> {
         }
         if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, Kind::Read)
         {
-            self.report_block_race(th, inst, addr, hazard, other, other_line);
+            self.report_block_race(th, inst, addr, (hazard, Kind::Read), other, other_line);
         }
     }
 
@@ -602,7 +602,7 @@ impl<'l> Mem<'l> {
             if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, kind) {
                 if !reported {
                     reported = true;
-                    self.report_block_race(th, inst, addr, hazard, other, other_line);
+                    self.report_block_race(th, inst, addr, (hazard, kind), other, other_line);
                 }
             }
         }
@@ -676,6 +676,8 @@ impl<'l> Mem<'l> {
         let e = self.interval.entry(w as u32);
         let (writer, reader, atomic) = (who(e.writer), who(e.reader), who(e.atomic));
         let found = match kind {
+            // A plain read of a word others update atomically is not checked here: the
+            // first plain read of a compare-and-swap loop is one, and correct.
             Kind::Read => {
                 unordered(writer, e.wsync).then_some((Hazard::ReadAfterWrite, writer, e.wline))
             }
@@ -730,7 +732,7 @@ impl<'l> Mem<'l> {
         th: &Thread,
         inst: &Inst,
         addr: u64,
-        hazard: Hazard,
+        (hazard, kind): (Hazard, Kind),
         other: u32,
         other_line: u32,
     ) {
@@ -794,7 +796,7 @@ impl<'l> Mem<'l> {
             ),
             Hazard::Mixed => (
                 format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically ({}): the plain write can undo the atomic update", lines(other_line, line)),
-                (Kind::Write, Kind::Atomic),
+                if kind == Kind::Atomic { (Kind::Atomic, Kind::Write) } else { (Kind::Write, Kind::Atomic) },
             ),
         };
         let facts = self.race_facts(addr, other, th.tid, hazard, kinds);

@@ -33,6 +33,9 @@ pub(super) struct Record {
     reader: u16,
     /// A second, different thread also read in this interval.
     many: bool,
+    /// The writer's last write was an atomic update: it conflicts with plain reads and
+    /// writes of other threads, never with their atomics.
+    atomic: bool,
     /// A word's record only: the word is checked byte by byte (after a 1- or 2-byte access),
     /// in `SharedShadow::bytes`. Kept here, in the record's padding, so that the common
     /// access reads one record and nothing else.
@@ -69,6 +72,7 @@ const RECORD0: Record = Record {
     writer: NOBODY,
     reader: NOBODY,
     many: false,
+    atomic: false,
     split: false,
     var: VAR_UNKNOWN,
     clean: NOT_CLEAN,
@@ -152,27 +156,40 @@ impl Probe {
             s.writer = NOBODY;
             s.reader = NOBODY;
             s.many = false;
+            s.atomic = false;
         }
         if self.kind != Kind::Write && s.init_gen != self.gen {
             found.uninit = true;
         }
-        if self.kind == Kind::Atomic {
-            // Atomics never race with each other; they do initialise.
-            s.init_gen = self.gen;
-            return;
-        }
         let me = self.me as u16;
         if found.conflict.is_none() {
             let (writer, reader) = (who(s.writer), who(s.reader));
-            if writer != NONE && writer != self.me && !self.ordered(writer, s.wsync) {
+            let atomic = self.kind == Kind::Atomic;
+            // Atomics never race with each other; with a plain access of another thread they do.
+            let writer_races = writer != NONE
+                && writer != self.me
+                && !self.ordered(writer, s.wsync)
+                && !(atomic && s.atomic);
+            if writer_races {
                 found.conflict = Some((
-                    if self.kind == Kind::Read {
-                        "RAW"
-                    } else {
-                        "WAW"
+                    match (self.kind, s.atomic) {
+                        (Kind::Read, true) => "RAA",
+                        (Kind::Read, false) => "RAW",
+                        (Kind::Write, true) => "WAA",
+                        (_, _) => "AAW",
                     },
                     writer,
                     s.wline,
+                ));
+            } else if atomic
+                && reader != NONE
+                && (reader != self.me || s.many)
+                && !self.ordered(reader, s.rsync)
+            {
+                found.conflict = Some((
+                    "AAR",
+                    if reader != self.me { reader } else { NONE },
+                    s.rline,
                 ));
             } else if self.kind == Kind::Write
                 && reader != NONE
@@ -201,6 +218,7 @@ impl Probe {
                 s.wline = self.line;
                 s.wsync = self.sync;
                 s.init_gen = self.gen;
+                s.atomic = self.kind == Kind::Atomic;
             }
         }
     }

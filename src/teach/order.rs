@@ -66,7 +66,17 @@ pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
         })
         .filter_map(|d| element_of(d).map(|(n, i)| (n.to_string(), i)))
         .collect();
+    // Once a block's threads reach different barriers, every later barrier mismatches too:
+    // the first divergence of a launch is the cause, the rest follow from it.
+    let mut first_divergence: Vec<String> = Vec::new();
     diags.retain(|d| {
+        if d.kind == DiagKind::BarrierDivergence && d.severity == Severity::Error {
+            let launch = launch_of(d).to_string();
+            if first_divergence.contains(&launch) {
+                return false;
+            }
+            first_divergence.push(launch);
+        }
         let follows_divergence =
             matches!(d.kind, DiagKind::SharedRace | DiagKind::UninitializedRead)
                 && diverged.iter().any(|l| l == launch_of(d));
@@ -139,6 +149,7 @@ mod tests {
             diag(DiagKind::SharedRace, Facts::None),
             diag(DiagKind::BarrierDivergence, Facts::None),
             diag(DiagKind::UninitializedRead, Facts::None),
+            diag(DiagKind::BarrierDivergence, Facts::None),
         ];
         root_causes_first(&mut v);
         assert_eq!(v.len(), 1);

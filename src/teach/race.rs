@@ -233,8 +233,12 @@ impl Race<'_> {
                 .first()
                 .map(|w| w.dims.join("]["))
                 .unwrap_or_else(|| idx.to_string());
-            let code = self.c.code();
-            let call = atomic_call(code, s, &w);
+            let full = line.map_or("", |l| self.c.src.line(l));
+            let (before, after) = match writes.first() {
+                Some(u) => (full[..u.end].trim_start(), &full[u.end..]),
+                None => ("", ""),
+            };
+            let call = atomic_call(before, after, s, &w);
             return format!("several threads run line {l} on {s}[{idx}] at once: each reads it, changes it and writes it back, so they read the same old value and all but one change is lost. A barrier cannot fix this (the threads are in the same statement); make the update atomic: {call}, or give each thread its own element and combine them afterwards");
         }
         if neighbour_read {
@@ -316,14 +320,11 @@ impl Race<'_> {
     }
 }
 
-/// The atomic call that replaces a read-modify-write statement on `name[sub]`.
-fn atomic_call(code: &str, name: &str, sub: &str) -> String {
+/// The atomic call that replaces a read-modify-write of `name[sub]`, from the statement's text
+/// before and after the element (`++hist[b]`, `hist[b] += v`).
+fn atomic_call(before: &str, after: &str, name: &str, sub: &str) -> String {
     let target = format!("&{name}[{sub}]");
-    let after = code
-        .find('[')
-        .and_then(|_| code.split_once(']'))
-        .map(|(_, rest)| rest.trim_start())
-        .unwrap_or("");
+    let after = after.trim_start();
     let value = |op: &str| {
         after
             .strip_prefix(op)
@@ -331,9 +332,9 @@ fn atomic_call(code: &str, name: &str, sub: &str) -> String {
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| "value".into())
     };
-    if after.starts_with("++") || code.trim_start().starts_with("++") {
+    if after.starts_with("++") || before.starts_with("++") {
         format!("`atomicAdd({target}, 1)`")
-    } else if after.starts_with("--") {
+    } else if after.starts_with("--") || before.starts_with("--") {
         format!("`atomicSub({target}, 1)`")
     } else if after.starts_with("+=") {
         format!("`atomicAdd({target}, {})`", value("+="))
@@ -353,15 +354,14 @@ mod tests {
     #[test]
     fn the_atomic_names_the_statement_s_operator_and_value() {
         assert_eq!(
-            atomic_call("hist[b]++;", "hist", "b"),
-            "`atomicAdd(&hist[b], 1)`"
+            atomic_call("hist[a[i]]", "++;", "hist", "a[i]"),
+            "`atomicAdd(&hist[a[i]], 1)`"
         );
         assert_eq!(
-            atomic_call("out[0] += a[i] * b[i];", "out", "0"),
+            atomic_call("if (i < n) out[0]", " += a[i] * b[i];", "out", "0"),
             "`atomicAdd(&out[0], a[i] * b[i])`"
         );
-        assert!(
-            atomic_call("out[0] = out[0] + x;", "out", "0").contains("atomicAdd(&out[0], value)")
-        );
+        assert!(atomic_call("out[0]", " = out[0] + x;", "out", "0")
+            .contains("atomicAdd(&out[0], value)"));
     }
 }

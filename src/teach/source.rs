@@ -322,6 +322,8 @@ pub struct Use {
     pub dims: Vec<String>,
     pub write: bool,
     pub update: bool,
+    /// Byte offset just past the use's last `]` in the line.
+    pub end: usize,
 }
 
 /// Every use of `name[...]` on a line, in order.
@@ -360,6 +362,7 @@ pub fn uses_in(t: &str, name: &str) -> Vec<Use> {
                 dims,
                 write: plain || compound,
                 update: compound,
+                end: at,
             });
         }
         from = at.max(start + name.len());

@@ -66,10 +66,47 @@ impl<'l> Block<'l> {
                 }
             }
         }
-        if !missing.is_empty() {
-            if !force {
-                return false;
+        if !missing.is_empty() && !force {
+            // The first wait at this collective: remember which live lanes were elsewhere.
+            let absent = missing.iter().fold(0u32, |m, &l| m | 1 << (l % 32));
+            match self.warp_absent[warp] {
+                Some((f, p, _)) if (f, p) == here => {}
+                _ => self.warp_absent[warp] = Some((here.0, here.1, absent)),
             }
+            return false;
+        }
+        if let Some((f, p, absent)) = self.warp_absent[warp].take() {
+            // Lanes that were live and elsewhere when the first lane waited here, and have
+            // finished since without joining: they went past it (a guard they skipped, a
+            // return), which CUDA leaves undefined whatever order the lanes ran in.
+            let gone: Vec<usize> = lanes
+                .clone()
+                .filter(|&l| {
+                    absent & (1 << (l % 32)) != 0 && self.threads[l].state == State::Exited
+                })
+                .collect();
+            if (f, p) == here && !gone.is_empty() && self.mem.launch.opts.checkers {
+                let site = self.site(t);
+                let l = gone[0];
+                let lane = (l % 32) as u32;
+                let namer = self.mem.namer;
+                let names = super::scheduler::thread_list(
+                    &gone
+                        .iter()
+                        .map(|&g| self.threads[g].tid)
+                        .collect::<Vec<_>>(),
+                    namer,
+                );
+                let arrived = present.iter().fold(0u32, |m, &p| m | 1 << (p % 32));
+                self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
+                    (
+                        format!("a warp-synchronous operation names lane {lane} in its mask {mask:#010x}, but {names} never reached it: they went past it (outside the branch that holds it, or returned) and finished"),
+                        Facts::WarpSync(WarpSyncFacts::LaneMissing { mask, lane, lane_state: LaneState::Exited, arrived }),
+                    )
+                });
+            }
+        }
+        if !missing.is_empty() {
             let site = self.site(t);
             let l = missing[0];
             let lane = l % 32;

@@ -132,6 +132,10 @@ pub struct Block<'l> {
     warp_regs: Vec<WarpRegs>,
     /// The per-lane counts of the last lockstep run.
     lane_counts: lockstep::LaneCounts,
+    /// Per warp, the collective its first lane waits at (function, instruction) and the live
+    /// lanes of its mask that were elsewhere then: one of them that finishes without joining
+    /// never reached it (`collectives.rs`).
+    warp_absent: Vec<Option<(u32, u32, u32)>>,
 }
 
 enum Stop {
@@ -195,6 +199,7 @@ impl<'l> Block<'l> {
             lockstep_ran: 0,
             warp_regs: (0..n.div_ceil(32)).map(|_| WarpRegs::default()).collect(),
             lane_counts: lockstep::LaneCounts::default(),
+            warp_absent: vec![None; n.div_ceil(32)],
         }
     }
 
@@ -221,6 +226,7 @@ impl<'l> Block<'l> {
         }
         self.activemask_waiting = false;
         self.lockstep_ran = 0;
+        self.warp_absent.fill(None);
         // Every register starts over: what a warp held is dropped, not given back.
         for w in &mut self.warp_regs {
             w.lanes = 0;

@@ -327,8 +327,13 @@ impl<'l> Block<'l> {
             let namer = self.mem.namer;
             let detail = if !elsewhere.is_empty() {
                 let other_line = self.line_of(elsewhere[0]).0;
+                let which = if other_line == line {
+                    format!("another pass through the __syncthreads() on line {other_line} (a second call of the function that holds it, or another loop pass)")
+                } else {
+                    format!("a different __syncthreads() (line {other_line})")
+                };
                 format!(
-                    "{} wait at a different __syncthreads() (line {other_line})",
+                    "{} wait at {which}",
                     thread_list(
                         &elsewhere
                             .iter()
@@ -481,7 +486,7 @@ fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
         })
 }
 
-fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
+pub(super) fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
     let names: Vec<String> = ts.iter().take(4).map(|&t| namer.thread(t)).collect();
     let more = if ts.len() > 4 {
         format!(" and {} more", ts.len() - 4)
