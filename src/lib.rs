@@ -13,4 +13,5 @@ pub mod judge;
 pub mod ptx;
 pub mod puzzle;
 pub mod report;
+pub mod teach;
 pub mod trace;

@@ -24,7 +24,7 @@ pub enum Status {
 }
 
 /// One puzzle's progress.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     /// The result of the last run (`run` or `check`).
     #[serde(default)]
@@ -36,6 +36,26 @@ pub struct Progress {
     /// failing run keeps it, and it unlocks `gpuzzle solution`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub solved: bool,
+    /// The `[[mistake]]` hints the last failed run matched, most specific first (see
+    /// `teach::hints`); none after a pass. Absent from files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mistakes: Vec<MistakeSeen>,
+}
+
+/// A `[[mistake]]` hint that matched the last failed run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MistakeSeen {
+    /// Its index among the puzzle's `[[mistake]]` tables.
+    pub index: usize,
+    /// Its `kind` as written (checked again before showing it: the file may have changed).
+    pub kind: String,
+    /// The source line of the diagnostic it matched, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// `gpuzzle hint` (or `watch`'s h) has shown it for this failure: the next hint is the next
+    /// mistake hint or the next progressive one, not this again.
+    #[serde(default)]
+    pub shown: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -221,7 +241,7 @@ impl State {
     }
 
     pub fn progress(&self, slug: &str) -> Progress {
-        self.puzzles.get(slug).copied().unwrap_or_default()
+        self.puzzles.get(slug).cloned().unwrap_or_default()
     }
 
     pub fn status(&self, slug: &str) -> Status {
@@ -241,6 +261,42 @@ impl State {
             Status::Failed
         };
         p.solved |= passed;
+        if passed {
+            p.mistakes.clear();
+        }
+    }
+
+    /// Remember the mistake hints a failed run matched (after `record`). A hint that the last
+    /// run matched too and that was shown stays shown: the same failure again does not bring
+    /// the same hint back; a failure that goes away and comes back does.
+    pub fn set_mistakes(&mut self, slug: &str, matched: Vec<MistakeSeen>) {
+        let p = self.puzzles.entry(slug.to_string()).or_default();
+        let before = std::mem::take(&mut p.mistakes);
+        p.mistakes = matched
+            .into_iter()
+            .map(|mut m| {
+                m.shown = before
+                    .iter()
+                    .any(|b| b.index == m.index && b.kind == m.kind && b.shown);
+                m
+            })
+            .collect();
+    }
+
+    /// The mistake hints of the last failed run of `slug` (empty after a pass).
+    pub fn mistakes(&self, slug: &str) -> &[MistakeSeen] {
+        self.puzzles
+            .get(slug)
+            .map(|p| p.mistakes.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// The same, to mark them shown.
+    pub fn mistakes_mut(&mut self, slug: &str) -> &mut [MistakeSeen] {
+        match self.puzzles.get_mut(slug) {
+            Some(p) => p.mistakes.as_mut_slice(),
+            None => &mut [],
+        }
     }
 
     /// Whether the learner's kernel passed since the puzzle was last reset (the reference
@@ -257,6 +313,7 @@ impl State {
         if let Some(p) = self.puzzles.get_mut(slug) {
             p.status = Status::NotTried;
             p.solved = false;
+            p.mistakes.clear();
         }
     }
 
@@ -419,6 +476,7 @@ mod tests {
                 status: Status::Passed,
                 hints_shown: 1,
                 solved: true,
+                mistakes: Vec::new(),
             }
         );
     }

@@ -126,6 +126,8 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
         "file": o.file,
         "passed": o.passed,
         "tests": o.tests.iter().map(test_json).collect::<Vec<_>>(),
+        // The `[[mistake]]` hints that answer this failure: `{kind, line, hint}`.
+        "mistake_hints": o.mistakes,
     });
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
         // A broken puzzle file is no compile error: its errors go under their own key.
