@@ -2,8 +2,9 @@
 //! saw (its diagnostics with their source lines, the counters over budget, wrong outputs).
 //!
 //! `matching` is pure: mistakes and a `Seen` in, the matching hints out, most specific first
-//! (a diagnostic kind with a line pattern, then a diagnostic kind alone, then a budget counter,
-//! then any budget, then wrong output; file order within each), each hint once. `cli::common`
+//! (a diagnostic kind with a line pattern, then a diagnostic kind alone for a diagnostic no
+//! pattern took, then a budget counter, then any budget; file order within each), each hint
+//! once; `wrong-output` only when nothing else matched. `cli::common`
 //! fills `PuzzleOutcome::mistakes` after grading and records them in the progress state;
 //! `take_next` and `take_all` give them to `gpuzzle hint` and `watch`'s `h` key, each once per
 //! failure, before the progressive hints.
@@ -111,44 +112,47 @@ fn tier(m: &Mistake) -> u8 {
 }
 
 /// The hints of `mistakes` that match what a failed run saw, most specific first, each hint
-/// text once.
+/// text once. A diagnostic a line pattern matched is taken: an entry of the same kind without
+/// a pattern (the general advice for that kind) matches only another diagnostic of that kind.
+/// `wrong-output` is the fallback: it matches only when nothing else did (a wrong output is
+/// usually the consequence of the mistake a diagnostic or a budget already names).
 pub fn matching(mistakes: &[Mistake], seen: &Seen) -> Vec<Matched> {
-    let mut found: Vec<(u8, Matched)> = Vec::new();
-    for (index, m) in mistakes.iter().enumerate() {
+    let mut order: Vec<usize> = (0..mistakes.len()).collect();
+    // Stable: file order within a tier.
+    order.sort_by_key(|&i| tier(&mistakes[i]));
+    let mut taken: Vec<(DiagKind, Option<u32>)> = Vec::new();
+    let mut out: Vec<Matched> = Vec::new();
+    for index in order {
+        let m = &mistakes[index];
         let line = match m.kind {
             MistakeKind::Diag(kind) => {
                 let hit = seen.diagnostics.iter().find(|d| {
                     d.kind == kind
-                        && m.line
-                            .as_deref()
-                            .is_none_or(|pat| d.texts.iter().any(|t| contains(t, pat)))
+                        && match m.line.as_deref() {
+                            Some(pat) => d.texts.iter().any(|t| contains(t, pat)),
+                            None => !taken.contains(&(d.kind, d.line)),
+                        }
                 });
                 match hit {
-                    Some(d) => d.line,
+                    Some(d) => {
+                        taken.push((d.kind, d.line));
+                        d.line
+                    }
                     None => continue,
                 }
             }
             MistakeKind::OverBudget(Some(counter)) if seen.over_budget.contains(&counter) => None,
             MistakeKind::OverBudget(None) if !seen.over_budget.is_empty() => None,
-            MistakeKind::WrongOutput if seen.wrong_output => None,
+            MistakeKind::WrongOutput if seen.wrong_output && out.is_empty() => None,
             _ => continue,
         };
-        found.push((
-            tier(m),
-            Matched {
+        if !out.iter().any(|o| o.hint == m.hint) {
+            out.push(Matched {
                 index,
                 kind: m.kind.name(),
                 line,
                 hint: m.hint.clone(),
-            },
-        ));
-    }
-    // Stable: file order within a tier.
-    found.sort_by_key(|(t, _)| *t);
-    let mut out: Vec<Matched> = Vec::new();
-    for (_, m) in found {
-        if !out.iter().any(|o| o.hint == m.hint) {
-            out.push(m);
+            });
         }
     }
     out
@@ -296,16 +300,33 @@ mod tests {
             wrong_output: true,
         };
         let m = matching(&mistakes, &seen);
-        assert_eq!(
-            hints(&m),
-            ["race at the store", "race", "reads", "any budget", "output"]
-        );
+        // The race's line is taken by the pattern: the general race hint is for another line.
+        assert_eq!(hints(&m), ["race at the store", "reads", "any budget"]);
         assert_eq!((m[0].index, m[0].line), (4, Some(14)));
         assert_eq!(m[0].kind, "shared-race");
         assert_eq!(
-            (m[2].kind.as_str(), m[2].line),
+            (m[1].kind.as_str(), m[1].line),
             ("over-budget:global_reads", None)
         );
+        // A second race elsewhere gets the general hint, after the specific one.
+        let mut two = seen.clone();
+        two.diagnostics.push(diag(
+            DiagKind::SharedRace,
+            20,
+            "out[i] = cache[local_i + 1];",
+        ));
+        let m = matching(&mistakes, &two);
+        assert_eq!(
+            hints(&m),
+            ["race at the store", "race", "reads", "any budget"]
+        );
+        assert_eq!(m[1].line, Some(20));
+        // Wrong output is the fallback: given only when nothing else matched.
+        let only_wrong = Seen {
+            wrong_output: true,
+            ..Seen::default()
+        };
+        assert_eq!(hints(&matching(&mistakes, &only_wrong)), ["output"]);
     }
 
     #[test]
@@ -330,6 +351,7 @@ mod tests {
         let mistakes = [
             mistake("global-race", Some("+="), "use atomicAdd"),
             mistake("global-race", None, "use atomicAdd"),
+            mistake("global-race", Some("out[0] ="), "use atomicAdd"),
         ];
         let seen = Seen {
             diagnostics: vec![
