@@ -498,6 +498,52 @@ mod tests {
     }
 
     #[test]
+    fn mistakes_round_trip_and_files_without_them_still_load() {
+        let (_t, ws) = ws();
+        let mut s = State::default();
+        s.record("pooling", false);
+        let seen = MistakeSeen {
+            index: 1,
+            kind: "shared-race".into(),
+            line: Some(12),
+            shown: false,
+        };
+        s.set_mistakes("pooling", vec![seen.clone()]);
+        s.mistakes_mut("pooling")[0].shown = true;
+        s.save(&ws).unwrap();
+        let (back, w) = State::load(&ws);
+        assert!(w.is_none());
+        assert_eq!(back.version, 1, "the format version is unchanged");
+        let shown = MistakeSeen {
+            shown: true,
+            ..seen.clone()
+        };
+        assert_eq!(back.mistakes("pooling"), std::slice::from_ref(&shown));
+        // The same failure keeps it shown; another failure's hint starts unshown.
+        let mut again = back.clone();
+        again.set_mistakes("pooling", vec![seen.clone()]);
+        assert!(again.mistakes("pooling")[0].shown);
+        let other = MistakeSeen {
+            index: 0,
+            kind: "out-of-bounds".into(),
+            ..seen
+        };
+        again.set_mistakes("pooling", vec![other]);
+        assert!(!again.mistakes("pooling")[0].shown);
+        // A pass and a reset forget them.
+        again.record("pooling", true);
+        assert!(again.mistakes("pooling").is_empty());
+        // A file written before the field existed loads as before.
+        let old: State = toml::from_str(
+            "version = 1\n[puzzles.pooling]\nstatus = \"failed\"\nhints_shown = 2\n",
+        )
+        .unwrap();
+        assert!(old.mistakes("pooling").is_empty());
+        assert_eq!(old.hints_shown("pooling"), 2);
+        assert!(old.mistakes("zip").is_empty());
+    }
+
+    #[test]
     fn a_file_that_is_not_utf8_is_kept_aside_too() {
         let (_t, ws) = ws();
         std::fs::create_dir_all(ws.state_dir()).unwrap();
