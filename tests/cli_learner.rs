@@ -470,9 +470,6 @@ fn a_failed_run_brings_the_hint_for_its_mistake_first() {
     assert!(!after.contains("For what went wrong"), "{after}");
     let (_, json, _) = stdout_of(in_ws(&ws).args(["check", "9", "--format", "json"]));
     let v: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(
-        v["puzzles"][0]["mistake_hints"],
-        serde_json::json!([]),
-        "{v:#}"
-    );
+    assert_eq!(v["passed"], 1, "{v:#}");
+    assert!(v["puzzles"][0].get("mistake_hints").is_none(), "{v:#}");
 }
