@@ -158,9 +158,14 @@ pub fn matching(mistakes: &[Mistake], seen: &Seen) -> Vec<Matched> {
     out
 }
 
-/// The mistake hints for a graded puzzle: none when it passed or did not compile.
+/// The mistake hints for a graded puzzle: none when it passed or did not compile, nor for the
+/// pack's untouched starter (nothing written yet is no mistake: the progressive hints start).
 pub fn for_outcome(p: &Puzzle, o: &PuzzleOutcome, source: Option<&str>) -> Vec<Matched> {
     if o.passed || o.compile_error.is_some() || p.mistakes.is_empty() {
+        return Vec::new();
+    }
+    let untouched = |s: &str| crate::puzzle::starter_for(p).is_some_and(|st| same_text(st, s));
+    if source.is_some_and(untouched) {
         return Vec::new();
     }
     matching(&p.mistakes, &Seen::from_outcome(o, source))
@@ -251,6 +256,11 @@ pub fn contains(line: &str, pattern: &str) -> bool {
     let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let pattern = squash(pattern);
     !pattern.is_empty() && squash(line).contains(&pattern)
+}
+
+/// The same text, whatever the line endings.
+fn same_text(a: &str, b: &str) -> bool {
+    a.lines().eq(b.lines())
 }
 
 fn base_name(path: &str) -> &str {
@@ -447,6 +457,27 @@ mod tests {
         // Without the source, only patternless kinds match.
         let seen = Seen::from_outcome(&outcome(), None);
         assert!(matching(&[mistake("shared-race", Some("cache"), "x")], &seen).is_empty());
+    }
+
+    #[test]
+    fn the_untouched_starter_gets_no_mistake_hint() {
+        let text = include_str!("../../puzzles/09_pooling.toml");
+        let p = crate::puzzle::parse_puzzle(text, std::path::Path::new("puzzles/09_pooling.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A failed run with a shared race, which puzzle 9 has a hint for.
+        let mut o = outcome();
+        o.file = "puzzles/09_pooling.cu".into();
+        o.tests[0].diagnostics[0].file = Some("puzzles/09_pooling.cu".into());
+        let starter = include_str!("../../puzzles/09_pooling.cu");
+        assert!(for_outcome(&p, &o, Some(starter)).is_empty());
+        // One edit and it is the learner's kernel: the race gets its hint.
+        let edited = format!("{starter}// tried something\n");
+        let m = for_outcome(&p, &o, Some(&edited));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!((m[0].kind.as_str(), m[0].line), ("shared-race", Some(3)));
+        // A pass has none.
+        o.passed = true;
+        assert!(for_outcome(&p, &o, Some(&edited)).is_empty());
     }
 
     #[test]
