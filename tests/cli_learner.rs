@@ -381,3 +381,95 @@ fn every_next_step_gpuzzle_prints_runs_as_printed() {
         );
     }
 }
+
+/// A hint that answers the failure: puzzle 9 with its barrier removed races on `cache`; the
+/// next `hint` names that mistake and its line, the following ones go on with the progressive
+/// hints, the same failure again does not bring it back, `--all` shows it with the others,
+/// `check --format json` lists it, and once the kernel passes only progressive hints remain.
+#[test]
+fn a_failed_run_brings_the_hint_for_its_mistake_first() {
+    let (_dir, ws) = workspace();
+    keep_first(&ws, 10);
+    let solution = repo_file("solutions/09_pooling.cu");
+    let planted = solution.replace("    __syncthreads();\n", "");
+    assert_ne!(planted, solution, "the barrier was removed");
+    std::fs::write(ws.join("puzzles/09_pooling.cu"), &planted).unwrap();
+    let pack = repo_file("puzzles/09_pooling.toml");
+    let puzzle = gpuzzle::puzzle::parse_puzzle(&pack, Path::new("puzzles/09_pooling.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let race_hint = &puzzle
+        .mistakes
+        .iter()
+        .find(|m| m.kind.name() == "shared-race")
+        .expect("puzzle 9 has a shared-race mistake hint")
+        .hint;
+    // The race is reported at the first read of a neighbour, line 12 of the planted file.
+    let race_line = planted
+        .lines()
+        .position(|l| l.contains("cache[local_i - 1]"))
+        .unwrap()
+        + 1;
+    let what = format!("shared-race, line {race_line}");
+
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["run", "9"]));
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("error[shared-race]"), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("(it has a hint for this mistake: {what})")),
+        "{out}"
+    );
+
+    let (code, first, err) = stdout_of(in_ws(&ws).args(["hint", "9"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        first.starts_with(&format!(
+            "For what went wrong in your last run ({what}): {race_hint}\n"
+        )),
+        "{first}"
+    );
+    assert!(
+        first.contains("gpuzzle hint 9 shows hint 1 of 3."),
+        "{first}"
+    );
+    let (_, second, _) = stdout_of(in_ws(&ws).args(["hint", "9"]));
+    assert!(
+        second.starts_with(&format!("Hint 1 of 3: {}", puzzle.hints[0])),
+        "{second}"
+    );
+    // The same failure again: no repeat of its hint; progressive hints go on.
+    in_ws(&ws).args(["run", "9"]).assert().code(1);
+    let (_, out, _) = stdout_of(in_ws(&ws).args(["run", "9"]));
+    assert!(out.trim_end().ends_with("(hint 2 of 3)"), "{out}");
+    let (_, third, _) = stdout_of(in_ws(&ws).args(["hint", "9"]));
+    assert!(third.starts_with("Hint 2 of 3: "), "{third}");
+    // --all shows the mistake's hint and every progressive one.
+    let (_, all, _) = stdout_of(in_ws(&ws).args(["hint", "9", "--all"]));
+    assert!(
+        all.starts_with("For what went wrong in your last run ("),
+        "{all}"
+    );
+    assert!(
+        all.contains(race_hint.as_str()) && all.contains("Hint 3 of 3: "),
+        "{all}"
+    );
+    // check's JSON lists it.
+    let (code, json, err) = stdout_of(in_ws(&ws).args(["check", "9", "--format", "json"]));
+    assert_eq!(code, Some(1), "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let listed = &v["puzzles"][0]["mistake_hints"];
+    assert_eq!(listed[0]["kind"], "shared-race", "{v:#}");
+    assert_eq!(listed[0]["line"], race_line, "{v:#}");
+    assert_eq!(listed[0]["hint"], race_hint.as_str(), "{v:#}");
+
+    // Fixed and passed: the mistake is forgotten; only progressive hints remain.
+    std::fs::write(ws.join("puzzles/09_pooling.cu"), &solution).unwrap();
+    in_ws(&ws).args(["run", "9"]).assert().success();
+    let (_, after, _) = stdout_of(in_ws(&ws).args(["hint", "9"]));
+    assert!(after.starts_with("Hint 3 of 3: "), "{after}");
+    assert!(!after.contains("For what went wrong"), "{after}");
+    let (_, json, _) = stdout_of(in_ws(&ws).args(["check", "9", "--format", "json"]));
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["passed"], 1, "{v:#}");
+    assert!(v["puzzles"][0].get("mistake_hints").is_none(), "{v:#}");
+}

@@ -6,6 +6,7 @@ use crate::gpu::backend::{self, BackendChoice, Selection};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::{self, JudgeOptions};
 use crate::puzzle::{BrokenPuzzle, Puzzle, Reference, State, Workspace};
+use crate::teach::hints;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -311,7 +312,8 @@ pub fn grade(
     let (name, source) = read_kernel(ws, puzzle, solutions);
     let source = source.map_err(anyhow::Error::msg)?;
     let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
-    let outcome = judge::judge(puzzle, &name, &source, &opts)?;
+    let mut outcome = judge::judge(puzzle, &name, &source, &opts)?;
+    outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
     Ok((outcome, Some(source)))
 }
 
@@ -328,7 +330,9 @@ pub fn grade_in_batch(
     match source {
         Ok(source) => {
             let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
-            Ok(judge::judge(puzzle, &name, &source, &opts)?)
+            let mut outcome = judge::judge(puzzle, &name, &source, &opts)?;
+            outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
+            Ok(outcome)
         }
         Err(message) => Ok(PuzzleOutcome {
             id: puzzle.id,
@@ -390,12 +394,16 @@ fn with_includes(
     })
 }
 
-/// Remember the result of grading the learner's file (never for reference solutions).
+/// Remember the result of grading the learner's file (never for reference solutions), with
+/// the mistake hints that answer a failure (for `gpuzzle hint`).
 pub fn record(ws: &Workspace, outcomes: &[&PuzzleOutcome], quiet: bool) {
     // Under the state lock: parallel runs each add their result to the others'.
     let updated = State::update(ws, |state| {
         for o in outcomes {
             state.record(&o.slug, o.passed);
+            if !o.passed {
+                state.set_mistakes(&o.slug, hints::to_seen(&o.mistakes));
+            }
         }
     });
     if quiet {

@@ -6,6 +6,7 @@ use super::output::{errln, outln};
 use super::EXIT_FAIL;
 use crate::puzzle::{State, Workspace};
 use crate::report;
+use crate::teach::hints;
 use anyhow::Result;
 use clap::Args;
 use colored::Colorize;
@@ -26,59 +27,118 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
     let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
     let p = l.ws.find(&l.puzzles, &query)?;
     let total = p.hints.len();
-    if total == 0 {
-        outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
-        return Ok(0);
-    }
-    // Count the hint as shown under the state lock; a workspace where that cannot be saved
-    // still shows the hint, with one warning.
+    // Under the state lock: a hint for what went wrong in the last failed run comes first
+    // (once per failure), then the next progressive hint, counted as shown. A workspace where
+    // that cannot be saved still shows the hint, with one warning.
     let all = a.all;
     let updated = State::update(&l.ws, |state| {
         if all {
+            let mistakes = hints::take_all(state, p);
             for _ in 0..total {
                 state.next_hint(&p.slug, total);
             }
-            None
+            Given::All(mistakes)
+        } else if let Some(m) = hints::take_next(state, p) {
+            Given::Mistake {
+                hint: m,
+                another: hints::waiting(state, p).is_some(),
+                next: state.hints_shown(&p.slug),
+            }
         } else {
-            state.next_hint(&p.slug, total)
+            match state.next_hint(&p.slug, total) {
+                Some(i) => Given::Progressive(i),
+                None => Given::Nothing,
+            }
         }
     });
     if let Some(w) = &updated.warning {
         errln!("warning: {w}");
     }
-    if a.all {
-        for (i, h) in p.hints.iter().enumerate() {
-            outln!("{} {h}\n", format!("Hint {} of {total}:", i + 1).bold());
-        }
-    } else {
-        match updated.value {
-            Some(i) => {
+    let still_stuck = |what: &str| {
+        outln!(
+            "{}",
+            format!("Still stuck? gpuzzle hint {} shows {what}.", p.id).dimmed()
+        )
+    };
+    match &updated.value {
+        Given::All(mistakes) => {
+            for m in mistakes {
                 outln!(
-                    "{} {}",
-                    format!("Hint {} of {total}:", i + 1).bold(),
-                    p.hints[i]
+                    "{} {}
+",
+                    for_mistake(&m.what),
+                    m.hint
                 );
-                if i + 1 < total {
-                    outln!(
-                        "{}",
-                        format!("Still stuck? gpuzzle hint {} shows the next one.", p.id).dimmed()
-                    );
-                } else {
-                    outln!("{}", report::catalog::no_more_hints(p).dimmed());
-                }
             }
-            None => {
-                outln!("All {total} hints of puzzle {} were shown already:", p.id);
-                for (i, h) in p.hints.iter().enumerate() {
-                    outln!("{} {h}", format!("Hint {}:", i + 1).bold());
-                }
+            for (i, h) in p.hints.iter().enumerate() {
+                outln!(
+                    "{} {h}
+",
+                    format!("Hint {} of {total}:", i + 1).bold()
+                );
             }
+            if total == 0 && mistakes.is_empty() {
+                outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
+            }
+        }
+        Given::Mistake {
+            hint,
+            another,
+            next,
+        } => {
+            outln!("{} {}", for_mistake(&hint.what), hint.hint);
+            if *another {
+                still_stuck("another hint for what went wrong");
+            } else if total > 0 {
+                still_stuck(&format!("hint {} of {total}", (next + 1).min(total)));
+            }
+        }
+        &Given::Progressive(i) => {
+            outln!(
+                "{} {}",
+                format!("Hint {} of {total}:", i + 1).bold(),
+                p.hints[i]
+            );
+            if i + 1 < total {
+                still_stuck("the next one");
+            } else {
+                outln!("{}", report::catalog::no_more_hints(p).dimmed());
+            }
+        }
+        Given::Nothing => {
+            outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
         }
     }
     if let Some(e) = updated.unsaved_because() {
         errln!("warning: which hints were shown is not saved: {e}");
     }
     Ok(0)
+}
+
+/// What `gpuzzle hint` gives.
+enum Given {
+    /// `--all`: the hints for the last failed run's mistakes, then every progressive one.
+    All(Vec<hints::Pending>),
+    /// A hint for what went wrong in the last failed run; whether `another` waits, and the
+    /// number of progressive hints shown so far.
+    Mistake {
+        hint: hints::Pending,
+        another: bool,
+        next: usize,
+    },
+    /// The progressive hint of this index.
+    Progressive(usize),
+    /// The puzzle has no hints at all.
+    Nothing,
+}
+
+/// The heading of a mistake hint: `For what went wrong in your last run (shared-race, line 14):`.
+pub(super) fn heading_for_mistake(what: &str) -> String {
+    format!("For what went wrong in your last run ({what}):")
+}
+
+fn for_mistake(what: &str) -> String {
+    heading_for_mistake(what).bold().to_string()
 }
 
 #[derive(Args, Debug)]

@@ -86,7 +86,14 @@ pub fn grade_report(
         common::record(ws, &[&outcome], quiet);
     }
     let (state, _) = State::load(ws);
-    let hints = (state.hints_shown(&puzzle.slug), puzzle.hints.len());
+    let hints = report::puzzle::Hints {
+        shown: state.hints_shown(&puzzle.slug),
+        total: puzzle.hints.len(),
+        // Only for the learner's own failing file: the state holds its mistakes.
+        for_mistake: (!solution && !outcome.passed)
+            .then(|| crate::teach::hints::waiting(&state, puzzle))
+            .flatten(),
+    };
     let next = common::next_of(puzzles, puzzle).map(|p| (p.id, p.title.as_str()));
     let text = report::puzzle::text(&outcome, source.as_deref(), next, hints, solution);
     Ok((outcome.passed, text))

@@ -13,6 +13,7 @@ use super::output::{self, outln};
 use super::run::grade_report;
 use crate::puzzle::{Puzzle, State};
 use crate::report::watch::{self as screen, Body, Screen};
+use crate::teach::hints;
 use anyhow::{Context, Result};
 use clap::Args;
 use colored::Colorize;
@@ -160,7 +161,9 @@ impl<'a> Watch<'a> {
         let mut grade = true;
         let mut runs = 0;
         let mut verdict = (false, String::new());
-        let mut hints: Vec<(usize, String)> = Vec::new();
+        let mut hints: Vec<(String, String)> = Vec::new();
+        // Progressive hints shown in this session (mistake hints are counted by the state).
+        let mut progressive = 0;
         let mut file = self.loaded.ws.kernel_path(current, false);
         let mut seen = content_hash(&file);
         loop {
@@ -215,7 +218,7 @@ impl<'a> Watch<'a> {
                     progress,
                     runs,
                     passed: verdict.0,
-                    hints: (&hints, current.hints.len()),
+                    hints: &hints,
                     note: note.as_deref(),
                 },
                 body,
@@ -255,7 +258,7 @@ impl<'a> Watch<'a> {
                         break;
                     }
                     Event::Key('h') => {
-                        note = self.next_hint(current, &mut hints);
+                        note = self.next_hint(current, &mut hints, &mut progressive);
                         break;
                     }
                     Event::Key('n') => {
@@ -264,6 +267,7 @@ impl<'a> Watch<'a> {
                                 current = next;
                                 file = self.loaded.ws.kernel_path(current, false);
                                 hints.clear();
+                                progressive = 0;
                                 runs = 0;
                                 grade = true;
                             }
@@ -282,25 +286,43 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// Put the next hint of `p` on screen and remember it was shown (as `gpuzzle hint` does);
-    /// the note to show instead when there is none left.
-    fn next_hint(&self, p: &Puzzle, shown: &mut Vec<(usize, String)>) -> Option<String> {
+    /// Put the next hint of `p` on screen and remember it was shown (as `gpuzzle hint` does):
+    /// a hint for what went wrong in the last failed run first, once per failure, then the
+    /// progressive ones (`progressive` of them shown in this session); the note to show instead
+    /// when there is none left.
+    fn next_hint(
+        &self,
+        p: &Puzzle,
+        shown: &mut Vec<(String, String)>,
+        progressive: &mut usize,
+    ) -> Option<String> {
         let total = p.hints.len();
-        if total == 0 {
-            return Some(format!(
-                "Puzzle {} has no hints: press s to read the task again.",
-                p.id
-            ));
-        }
-        if shown.len() >= total {
-            return Some(crate::report::catalog::no_more_hints(p));
-        }
         // Under the state lock, as `gpuzzle hint` counts it. A failed save only means the next
         // session starts from the first hint again: not worth tearing the screen for.
-        let _ = State::update(&self.loaded.ws, |s| s.next_hint(&p.slug, total));
-        let n = shown.len();
-        shown.push((n + 1, p.hints[n].clone()));
-        None
+        let n = *progressive;
+        let given = State::update(&self.loaded.ws, |s| {
+            if let Some(m) = hints::take_next(s, p) {
+                return Some(Err(m));
+            }
+            (n < total).then(|| Ok(s.next_hint(&p.slug, total)))
+        })
+        .value;
+        match given {
+            Some(Err(m)) => {
+                shown.push((super::learn::heading_for_mistake(&m.what), m.hint));
+                None
+            }
+            Some(Ok(_)) => {
+                *progressive += 1;
+                shown.push((format!("Hint {} of {total}:", n + 1), p.hints[n].clone()));
+                None
+            }
+            None if total == 0 => Some(format!(
+                "Puzzle {} has no hints: press s to read the task again.",
+                p.id
+            )),
+            None => Some(crate::report::catalog::no_more_hints(p)),
+        }
     }
 }
 

@@ -19,6 +19,24 @@ pub enum DiagKind {
 }
 
 impl DiagKind {
+    /// Every kind, in the order of the enum.
+    pub const ALL: [DiagKind; 9] = [
+        DiagKind::OutOfBounds,
+        DiagKind::SharedRace,
+        DiagKind::GlobalRace,
+        DiagKind::UninitializedRead,
+        DiagKind::BarrierDivergence,
+        DiagKind::StepLimit,
+        DiagKind::Misaligned,
+        DiagKind::WarpSync,
+        DiagKind::Assert,
+    ];
+
+    /// The kind `as_str` spells `s`.
+    pub fn from_name(s: &str) -> Option<DiagKind> {
+        DiagKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DiagKind::OutOfBounds => "out-of-bounds",

@@ -261,4 +261,9 @@ pub struct PuzzleOutcome {
     /// reports name it a broken puzzle file, and `check`'s JSON puts it under `puzzle_error`.
     #[serde(skip)]
     pub broken_puzzle_file: bool,
+    /// The puzzle's `[[mistake]]` hints that answer this failure, most specific first; empty
+    /// when it passed. Filled by `cli::common` after grading (`teach::hints::for_outcome`);
+    /// `check`'s JSON lists them as `mistake_hints`.
+    #[serde(skip)]
+    pub mistakes: Vec<crate::teach::hints::Matched>,
 }

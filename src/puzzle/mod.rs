@@ -31,15 +31,15 @@ pub use error::{os_reason, Invalid, PuzzleError};
 pub use index::{Entry as IndexEntry, Index};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
-    store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Param,
-    ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
+    store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Mistake,
+    MistakeKind, Param, ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
 };
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
     SOLUTIONS_DIR,
 };
 pub use run::{run_steps, Launched, StepLaunch, StepsRun};
-pub use state::{Progress, State, Status};
+pub use state::{MistakeSeen, Progress, State, Status};
 pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;

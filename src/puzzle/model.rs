@@ -44,6 +44,9 @@ pub struct Puzzle {
     pub spec_line: usize,
     /// Progressive hints, gentlest first.
     pub hints: Vec<String>,
+    /// `[[mistake]]`: hints for common mistakes, each shown by `gpuzzle hint` after a failed
+    /// run that made it (`teach::hints` matches them), in file order.
+    pub mistakes: Vec<Mistake>,
     /// Per-thread maxima, checked on every test (not on `bench`).
     pub budget: Budget,
     pub tolerance: Tolerance,
@@ -58,6 +61,80 @@ pub struct Puzzle {
     /// The kernel file's name, the TOML's stem plus `.cu` (`09_pooling.cu`), found in the
     /// puzzles directory (the learner's starter) and in the solutions directory.
     pub kernel_file: String,
+}
+
+/// One `[[mistake]]`: what a failed run must have seen, and the hint for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mistake {
+    pub kind: MistakeKind,
+    /// `line`: text the diagnostic's source line must contain (whitespace ignored on both
+    /// sides); only for a diagnostic kind. `None`: any line.
+    pub line: Option<String>,
+    pub hint: String,
+}
+
+/// What a `[[mistake]]` answers, as its `kind` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MistakeKind {
+    /// A diagnostic of this kind (`shared-race`, ...).
+    Diag(crate::emu::result::DiagKind),
+    /// `over-budget:COUNTER`: a counter or performance figure over its budget;
+    /// `over-budget` alone: any of them.
+    OverBudget(Option<&'static str>),
+    /// `wrong-output`: an output differs from the spec's.
+    WrongOutput,
+}
+
+impl MistakeKind {
+    /// The counters and performance figures `over-budget:` takes.
+    pub const BUDGETED: [&'static str; 6] = [
+        "global_reads",
+        "global_writes",
+        "shared_reads",
+        "shared_writes",
+        "sectors_per_access",
+        "bank_ways",
+    ];
+
+    /// Every spelling `kind` accepts, for an error message.
+    pub fn valid_names() -> Vec<String> {
+        let mut names: Vec<String> = crate::emu::result::DiagKind::ALL
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect();
+        names.push("over-budget".into());
+        names.extend(Self::BUDGETED.iter().map(|c| format!("over-budget:{c}")));
+        names.push("wrong-output".into());
+        names
+    }
+
+    /// The kind spelled `s`, as `name` spells it back.
+    pub fn from_name(s: &str) -> Option<MistakeKind> {
+        if let Some(k) = crate::emu::result::DiagKind::from_name(s) {
+            return Some(MistakeKind::Diag(k));
+        }
+        match s {
+            "wrong-output" => Some(MistakeKind::WrongOutput),
+            "over-budget" => Some(MistakeKind::OverBudget(None)),
+            _ => {
+                let counter = s.strip_prefix("over-budget:")?;
+                Self::BUDGETED
+                    .into_iter()
+                    .find(|c| *c == counter)
+                    .map(|c| MistakeKind::OverBudget(Some(c)))
+            }
+        }
+    }
+
+    /// As written in the puzzle file and the state: `shared-race`, `over-budget:global_reads`.
+    pub fn name(&self) -> String {
+        match self {
+            MistakeKind::Diag(k) => k.as_str().to_string(),
+            MistakeKind::OverBudget(None) => "over-budget".into(),
+            MistakeKind::OverBudget(Some(c)) => format!("over-budget:{c}"),
+            MistakeKind::WrongOutput => "wrong-output".into(),
+        }
+    }
 }
 
 /// `[bench] flops`: the expression as written and its value for the bench's scalars.

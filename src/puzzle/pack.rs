@@ -127,6 +127,11 @@ mod tests {
         for p in embedded_puzzles().unwrap() {
             let who = &p.kernel_file;
             assert!(p.hints.len() >= 3, "{who}: at least 3 hints");
+            // Hints for its common mistakes, shown after a failed run that made one.
+            assert!(
+                (1..=4).contains(&p.mistakes.len()),
+                "{who}: 1 to 4 [[mistake]] hints"
+            );
             // A multi-launch puzzle budgets each kernel.
             let budgets: Vec<_> = if p.is_multi_launch() {
                 p.kernels.iter().map(|k| k.budget).collect()

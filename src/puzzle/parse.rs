@@ -3,7 +3,8 @@
 
 use super::error::{line_of, PuzzleError};
 use super::model::{
-    BenchFlops, BufferSpec, Init, Param, ParamKind, Puzzle, TestCase, Tolerance, SPEC_KERNEL,
+    BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, TestCase,
+    Tolerance, SPEC_KERNEL,
 };
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;
@@ -309,6 +310,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         }
     }
 
+    let mistakes = parse_mistakes(&cx, &raw, &mut errs);
     let defines = parse_defines(&cx, &raw, &mut errs);
     let include_dirs = parse_include_dirs(&cx, &raw, &mut errs);
     let tolerance = match &raw.tolerance {
@@ -437,6 +439,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         spec: raw.spec.get_ref().clone(),
         spec_line: content_line(text, &raw.spec.span()),
         hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
+        mistakes,
         budget,
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
@@ -513,6 +516,68 @@ fn kernel_name(
             (String::new(), 0..0)
         }
     }
+}
+
+/// `[[mistake]]` tables: a known `kind`, a `line` only where a diagnostic has a line, a hint.
+fn parse_mistakes(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<Mistake> {
+    let mut out = Vec::new();
+    for (i, m) in raw.mistakes.iter().enumerate() {
+        let m = m.get_ref();
+        let field = |f: &str| format!("mistake[{i}].{f}");
+        let before = errs.len();
+        let written = m.kind.get_ref().trim();
+        let kind = MistakeKind::from_name(written);
+        if kind.is_none() {
+            let valid = MistakeKind::valid_names();
+            let problem = match super::error::closest(written, &valid) {
+                Some(near) => format!("unknown kind `{written}`; did you mean `{near}`?"),
+                None => format!("unknown kind `{written}`"),
+            };
+            errs.push(cx.err(
+                &m.kind.span(),
+                field("kind"),
+                problem,
+                format!("use one of: {}", valid.join(", ")),
+            ));
+        }
+        let line = m
+            .line
+            .as_ref()
+            .map(|l| (l.span(), l.get_ref().trim().to_string()));
+        if let Some((span, text)) = &line {
+            if text.is_empty() {
+                errs.push(cx.err(
+                    span,
+                    field("line"),
+                    "is empty",
+                    "give text the diagnostic's source line contains, e.g. line = \"+=\", or remove `line` to match any line",
+                ));
+            } else if matches!(kind, Some(k) if !matches!(k, MistakeKind::Diag(_))) {
+                errs.push(cx.err(
+                    span,
+                    field("line"),
+                    format!("`{written}` has no source line to match"),
+                    "remove `line`: only a diagnostic kind (shared-race, out-of-bounds, ...) is reported at a line",
+                ));
+            }
+        }
+        if m.hint.get_ref().trim().is_empty() {
+            errs.push(cx.err(
+                &m.hint.span(),
+                field("hint"),
+                "is empty",
+                "write the hint: what this mistake is and how to fix it",
+            ));
+        }
+        if let (Some(kind), true) = (kind, errs.len() == before) {
+            out.push(Mistake {
+                kind,
+                line: line.map(|(_, t)| t),
+                hint: m.hint.get_ref().trim().to_string(),
+            });
+        }
+    }
+    out
 }
 
 /// `include_dirs = ["include"]`: each folder resolved against the puzzle file's folder, and
@@ -1704,6 +1769,113 @@ buffers.out = { len = 16, output = true }
         one_error(&text, line_with(&text, "hints", 0), "hints[0]");
         let text = GOOD.replace("budget =", "tolerance = { rel = -1.0 }\nbudget =");
         one_error(&text, line_with(&text, "tolerance", 0), "tolerance");
+    }
+
+    const MISTAKES: &str = r#"
+[[mistake]]
+kind = "shared-race"
+line = "cache[local_i] ="
+hint = "Store, then __syncthreads(), then read."
+
+[[mistake]]
+kind = "over-budget:global_reads"
+hint = "Load each value once into shared memory."
+
+[[mistake]]
+kind = "wrong-output"
+hint = "Check the first two outputs."
+"#;
+
+    #[test]
+    fn mistake_hints_are_read_in_file_order() {
+        let p = parse(&format!("{GOOD}{MISTAKES}")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            p.mistakes,
+            [
+                Mistake {
+                    kind: MistakeKind::Diag(crate::emu::result::DiagKind::SharedRace),
+                    line: Some("cache[local_i] =".into()),
+                    hint: "Store, then __syncthreads(), then read.".into(),
+                },
+                Mistake {
+                    kind: MistakeKind::OverBudget(Some("global_reads")),
+                    line: None,
+                    hint: "Load each value once into shared memory.".into(),
+                },
+                Mistake {
+                    kind: MistakeKind::WrongOutput,
+                    line: None,
+                    hint: "Check the first two outputs.".into(),
+                },
+            ]
+        );
+        assert!(parse(GOOD).is_ok_and(|p| p.mistakes.is_empty()));
+        // Every kind gpuzzle reports is accepted, spelt as in its reports.
+        for k in crate::emu::result::DiagKind::ALL {
+            let text = format!("{GOOD}{MISTAKES}")
+                .replace("\"shared-race\"", &format!("\"{}\"", k.as_str()));
+            assert!(parse(&text).is_ok(), "{}", k.as_str());
+        }
+    }
+
+    #[test]
+    fn a_mistake_of_an_unknown_kind_names_the_valid_ones() {
+        let text = format!("{GOOD}{MISTAKES}").replace("\"shared-race\"", "\"shared-races\"");
+        let inv = one_error(
+            &text,
+            line_with(&text, "shared-races", 0),
+            "mistake[0].kind",
+        );
+        assert!(
+            inv.problem
+                .contains("unknown kind `shared-races`; did you mean `shared-race`?"),
+            "{inv}"
+        );
+        for valid in [
+            "out-of-bounds",
+            "global-race",
+            "over-budget:bank_ways",
+            "wrong-output",
+        ] {
+            assert!(inv.help.contains(valid), "{inv}");
+        }
+        let text = format!("{GOOD}{MISTAKES}").replace("global_reads\"", "global_read\"");
+        let inv = one_error(
+            &text,
+            line_with(&text, "global_read\"", 0),
+            "mistake[1].kind",
+        );
+        assert!(inv.problem.contains("over-budget:global_reads"), "{inv}");
+    }
+
+    #[test]
+    fn a_mistake_with_an_unknown_field_or_a_misplaced_line_is_rejected() {
+        let text = format!("{GOOD}{MISTAKES}").replace("line = ", "lines = ");
+        let inv = one_error(&text, line_with(&text, "lines = ", 0), "mistake[0].lines");
+        assert!(inv.problem.contains("did you mean `line`?"), "{inv}");
+        assert!(inv.help.contains("`kind`, `line`, `hint`"), "{inv}");
+        // A budget or wrong output has no source line.
+        let text = format!("{GOOD}{MISTAKES}").replace(
+            "kind = \"wrong-output\"",
+            "kind = \"wrong-output\"\nline = \"out[i]\"",
+        );
+        let inv = one_error(&text, line_with(&text, "out[i]\"", 0), "mistake[2].line");
+        assert!(inv.help.contains("remove `line`"), "{inv}");
+        // Empty hint or line; missing hint.
+        let text = format!("{GOOD}{MISTAKES}")
+            .replace("hint = \"Check the first two outputs.\"", "hint = \" \"");
+        one_error(
+            &text,
+            line_with(&text, "hint = \" \"", 0),
+            "mistake[2].hint",
+        );
+        let text =
+            format!("{GOOD}{MISTAKES}").replace("line = \"cache[local_i] =\"", "line = \"\"");
+        one_error(&text, line_with(&text, "line = \"\"", 0), "mistake[0].line");
+        let text =
+            format!("{GOOD}{MISTAKES}").replace("hint = \"Check the first two outputs.\"", "");
+        let e = parse(&text).expect_err("a mistake needs a hint");
+        assert!(e.to_string().contains("`mistake[2].hint`"), "{e}");
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub(super) struct RawPuzzle {
     pub spec: Spanned<String>,
     #[serde(default)]
     pub hints: Vec<Spanned<String>>,
+    /// `[[mistake]]`: a hint for one common mistake, shown after a failed run that made it.
+    #[serde(rename = "mistake", default)]
+    pub mistakes: Vec<Spanned<RawMistake>>,
     #[serde(default)]
     pub budget: Option<Spanned<Budget>>,
     #[serde(default)]
@@ -145,4 +148,16 @@ pub(super) struct RawScratch {
     pub ty: Option<Spanned<String>>,
     /// A number or an expression over the test's scalars and the numeric defines.
     pub len: Spanned<toml::Value>,
+}
+
+/// One `[[mistake]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMistake {
+    /// A diagnostic kind (`shared-race`), `over-budget:COUNTER`, `over-budget` or `wrong-output`.
+    pub kind: Spanned<String>,
+    /// Text the diagnostic's source line must contain (whitespace ignored).
+    #[serde(default)]
+    pub line: Option<Spanned<String>>,
+    pub hint: Spanned<String>,
 }

@@ -24,7 +24,7 @@ pub enum Status {
 }
 
 /// One puzzle's progress.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     /// The result of the last run (`run` or `check`).
     #[serde(default)]
@@ -36,6 +36,26 @@ pub struct Progress {
     /// failing run keeps it, and it unlocks `gpuzzle solution`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub solved: bool,
+    /// The `[[mistake]]` hints the last failed run matched, most specific first (see
+    /// `teach::hints`); none after a pass. Absent from files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mistakes: Vec<MistakeSeen>,
+}
+
+/// A `[[mistake]]` hint that matched the last failed run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MistakeSeen {
+    /// Its index among the puzzle's `[[mistake]]` tables.
+    pub index: usize,
+    /// Its `kind` as written (checked again before showing it: the file may have changed).
+    pub kind: String,
+    /// The source line of the diagnostic it matched, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// `gpuzzle hint` (or `watch`'s h) has shown it for this failure: the next hint is the next
+    /// mistake hint or the next progressive one, not this again.
+    #[serde(default)]
+    pub shown: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -221,7 +241,7 @@ impl State {
     }
 
     pub fn progress(&self, slug: &str) -> Progress {
-        self.puzzles.get(slug).copied().unwrap_or_default()
+        self.puzzles.get(slug).cloned().unwrap_or_default()
     }
 
     pub fn status(&self, slug: &str) -> Status {
@@ -241,6 +261,42 @@ impl State {
             Status::Failed
         };
         p.solved |= passed;
+        if passed {
+            p.mistakes.clear();
+        }
+    }
+
+    /// Remember the mistake hints a failed run matched (after `record`). A hint that the last
+    /// run matched too and that was shown stays shown: the same failure again does not bring
+    /// the same hint back; a failure that goes away and comes back does.
+    pub fn set_mistakes(&mut self, slug: &str, matched: Vec<MistakeSeen>) {
+        let p = self.puzzles.entry(slug.to_string()).or_default();
+        let before = std::mem::take(&mut p.mistakes);
+        p.mistakes = matched
+            .into_iter()
+            .map(|mut m| {
+                m.shown = before
+                    .iter()
+                    .any(|b| b.index == m.index && b.kind == m.kind && b.shown);
+                m
+            })
+            .collect();
+    }
+
+    /// The mistake hints of the last failed run of `slug` (empty after a pass).
+    pub fn mistakes(&self, slug: &str) -> &[MistakeSeen] {
+        self.puzzles
+            .get(slug)
+            .map(|p| p.mistakes.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// The same, to mark them shown.
+    pub fn mistakes_mut(&mut self, slug: &str) -> &mut [MistakeSeen] {
+        match self.puzzles.get_mut(slug) {
+            Some(p) => p.mistakes.as_mut_slice(),
+            None => &mut [],
+        }
     }
 
     /// Whether the learner's kernel passed since the puzzle was last reset (the reference
@@ -257,6 +313,7 @@ impl State {
         if let Some(p) = self.puzzles.get_mut(slug) {
             p.status = Status::NotTried;
             p.solved = false;
+            p.mistakes.clear();
         }
     }
 
@@ -419,6 +476,7 @@ mod tests {
                 status: Status::Passed,
                 hints_shown: 1,
                 solved: true,
+                mistakes: Vec::new(),
             }
         );
     }
@@ -437,6 +495,52 @@ mod tests {
         // A pass in a file written before the field existed counts.
         let old: State = toml::from_str("[puzzles.map]\nstatus = \"passed\"\n").unwrap();
         assert!(old.solved("map"));
+    }
+
+    #[test]
+    fn mistakes_round_trip_and_files_without_them_still_load() {
+        let (_t, ws) = ws();
+        let mut s = State::default();
+        s.record("pooling", false);
+        let seen = MistakeSeen {
+            index: 1,
+            kind: "shared-race".into(),
+            line: Some(12),
+            shown: false,
+        };
+        s.set_mistakes("pooling", vec![seen.clone()]);
+        s.mistakes_mut("pooling")[0].shown = true;
+        s.save(&ws).unwrap();
+        let (back, w) = State::load(&ws);
+        assert!(w.is_none());
+        assert_eq!(back.version, 1, "the format version is unchanged");
+        let shown = MistakeSeen {
+            shown: true,
+            ..seen.clone()
+        };
+        assert_eq!(back.mistakes("pooling"), std::slice::from_ref(&shown));
+        // The same failure keeps it shown; another failure's hint starts unshown.
+        let mut again = back.clone();
+        again.set_mistakes("pooling", vec![seen.clone()]);
+        assert!(again.mistakes("pooling")[0].shown);
+        let other = MistakeSeen {
+            index: 0,
+            kind: "out-of-bounds".into(),
+            ..seen
+        };
+        again.set_mistakes("pooling", vec![other]);
+        assert!(!again.mistakes("pooling")[0].shown);
+        // A pass and a reset forget them.
+        again.record("pooling", true);
+        assert!(again.mistakes("pooling").is_empty());
+        // A file written before the field existed loads as before.
+        let old: State = toml::from_str(
+            "version = 1\n[puzzles.pooling]\nstatus = \"failed\"\nhints_shown = 2\n",
+        )
+        .unwrap();
+        assert!(old.mistakes("pooling").is_empty());
+        assert_eq!(old.hints_shown("pooling"), 2);
+        assert!(old.mistakes("zip").is_empty());
     }
 
     #[test]

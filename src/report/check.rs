@@ -127,6 +127,11 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
         "passed": o.passed,
         "tests": o.tests.iter().map(test_json).collect::<Vec<_>>(),
     });
+    // The `[[mistake]]` hints that answer this failure (`{kind, line, hint}`): added only where
+    // some matched, so other puzzles keep their exact shape.
+    if let (false, Some(map)) = (o.mistakes.is_empty(), v.as_object_mut()) {
+        map.insert("mistake_hints".into(), json!(o.mistakes));
+    }
     if let (Some(e), Some(map)) = (&o.compile_error, v.as_object_mut()) {
         // A broken puzzle file is no compile error: its errors go under their own key.
         let key = if o.broken_puzzle_file {
@@ -462,6 +467,32 @@ mod tests {
         let p = &v["puzzles"][1];
         let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["file", "id", "passed", "slug", "tests", "title"]);
+        // A failure that a `[[mistake]]` hint answers adds `mistake_hints`, nothing else.
+        let mut with_hint = all();
+        with_hint[1].mistakes = vec![crate::teach::hints::Matched {
+            index: 0,
+            kind: "shared-race".into(),
+            line: Some(14),
+            hint: "Put the barrier between the store and the reads.".into(),
+        }];
+        let h = &json(&with_hint)["puzzles"][1];
+        let keys: Vec<&String> = h.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "file",
+                "id",
+                "mistake_hints",
+                "passed",
+                "slug",
+                "tests",
+                "title"
+            ]
+        );
+        assert_eq!(
+            h["mistake_hints"],
+            json!([{"kind": "shared-race", "line": 14, "hint": "Put the barrier between the store and the reads."}])
+        );
         assert_eq!(p["id"], json!(9));
         assert_eq!(p["slug"], json!("pooling"));
         assert_eq!(p["file"], json!("puzzles/09_pooling.cu"));

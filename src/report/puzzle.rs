@@ -13,16 +13,40 @@ const MAX_DIAGNOSTICS: usize = 5;
 /// Lines of device printf output shown.
 const MAX_PRINTF_LINES: usize = 20;
 
+/// Where the learner stands with a puzzle's hints, for the "Stuck?" line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// Progressive hints shown so far.
+    pub shown: usize,
+    /// Progressive hints there are.
+    pub total: usize,
+    /// What went wrong (`shared-race, line 14`) when a `[[mistake]]` hint for this failure
+    /// waits to be shown: `gpuzzle hint` gives it first.
+    pub for_mistake: Option<String>,
+}
+
+impl From<(usize, usize)> for Hints {
+    fn from((shown, total): (usize, usize)) -> Hints {
+        Hints {
+            shown,
+            total,
+            for_mistake: None,
+        }
+    }
+}
+
 /// The report for one puzzle. `source` is the text of `o.file`; `next` the following puzzle's
-/// id and title; `hints` how many hints were shown of how many there are; `solutions` whether
-/// the reference solution was graded instead of the learner's file.
+/// id and title; `hints` how many hints were shown of how many there are (and whether one for
+/// this mistake waits); `solutions` whether the reference solution was graded instead of the
+/// learner's file.
 pub fn text(
     o: &PuzzleOutcome,
     source: Option<&str>,
     next: Option<(u32, &str)>,
-    hints: (usize, usize),
+    hints: impl Into<Hints>,
     solutions: bool,
 ) -> String {
+    let hints = hints.into();
     let mut sections = vec![];
     if let Some(log) = &o.compile_error {
         sections.push(header(
@@ -31,7 +55,7 @@ pub fn text(
             "DOES NOT COMPILE".red().bold().to_string(),
         ));
         sections.push(compile_errors(o, log, source));
-        sections.extend(stuck(o.id, hints));
+        sections.extend(stuck(o.id, &hints));
     } else if o.passed {
         sections.push(passed(o, solutions));
         sections.extend(compiler_warnings(o, source));
@@ -50,7 +74,7 @@ pub fn text(
             sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
         }
         sections.extend(only_budget_note(&o.tests));
-        sections.extend(stuck(o.id, hints));
+        sections.extend(stuck(o.id, &hints));
     }
     sections.join("\n\n")
 }
@@ -356,8 +380,14 @@ fn perf_advice(p: &PerfFigure) -> String {
     text
 }
 
-fn stuck(id: u32, (shown, total): (usize, usize)) -> Option<String> {
+fn stuck(id: u32, hints: &Hints) -> Option<String> {
     let cmd = format!("gpuzzle hint {id}").bold();
+    if let Some(what) = &hints.for_mistake {
+        return Some(format!(
+            "  Stuck? {cmd}   (it has a hint for this mistake: {what})"
+        ));
+    }
+    let (shown, total) = (hints.shown, hints.total);
     match total {
         0 => None,
         _ if shown >= total => Some(format!(
@@ -470,6 +500,26 @@ mod tests {
             .trim_end()
             .ends_with("Stuck? gpuzzle hint 9   (hint 1 of 3)"));
         assert!(!out.contains("Next:"));
+    }
+
+    #[test]
+    fn a_hint_for_this_mistake_is_announced_instead_of_the_next_one() {
+        let mut t = failing_test("one block", false);
+        t.diagnostics = vec![race(3)];
+        let o = outcome(vec![t]);
+        colored::control::set_override(false);
+        let hints = Hints {
+            shown: 3,
+            total: 3,
+            for_mistake: Some("shared-race, line 3".into()),
+        };
+        let out = text(&o, Some(SRC), None, hints, false);
+        assert!(
+            out.trim_end().ends_with(
+                "Stuck? gpuzzle hint 9   (it has a hint for this mistake: shared-race, line 3)"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -25,8 +25,9 @@ pub struct Screen<'a> {
     pub runs: u32,
     /// Whether the last grade passed.
     pub passed: bool,
-    /// The hints shown so far in this session, numbered from 1, and how many there are.
-    pub hints: (&'a [(usize, String)], usize),
+    /// The hints shown so far in this session, in order: each heading (`Hint 1 of 3:`, or
+    /// `For what went wrong in your last run (shared-race, line 14):`) and its text.
+    pub hints: &'a [(String, String)],
     /// A one-line note from the last key (e.g. "no more hints").
     pub note: Option<&'a str>,
 }
@@ -57,14 +58,9 @@ pub fn screen(s: &Screen, body: Body) -> String {
             let _ = writeln!(out, "{}", text.trim_end());
         }
     }
-    let (shown, total_hints) = s.hints;
     if matches!(body, Body::Verdict(_)) {
-        for (n, h) in shown {
-            let _ = write!(
-                out,
-                "\n{} {h}\n",
-                format!("Hint {n} of {total_hints}:").bold()
-            );
+        for (heading, h) in s.hints {
+            let _ = write!(out, "\n{} {h}\n", heading.bold());
         }
     }
     if let Some(note) = s.note {

@@ -4,6 +4,9 @@
 //! small named rule here (`bounds`, `race`, `barrier`, `endless`, `warp`), with its tests.
 //! Where a rule cannot tell the cause, its help says what was seen rather than guess.
 //!
+//! `hints` matches a puzzle's `[[mistake]]` hints against a failed run, so that `gpuzzle
+//! hint` answers what just went wrong before the progressive hints.
+//!
 //! `explain` also orders a test's diagnostics root cause first and drops those that only
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
@@ -12,6 +15,7 @@ mod barrier;
 mod bounds;
 mod endless;
 pub mod eval;
+pub mod hints;
 mod names;
 mod order;
 mod race;
