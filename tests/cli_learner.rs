@@ -472,4 +472,95 @@ fn a_failed_run_brings_the_hint_for_its_mistake_first() {
     let v: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["passed"], 1, "{v:#}");
     assert!(v["puzzles"][0].get("mistake_hints").is_none(), "{v:#}");
+
+/// Issue 23: a counter over budget names the lines that made the accesses, for the thread the
+/// table names, in `run`'s text and in `check --format json`; the summary says the table's
+/// figure and thread.
+#[test]
+fn an_overrun_names_its_lines_in_run_and_in_json() {
+    let (_dir, ws) = workspace();
+    keep_first(&ws, 9);
+    let kernel = "\
+// Puzzle 9, read straight from `a`: 3 global reads where 1 is enough.
+extern \"C\" __global__ void pooling(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) {
+        float s = a[i];
+        if (i > 0) s += a[i - 1];
+        if (i > 1) s += a[i - 2];
+        out[i] = s;
+    }
+}
+";
+    std::fs::write(ws.join("puzzles/09_pooling.cu"), kernel).unwrap();
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["run", "9"]));
+    assert_eq!(code, Some(1), "{out}{err}");
+    println!("{out}");
+    let row = out.lines().find(|l| l.contains("global reads")).unwrap();
+    let row: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        row,
+        ["global", "reads", "3", "1", "thread", "2", "of", "block", "0"]
+    );
+    assert!(
+        out.contains(
+            "error[over-budget]: thread 2 of block 0 made 3 global reads where the budget allows 1"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("--> puzzles/09_pooling.cu:5:"), "{out}");
+    // Each line drawn, and marked with what thread 2 read there.
+    for (line, code, label) in [
+        (5, "float s = a[i];", "1 read: a[2]"),
+        (6, "if (i > 0) s += a[i - 1];", "1 read: a[1]"),
+        (7, "if (i > 1) s += a[i - 2];", "1 read: a[0]"),
+    ] {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(&format!("{line} |")) && l.ends_with(code))
+            .unwrap_or_else(|| panic!("line {line} not drawn:\n{out}"));
+        assert!(lines[at + 1].ends_with(label), "{}", lines[at + 1]);
+    }
+    assert!(
+        out.contains(
+            "Correct output, but 3 global reads per thread where the budget allows 1 (thread 2 of block 0)."
+        ),
+        "{out}"
+    );
+
+    let (code, json, err) = stdout_of(in_ws(&ws).args(["check", "9", "--format", "json"]));
+    assert_eq!(code, Some(1), "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let tests = v["puzzles"][0]["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2);
+    for t in tests {
+        let over = t["over_budget"].as_array().unwrap();
+        assert_eq!(over.len(), 1, "{t}");
+        let o = &over[0];
+        assert_eq!(o["counter"], "global_reads");
+        assert_eq!(
+            (o["used"].as_u64(), o["budget"].as_u64()),
+            (Some(3), Some(1))
+        );
+        assert_eq!(o["block"], serde_json::json!([0, 0, 0]));
+        assert_eq!(o["thread"], serde_json::json!([2, 0, 0]));
+        let file = "puzzles/09_pooling.cu";
+        assert_eq!(
+            o["lines"],
+            serde_json::json!([
+                {"file": file, "line": 5, "count": 1},
+                {"file": file, "line": 6, "count": 1},
+                {"file": file, "line": 7, "count": 1},
+            ])
+        );
+        // The counts add up to the table's figure, which is the test's counter.
+        let sum: u64 = o["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(sum), t["counters"]["global_reads"].as_u64());
+    }
 }

@@ -50,6 +50,8 @@ pub struct Launch<'m> {
     pub(super) seen: Mutex<Vec<Seen>>,
     /// Keep each thread's accesses (`emu::run_traced`); off, nothing is logged unless `perf`.
     pub(super) trace: bool,
+    /// With `trace`, the blocks whose accesses are kept (`None`: all).
+    pub(super) trace_only: Option<Vec<[u32; 3]>>,
     /// Run converged warps in lockstep (`block/lockstep.rs`); off, one thread at a time.
     pub(super) lockstep: bool,
 }

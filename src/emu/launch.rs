@@ -291,21 +291,45 @@ pub fn run_maybe_traced(
     run_full(module, kernel, cfg, args, &[], opts, how).map(|(r, _, t)| (r, t))
 }
 
+/// `run` with module variables set from `symbols`, keeping the accesses of the blocks in
+/// `blocks` only (the others run as usual, their logs dropped as each block ends): a thread's
+/// accesses looked at after the fact (`judge`'s over-budget lines), whatever the grid's size.
+pub fn run_traced_blocks(
+    module: &Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[Buffer],
+    opts: &EmuOptions,
+    blocks: &[[u32; 3]],
+) -> Result<(RunResult, AccessTrace), EmuError> {
+    let how = Run {
+        trace: true,
+        trace_only: Some(blocks),
+        ..Run::default()
+    };
+    run_full(module, kernel, cfg, args, symbols, opts, how)
+        .map(|(r, _, t)| (r, t.unwrap_or_default()))
+}
+
 /// How a launch runs besides its options.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Run {
+pub(super) struct Run<'b> {
     /// Keep every thread's accesses (`emu::run_traced`).
     pub(super) trace: bool,
+    /// With `trace`, keep only these blocks' accesses (`None`: every block's).
+    pub(super) trace_only: Option<&'b [[u32; 3]]>,
     /// Run converged warps in lockstep (see `block/lockstep.rs`). A traced launch never does.
     pub(super) lockstep: bool,
 }
 
-impl Default for Run {
+impl Default for Run<'_> {
     /// Lockstep on, unless `GPUZZLE_LOCKSTEP=off` (to compare the two schedules' speed, or to
     /// rule lockstep out when looking for an emulator bug).
-    fn default() -> Run {
+    fn default() -> Self {
         Run {
             trace: false,
+            trace_only: None,
             lockstep: std::env::var_os("GPUZZLE_LOCKSTEP").is_none_or(|v| v != "off"),
         }
     }
@@ -319,7 +343,7 @@ pub(super) fn run_counting_lockstep(
     cfg: &LaunchConfig,
     args: Vec<KernelArg>,
     opts: &EmuOptions,
-    how: Run,
+    how: Run<'_>,
 ) -> Result<(RunResult, u64), EmuError> {
     let counted = std::cell::Cell::new(0);
     let r = run_full_counting(module, kernel, cfg, args, &[], opts, how, &counted)?;
@@ -336,7 +360,7 @@ fn run_full(
     args: Vec<KernelArg>,
     symbols: &[Buffer],
     opts: &EmuOptions,
-    how: Run,
+    how: Run<'_>,
 ) -> Result<(RunResult, Vec<Buffer>, Option<AccessTrace>), EmuError> {
     let ignored = std::cell::Cell::new(0);
     run_full_counting(module, kernel, cfg, args, symbols, opts, how, &ignored)
@@ -352,7 +376,7 @@ fn run_full_counting(
     args: Vec<KernelArg>,
     symbols: &[Buffer],
     opts: &EmuOptions,
-    how: Run,
+    how: Run<'_>,
     lockstep_ran: &std::cell::Cell<u64>,
 ) -> Result<(RunResult, Vec<Buffer>, Option<AccessTrace>), EmuError> {
     let trace = how.trace;
@@ -375,6 +399,7 @@ fn run_full_counting(
     };
     let mut launch = prepare(module, entry, cfg, inputs, opts, parallel, Vec::new());
     launch.trace = trace;
+    launch.trace_only = how.trace_only.map(<[_]>::to_vec);
     // Only with the checkers on: they report any race between lanes, which sends the launch
     // back to the one-thread-at-a-time schedule; off, a racy kernel (a starter missing its
     // `__syncthreads()`) would silently compute something else than it does today.
@@ -665,6 +690,7 @@ fn prepare<'m>(
         watch,
         seen,
         trace: false,
+        trace_only: None,
         // Only the launch itself sets it: a watch rerun (buggy kernels only) keeps the
         // one-thread-at-a-time schedule it retraces.
         lockstep: false,
@@ -811,7 +837,14 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         perf,
         fatal: out.fatal,
         cross: out.cross,
-        trace: out.trace.map(|threads| BlockTrace { block, threads }),
+        trace: (out.trace)
+            .filter(|_| {
+                launch
+                    .trace_only
+                    .as_ref()
+                    .is_none_or(|b| b.contains(&block))
+            })
+            .map(|threads| BlockTrace { block, threads }),
     }
 }
 

@@ -172,6 +172,26 @@ pub fn run_traced(
     Ok((r, t.unwrap_or_default()))
 }
 
+/// `run_with_symbols`, keeping the accesses of the threads of `blocks` only, in order (blocks
+/// in sequence; the other blocks run as usual and their logs are dropped as each ends): what
+/// one thread did, looked at after the fact, in a grid of any size. Each block's log is
+/// bounded as `run_traced`'s is (`AccessTrace::complete`).
+pub fn run_traced_blocks(
+    module: &crate::ptx::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: Vec<KernelArg>,
+    symbols: &[value::Buffer],
+    opts: &EmuOptions,
+    blocks: &[[u32; 3]],
+) -> Result<(RunResult, trace::AccessTrace), EmuError> {
+    let sequential = EmuOptions {
+        jobs: 1,
+        ..opts.clone()
+    };
+    launch::run_traced_blocks(module, kernel, cfg, args, symbols, &sequential, blocks)
+}
+
 /// `run`, with `__constant__`/`__device__` variables set first (by name, as
 /// `cudaMemcpyToSymbol` would) and every `__device__` variable's final value returned beside
 /// the result (as `cudaMemcpyFromSymbol` would read it).

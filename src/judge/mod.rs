@@ -2,6 +2,7 @@
 
 mod cross;
 pub mod outcome;
+mod overrun;
 
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
@@ -373,6 +374,8 @@ fn run_test(
                         used,
                         budget: b,
                         thread: u.argmax[i],
+                        kernel: multi.then(|| u.name.clone()),
+                        lines: Vec::new(),
                     });
                 }
             }
@@ -387,11 +390,22 @@ fn run_test(
                     counter: kind.key(),
                     used: figure.value.ceil() as u64,
                     budget,
-                    thread: Default::default(),
+                    kernel: multi.then(|| u.name.clone()),
+                    ..OverBudget::default()
                 });
             }
             out.perf.push(figure);
         }
+    }
+    // Only a test over a counter's budget pays for the traced run that finds its lines.
+    if uses
+        .iter()
+        .any(|(u, _)| u.over_budget.iter().any(OverBudget::is_counter))
+    {
+        let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
+        overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
+    }
+    for (u, _) in &uses {
         out.counters
             .raise_to(&mut out.argmax, &u.counters, &u.argmax);
         out.over_budget.extend(u.over_budget.iter().cloned());

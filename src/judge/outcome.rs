@@ -130,13 +130,44 @@ pub struct OutputCompare {
 }
 
 /// A counter that went over its budget, and the thread that used the most.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct OverBudget {
-    /// One of `Counters::NAMES`.
+    /// One of `Counters::NAMES` (or a perf figure's key, `PerfKind::key`).
     pub counter: &'static str,
     pub used: u64,
     pub budget: u64,
     pub thread: ThreadId,
+    /// The kernel it is about, in a multi-launch puzzle (`None` for the puzzle's one kernel).
+    pub kernel: Option<String>,
+    /// Where `thread` made the counted accesses, one entry per source line (in file and line
+    /// order), their counts adding up to `used`. Found by running the test again on the
+    /// emulator with access traces (`judge::overrun`), only for counters over budget; empty
+    /// for perf figures, and when that run could not account for every access (a thread whose
+    /// accesses depend on the schedule, a log past its cap).
+    pub lines: Vec<LineUse>,
+}
+
+impl OverBudget {
+    /// Whether this is a per-thread counter (one of `Counters::NAMES`), not a perf figure.
+    pub fn is_counter(&self) -> bool {
+        crate::emu::result::Counters::NAMES.contains(&self.counter)
+    }
+}
+
+/// One source line's share of an over-budget counter, for the thread that used the most.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LineUse {
+    /// The source file, as the PTX names it (the kernel file, or a header it includes).
+    pub file: Option<String>,
+    /// `None` where the PTX had no line information.
+    pub line: Option<u32>,
+    /// Accesses this line made, counted as the counter counts them (a `float4` is 4, an
+    /// atomic one read and one write).
+    pub count: u64,
+    /// The elements accessed there (`a[3]`), distinct, in order of first access; the first
+    /// few only (`distinct` says how many in all).
+    pub cells: Vec<String>,
+    pub distinct: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -147,7 +147,9 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
     v
 }
 
-/// One test; `"error"` is added only when something stopped the test.
+/// One test; `"error"` is added only when something stopped the test, `"kernels"` in a
+/// multi-launch puzzle, `"perf"` where a perf figure is budgeted, and `"over_budget"` (see
+/// `json::over_budget`) where something went over budget.
 fn test_json(t: &TestOutcome) -> Value {
     let outputs: Map<String, Value> = t
         .outputs
@@ -187,6 +189,10 @@ fn test_json(t: &TestOutcome) -> Value {
         if !t.perf.is_empty() {
             let perf = t.perf.iter().map(pieces::perf).collect::<Vec<_>>();
             map.insert("perf".into(), Value::Array(perf));
+        }
+        if !t.over_budget.is_empty() {
+            let over = t.over_budget.iter().map(pieces::over_budget);
+            map.insert("over_budget".into(), Value::Array(over.collect()));
         }
     }
     v
@@ -405,6 +411,7 @@ mod tests {
             used: 9,
             budget: 2,
             thread: ThreadId::default(),
+            ..OverBudget::default()
         });
         o
     }
@@ -534,6 +541,58 @@ mod tests {
         );
         assert!(v["puzzles"][0].get("compile_error").is_none());
         assert!(serde_json::to_string(&v).is_ok());
+    }
+
+    #[test]
+    fn json_adds_each_overrun_with_its_lines_and_keeps_the_rest() {
+        let mut o = over_budget();
+        o.tests[0].over_budget[0].thread.thread = [5, 0, 0];
+        o.tests[0].over_budget[0].lines = vec![
+            crate::judge::outcome::LineUse {
+                file: Some("puzzles/10_dot_product.cu".into()),
+                line: Some(14),
+                count: 8,
+                cells: vec!["a[5]".into()],
+                distinct: 1,
+            },
+            crate::judge::outcome::LineUse {
+                file: None,
+                line: None,
+                count: 1,
+                ..Default::default()
+            },
+        ];
+        let v = json(&[o]);
+        let t = &v["puzzles"][0]["tests"][0];
+        let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "block",
+                "budget",
+                "counters",
+                "diagnostics",
+                "grid",
+                "name",
+                "outputs",
+                "over_budget",
+                "passed",
+                "random"
+            ]
+        );
+        assert_eq!(
+            t["over_budget"],
+            json!([{
+                "counter": "global_reads", "used": 9, "budget": 2,
+                "block": [0, 0, 0], "thread": [5, 0, 0],
+                "lines": [
+                    {"file": "puzzles/10_dot_product.cu", "line": 14, "count": 8},
+                    {"file": null, "line": null, "count": 1},
+                ],
+            }])
+        );
+        // A test within budget keeps its exact shape.
+        assert!(v["puzzles"][0]["tests"][1].get("over_budget").is_none());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! here in one place and does not move when a shared type gains a field.
 
 use crate::emu::result::{Counters, Diagnostic};
-use crate::judge::outcome::{Budget, PerfFigure, PerfKind};
+use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind};
 use serde_json::{json, Map, Value};
 
 /// `{"kind", "severity", "message", "file", "line", "block", "thread"}`; file and line may be null.
@@ -84,6 +84,33 @@ pub(crate) fn perf(p: &PerfFigure) -> Value {
         "line": p.line,
         "accesses": p.accesses,
     })
+}
+
+/// `{"counter", "used", "budget", "block", "thread", "lines": [{"file", "line", "count"}]}`,
+/// plus `"kernel"` in a multi-launch puzzle: one counter over budget, the thread that used
+/// the most, and where that thread made the accesses (the counts add up to `used`; the list
+/// is empty when they could not be found). A perf figure over budget has no thread: no
+/// `"block"`/`"thread"`, and its line is in `"perf"`.
+pub(crate) fn over_budget(o: &OverBudget) -> Value {
+    let lines: Vec<Value> = (o.lines.iter())
+        .map(|l| json!({"file": l.file, "line": l.line, "count": l.count}))
+        .collect();
+    let mut v = json!({
+        "counter": o.counter,
+        "used": o.used,
+        "budget": o.budget,
+        "lines": lines,
+    });
+    if let Some(map) = v.as_object_mut() {
+        if o.is_counter() {
+            map.insert("block".into(), json!(o.thread.block));
+            map.insert("thread".into(), json!(o.thread.thread));
+        }
+        if let Some(k) = &o.kernel {
+            map.insert("kernel".into(), Value::from(k.as_str()));
+        }
+    }
+    v
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ pub fn text(
         if !o.tests.is_empty() {
             sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
         }
+        sections.extend(overrun_lines(o, source));
         sections.extend(only_budget_note(&o.tests));
         sections.extend(stuck(o.id, &hints));
     }
@@ -139,6 +140,12 @@ pub(crate) fn test_detail(t: &TestOutcome, file: &str) -> String {
         snippet::diagnostic(&d, None)
     }));
     parts.push(counters::budget_table(one));
+    // Where the table's overruns were made, as located notes (JUnit has no source to draw).
+    parts.extend(
+        counters::worst_overruns(one)
+            .into_iter()
+            .filter_map(|over| snippet::overrun(over, counter_label(over.counter), file, None)),
+    );
     parts.join("\n\n")
 }
 
@@ -322,27 +329,58 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
             .iter()
             .all(|d| d.severity != crate::emu::result::Severity::Error)
     });
-    let over = tests.iter().flat_map(|t| &t.over_budget).next()?;
+    tests.iter().flat_map(|t| &t.over_budget).next()?;
     if !outputs_ok || !clean {
         return None;
     }
     if let Some(p) = tests.iter().flat_map(|t| &t.perf).find(|p| p.over()) {
         return Some(perf_advice(p));
     }
-    let label = crate::emu::result::Counters::NAMES
+    // The overruns the table marks, each with its figure and thread as the table shows them.
+    let said: Vec<String> = counters::worst_overruns(tests)
+        .into_iter()
+        .map(|over| {
+            // In a multi-launch puzzle, say which kernel went over.
+            let kernel = over
+                .kernel
+                .as_ref()
+                .map_or(String::new(), |k| format!(" in `{k}`"));
+            format!(
+                "{} {} per thread{kernel} where the budget allows {} ({})",
+                over.used,
+                counter_label(over.counter),
+                over.budget,
+                layout::who(over.thread.block, over.thread.thread)
+            )
+        })
+        .collect();
+    let text = match said.as_slice() {
+        [] => return None,
+        [one] => one.clone(),
+        [init @ .., last] => format!("{}, and {last}", init.join(", ")),
+    };
+    Some(format!("  Correct output, but {text}."))
+}
+
+/// `global reads` for `global_reads`; a perf key as it is.
+fn counter_label(counter: &'static str) -> &'static str {
+    crate::emu::result::Counters::NAMES
         .iter()
-        .position(|&n| n == over.counter)
-        .map_or(over.counter, |i| counters::LABELS[i]);
-    // In a multi-launch puzzle, say which kernel went over.
-    let kernel = tests
-        .iter()
-        .flat_map(|t| &t.kernels)
-        .find(|k| k.over_budget.contains(over))
-        .map_or(String::new(), |k| format!(" in `{}`", k.name));
-    Some(format!(
-        "  Correct output, but {} {label} per thread{kernel} where the budget allows {}.",
-        over.used, over.budget
-    ))
+        .position(|&n| n == counter)
+        .map_or(counter, |i| counters::LABELS[i])
+}
+
+/// Under the table, each counter it marks over budget at the lines that made the accesses,
+/// for the thread it names.
+fn overrun_lines(o: &PuzzleOutcome, source: Option<&str>) -> Vec<String> {
+    counters::worst_overruns(&o.tests)
+        .into_iter()
+        .filter_map(|over| {
+            let label = counter_label(over.counter);
+            let text = snippet::overrun(over, label, &o.file, source)?;
+            Some(layout::indent(&text, "  "))
+        })
+        .collect()
 }
 
 /// A perf budget overrun in words: the figure, the line, and what usually fixes it.
@@ -412,7 +450,7 @@ fn next_step(next: Option<(u32, &str)>) -> String {
 mod tests {
     use super::*;
     use crate::emu::result::{DiagKind, Severity, ThreadId};
-    use crate::judge::outcome::{OutputCompare, OverBudget};
+    use crate::judge::outcome::{LineUse, OutputCompare, OverBudget};
     use crate::report::counters::tests::test_with;
 
     const SRC: &str = "__global__ void pooling(float* out, float* a, int size) {\n\
@@ -609,6 +647,7 @@ mod tests {
                 block: [0; 3],
                 thread: [5, 0, 0],
             },
+            ..OverBudget::default()
         });
         let out = plain(&outcome(vec![t]), None, (0, 2));
         println!("{out}");
@@ -619,9 +658,105 @@ mod tests {
             ["global", "reads", "3", "1", "thread", "5", "of", "block", "0"]
         );
         assert!(!out.contains("\n\n\n"));
-        assert!(out
-            .contains("Correct output, but 3 global reads per thread where the budget allows 1."));
+        assert!(out.contains(
+            "Correct output, but 3 global reads per thread where the budget allows 1 (thread 5 of block 0)."
+        ));
         assert!(!out.contains("in test"));
+        // No lines found: no snippet.
+        assert!(!out.contains("over-budget"), "{out}");
+    }
+
+    fn over(counter: &'static str, used: u64, budget: u64, thread: u32) -> OverBudget {
+        OverBudget {
+            counter,
+            used,
+            budget,
+            thread: ThreadId {
+                block: [0; 3],
+                thread: [thread, 0, 0],
+            },
+            ..OverBudget::default()
+        }
+    }
+
+    /// Issue 23: the summary named the first test's figure (8 writes) under a table that
+    /// showed the largest (11), with another thread.
+    #[test]
+    fn the_summary_names_the_figure_and_thread_the_table_marks() {
+        let mut tests = Vec::new();
+        for (name, used, thread) in [("small", 8, 3), ("large", 11, 6), ("large (random)", 11, 7)] {
+            let mut t = test_with(name, [20, used, 0, 0]);
+            t.passed = false;
+            t.budget.global_reads = Some(20);
+            t.budget.global_writes = Some(1);
+            t.over_budget.push(over("global_writes", used, 1, thread));
+            tests.push(t);
+        }
+        // A second counter over budget in one test only.
+        tests[0].counters.global_reads = 21;
+        tests[0]
+            .over_budget
+            .insert(0, over("global_reads", 21, 20, 2));
+        let out = plain(&outcome(tests), None, (0, 2));
+        println!("{out}");
+        let row = |label: &str| {
+            let row = out.lines().find(|l| l.contains(label)).unwrap();
+            row.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        assert_eq!(
+            row("global writes"),
+            "global writes 11 1 thread 6 of block 0"
+        );
+        assert_eq!(
+            row("global reads"),
+            "global reads 21 20 thread 2 of block 0"
+        );
+        assert!(
+            out.contains(
+                "Correct output, but 21 global reads per thread where the budget allows 20 \
+                 (thread 2 of block 0), and 11 global writes per thread where the budget allows 1 \
+                 (thread 6 of block 0)."
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_overrun_is_drawn_over_the_lines_that_made_it() {
+        let line = |line: u32, count: u64, cells: &[&str], file: &str| LineUse {
+            file: Some(file.into()),
+            line: Some(line),
+            count,
+            cells: cells.iter().map(|c| c.to_string()).collect(),
+            distinct: cells.len(),
+        };
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        let mut ob = over("global_reads", 3, 1, 2);
+        ob.lines = vec![
+            line(4, 1, &["a[2]"], "puzzles/09_pooling.cu"),
+            line(5, 2, &["a[1]", "shared[0]"], "puzzles/09_pooling.cu"),
+            line(7, 1, &["a[0]"], "include/helpers.cuh"),
+        ];
+        t.over_budget.push(ob);
+        let o = outcome(vec![t]);
+        colored::control::set_override(false);
+        let out = text(&o, Some(SRC), None, (0, 2), false);
+        println!("{out}");
+        assert!(
+            out.contains("error[over-budget]: thread 2 of block 0 made 3 global reads where the budget allows 1"),
+            "{out}"
+        );
+        let marked = |code: &str, label: &str| {
+            let at = out.lines().position(|l| l.contains(code)).unwrap();
+            let under = out.lines().nth(at + 1).unwrap();
+            assert!(under.trim_end().ends_with(label), "{under}");
+        };
+        marked("shared[threadIdx.x] = a[i];", "1 read: a[2]");
+        marked("out[i] = shared[threadIdx.x]", "2 reads: a[1], shared[0]");
+        // A line of another file is said, not drawn from the wrong source.
+        assert!(out.contains("note: helpers.cuh:7: 1 read: a[0]"), "{out}");
     }
 
     #[test]

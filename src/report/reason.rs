@@ -166,6 +166,7 @@ mod tests {
             used: 9,
             budget: 2,
             thread: ThreadId::default(),
+            ..OverBudget::default()
         });
         assert_eq!(test(&t), "over budget: global reads 9 > 2");
         t.diagnostics

@@ -6,6 +6,7 @@
 
 use super::layout;
 use crate::emu::result::{DiagKind, Diagnostic, Severity};
+use crate::judge::outcome::{LineUse, OverBudget};
 use annotate_snippets::{AnnotationKind, Element, Group, Level, Origin, Renderer, Snippet};
 use colored::Colorize;
 use std::ops::Range;
@@ -200,6 +201,89 @@ pub(crate) fn compiler_note(n: &CompilerNote, source: Option<&str>) -> String {
     renderer().render(&[group]).trim_end().to_string()
 }
 
+/// A counter over budget, over the lines that made its accesses: each marked with what the
+/// thread that used the most did there (`2 reads: a[3], a[4]`). `label` is the counter as the
+/// table says it (`global reads`); `source` is the text of `source_name`, the graded file. A
+/// line in another file (a header), or one `source` does not hold, is said as a note instead.
+/// None when the overrun has no lines (they could not be found).
+pub(crate) fn overrun(
+    o: &OverBudget,
+    label: &str,
+    source_name: &str,
+    source: Option<&str>,
+) -> Option<String> {
+    if o.lines.is_empty() {
+        return None;
+    }
+    let who = layout::who(o.thread.block, o.thread.thread);
+    let kernel = o
+        .kernel
+        .as_ref()
+        .map_or(String::new(), |k| format!("in `{k}`, "));
+    let title = format!(
+        "{kernel}{who} made {} {label} where the budget allows {}",
+        o.used, o.budget
+    );
+    let write = label.ends_with("writes");
+    let mut marks = Vec::new();
+    let mut notes = Vec::new();
+    for l in &o.lines {
+        let text = line_use(l, write);
+        let ours = l
+            .file
+            .as_deref()
+            .is_none_or(|f| super::reason::base_name(f) == super::reason::base_name(source_name));
+        let span = match (l.line, source) {
+            (Some(line), Some(src)) if ours => trimmed_span(src, line),
+            _ => None,
+        };
+        match span {
+            Some(span) => marks.push(AnnotationKind::Primary.span(span).label(text)),
+            None => {
+                let at = match (&l.file, l.line) {
+                    (Some(f), Some(line)) => format!("{}:{line}", super::reason::base_name(f)),
+                    (None, Some(line)) => format!("line {line}"),
+                    (_, None) => "(no line information)".to_string(),
+                };
+                notes.push(format!("{at}: {text}"));
+            }
+        }
+    }
+    let mut group = Group::with_title(Level::ERROR.primary_title(title).id("over-budget"));
+    if let (false, Some(src)) = (marks.is_empty(), source) {
+        let mut snippet = Snippet::source(src).path(source_name);
+        for m in marks {
+            snippet = snippet.annotation(m);
+        }
+        group = group.element(snippet);
+    }
+    for n in notes {
+        group = group.element(Level::NOTE.message(n));
+    }
+    Some(renderer().render(&[group]).trim_end().to_string())
+}
+
+/// `2 reads: a[3], a[4]`, `10 writes to out[0]`, `20 reads: a[0], b[0], a[1], b[3] and 16 more`.
+pub(crate) fn line_use(l: &LineUse, write: bool) -> String {
+    let (one, many, of) = if write {
+        ("write", "writes", "to")
+    } else {
+        ("read", "reads", "of")
+    };
+    let n = layout::count(l.count as usize, one, many);
+    match l.cells.as_slice() {
+        [] => n,
+        [only] if l.distinct == 1 && l.count > 1 => format!("{n} {of} {only}"),
+        cells => {
+            let mut text = format!("{n}: {}", cells.join(", "));
+            if l.distinct > cells.len() {
+                text += &format!(" and {} more", l.distinct - cells.len());
+            }
+            text
+        }
+    }
+}
+
 /// The byte range of the token at 1-based character `column` of line `line` (whose trimmed
 /// text is `start..end` of `src`): an identifier or number, else one character.
 fn token_span(src: &str, start: usize, end: usize, line: u32, column: u32) -> Option<Range<usize>> {
@@ -318,6 +402,33 @@ mod tests {
     fn plain(d: &Diagnostic, src: Option<&str>) -> String {
         colored::control::set_override(false);
         diagnostic(d, src)
+    }
+
+    #[test]
+    fn a_line_use_says_its_count_and_the_elements() {
+        let l = |count, cells: &[&str], distinct| LineUse {
+            count,
+            cells: cells.iter().map(|c| c.to_string()).collect(),
+            distinct,
+            ..LineUse::default()
+        };
+        assert_eq!(line_use(&l(1, &["a[2]"], 1), false), "1 read: a[2]");
+        assert_eq!(
+            line_use(&l(2, &["a[3]", "a[4]"], 2), false),
+            "2 reads: a[3], a[4]"
+        );
+        assert_eq!(
+            line_use(&l(10, &["out[0]"], 1), true),
+            "10 writes to out[0]"
+        );
+        assert_eq!(line_use(&l(3, &["a[1]"], 1), false), "3 reads of a[1]");
+        let many = l(20, &["a[0]", "b[0]", "a[1]", "b[3]"], 20);
+        assert_eq!(
+            line_use(&many, false),
+            "20 reads: a[0], b[0], a[1], b[3] and 16 more"
+        );
+        // A float4 read is 4 reads of 4 elements; no elements known: the count alone.
+        assert_eq!(line_use(&l(4, &[], 0), true), "4 writes");
     }
 
     #[test]

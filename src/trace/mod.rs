@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod events;
+pub mod lines;
 pub mod text;
 
 pub use capture::{capture, Capture, CaptureError, LaunchCapture};

@@ -1249,6 +1249,7 @@ $L_top:
         let on = Run {
             trace: false,
             lockstep: true,
+            ..Run::default()
         };
         let off = Run {
             lockstep: false,
