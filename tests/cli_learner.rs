@@ -472,6 +472,7 @@ fn a_failed_run_brings_the_hint_for_its_mistake_first() {
     let v: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["passed"], 1, "{v:#}");
     assert!(v["puzzles"][0].get("mistake_hints").is_none(), "{v:#}");
+}
 
 /// Issue 23: a counter over budget names the lines that made the accesses, for the thread the
 /// table names, in `run`'s text and in `check --format json`; the summary says the table's

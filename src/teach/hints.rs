@@ -398,6 +398,7 @@ mod tests {
             block: [0; 3],
             thread: [0; 3],
             other_line: Some(1),
+            facts: Default::default(),
         };
         let test = TestOutcome {
             name: "t".into(),
