@@ -128,6 +128,7 @@ impl Probe {
                 }
                 Kind::Write => {
                     s.writer == me
+                        && !s.atomic
                         && s.wline == self.line
                         && s.wsync == self.sync
                         && s.init_gen == self.gen
