@@ -538,8 +538,9 @@ fn require_nvrtc(ws: &Path) {
     );
 }
 
-fn known_gaps() -> Vec<String> {
-    let text = std::fs::read_to_string(root().join("KNOWN_HELP_GAPS")).unwrap_or_default();
+/// The attempt paths listed in `tests/mistakes/<file>` (`#` starts a comment).
+fn listed(file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap_or_default();
     text.lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
@@ -599,15 +600,31 @@ fn every_mistake_is_diagnosed_as_stated_and_every_alternative_passes() {
     let mut results = results.into_inner().unwrap();
     results.sort_by(|a, b| a.rel.cmp(&b.rel));
 
-    let gaps = known_gaps();
+    let gaps = listed("KNOWN_HELP_GAPS");
     let gap_set: BTreeSet<&str> = gaps.iter().map(String::as_str).collect();
+    let bugs = listed("KNOWN_TOOL_BUGS");
+    let bug_set: BTreeSet<&str> = bugs.iter().map(String::as_str).collect();
     let mut now_gaps = vec![];
+    let mut known_bugs = 0;
     let mut help_text_note = false;
     for g in &results {
         help_text_note |= g.help_from_text;
-        if let Some((want, got)) = &g.failure {
-            problems.push((g.rel.clone(), want.clone(), got.clone()));
-            continue;
+        let bug = bug_set.contains(g.rel.as_str());
+        match (&g.failure, bug) {
+            (Some(_), true) => {
+                known_bugs += 1;
+                continue;
+            }
+            (Some((want, got)), false) => {
+                problems.push((g.rel.clone(), want.clone(), got.clone()));
+                continue;
+            }
+            (None, true) => problems.push((
+                g.rel.clone(),
+                "a verdict, kind or line the tool gets wrong (listed in KNOWN_TOOL_BUGS)".into(),
+                "the tool now agrees: remove it from KNOWN_TOOL_BUGS".into(),
+            )),
+            (None, false) => {}
         }
         let listed = gap_set.contains(g.rel.as_str());
         match (&g.help_gap, listed) {
@@ -625,13 +642,15 @@ fn every_mistake_is_diagnosed_as_stated_and_every_alternative_passes() {
         }
     }
     // A listed attempt that was not graded at all: stale, unless a filter left it out.
-    for rel in &gaps {
-        if filter.is_none() && !all_rels.contains(rel) {
-            problems.push((
-                rel.clone(),
-                "an attempt listed in KNOWN_HELP_GAPS".into(),
-                "no such attempt: remove it from KNOWN_HELP_GAPS".into(),
-            ));
+    for (file, list) in [("KNOWN_HELP_GAPS", &gaps), ("KNOWN_TOOL_BUGS", &bugs)] {
+        for rel in list {
+            if filter.is_none() && !all_rels.contains(rel) {
+                problems.push((
+                    rel.clone(),
+                    format!("an attempt listed in {file}"),
+                    format!("no such attempt: remove it from {file}"),
+                ));
+            }
         }
     }
 
@@ -659,7 +678,8 @@ fn every_mistake_is_diagnosed_as_stated_and_every_alternative_passes() {
     let wrong = todo.iter().filter(|a| a.expect == Expect::Fail).count();
     let mut report =
         format!(
-        "mistakes suite: {} attempts ({wrong} wrong, {} correct) in {:.1}s, {} known help gaps\n",
+        "mistakes suite: {} attempts ({wrong} wrong, {} correct) in {:.1}s, {} known help gaps, \
+         {known_bugs} known tool bugs\n",
         todo.len(),
         todo.len() - wrong,
         started.elapsed().as_secs_f64(),

@@ -1,7 +1,7 @@
 // expect: fail
 // kind: out-of-bounds
 // line: @bug
-// help-has: local_i < size
+// help-has: < size
 // help-not: atomicAdd
 // why: forgets that there are more threads than elements.
 // Puzzle 3 · Guard: out[i] = a[i] + 10, with more threads than elements.
