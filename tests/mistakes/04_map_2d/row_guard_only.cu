@@ -1,0 +1,14 @@
+// expect: fail
+// kind: global-race
+// line: @bug
+// help-has: col < size
+// help-not: atomicAdd
+// why: guards the row but not the column.
+// Puzzle 4 · Map 2D: out[r][c] = a[r][c] + 10 for a size x size matrix stored row by row.
+extern "C" __global__ void map_2d(float* out, const float* a, int size) {
+    int col = threadIdx.x;
+    int row = threadIdx.y;
+    if (row < size) {
+        out[row * size + col] = a[row * size + col] + 10.0f;  // @bug
+    }
+}

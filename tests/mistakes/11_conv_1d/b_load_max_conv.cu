@@ -1,0 +1,29 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: b_size
+// help-not: if (i < size)
+// why: loads MAX_CONV values of b, but b only has b_size of them.
+// Puzzle 11 · 1D convolution: out[i] = sum over j < b_size of a[i + j] * b[j] (terms past the end of a left out).
+extern "C" __global__ void conv_1d(float* out, const float* a, const float* b, int a_size, int b_size) {
+    __shared__ float a_cache[TPB_MAX_CONV];  // this block's TPB values of a, then the halo after them
+    __shared__ float b_cache[MAX_CONV];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int local_i = threadIdx.x;
+    int halo = b_size - 1;
+    a_cache[local_i] = i < a_size ? a[i] : 0.0f;
+    if (local_i < MAX_CONV) {
+        b_cache[local_i] = b[local_i];  // @bug
+    }
+    if (local_i >= TPB - halo) {
+        a_cache[local_i + halo] = i + halo < a_size ? a[i + halo] : 0.0f;
+    }
+    __syncthreads();
+    if (i < a_size) {
+        float sum = 0.0f;
+        for (int j = 0; j < b_size; j++) {
+            sum += a_cache[local_i + j] * b_cache[j];
+        }
+        out[i] = sum;
+    }
+}

@@ -1,0 +1,29 @@
+// expect: fail
+// kind: uninitialized-read
+// line: @bug
+// help-has: b_size
+// help-not: atomicAdd
+// why: the window loop runs to MAX_CONV; with a kernel of 3 the fourth weight was never loaded.
+// Puzzle 11 · 1D convolution: out[i] = sum over j < b_size of a[i + j] * b[j] (terms past the end of a left out).
+extern "C" __global__ void conv_1d(float* out, const float* a, const float* b, int a_size, int b_size) {
+    __shared__ float a_cache[TPB_MAX_CONV];  // this block's TPB values of a, then the halo after them
+    __shared__ float b_cache[MAX_CONV];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int local_i = threadIdx.x;
+    int halo = MAX_CONV - 1;
+    a_cache[local_i] = i < a_size ? a[i] : 0.0f;
+    if (local_i < b_size) {
+        b_cache[local_i] = b[local_i];
+    }
+    if (local_i >= TPB - halo) {
+        a_cache[local_i + halo] = i + halo < a_size ? a[i + halo] : 0.0f;
+    }
+    __syncthreads();
+    if (i < a_size) {
+        float sum = 0.0f;
+        for (int j = 0; j < MAX_CONV; j++) {
+            sum += a_cache[local_i + j] * b_cache[j];  // @bug
+        }
+        out[i] = sum;
+    }
+}

@@ -1,0 +1,28 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: TPB
+// help-not: if (i < size)
+// why: the inner loop walks the whole row (size) instead of the tile (TPB).
+// Puzzle 14 · Matrix multiply: out = a x b for size x size matrices stored row by row.
+extern "C" __global__ void matmul(float* out, const float* a, const float* b, int size) {
+    __shared__ float a_tile[TPB][TPB];
+    __shared__ float b_tile[TPB][TPB];
+    int tx = threadIdx.x;
+    int ty = threadIdx.y;
+    int col = blockIdx.x * TPB + tx;
+    int row = blockIdx.y * TPB + ty;
+    float sum = 0.0f;
+    for (int t0 = 0; t0 < size; t0 += TPB) {
+        a_tile[ty][tx] = (row < size && t0 + tx < size) ? a[row * size + t0 + tx] : 0.0f;
+        b_tile[ty][tx] = (t0 + ty < size && col < size) ? b[(t0 + ty) * size + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < size; k++) {
+            sum += a_tile[ty][k] * b_tile[k][tx];  // @bug
+        }
+        __syncthreads();
+    }
+    if (row < size && col < size) {
+        out[row * size + col] = sum;
+    }
+}

@@ -1,0 +1,15 @@
+// expect: fail
+// kind: over-budget
+// counter: global_reads
+// why: fixes the race with one atomicAdd per thread: right, but over the read budget.
+// Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
+extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
+    __shared__ float cache[TPB];
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    int stride = blockDim.x * gridDim.x;
+    float sum = 0.0f;
+    for (int i = gid; i < size; i += stride) {
+        sum += a[i];
+    }
+    atomicAdd(&out[blockIdx.x], sum);
+}

@@ -1,0 +1,17 @@
+// expect: fail
+// kind: global-race
+// line: @bug
+// help-has: cache | shared
+// help-not: __threadfence
+// why: every thread adds its running sum straight into out[blockIdx.x].
+// Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
+extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
+    __shared__ float cache[TPB];
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    int stride = blockDim.x * gridDim.x;
+    float sum = 0.0f;
+    for (int i = gid; i < size; i += stride) {
+        sum += a[i];
+    }
+    out[blockIdx.x] += sum;  // @bug
+}

@@ -1,0 +1,25 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: <=
+// help-not: add a bounds check
+// why: `i <= size` in the grid-stride loop.
+// Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
+extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
+    __shared__ float cache[TPB];
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    int stride = blockDim.x * gridDim.x;
+    float sum = 0.0f;
+    for (int i = gid; i <= size; i += stride) {
+        sum += a[i];  // @bug
+    }
+    cache[threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int k = 0; k < TPB; k++) {
+            total += cache[k];
+        }
+        out[blockIdx.x] = total;
+    }
+}

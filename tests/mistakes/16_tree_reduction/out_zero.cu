@@ -1,0 +1,28 @@
+// expect: fail
+// kind: global-race
+// line: @bug
+// help-has: out[blockIdx.x]
+// help-not: atomicAdd
+// help-not: __threadfence
+// why: every block writes out[0].
+// Puzzle 16 · Tree reduction: out[blockIdx.x] = sum of this block's 2 * TPB elements of a.
+extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float s[TPB];
+    int t = threadIdx.x;
+    int base = blockIdx.x * 2 * TPB;
+    float v = base + t < size ? a[base + t] : 0.0f;
+    if (base + t + TPB < size) {
+        v += a[base + t + TPB];
+    }
+    s[t] = v;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            s[t] += s[t + stride];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        out[0] = s[0];  // @bug
+    }
+}

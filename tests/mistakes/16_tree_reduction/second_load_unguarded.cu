@@ -1,0 +1,25 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: + TPB < size | second < size
+// help-not: atomicAdd
+// why: guards the first element but not the second one, TPB further on.
+// Puzzle 16 · Tree reduction: out[blockIdx.x] = sum of this block's 2 * TPB elements of a.
+extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float s[TPB];
+    int t = threadIdx.x;
+    int base = blockIdx.x * 2 * TPB;
+    float v = base + t < size ? a[base + t] : 0.0f;
+    v += a[base + t + TPB];  // @bug
+    s[t] = v;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            s[t] += s[t + stride];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        out[blockIdx.x] = s[0];
+    }
+}

@@ -1,0 +1,24 @@
+// expect: fail
+// kind: shared-race
+// line: @bug
+// help-has: threadIdx.y * TPB_X | threadIdx.y
+// help-not: __syncthreads()
+// why: the slot ignores threadIdx.y: the 4 rows of threads store into the same 8 slots.
+// Puzzle 17 · 2D reduction: out[blockIdx.y * gridDim.x + blockIdx.x] = sum of this block's tile of a.
+extern "C" __global__ void reduce_2d(float* out, const float* a, int rows, int cols) {
+    __shared__ float s[TPB_Y * TPB_X];
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = threadIdx.x;
+    s[t] = (row < rows && col < cols) ? a[row * cols + col] : 0.0f;  // @bug
+    __syncthreads();
+    for (int stride = TPB_X * TPB_Y / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            s[t] += s[t + stride];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        out[blockIdx.y * gridDim.x + blockIdx.x] = s[0];
+    }
+}

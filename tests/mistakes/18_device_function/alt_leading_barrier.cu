@@ -1,0 +1,32 @@
+// expect: pass
+// why: the helper starts with a barrier instead of ending with one: the previous call's reads
+// why: of cache[0] are done before anyone stores again.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+__device__ float block_sum(float v, float* cache) {
+    int t = threadIdx.x;
+    __syncthreads();
+    cache[t] = v;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            cache[t] += cache[t + stride];
+        }
+        __syncthreads();
+    }
+    return cache[0];
+}
+
+extern "C" __global__ void row_stats(float* out, const float* a, int rows, int cols) {
+    __shared__ float cache[TPB];
+    int row = blockIdx.x;
+    int c = threadIdx.x;
+    bool inside = c < cols;
+    float x = inside ? a[row * cols + c] : 0.0f;
+    float sum = block_sum(x, cache);
+    float d = inside ? cols * x - sum : 0.0f;
+    float spread = block_sum(d * d, cache);
+    if (c == 0) {
+        out[row * 2] = sum;
+        out[row * 2 + 1] = spread;
+    }
+}

@@ -1,0 +1,33 @@
+// expect: fail
+// kind: wrong-output
+// why: returns cache[t], the thread's own partial, instead of the total in cache[0].
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+__device__ float block_sum(float v, float* cache) {
+    int t = threadIdx.x;
+    cache[t] = v;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            cache[t] += cache[t + stride];
+        }
+        __syncthreads();
+    }
+    float total = cache[t];
+    __syncthreads();
+    return total;
+}
+
+extern "C" __global__ void row_stats(float* out, const float* a, int rows, int cols) {
+    __shared__ float cache[TPB];
+    int row = blockIdx.x;
+    int c = threadIdx.x;
+    bool inside = c < cols;
+    float x = inside ? a[row * cols + c] : 0.0f;
+    float sum = block_sum(x, cache);
+    float d = inside ? cols * x - sum : 0.0f;
+    float spread = block_sum(d * d, cache);
+    if (c == 0) {
+        out[row * 2] = sum;
+        out[row * 2 + 1] = spread;
+    }
+}

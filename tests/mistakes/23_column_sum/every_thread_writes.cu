@@ -1,0 +1,21 @@
+// expect: fail
+// kind: global-race
+// line: @bug
+// help-has: local_i == 0 | threadIdx.x == 0 | one thread
+// help-not: atomicAdd
+// why: every thread writes the column total.
+// Puzzle 23 · Column sum: out[c] = sum of column c of a (rows x cols, rows <= TPB).
+extern "C" __global__ void column_sum(float* out, const float* a, int rows, int cols) {
+    __shared__ float cache[TPB];
+    int col = blockIdx.x;
+    int local_i = threadIdx.x;
+    cache[local_i] = local_i < rows ? a[local_i * cols + col] : 0.0f;
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (local_i < stride) {
+            cache[local_i] += cache[local_i + stride];
+        }
+        __syncthreads();
+    }
+    out[col] = cache[0];  // @bug
+}

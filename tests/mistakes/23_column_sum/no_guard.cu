@@ -1,0 +1,23 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: local_i < rows
+// help-not: atomicAdd
+// why: 8 threads for 6 rows, no guard.
+// Puzzle 23 · Column sum: out[c] = sum of column c of a (rows x cols, rows <= TPB).
+extern "C" __global__ void column_sum(float* out, const float* a, int rows, int cols) {
+    __shared__ float cache[TPB];
+    int col = blockIdx.x;
+    int local_i = threadIdx.x;
+    cache[local_i] = a[local_i * cols + col];  // @bug
+    __syncthreads();
+    for (int stride = TPB / 2; stride > 0; stride /= 2) {
+        if (local_i < stride) {
+            cache[local_i] += cache[local_i + stride];
+        }
+        __syncthreads();
+    }
+    if (local_i == 0) {
+        out[col] = cache[0];
+    }
+}

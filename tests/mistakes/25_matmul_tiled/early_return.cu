@@ -1,0 +1,27 @@
+// expect: fail
+// kind: barrier-divergence
+// line: @bug
+// help-has: return
+// help-not: atomicAdd
+// why: threads with no output return, against the puzzle's second edge rule.
+// Puzzle 25 · Tiled matrix multiply: out (M x N) = a (M x K) x b (K x N), 16 x 16 shared tiles.
+extern "C" __global__ void matmul_tiled(float* out, const float* a, const float* b, int M, int K, int N) {
+    __shared__ float a_tile[TPB][TPB];
+    __shared__ float b_tile[TPB][TPB];
+    int tx = threadIdx.x;
+    int ty = threadIdx.y;
+    int col = blockIdx.x * TPB + tx;
+    int row = blockIdx.y * TPB + ty;
+    float sum = 0.0f;
+    if (row >= M || col >= N) return;
+    for (int t0 = 0; t0 < K; t0 += TPB) {
+        a_tile[ty][tx] = (row < M && t0 + tx < K) ? a[row * K + t0 + tx] : 0.0f;
+        b_tile[ty][tx] = (t0 + ty < K && col < N) ? b[(t0 + ty) * N + col] : 0.0f;
+        __syncthreads();  // @bug
+        for (int k = 0; k < TPB; k++) {
+            sum += a_tile[ty][k] * b_tile[k][tx];
+        }
+        __syncthreads();
+    }
+    out[row * N + col] = sum;
+}

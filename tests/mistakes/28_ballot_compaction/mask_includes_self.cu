@@ -1,0 +1,21 @@
+// expect: fail
+// kind: global-race
+// line: @bug
+// help-has: - 1 | below
+// help-not: atomicAdd
+// why: `kept & (1u << lane)` keeps only the lane's own bit: every kept lane gets slot 1.
+// Puzzle 28 · Ballot compaction: pack each warp's positive elements to the front of its slice.
+extern "C" __global__ void compact(float* out, int* counts, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    bool keep = i < size && v > 0.0f;
+    unsigned int kept = __ballot_sync(0xffffffff, keep);
+    if (keep) {
+        int slot = __popc(kept & (1u << lane));
+        out[blockIdx.x * 32 + slot] = v;  // @bug
+    }
+    if (lane == 0) {
+        counts[blockIdx.x] = __popc(kept);
+    }
+}

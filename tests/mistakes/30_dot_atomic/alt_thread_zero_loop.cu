@@ -1,0 +1,15 @@
+// expect: pass
+// why: thread 0 adds the 16 products alone (16 shared reads, as the budget allows).
+// Puzzle 30 · Dot product across blocks: out[0] = sum of a[i] * b[i], one atomicAdd per block.
+extern "C" __global__ void dot_atomic(float* out, const float* a, const float* b, int size) {
+    __shared__ float cache[TPB];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int local_i = threadIdx.x;
+    cache[local_i] = i < size ? a[i] * b[i] : 0.0f;
+    __syncthreads();
+    if (local_i == 0) {
+        float total = 0.0f;
+        for (int k = 0; k < TPB; k++) total += cache[k];
+        atomicAdd(out, total);
+    }
+}

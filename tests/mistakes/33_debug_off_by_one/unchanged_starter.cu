@@ -1,0 +1,17 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: c < cols | <=
+// help-not: if (i < size)
+// why: the starter as given: `c <= cols` reads one element past each row.
+// Puzzle 33 · Debug: off by one. out[r] = sum of row r of the rows x cols matrix a.
+extern "C" __global__ void row_sums(float* out, const float* a, int rows, int cols) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (int c = 0; c <= cols; c++) {
+            sum += a[row * cols + c];  // @bug
+        }
+        out[row] = sum;
+    }
+}
