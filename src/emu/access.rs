@@ -911,6 +911,36 @@ impl<'l> Mem<'l> {
                 self.report_early_read(me, other, other_line, inst, off, total, hazard == "AAR");
                 return;
             }
+            // A plain store on an earlier line reached after another thread's atomic update
+            // on a later one (a clear racing the counting): report it at the update.
+            if hazard == "WAA" && other != NONE && other_line > inst.line && inst.line > 0 {
+                let atomic_tid = self.launch.tid_of(other);
+                let site = Site {
+                    file: self.launch.file_name(inst.file),
+                    line: other_line,
+                    block: self.block,
+                    thread: atomic_tid,
+                };
+                let who = self.namer.who(atomic_tid, self.block);
+                let other_who = self.namer.thread(th.tid);
+                let what = self.describe(Place::Shared(off), total);
+                let store_line = inst.line;
+                let facts = self.shared_race_facts(
+                    other,
+                    me,
+                    off,
+                    total,
+                    Hazard::AtomicAndPlain,
+                    (FAccess::Atomic, FAccess::Write),
+                );
+                self.diags.report(DiagKind::SharedRace, Severity::Error, site, Some(store_line), || {
+                    (
+                        format!("{who} updated shared {what} atomically (line {other_line}) before {other_who} stored to it (line {store_line}), with no __syncthreads() between them: the store wipes the update"),
+                        facts,
+                    )
+                });
+                return;
+            }
             let site = self.site(th, inst);
             let who = self.namer.who(th.tid, self.block);
             let other_who = if other == NONE {

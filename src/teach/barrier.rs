@@ -39,11 +39,11 @@ pub fn help(c: &Case) -> String {
         }
     }
     let guards = c.src.guards(l);
-    if let Some(o) = other {
-        return format!("the threads wait at two different barriers (lines {l} and {o}), one in each branch: every thread must reach the same __syncthreads(); use one after the if/else, reached by all");
-    }
     if let Some(g) = guards.iter().find(|g| !g.returns) {
         return format!("the __syncthreads() on line {l} is inside `if ({})` (line {}), which {some} enter: move the barrier out of the if so every thread of the block reaches it, and keep only the guarded work inside", g.cond, g.line);
+    }
+    if let Some(o) = other.filter(|&o| o != l) {
+        return format!("the threads wait at two different barriers (lines {l} and {o}), one in each branch: every thread must reach the same __syncthreads(); use one after the if/else, reached by all");
     }
     if let Some(g) = guards.iter().find(|g| g.returns) {
         let keep = negate(&g.cond).map_or(String::new(), |n| format!(" (`if ({n}) {{ ... }}`)"));

@@ -103,6 +103,10 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         "{short} has {len} elements ({short}[0] to {short}[{}])",
         len as i128 - 1
     );
+    // A row-major index whose column part runs past a row: the column needs its own bound.
+    if let Some(spill) = c.spill(&expr, &c.env()) {
+        return format!("{seen}, but {past}: {spill}");
+    }
     if guards.is_empty() {
         let threads: u64 = c
             .scene
@@ -149,11 +153,33 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}, but {past}; the access is {kind}, which compares `{expr}` with a bound larger than {short}'s size: compare it with {len_name}{stride}");
     }
     let uses_guarded = eval::names(&expr).iter().any(|n| guard_names.contains(n));
+    let past_data = past_the_data(c, &expr);
     if uses_guarded {
         format!("{seen}, past the end: {past}. The access is {kind}, but the guard tests a different value than the index `{expr}`: if the index should be the guarded one, fix the index; otherwise guard the index you use (`{expr} < {len_name}`){stride}")
     } else {
-        format!("{seen}, past the end: {past}. The access is {kind}, which does not test the index `{expr}`: guard `{expr} < {len_name}`, or fix the expression{stride}")
+        format!("{seen}, past the end: {past}. The access is {kind}, which does not test the index `{expr}`: guard `{expr} < {len_name}`{past_data}, or fix the expression{stride}")
     }
+}
+
+/// `, or skip threads past the data (`if (i < size)`: here i = 96)` when a name in the index
+/// is at or past a scalar's value for this thread.
+fn past_the_data(c: &Case, expr: &str) -> String {
+    let env = c.env();
+    for n in eval::names(expr) {
+        if n.contains('.') {
+            continue;
+        }
+        let Some(v) = eval::eval(&n, &env) else {
+            continue;
+        };
+        let scalar = c.scene.values.iter().rev().find(|(name, sv)| {
+            *sv > 0 && v >= *sv && name.chars().any(|ch| ch.is_lowercase()) && *name != n
+        });
+        if let Some((name, sv)) = scalar {
+            return format!(", or skip the threads past the data (`if ({n} < {name})`: here {n} = {v}, {name} = {sv})");
+        }
+    }
+    String::new()
 }
 
 /// Where a matrix buffer is indexed `row * W + col` with W its number of rows rather than

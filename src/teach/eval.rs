@@ -259,6 +259,44 @@ pub fn canonical(expr: &str) -> String {
     expr.split_whitespace().collect()
 }
 
+/// `row * stride + col` (or `col + row * stride`) split at the top level: (row, stride, col).
+pub fn row_major(expr: &str) -> Option<(String, String, String)> {
+    let terms = split_top(expr, '+');
+    if terms.len() != 2 {
+        return None;
+    }
+    for (prod, col) in [(&terms[0], &terms[1]), (&terms[1], &terms[0])] {
+        let f = split_top(prod, '*');
+        if f.len() == 2 {
+            return Some((
+                f[0].trim().to_string(),
+                f[1].trim().to_string(),
+                col.trim().to_string(),
+            ));
+        }
+    }
+    None
+}
+
+/// `text` split at `sep` outside parentheses and brackets.
+fn split_top(text: &str, sep: char) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0i32;
+    for ch in text.chars() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if ch == sep && depth == 0 {
+            out.push(String::new());
+        } else if let Some(last) = out.last_mut() {
+            last.push(ch);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +341,17 @@ mod tests {
             ["row", "size", "threadIdx.x"]
         );
         assert_eq!(canonical(" i +  1"), "i+1");
+    }
+    #[test]
+    fn a_row_major_index_is_split_into_its_parts() {
+        assert_eq!(
+            row_major("out_row * rows + out_col"),
+            Some(("out_row".into(), "rows".into(), "out_col".into()))
+        );
+        assert_eq!(
+            row_major("c + (r) * w"),
+            Some(("(r)".into(), "w".into(), "c".into()))
+        );
+        assert_eq!(row_major("a[i + 1] * 2"), None);
     }
 }

@@ -112,6 +112,23 @@ impl Case<'_> {
         format!("thread {} of block {}", c(thread), c(block))
     }
 
+    /// For a row-major index `row * stride + col` whose column part reaches the stride for a
+    /// thread (so it spills into the next row): what to guard.
+    pub fn spill(&self, expr: &str, env: &Env) -> Option<String> {
+        let (row, stride, col) = eval::row_major(expr)?;
+        let (sv, cv) = (eval::eval(&stride, env)?, eval::eval(&col, env)?);
+        if cv < sv {
+            return None;
+        }
+        let guard = self
+            .line
+            .and_then(|l| self.src.guards(l).into_iter().find(|g| !g.returns))
+            .map_or(String::new(), |g| {
+                format!(" (the guard `if ({})` lets it through)", g.cond)
+            });
+        Some(format!("the column part `{col}` is {cv}, but a row is `{stride}` = {sv} elements long, so it reaches into the next row{guard}: keep `{col} < {stride}` (and `{row}` below the number of rows)"))
+    }
+
     pub fn one_d(&self) -> bool {
         self.scene.block[1] == 1
             && self.scene.block[2] == 1
@@ -185,7 +202,7 @@ fn uninitialized(c: &Case) -> String {
         .collect();
     match writes.first() {
         None => format!("nothing in the kernel writes `{short}` before this read: shared memory starts out holding garbage, so fill it first (e.g. `{short}[threadIdx.x] = ...;`), then __syncthreads(), then read"),
-        Some(w) => format!("no thread wrote {short}[{}] before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block), with __syncthreads() between the writes and the reads", e.index),
+        Some(w) => format!("no thread wrote {} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads", names::shown(e, c.src, &c.scene.values)),
     }
 }
 

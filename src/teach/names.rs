@@ -62,6 +62,30 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
     );
 }
 
+/// `name[i][j]` for a shared element of a multi-dimensional declaration, `name[index]` else.
+pub fn shown(e: &crate::emu::facts::Element, src: &Source, values: &[(String, i64)]) -> String {
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let flat = format!("{short}[{}]", e.index);
+    let Some(dims) = src.shared_dims(short).filter(|d| d.len() >= 2) else {
+        return flat;
+    };
+    let mut env = Env::default();
+    for (n, v) in values {
+        env.set(n.clone(), *v);
+    }
+    let sizes: Option<Vec<i64>> = dims
+        .iter()
+        .map(|x| eval::eval(x, &env).filter(|&v| v > 0))
+        .collect();
+    match sizes.and_then(|s| unflatten(e.index, &s)) {
+        Some(multi) => format!(
+            "{short}{}",
+            multi.iter().map(|i| format!("[{i}]")).collect::<String>()
+        ),
+        None => flat,
+    }
+}
+
 /// The indices of flat element `index` in an array of dimensions `sizes` (row-major); the
 /// first index may run past its dimension (an overflow by whole rows), never below 0.
 fn unflatten(index: i128, sizes: &[i64]) -> Option<Vec<i128>> {

@@ -135,6 +135,18 @@ impl Race<'_> {
         (by_block, by_thread)
     }
 
+    fn total_threads(&self) -> u64 {
+        let sc = self.c.scene;
+        sc.grid.iter().chain(&sc.block).map(|&x| x as u64).product()
+    }
+
+    /// Whether the buffer has an element for every thread but those of the last block: then
+    /// a per-thread (global) index is what the blocks lack; otherwise they must share it.
+    fn room_for_every_thread(&self) -> bool {
+        let block: u64 = self.c.scene.block.iter().map(|&x| x as u64).product();
+        self.e.len > self.total_threads().saturating_sub(block)
+    }
+
     fn first_thread(&self) -> &'static str {
         let b = self.c.scene.block;
         if b[1] > 1 || b[2] > 1 {
@@ -177,7 +189,27 @@ impl Race<'_> {
             };
             return format!("the plain read of {s}[{idx}] on {plain_line} runs while other threads are still updating it atomically, so it sees a value in the middle of the updates: read it only {wait}");
         }
-        format!("the plain store to {s}[{idx}] on {plain_line} can land before or after other threads' atomic updates of it and wipe them. Touch {s}[{idx}] only with atomics inside the kernel; to start it at 0, rely on the buffer starting zeroed, or set it in a separate launch before the one that adds into it")
+        let across = matches!(
+            self.c.d.facts,
+            Facts::Race {
+                across_blocks: true,
+                ..
+            }
+        );
+        let lines = (self.c.d.line.unwrap_or(0), self.c.d.other_line.unwrap_or(0));
+        let (store, update) = if self.mine == Access::Atomic {
+            (lines.1, lines.0)
+        } else {
+            lines
+        };
+        if !across && store > 0 && update > 0 {
+            return if store < update {
+                format!("the store to {s}[{idx}] on line {store} and the atomic updates on line {update} have no __syncthreads() between them, so a thread can add into {s}[{idx}] before it is set, and the store then wipes that addition: put __syncthreads() after line {store} and before line {update}, where every thread of the block reaches it")
+            } else {
+                format!("the plain store to {s}[{idx}] on line {store} can overwrite other threads' atomic updates of it (line {update}): put __syncthreads() after the updates and before the store, or make the store atomic too")
+            };
+        }
+        format!("the plain store to {s}[{idx}] on {plain_line} can land before or after other blocks' atomic updates of it and wipe them, and nothing orders blocks. Touch {s}[{idx}] only with atomics inside the kernel; to start it at 0, rely on the buffer starting zeroed, or set it in a separate launch before the one that adds into it")
     }
 
     fn across_blocks(&self) -> String {
@@ -185,6 +217,12 @@ impl Race<'_> {
         let idx = self.e.index;
         let (ot, ob) = self.other();
         let other = self.c.who(ot, ob);
+        if let Some(call) = self
+            .update_call(self.c.line)
+            .or_else(|| self.update_call(self.c.d.other_line))
+        {
+            return format!("blocks add into {s}[{idx}] at the same time ({other} too), and nothing orders blocks: each reads the old value and one block's addition is lost. Make the update atomic: {call}");
+        }
         if self.mine == Access::Read || self.theirs == Access::Read {
             return format!("a block reads {s}[{idx}] that another block ({other}) writes in the same launch, but blocks run in any order and cannot wait for each other: let each block read only what it wrote itself, or move the reads into a second kernel launched after this one");
         }
@@ -196,10 +234,45 @@ impl Race<'_> {
         };
         let (by_block, by_thread) = self.depends(line, &expr);
         match (by_block, by_thread) {
+            (Some(false), Some(true)) if !self.room_for_every_thread() => {
+                let value = self
+                    .c
+                    .line
+                    .map(|l| self.c.src.line(l))
+                    .and_then(|t| t.split_once('=').map(|(_, v)| v.trim().trim_end_matches(';').trim().to_string()))
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or_else(|| "value".into());
+                format!("every block writes `{s}[{expr}]`, and {s} has only {} elements for {} threads, so the blocks share its elements and the last block's value is left ({other} wrote {s}[{idx}] too): add each block's value instead, `atomicAdd(&{s}[{expr}], {value})`, or write one partial result per block and combine them in a second launch", self.e.len, self.total_threads())
+            }
             (Some(false), Some(true)) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
             (Some(false), Some(false)) => format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so one block's value is left: if the blocks' results must be combined, add each block's total with atomicAdd(&{s}[{expr}], total) from one thread per block, or write one partial result per block (`{s}[blockIdx.x]`) and combine them in a second launch"),
-            _ => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
+            _ => match self.c.spill(&expr, &env) {
+                Some(spill) => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: {spill}"),
+                None => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
+            },
         }
+    }
+
+    /// The atomic that replaces the statement on `line` when it updates the element in place
+    /// (`x[e] += v`, `x[e]++`, `x[e] = x[e] + v`); `None` for a plain store or a read.
+    fn update_call(&self, line: Option<u32>) -> Option<String> {
+        let l = line.filter(|&l| l > 0)?;
+        let full = self.c.src.line(l);
+        let uses = uses_in(full, &self.short);
+        let w = uses.iter().find(|u| {
+            u.write
+                && (u.update
+                    || uses.iter().any(|r| {
+                        !r.write && canonical(&r.dims.join("][")) == canonical(&u.dims.join("]["))
+                    }))
+        })?;
+        let sub = w.dims.join("][");
+        Some(atomic_call(
+            full[..w.end].trim_start(),
+            &full[w.end..],
+            &self.short,
+            &sub,
+        ))
     }
 
     fn same_line(&self) -> String {
@@ -207,12 +280,16 @@ impl Race<'_> {
         let idx = self.e.index;
         let line = self.c.line;
         let l = line.unwrap_or(0);
+        if self.mine == Access::Write && self.theirs == Access::Write {
+            return self.collide();
+        }
         let uses = self.uses(line);
         let writes: Vec<&Use> = uses.iter().filter(|u| u.write).collect();
         let reads: Vec<&Use> = uses.iter().filter(|u| !u.write).collect();
         let env = self.c.env();
         let (ot, ob) = self.other();
         let other_env = self.line_env(line, ot, ob);
+        // Both threads write the very element they read: a read-modify-write by many.
         let written_by_both = writes.iter().any(|w| {
             w.dims.len() == 1
                 && eval::eval(&w.dims[0], &env) == Some(idx as i64)
@@ -223,23 +300,15 @@ impl Race<'_> {
                 .iter()
                 .any(|r| canonical(&r.dims.join("][")) != canonical(&w.dims.join("][")))
         });
-        let rmw = written_by_both
-            || (!neighbour_read
-                && writes
-                    .iter()
-                    .any(|w| w.update || reads.iter().any(|r| r.dims == w.dims)));
-        if rmw || (self.mine == Access::Write && self.theirs == Access::Write) {
-            let w = writes
-                .first()
-                .map(|w| w.dims.join("]["))
-                .unwrap_or_else(|| idx.to_string());
-            let full = line.map_or("", |l| self.c.src.line(l));
-            let (before, after) = match writes.first() {
-                Some(u) => (full[..u.end].trim_start(), &full[u.end..]),
-                None => ("", ""),
+        let call = self.update_call(line);
+        if call.is_some() && (written_by_both || !neighbour_read) {
+            let call = call.unwrap_or_default();
+            let shared_way = if self.space == Space::Global {
+                format!("; or, with one global write per block, add the values up in shared memory first (each thread stores its value in a `__shared__` array; after __syncthreads() one thread sums them) and write the total to {s}[{idx}] once")
+            } else {
+                String::new()
             };
-            let call = atomic_call(before, after, s, &w);
-            return format!("several threads run line {l} on {s}[{idx}] at once: each reads it, changes it and writes it back, so they read the same old value and all but one change is lost. A barrier cannot fix this (the threads are in the same statement); make the update atomic: {call}, or give each thread its own element and combine them afterwards");
+            return format!("several threads run line {l} on {s}[{idx}] at once: each reads it, changes it and writes it back, so they read the same old value and all but one change is lost. A barrier cannot fix this (the threads are in the same statement); make the update atomic: {call}{shared_way}");
         }
         if neighbour_read {
             let w = writes[0].dims.join("][");
@@ -264,17 +333,38 @@ impl Race<'_> {
         let Some(expr) = self.subscript(line, &env, true) else {
             return format!("{me} and {other} both write {s}[{idx}]: give each thread its own element, or let one thread write it");
         };
+        if let Some(call) = self.update_call(line) {
+            return format!("several threads add into {s}[{idx}] (`{s}[{expr}]`) at once, so additions are lost: make the update atomic: {call}");
+        }
         let (_, by_thread) = self.depends(line, &expr);
         match by_thread {
-            Some(false) => format!("every thread writes {s}[{expr}] ({s}[{idx}]), one element with many writers: if it holds one result per block, combine the threads' values first (in shared memory, with __syncthreads()) and let one thread write it (`if ({})`); if every thread adds into it, use atomicAdd(&{s}[{expr}], value)", self.first_thread()),
+            Some(false) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left. If each thread should write its own element, index with the thread (`threadIdx.x`, or {}); if it holds one result per block, combine the threads' values first and let one thread write it: `if ({})`", self.global_index(), self.first_thread()),
             Some(true) => {
+                let other_env = self.line_env(line, ot, ob);
+                let values = |e: &Env| {
+                    eval::names(&expr)
+                        .into_iter()
+                        .filter(|n| !n.contains('.'))
+                        .filter_map(|n| eval::eval(&n, e).map(|v| format!("{n} = {v}")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let (mine_v, theirs_v) = (values(&env), values(&other_env));
+                let seen = if mine_v.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({mine_v} for one, {theirs_v} for the other)")
+                };
+                if let Some(spill) = self.c.spill(&expr, &env).or_else(|| self.c.spill(&expr, &other_env)) {
+                    return format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]{seen}: {spill}");
+                }
                 let b = self.c.scene.block;
                 let two_d = if b[1] > 1 {
                     " In a 2D block the index must use both threadIdx.x and threadIdx.y (e.g. `row * width + col`)."
                 } else {
                     ""
                 };
-                format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]: the index must be different for every thread that writes. Check the expression (its stride, or rows for columns).{two_d}")
+                format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]{seen}: the index must be different for every thread that writes. Check the expression (its stride, or rows for columns).{two_d}")
             }
             None => format!("{me} and {other} both write {s}[{idx}] through `{s}[{expr}]`: every element needs one writer; check that the index tells the threads apart, or, if they add into it, use atomicAdd"),
         }

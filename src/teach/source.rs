@@ -134,12 +134,18 @@ impl Source {
                     '}' => depth += 1,
                     '{' => {
                         if depth == 0 {
-                            // An unmatched `{`: its `if` is on this line or the one above.
-                            let cond = if_condition(t)
-                                .or_else(|| if_condition(self.line(l.saturating_sub(1))));
-                            if let Some(cond) = cond {
+                            // An unmatched `{`: its `if` is on this line, or on the one above
+                            // when the brace stands alone (a `for (..) {` is no guard).
+                            let here = if_condition(t).filter(|_| !opens_loop(t));
+                            let above = if t.trim() == "{" {
+                                let prev = self.line(l.saturating_sub(1));
+                                if_condition(prev).filter(|_| !returns_early(prev))
+                            } else {
+                                None
+                            };
+                            if let Some(cond) = here.clone().or(above) {
                                 out.push(Guard {
-                                    line: if if_condition(t).is_some() { l } else { l - 1 },
+                                    line: if here.is_some() { l } else { l - 1 },
                                     cond,
                                     returns: false,
                                 });
@@ -404,6 +410,13 @@ fn after_condition(t: &str) -> Option<&str> {
     Some(&t[close + 1..])
 }
 
+/// Whether a line opens a loop (its `{` is the loop's body, not an `if`'s).
+fn opens_loop(t: &str) -> bool {
+    ["for", "while", "do"]
+        .iter()
+        .any(|k| find_word(t, k).is_some_and(|at| find_word(t, "if").is_none_or(|i| at < i)))
+}
+
 fn returns_early(t: &str) -> bool {
     find_word(t, "if").is_some()
         && after_condition(t).is_some_and(|a| {
@@ -498,6 +511,16 @@ __global__ void k(float* out, float* a, int size) {
         assert_eq!((g[1].cond.as_str(), g[1].returns), ("i >= size", true));
         let g = s.guards(9);
         assert!(g.iter().all(|g| g.cond != "i < size"), "{g:?}");
+    }
+
+    #[test]
+    fn an_early_return_before_a_loop_is_no_if_around_the_loop_body() {
+        let s = Source::new(
+            "__global__ void k(int n) {\n    if (n > 3) return;\n    for (int i = 0; i < n; i++) {\n        __syncthreads();\n    }\n}\n",
+        );
+        let g = s.guards(4);
+        assert_eq!(g.len(), 1, "{g:?}");
+        assert!(g[0].returns && g[0].line == 2, "{g:?}");
     }
 
     #[test]

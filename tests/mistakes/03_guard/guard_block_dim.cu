@@ -2,7 +2,7 @@
 // kind: out-of-bounds
 // line: @bug
 // help-has: size
-// help-not: blockDim
+// help-not: guard the access with a bounds check
 // why: compares with the number of threads instead of the number of elements.
 // Puzzle 3 · Guard: out[i] = a[i] + 10, with more threads than elements.
 extern "C" __global__ void guard(float* out, const float* a, int size) {

@@ -1,5 +1,5 @@
 // expect: fail
-// kind: global-race
+// kind: out-of-bounds
 // line: @bug
 // help-has: row < size && col < size | col < size
 // help-not: atomicAdd

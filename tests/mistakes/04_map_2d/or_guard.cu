@@ -1,7 +1,7 @@
 // expect: fail
-// kind: global-race
+// kind: out-of-bounds
 // line: @bug
-// help-has: &&
+// help-has: col < size
 // help-not: atomicAdd
 // why: || lets a thread through when only one of its coordinates is inside.
 // Puzzle 4 · Map 2D: out[r][c] = a[r][c] + 10 for a size x size matrix stored row by row.

@@ -2,7 +2,7 @@
 // kind: out-of-bounds
 // line: @bug
 // help-has: local_i >= 1 | local_i >= 2 | local_i - 1 >= 0 | local_i > 0 | negative
-// help-not: if (i < size)
+// help-not: guard the access with a bounds check
 // why: forgets that threads 0 and 1 have fewer neighbours: reads cache[-1].
 // Puzzle 9 · Pooling: out[i] = a[i - 2] + a[i - 1] + a[i] (fewer terms at the start).
 extern "C" __global__ void pooling(float* out, const float* a, int size) {

@@ -1,7 +1,7 @@
 // expect: fail
-// kind: uninitialized-read
+// kind: global-race
 // line: @bug
-// help-has: out_row < cols
+// help-has: out_row < cols | out_col < rows
 // help-not: __syncthreads()
 // why: guards the write with the bounds of a (rows, cols) instead of those of out (cols, rows).
 // Puzzle 34 · Coalesced transpose: out[c * rows + r] = a[r * cols + c], with both the global
