@@ -177,7 +177,8 @@ impl Probe {
                         (Kind::Read, true) => "RAA",
                         (Kind::Read, false) => "RAW",
                         (Kind::Write, true) => "WAA",
-                        (_, _) => "AAW",
+                        (Kind::Write, false) => "WAW",
+                        (Kind::Atomic, _) => "AAW",
                     },
                     writer,
                     s.wline,
@@ -430,6 +431,25 @@ mod tests {
             gen: 1,
             sync: sync[(me / 32) as usize],
         }
+    }
+
+    #[test]
+    fn atomics_race_plain_accesses_but_not_each_other() {
+        let sync = [0u32; 2];
+        // Thread 0 initialises the word; threads 1 and 2 meet in the next interval.
+        let pair = |first: Kind, second: Kind| {
+            let mut sh = SharedShadow::new(8, true);
+            sh.check(&probe(0, Kind::Write, 1, &sync), 0, 4);
+            sh.check(&probe(1, first, 2, &sync), 0, 4);
+            sh.check(&probe(2, second, 2, &sync), 0, 4).conflict.map(|c| c.0)
+        };
+        assert_eq!(pair(Kind::Atomic, Kind::Atomic), None);
+        assert_eq!(pair(Kind::Atomic, Kind::Read), Some("RAA"));
+        assert_eq!(pair(Kind::Atomic, Kind::Write), Some("WAA"));
+        assert_eq!(pair(Kind::Write, Kind::Atomic), Some("AAW"));
+        assert_eq!(pair(Kind::Read, Kind::Atomic), Some("AAR"));
+        assert_eq!(pair(Kind::Write, Kind::Write), Some("WAW"));
+        assert_eq!(pair(Kind::Write, Kind::Read), Some("RAW"));
     }
 
     #[test]
