@@ -6,7 +6,7 @@
 
 use super::eval::{self, canonical};
 use super::source::{uses_in, Guard};
-use super::Case;
+use super::{index, Case};
 use crate::emu::facts::{Access, Element, Facts, Space};
 
 pub fn help(c: &Case) -> String {
@@ -65,15 +65,17 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     let who = c.who(c.d.thread, c.d.block);
     let idx = e.index;
     let len = e.len;
-    // The scalar or define that holds the length (a scalar first: it follows the test).
-    let len_name = c
-        .scene
-        .values
-        .iter()
-        .rev()
-        .find(|(_, v)| *v == len as i64)
-        .map(|(n, _)| n.clone())
-        .unwrap_or_else(|| len.to_string());
+    // The shared array's declared size, else the scalar or define that holds the length.
+    let dims = (space == Space::Shared)
+        .then(|| c.src.shared_dims(&short))
+        .flatten();
+    let len_name = match &dims {
+        Some(d) if d.len() == 1 => d[0].clone(),
+        _ => index::name_of(c, len as i64),
+    };
+    if let Some(m) = index::multi_dim(c, &short, e) {
+        return m;
+    }
     let Some((expr, value)) = the_subscript(c, &short, e, access) else {
         // No subscript of this array on the line (a pointer moved elsewhere, a helper).
         return if idx < 0 {
@@ -86,8 +88,10 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         Some(v) if v as i128 == idx => format!("for {who}, `{expr}` is {idx}"),
         _ => format!("{who} reached {short}[{idx}] through `{short}[{expr}]`"),
     };
-    let stride = stride_note(c, &short, &expr);
     let guards: Vec<Guard> = c.line.map(|l| c.src.guards(l)).unwrap_or_default();
+    if let Some(w) = index::unsigned_wrap(c, &expr, idx) {
+        return w;
+    }
     if idx < 0 {
         let guarded = if guards.is_empty() {
             String::new()
@@ -97,15 +101,31 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
                 guards[0].cond
             )
         };
-        return format!("{seen}: an index below 0{guarded}. Check the lower bound before the access, e.g. `if ({expr} >= 0)`, or clamp the index with max({expr}, 0){stride}");
+        return format!("{seen}: an index below 0{guarded}. Check the lower bound before the access, e.g. `if ({expr} >= 0)`, or clamp the index with max({expr}, 0)");
     }
     let past = format!(
         "{short} has {len} elements ({short}[0] to {short}[{}])",
         len as i128 - 1
     );
-    // A row-major index whose column part runs past a row: the column needs its own bound.
-    if let Some(spill) = c.spill(&expr, &c.env()) {
-        return format!("{seen}, but {past}: {spill}");
+    // An early return meant to skip threads outside a matrix, written with `&&`: a thread
+    // outside in one coordinate only goes on.
+    if let Some(g) = guards.iter().find(|g| {
+        g.returns
+            && g.cond.contains("&&")
+            && !g.cond.contains("||")
+            && g.cond.split("&&").all(|p| p.contains('>'))
+    }) {
+        return format!("{seen}, but {past}: the early return `if ({}) return;` (line {}) only stops threads outside in every coordinate at once; a thread outside in one coordinate goes on: use `||` (`if ({}) return;`)", g.cond, g.line, g.cond.replace("&&", "||"));
+    }
+    // The causes the index as written shows, most specific first.
+    let cause = index::row_stride(c, &short, &expr)
+        .or_else(|| index::loop_bound(c, &short, &expr, dims.as_deref()))
+        .or_else(|| index::shared_by_global_index(c, space, &short, &expr))
+        .or_else(|| c.spill(&expr, &c.env(), Some(idx)))
+        .or_else(|| index::row_overflow(c, &short, &expr, len, idx))
+        .or_else(|| index::sibling_index(c, &short, &expr));
+    if let Some(cause) = cause {
+        return format!("{seen}, but {past}: {cause}{}", padding(c, space, access));
     }
     if guards.is_empty() {
         let threads: u64 = c
@@ -123,10 +143,20 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         let simple = expr
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.');
-        return if simple {
-            format!("{seen}, but {past}:{more} guard the access with `if ({expr} < {len_name})`{stride}")
+        let pad = padding(c, space, access);
+        let zero = if pad.is_empty()
+            && space == Space::Global
+            && access == Access::Read
+            && takes_part(c)
+        {
+            format!("; this kernel's threads work together (barriers, shuffles or atomics), so keep the ones past the end taking part with a neutral value: `{expr} < {len_name} ? ... : 0.0f`")
         } else {
-            format!("{seen}, but {past}: guard the index you use, `if ({expr} < {len_name})`, or, if `{expr}` should not go past the end at all, fix the expression{stride}")
+            String::new()
+        };
+        return if simple {
+            format!("{seen}, but {past}:{more} guard the access with `if ({expr} < {len_name})`{zero}{pad}")
+        } else {
+            format!("{seen}, but {past}: guard the index you use, `if ({expr} < {len_name})`, or, if `{expr}` should not go past the end at all, fix the expression{zero}{pad}")
         };
     }
     // Already guarded: what let this thread through?
@@ -150,14 +180,14 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}: the access is {kind}, but `{}` lets `{expr}` reach {len_name}, one past the last element of {short} ({len} elements): use `<` instead of `<=`", part.trim());
     }
     if compares_expr {
-        return format!("{seen}, but {past}; the access is {kind}, which compares `{expr}` with a bound larger than {short}'s size: compare it with {len_name}{stride}");
+        return format!("{seen}, but {past}; the access is {kind}, which compares `{expr}` with a bound larger than {short}'s size: compare it with {len_name}");
     }
     let uses_guarded = eval::names(&expr).iter().any(|n| guard_names.contains(n));
     let past_data = past_the_data(c, &expr);
     if uses_guarded {
-        format!("{seen}, past the end: {past}. The access is {kind}, but the guard tests a different value than the index `{expr}`: if the index should be the guarded one, fix the index; otherwise guard the index you use (`{expr} < {len_name}`){stride}")
+        format!("{seen}, past the end: {past}. The access is {kind}, but the guard tests a different value than the index `{expr}`: if the index should be the guarded one, fix the index; otherwise guard the index you use (`{expr} < {len_name}`)")
     } else {
-        format!("{seen}, past the end: {past}. The access is {kind}, which does not test the index `{expr}`: guard `{expr} < {len_name}`{past_data}, or fix the expression{stride}")
+        format!("{seen}, past the end: {past}. The access is {kind}, which does not test the index `{expr}`: guard `{expr} < {len_name}`{past_data}, or fix the expression")
     }
 }
 
@@ -182,24 +212,32 @@ fn past_the_data(c: &Case, expr: &str) -> String {
     String::new()
 }
 
-/// Where a matrix buffer is indexed `row * W + col` with W its number of rows rather than
-/// columns: the right stride, as a sentence to append.
-fn stride_note(c: &Case, name: &str, expr: &str) -> String {
-    let Some((_, [rows, cols])) = c.scene.shapes.iter().find(|(n, _)| n == name) else {
+/// Whether the kernel's threads work together (a barrier, a shuffle, an atomic): then a
+/// thread past the end must usually still take part, with 0, rather than skip the work.
+fn takes_part(c: &Case) -> bool {
+    (1..=c.src.lines()).any(|l| {
+        let t = c.src.line(l);
+        t.contains("__syncthreads") || t.contains("_sync(") || t.contains("atomic")
+    })
+}
+
+/// For a global read past the end whose value goes into a shared array (a tile, a cache):
+/// the elements outside the data still need a value, 0.
+fn padding(c: &Case, space: Space, access: Access) -> String {
+    if space != Space::Global || access != Access::Read {
+        return String::new();
+    }
+    let code = c.code();
+    let Some((lhs, _)) = code.split_once('=') else {
         return String::new();
     };
-    if rows == cols {
+    let name = lhs
+        .trim()
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    if name.is_empty() || c.src.shared_dims(name).is_none() {
         return String::new();
     }
-    let env = c.env();
-    for term in expr.split('+') {
-        if let Some((a, b)) = term.split_once('*') {
-            for side in [b.trim(), a.trim()] {
-                if eval::eval(side, &env) == Some(*rows as i64) {
-                    return format!(". {name} is {rows} × {cols} (rows × columns), stored row by row, so a row is {cols} elements long: the row stride is {cols}, not `{side}` = {rows}");
-                }
-            }
-        }
-    }
-    String::new()
+    format!("; the elements of `{name}` outside the data still need a value: store 0.0f there (`{name}[..] = inside ? ... : 0.0f;`), so what reads them gets 0 rather than garbage")
 }

@@ -262,24 +262,27 @@ pub fn canonical(expr: &str) -> String {
 /// `row * stride + col` (or `col + row * stride`) split at the top level: (row, stride, col).
 pub fn row_major(expr: &str) -> Option<(String, String, String)> {
     let terms = split_top(expr, '+');
-    if terms.len() != 2 {
+    if terms.len() < 2 {
         return None;
     }
-    for (prod, col) in [(&terms[0], &terms[1]), (&terms[1], &terms[0])] {
-        let f = split_top(prod, '*');
-        if f.len() == 2 {
-            return Some((
-                f[0].trim().to_string(),
-                f[1].trim().to_string(),
-                col.trim().to_string(),
-            ));
-        }
-    }
-    None
+    // The one product of two factors is the row times the stride; the other terms the column.
+    let at = terms.iter().position(|t| split_top(t, '*').len() == 2)?;
+    let f = split_top(&terms[at], '*');
+    let col: Vec<&str> = terms
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, t)| t.trim())
+        .collect();
+    Some((
+        f[0].trim().to_string(),
+        f[1].trim().to_string(),
+        col.join(" + "),
+    ))
 }
 
 /// `text` split at `sep` outside parentheses and brackets.
-fn split_top(text: &str, sep: char) -> Vec<String> {
+pub fn split_top(text: &str, sep: char) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut depth = 0i32;
     for ch in text.chars() {
@@ -353,5 +356,9 @@ mod tests {
             Some(("(r)".into(), "w".into(), "c".into()))
         );
         assert_eq!(row_major("a[i + 1] * 2"), None);
+        assert_eq!(
+            row_major("row * size + t0 + tx"),
+            Some(("row".into(), "size".into(), "t0 + tx".into()))
+        );
     }
 }

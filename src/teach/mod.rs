@@ -16,6 +16,7 @@ mod bounds;
 mod endless;
 pub mod eval;
 pub mod hints;
+mod index;
 mod names;
 mod order;
 mod race;
@@ -45,19 +46,30 @@ pub struct Scene<'a> {
 }
 
 impl Scene<'_> {
-    /// The integer values of defines (`NAME=VALUE`; others are skipped).
+    /// The integer values of defines (`NAME=VALUE`, where VALUE may use the other defines,
+    /// `TILE = "(TPB + K - 1)"`; others are skipped).
     pub fn define_values(defines: &[(String, Option<String>)]) -> Vec<(String, i64)> {
-        defines
-            .iter()
-            .filter_map(|(n, v)| {
-                let v = v.as_deref()?.trim();
-                let v = v.parse::<i64>().ok().or_else(|| {
-                    v.strip_prefix("0x")
-                        .and_then(|h| i64::from_str_radix(h, 16).ok())
-                })?;
-                Some((n.clone(), v))
-            })
-            .collect()
+        let mut known: Vec<(String, i64)> = Vec::new();
+        // Each pass can settle the defines whose parts are known: as many passes as defines.
+        for _ in 0..defines.len() {
+            let mut env = Env::default();
+            for (n, v) in &known {
+                env.set(n.clone(), *v);
+            }
+            let before = known.len();
+            for (n, v) in defines {
+                if known.iter().any(|(k, _)| k == n) {
+                    continue;
+                }
+                if let Some(v) = v.as_deref().and_then(|v| eval::eval(v.trim(), &env)) {
+                    known.push((n.clone(), v));
+                }
+            }
+            if known.len() == before {
+                break;
+            }
+        }
+        known
     }
 }
 
@@ -114,9 +126,15 @@ impl Case<'_> {
 
     /// For a row-major index `row * stride + col` whose column part reaches the stride for a
     /// thread (so it spills into the next row): what to guard.
-    pub fn spill(&self, expr: &str, env: &Env) -> Option<String> {
+    pub fn spill(&self, expr: &str, env: &Env, idx: Option<i128>) -> Option<String> {
         let (row, stride, col) = eval::row_major(expr)?;
-        let (sv, cv) = (eval::eval(&stride, env)?, eval::eval(&col, env)?);
+        let sv = eval::eval(&stride, env)?;
+        // A column the evaluator cannot know (a loop's variable) is what the element leaves
+        // once the row's part is taken off.
+        let cv = eval::eval(&col, env).or_else(|| {
+            let rv = eval::eval(&row, env)?;
+            Some((idx? - rv as i128 * sv as i128) as i64)
+        })?;
         if cv < sv {
             return None;
         }
@@ -141,6 +159,14 @@ impl Case<'_> {
 /// elements as declared, and put root causes first (dropping what only follows from them).
 pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
     let src = Source::new(scene.source);
+    // The source's own `#define`s count as values too (the puzzle's and the test's win).
+    let mut values = src.defines();
+    values.extend(scene.values.iter().cloned());
+    let scene = &Scene {
+        values,
+        shapes: scene.shapes.clone(),
+        ..*scene
+    };
     for d in diags.iter_mut() {
         let in_file = d
             .file

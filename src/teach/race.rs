@@ -246,7 +246,7 @@ impl Race<'_> {
             }
             (Some(false), Some(true)) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
             (Some(false), Some(false)) => format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so one block's value is left: if the blocks' results must be combined, add each block's total with atomicAdd(&{s}[{expr}], total) from one thread per block, or write one partial result per block (`{s}[blockIdx.x]`) and combine them in a second launch"),
-            _ => match self.c.spill(&expr, &env) {
+            _ => match self.c.spill(&expr, &env, None) {
                 Some(spill) => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: {spill}"),
                 None => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
             },
@@ -355,7 +355,7 @@ impl Race<'_> {
                 } else {
                     format!(" ({mine_v} for one, {theirs_v} for the other)")
                 };
-                if let Some(spill) = self.c.spill(&expr, &env).or_else(|| self.c.spill(&expr, &other_env)) {
+                if let Some(spill) = self.c.spill(&expr, &env, None).or_else(|| self.c.spill(&expr, &other_env, None)) {
                     return format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]{seen}: {spill}");
                 }
                 let b = self.c.scene.block;

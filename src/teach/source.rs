@@ -207,6 +207,49 @@ impl Source {
         env
     }
 
+    /// The locals declared before line `n` in its function whose value is written exactly
+    /// as `value` (`int local_i = threadIdx.x;` for "threadIdx.x"), latest first.
+    pub fn locals_named_for(&self, n: u32, value: &str) -> Vec<String> {
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        let want = eval::canonical(value);
+        let mut out: Vec<String> = (start..n)
+            .flat_map(|l| {
+                self.line(l)
+                    .split(';')
+                    .filter_map(int_declaration)
+                    .filter(|(_, v)| eval::canonical(v) == want)
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        out.reverse();
+        out
+    }
+
+    /// The integer `#define`s of the source, each evaluated with those before it.
+    pub fn defines(&self) -> Vec<(String, i64)> {
+        let mut env = Env::default();
+        let mut out = Vec::new();
+        for l in 1..=self.lines() {
+            let t = self.line(l).trim();
+            let Some(rest) = t.strip_prefix("#define") else {
+                continue;
+            };
+            let mut parts = rest.trim().splitn(2, char::is_whitespace);
+            let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            if name.contains('(') {
+                continue;
+            }
+            if let Some(v) = eval::eval(value.trim(), &env) {
+                env.set(name, v);
+                out.push((name.to_string(), v));
+            }
+        }
+        out
+    }
+
     /// The declared dimensions of a `__shared__` array (`__shared__ float tile[8][10];` gives
     /// `["8", "10"]`, as written).
     pub fn shared_dims(&self, name: &str) -> Option<Vec<String>> {
