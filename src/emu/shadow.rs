@@ -441,7 +441,9 @@ mod tests {
             let mut sh = SharedShadow::new(8, true);
             sh.check(&probe(0, Kind::Write, 1, &sync), 0, 4);
             sh.check(&probe(1, first, 2, &sync), 0, 4);
-            sh.check(&probe(2, second, 2, &sync), 0, 4).conflict.map(|c| c.0)
+            sh.check(&probe(2, second, 2, &sync), 0, 4)
+                .conflict
+                .map(|c| c.0)
         };
         assert_eq!(pair(Kind::Atomic, Kind::Atomic), None);
         assert_eq!(pair(Kind::Atomic, Kind::Read), Some("RAA"));

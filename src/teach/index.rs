@@ -118,7 +118,9 @@ pub fn shared_by_global_index(c: &Case, space: Space, short: &str, expr: &str) -
         .line
         .map(|l| c.src.locals_named_for(l, "threadIdx.x"))
         .unwrap_or_default();
-    let local = local.first().map_or("threadIdx.x".to_string(), |n| n.clone());
+    let local = local
+        .first()
+        .map_or("threadIdx.x".to_string(), |n| n.clone());
     Some(format!("`{short}[{expr}]` changes from block to block, but shared memory belongs to one block, which holds only its own {short}: index it with the thread's index in the block, `{short}[{local}]`"))
 }
 
@@ -218,10 +220,18 @@ pub fn multi_dim(c: &Case, short: &str, e: &Element) -> Option<String> {
         .zip(&sizes)
         .enumerate()
         .find(|(_, (v, s))| **v >= **s || **v < 0)?;
-    let which = ["first", "second", "third", "fourth"].get(k).copied().unwrap_or("an");
+    let which = ["first", "second", "third", "fourth"]
+        .get(k)
+        .copied()
+        .unwrap_or("an");
     let written = format!("{short}[{}]", u.dims.join("]["));
     let mut msg = format!("for {}, the {which} index of `{written}`, `{}`, is {}, but that dimension of {short} is `{}` = {} (declared `{short}[{}]`)", c.who(c.d.thread, c.d.block), u.dims[k], values[k], decl[k], sizes[k], decl.join("]["));
-    if values.len() == 2 && values[0] < sizes[1] && values[1] < sizes[0] && values[0] >= 0 && values[1] >= 0 {
+    if values.len() == 2
+        && values[0] < sizes[1]
+        && values[1] < sizes[0]
+        && values[0] >= 0
+        && values[1] >= 0
+    {
         msg.push_str(&format!(": the indices fit the other way round; the first index is the row (y), the second the column (x): `{short}[{}][{}]`", u.dims[1], u.dims[0]));
     } else if let Some(l) = loop_bound(c, short, &u.dims[k], Some(std::slice::from_ref(&decl[k]))) {
         msg.push_str(&format!(": {l}"));

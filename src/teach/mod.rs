@@ -226,10 +226,25 @@ fn uninitialized(c: &Case) -> String {
                     .any(|u| u.write)
         })
         .collect();
-    match writes.first() {
-        None => format!("nothing in the kernel writes `{short}` before this read: shared memory starts out holding garbage, so fill it first (e.g. `{short}[threadIdx.x] = ...;`), then __syncthreads(), then read"),
-        Some(w) => format!("no thread wrote {} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads", names::shown(e, c.src, &c.scene.values)),
+    let Some(&w) = writes.first() else {
+        return format!("nothing in the kernel writes `{short}` before this read: shared memory starts out holding garbage, so fill it first (e.g. `{short}[threadIdx.x] = 0;` for counters, or the values it should hold), then __syncthreads(), then read");
+    };
+    let shown = names::shown(e, c.src, &c.scene.values);
+    let r = c.line.unwrap_or(0);
+    // Past the elements the block's threads write one each: the halo nobody loads.
+    let b = c.scene.block;
+    let halo = match names::indices(e, c.src, &c.scene.values).as_deref() {
+        Some([row, col]) => *row >= b[1] as i128 || *col >= b[0] as i128,
+        Some([i]) => *i >= (b[0] * b[1] * b[2]) as i128,
+        _ => false,
+    };
+    if halo {
+        return format!("{shown} lies past the elements the block's threads write one each (line {w}): it is halo that no thread loads, yet line {r} reads it. Let some threads load the extra elements too (e.g. the first threads also store `{short}[local_i + TPB]`, or a loop over the whole tile), then __syncthreads()");
     }
+    if let Some(g) = c.src.guards(w).into_iter().find(|g| !g.returns) {
+        return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage, and line {r} reads {shown}: store 0.0f when the condition fails (`{short}[..] = {} ? ... : 0.0f;`), so the element holds a neutral value", g.cond, g.line, g.cond);
+    }
+    format!("no thread wrote {shown} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads")
 }
 
 /// Whether two file names name the same file (NVRTC may give a path, the judge a name).

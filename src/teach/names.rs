@@ -62,6 +62,29 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
     );
 }
 
+/// The indices of a shared element as declared (`[4, 0]` for `tile[40]` of `tile[8][10]`;
+/// `[40]` for a one-dimensional array), when the declaration can be read.
+pub fn indices(
+    e: &crate::emu::facts::Element,
+    src: &Source,
+    values: &[(String, i64)],
+) -> Option<Vec<i128>> {
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let dims = src.shared_dims(short)?;
+    if dims.len() < 2 {
+        return Some(vec![e.index]);
+    }
+    let mut env = Env::default();
+    for (n, v) in values {
+        env.set(n.clone(), *v);
+    }
+    let sizes: Vec<i64> = dims
+        .iter()
+        .map(|x| eval::eval(x, &env).filter(|&v| v > 0))
+        .collect::<Option<Vec<i64>>>()?;
+    unflatten(e.index, &sizes)
+}
+
 /// `name[i][j]` for a shared element of a multi-dimensional declaration, `name[index]` else.
 pub fn shown(e: &crate::emu::facts::Element, src: &Source, values: &[(String, i64)]) -> String {
     let short = e.name.rsplit("::").next().unwrap_or(&e.name);

@@ -147,12 +147,92 @@ impl Race<'_> {
         self.e.len > self.total_threads().saturating_sub(block)
     }
 
-    fn first_thread(&self) -> &'static str {
+    fn first_thread(&self) -> String {
         let b = self.c.scene.block;
         if b[1] > 1 || b[2] > 1 {
-            "threadIdx.x == 0 && threadIdx.y == 0"
+            return "threadIdx.x == 0 && threadIdx.y == 0".into();
+        }
+        // A per-warp element (`out[i / 32]`) or a block of one warp: the learner's lane.
+        let lane = self.c.line.and_then(|l| {
+            [
+                "threadIdx.x % 32",
+                "threadIdx.x & 31",
+                "i % 32",
+                "threadIdx.x % warpSize",
+            ]
+            .iter()
+            .find_map(|v| self.c.src.locals_named_for(l, v).into_iter().next())
+        });
+        match lane {
+            Some(lane) => format!("{lane} == 0"),
+            None => "threadIdx.x == 0".into(),
+        }
+    }
+
+    /// A block coordinate the index ignores while the two racing blocks differ in it.
+    fn ignored_block_axis(&self, line: Option<u32>, expr: &str) -> Option<&'static str> {
+        let (_, ob) = self.other();
+        let b = self.c.d.block;
+        let t = self.c.d.thread;
+        let base = eval::eval(expr, &self.line_env(line, t, b))?;
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            if ob[k] == b[k] || self.c.scene.grid[k] < 2 {
+                continue;
+            }
+            let mut moved = b;
+            moved[k] = ob[k];
+            if eval::eval(expr, &self.line_env(line, t, moved)) == Some(base) && k > 0 {
+                return Some(axis);
+            }
+        }
+        None
+    }
+
+    /// Every block writes one and the same element.
+    fn one_element_for_all_blocks(&self, expr: &str) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        // The same array updated atomically elsewhere: the store wipes those updates.
+        let atomic_line = (1..=self.c.src.lines()).find(|&l| {
+            let t = self.c.src.line(l);
+            t.contains("atomic") && t.contains(&format!("&{s}["))
+        });
+        if let Some(a) = atomic_line {
+            return format!("every block stores to {s}[{expr}] (line {}), which the blocks also add into atomically (line {a}): a block's store can land after other blocks' additions and wipe them. Do not clear it in the kernel: the output starts at 0 (or clear it in a separate launch before this one)", self.c.line.unwrap_or(0));
+        }
+        let blocks: u64 = self.c.scene.grid.iter().map(|&x| x as u64).product();
+        if self.e.len >= blocks {
+            let own = if self.c.scene.grid[1] > 1 {
+                "blockIdx.y * gridDim.x + blockIdx.x"
+            } else {
+                "blockIdx.x"
+            };
+            return format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so only one block's value is left: give each block its own element, `{s}[{own}]` ({s} has room for all {blocks})");
+        }
+        format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so one block's value is left: add each block's total with atomicAdd(&{s}[{expr}], total) from one thread per block, or write one partial result per block and combine them in a second launch")
+    }
+
+    /// A loop around the line whose variable alone makes the index, started the same way by
+    /// every thread (a CPU-style loop over the whole array).
+    fn whole_array_loop(&self, expr: &str) -> Option<super::source::LoopHeader> {
+        let l = self.c.line?;
+        let start = self.c.src.function_of(l).map_or(1, |f| f.0);
+        (start..=l).rev().find_map(|h| {
+            let hdr = self.c.src.loop_header(h).filter(|x| x.line == h)?;
+            let init = hdr.init.clone()?;
+            let (lhs, rhs) = init.split_once('=')?;
+            let var = lhs.split_whitespace().last()?;
+            let thread_free = !rhs.contains("threadIdx") && !rhs.contains("blockIdx");
+            (self.c.src.loop_body(h).contains(&l) && canonical(expr) == var && thread_free)
+                .then_some(hdr)
+        })
+    }
+
+    fn global_index_short(&self) -> &'static str {
+        if self.c.scene.block[1] > 1 || self.c.scene.grid[1] > 1 {
+            "the row and column from blockIdx and threadIdx"
         } else {
-            "threadIdx.x == 0"
+            "blockIdx.x * blockDim.x + threadIdx.x"
         }
     }
 
@@ -232,6 +312,10 @@ impl Race<'_> {
         let Some(expr) = expr else {
             return format!("several blocks write {s}[{idx}]: give each block its own elements, for example through {}", self.global_index());
         };
+        if let Some(axis) = self.ignored_block_axis(line, &expr) {
+            let linear = "blockIdx.y * gridDim.x + blockIdx.x";
+            return format!("`{s}[{expr}]` does not change with blockIdx.{axis}, so the blocks that differ only in {axis} write the same elements ({other} wrote {s}[{idx}] too): number the blocks over the whole grid, e.g. `{linear}` for one element per block, or use the global row and column for one per thread");
+        }
         let (by_block, by_thread) = self.depends(line, &expr);
         match (by_block, by_thread) {
             (Some(false), Some(true)) if !self.room_for_every_thread() => {
@@ -245,7 +329,7 @@ impl Race<'_> {
                 format!("every block writes `{s}[{expr}]`, and {s} has only {} elements for {} threads, so the blocks share its elements and the last block's value is left ({other} wrote {s}[{idx}] too): add each block's value instead, `atomicAdd(&{s}[{expr}], {value})`, or write one partial result per block and combine them in a second launch", self.e.len, self.total_threads())
             }
             (Some(false), Some(true)) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
-            (Some(false), Some(false)) => format!("every block writes {s}[{expr}] ({s}[{idx}]), and blocks run in any order, so one block's value is left: if the blocks' results must be combined, add each block's total with atomicAdd(&{s}[{expr}], total) from one thread per block, or write one partial result per block (`{s}[blockIdx.x]`) and combine them in a second launch"),
+            (Some(false), Some(false)) => self.one_element_for_all_blocks(&expr),
             _ => match self.c.spill(&expr, &env, None) {
                 Some(spill) => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: {spill}"),
                 None => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
@@ -303,7 +387,12 @@ impl Race<'_> {
         let call = self.update_call(line);
         if call.is_some() && (written_by_both || !neighbour_read) {
             let call = call.unwrap_or_default();
-            let shared_way = if self.space == Space::Global {
+            // One element for the whole block (not a data-dependent bin): a block sum first.
+            let per_block = writes
+                .first()
+                .filter(|w| w.dims.len() == 1)
+                .is_some_and(|w| self.depends(line, &w.dims[0]).1 == Some(false));
+            let shared_way = if self.space == Space::Global && (self.e.len == 1 || per_block) {
                 format!("; or, with one global write per block, add the values up in shared memory first (each thread stores its value in a `__shared__` array; after __syncthreads() one thread sums them) and write the total to {s}[{idx}] once")
             } else {
                 String::new()
@@ -366,7 +455,10 @@ impl Race<'_> {
                 };
                 format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]{seen}: the index must be different for every thread that writes. Check the expression (its stride, or rows for columns).{two_d}")
             }
-            None => format!("{me} and {other} both write {s}[{idx}] through `{s}[{expr}]`: every element needs one writer; check that the index tells the threads apart, or, if they add into it, use atomicAdd"),
+            None => match self.whole_array_loop(&expr) {
+                Some(h) => format!("every thread runs the loop on line {} (`{}`) over the whole of {s}, so all threads write every element: on a GPU each thread handles its own element; drop the loop and index with the thread (`{}`)", h.line, h.cond, self.global_index_short()),
+                None => format!("{me} and {other} both write {s}[{idx}] through `{s}[{expr}]`: every element needs one writer; check that the index tells the threads apart, or, if they add into it, use atomicAdd"),
+            },
         }
     }
 
