@@ -123,6 +123,9 @@ pub fn judge(
             }
             let scene = teach_scene(puzzle, test, display_name, source, &learner);
             crate::teach::explain(&mut t.diagnostics, &scene);
+            for p in t.perf.iter_mut().filter(|p| p.over()) {
+                p.help = crate::teach::perf::advice(p, source, &scene.values);
+            }
             t.seconds = started.elapsed().as_secs_f64();
             all_passed &= t.passed;
             outcome.tests.push(t);
@@ -596,6 +599,7 @@ fn perf_figure(
         line: inst.map(|i| i.line).filter(|&l| l > 0),
         accesses: site.map_or(0, |s| s.accesses),
         note: (executor != Executor::Emulator).then_some("measured on the emulator"),
+        help: None,
     }
 }
 

@@ -95,6 +95,9 @@ pub struct PerfFigure {
     pub accesses: u64,
     /// Where the figure was measured when not by the executor that ran the test.
     pub note: Option<&'static str>,
+    /// What fixes it, from `teach` and the source (the report's general advice when None).
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 impl PerfFigure {

@@ -331,6 +331,7 @@ pub(crate) mod tests {
                 line: Some(5),
                 accesses: 12,
                 note: None,
+                help: None,
             },
             PerfFigure {
                 kind: PerfKind::BankWays,
@@ -341,6 +342,7 @@ pub(crate) mod tests {
                 line: None,
                 accesses: 0,
                 note: None,
+                help: None,
             },
         ];
         let out = budget_table(&[t]);

@@ -408,9 +408,10 @@ fn perf_advice(p: &PerfFigure) -> String {
                 "{at}{kernel} has {}-way shared bank conflicts where the budget allows {budget}",
                 counters::perf_value(p)
             ),
-            "the 32 lanes of a warp hit the same bank: when a warp reads a column of a [32][32] tile, pad each row by one word to break the stride, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
+            "lanes of a warp hit the same bank: when a warp reads a column of a 2D shared tile whose row width shares a factor with 32, make the width odd, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
         ),
     };
+    let fix = p.help.as_deref().unwrap_or(fix);
     let mut text = format!("  Correct output, but {what}.\n  Fix: {fix}");
     if let Some(note) = p.note {
         text += &format!("\n  ({note}: the GPU does not report these figures.)");

@@ -19,6 +19,7 @@ pub mod hints;
 mod index;
 mod names;
 mod order;
+pub mod perf;
 mod race;
 pub mod source;
 mod warp;

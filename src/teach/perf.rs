@@ -1,0 +1,139 @@
+//! What fixes a performance figure over budget, read from the learner's source at the worst
+//! instruction's line: for bank conflicts, the shared array's real row width (a `[32][34]` tile
+//! conflicts 2 ways, since 34 and 32 share the factor 2: an odd width fixes it); for sectors,
+//! the index along which a warp's lanes step.
+
+use super::eval::{self, Env};
+use super::source::Source;
+use crate::judge::outcome::{PerfFigure, PerfKind};
+
+/// The fix for `p` in the learner's words, or `None` where the source does not show the array.
+pub fn advice(p: &PerfFigure, source: &str, values: &[(String, i64)]) -> Option<String> {
+    let line = p.line?;
+    let src = Source::new(source);
+    let mut env = Env::default();
+    for (n, v) in src.defines().iter().chain(values) {
+        env.set(n.clone(), *v);
+    }
+    match p.kind {
+        PerfKind::BankWays => bank_advice(p, &src, line, &env),
+        PerfKind::SectorsPerAccess => None,
+    }
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<String> {
+    let code = src.line(line);
+    // The two-dimensional shared arrays this line touches, with their row width.
+    let (name, dims) = shared_arrays(src)
+        .into_iter()
+        .filter(|(n, d)| d.len() == 2 && super::source::find_word(code, n).is_some())
+        .find_map(|(n, d)| Some((n, d.clone(), eval::eval(&d[1], env)?)))
+        .map(|(n, d, w)| (n, (d, w)))?;
+    let (decl, width) = dims;
+    let ways = gcd(width, 32);
+    let measured = p.value.round() as i64;
+    let rows = &decl[0];
+    if ways <= 1 {
+        return Some(format!("`{name}` rows are {width} words wide (odd), so a column read is conflict-free; the {measured}-way conflict on line {line} comes from another access pattern there: check which index the lanes (threadIdx.x) step along"));
+    }
+    let lanes = 32 / ways;
+    Some(format!("`{name}` is declared `[{rows}][{}]`, so its rows are {width} words wide; {width} and the 32 banks share the factor {ways}, so when a warp walks down a column, every {lanes}th lane lands in the same bank ({ways}-way{}). Make the row width odd to spread a column over all 32 banks: `__shared__ float {name}[{rows}][{}];`", decl[1], if measured == ways { String::new() } else { format!("; {measured}-way measured on line {line}") }, odd_width(&decl[1], width)))
+}
+
+/// The declared width as written, changed to the nearest odd width (`TILE + 1` for
+/// `TILE + 2`, 33 for 34, `TILE + 1` for `TILE`).
+fn odd_width(written: &str, width: i64) -> String {
+    let t = written.trim();
+    if width % 2 != 0 {
+        return t.to_string();
+    }
+    if t.chars().all(|c| c.is_ascii_digit()) {
+        return (width + 1).to_string();
+    }
+    if let Some((base, k)) = t.rsplit_once('+') {
+        if let Ok(k) = k.trim().parse::<i64>() {
+            let k = if k > 1 { k - 1 } else { k + 1 };
+            return format!("{} + {k}", base.trim());
+        }
+    }
+    format!("{t} + 1")
+}
+
+/// Every `__shared__` array of the source with its dimensions as written.
+fn shared_arrays(src: &Source) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for l in 1..=src.lines() {
+        let t = src.line(l);
+        let Some(at) = t.find("__shared__") else {
+            continue;
+        };
+        let decl = &t[at..];
+        let Some(open) = decl.find('[') else {
+            continue;
+        };
+        let name = decl[..open]
+            .trim_end()
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if name.is_empty() {
+            continue;
+        }
+        let dims = super::source::subscripts_in(decl, &name)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        out.push((name, dims));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(value: f64, line: u32) -> PerfFigure {
+        PerfFigure {
+            kind: PerfKind::BankWays,
+            kernel: String::new(),
+            value,
+            budget: Some(1),
+            file: None,
+            line: Some(line),
+            accesses: 8,
+            note: None,
+            help: None,
+        }
+    }
+
+    #[test]
+    fn a_width_sharing_a_factor_with_32_names_its_ways_and_an_odd_width() {
+        let src = "#define TILE 32\n__global__ void t(float* o) {\n    __shared__ float tile[TILE][34];\n    o[0] = tile[threadIdx.x][0];\n}\n";
+        let a = advice(&figure(2.0, 4), src, &[]).unwrap();
+        assert!(a.contains("rows are 34 words wide"), "{a}");
+        assert!(a.contains("2-way"), "{a}");
+        assert!(a.contains("every 16th lane"), "{a}");
+        assert!(a.contains("tile[TILE][35]"), "{a}");
+        assert_eq!(odd_width("TILE + 2", 34), "TILE + 1");
+        assert!(!a.contains("all 32 lanes"), "{a}");
+        let src = "__global__ void t(float* o) {\n    __shared__ float tile[TILE][TILE];\n    o[0] = tile[threadIdx.x][0];\n}\n";
+        let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)]).unwrap();
+        assert!(a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"), "{a}");
+    }
+
+    #[test]
+    fn an_odd_width_says_the_conflict_comes_from_elsewhere() {
+        let src = "__global__ void t(float* o) {\n    __shared__ float tile[32][33];\n    o[0] = tile[0][threadIdx.x * 2];\n}\n";
+        let a = advice(&figure(2.0, 3), src, &[]).unwrap();
+        assert!(a.contains("conflict-free") && a.contains("another access pattern"), "{a}");
+    }
+}
