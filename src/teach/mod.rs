@@ -253,3 +253,327 @@ fn same_file(a: &str, b: &str) -> bool {
     let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
     base(a) == base(b)
 }
+
+/// One test per rule: a planted cause (facts as a checker reports them, and the source) and
+/// the fix its help must name, and the wrong fix it must not.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::facts::{Access, Element, Hazard, Space};
+    use crate::emu::result::Severity;
+
+    fn help(src: &str, d: Diagnostic, block: [u32; 3], values: &[(&str, i64)]) -> String {
+        let scene = Scene {
+            source: src,
+            file_name: "k.cu",
+            module: None,
+            grid: [2, 1, 1],
+            block,
+            values: values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            shapes: Vec::new(),
+        };
+        let mut v = vec![d];
+        explain(&mut v, &scene);
+        v[0].help.clone().unwrap_or_default()
+    }
+
+    fn diag(
+        kind: DiagKind,
+        line: u32,
+        other: Option<u32>,
+        thread: u32,
+        facts: Facts,
+    ) -> Diagnostic {
+        Diagnostic {
+            kind,
+            severity: Severity::Error,
+            message: String::new(),
+            help: None,
+            facts,
+            file: Some("k.cu".into()),
+            line: Some(line),
+            block: [0; 3],
+            thread: [thread, 0, 0],
+            other_line: other,
+        }
+    }
+
+    fn el(name: &str, index: i128, len: u64) -> Option<Element> {
+        Some(Element {
+            name: name.into(),
+            index,
+            len,
+        })
+    }
+
+    fn oob(name: &str, index: i128, len: u64, access: Access) -> Facts {
+        Facts::Bounds {
+            space: Space::Global,
+            access,
+            element: el(name, index, len),
+            address: 0,
+            bytes: 4,
+            misaligned_to: None,
+        }
+    }
+
+    fn race(
+        space: Space,
+        hazard: Hazard,
+        e: Option<Element>,
+        other: u32,
+        across: bool,
+        (mine, theirs): (Access, Access),
+    ) -> Facts {
+        Facts::Race {
+            space,
+            hazard,
+            element: e,
+            other_thread: Some([other, 0, 0]),
+            other_block: Some(if across { [1, 0, 0] } else { [0; 3] }),
+            across_blocks: across,
+            same_warp: !across,
+            block_threads: 8,
+            mine,
+            theirs,
+        }
+    }
+
+    const MAP: &str = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) {\n        out[i + 1] = a[i];\n    }\n}\n";
+
+    #[test]
+    fn bounds_a_guarded_wrong_index_gets_the_index_not_the_same_guard() {
+        let h = help(
+            MAP,
+            diag(
+                DiagKind::OutOfBounds,
+                4,
+                None,
+                3,
+                oob("out", 4, 4, Access::Write),
+            ),
+            [8, 1, 1],
+            &[("size", 4)],
+        );
+        assert!(h.contains("`a[i]`") || h.contains("same index"), "{h}");
+        assert!(!h.contains("guard the access with"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_less_equal_guard_gets_less_than() {
+        let src = MAP
+            .replace("i < size", "i <= size")
+            .replace("out[i + 1]", "out[i]");
+        let h = help(
+            &src,
+            diag(
+                DiagKind::OutOfBounds,
+                4,
+                None,
+                4,
+                oob("out", 4, 4, Access::Write),
+            ),
+            [8, 1, 1],
+            &[("size", 4)],
+        );
+        assert!(h.contains("use `<` instead of `<=`"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_missing_guard_gets_one() {
+        let src = "__global__ void k(float* out, int size) {\n    int i = threadIdx.x;\n    out[i] = 1.0f;\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                3,
+                None,
+                4,
+                oob("out", 4, 4, Access::Write),
+            ),
+            [8, 1, 1],
+            &[("size", 4)],
+        );
+        assert!(h.contains("`if (i < size)`"), "{h}");
+    }
+
+    #[test]
+    fn race_a_read_modify_write_by_many_gets_an_atomic_not_a_barrier() {
+        let src = "__global__ void k(int* hist, const int* a) {\n    int i = threadIdx.x;\n    hist[a[i]]++;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::ReadAfterWrite,
+            el("hist", 2, 4),
+            0,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, Some(3), 1, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("atomicAdd(&hist[a[i]], 1)") && h.contains("A barrier cannot fix this"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_an_in_place_scan_gets_register_barrier_write() {
+        let src = "__global__ void k(float* s0) {\n    __shared__ float s[8];\n    int i = threadIdx.x;\n    for (int d = 1; d < 8; d *= 2) {\n        if (i >= d) s[i] += s[i - d];\n        __syncthreads();\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("s", 1, 8),
+            1,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 5, Some(5), 2, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("float v = s[i - d]; __syncthreads(); s[i] += v;"),
+            "{h}"
+        );
+        assert!(!h.contains("atomic"), "{h}");
+    }
+
+    #[test]
+    fn race_a_tiled_loop_without_its_trailing_barrier_gets_the_second_barrier() {
+        let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float sum = 0.0f;\n    for (int p = 0; p < 4; p++) {\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n        __syncthreads();\n        for (int k = 0; k < 8; k++)\n            sum += t[k];\n    }\n    out[threadIdx.x] = sum;\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::WriteAfterRead,
+            el("t", 3, 8),
+            3,
+            false,
+            (Access::Write, Access::Read),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 5, Some(8), 3, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("already orders")
+                && h.contains("second __syncthreads() at the end of the loop body"),
+            "{h}"
+        );
+        assert!(!h.contains("__syncwarp"), "{h}");
+    }
+
+    #[test]
+    fn race_blocks_writing_through_thread_idx_get_the_global_index() {
+        let src = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) out[i] = a[i] + 10.0f;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 16),
+            0,
+            true,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::GlobalRace, 3, Some(3), 0, f);
+        d.block = [1, 0, 0];
+        let h = help(src, d, [8, 1, 1], &[("size", 16)]);
+        assert!(h.contains("blockIdx.x * blockDim.x + threadIdx.x"), "{h}");
+        assert!(
+            !h.contains("atomicAdd") && !h.contains("__threadfence"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_every_thread_storing_one_element_gets_one_writer() {
+        let src = "__global__ void k(float* out) {\n    float sum = 1.0f;\n    out[0] = sum;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 1),
+            0,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, Some(3), 1, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("`if (threadIdx.x == 0)`"), "{h}");
+        assert!(!h.contains("atomicAdd"), "{h}");
+    }
+
+    #[test]
+    fn barrier_inside_a_helper_called_under_an_if_names_the_if() {
+        let src = "__device__ float sum(float v) {\n    __syncthreads();\n    return v;\n}\n__global__ void k(float* out) {\n    float s = 0.0f;\n    if (threadIdx.x < 4) {\n        s = sum(1.0f);\n    }\n    out[threadIdx.x] = s;\n}\n";
+        let f = Facts::BarrierDivergence {
+            arrived: 4,
+            total: 8,
+            other_barrier: None,
+            exited: vec![[4, 0, 0]],
+            elsewhere: Vec::new(),
+        };
+        let h = help(
+            src,
+            diag(DiagKind::BarrierDivergence, 2, None, 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("inside `sum()`") && h.contains("`if (threadIdx.x < 4)` (line 7)"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn endless_a_variable_settling_at_zero_gets_the_condition_fixed() {
+        let src = "__global__ void k(float* s) {\n    for (int d = 4; d >= 0; d /= 2) {\n        s[d] = 0.0f;\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::StepLimit,
+                2,
+                None,
+                0,
+                Facts::StepLimit { in_loop: true },
+            ),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("stops changing at 0") && h.contains("`d > 0`"),
+            "{h}"
+        );
+        assert!(!h.contains("drops it"), "{h}");
+    }
+
+    #[test]
+    fn warp_a_full_mask_inside_a_guard_names_the_guard() {
+        let src = "__global__ void k(unsigned* out, int size) {\n    int i = threadIdx.x;\n    if (i < size) {\n        out[0] = __ballot_sync(0xffffffff, 1);\n    }\n}\n";
+        let f = Facts::WarpSync(crate::emu::facts::WarpSyncFacts::LaneMissing {
+            mask: u32::MAX,
+            lane: 20,
+            lane_state: crate::emu::facts::LaneState::Exited,
+            arrived: 0xfffff,
+        });
+        let h = help(
+            src,
+            diag(DiagKind::WarpSync, 4, None, 0, f),
+            [32, 1, 1],
+            &[("size", 20)],
+        );
+        assert!(
+            h.contains("inside `if (i < size)`")
+                && h.contains("__ballot_sync(0xffffffff, i < size)"),
+            "{h}"
+        );
+    }
+}

@@ -127,13 +127,19 @@ mod tests {
         assert!(!a.contains("all 32 lanes"), "{a}");
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[TILE][TILE];\n    o[0] = tile[threadIdx.x][0];\n}\n";
         let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)]).unwrap();
-        assert!(a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"), "{a}");
+        assert!(
+            a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"),
+            "{a}"
+        );
     }
 
     #[test]
     fn an_odd_width_says_the_conflict_comes_from_elsewhere() {
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[32][33];\n    o[0] = tile[0][threadIdx.x * 2];\n}\n";
         let a = advice(&figure(2.0, 3), src, &[]).unwrap();
-        assert!(a.contains("conflict-free") && a.contains("another access pattern"), "{a}");
+        assert!(
+            a.contains("conflict-free") && a.contains("another access pattern"),
+            "{a}"
+        );
     }
 }
