@@ -47,7 +47,7 @@ pub fn help(c: &Case) -> String {
     }
     if let Some(g) = guards.iter().find(|g| g.returns) {
         let keep = negate(&g.cond).map_or(String::new(), |n| format!(" (`if ({n}) {{ ... }}`)"));
-        return format!("the threads that leave at `if ({}) return;` (line {}) never reach the __syncthreads() on line {l}: instead of returning early, put the work inside an if{keep} and keep the barrier outside it, where every thread reaches it; where the threads past the end feed a shared result, let them take part with a neutral value such as 0", g.cond, g.line);
+        return format!("the threads that leave at `if ({}) return;` (line {}) never reach the __syncthreads() on line {l}: instead of returning early, put the work inside an if{keep} and keep the barrier outside it, where every thread reaches it; where the threads past the end feed a shared result, let them take part with 0 instead (a neutral value)", g.cond, g.line);
     }
     if exited {
         let start = c.src.function_of(l).map_or(1, |f| f.0);

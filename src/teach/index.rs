@@ -157,6 +157,16 @@ pub fn row_overflow(c: &Case, short: &str, expr: &str, len: u64, idx: i128) -> O
         return None;
     }
     let rows_name = name_of(c, rows);
+    // A column a loop already bounds needs no second guard.
+    let looped = enclosing_loops(c).iter().any(|h| {
+        h.init
+            .as_deref()
+            .and_then(loop_var)
+            .is_some_and(|v| canonical(&v) == canonical(&col))
+    });
+    if looped {
+        return Some(format!("the row part `{row}` is {rv}, but {short} has {rows} rows of {sv}: guard the row, `if ({row} < {rows_name})`, so threads past the last row skip it"));
+    }
     Some(format!("the row part `{row}` is {rv}, but {short} has {rows} rows of {sv}: guard both coordinates, `if ({row} < {rows_name} && {col} < {stride})`, so threads outside the matrix skip it"))
 }
 

@@ -45,7 +45,12 @@ fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<Str
         return Some(format!("`{name}` rows are {width} words wide (odd), so a column read is conflict-free; the {measured}-way conflict on line {line} comes from another access pattern there: check which index the lanes (threadIdx.x) step along"));
     }
     let lanes = 32 / ways;
-    Some(format!("`{name}` is declared `[{rows}][{}]`, so its rows are {width} words wide; {width} and the 32 banks share the factor {ways}, so when a warp walks down a column, every {lanes}th lane lands in the same bank ({ways}-way{}). Make the row width odd to spread a column over all 32 banks: `__shared__ float {name}[{rows}][{}];`", decl[1], if measured == ways { String::new() } else { format!("; {measured}-way measured on line {line}") }, odd_width(&decl[1], width)))
+    let same = if lanes == 1 {
+        "all 32 lanes land in the same bank".to_string()
+    } else {
+        format!("lanes {lanes} apart land in the same bank")
+    };
+    Some(format!("`{name}` is declared `[{rows}][{}]`, so its rows are {width} words wide; {width} and the 32 banks share the factor {ways}, so when a warp walks down a column, {same} ({ways}-way{}). Make the row width odd to spread a column over all 32 banks: `__shared__ float {name}[{rows}][{}];`", decl[1], if measured == ways { String::new() } else { format!("; {measured}-way measured on line {line}") }, odd_width(&decl[1], width)))
 }
 
 /// The declared width as written, changed to the nearest odd width (`TILE + 1` for
@@ -121,7 +126,7 @@ mod tests {
         let a = advice(&figure(2.0, 4), src, &[]).unwrap();
         assert!(a.contains("rows are 34 words wide"), "{a}");
         assert!(a.contains("2-way"), "{a}");
-        assert!(a.contains("every 16th lane"), "{a}");
+        assert!(a.contains("lanes 16 apart"), "{a}");
         assert!(a.contains("tile[TILE][35]"), "{a}");
         assert_eq!(odd_width("TILE + 2", 34), "TILE + 1");
         assert!(!a.contains("all 32 lanes"), "{a}");

@@ -162,6 +162,12 @@ impl Race<'_> {
             ]
             .iter()
             .find_map(|v| self.c.src.locals_named_for(l, v).into_iter().next())
+            .or_else(|| {
+                // In a block of one warp, a `lane` that is threadIdx.x.
+                (self.c.scene.block[0] <= 32)
+                    .then(|| self.c.src.locals_named_for(l, "threadIdx.x"))
+                    .and_then(|v| v.into_iter().find(|n| n.contains("lane")))
+            })
         });
         match lane {
             Some(lane) => format!("{lane} == 0"),
@@ -328,8 +334,23 @@ impl Race<'_> {
                     .unwrap_or_else(|| "value".into());
                 format!("every block writes `{s}[{expr}]`, and {s} has only {} elements for {} threads, so the blocks share its elements and the last block's value is left ({other} wrote {s}[{idx}] too): add each block's value instead, `atomicAdd(&{s}[{expr}], {value})`, or write one partial result per block and combine them in a second launch", self.e.len, self.total_threads())
             }
-            (Some(false), Some(true)) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
+            (Some(false), Some(true)) => {
+                // The learner's own global index, if the kernel computes one.
+                let own = line.and_then(|l| {
+                    ["blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x + blockIdx.x * blockDim.x", "blockDim.x * blockIdx.x + threadIdx.x"]
+                        .iter()
+                        .find_map(|v| self.c.src.locals_named_for(l, v).into_iter().next())
+                });
+                match own {
+                    Some(i) => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with the global index the kernel already computes, `{s}[{i}]`"),
+                    None => format!("`{s}[{expr}]` names the same element in every block, so the blocks overwrite each other ({other} wrote {s}[{idx}] too): index with {} instead", self.global_index()),
+                }
+            }
             (Some(false), Some(false)) => self.one_element_for_all_blocks(&expr),
+            _ if super::index::row_stride(self.c, s, &expr).is_some() => {
+                let stride = super::index::row_stride(self.c, s, &expr).unwrap_or_default();
+                format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: {stride}")
+            }
             _ => match self.c.spill(&expr, &env, None) {
                 Some(spill) => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: {spill}"),
                 None => format!("{other} and this thread, in different blocks, both write {s}[{idx}] through `{s}[{expr}]`: every element must have one writer; check that the index includes the block's offset ({})", self.global_index()),
@@ -428,6 +449,10 @@ impl Race<'_> {
         let (_, by_thread) = self.depends(line, &expr);
         match by_thread {
             Some(false) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left. If each thread should write its own element, index with the thread (`threadIdx.x`, or {}); if it holds one result per block, combine the threads' values first and let one thread write it: `if ({})`", self.global_index(), self.first_thread()),
+            Some(true) if super::index::row_stride(self.c, s, &expr).is_some() => {
+                let stride = super::index::row_stride(self.c, s, &expr).unwrap_or_default();
+                format!("`{s}[{expr}]` gives {me} and {other} the same element, {s}[{idx}]: {stride}")
+            }
             Some(true) => {
                 let other_env = self.line_env(line, ot, ob);
                 let values = |e: &Env| {

@@ -25,7 +25,7 @@ pub fn help(c: &Case) -> String {
                 .line
                 .and_then(|l| c.src.guards(l).into_iter().find(|g| !g.returns));
             if let (Some(g), LaneState::Exited | LaneState::Elsewhere | LaneState::AtOtherWarpOp | LaneState::AtBarrier) = (&guard, lane_state) {
-                return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call before the if, with every lane of the mask (a lane with nothing to add can pass a neutral value such as 0), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
+                return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call outside the if (before it), with every lane of the mask (a lane with nothing to add passes 0 or another neutral value), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
             }
             match lane_state {
                 LaneState::Exited => format!("lane {lane} has already returned{other}, but the mask {mask:#010x} names it: do not return before a warp operation; guard the work instead and let every lane of the mask reach the call"),
