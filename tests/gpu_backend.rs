@@ -315,7 +315,18 @@ fn the_worker_protocol_works_end_to_end_through_the_binary() {
     };
     let run = RunResult::try_from(w).unwrap();
     assert_eq!(run.diagnostics[0].kind.as_str(), "out-of-bounds");
-    assert!(run.diagnostics[0].help.is_some(), "help survives the trip");
+    // The facts survive the trip: the parent's `teach` writes the help from them.
+    assert!(
+        matches!(
+            run.diagnostics[0].facts,
+            gpuzzle::emu::facts::Facts::Bounds {
+                element: Some(_),
+                ..
+            }
+        ),
+        "{:?}",
+        run.diagnostics[0].facts
+    );
 
     // A refusal comes back as a failure, not a crash.
     let mut req = map_request(Target::Emulator, 8, 8);

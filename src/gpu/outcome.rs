@@ -209,7 +209,9 @@ pub fn fault_diagnostic(
                 };
                 return Some(diagnostic(f, kind, message + &more, facts, files));
             }
-            let near = nearest(a, &state.table, names).filter(|e| e.3 <= 1 << 20);
+            // Far from every buffer, the nearest one still names the index the kernel computed
+            // (a null pointer's small address names none).
+            let near = nearest(a, &state.table, names).filter(|_| a >= 1 << 16);
             let element = |base: u64, n: &TableName| {
                 (a as i128 - base as i128).div_euclid(n.elem_size.max(1) as i128)
             };
@@ -239,14 +241,19 @@ pub fn fault_diagnostic(
                             facts(Space::Global, None, false),
                         )
                     }
-                    Some((base, len, n, _)) => {
+                    Some((base, len, n, dist)) => {
                         let idx = element(base, n);
                         let count = len / n.elem_size.max(1);
                         let name = &n.name;
+                        let far = if dist > 1 << 20 {
+                            " and is far from every other buffer"
+                        } else {
+                            ""
+                        };
                         (
                             DiagKind::OutOfBounds,
                             format!(
-                                "{who} {verb} {name}[{idx}]{at_line}, but {name} has {count} elements ({name}[0] to {name}[{}])",
+                                "{who} {verb} {name}[{idx}]{at_line}, but {name} has {count} elements ({name}[0] to {name}[{}]){far}",
                                 count as i128 - 1
                             ),
                             facts(Space::Global, Some(fact_element(base, len, n)), false),
