@@ -153,6 +153,19 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         } else {
             String::new()
         };
+        // A 2D launch: the other coordinate needs its guard too.
+        let both = c.line.and_then(|l| {
+            if c.scene.block[1] < 2 {
+                return None;
+            }
+            let ys = c.src.locals_mentioning(l, "threadIdx.y");
+            let xs = c.src.locals_mentioning(l, "threadIdx.x");
+            let (y, x) = (ys.first()?, xs.first()?);
+            (*y == expr || *x == expr).then(|| format!("`if ({y} < {len_name} && {x} < {len_name})` (check both coordinates; use each one's own bound if they differ)"))
+        });
+        if let Some(both) = both {
+            return format!("{seen}, but {past}:{more} guard the access with {both}{zero}{pad}");
+        }
         return if simple {
             format!("{seen}, but {past}:{more} guard the access with `if ({expr} < {len_name})`{zero}{pad}")
         } else {

@@ -147,6 +147,20 @@ impl Race<'_> {
         self.e.len > self.total_threads().saturating_sub(block)
     }
 
+    /// Whether the line also reads another array at the same subscript (`out[k] = a[k] + 1`):
+    /// an element-wise map, whose blocks need their own elements, not a shared total.
+    fn maps_elementwise(&self, expr: &str) -> bool {
+        let code = self.c.code();
+        let want = canonical(expr);
+        code.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .filter(|w| !w.is_empty() && *w != self.short)
+            .any(|w| {
+                uses_in(code, w)
+                    .iter()
+                    .any(|u| !u.write && u.dims.len() == 1 && canonical(&u.dims[0]) == want)
+            })
+    }
+
     fn first_thread(&self) -> String {
         let b = self.c.scene.block;
         if b[1] > 1 || b[2] > 1 {
@@ -324,7 +338,7 @@ impl Race<'_> {
         }
         let (by_block, by_thread) = self.depends(line, &expr);
         match (by_block, by_thread) {
-            (Some(false), Some(true)) if !self.room_for_every_thread() => {
+            (Some(false), Some(true)) if !self.room_for_every_thread() && !self.maps_elementwise(&expr) => {
                 let value = self
                     .c
                     .line

@@ -170,6 +170,20 @@ impl Source {
                 }
             }
             pending_single = false;
+            // `if (c) {` / `return;` / `}` over three lines is an early return too.
+            let spans_return = t.trim_end().ends_with('{')
+                && self.line(l + 1).trim().starts_with("return")
+                && self.line(l + 2).trim() == "}"
+                && l + 2 < n;
+            if depth <= 0 && spans_return {
+                if let Some(cond) = if_condition(t) {
+                    out.push(Guard {
+                        line: l,
+                        cond,
+                        returns: true,
+                    });
+                }
+            }
             if depth <= 0 && returns_early(t) {
                 if let Some(cond) = if_condition(t) {
                     out.push(Guard {
@@ -224,6 +238,22 @@ impl Source {
             .collect();
         out.reverse();
         out
+    }
+
+    /// The locals declared before line `n` in its function whose value's text mentions `part`
+    /// (`threadIdx.y` for a row), first declared first.
+    pub fn locals_mentioning(&self, n: u32, part: &str) -> Vec<String> {
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        (start..n)
+            .flat_map(|l| {
+                self.line(l)
+                    .split(';')
+                    .filter_map(int_declaration)
+                    .filter(|(_, v)| v.contains(part))
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     /// The integer `#define`s of the source, each evaluated with those before it.
