@@ -113,9 +113,10 @@ fn parse(rel: &str, text: &str) -> Result<Attempt, String> {
             "kind" => a.kind = Some(value),
             "line" => line_spec = Some(value),
             "counter" => a.counter = Some(value),
+            // Alternatives are separated by ` | ` (spaces around), so `||` can be asked for.
             "help-has" => a.help_has.push(
                 value
-                    .split('|')
+                    .split(" | ")
                     .map(|s| s.trim().to_lowercase())
                     .filter(|s| !s.is_empty())
                     .collect(),
