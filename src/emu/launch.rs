@@ -1,5 +1,18 @@
 //! One kernel launch: argument checking against the PTX signature, memory set-up, running the
 //! blocks (on several cores when that cannot change the result), and folding their results.
+//!
+//! Several cores: when no function of the module has a global atomic (`order_sensitive`),
+//! block 0 runs first, then the others on `jobs` threads, and results are folded in block
+//! order. Each global word remembers which block touched it (`GlobalMem::claim`, or the race
+//! state when the checkers are on, which then tells blocks apart only up to `BLOCK_SPAN`:
+//! larger grids run in order); if blocks read or overwrite each other's writes, or the step
+//! limit is hit, the launch is run again in block order, so the result never depends on timing.
+//!
+//! Two more reruns, each only for a launch that went wrong: one run in lockstep that reported
+//! anything but its step limit runs again one thread at a time (see `block/lockstep.rs`), so
+//! every report names the thread and line it always did; and a race between blocks runs the
+//! blocks before it again with a watch on the racing words, to name the other side
+//! (`watch_rerun`).
 
 use super::access::ACCESS_LOG_CAP;
 use super::block::{Block, BlockOutput};

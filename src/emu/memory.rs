@@ -1,6 +1,7 @@
 //! Global memory: every buffer and module variable is its own allocation with a red zone after
 //! it, so an access can be mapped back to `buffer[element]` or reported as out of bounds.
-//! Generic addresses put shared and local memory in windows far above global memory.
+//! Generic addresses put shared and local memory in windows far above global memory, so `cvta`
+//! is an add and a generic access is classified by its range.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

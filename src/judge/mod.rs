@@ -1,4 +1,19 @@
 //! One puzzle test: make inputs, run the spec, run the learner's kernel, compare, apply budgets.
+//!
+//! `judge` compiles the learner's kernel and the spec once, then runs each test with its fixed
+//! inputs and again with random ones (seeded per puzzle and test). The spec always runs on the
+//! emulator as one thread. The learner's launches of a test run in order on one set of buffers
+//! (`puzzle::run_steps`), on the chosen executor; a launch that faults ends the test, and in a
+//! multi-launch puzzle its diagnostics are prefixed with the kernel and launch number. Budgets
+//! apply per kernel. After each test a step limit's message is restated as its loop
+//! (`report::endless_loop`) and `teach::explain` writes every diagnostic's help.
+//!
+//! Perf budgets (`sectors_per_access`, `bank_ways`) turn on `EmuOptions::perf` for that test
+//! only; the judge takes the worst instruction (highest average sectors, highest maximum
+//! ways), maps it to its source line and records a `PerfFigure` (on the GPU backend measured
+//! by the emulator, which its `note` says). With a second executor (`JudgeOptions::also`) the
+//! same launches run again there and must match the spec too (`cross.rs`); a counter over
+//! budget gets its source lines from a traced re-run (`overrun.rs`), only then.
 
 mod cross;
 pub mod outcome;

@@ -1,6 +1,10 @@
-//! The learner's progress in `<root>/.gpuzzle/state.toml`: per puzzle (by slug) the last result
-//! and how many hints were shown. Progress is a convenience: a damaged file never stops
-//! gpuzzle; it is set aside and progress starts afresh.
+//! The learner's progress in `<root>/.gpuzzle/state.toml`: per puzzle (by slug) the last result,
+//! how many hints were shown, the mistake hints the last failed run matched (each marked once
+//! shown), and `solved`, which unlocks `gpuzzle solution` until a `reset`. Progress is a
+//! convenience: a damaged file never stops gpuzzle; it is set aside and progress starts afresh.
+//! Writes are atomic, every read-modify-write holds an OS lock on `.gpuzzle/state.lock` (so
+//! parallel runs do not lose each other's updates), and a file from a newer gpuzzle is never
+//! overwritten.
 
 use super::error::PuzzleError;
 use super::workspace::Workspace;

@@ -26,6 +26,22 @@
 //!   general path reports it for that lane as before;
 //! - `bar.sync` or `exit`/`ret` reached by every lane: they all wait or exit there;
 //! - the quantum.
+//!
+//! When it is used: only with the checkers on (with them off nothing would notice lanes
+//! racing, and a starter missing its `__syncthreads()` could compute something else), never
+//! for a traced launch, and only while the launch is more than a warp's turn from its step
+//! limit (`Block::lockstep_here`), so the limit is found at the same thread and line.
+//! Accesses the checkers cannot see race are never interleaved (`fast::solo_accesses`).
+//! `GPUZZLE_LOCKSTEP=off` turns it off everywhere, to compare or to rule it out when chasing
+//! an emulator bug.
+//!
+//! How it is fast: the warp's registers move into a register-major file (`WarpRegs`,
+//! `regs[reg][lane]`) for the run, so an arm reads an operand's lanes side by side; register
+//! arithmetic is compiled once per operation (`per_variant!`) over plain lane loops; and the
+//! whole loop is compiled twice, for baseline x86-64 and for AVX2 with FMA, picked at run time.
+//! Tests run both builds on the test kernels and compare everything, and a proptest compares
+//! random kernels (forward skips, `tid`-dependent loops, barriers) in lockstep and one thread
+//! at a time: outputs, counts and diagnostics.
 
 use super::instrs;
 use super::scheduler::QUANTUM;

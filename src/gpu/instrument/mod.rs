@@ -47,6 +47,10 @@
 //! (`Instrumented::unsupported`) with the emulator's own message and error. So a kernel whose
 //! unsupported instruction is never reached runs instrumented with the emulator's outputs.
 //!
+//! In a module that reads `%reserved_smem_offset_*`, the shared check also accepts the
+//! runtime's reserved window `[begin, end)`, counted as the emulator counts it, so cooperative
+//! groups' tiles of more than 32 threads are not false out-of-bounds on the GPU.
+//!
 //! `st.async`/`red.async`, which the parser runs as a shared store and reduction, are checked as
 //! those. Still refused (`Unsupported`), should the parser ever learn to run them, when the
 //! launched kernel can reach them: `cp.async*` and `brx.idx`, which the helpers cannot check; and
