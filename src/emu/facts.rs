@@ -100,6 +100,9 @@ pub enum Facts {
         /// The line of the loop latch the thread was in, if any.
         in_loop: bool,
     },
+    /// The GPU (or the worker) was still running the kernel at the time limit: no thread or
+    /// line is known.
+    TimedOut { on_gpu: bool },
     /// A warp-synchronous operation whose mask and lanes disagree.
     WarpSync(WarpSyncFacts),
 }

@@ -345,13 +345,15 @@ fn timed_out(args: Vec<KernelArg>, secs: f64, executor: Executor) -> RunResult {
             kind: DiagKind::StepLimit,
             severity: Severity::Error,
             message: format!("the kernel was still running after {secs:.1} s {on} and was stopped"),
-            help: Some("an endless loop, or a __syncthreads() that not every thread of the block reaches? Run it with --backend emu to see which thread and line; --timeout SECS allows longer runs".into()),
+            help: None,
             file: None,
             line: None,
             block: [0; 3],
             thread: [0; 3],
             other_line: None,
-            facts: Default::default(),
+            facts: crate::emu::facts::Facts::TimedOut {
+                on_gpu: executor == Executor::Gpu,
+            },
         }],
         ..RunResult::default()
     }

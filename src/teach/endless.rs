@@ -10,6 +10,9 @@ use super::Case;
 const GENERIC: &str = "a loop that never ends? Check that the loop's condition eventually becomes false and that the variable it tests changes on every pass, towards making it false";
 
 pub fn help(c: &Case) -> String {
+    if matches!(c.d.facts, crate::emu::facts::Facts::TimedOut { .. }) {
+        return "an endless loop, or a __syncthreads() that not every thread of the block reaches? Run it with --backend emu to see which thread and line; --timeout SECS allows longer runs".into();
+    }
     let Some(l) = c.line else {
         return GENERIC.into();
     };

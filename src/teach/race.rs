@@ -154,6 +154,8 @@ impl Race<'_> {
         let want = canonical(expr);
         code.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
             .filter(|w| !w.is_empty() && *w != self.short)
+            // A per-block partial in shared memory copied out is no map: blocks must combine.
+            .filter(|w| self.c.src.shared_dims(w).is_none())
             .any(|w| {
                 uses_in(code, w)
                     .iter()
