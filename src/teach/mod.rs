@@ -556,6 +556,14 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_stopped_at_the_time_limit_is_sent_to_the_emulator_for_its_line() {
+        let mut d = diag(DiagKind::StepLimit, 1, None, 0, Facts::TimedOut { on_gpu: true });
+        d.line = None;
+        let h = help("", d, [8, 1, 1], &[]);
+        assert!(h.contains("--backend emu") && h.contains("--timeout"), "{h}");
+    }
+
+    #[test]
     fn warp_a_full_mask_inside_a_guard_names_the_guard() {
         let src = "__global__ void k(unsigned* out, int size) {\n    int i = threadIdx.x;\n    if (i < size) {\n        out[0] = __ballot_sync(0xffffffff, 1);\n    }\n}\n";
         let f = Facts::WarpSync(crate::emu::facts::WarpSyncFacts::LaneMissing {
