@@ -900,3 +900,51 @@ fn the_html_page_hovers_over_ghost_cells_too() {
         "{page}"
     );
 }
+
+#[test]
+fn a_2d_grids_ghosts_sit_right_of_its_last_row() {
+    // Puzzle 4 without its guard: a 2x2 matrix, 3x3 threads; (2,1), (0,2), (1,2), (2,2) go
+    // past the end, and (2,0) and (0,1) both write out[2].
+    let src = r#"extern "C" __global__ void map_2d(float* out, const float* a, int size) {
+    int col = threadIdx.x;
+    int row = threadIdx.y;
+    out[row * size + col] = a[row * size + col] + 10.0f;
+}
+"#;
+    let dir = workspace(&[("04_map_2d.cu", src)]);
+    let svg = draw(dir.path(), &["4"]);
+    render(&svg, "map-2d-out-of-bounds");
+    let cell = |name: &str| {
+        rects(&svg, "cell")
+            .into_iter()
+            .find(|c| c.contains(&format!(r#"data-cell="{name}""#)))
+            .map(bounds)
+            .unwrap_or_else(|| panic!("no {name}: {svg}"))
+    };
+    let (a4, a5, a3) = (cell("a[4]"), cell("a[5]"), cell("a[3]"));
+    assert_eq!(a4.1, a3.1, "on the last row");
+    assert!(
+        a4.0 > a3.0 + a3.2 && a5.0 == a4.0 + a4.2,
+        "{a3:?} {a4:?} {a5:?}"
+    );
+    assert_eq!(
+        rects(&svg, "cell out-of-bounds").len(),
+        6,
+        "a[4..7] and out[4..7]"
+    );
+    let raced = rects(&svg, "cell raced");
+    assert_eq!(raced.len(), 1);
+    assert!(
+        raced[0].contains(r#"data-cell="out[2]" "#) || raced[0].contains(r#"data-cell="out[2]""#)
+    );
+    assert!(
+        raced[0].contains(r#"data-kind="global-race""#),
+        "{}",
+        raced[0]
+    );
+    assert_eq!(
+        lines(&svg, "flow write failed").len(),
+        6,
+        "4 past out's end, 2 racing"
+    );
+}
