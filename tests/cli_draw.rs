@@ -644,3 +644,307 @@ extern "C" __global__ void pooling(float* out, const float* a, int size) {
     assert_eq!(svg.matches("class=\"twice-mark\"").count(), 4);
     assert_eq!(rects(&svg, "cell unwritten").len(), 4);
 }
+
+/// Puzzle 3 without its guard: threads 4..7 read past the end of `a` and write past `out`.
+const GUARD_UNGUARDED: &str = r#"extern "C" __global__ void guard(float* out, const float* a, int size) {
+    int local_i = threadIdx.x;
+    out[local_i] = a[local_i] + 10;
+}
+"#;
+
+/// The opening tags of `<line>`s whose class list contains every word of `class`.
+fn lines<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    svg.split("<line ")
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap_or(t))
+        .filter(|t| {
+            let Some(c) = t.split("class=\"").nth(1).and_then(|c| c.split('"').next()) else {
+                return false;
+            };
+            class.split(' ').all(|w| c.split(' ').any(|x| x == w))
+        })
+        .collect()
+}
+
+/// Red pixels along the line `tag` draws (from x1,y1 to x2,y2), over the points sampled.
+fn red_along(p: &resvg::tiny_skia::Pixmap, tag: &str) -> f64 {
+    let tag = format!(" {tag}");
+    let v = |n| attr(&tag, n).unwrap_or_else(|| panic!("no {n} in {tag}"));
+    let (x1, y1, x2, y2) = (v("x1"), v("y1"), v("x2"), v("y2"));
+    let n = 40;
+    // The middle part, away from where lines meet at a cell or a box.
+    let red = (10..n - 10)
+        .filter(|k| {
+            let f = *k as f64 / n as f64;
+            let (x, y) = (x1 + (x2 - x1) * f, y1 + (y2 - y1) * f);
+            is_red(pixel(p, x.round() as u32, y.round() as u32))
+        })
+        .count();
+    red as f64 / (n - 20) as f64
+}
+
+#[test]
+fn an_out_of_bounds_read_is_a_ghost_cell_past_the_end_with_a_red_line() {
+    let dir = workspace(&[("03_guard.cu", GUARD_UNGUARDED)]);
+    let svg = draw(dir.path(), &["3"]);
+    let pix = render(&svg, "guard-out-of-bounds");
+    // The caption names the diagnostic in one line.
+    assert!(
+        svg.contains(
+            r#"class="diagnostics">out-of-bounds: thread 4 of block 0 read a[4] (line 3)"#
+        ),
+        "{svg}"
+    );
+    // Ghost cells a[4..8] and out[4..8], past the ends of the 4-element buffers.
+    let ghosts = rects(&svg, "cell out-of-bounds");
+    let a4 = ghosts
+        .iter()
+        .find(|g| g.contains(r#"data-cell="a[4]""#))
+        .unwrap_or_else(|| panic!("no ghost a[4]: {svg}"));
+    assert!(
+        a4.contains(r#"data-kind="out-of-bounds" data-line="3""#),
+        "{a4}"
+    );
+    assert!(a4.contains("stroke-dasharray"), "{a4}");
+    assert!(
+        a4.contains("a[4]: past the end of a (4 elements): t4 read a[4] (line 3)"),
+        "{a4}"
+    );
+    assert_eq!(ghosts.len(), 8, "{svg}");
+    assert!(svg.contains(r#"class="ghost-label">a[4]<"#), "{svg}");
+    // It lies right of a[3], outside the row, on its line.
+    let a3 = rects(&svg, "cell")
+        .into_iter()
+        .find(|c| c.contains(r#"data-cell="a[3]""#))
+        .expect("a[3] is drawn");
+    let (gx, gy, _, _) = bounds(a4);
+    let (x3, y3, w3, _) = bounds(a3);
+    assert!(
+        gx > x3 + w3 && gy == y3,
+        "ghost at {gx},{gy}; a[3] at {x3},{y3}"
+    );
+    // Its outline and fill are red, the inside light.
+    let (x, y, w, h) = bounds(a4);
+    let outline = (y..y + h).filter(|&yy| is_red(pixel(&pix, x, yy))).count();
+    assert!(outline > 6, "only {outline} red pixels on a[4]'s left edge");
+    let (r, g, b) = pixel(&pix, x + 4, y + h - 4);
+    assert!(
+        r > 240 && g > 200 && b > 200 && g < 245,
+        "inside: {:?}",
+        (r, g, b)
+    );
+    let _ = w;
+    // Thread 4's read of a[4] is a red line, marked as failed.
+    let failed = lines(&svg, "flow read failed");
+    let t4 = failed
+        .iter()
+        .find(|l| l.contains(r#"data-cell="a[4]" data-thread="t4""#))
+        .unwrap_or_else(|| panic!("no failed read line from a[4] to t4: {svg}"));
+    assert!(
+        t4.contains(r#"data-kind="out-of-bounds" data-line="3""#),
+        "{t4}"
+    );
+    assert!(
+        red_along(&pix, t4) > 0.5,
+        "the line from a[4] is not red: {t4}"
+    );
+    assert_eq!(failed.len(), 4, "t4..t7 read a[4..8]");
+    assert_eq!(
+        lines(&svg, "flow write failed").len(),
+        4,
+        "and write out[4..8]"
+    );
+    // Threads 0..3 read and wrote inside: their lines are as before.
+    assert_eq!(lines(&svg, "flow read").len(), 8);
+    assert!(svg.contains(r#"class="legend marks""#));
+}
+
+#[test]
+fn a_missing_barrier_in_pooling_marks_the_raced_cell_and_both_lines() {
+    let solution = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("solutions/09_pooling.cu"),
+    )
+    .unwrap();
+    let racy = solution.replace("__syncthreads();", "");
+    assert_ne!(racy, solution);
+    let dir = workspace(&[("09_pooling.cu", &racy)]);
+    let svg = draw(dir.path(), &["9"]);
+    let pix = render(&svg, "pooling-race");
+    assert!(
+        svg.contains(
+            r#"class="diagnostics">shared-race: thread 1 of block 0 read shared cache[0]"#
+        ),
+        "{svg}"
+    );
+    let raced = rects(&svg, "cell raced");
+    assert_eq!(raced.len(), 1, "{svg}");
+    assert!(raced[0].contains(r#"data-cell="cache[0]""#), "{}", raced[0]);
+    assert!(
+        raced[0].contains(r#"data-kind="shared-race""#),
+        "{}",
+        raced[0]
+    );
+    let (x, y, _, h) = bounds(raced[0]);
+    let outline = (y..y + h).filter(|&yy| is_red(pixel(&pix, x, yy))).count();
+    assert!(
+        outline > 6,
+        "only {outline} red pixels on cache[0]'s left edge"
+    );
+    // Thread 0 wrote it (line 8), thread 1 read it (line 13): both lines red.
+    let write = lines(&svg, "flow write failed");
+    assert!(
+        write
+            .iter()
+            .any(|l| l.contains(r#"data-cell="cache[0]" data-thread="t0""#)
+                && l.contains(r#"data-line="8""#)),
+        "{svg}"
+    );
+    let read = lines(&svg, "flow read failed");
+    let t1 = read
+        .iter()
+        .find(|l| l.contains(r#"data-cell="cache[0]" data-thread="t1""#))
+        .unwrap_or_else(|| panic!("no red read of cache[0] by t1: {svg}"));
+    assert!(t1.contains(r#"data-line="13""#), "{t1}");
+    assert!(red_along(&pix, t1) > 0.5, "not red: {t1}");
+    assert!(rects(&svg, "cell out-of-bounds").is_empty());
+}
+
+#[test]
+fn an_uninitialised_read_and_a_read_before_the_start_are_marked() {
+    // Odd threads' cells are never written; thread 0 reads cache[-1].
+    let src = r#"extern "C" __global__ void pooling(float* out, const float* a, int size) {
+    __shared__ float cache[TPB];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int local_i = threadIdx.x;
+    if (local_i % 2 == 0) cache[local_i] = a[i];
+    __syncthreads();
+    out[i] = cache[local_i] + cache[local_i - 1];
+}
+"#;
+    let dir = workspace(&[("09_pooling.cu", src)]);
+    let svg = draw(dir.path(), &["9"]);
+    render(&svg, "pooling-uninitialised");
+    let uninit = rects(&svg, "cell uninitialized");
+    assert_eq!(uninit.len(), 1, "{svg}");
+    assert!(
+        uninit[0].contains(r#"data-cell="cache[1]""#),
+        "{}",
+        uninit[0]
+    );
+    assert!(
+        uninit[0].contains(r#"data-kind="uninitialized-read" data-line="7""#),
+        "{}",
+        uninit[0]
+    );
+    let ghost = rects(&svg, "cell out-of-bounds");
+    assert_eq!(ghost.len(), 1, "{svg}");
+    assert!(
+        ghost[0].contains(r#"data-cell="cache[-1]""#),
+        "{}",
+        ghost[0]
+    );
+    // Before the start: left of cache[0].
+    let c0 = rects(&svg, "cell")
+        .into_iter()
+        .find(|c| c.contains(r#"data-cell="cache[0]""#))
+        .expect("cache[0] is drawn");
+    assert!(bounds(ghost[0]).0 + 40 <= bounds(c0).0);
+    assert!(lines(&svg, "flow read failed")
+        .iter()
+        .any(|l| l.contains(r#"data-cell="cache[-1]" data-thread="t0""#)));
+    assert!(svg.contains(
+        r#"class="diagnostics">out-of-bounds: thread 0 of block 0 read shared cache[-1] (line 7)"#
+    ));
+    assert!(svg.contains("; and 1 more (uninitialized-read)"), "{svg}");
+}
+
+#[test]
+fn a_passing_kernel_has_no_failure_marks() {
+    let dir = workspace(&[]);
+    for (id, name) in [("3", "guard"), ("9", "pooling"), ("14", "matmul")] {
+        let svg = draw(dir.path(), &[id, "--solution"]);
+        for class in [
+            "out-of-bounds",
+            "raced",
+            "uninitialized",
+            "misaligned",
+            "failed",
+        ] {
+            assert!(
+                !svg.contains(class),
+                "{name}'s solution has `{class}` in its picture"
+            );
+        }
+        assert!(!svg.contains("class=\"diagnostics\""), "{name}");
+        assert!(!svg.contains("data-kind="), "{name}");
+        assert!(!svg.contains("fail-mark"), "{name}");
+    }
+}
+
+#[test]
+fn the_html_page_hovers_over_ghost_cells_too() {
+    let dir = workspace(&[("03_guard.cu", GUARD_UNGUARDED)]);
+    let file = dir.path().join("guard.html");
+    in_ws(dir.path())
+        .args(["draw", "3", "--out"])
+        .arg(&file)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&file).unwrap();
+    // The script finds cells as rect.cell and lines as line.flow by data-cell/data-thread.
+    assert!(page.contains("querySelectorAll('rect.cell')"));
+    assert!(page.contains(r#"class="cell out-of-bounds""#), "{page}");
+    assert!(page.contains(r#"class="flow read failed""#), "{page}");
+    assert!(
+        page.contains(r#"data-cell="a[4]" data-thread="t4""#),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_2d_grids_ghosts_sit_right_of_its_last_row() {
+    // Puzzle 4 without its guard: a 2x2 matrix, 3x3 threads; (2,1), (0,2), (1,2), (2,2) go
+    // past the end, and (2,0) and (0,1) both write out[2].
+    let src = r#"extern "C" __global__ void map_2d(float* out, const float* a, int size) {
+    int col = threadIdx.x;
+    int row = threadIdx.y;
+    out[row * size + col] = a[row * size + col] + 10.0f;
+}
+"#;
+    let dir = workspace(&[("04_map_2d.cu", src)]);
+    let svg = draw(dir.path(), &["4"]);
+    render(&svg, "map-2d-out-of-bounds");
+    let cell = |name: &str| {
+        rects(&svg, "cell")
+            .into_iter()
+            .find(|c| c.contains(&format!(r#"data-cell="{name}""#)))
+            .map(bounds)
+            .unwrap_or_else(|| panic!("no {name}: {svg}"))
+    };
+    let (a4, a5, a3) = (cell("a[4]"), cell("a[5]"), cell("a[3]"));
+    assert_eq!(a4.1, a3.1, "on the last row");
+    assert!(
+        a4.0 > a3.0 + a3.2 && a5.0 == a4.0 + a4.2,
+        "{a3:?} {a4:?} {a5:?}"
+    );
+    assert_eq!(
+        rects(&svg, "cell out-of-bounds").len(),
+        6,
+        "a[4..7] and out[4..7]"
+    );
+    let raced = rects(&svg, "cell raced");
+    assert_eq!(raced.len(), 1);
+    assert!(
+        raced[0].contains(r#"data-cell="out[2]" "#) || raced[0].contains(r#"data-cell="out[2]""#)
+    );
+    assert!(
+        raced[0].contains(r#"data-kind="global-race""#),
+        "{}",
+        raced[0]
+    );
+    assert_eq!(
+        lines(&svg, "flow write failed").len(),
+        6,
+        "4 past out's end, 2 racing"
+    );
+}

@@ -2,11 +2,17 @@
 //! (2D buffers as grids) of cells with values; each thread a coloured box with its read and
 //! write counts; lines from the cells it read to the box and from the box to the cells it
 //! wrote. Output cells that differ from the spec are outlined red, cells nobody wrote are
-//! hatched, cells written by two threads are marked.
+//! hatched, cells written by two threads are marked. What the checkers reported is marked in
+//! red (see `marks`): a refused access's line, to a dashed "ghost" cell outside its array when
+//! it lies outside, and the cells of races and uninitialised reads with their lines; the
+//! first diagnostic is named under the heading.
 //!
-//! Elements carry classes (`cell wrong`, `cell unwritten`, `cell twice`, `thread over`) so
-//! tests and scripts can find them.
+//! Elements carry classes (`cell wrong`, `cell unwritten`, `cell twice`, `thread over`,
+//! `cell out-of-bounds`, `cell raced`, `cell uninitialized`, `cell misaligned`, `flow read
+//! failed`, `flow write failed`; marks with `data-kind` and `data-line`) so tests and scripts
+//! can find them.
 
+use super::marks::{self, Mark, Marks};
 use super::svg::{esc, short_value, thread_colour, Svg};
 use crate::trace::events::{Cell, EventKind, LaunchTrace, Space, ThreadEvents};
 use crate::trace::text::thread_label;
@@ -27,6 +33,10 @@ const MAX_COLS: usize = 32;
 const MAX_ROWS: usize = 16;
 /// Thread boxes drawn per block (larger blocks: the first ones, said in the picture).
 const MAX_THREADS: usize = 128;
+/// Space between an array's cells and its ghost cells (elements outside it).
+const GHOST_GAP: f64 = 10.0;
+/// What the checkers' marks are drawn in.
+const FAIL_RED: &str = "#d00000";
 
 /// Why a picture could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -107,11 +117,65 @@ struct Row {
     /// Output buffer compared with the spec: wrong cells and cells nobody wrote.
     wrong: BTreeMap<usize, (f64, f64)>,
     unwritten: BTreeSet<usize>,
+    /// Elements outside the array that threads tried to touch (negative: before it), drawn
+    /// as ghost cells on either side; empty for a run without out-of-bounds accesses.
+    ghosts: Vec<(i64, Mark)>,
 }
 
 impl Row {
     fn height(&self) -> f64 {
         self.window.rows as f64 * CELL_H
+    }
+
+    fn ghosts_before(&self) -> usize {
+        self.ghosts.iter().filter(|(i, _)| *i < 0).count()
+    }
+
+    fn ghosts_after(&self) -> usize {
+        self.ghosts.len() - self.ghosts_before()
+    }
+
+    /// Room for the ghost cells before the first cell.
+    fn lead(&self) -> f64 {
+        match self.ghosts_before() {
+            0 => 0.0,
+            n => n as f64 * CELL_W + GHOST_GAP,
+        }
+    }
+
+    /// Width of the cells and the ghosts.
+    fn width(&self) -> f64 {
+        let after = match self.ghosts_after() {
+            0 => 0.0,
+            n => n as f64 * CELL_W + GHOST_GAP,
+        };
+        self.lead() + self.window.cols as f64 * CELL_W + after
+    }
+
+    /// Top left of the ghost cell for element `index` (outside the array): those before it
+    /// left of the first row, the nearest first; those past it right of the last row.
+    fn ghost_xy(&self, index: i64) -> Option<(f64, f64)> {
+        if index < 0 {
+            let k = self
+                .ghosts
+                .iter()
+                .filter(|(i, _)| *i < 0 && *i > index)
+                .count();
+            self.ghosts
+                .iter()
+                .any(|(i, _)| *i == index)
+                .then_some((self.x - GHOST_GAP - (k + 1) as f64 * CELL_W, self.y))
+        } else {
+            let k = (self.ghosts.iter())
+                .filter(|(i, _)| *i >= 0 && *i < index)
+                .count();
+            let last_row = self.y + (self.window.rows.max(1) - 1) as f64 * CELL_H;
+            let right = self.x + self.window.cols as f64 * CELL_W + GHOST_GAP;
+            self.ghosts
+                .iter()
+                .any(|(i, _)| *i == index)
+                .then_some((right + k as f64 * CELL_W, last_row))
+        }
     }
 
     fn cell_xy(&self, i: usize) -> Option<(f64, f64)> {
@@ -127,13 +191,13 @@ fn place(rows: &mut [Row], top: f64, max_w: f64) -> (f64, f64) {
     let left = MARGIN + LABEL_W;
     let (mut x, mut y, mut line_h, mut width) = (left, top, 0.0f64, 0.0f64);
     for r in rows.iter_mut() {
-        let w = r.window.cols as f64 * CELL_W;
+        let w = r.width();
         if x > left && x + w > max_w {
             x = left;
             y += line_h + ROW_GAP;
             line_h = 0.0;
         }
-        r.x = x;
+        r.x = x + r.lead();
         r.y = y + 18.0;
         line_h = line_h.max(18.0 + r.height());
         width = width.max(x + w);
@@ -166,12 +230,29 @@ pub fn draw(c: &Capture, block: [u32; 3]) -> Result<String, DrawError> {
         r#"font-size="16" font-weight="bold" class="heading""#,
     );
     y += 30.0;
+    // What the checkers reported, in one line (nothing for a run without diagnostics).
+    if let Some(text) = marks::caption(c.launches.iter().flat_map(|l| &l.diagnostics)) {
+        // 12px text is about 7px a character.
+        width = width.max(MARGIN + text.chars().count() as f64 * 7.0);
+        svg.text(
+            MARGIN,
+            y + 8.0,
+            &text,
+            &format!(r#"font-size="12" fill="{FAIL_RED}" class="diagnostics""#),
+        );
+        y += 22.0;
+    }
+    let mut marked = false;
     for (i, l) in c.launches.iter().enumerate() {
-        let (w, h) = panel(&mut svg, c, i, l, block, y)?;
+        let (w, h, m) = panel(&mut svg, c, i, l, block, y)?;
         width = width.max(w);
+        marked |= m;
         y += h + ROW_GAP;
     }
     y = legend(&mut svg, y);
+    if marked {
+        y = legend_marks(&mut svg, y);
+    }
     Ok(svg.finish(
         width + MARGIN,
         y + MARGIN,
@@ -216,7 +297,8 @@ fn dims_text(d: [u32; 3]) -> String {
     }
 }
 
-/// One launch's panel at `top`; returns its (width, height).
+/// One launch's panel at `top`; returns its (width, height) and whether it marked anything
+/// the checkers reported.
 fn panel(
     svg: &mut Svg,
     c: &Capture,
@@ -224,7 +306,7 @@ fn panel(
     l: &LaunchCapture,
     block: [u32; 3],
     top: f64,
-) -> Result<(f64, f64), DrawError> {
+) -> Result<(f64, f64, bool), DrawError> {
     let t = &l.trace;
     let mut y = top;
     let multi = c.launches.len() > 1;
@@ -262,7 +344,7 @@ fn panel(
             &format!("not traced: {e}"),
             r##"font-size="12" fill="#b00000""##,
         );
-        return Ok((640.0, 30.0));
+        return Ok((640.0, 30.0, false));
     }
     if !t.complete {
         svg.text(
@@ -296,6 +378,24 @@ fn panel(
             .or_default()
             .insert(e.cell.index);
     }
+    // The accesses the checkers reported: an array touched only by refused accesses is still
+    // drawn, with its ghost cells.
+    let marks = marks::marks(t, &l.diagnostics, block);
+    for &(space, var, _) in marks.ghosts.keys() {
+        touched.entry((space, var)).or_default();
+    }
+    for cell in marks.cells.keys() {
+        touched
+            .entry((cell.space, cell.var))
+            .or_default()
+            .insert(cell.index);
+    }
+    let ghosts_of = |space: Space, var: usize| -> Vec<(i64, Mark)> {
+        (marks.ghosts.iter())
+            .filter(|((s, v, _), _)| *s == space && *v == var)
+            .map(|((_, _, i), m)| (*i, m.clone()))
+            .collect()
+    };
 
     // Rows: the launch's buffers (read-only ones above, written ones and outputs below),
     // module variables it touched, and the shared variables the block touched.
@@ -338,6 +438,7 @@ fn panel(
             y: 0.0,
             wrong: BTreeMap::new(),
             unwritten: BTreeSet::new(),
+            ghosts: ghosts_of(Space::Global, var),
         };
         if out && is_output(&name) && last {
             if let Some(cmp) = c.verdict.outputs.get(&name) {
@@ -381,6 +482,7 @@ fn panel(
             y: 0.0,
             wrong: BTreeMap::new(),
             unwritten: BTreeSet::new(),
+            ghosts: ghosts_of(Space::Shared, *var),
         });
     }
 
@@ -421,7 +523,7 @@ fn panel(
     // Cells, then the lines over them (into a grid's cell, not just its edge), then boxes.
     let rows: Vec<&Row> = inputs.iter().chain(&shared).chain(&outputs).collect();
     for r in &rows {
-        draw_row(svg, r, &writers, t);
+        draw_row(svg, r, &writers, t, &marks);
     }
     let find = |cell: Cell| {
         rows.iter()
@@ -452,6 +554,16 @@ fn panel(
                     (cx + CELL_W / 2.0, if above { cy + CELL_H } else { cy })
                 };
                 let box_pt = (bxp + BOX_W / 2.0, if above { byp } else { byp + BOX_H });
+                if let Some(mark) = marks.lines.get(&(i, e.cell, write)) {
+                    let data = format!(
+                        r#" data-cell="{}" data-thread="{}""#,
+                        esc(&t.name_of(e.cell)),
+                        esc(&thread_label(th.tid, t.block))
+                    );
+                    failed_line(svg, cell_pt, box_pt, write, mark, &data);
+                    drawn += 1;
+                    continue;
+                }
                 let (from, to, attrs) = if write {
                     (
                         box_pt,
@@ -479,6 +591,47 @@ fn panel(
                 drawn += 1;
             }
         }
+    }
+    // The refused accesses: to their ghost cells, or to a cell inside (misaligned).
+    for f in &marks.failed {
+        if f.thread >= shown {
+            continue;
+        }
+        let Some(th) = threads.get(f.thread) else {
+            continue;
+        };
+        let (space, var, index) = f.slot;
+        let Some(row) = rows.iter().find(|r| r.cell_space == space && r.var == var) else {
+            continue;
+        };
+        let inside = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < row.window.len)
+            .and_then(|i| row.cell_xy(i));
+        let ghost = row.ghost_xy(index);
+        let Some((cx, cy)) = inside.or(ghost) else {
+            continue;
+        };
+        let (bxp, byp) = box_at(f.thread);
+        let above = row.y < threads_top;
+        let cell_pt = if row.window.rows > 1 && inside.is_some() {
+            (cx + CELL_W / 2.0, cy + CELL_H / 2.0)
+        } else {
+            (cx + CELL_W / 2.0, if above { cy + CELL_H } else { cy })
+        };
+        let box_pt = (bxp + BOX_W / 2.0, if above { byp } else { byp + BOX_H });
+        let name = match space {
+            Space::Global => t.globals.get(var),
+            Space::Shared => t.shared.get(var),
+        }
+        .map_or("?", |v| v.name.as_str());
+        let data = format!(
+            r#" data-cell="{}" data-thread="{}""#,
+            esc(&format!("{name}[{index}]")),
+            esc(&thread_label(th.tid, t.block))
+        );
+        failed_line(svg, cell_pt, box_pt, f.write, &f.mark, &data);
+        drawn += 1;
     }
     svg.close();
 
@@ -584,7 +737,88 @@ fn panel(
             r##"font-size="11" fill="#b00000" class="idle""##,
         );
     }
-    Ok((width, y - top))
+    Ok((width, y - top, !marks.is_empty()))
+}
+
+/// A read or write line of an access the checkers reported: red, thicker, with the
+/// diagnostic's kind and line.
+fn failed_line(
+    svg: &mut Svg,
+    cell_pt: (f64, f64),
+    box_pt: (f64, f64),
+    write: bool,
+    mark: &Mark,
+    data: &str,
+) {
+    let (from, to, attrs) = if write {
+        (
+            box_pt,
+            cell_pt,
+            format!(
+                r#"class="flow write failed" stroke="{FAIL_RED}" stroke-width="2.2" marker-end="url(#arrow)""#
+            ),
+        )
+    } else {
+        (
+            cell_pt,
+            box_pt,
+            format!(
+                r#"class="flow read failed" stroke="{FAIL_RED}" stroke-width="2" stroke-dasharray="5 2""#
+            ),
+        )
+    };
+    svg.line(from, to, &(attrs + data + &mark.data()));
+}
+
+/// The ghost cells of a row: elements outside the array that threads tried to touch, red
+/// with a dashed outline, labelled with their names.
+fn draw_ghosts(svg: &mut Svg, r: &Row, t: &LaunchTrace) {
+    let name = match r.cell_space {
+        Space::Global => t.globals.get(r.var),
+        Space::Shared => t.shared.get(r.var),
+    }
+    .map_or("?", |v| v.name.as_str());
+    for (index, mark) in &r.ghosts {
+        let Some((x, y)) = r.ghost_xy(*index) else {
+            continue;
+        };
+        let cell = format!("{name}[{index}]");
+        let side = if *index < 0 {
+            "before the start"
+        } else {
+            "past the end"
+        };
+        let tip = format!(
+            "{cell}: {side} of {name} ({} elements): {}",
+            r.window.len, mark.note
+        );
+        svg.rect(
+            x,
+            y,
+            CELL_W,
+            CELL_H,
+            &format!(
+                r##"class="cell out-of-bounds" fill="#fde4e4" stroke="{FAIL_RED}" stroke-width="2" stroke-dasharray="4 2" data-cell="{}"{}"##,
+                esc(&cell),
+                mark.data()
+            ),
+            Some(&tip),
+        );
+        // The name when it fits, else the index alone.
+        let label = if cell.chars().count() <= 6 {
+            cell.clone()
+        } else {
+            format!("[{index}]")
+        };
+        svg.text(
+            x + CELL_W / 2.0,
+            y + CELL_H / 2.0 + 4.0,
+            &label,
+            &format!(
+                r#"font-size="9" text-anchor="middle" fill="{FAIL_RED}" font-weight="bold" class="ghost-label""#
+            ),
+        );
+    }
 }
 
 fn draw_row(
@@ -592,6 +826,7 @@ fn draw_row(
     r: &Row,
     writers: &HashMap<Cell, BTreeSet<(usize, usize)>>,
     t: &LaunchTrace,
+    marks: &Marks,
 ) {
     svg.group(&format!(r#"class="row" data-name="{}""#, esc(&r.label)));
     let label = if r.window.whole() {
@@ -639,6 +874,12 @@ fn draw_row(
                 let n = writers.get(&cell).map(|w| w.len()).unwrap_or(0);
                 tip.push_str(&format!(": written by {n} threads"));
             }
+            let mark = marks.cells.get(&cell);
+            if let Some((word, m)) = mark {
+                class.push(' ');
+                class.push_str(word);
+                tip.push_str(&format!(": {} ({})", m.note, m.kind));
+            }
             let stroke = match wrong {
                 Some((e, g)) => {
                     class.push_str(" wrong");
@@ -649,19 +890,33 @@ fn draw_row(
                     ));
                     r##"stroke="#d00000" stroke-width="3""##.to_string()
                 }
+                None if mark.is_some() => {
+                    format!(r#"stroke="{FAIL_RED}" stroke-width="2.5" stroke-dasharray="5 3""#)
+                }
                 None => stroke.to_string(),
             };
+            let data = mark.map(|(_, m)| m.data()).unwrap_or_default();
             svg.rect(
                 x,
                 y,
                 CELL_W,
                 CELL_H,
                 &format!(
-                    r#"class="{class}" fill="{fill}" {stroke} data-cell="{}""#,
+                    r#"class="{class}" fill="{fill}" {stroke} data-cell="{}"{data}"#,
                     esc(&t.name_of(cell))
                 ),
                 Some(&tip),
             );
+            if mark.is_some() {
+                svg.text(
+                    x + CELL_W - 3.0,
+                    y + CELL_H - 3.0,
+                    "!",
+                    &format!(
+                        r#"font-size="10" text-anchor="end" fill="{FAIL_RED}" font-weight="bold" class="fail-mark""#
+                    ),
+                );
+            }
             svg.text(
                 x + 3.0,
                 y + 9.0,
@@ -688,6 +943,7 @@ fn draw_row(
             }
         }
     }
+    draw_ghosts(svg, r, t);
     svg.close();
 }
 
@@ -760,4 +1016,55 @@ fn legend(svg: &mut Svg, top: f64) -> f64 {
     );
     svg.close();
     y2 + 20.0
+}
+
+/// The key to the checkers' marks, under the usual key when a panel has any; returns the y
+/// below it.
+fn legend_marks(svg: &mut Svg, top: f64) -> f64 {
+    let x = MARGIN;
+    let y = top;
+    svg.group(r#"class="legend marks""#);
+    svg.rect(
+        x,
+        y,
+        18.0,
+        14.0,
+        &format!(r##"fill="#fde4e4" stroke="{FAIL_RED}" stroke-width="2" stroke-dasharray="4 2""##),
+        None,
+    );
+    svg.text(
+        x + 24.0,
+        y + 11.0,
+        "outside its array (named: a[4])",
+        r#"font-size="11""#,
+    );
+    svg.line(
+        (x + 210.0, y + 7.0),
+        (x + 240.0, y + 7.0),
+        &format!(r#"stroke="{FAIL_RED}" stroke-width="2" stroke-dasharray="5 2""#),
+    );
+    svg.text(
+        x + 246.0,
+        y + 11.0,
+        "an access the run reported",
+        r#"font-size="11""#,
+    );
+    svg.rect(
+        x + 420.0,
+        y,
+        18.0,
+        14.0,
+        &format!(
+            r##"fill="#fbfbf7" stroke="{FAIL_RED}" stroke-width="2.5" stroke-dasharray="5 3""##
+        ),
+        None,
+    );
+    svg.text(
+        x + 444.0,
+        y + 11.0,
+        "raced on, or read before written (!)",
+        r#"font-size="11""#,
+    );
+    svg.close();
+    y + 20.0
 }

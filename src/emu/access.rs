@@ -660,6 +660,39 @@ impl<'l> Mem<'l> {
                 shared,
                 write: kind != Kind::Read,
                 atomic: kind == Kind::Atomic,
+                failed: false,
+            });
+        }
+    }
+
+    /// A traced launch's log of an access `check` refused (out of bounds or misaligned), so a
+    /// picture can show where it went. Only on that cold path and only when traced; never in a
+    /// log the perf figures read.
+    #[cold]
+    fn log_failed(&mut self, th: &Thread, p: Place, total: u32, kind: Kind) {
+        if !self.launch.trace || self.launch.opts_perf() {
+            return;
+        }
+        let (addr, shared) = match p {
+            Place::Global(a) => (a, false),
+            Place::Shared(o) => (o, true),
+            Place::Local(_) | Place::Param(_) => return,
+        };
+        let Some(acc) = self.accesses.as_mut() else {
+            return;
+        };
+        let t = self.launch.linear(th.tid) as usize;
+        let cap = ACCESS_LOG_CAP / self.launch.threads_per_block() as usize;
+        if let Some(log) = acc.get_mut(t).filter(|l| l.len() < cap) {
+            log.push(Access {
+                pc: th.pc,
+                func: th.func,
+                addr,
+                size: total,
+                shared,
+                write: kind != Kind::Read,
+                atomic: kind == Kind::Atomic,
+                failed: true,
             });
         }
     }
@@ -692,6 +725,7 @@ impl<'l> Mem<'l> {
         if inside && off % align == 0 {
             return true;
         }
+        self.log_failed(th, p, total, kind);
         let site = self.site(th, inst);
         let who = self.namer.who(th.tid, self.block);
         let verb = kind.verb();

@@ -16,6 +16,10 @@ pub struct Access {
     /// A store, or an atomic (which also reads); for access traces, unused by the figures.
     pub write: bool,
     pub atomic: bool,
+    /// Refused (out of bounds or misaligned): reported, not performed, not counted. Logged
+    /// only by a traced launch (`emu::run_traced`), so pictures can show it; never in the
+    /// figures.
+    pub failed: bool,
 }
 
 /// Group each warp's accesses by (instruction, n-th execution by the lane) into warp-level
@@ -266,6 +270,7 @@ mod tests {
                 shared,
                 write: false,
                 atomic: false,
+                failed: false,
             })
     }
 
@@ -281,6 +286,7 @@ mod tests {
                     shared,
                     write: false,
                     atomic: false,
+                    failed: false,
                 }]
             })
             .collect()

@@ -4,6 +4,7 @@
 
 use super::events::{self, LaunchTrace};
 use crate::compile::{self, CompileError, CompileRequest};
+use crate::emu::result::Diagnostic;
 use crate::emu::value::Buffer;
 use crate::emu::{self, EmuOptions, LaunchConfig};
 use crate::gpu::backend::Executor;
@@ -36,6 +37,9 @@ pub struct LaunchCapture {
     pub budget: Budget,
     /// Why the traced launch could not run (an unsupported instruction, a bad signature).
     pub error: Option<String>,
+    /// What the checkers reported in the traced launch (one thread at a time, as the judge's
+    /// reports are): the accesses a picture marks.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug)]
@@ -157,7 +161,7 @@ pub fn capture(
             dynamic_shared: step.shared_bytes,
         };
         let args = at.args.map_err(JudgeError::from)?;
-        let (trace, error, launched) =
+        let (trace, error, launched, diagnostics) =
             match emu::run_traced(&module, step.kernel, &cfg, args, &emu_opts) {
                 Ok((result, raw)) => {
                     let faulted = result.has_errors();
@@ -166,7 +170,7 @@ pub fn capture(
                         buffers: result.buffers,
                         faulted,
                     };
-                    (t, None, launched)
+                    (t, None, launched, result.diagnostics)
                 }
                 // Nothing ran: the buffers stay as they were, and later launches do not run.
                 Err(e) => (
@@ -182,6 +186,7 @@ pub fn capture(
                         buffers: Vec::new(),
                         faulted: true,
                     },
+                    Vec::new(),
                 ),
             };
         launches.push(LaunchCapture {
@@ -192,6 +197,7 @@ pub fn capture(
             buffer_args,
             budget: step.budget,
             error,
+            diagnostics,
         });
         Ok::<_, CaptureError>(launched)
     })?;

@@ -48,11 +48,27 @@ pub struct Event {
     pub first: bool,
 }
 
+/// An access the emulator refused and reported (out of bounds, or misaligned): it names the
+/// nearest array's element, which may lie before or past its end (`a[4]` of a 4-element `a`,
+/// `cache[-1]`). Never performed or counted, so never among `ThreadEvents::events`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailedAccess {
+    pub space: Space,
+    /// Index into `LaunchTrace::globals` or `::shared`.
+    pub var: usize,
+    pub index: i64,
+    pub kind: EventKind,
+    pub line: u32,
+    pub site: (u32, u32),
+}
+
 /// One thread's events in program order.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadEvents {
     pub tid: [u32; 3],
     pub events: Vec<Event>,
+    /// The accesses it made that failed (only a traced run records them), in order.
+    pub failed: Vec<FailedAccess>,
 }
 
 impl ThreadEvents {
@@ -109,6 +125,15 @@ impl LaunchTrace {
         format!("{}[{}]", self.var(c).name, c.index)
     }
 
+    /// `a[4]` for an access that failed, inside its array or not.
+    pub fn failed_name(&self, f: &FailedAccess) -> String {
+        let var = match f.space {
+            Space::Global => self.globals.get(f.var),
+            Space::Shared => self.shared.get(f.var),
+        };
+        format!("{}[{}]", var.map_or("?", |v| v.name.as_str()), f.index)
+    }
+
     /// Index of the global allocation called `name` (a buffer parameter).
     pub fn global_named(&self, name: &str) -> Option<usize> {
         self.globals.iter().position(|v| v.name == name)
@@ -143,6 +168,30 @@ fn locate(allocs: &[TraceAlloc], addr: u64) -> Option<(usize, u64)> {
         .map(|i| (i, (addr - allocs[i].base) / allocs[i].elem_size.max(1)))
 }
 
+/// The allocation nearest `addr` (as the emulator's message names it) and the element index
+/// there, negative before its start: where a refused access went. A shared offset below 0
+/// wraps as the emulator's do, so it is read as signed.
+fn nearest(allocs: &[TraceAlloc], addr: u64, shared: bool) -> Option<(usize, i64)> {
+    let at = if shared {
+        addr as i64 as i128
+    } else {
+        addr as i128
+    };
+    let distance = |a: &TraceAlloc| {
+        let (start, end) = (a.base as i128, a.base as i128 + a.len as i128);
+        if at < start {
+            start - at
+        } else if at >= end {
+            at - end + 1
+        } else {
+            0
+        }
+    };
+    let (i, a) = allocs.iter().enumerate().min_by_key(|(_, a)| distance(a))?;
+    let index = (at - a.base as i128).div_euclid(a.elem_size.max(1) as i128);
+    Some((i, index.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
+}
+
 fn line_of(module: &Module, a: &Access) -> u32 {
     module
         .functions
@@ -167,7 +216,7 @@ pub fn resolve(
     for s in shared_allocs.iter_mut().filter(|s| s.elem_size <= 1) {
         let smallest = (trace.blocks.iter())
             .flat_map(|b| b.threads.iter().flatten())
-            .filter(|a| a.shared && a.addr >= s.base && a.addr < s.base + s.len)
+            .filter(|a| a.shared && !a.failed && a.addr >= s.base && a.addr < s.base + s.len)
             .map(|a| a.size as u64)
             .min();
         if let Some(size) = smallest {
@@ -196,22 +245,36 @@ pub fn resolve(
                     l / (block[0] * block[1]),
                 ];
                 let mut events = Vec::with_capacity(log.len());
+                let mut failed = Vec::new();
                 for a in log {
                     let (space, allocs) = if a.shared {
                         (Space::Shared, &shared_allocs)
                     } else {
                         (Space::Global, &trace.globals)
                     };
-                    let Some((var, first)) = locate(allocs, a.addr) else {
-                        continue;
-                    };
-                    let elem = allocs[var].elem_size.max(1);
                     let kind = match (a.atomic, a.write) {
                         (true, _) => EventKind::Atomic,
                         (false, true) => EventKind::Write,
                         (false, false) => EventKind::Read,
                     };
                     let line = line_of(module, a);
+                    if a.failed {
+                        if let Some((var, index)) = nearest(allocs, a.addr, a.shared) {
+                            failed.push(FailedAccess {
+                                space,
+                                var,
+                                index,
+                                kind,
+                                line,
+                                site: (a.func, a.pc),
+                            });
+                        }
+                        continue;
+                    }
+                    let Some((var, first)) = locate(allocs, a.addr) else {
+                        continue;
+                    };
+                    let elem = allocs[var].elem_size.max(1);
                     for k in 0..(a.size as u64).div_ceil(elem).max(1) {
                         events.push(Event {
                             cell: Cell {
@@ -226,7 +289,11 @@ pub fn resolve(
                         });
                     }
                 }
-                ThreadEvents { tid, events }
+                ThreadEvents {
+                    tid,
+                    events,
+                    failed,
+                }
             })
             .collect();
         out.blocks.push((b.block, threads));
@@ -248,6 +315,7 @@ mod tests {
             shared,
             write,
             atomic: false,
+            failed: false,
         }
     }
 
@@ -299,5 +367,41 @@ mod tests {
         assert_eq!(threads[0].counts(), [4, 1, 0, 1]);
         assert_eq!(threads[1].tid, [1, 0, 0]);
         assert_eq!(t.name_of(threads[1].events[0].cell), "a[0]");
+        assert!(threads[0].failed.is_empty());
+    }
+
+    #[test]
+    fn refused_accesses_name_the_element_outside_the_nearest_array() {
+        let failed = |addr: u64, shared: bool, write: bool| Access {
+            failed: true,
+            ..access(addr, 4, shared, write)
+        };
+        let raw = AccessTrace {
+            blocks: vec![BlockTrace {
+                block: [0, 0, 0],
+                threads: vec![vec![
+                    access(0x1000, 4, false, false),
+                    // a[16] (just past a's 64 bytes), out[-1], cache[-1] (offset -4, wrapped).
+                    failed(0x1040, false, false),
+                    failed(0x1ffc, false, true),
+                    failed(4u64.wrapping_neg(), true, false),
+                    failed(32, true, true),
+                ]],
+            }],
+            globals: vec![alloc("a", 0x1000, 64, 4), alloc("out", 0x2000, 32, 4)],
+            shared: vec![alloc("cache", 0, 32, 4)],
+            complete: true,
+        };
+        let t = resolve(&Module::default(), "k", [1, 1, 1], [1, 1, 1], &raw);
+        let th = &t.blocks[0].1[0];
+        // Refused accesses are not events: not counted, not drawn as reads or writes.
+        assert_eq!(th.events.len(), 1);
+        assert_eq!(th.counts(), [1, 0, 0, 0]);
+        let names: Vec<String> = th.failed.iter().map(|f| t.failed_name(f)).collect();
+        assert_eq!(names, ["a[16]", "out[-1]", "cache[-1]", "cache[8]"]);
+        let kinds: Vec<EventKind> = th.failed.iter().map(|f| f.kind).collect();
+        use EventKind::*;
+        assert_eq!(kinds, [Read, Write, Read, Write]);
+        assert_eq!(th.failed[2].space, Space::Shared);
     }
 }

@@ -138,6 +138,7 @@ mod tests {
                 event(Global, 7, Read, 7, true),
                 event(Global, 8, Read, 7, true),
             ],
+            ..ThreadEvents::default()
         };
         let m = Module::default();
         let reads = per_line(&trace, &m, &thread, 0);

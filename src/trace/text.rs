@@ -170,6 +170,7 @@ mod tests {
                 ev(Space::Global, 1, 3, EventKind::Read),
                 ev(Space::Global, 0, 3, EventKind::Write),
             ],
+            ..ThreadEvents::default()
         };
         assert_eq!(thread_line(&t, &trace()), "t3: a[1] a[2] a[3] → out[3]");
     }
@@ -185,6 +186,7 @@ mod tests {
                 ev(Space::Shared, 0, 1, EventKind::Read),
                 ev(Space::Global, 0, 2, EventKind::Write),
             ],
+            ..ThreadEvents::default()
         };
         assert_eq!(
             thread_line(&t, &trace()),
@@ -193,6 +195,7 @@ mod tests {
         let idle = ThreadEvents {
             tid: [1, 2, 0],
             events: Vec::new(),
+            ..ThreadEvents::default()
         };
         let mut t2 = trace();
         t2.block = [4, 4, 1];
