@@ -187,6 +187,12 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
     order::root_causes_first(diags);
 }
 
+/// Put a launch's diagnostics root cause first and drop those that only follow from an
+/// earlier one, without writing help (for pictures that name the first).
+pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
+    order::root_causes_first(diags);
+}
+
 /// Help for one diagnostic, without source when it has none (exec without a file).
 fn help_for(c: &Case) -> String {
     match (&c.d.kind, &c.d.facts) {
@@ -557,10 +563,19 @@ mod tests {
 
     #[test]
     fn a_kernel_stopped_at_the_time_limit_is_sent_to_the_emulator_for_its_line() {
-        let mut d = diag(DiagKind::StepLimit, 1, None, 0, Facts::TimedOut { on_gpu: true });
+        let mut d = diag(
+            DiagKind::StepLimit,
+            1,
+            None,
+            0,
+            Facts::TimedOut { on_gpu: true },
+        );
         d.line = None;
         let h = help("", d, [8, 1, 1], &[]);
-        assert!(h.contains("--backend emu") && h.contains("--timeout"), "{h}");
+        assert!(
+            h.contains("--backend emu") && h.contains("--timeout"),
+            "{h}"
+        );
     }
 
     #[test]

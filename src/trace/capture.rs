@@ -170,7 +170,10 @@ pub fn capture(
                         buffers: result.buffers,
                         faulted,
                     };
-                    (t, None, launched, result.diagnostics)
+                    // Root causes first, as `run` shows them (the picture names the first).
+                    let mut diagnostics = result.diagnostics;
+                    crate::teach::root_causes_first(&mut diagnostics);
+                    (t, None, launched, diagnostics)
                 }
                 // Nothing ran: the buffers stay as they were, and later launches do not run.
                 Err(e) => (
