@@ -292,6 +292,11 @@ pub struct PuzzleOutcome {
     /// reports name it a broken puzzle file, and `check`'s JSON puts it under `puzzle_error`.
     #[serde(skip)]
     pub broken_puzzle_file: bool,
+    /// The kernel the puzzle launches that the learner's file does not define (renamed or
+    /// deleted): then no test ran and `compile_error` holds the one message that says so
+    /// (the file, this name, the kernels found); `check`'s JSON adds it as `missing_kernel`.
+    #[serde(skip)]
+    pub missing_kernel: Option<String>,
     /// The puzzle's `[[mistake]]` hints that answer this failure, most specific first; empty
     /// when it passed. Filled by `cli::common` after grading (`teach::hints::for_outcome`);
     /// `check`'s JSON lists them as `mistake_hints`.

@@ -48,7 +48,16 @@ pub fn text(
 ) -> String {
     let hints = hints.into();
     let mut sections = vec![];
-    if let Some(log) = &o.compile_error {
+    if let (Some(message), Some(_)) = (&o.compile_error, &o.missing_kernel) {
+        // One error for the whole puzzle: no test ran, so no table.
+        sections.push(header(
+            o,
+            solutions,
+            "KERNEL NOT FOUND".red().bold().to_string(),
+        ));
+        sections.push(format!("  {} {message}", "error:".red().bold()));
+        sections.extend(stuck(o.id, &hints));
+    } else if let Some(log) = &o.compile_error {
         sections.push(header(
             o,
             solutions,
@@ -603,6 +612,31 @@ mod tests {
         assert!(!out.contains("memory per thread"));
         assert!(!out.contains("test \""));
         assert!(out.ends_with("Stuck? gpuzzle hint 9   (all 3 hints shown)"));
+    }
+
+    #[test]
+    fn a_missing_kernel_is_one_error_without_tests_or_table() {
+        let mut o = outcome(vec![]);
+        o.passed = false;
+        o.missing_kernel = Some("pooling".into());
+        o.compile_error = Some(
+            "puzzles/09_pooling.cu has no kernel `pooling`; it defines `pool`: rename it back"
+                .into(),
+        );
+        let out = plain(&o, None, (0, 3));
+        assert!(
+            out.lines()
+                .next()
+                .unwrap_or("")
+                .ends_with("KERNEL NOT FOUND"),
+            "{out}"
+        );
+        assert!(!out.contains("DOES NOT COMPILE"), "{out}");
+        assert!(
+            out.contains("\n\n  error: puzzles/09_pooling.cu has no kernel `pooling`; it defines `pool`: rename it back\n\n"),
+            "{out}"
+        );
+        assert!(!out.contains("memory per thread"), "{out}");
     }
 
     /// Each located error once, over its source line with the token marked; the heading that

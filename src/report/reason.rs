@@ -14,6 +14,8 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
         let notes = super::snippet::compiler_notes(e);
         return match notes.iter().find(|n| n.error) {
             _ if o.broken_puzzle_file => format!("broken puzzle file: {}", compile_line(e)),
+            // Said as it is: it names the file, the kernel and what was found.
+            _ if o.missing_kernel.is_some() => first_line(e).to_string(),
             // Said like a diagnostic: what, then where (`... at 03_guard.cu:3`).
             Some(n) => format!(
                 "does not compile: {} at {}:{}",
