@@ -11,9 +11,12 @@ use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
 use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
-use crate::puzzle::{run_steps, Launched, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL};
+use crate::puzzle::{
+    run_steps, Launched, ParamKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
+};
 use outcome::{
-    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
+    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestInput,
+    TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -297,6 +300,7 @@ fn run_test(
         passed: false,
         grid: test.grid,
         block: test.block,
+        inputs: test_inputs(puzzle, test, seed),
         outputs: BTreeMap::new(),
         counters: Counters::default(),
         argmax: Default::default(),
@@ -604,6 +608,28 @@ fn perf_figure(
         accesses: site.map_or(0, |s| s.accesses),
         note: (executor != Executor::Emulator).then_some("measured on the emulator"),
     }
+}
+
+/// The test's inputs as launched, in the puzzle's parameter order: each input buffer's values
+/// (from `seed` for the random variant) and each scalar.
+fn test_inputs(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> Vec<TestInput> {
+    puzzle
+        .params
+        .iter()
+        .filter_map(|p| match p.kind {
+            ParamKind::Buffer(_) if !p.output => Some(TestInput {
+                name: p.name.clone(),
+                values: test.values(&p.name, seed),
+                scalar: false,
+            }),
+            ParamKind::Buffer(_) => None,
+            ParamKind::Scalar(_) => Some(TestInput {
+                name: p.name.clone(),
+                values: test.scalars.get(&p.name).copied().into_iter().collect(),
+                scalar: true,
+            }),
+        })
+        .collect()
 }
 
 /// The first kernel the puzzle launches that the learner's module does not define (by its C

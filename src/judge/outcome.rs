@@ -170,6 +170,16 @@ pub struct LineUse {
     pub distinct: usize,
 }
 
+/// One input of a test as it was launched: an input buffer's values (a random variant's own
+/// random values), or a scalar's value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TestInput {
+    pub name: String,
+    pub values: Vec<f64>,
+    /// A value passed by value (`size = 100`), not a buffer.
+    pub scalar: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestOutcome {
     pub name: String,
@@ -178,6 +188,10 @@ pub struct TestOutcome {
     pub passed: bool,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// The test's inputs in the kernel's parameter order (output buffers left out), shown
+    /// beside a differing output.
+    #[serde(skip)]
+    pub inputs: Vec<TestInput>,
     /// Output buffers by name (BTreeMap: stable order in JSON).
     pub outputs: BTreeMap<String, OutputCompare>,
     /// Maximum per thread over the grid.

@@ -46,6 +46,19 @@ pub fn text(
     hints: impl Into<Hints>,
     solutions: bool,
 ) -> String {
+    text_with(o, source, next, hints, solutions, false)
+}
+
+/// [`text`], with `verbose` (`run -v`): every element of the failing test's inputs, not the
+/// first few.
+pub fn text_with(
+    o: &PuzzleOutcome,
+    source: Option<&str>,
+    next: Option<(u32, &str)>,
+    hints: impl Into<Hints>,
+    solutions: bool,
+    verbose: bool,
+) -> String {
     let hints = hints.into();
     let mut sections = vec![];
     if let (Some(message), Some(_)) = (&o.compile_error, &o.missing_kernel) {
@@ -76,7 +89,7 @@ pub fn text(
         sections.extend(compiler_warnings(o, source));
         let named = o.tests.len() > 1;
         let first_failed = o.tests.iter().find(|t| !t.passed);
-        sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
+        sections.extend(first_failed.and_then(|t| failed_detail(t, named, verbose)));
         sections.extend(diagnostics(o, source));
         sections.extend(super::also::line(o));
         if !o.tests.is_empty() {
@@ -143,7 +156,7 @@ pub(crate) fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Opti
 /// outputs, its diagnostics (located, without source), and its memory table.
 pub(crate) fn test_detail(t: &TestOutcome, file: &str) -> String {
     let one = std::slice::from_ref(t);
-    let mut parts: Vec<String> = failed_detail(t, false).into_iter().collect();
+    let mut parts: Vec<String> = failed_detail(t, false, false).into_iter().collect();
     parts.extend(distinct(one).iter().map(|s| {
         let d = snippet::located(s.first, file);
         snippet::diagnostic(&d, None)
@@ -234,12 +247,21 @@ fn test_line(t: &TestOutcome, name: &str) -> String {
 
 /// What went wrong in one failed test: what stopped it, each differing output, its printf;
 /// `named` says which test it was (worth saying when there are several).
-fn failed_detail(t: &TestOutcome, named: bool) -> Option<String> {
+fn failed_detail(t: &TestOutcome, named: bool, all_inputs: bool) -> Option<String> {
     let mut parts = vec![];
     if let Some(e) = &t.error {
         parts.push(format!("{} {}", "stopped:".red().bold(), e.trim()));
     }
-    for (name, c) in t.outputs.iter().filter(|(_, c)| !c.mismatches.is_empty()) {
+    let mut differ = t
+        .outputs
+        .iter()
+        .filter(|(_, c)| !c.mismatches.is_empty())
+        .peekable();
+    // What the test gave the kernel, above what it got wrong.
+    if differ.peek().is_some() {
+        parts.extend(diff::inputs(&t.inputs, all_inputs));
+    }
+    for (name, c) in differ {
         parts.push(diff::output(name, c));
     }
     if !t.stdout.is_empty() {
