@@ -157,6 +157,14 @@ fn a_missing_semicolon_is_shown_at_the_end_of_its_line_not_at_the_next_token() {
     );
     assert!(!r.stdout.contains("7 | }"), "{}", r.stdout);
 
+    let r = run(in_ws(&ws), &["check", "1"]);
+    assert!(
+        r.stdout
+            .contains("FAIL  does not compile: expected a \";\" at the end of 01_map.cu:5\n"),
+        "{}",
+        r.stdout
+    );
+
     let r = run(in_ws(&ws), &["check", "1", "--format", "json"]);
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert!(
