@@ -565,3 +565,66 @@ extern \"C\" __global__ void pooling(float* out, const float* a, int size) {
         assert_eq!(Some(sum), t["counters"]["global_reads"].as_u64());
     }
 }
+
+/// Map (puzzle 1) with the answer for `a = 0, 1, 2, 3` written in: the fixed test passes,
+/// the random-input variant fails.
+const HARD_CODED_MAP: &str = "extern \"C\" __global__ void map(float* out, const float* a) {\n    int local_i = threadIdx.x;\n    out[local_i] = local_i + 10.0f;\n}\n";
+
+#[test]
+fn a_differing_output_shows_the_tests_inputs_beside_it() {
+    let (_dir, ws) = workspace();
+    keep_first(&ws, 6);
+
+    // Puzzle 6's starter writes nothing: its first test's inputs, the first 8 elements.
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["run", "6"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains(
+            "\n  inputs: a = [0, 1, 2, 3, 4, 5, 6, 7, …] (9 elements), size = 9\n\n  out: 9 of 9 elements differ\n"
+        ),
+        "{out}"
+    );
+    // `-v`: all of them.
+    let (_, out, _) = stdout_of(in_ws(&ws).args(["run", "-v", "6"]));
+    assert!(
+        out.contains("\n  inputs: a = [0, 1, 2, 3, 4, 5, 6, 7, 8] (9 elements), size = 9\n"),
+        "{out}"
+    );
+
+    // The random variant shows the random values it ran on: each is its expected output - 10.
+    std::fs::write(ws.join("puzzles/01_map.cu"), HARD_CODED_MAP).unwrap();
+    let (code, out, err) = stdout_of(in_ws(&ws).args(["run", "1"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("in test \"4 elements, 4 threads (random inputs)\":\n  inputs: a = ["),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("inputs: a = ["))
+        .unwrap_or_else(|| panic!("no inputs line:\n{out}"));
+    let shown: Vec<f64> = line
+        .trim_end_matches(']')
+        .split(", ")
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{v} in:\n{out}")))
+        .collect();
+    let expected: Vec<f64> = out
+        .lines()
+        .skip_while(|l| !l.contains("i   expected   got"))
+        .skip(1)
+        .take(4)
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            cells[1]
+                .parse()
+                .unwrap_or_else(|_| panic!("{l} in:\n{out}"))
+        })
+        .collect();
+    assert_eq!(shown.len(), 4, "{out}");
+    assert_eq!(
+        shown.iter().map(|a| a + 10.0).collect::<Vec<_>>(),
+        expected,
+        "{out}"
+    );
+    assert_ne!(shown, [0.0, 1.0, 2.0, 3.0], "{out}");
+}

@@ -113,6 +113,69 @@ fn a_compile_error_is_drawn_over_its_line_once_in_run_and_check() {
     assert!(r.stdout.contains("at 03_guard.cu:3"), "{}", r.stdout);
 }
 
+/// Map (puzzle 1) with the `;` left off line 5, a blank line 6 and the `}` on line 7.
+const NO_SEMICOLON: &str = "// Puzzle 1 · Map
+// the starter's comment
+extern \"C\" __global__ void map(float* out, const float* a) {
+    int local_i = threadIdx.x;
+    out[local_i] = a[local_i] + 10.0f
+
+}
+";
+
+#[test]
+fn a_missing_semicolon_is_shown_at_the_end_of_its_line_not_at_the_next_token() {
+    let (_dir, ws) = workspace();
+    std::fs::write(ws.join("puzzles/01_map.cu"), NO_SEMICOLON).unwrap();
+
+    let r = run(in_ws(&ws), &["run", "1"]);
+    println!("{}", r.stdout);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "error: expected a \";\" at the end of this line\n   --> puzzles/01_map.cu:5:38\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    // The caret just past the line's last character, and NVRTC's own place as a note.
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let code = line_of(&r.stdout, "5 |     out[local_i] = a[local_i] + 10.0f");
+    let source_line = lines[code - 1].trim_end();
+    assert_eq!(
+        lines[code].find('^'),
+        Some(source_line.len()),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(lines[code].matches('^').count(), 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("= note: NVRTC reported it at 7:1, at the next token"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("7 | }"), "{}", r.stdout);
+
+    let r = run(in_ws(&ws), &["check", "1"]);
+    assert!(
+        r.stdout
+            .contains("FAIL  does not compile: expected a \";\" at the end of 01_map.cu:5\n"),
+        "{}",
+        r.stdout
+    );
+
+    let r = run(in_ws(&ws), &["check", "1", "--format", "json"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "puzzles/01_map.cu:5:38: error: expected a \\\";\\\" at the end of this line\\nNVRTC reported it at 7:1, at the next token"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn watch_draws_a_compile_error_once_per_grade() {
     let (_dir, ws) = workspace();

@@ -347,7 +347,9 @@ fn a_wrong_kernel_name_is_explained() {
         .args(["run", "1"])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("no kernel named `map`"));
+        .stdout(predicate::str::contains(
+            "puzzles/01_map.cu has no kernel `map`; it defines `mapp`: rename it back",
+        ));
 }
 
 #[test]

@@ -328,3 +328,43 @@ fn usage_errors_exit_2() {
     let (code, _, _) = exec(&[file.as_str(), "--grid", "1", "--block", "1"]);
     assert_eq!(code, 2);
 }
+
+/// printf's format strings are `.global .b8 $str[...]` in NVRTC's PTX: the compiler's, not a
+/// `__device__` variable the learner declared, so exec lists neither them nor any `$` name.
+#[test]
+fn printf_format_strings_are_not_listed_as_device_variables() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cu = dir.path().join("printf.cu");
+    std::fs::write(
+        &cu,
+        "#include <cstdio>\n__device__ int hits;\nextern \"C\" __global__ void k(float* out) {\n    printf(\"x=%d\\n\", threadIdx.x);\n    printf(\"done\\n\");\n    atomicAdd(&hits, 1);\n    out[threadIdx.x] = 1.0f;\n}\n",
+    )
+    .expect("write kernel");
+    let file = cu.display().to_string();
+    let args = [
+        file.as_str(),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "2",
+        "--arg",
+        "out=f32[2]:zeros",
+    ];
+    let (code, out, err) = exec(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("\n__device__ variables\n  hits  u32[1]  2\n"),
+        "{out}"
+    );
+    assert!(!out.contains("$str"), "{out}");
+    assert!(out.contains("x=0\n  done\n  x=1\n  done\n"), "{out}");
+
+    let mut with_json = args.to_vec();
+    with_json.extend(["--format", "json"]);
+    let (code, out, err) = exec(&with_json);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v = json(&out);
+    assert_eq!(v["symbols"], serde_json::json!({"hits": [2]}), "{out}");
+}

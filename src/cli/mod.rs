@@ -117,7 +117,7 @@ pub fn main() -> i32 {
     // bench's figures depend on where it ran, so it always says when there is no GPU.
     common::set_say_no_gpu(cli.verbose || matches!(cli.command, Command::Bench(_)));
     let result = match &cli.command {
-        Command::Run(a) => run::run(a, cli.quiet),
+        Command::Run(a) => run::run(a, cli.quiet, cli.verbose),
         Command::Check(a) => check::run(a, cli.quiet),
         Command::Hint(a) => learn::hint(a),
         Command::List(a) => learn::list(a),

@@ -31,9 +31,11 @@ pub struct RunArgs {
     pub include: IncludeArgs,
 }
 
-pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
+/// `verbose` (`-v`): the failing test's inputs in full.
+pub fn run(a: &RunArgs, quiet: bool, verbose: bool) -> Result<i32> {
     let (loaded, query) = common::load_one(&a.ws, a.puzzle.as_deref())?;
-    let code = run_one_on(&loaded, &query, a.solution, quiet, &a.backend, &a.include)?;
+    let detail = Detail { quiet, verbose };
+    let code = run_one_on(&loaded, &query, a.solution, detail, &a.backend, &a.include)?;
     if a.trace || a.draw {
         let puzzle = loaded.ws.find(&loaded.puzzles, &query)?;
         super::draw::after_run(&loaded, puzzle, a.solution, a.draw, a.trace)?;
@@ -41,17 +43,27 @@ pub fn run(a: &RunArgs, quiet: bool) -> Result<i32> {
     Ok(code)
 }
 
+/// How much a report says: `quiet` (`-q`) only the verdict and problems, and records progress
+/// without a word; `verbose` (`-v`) a failing test's inputs in full.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Detail {
+    pub quiet: bool,
+    pub verbose: bool,
+}
+
 /// Grade and print one puzzle on the chosen backend. Returns the exit code.
 pub fn run_one_on(
     loaded: &Loaded,
     query: &str,
     solution: bool,
-    quiet: bool,
+    detail: Detail,
     backend: &BackendArgs,
     include: &IncludeArgs,
 ) -> Result<i32> {
     let puzzle = loaded.ws.find(&loaded.puzzles, query)?;
-    let (passed, text) = grade_report(loaded, puzzle, solution, quiet, (backend, include), !quiet)?;
+    let quiet = detail.quiet;
+    let (passed, text) =
+        grade_report(loaded, puzzle, solution, detail, (backend, include), !quiet)?;
     if quiet && passed {
         outln!("{}", text.lines().next().unwrap_or_default());
     } else {
@@ -68,7 +80,7 @@ pub fn grade_report(
     loaded: &Loaded,
     puzzle: &Puzzle,
     solution: bool,
-    quiet: bool,
+    Detail { quiet, verbose }: Detail,
     (backend, include): (&BackendArgs, &IncludeArgs),
     announce: bool,
 ) -> Result<(bool, String)> {
@@ -95,6 +107,7 @@ pub fn grade_report(
             .flatten(),
     };
     let next = common::next_of(puzzles, puzzle).map(|p| (p.id, p.title.as_str()));
-    let text = report::puzzle::text(&outcome, source.as_deref(), next, hints, solution);
+    let text =
+        report::puzzle::text_with(&outcome, source.as_deref(), next, hints, solution, verbose);
     Ok((outcome.passed, text))
 }

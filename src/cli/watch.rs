@@ -10,7 +10,7 @@
 
 use super::common::{self, BackendArgs, IncludeArgs, Loaded, WorkspaceArgs};
 use super::output::{self, outln};
-use super::run::grade_report;
+use super::run::{grade_report, Detail};
 use crate::puzzle::{Puzzle, State};
 use crate::report::watch::{self as screen, Body, Screen};
 use crate::teach::hints;
@@ -106,7 +106,10 @@ impl<'a> Watch<'a> {
                 self.loaded,
                 current,
                 false,
-                self.quiet,
+                Detail {
+                    quiet: self.quiet,
+                    verbose: false,
+                },
                 (self.backend, self.include),
                 !self.quiet,
             )?;
@@ -176,7 +179,10 @@ impl<'a> Watch<'a> {
                     self.loaded,
                     current,
                     false,
-                    true,
+                    Detail {
+                        quiet: true,
+                        verbose: false,
+                    },
                     (self.backend, self.include),
                     false,
                 ) {

@@ -125,7 +125,85 @@ pub fn parse_log(log: &str, file_name: &str, source: &str) -> Vec<CompilerMessag
         }
     }
     finish(&mut messages, body.take());
+    for message in &mut messages {
+        if message.file == file_name {
+            move_to_the_line_that_needs_it(message, &source_lines);
+        }
+    }
     messages
+}
+
+/// What NVRTC says is missing when the token that ends a statement or a
+/// parenthesis was left off.
+const EXPECTED_SEMICOLON: &str = "expected a \";\"";
+const EXPECTED_PAREN: &str = "expected a \")\"";
+
+/// NVRTC reports a missing `;` (or `)`) at the token after it: the first
+/// token of the next code line, often a `}` after a blank line. When the
+/// caret is at the start of its line's code and the code line before it
+/// clearly lacks that token at its end (no `;`/`{`/`}`/`,`/`:` at the end
+/// for a `;`, more `(` than `)` for a `)`), the message moves to the end of
+/// that line, and NVRTC's own place is kept as a continuation line.
+fn move_to_the_line_that_needs_it(message: &mut CompilerMessage, source: &[&str]) {
+    if message.severity != MessageSeverity::Error {
+        return;
+    }
+    let wanted = match message.message.as_str() {
+        EXPECTED_SEMICOLON => ';',
+        EXPECTED_PAREN => ')',
+        _ => return,
+    };
+    let (Some(line), Some(column)) = (message.line, message.column) else {
+        return;
+    };
+    let Some(index) = usize::try_from(line).ok().and_then(|l| l.checked_sub(1)) else {
+        return;
+    };
+    let Some(reported) = source.get(index) else {
+        return;
+    };
+    let indent = reported.chars().take_while(|c| c.is_whitespace()).count();
+    if usize::try_from(column).ok() != Some(indent + 1) {
+        return;
+    }
+    let Some((previous, code)) = (0..index)
+        .rev()
+        .find_map(|i| Some((i, code_part(source.get(i)?)?)))
+    else {
+        return;
+    };
+    let lacks_it = match wanted {
+        ';' => !code.ends_with([';', '{', '}', ',', ':', '\\', '(', '[']),
+        _ => code.matches('(').count() > code.matches(')').count(),
+    };
+    if !lacks_it || code.trim_start().starts_with('#') || code.ends_with("*/") {
+        return;
+    }
+    let (Ok(new_line), Ok(new_column)) = (
+        u32::try_from(previous + 1),
+        u32::try_from(code.chars().count() + 1),
+    ) else {
+        return;
+    };
+    message.message = format!(
+        "{} at the end of this line\nNVRTC reported it at {line}:{column}, at the next token",
+        message.message
+    );
+    message.line = Some(new_line);
+    message.column = Some(new_column);
+}
+
+/// A source line's code without a trailing `//` comment or trailing blanks;
+/// `None` for a line with no code (blank, or only a `//` comment). A line
+/// with a string literal is taken whole (a `//` may be inside the string).
+fn code_part(line: &str) -> Option<&str> {
+    let line = line.trim_end_matches('\r');
+    let code = match line.find("//") {
+        Some(at) if !line.contains('"') && !line.contains('\'') => &line[..at],
+        _ => line,
+    };
+    let code = code.trim_end();
+    (!code.trim().is_empty()).then_some(code)
 }
 
 /// Lines NVRTC prints after the messages; they repeat what the messages say.
@@ -421,7 +499,8 @@ mod tests {
         assert_eq!(
             summary,
             vec![
-                (Some(3), Some(3), MessageSeverity::Error, None),
+                // NVRTC's 3:3 is the token after the missing `;`: the end of line 2.
+                (Some(2), Some(22), MessageSeverity::Error, None),
                 (Some(4), Some(3), MessageSeverity::Error, None),
                 (Some(2), Some(7), MessageSeverity::Warning, Some("177-D")),
             ]
@@ -431,6 +510,71 @@ mod tests {
             "variable \"i\" was declared but never referenced"
         );
         assert!(messages.iter().all(|m| m.notes.is_empty()));
+    }
+
+    /// NVRTC 12.9's log for `source`, whose only error is `message` at
+    /// `line:column`.
+    fn one_error(line: u32, column: usize, message: &str, source: &str) -> CompilerMessage {
+        let echo = source.lines().nth(line as usize - 1).unwrap_or_default();
+        let log = format!(
+            "p.cu({line}): error: {message}\n  {echo}\n  {}^\n\n1 error detected in the compilation of \"p.cu\".\n",
+            " ".repeat(column - 1)
+        );
+        let mut messages = parse_log(&log, "p.cu", source);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        messages.remove(0)
+    }
+
+    #[test]
+    fn a_missing_semicolon_is_at_the_end_of_the_line_that_needs_it() {
+        // NVRTC 12.9: `7:1: error: expected a ";"` at the `}` after a blank line.
+        let source = "// Puzzle 1\n// x\nextern \"C\" __global__ void map(float* out, const float* a) {\n    int local_i = threadIdx.x;\n    out[local_i] = a[local_i] + 10.0f\n\n}\n";
+        let m = one_error(7, 1, "expected a \";\"", source);
+        assert_eq!((m.line, m.column), (Some(5), Some(38)));
+        assert_eq!(
+            m.to_string(),
+            "p.cu:5:38: error: expected a \";\" at the end of this line\nNVRTC reported it at 7:1, at the next token"
+        );
+        // The next line's first token, past a comment line and a trailing comment.
+        let source = "{\n    __syncthreads()  // wait\n    // then write\n    out[0] = 1;\n}\n";
+        let m = one_error(4, 5, "expected a \";\"", source);
+        assert_eq!((m.line, m.column), (Some(2), Some(20)));
+    }
+
+    #[test]
+    fn a_missing_parenthesis_is_at_the_end_of_the_line_that_opened_it() {
+        // NVRTC 12.9: `4:9: error: expected a ")"` for `if (i < 4` on line 3.
+        let source = "{\n    int i = threadIdx.x;\n    if (i < 4\n        out[i] = 1;\n}\n";
+        let m = one_error(4, 9, "expected a \")\"", source);
+        assert_eq!((m.line, m.column), (Some(3), Some(14)));
+        assert!(m
+            .message
+            .starts_with("expected a \")\" at the end of this line\n"));
+    }
+
+    #[test]
+    fn expected_tokens_stay_where_the_previous_line_is_not_clearly_the_place() {
+        // The caret is inside its line: the fix is there.
+        let source = "{\n    int i = 0;\n    out[i = 1;\n}\n";
+        let m = one_error(3, 14, "expected a \";\"", source);
+        assert_eq!((m.line, m.column), (Some(3), Some(14)));
+        // The line before ends its statement already.
+        let source = "{\n    int i = 0;\n    out i;\n}\n";
+        let m = one_error(3, 5, "expected a \";\"", source);
+        assert_eq!((m.line, m.column), (Some(3), Some(5)));
+        assert_eq!(m.message, "expected a \";\"");
+        // A `)` whose line before has its parentheses balanced.
+        let source = "{\n    int i = f(0)\n    + 1);\n}\n";
+        let m = one_error(3, 5, "expected a \")\"", source);
+        assert_eq!(m.line, Some(3));
+        // A preprocessor line before it, and other messages, are left alone.
+        let source = "#define N 4\nint x;\n";
+        assert_eq!(one_error(2, 1, "expected a \";\"", source).line, Some(2));
+        let source = "{\n    return\n}\n";
+        assert_eq!(
+            one_error(3, 1, "expected an expression", source).line,
+            Some(3)
+        );
     }
 
     #[test]

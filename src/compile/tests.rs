@@ -92,6 +92,52 @@ fn an_unchanged_kernel_is_never_recompiled() {
     assert!(!defined.cached);
 }
 
+/// Real NVRTC: a missing `)` or `;` is reported at the next line's first token; the message is
+/// moved to the end of the line that needs it.
+#[test]
+fn a_missing_token_is_reported_at_the_end_of_the_line_that_needs_it() {
+    let (compiler, _dir) = fresh_compiler();
+    let first_error = |source: &str, nvrtc_says: &str| {
+        let err = compiler
+            .compile(&CompileRequest::new("p.cu", source))
+            .err()
+            .unwrap_or_else(|| panic!("compiled: {source}"));
+        let CompileError::Compilation { log, messages, .. } = &err else {
+            panic!("expected a compilation error, got {err:?}");
+        };
+        assert!(log.contains(nvrtc_says), "{log}");
+        let errors: Vec<_> = messages
+            .iter()
+            .filter(|m| m.severity == MessageSeverity::Error)
+            .map(|m| (m.line, m.column, m.message.clone()))
+            .collect();
+        errors
+            .first()
+            .cloned()
+            .unwrap_or_else(|| panic!("no error in {log}"))
+    };
+    let paren = "extern \"C\" __global__ void k(float* out) {\n    int i = threadIdx.x;\n    if (i < 4\n        out[i] = 1.0f;\n}\n";
+    assert_eq!(
+        first_error(paren, "p.cu(4): error: expected a \")\""),
+        (
+            Some(3),
+            Some(14),
+            "expected a \")\" at the end of this line\nNVRTC reported it at 4:9, at the next token"
+                .to_string()
+        )
+    );
+    let semicolon = "extern \"C\" __global__ void k(float* out) {\n    __syncthreads()\n\n    out[0] = 2.0f;\n}\n";
+    assert_eq!(
+        first_error(semicolon, "p.cu(4): error: expected a \";\""),
+        (
+            Some(2),
+            Some(20),
+            "expected a \";\" at the end of this line\nNVRTC reported it at 4:5, at the next token"
+                .to_string()
+        )
+    );
+}
+
 #[test]
 fn a_compile_error_maps_to_the_learners_line() {
     let (compiler, _dir) = fresh_compiler();

@@ -67,7 +67,11 @@ fn find(module: &Module, name: &str) -> Result<usize, EmuError> {
     if let [i] = hits.as_slice() {
         return Ok(*i);
     }
-    let names: Vec<String> = globals.iter().map(|g| demangle_var(&g.name)).collect();
+    let names: Vec<String> = globals
+        .iter()
+        .filter(|g| !compiler_made(g))
+        .map(|g| demangle_var(&g.name))
+        .collect();
     let there = if names.is_empty() {
         "the kernel file declares no __constant__ or __device__ variable".to_string()
     } else {
@@ -93,7 +97,7 @@ pub fn device_values(
         .globals
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.space == Space::Global && g.size > 0)
+        .filter(|(_, g)| g.space == Space::Global && g.size > 0 && !compiler_made(g))
         .map(|(i, g)| {
             let ty = given
                 .iter()
@@ -114,6 +118,12 @@ pub fn device_values(
             }
         })
         .collect()
+}
+
+/// A variable the compiler made, not the learner: printf's format strings and other string
+/// constants (`$str`, `$str$1`); no C++ name starts with `$`.
+fn compiler_made(g: &Variable) -> bool {
+    g.name.starts_with('$')
 }
 
 /// The element type a variable is read as without a `--symbol` to say: its declared type, or
@@ -149,7 +159,9 @@ mod tests {
             ".version 8.0\n.target sm_80\n.address_size 64\n\
              .const .align 4 .b8 _ZN4taps6coeffsE[12];\n\
              .global .align 4 .u32 counter;\n\
-             .global .align 4 .b8 _ZN4PMPP4CUDA9histogramE[16];\n",
+             .global .align 4 .b8 _ZN4PMPP4CUDA9histogramE[16];\n\
+             .global .align 1 .b8 $str[6] = {120, 61, 37, 100, 10, 0};\n\
+             .global .align 1 .b8 $str$1[3] = {104, 105, 0};\n",
         )
         .expect("parses")
     }
@@ -185,7 +197,7 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.contains("taps::coeffs, counter, PMPP::CUDA::histogram"),
+            e.contains("(the kernel file declares: taps::coeffs, counter, PMPP::CUDA::histogram)"),
             "{e}"
         );
         let e = resolve(&m, &[buf("coeffs", ElemType::F32, &[1.0, 2.0])])
@@ -203,8 +215,10 @@ mod tests {
     fn device_variables_come_back_typed_and_constants_do_not() {
         let m = module();
         let given = [buf("counter", ElemType::I32, &[0.0])];
+        assert_eq!(m.globals.len(), 5);
         let got = device_values(&m, &given, |i| vec![i as u8; 16]);
         let names: Vec<&str> = got.iter().map(|b| b.name.as_str()).collect();
+        // printf's format strings (`$str`, `$str$1`) are the compiler's, not the learner's.
         assert_eq!(names, ["counter", "PMPP::CUDA::histogram"]);
         assert_eq!(got[0].ty, ElemType::I32);
         assert_eq!(got[0].data.len(), 4);

@@ -24,10 +24,14 @@ use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
 use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
+use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
-use crate::puzzle::{run_steps, Launched, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL};
+use crate::puzzle::{
+    run_steps, Launched, ParamKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
+};
 use outcome::{
-    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome,
+    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestInput,
+    TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -124,6 +128,12 @@ pub fn judge(
             return Ok(outcome);
         }
     };
+    // A kernel renamed or deleted fails the whole puzzle once, not every test.
+    if let Some((name, message)) = missing_kernel(puzzle, display_name, &learner) {
+        outcome.compile_error = Some(message);
+        outcome.missing_kernel = Some(name);
+        return Ok(outcome);
+    }
     let spec = compile_spec(puzzle, &include_options)?;
     let mut all_passed = true;
     for (i, test) in puzzle.tests.iter().enumerate() {
@@ -308,6 +318,7 @@ fn run_test(
         passed: false,
         grid: test.grid,
         block: test.block,
+        inputs: test_inputs(puzzle, test, seed),
         outputs: BTreeMap::new(),
         counters: Counters::default(),
         argmax: Default::default(),
@@ -616,6 +627,72 @@ fn perf_figure(
         note: (executor != Executor::Emulator).then_some("measured on the emulator"),
         help: None,
     }
+}
+
+/// The test's inputs as launched, in the puzzle's parameter order: each input buffer's values
+/// (from `seed` for the random variant) and each scalar.
+fn test_inputs(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> Vec<TestInput> {
+    puzzle
+        .params
+        .iter()
+        .filter_map(|p| match p.kind {
+            ParamKind::Buffer(_) if !p.output => Some(TestInput {
+                name: p.name.clone(),
+                values: test.values(&p.name, seed),
+                scalar: false,
+            }),
+            ParamKind::Buffer(_) => None,
+            ParamKind::Scalar(_) => Some(TestInput {
+                name: p.name.clone(),
+                values: test.scalars.get(&p.name).copied().into_iter().collect(),
+                scalar: true,
+            }),
+        })
+        .collect()
+}
+
+/// The first kernel the puzzle launches that the learner's module does not define (by its C
+/// name, or a C++ kernel's name as written), with the message that says so: the file, the
+/// name expected, the kernels found (the puzzle's other kernels left out) and the fix.
+fn missing_kernel(puzzle: &Puzzle, file: &str, learner: &Module) -> Option<(String, String)> {
+    let wanted: Vec<(String, String)> = if puzzle.is_multi_launch() {
+        puzzle
+            .kernels
+            .iter()
+            .map(|k| (k.name.clone(), k.signature()))
+            .collect()
+    } else {
+        vec![(
+            puzzle.kernel.clone(),
+            crate::puzzle::kernel_signature(puzzle),
+        )]
+    };
+    let (name, signature) = wanted
+        .iter()
+        .find(|(name, _)| matches!(learner.lookup_entry(name), Err(EntryLookup::Missing)))?;
+    // The puzzle's other kernels, found, are not what this one was renamed to.
+    let launched: Vec<&str> = wanted
+        .iter()
+        .filter_map(|(w, _)| learner.find_entry(w).map(|(_, f)| f.name.as_str()))
+        .collect();
+    let others: Vec<String> = learner
+        .entries()
+        .filter(|f| !launched.contains(&f.name.as_str()))
+        .map(|f| format!("`{}`", f.display_name()))
+        .collect();
+    let message = if others.is_empty() {
+        let other = if launched.is_empty() { "" } else { "other " };
+        format!(
+            "{file} has no kernel `{name}`; it defines no {other}`__global__` function: \
+             put the kernel back as the starter declares it: `{signature}`"
+        )
+    } else {
+        format!(
+            "{file} has no kernel `{name}`; it defines {}: rename it back, or check `{signature}`",
+            others.join(", ")
+        )
+    };
+    Some((name.clone(), message))
 }
 
 /// Why the learner's kernel could not be launched, with the fix.

@@ -173,6 +173,16 @@ pub struct LineUse {
     pub distinct: usize,
 }
 
+/// One input of a test as it was launched: an input buffer's values (a random variant's own
+/// random values), or a scalar's value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TestInput {
+    pub name: String,
+    pub values: Vec<f64>,
+    /// A value passed by value (`size = 100`), not a buffer.
+    pub scalar: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestOutcome {
     pub name: String,
@@ -181,6 +191,10 @@ pub struct TestOutcome {
     pub passed: bool,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// The test's inputs in the kernel's parameter order (output buffers left out), shown
+    /// beside a differing output.
+    #[serde(skip)]
+    pub inputs: Vec<TestInput>,
     /// Output buffers by name (BTreeMap: stable order in JSON).
     pub outputs: BTreeMap<String, OutputCompare>,
     /// Maximum per thread over the grid.
@@ -295,6 +309,11 @@ pub struct PuzzleOutcome {
     /// reports name it a broken puzzle file, and `check`'s JSON puts it under `puzzle_error`.
     #[serde(skip)]
     pub broken_puzzle_file: bool,
+    /// The kernel the puzzle launches that the learner's file does not define (renamed or
+    /// deleted): then no test ran and `compile_error` holds the one message that says so
+    /// (the file, this name, the kernels found); `check`'s JSON adds it as `missing_kernel`.
+    #[serde(skip)]
+    pub missing_kernel: Option<String>,
     /// The puzzle's `[[mistake]]` hints that answer this failure, most specific first; empty
     /// when it passed. Filled by `cli::common` after grading (`teach::hints::for_outcome`);
     /// `check`'s JSON lists them as `mistake_hints`.

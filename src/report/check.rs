@@ -107,7 +107,9 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 /// The JSON scripts read (outside this repository too; keep the shape):
 /// `{"passed", "failed", "puzzles": [{"id", "slug", "title", "file", "passed", "tests": [..]}]}`,
 /// with `"compile_error"` on a puzzle that did not compile (its `tests` empty), or
-/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`), and
+/// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`),
+/// `"missing_kernel"` (the name expected, beside `"compile_error"`'s message) on one whose file
+/// lacks the kernel, and
 /// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
@@ -140,6 +142,10 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
             "compile_error"
         };
         map.insert(key.into(), Value::from(e.as_str()));
+    }
+    // A kernel the file does not define (then `compile_error` says so): its name, added.
+    if let (Some(name), Some(map)) = (&o.missing_kernel, v.as_object_mut()) {
+        map.insert("missing_kernel".into(), Value::from(name.as_str()));
     }
     if let (Some(also), Some(map)) = (super::also::json(o), v.as_object_mut()) {
         map.insert("also".into(), also);

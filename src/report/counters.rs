@@ -259,6 +259,7 @@ pub(crate) mod tests {
             passed: true,
             grid: [1, 1, 1],
             block: [8, 1, 1],
+            inputs: vec![],
             outputs: BTreeMap::new(),
             counters: Counters {
                 global_reads: c[0],

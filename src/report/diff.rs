@@ -4,7 +4,7 @@
 
 use super::layout::{self, WIDTH};
 use super::number::Style;
-use crate::judge::outcome::OutputCompare;
+use crate::judge::outcome::{OutputCompare, TestInput};
 use colored::Colorize;
 use std::collections::BTreeSet;
 
@@ -19,6 +19,98 @@ const GRID_ROWS: usize = 10;
 const GRID_COLS: usize = 8;
 /// Spaces between the expected and the got grid.
 const SIDE_GAP: usize = 6;
+
+/// Input elements shown beside a differing output without `--verbose`.
+const INPUT_PREVIEW: usize = 8;
+
+/// The failing test's inputs, in the kernel's parameter order: `inputs: a = [0, 1, 2, 3, 4,
+/// 5, 6, 7, …] (100 elements), size = 100`; with `all`, every element. One line when it fits
+/// the width, else one input a line under the first, a long list wrapped under its `[`.
+/// `None` when the test has none.
+pub(crate) fn inputs(inputs: &[TestInput], all: bool) -> Option<String> {
+    if inputs.is_empty() {
+        return None;
+    }
+    let head = "inputs:";
+    let parts: Vec<Vec<String>> = inputs.iter().map(|i| input(i, all)).collect();
+    let one_line = parts
+        .iter()
+        .map(|p| p.join(" "))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fits = parts.iter().all(|p| p.len() == 1);
+    if fits && head.len() + 1 + one_line.chars().count() <= WIDTH {
+        return Some(format!("{} {one_line}", head.bold()));
+    }
+    let pad = " ".repeat(head.len() + 1);
+    let lines: Vec<String> = parts
+        .iter()
+        .flat_map(|p| p.iter().map(|l| format!("{pad}{l}")))
+        .collect();
+    let text = lines.join("\n");
+    Some(format!("{}{}", head.bold(), &text[head.len()..]))
+}
+
+/// One input's lines: `size = 100`, or `a = [0, 1, …] (100 elements)` wrapped to the width.
+fn input(i: &TestInput, all: bool) -> Vec<String> {
+    let style = Style::of(&i.values);
+    if i.scalar {
+        let value = i.values.first().map_or("-".to_string(), |&v| style.text(v));
+        return vec![format!("{} = {value}", i.name)];
+    }
+    let shown = if all {
+        i.values.len()
+    } else {
+        i.values.len().min(INPUT_PREVIEW)
+    };
+    let mut cells: Vec<String> = i.values[..shown].iter().map(|&v| style.text(v)).collect();
+    let more = shown < i.values.len();
+    if more {
+        cells.push("…".to_string());
+    }
+    let tail = match i.values.len() {
+        n if more || n > INPUT_PREVIEW => format!(" ({n} elements)"),
+        _ => String::new(),
+    };
+    // Wrapped under the `[`: room left after `inputs: ` and `name = [`.
+    let lead = format!("{} = [", i.name);
+    let room = WIDTH
+        .saturating_sub("inputs: ".len() + lead.chars().count())
+        .max(16);
+    let mut lines: Vec<String> = vec![];
+    let mut line = String::new();
+    for (k, cell) in cells.iter().enumerate() {
+        let piece = if k + 1 < cells.len() {
+            format!("{cell}, ")
+        } else {
+            format!("{cell}]")
+        };
+        if !line.is_empty() && line.chars().count() + piece.trim_end().chars().count() > room {
+            lines.push(line.trim_end().to_string());
+            line = String::new();
+        }
+        line.push_str(&piece);
+    }
+    if cells.is_empty() {
+        line.push(']');
+    }
+    lines.push(line);
+    let indent = " ".repeat(lead.chars().count());
+    let last = lines.len() - 1;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let start = if k == 0 {
+                lead.as_str()
+            } else {
+                indent.as_str()
+            };
+            let end = if k == last { tail.as_str() } else { "" };
+            format!("{start}{l}{end}")
+        })
+        .collect()
+}
 
 /// `out: 3 of 8 elements differ` and the elements that show it.
 pub(crate) fn output(name: &str, c: &OutputCompare) -> String {
@@ -254,6 +346,56 @@ mod tests {
     fn plain(name: &str, c: &OutputCompare) -> String {
         colored::control::set_override(false);
         output(name, c)
+    }
+
+    fn buffer(name: &str, values: Vec<f64>) -> TestInput {
+        TestInput {
+            name: name.into(),
+            values,
+            scalar: false,
+        }
+    }
+
+    fn plain_inputs(i: &[TestInput], all: bool) -> String {
+        colored::control::set_override(false);
+        inputs(i, all).unwrap_or_default()
+    }
+
+    #[test]
+    fn inputs_show_the_first_elements_and_the_scalars_on_one_line() {
+        let size = TestInput {
+            name: "size".into(),
+            values: vec![100.0],
+            scalar: true,
+        };
+        let a = buffer("a", (0..100).map(f64::from).collect());
+        assert_eq!(
+            plain_inputs(&[a.clone(), size.clone()], false),
+            "inputs: a = [0, 1, 2, 3, 4, 5, 6, 7, …] (100 elements), size = 100"
+        );
+        // A short buffer is whole, floats as floats; no inputs, no line.
+        let b = buffer("b", vec![0.5, -2.0]);
+        assert_eq!(plain_inputs(&[b], false), "inputs: b = [0.5, -2.0]");
+        assert_eq!(inputs(&[], false), None);
+        // Too long for one line: one input a line, under the first.
+        let c = buffer("coefficients", vec![1000.0; 8]);
+        assert_eq!(
+            plain_inputs(&[a.clone(), c, size.clone()], false),
+            "inputs: a = [0, 1, 2, 3, 4, 5, 6, 7, …] (100 elements)\n        \
+             coefficients = [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000]\n        \
+             size = 100"
+        );
+        // All of them: wrapped under the `[`, within the width.
+        let all = plain_inputs(&[a, size], true);
+        let lines: Vec<&str> = all.lines().collect();
+        assert!(lines[0].starts_with("inputs: a = [0, 1, 2, 3,"), "{all}");
+        assert!(lines[1].starts_with("             "), "{all}");
+        assert!(lines.iter().all(|l| l.chars().count() <= WIDTH), "{all}");
+        assert!(
+            all.ends_with(" 96, 97,\n             98, 99] (100 elements)\n        size = 100"),
+            "{all}"
+        );
+        assert!(!all.contains('…'), "{all}");
     }
 
     #[test]

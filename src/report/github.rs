@@ -93,6 +93,8 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
     // A puzzle file that could not be loaded carries its errors as a compile log does.
     let error_title = if o.broken_puzzle_file {
         "broken puzzle file"
+    } else if o.missing_kernel.is_some() {
+        "kernel not found"
     } else {
         "does not compile"
     };

@@ -46,9 +46,31 @@ pub fn text(
     hints: impl Into<Hints>,
     solutions: bool,
 ) -> String {
+    text_with(o, source, next, hints, solutions, false)
+}
+
+/// [`text`], with `verbose` (`run -v`): every element of the failing test's inputs, not the
+/// first few.
+pub fn text_with(
+    o: &PuzzleOutcome,
+    source: Option<&str>,
+    next: Option<(u32, &str)>,
+    hints: impl Into<Hints>,
+    solutions: bool,
+    verbose: bool,
+) -> String {
     let hints = hints.into();
     let mut sections = vec![];
-    if let Some(log) = &o.compile_error {
+    if let (Some(message), Some(_)) = (&o.compile_error, &o.missing_kernel) {
+        // One error for the whole puzzle: no test ran, so no table.
+        sections.push(header(
+            o,
+            solutions,
+            "KERNEL NOT FOUND".red().bold().to_string(),
+        ));
+        sections.push(format!("  {} {message}", "error:".red().bold()));
+        sections.extend(stuck(o.id, &hints));
+    } else if let Some(log) = &o.compile_error {
         sections.push(header(
             o,
             solutions,
@@ -67,7 +89,7 @@ pub fn text(
         sections.extend(compiler_warnings(o, source));
         let named = o.tests.len() > 1;
         let first_failed = o.tests.iter().find(|t| !t.passed);
-        sections.extend(first_failed.and_then(|t| failed_detail(t, named)));
+        sections.extend(first_failed.and_then(|t| failed_detail(t, named, verbose)));
         sections.extend(diagnostics(o, source));
         sections.extend(super::also::line(o));
         if !o.tests.is_empty() {
@@ -134,7 +156,7 @@ pub(crate) fn compiler_warnings(o: &PuzzleOutcome, source: Option<&str>) -> Opti
 /// outputs, its diagnostics (located, without source), and its memory table.
 pub(crate) fn test_detail(t: &TestOutcome, file: &str) -> String {
     let one = std::slice::from_ref(t);
-    let mut parts: Vec<String> = failed_detail(t, false).into_iter().collect();
+    let mut parts: Vec<String> = failed_detail(t, false, false).into_iter().collect();
     parts.extend(distinct(one).iter().map(|s| {
         let d = snippet::located(s.first, file);
         snippet::diagnostic(&d, None)
@@ -225,12 +247,21 @@ fn test_line(t: &TestOutcome, name: &str) -> String {
 
 /// What went wrong in one failed test: what stopped it, each differing output, its printf;
 /// `named` says which test it was (worth saying when there are several).
-fn failed_detail(t: &TestOutcome, named: bool) -> Option<String> {
+fn failed_detail(t: &TestOutcome, named: bool, all_inputs: bool) -> Option<String> {
     let mut parts = vec![];
     if let Some(e) = &t.error {
         parts.push(format!("{} {}", "stopped:".red().bold(), e.trim()));
     }
-    for (name, c) in t.outputs.iter().filter(|(_, c)| !c.mismatches.is_empty()) {
+    let mut differ = t
+        .outputs
+        .iter()
+        .filter(|(_, c)| !c.mismatches.is_empty())
+        .peekable();
+    // What the test gave the kernel, above what it got wrong.
+    if differ.peek().is_some() {
+        parts.extend(diff::inputs(&t.inputs, all_inputs));
+    }
+    for (name, c) in differ {
         parts.push(diff::output(name, c));
     }
     if !t.stdout.is_empty() {
@@ -604,6 +635,31 @@ mod tests {
         assert!(!out.contains("memory per thread"));
         assert!(!out.contains("test \""));
         assert!(out.ends_with("Stuck? gpuzzle hint 9   (all 3 hints shown)"));
+    }
+
+    #[test]
+    fn a_missing_kernel_is_one_error_without_tests_or_table() {
+        let mut o = outcome(vec![]);
+        o.passed = false;
+        o.missing_kernel = Some("pooling".into());
+        o.compile_error = Some(
+            "puzzles/09_pooling.cu has no kernel `pooling`; it defines `pool`: rename it back"
+                .into(),
+        );
+        let out = plain(&o, None, (0, 3));
+        assert!(
+            out.lines()
+                .next()
+                .unwrap_or("")
+                .ends_with("KERNEL NOT FOUND"),
+            "{out}"
+        );
+        assert!(!out.contains("DOES NOT COMPILE"), "{out}");
+        assert!(
+            out.contains("\n\n  error: puzzles/09_pooling.cu has no kernel `pooling`; it defines `pool`: rename it back\n\n"),
+            "{out}"
+        );
+        assert!(!out.contains("memory per thread"), "{out}");
     }
 
     /// Each located error once, over its source line with the token marked; the heading that

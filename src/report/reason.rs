@@ -5,6 +5,9 @@ use super::counters::LABELS;
 use crate::emu::result::{Diagnostic, Severity};
 use crate::judge::outcome::{PuzzleOutcome, TestOutcome};
 
+/// How `compile::messages` ends an error it moved to the end of the line that needs the fix.
+const END_OF_LINE: &str = " at the end of this line";
+
 /// At most this many reasons in one line: the first explains, the second often says why.
 const MAX_PARTS: usize = 2;
 
@@ -14,6 +17,15 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
         let notes = super::snippet::compiler_notes(e);
         return match notes.iter().find(|n| n.error) {
             _ if o.broken_puzzle_file => format!("broken puzzle file: {}", compile_line(e)),
+            // Said as it is: it names the file, the kernel and what was found.
+            _ if o.missing_kernel.is_some() => first_line(e).to_string(),
+            // A token missing at a line's end: `expected a ";" at the end of 01_map.cu:5`.
+            Some(n) if n.text.ends_with(END_OF_LINE) => format!(
+                "does not compile: {} at the end of {}:{}",
+                n.text.trim_end_matches(END_OF_LINE),
+                base_name(&n.file),
+                n.line
+            ),
             // Said like a diagnostic: what, then where (`... at 03_guard.cu:3`).
             Some(n) => format!(
                 "does not compile: {} at {}:{}",
@@ -211,6 +223,16 @@ mod tests {
             "does not compile: identifier \"x\" is undefined at 03_guard.cu:3"
         );
         assert_eq!(r.matches("compile").count(), 1);
+        let semicolon = PuzzleOutcome {
+            compile_error: Some(
+                "puzzles/03_guard.cu does not compile\n  puzzles/03_guard.cu:5:38: error: expected a \";\" at the end of this line\nNVRTC reported it at 7:1, at the next token".into(),
+            ),
+            ..o.clone()
+        };
+        assert_eq!(
+            puzzle(&semicolon),
+            "does not compile: expected a \";\" at the end of 03_guard.cu:5"
+        );
         let missing = PuzzleOutcome {
             compile_error: Some(
                 "cannot read puzzles/03_guard.cu: no such file; restore the starter with `gpuzzle reset 3`".into(),

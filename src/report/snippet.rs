@@ -293,7 +293,12 @@ fn token_span(src: &str, start: usize, end: usize, line: u32, column: u32) -> Op
         .map(str::len)
         .sum::<usize>();
     let text = &src[line_start..end];
-    let (offset, first) = text.char_indices().nth(column.checked_sub(1)? as usize)?;
+    let index = column.checked_sub(1)? as usize;
+    if index > 0 && index == text.chars().count() {
+        // Just past the line's last character: where something is missing.
+        return Some(end..end);
+    }
+    let (offset, first) = text.char_indices().nth(index)?;
     let at = line_start + offset;
     if at < start {
         return None;
@@ -402,6 +407,23 @@ mod tests {
     fn plain(d: &Diagnostic, src: Option<&str>) -> String {
         colored::control::set_override(false);
         diagnostic(d, src)
+    }
+
+    #[test]
+    fn a_column_past_the_line_end_is_one_caret_after_its_last_character() {
+        colored::control::set_override(false);
+        let src = "{\n    out[0] = 1.0f\n\n}\n";
+        let notes = compiler_notes("p.cu:2:18: error: expected a \";\" at the end of this line\nNVRTC reported it at 4:1, at the next token");
+        assert_eq!(notes.len(), 1);
+        let text = compiler_note(&notes[0], Some(src));
+        let lines: Vec<&str> = text.lines().collect();
+        let code = lines
+            .iter()
+            .position(|l| l.ends_with("out[0] = 1.0f"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(lines[code + 1].find('^'), Some(lines[code].len()), "{text}");
+        assert_eq!(lines[code + 1].matches('^').count(), 1, "{text}");
+        assert!(text.contains("= note: NVRTC reported it at 4:1"), "{text}");
     }
 
     #[test]

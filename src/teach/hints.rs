@@ -406,6 +406,7 @@ mod tests {
             passed: false,
             grid: [1; 3],
             block: [1; 3],
+            inputs: vec![],
             outputs: [(
                 "out".to_string(),
                 OutputCompare {
