@@ -62,6 +62,10 @@ fn the_subscript(
 
 fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     let short = e.name.rsplit("::").next().unwrap_or(&e.name).to_string();
+    let short = match c.line {
+        Some(l) => c.src.name_on_line(l, &short),
+        None => short,
+    };
     let who = c.who(c.d.thread, c.d.block);
     let idx = e.index;
     let len = e.len;

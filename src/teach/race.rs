@@ -34,6 +34,11 @@ pub fn help(c: &Case) -> String {
         return "two threads touch one element with nothing ordering them: give each thread its own element, or order the accesses with __syncthreads()".into();
     };
     let short = e.name.rsplit("::").next().unwrap_or(&e.name).to_string();
+    // The name the line indexes: the array, or a pointer into it.
+    let short = match c.line {
+        Some(l) => c.src.name_on_line(l, &short),
+        None => short,
+    };
     let r = Race {
         c,
         e,

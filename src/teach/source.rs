@@ -256,6 +256,36 @@ impl Source {
             .collect()
     }
 
+    /// The name line `n` uses for array `name`: `name` itself, or a pointer declared from it
+    /// (`float* s = buf[0];`, `float* row = &tile[ty][0];`, `int* p = hist + 4;`) that the line
+    /// indexes instead.
+    pub fn name_on_line(&self, n: u32, name: &str) -> String {
+        let code = self.line(n);
+        if !uses_in(code, name).is_empty() {
+            return name.to_string();
+        }
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        for l in (start..n).rev() {
+            for stmt in self.line(l).split(';') {
+                let Some((lhs, rhs)) = stmt.split_once('=') else {
+                    continue;
+                };
+                if !lhs.contains('*') || find_word(rhs, name).is_none() {
+                    continue;
+                }
+                let alias = lhs
+                    .trim()
+                    .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("");
+                if !alias.is_empty() && !uses_in(code, alias).is_empty() {
+                    return alias.to_string();
+                }
+            }
+        }
+        name.to_string()
+    }
+
     /// The integer `#define`s of the source, each evaluated with those before it.
     pub fn defines(&self) -> Vec<(String, i64)> {
         let mut env = Env::default();
@@ -594,6 +624,15 @@ __global__ void k(float* out, float* a, int size) {
         let g = s.guards(4);
         assert_eq!(g.len(), 1, "{g:?}");
         assert!(g[0].returns && g[0].line == 2, "{g:?}");
+    }
+
+    #[test]
+    fn a_pointer_into_an_array_stands_for_it_on_the_lines_that_use_it() {
+        let s = Source::new(
+            "__global__ void k() {\n    __shared__ float buf[2][8];\n    float* s = buf[0];\n    s[1] += s[0];\n    buf[1][0] = 0;\n}\n",
+        );
+        assert_eq!(s.name_on_line(4, "buf"), "s");
+        assert_eq!(s.name_on_line(5, "buf"), "buf");
     }
 
     #[test]
