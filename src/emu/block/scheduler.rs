@@ -344,7 +344,7 @@ impl<'l> Block<'l> {
                 )
             } else {
                 format!(
-                    "{} finished (returned) without reaching it",
+                    "{} finished without reaching it (they returned early, or went past it outside the branch that holds it)",
                     thread_list(
                         &exited
                             .iter()
