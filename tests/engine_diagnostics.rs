@@ -648,6 +648,37 @@ fn threads_adding_into_one_element_are_a_global_race() {
 }
 
 #[test]
+fn a_plain_read_of_what_other_threads_update_atomically_is_a_global_race() {
+    let k = load("atomic_reads");
+    let mut r = k.run(
+        "atomic_then_read",
+        d1(1, 8),
+        vec![
+            zeros("total", ElemType::I32, 1),
+            zeros("seen", ElemType::I32, 8),
+        ],
+    );
+    let d = only(&r, DiagKind::GlobalRace);
+    assert_eq!(d.line, Some(k.line_of("atomic-read")), "{}", d.message);
+    assert!(d.message.contains("updated it atomically"), "{}", d.message);
+    k.explain(&mut r, [1, 1, 1], [8, 1, 1], &[]);
+    let help = only(&r, DiagKind::GlobalRace).help.as_deref().unwrap_or("");
+    assert!(help.contains("after every update is done"), "{help}");
+    assert!(!help.contains("atomicAdd("), "{help}");
+    // With a barrier between the updates and the reads, nothing to report.
+    let r = k.run(
+        "atomic_sync_read",
+        d1(1, 8),
+        vec![
+            zeros("total", ElemType::I32, 1),
+            zeros("seen", ElemType::I32, 8),
+        ],
+    );
+    assert!(r.diagnostics.is_empty(), "{}", describe(&r.diagnostics));
+    assert_eq!(get_i32(&r, "seen"), vec![8; 8]);
+}
+
+#[test]
 fn two_blocks_writing_one_element_are_a_global_race() {
     let k = races();
     for jobs in [1, 2] {

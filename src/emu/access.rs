@@ -236,6 +236,7 @@ impl<'l> Mem<'l> {
             Place::Global(a) => {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
+                self.atomic_cas = matches!(op, AtomOp::Cas | AtomOp::Exch);
                 self.global_race(th, linear, inst, a, size, Kind::Atomic);
                 self.atomic_order(th, linear, a);
                 let old = self.launch.global.read(a, size);

@@ -153,7 +153,9 @@ pub(super) fn transition(s: u32, key: u32, kind: Kind) -> (u32, Option<Conflict>
                 (key | block_wrote | several, None)
             }
         }
-        Kind::Atomic => (key | block_wrote | several, None),
+        // No thread's key: the next read of the word, even by this thread, goes to the
+        // interval table, where a plain read racing another thread's atomic is found.
+        Kind::Atomic => (key | THREAD_MASK | block_wrote | several, None),
     }
 }
 
@@ -300,6 +302,9 @@ pub(super) struct Entry {
     atomic: u16,
     /// A second, different thread also read it.
     many: bool,
+    /// The last atomic was a compare-and-swap or an exchange: a plain read racing it is the
+    /// first read of a compare-and-swap loop (correct), not checked.
+    acas: bool,
 }
 
 /// No thread, in an `Entry`.
@@ -316,6 +321,7 @@ const ENTRY0: Entry = Entry {
     reader: NOBODY,
     atomic: NOBODY,
     many: false,
+    acas: false,
 };
 
 /// A thread of an `Entry` as a linear thread index (`NONE` for nobody).
@@ -481,6 +487,8 @@ enum Hazard {
     WriteAfterRead,
     /// A plain write and an atomic update of the same word.
     Mixed,
+    /// A plain read and another thread's atomic update of the same word.
+    MixedRead,
 }
 
 impl<'l> Mem<'l> {
@@ -690,7 +698,15 @@ impl<'l> Mem<'l> {
             // A plain read of a word others update atomically is not checked here: the
             // first plain read of a compare-and-swap loop is one, and correct.
             Kind::Read => {
-                unordered(writer, e.wsync).then_some((Hazard::ReadAfterWrite, writer, e.wline))
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::ReadAfterWrite, writer, e.wline))
+                } else {
+                    (!e.acas && unordered(atomic, e.async_)).then_some((
+                        Hazard::MixedRead,
+                        atomic,
+                        e.aline,
+                    ))
+                }
             }
             Kind::Write => {
                 if unordered(writer, e.wsync) {
@@ -707,7 +723,15 @@ impl<'l> Mem<'l> {
                     None
                 }
             }
-            Kind::Atomic => unordered(writer, e.wsync).then_some((Hazard::Mixed, writer, e.wline)),
+            Kind::Atomic => {
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::Mixed, writer, e.wline))
+                } else if !self.atomic_cas && reader != me && unordered(reader, e.rsync) {
+                    Some((Hazard::MixedRead, reader, e.rline))
+                } else {
+                    None
+                }
+            }
         };
         // Linear thread indices are below 1024, so they fit an entry's 16 bits.
         let me16 = me as u16;
@@ -730,6 +754,7 @@ impl<'l> Mem<'l> {
                 e.atomic = me16;
                 e.aline = inst.line;
                 e.async_ = sync;
+                e.acas = self.atomic_cas;
             }
         }
         found
@@ -784,6 +809,32 @@ impl<'l> Mem<'l> {
             });
             return;
         }
+        // An atomic update after another thread's plain read: reported at the read, where
+        // the fix (wait for the updates) goes.
+        if hazard == Hazard::MixedRead && kind == Kind::Atomic && other != NONE {
+            let reader = self.launch.tid_of(other);
+            let site = Site {
+                file: self.launch.file_name(inst.file),
+                line: other_line,
+                block: self.block,
+                thread: reader,
+            };
+            let (r, a) = (namer.thread(reader), namer.thread(th.tid));
+            let facts = self.race_facts(
+                addr,
+                linear_of_tid(self.launch, th.tid),
+                reader,
+                hazard,
+                (Kind::Read, Kind::Atomic),
+            );
+            self.diags.report(DiagKind::GlobalRace, Severity::Error, site, Some(line), || {
+                (
+                    format!("{r} of {block} read {what} (line {other_line}) while {a} updated it atomically (line {line}), with nothing ordering them: the read may see any value in the middle of the updates"),
+                    facts,
+                )
+            });
+            return;
+        }
         let site = self.site(th, inst);
         let (me_name, them) = (namer.thread(th.tid), other_name(other));
         let both = format!("{me_name} and {them} of {block}");
@@ -804,6 +855,10 @@ impl<'l> Mem<'l> {
             Hazard::WriteAfterRead => (
                 format!("{me_name} of {block} wrote {what} (line {line}) while {them} read it (line {other_line}), with nothing ordering them: on a GPU the read may get the new value"),
                 (Kind::Write, Kind::Read),
+            ),
+            Hazard::MixedRead => (
+                format!("{me_name} of {block} read {what} (line {line}) while {them} updated it atomically (line {other_line}), with nothing ordering them: the read may see any value in the middle of the updates"),
+                (Kind::Read, Kind::Atomic),
             ),
             Hazard::Mixed => (
                 format!("{both} access {what} with nothing ordering them, one with a plain write and one atomically ({}): the plain write can undo the atomic update", lines(other_line, line)),
@@ -839,7 +894,7 @@ impl<'l> Mem<'l> {
                 Hazard::ReadAfterWrite => FHazard::ReadAfterWrite,
                 Hazard::WriteAfterRead => FHazard::WriteAfterRead,
                 Hazard::WriteAfterWrite => FHazard::WriteAfterWrite,
-                Hazard::Mixed => FHazard::AtomicAndPlain,
+                Hazard::Mixed | Hazard::MixedRead => FHazard::AtomicAndPlain,
             },
             element: global_element(self.launch, addr),
             other_thread: known.then(|| self.launch.tid_of(other)),
@@ -898,6 +953,11 @@ fn lines(a: u32, b: u32) -> String {
     } else {
         format!("lines {a} and {b}")
     }
+}
+
+/// A thread's linear index in its block.
+fn linear_of_tid(launch: &Launch, tid: [u32; 3]) -> u32 {
+    launch.linear(tid)
 }
 
 /// The global element at `addr`, as facts.

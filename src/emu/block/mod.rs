@@ -106,6 +106,8 @@ pub(super) struct Mem<'l> {
     pub(super) warp_sync: Vec<u32>,
     pub(super) diags: Diags,
     pub(super) pending_uninit: Vec<PendingUninit>,
+    /// The global atomic being checked is a compare-and-swap or an exchange (`race.rs`).
+    pub(super) atomic_cas: bool,
     /// Per global load/store instruction of the fast path: the allocation it last touched.
     pub(super) alloc_cache: Vec<u32>,
     pub(super) accesses: Option<Vec<Vec<Access>>>,
@@ -187,6 +189,7 @@ impl<'l> Block<'l> {
                 warp_sync: vec![0; n.div_ceil(32)],
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
+                atomic_cas: false,
                 alloc_cache: vec![u32::MAX; launch.fast.slots as usize],
                 accesses: (launch.opts_perf() || launch.trace).then(|| vec![Vec::new(); n]),
                 namer: launch.namer,
