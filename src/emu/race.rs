@@ -12,8 +12,13 @@
 //!   next `__syncthreads()` (the last-block reduction: every block fences and `atomicInc`s a
 //!   counter, the block that sees it is last reads everyone's partial sums).
 //!
-//! Atomics never race with atomics. A plain write racing with an atomic is reported; a plain
-//! read of a word other threads update atomically is not checked (spin-waits read flags so).
+//! Atomics never race with atomics. A plain write racing with an atomic is reported, and so is
+//! a plain read of a word another thread of the block updates atomically in the same interval
+//! (it sees a value in the middle of the updates), except against a compare-and-swap or an
+//! exchange: a CAS loop starts with a plain read. An atomic leaves the word's state with no
+//! thread's key (`THREAD_MASK`), so the next read, even by the same thread, meets the interval
+//! table once. Between blocks, plain reads of atomically updated words are not checked
+//! (spin-waits on flags read so).
 //!
 //! Memory: one `u32` per 4-byte global word for the whole launch (`WordState`, in
 //! `GlobalMem::races`), a per-block table of the words touched in the current barrier interval
@@ -24,8 +29,9 @@
 //!
 //! Limits, all ways to miss a race, never to invent one: blocks `BLOCK_SPAN` apart and
 //! intervals 8 apart can share a number; a block's writes after its release still count as
-//! released; plain reads of atomically updated words and 1- and 2-byte accesses are not
-//! checked; a word remembers only the last block that touched it; at most 8 races between
+//! released; plain reads of words other blocks update atomically, and 1- and 2-byte accesses,
+//! are not checked; in a block of 1024 threads, thread 1023's own read after an atomic is not
+//! checked (its key is the "no thread" one); a word remembers only the last block that touched it; at most 8 races between
 //! blocks are reported per launch (`MAX_CROSS_RACES` in `launch.rs`: each costs a watch).
 //!
 //! Cost: the first access of a block-interval to each word takes the table, so kernels bound
