@@ -15,7 +15,13 @@ use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
 use gpuzzle::puzzle::{store_buffers, Puzzle, Workspace};
 use std::path::Path;
 
-fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> (String, String) {
+/// With `defines`: the test's (`Puzzle::defines_for`), as the judge compiles it.
+fn compile_file(
+    ws: &Workspace,
+    p: &Puzzle,
+    solutions: bool,
+    defines: &[(String, Option<String>)],
+) -> (String, String) {
     let path = ws.kernel_path(p, solutions);
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let name = path
@@ -26,7 +32,7 @@ fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> (String, String)
     let req = CompileRequest {
         file_name: &name,
         source: &src,
-        defines: &p.defines,
+        defines,
         extra_options: &[],
     };
     let ptx = compile::compile(&req)
@@ -71,9 +77,9 @@ fn check_pack(solutions: bool) {
     let puzzles = ws.load_puzzles().expect("the pack loads");
     let mut launches = 0;
     for p in &puzzles {
-        let (file, ptx) = compile_file(&ws, p, solutions);
-        let module = gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{file}: {e}"));
         for (i, t) in p.tests.iter().enumerate() {
+            let (file, ptx) = compile_file(&ws, p, solutions, &p.defines_for(t));
+            let module = gpuzzle::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{file}: {e}"));
             for seed in [None, Some(7 + i as u64)] {
                 for opts in option_sets() {
                     // The launches of a test share buffers, each carrying the last one's.

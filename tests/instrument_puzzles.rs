@@ -8,14 +8,20 @@ use gpuzzle::gpu::via_emu::run_instrumented_on_emulator;
 use gpuzzle::puzzle::{store_buffers, Puzzle, Workspace};
 use std::path::Path;
 
-fn compile_file(ws: &Workspace, p: &Puzzle, solutions: bool) -> String {
+/// With `defines`: the test's (`Puzzle::defines_for`), as the judge compiles it.
+fn compile_file(
+    ws: &Workspace,
+    p: &Puzzle,
+    solutions: bool,
+    defines: &[(String, Option<String>)],
+) -> String {
     let path = ws.kernel_path(p, solutions);
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let name = path.display().to_string();
     let req = CompileRequest {
         file_name: &name,
         source: &src,
-        defines: &p.defines,
+        defines,
         extra_options: &[],
     };
     compile::compile(&req)
@@ -29,9 +35,9 @@ fn check_equivalence(solutions: bool) {
     let puzzles = ws.load_puzzles().expect("the pack loads");
     let mut runs = 0;
     for p in &puzzles {
-        let ptx = compile_file(&ws, p, solutions);
-        let module = gpuzzle::ptx::parse(&ptx).unwrap();
         for (i, t) in p.tests.iter().enumerate() {
+            let ptx = compile_file(&ws, p, solutions, &p.defines_for(t));
+            let module = gpuzzle::ptx::parse(&ptx).unwrap();
             for seed in [None, Some(7 + i as u64)] {
                 // Each launch of the test (one, or several sharing buffers) on both paths, each
                 // path carrying its own buffers from launch to launch.

@@ -88,7 +88,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     let include_dirs = a
         .include
         .resolve_for(&loaded.ws.kernel_path(puzzle, a.solution))?;
-    let learner_ptx = match compile_kernel(puzzle, &name, &source, &include_dirs) {
+    let learner_ptx = match compile_kernel(puzzle, bench, &name, &source, &include_dirs) {
         Ok(ptx) => ptx,
         Err(e @ CompileError::Compilation { .. }) => {
             match a.format {
@@ -110,7 +110,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         let (rname, rsource) = common::read_reference(&loaded.ws, puzzle);
         match rsource {
             // The command line's -I is for the learner's file; the reference gets the puzzle's.
-            Ok(src) => match compile_kernel(puzzle, &rname, &src, &[]) {
+            Ok(src) => match compile_kernel(puzzle, bench, &rname, &src, &[]) {
                 Ok(ptx) => Some(ptx),
                 Err(e) => {
                     reference_note = Some(format!(
@@ -204,9 +204,11 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
     Ok(if ran_clean { 0 } else { EXIT_FAIL })
 }
 
-/// `include_dirs`: the command line's `-I` folders, resolved (the puzzle's own come after).
+/// With the bench's defines (`[bench] defines` over the puzzle's). `include_dirs`: the
+/// command line's `-I` folders, resolved (the puzzle's own come after).
 fn compile_kernel(
     puzzle: &Puzzle,
+    bench: &TestCase,
     name: &str,
     source: &str,
     include_dirs: &[std::path::PathBuf],
@@ -215,7 +217,7 @@ fn compile_kernel(
     let req = CompileRequest {
         file_name: name,
         source,
-        defines: &puzzle.defines,
+        defines: &puzzle.defines_for(bench),
         extra_options: &include_options,
     };
     compile::compile(&req).map(|c| c.ptx.to_string())

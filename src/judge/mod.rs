@@ -1,7 +1,10 @@
 //! One puzzle test: make inputs, run the spec, run the learner's kernel, compare, apply budgets.
 //!
-//! `judge` compiles the learner's kernel and the spec once, then runs each test with its fixed
-//! inputs and again with random ones (seeded per puzzle and test). The spec always runs on the
+//! `judge` compiles the learner's kernel and the spec once per distinct set of defines among the
+//! tests (`[[test]] defines` changes a define for one test; most puzzles have one set), then
+//! runs each test, with the modules of its set, with its fixed inputs and again with random
+//! ones (seeded per puzzle and test). A compile error is reported once: as NVRTC says it when
+//! the first set fails, or naming the set and its tests when only a later one does. The spec always runs on the
 //! emulator as one thread. The learner's launches of a test run in order on one set of buffers
 //! (`puzzle::run_steps`), on the chosen executor; a launch that faults ends the test, and in a
 //! multi-launch puzzle its diagnostics are prefixed with the kernel and launch number. Budgets
@@ -103,50 +106,76 @@ pub fn judge(
         ..PuzzleOutcome::default()
     };
     let include_options = include_options(&opts.include_dirs, puzzle);
-    let req = CompileRequest {
-        file_name: display_name,
-        source,
-        defines: &puzzle.defines,
-        extra_options: &include_options,
-    };
-    let learner = match compile::compile(&req) {
-        Ok(c) => c,
-        Err(e @ CompileError::Compilation { .. }) => {
-            outcome.compile_error = Some(e.to_string());
+    // The learner's kernel once per distinct set of defines the tests use (most puzzles: one).
+    let sets = define_sets(puzzle);
+    let mut learners: Vec<(Module, String)> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    for (k, set) in sets.iter().enumerate() {
+        let req = CompileRequest {
+            file_name: display_name,
+            source,
+            defines: &set.defines,
+            extra_options: &include_options,
+        };
+        let learner = match compile::compile(&req) {
+            Ok(c) => c,
+            Err(e @ CompileError::Compilation { .. }) => {
+                // An error under the first set is the file's, said as NVRTC says it; one that
+                // only a later set brings out names that set and its tests.
+                outcome.compile_error = Some(match k {
+                    0 => e.to_string(),
+                    _ => under_defines(e, &set.describe(puzzle)),
+                });
+                return Ok(outcome);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        for w in &learner.warnings {
+            let w = w.to_string();
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        let learner_ptx = learner.ptx.to_string();
+        let learner = match crate::ptx::parse(&learner.ptx) {
+            Ok(m) => m,
+            Err(e) => {
+                outcome.compile_error = Some(format!(
+                    "gpuzzle could not read the PTX of your kernel (please report this): {e}"
+                ));
+                return Ok(outcome);
+            }
+        };
+        // A kernel renamed or deleted fails the whole puzzle once, not every test.
+        if let Some((name, message)) = missing_kernel(puzzle, display_name, &learner) {
+            outcome.compile_error = Some(message);
+            outcome.missing_kernel = Some(name);
             return Ok(outcome);
         }
-        Err(e) => return Err(e.into()),
-    };
-    outcome.warnings = learner.warnings.iter().map(|w| w.to_string()).collect();
-    let learner_ptx = learner.ptx.to_string();
-    let learner = match crate::ptx::parse(&learner.ptx) {
-        Ok(m) => m,
-        Err(e) => {
-            outcome.compile_error = Some(format!(
-                "gpuzzle could not read the PTX of your kernel (please report this): {e}"
-            ));
-            return Ok(outcome);
-        }
-    };
-    // A kernel renamed or deleted fails the whole puzzle once, not every test.
-    if let Some((name, message)) = missing_kernel(puzzle, display_name, &learner) {
-        outcome.compile_error = Some(message);
-        outcome.missing_kernel = Some(name);
-        return Ok(outcome);
+        learners.push((learner, learner_ptx));
     }
-    let spec = compile_spec(puzzle, &include_options)?;
+    outcome.warnings = warnings;
+    let specs = sets
+        .iter()
+        .enumerate()
+        .map(|(k, set)| compile_spec(puzzle, set, k > 0, &include_options))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut all_passed = true;
     for (i, test) in puzzle.tests.iter().enumerate() {
+        let k = sets.iter().position(|s| s.tests.contains(&i)).unwrap_or(0);
+        let (Some((learner, learner_ptx)), Some(spec)) = (learners.get(k), specs.get(k)) else {
+            continue;
+        };
         for random in [false, true] {
             let seed = random.then(|| seed_for(puzzle.id, i));
             let started = std::time::Instant::now();
-            let mut t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
+            let mut t = run_test(puzzle, test, seed, spec, (learner, learner_ptx), opts)?;
             // A step limit inside a loop is said as that loop, from the IR and the source;
             // then every diagnostic gets its help from its facts and the source.
             for d in &mut t.diagnostics {
-                crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
+                crate::report::endless_loop::name_the_loop(d, learner, display_name, source);
             }
-            let scene = teach_scene(puzzle, test, display_name, source, &learner);
+            let scene = teach_scene(puzzle, test, display_name, source, learner);
             crate::teach::explain(&mut t.diagnostics, &scene);
             for p in t.perf.iter_mut().filter(|p| p.over()) {
                 p.help = crate::teach::perf::advice(p, source, &scene.values);
@@ -162,8 +191,100 @@ pub fn judge(
     Ok(outcome)
 }
 
+/// One distinct set of defines among a puzzle's tests, and the tests (indices) compiled with it.
+struct DefineSet {
+    defines: Vec<(String, Option<String>)>,
+    tests: Vec<usize>,
+}
+
+impl DefineSet {
+    /// `with TPB=64 (the defines of test "64 threads")`: the values this set gives that
+    /// differ from the puzzle's own (all of them if none does), and the tests that use it.
+    fn describe(&self, puzzle: &Puzzle) -> String {
+        let differing: Vec<(String, Option<String>)> = self
+            .defines
+            .iter()
+            .filter(|d| !puzzle.defines.contains(d))
+            .cloned()
+            .collect();
+        let shown = if differing.is_empty() {
+            crate::puzzle::defines_text(&self.defines)
+        } else {
+            crate::puzzle::defines_text(&differing)
+        };
+        let names: Vec<String> = self
+            .tests
+            .iter()
+            .filter_map(|&i| puzzle.tests.get(i))
+            .map(|t| format!("\"{}\"", t.name))
+            .collect();
+        let tests = match names.len() {
+            1 => format!("the defines of test {}", names[0]),
+            _ => format!("the defines of tests {}", names.join(", ")),
+        };
+        format!("with {shown} ({tests})")
+    }
+}
+
+/// The distinct define sets of the puzzle's tests (`Puzzle::defines_for`), in the order of the
+/// first test using each; a puzzle whose tests change no define has one.
+fn define_sets(puzzle: &Puzzle) -> Vec<DefineSet> {
+    let mut sets: Vec<DefineSet> = Vec::new();
+    for (i, test) in puzzle.tests.iter().enumerate() {
+        let defines = puzzle.defines_for(test);
+        match sets.iter_mut().find(|s| s.defines == defines) {
+            Some(set) => set.tests.push(i),
+            None => sets.push(DefineSet {
+                defines,
+                tests: vec![i],
+            }),
+        }
+    }
+    if sets.is_empty() {
+        sets.push(DefineSet {
+            defines: puzzle.defines.clone(),
+            tests: Vec::new(),
+        });
+    }
+    sets
+}
+
+/// A compile error that only some tests' defines bring out, with `what` (`DefineSet::describe`)
+/// at the front of each error's text, so every report shows it at the learner's line.
+fn under_defines(e: CompileError, what: &str) -> String {
+    match e {
+        CompileError::Compilation {
+            file,
+            log,
+            mut messages,
+        } => {
+            let mut located = false;
+            for m in &mut messages {
+                if m.severity == compile::MessageSeverity::Error {
+                    m.message = format!("{what}: {}", m.message);
+                    located = true;
+                }
+            }
+            let text = CompileError::Compilation {
+                file,
+                log,
+                messages,
+            }
+            .to_string();
+            // No parsed error: NVRTC's log is shown as it is, under a line that says when.
+            if located {
+                text
+            } else {
+                format!("{what}:\n{text}")
+            }
+        }
+        other => format!("{what}: {other}"),
+    }
+}
+
 /// What `teach` may know of a test beyond the facts: the source, the launch's shape, the
-/// defines' and scalars' integer values and the matrix buffers' shapes.
+/// defines' (the test's, `Puzzle::defines_for`) and scalars' integer values and the matrix
+/// buffers' shapes.
 fn teach_scene<'a>(
     puzzle: &Puzzle,
     test: &TestCase,
@@ -171,7 +292,7 @@ fn teach_scene<'a>(
     source: &'a str,
     learner: &'a Module,
 ) -> crate::teach::Scene<'a> {
-    let mut values = crate::teach::Scene::define_values(&puzzle.defines);
+    let mut values = crate::teach::Scene::define_values(&puzzle.defines_for(test));
     values.extend(
         test.scalars
             .iter()
@@ -233,20 +354,32 @@ pub fn include_options(command_line: &[PathBuf], puzzle: &Puzzle) -> Vec<String>
         .collect()
 }
 
-/// The spec sees the same include folders as the learner's kernel (an author's header may
-/// define what both use).
-fn compile_spec(puzzle: &Puzzle, include_options: &[String]) -> Result<Module, JudgeError> {
+/// The spec, with one set of defines (`named`: say which, for a set after the first). It sees
+/// the same include folders as the learner's kernel (an author's header may define what both
+/// use).
+fn compile_spec(
+    puzzle: &Puzzle,
+    set: &DefineSet,
+    named: bool,
+    include_options: &[String],
+) -> Result<Module, JudgeError> {
     let src = puzzle.spec_source();
     let name = puzzle.toml_path.display().to_string();
     let req = CompileRequest {
         file_name: &name,
         source: &src,
-        defines: &puzzle.defines,
+        defines: &set.defines,
         extra_options: include_options,
     };
     let compiled = match compile::compile(&req) {
         Ok(c) => c,
-        Err(e @ CompileError::Compilation { .. }) => return Err(spec_error(puzzle, e.to_string())),
+        Err(e @ CompileError::Compilation { .. }) => {
+            let message = match named {
+                false => e.to_string(),
+                true => under_defines(e, &set.describe(puzzle)),
+            };
+            return Err(spec_error(puzzle, message));
+        }
         Err(e) => return Err(e.into()),
     };
     crate::ptx::parse(&compiled.ptx).map_err(|e| spec_error(puzzle, e.to_string()))
@@ -774,6 +907,103 @@ mod tests {
             }],
             ..PerfStats::default()
         }
+    }
+
+    /// A pooling-like puzzle with TPB = 8, whose second and third tests give TPB = 64.
+    fn puzzle_with_test_defines() -> Puzzle {
+        let test = |name: &str, extra: &str| {
+            format!(
+                "[[test]]\nname = \"{name}\"\n{extra}grid = [1]\nblock = [8]\nscalars = {{ size = 8 }}\nbuffers.a = {{ len = 8 }}\nbuffers.out = {{ len = 8, output = true }}\n\n"
+            )
+        };
+        let text = format!(
+            "id = 9\nslug = \"pooling\"\ntitle = \"P\"\npart = \"S\"\nkernel = \"pooling\"\nparams = [\"out\", \"a\", \"size\"]\ndefines = {{ TPB = 8, DEBUG = true }}\ndescription = \"d\"\nspec = \"out[0] = a[0];\"\n\n{}{}{}{}",
+            test("eight", ""),
+            test("sixty-four", "defines = { TPB = 64 }\n"),
+            test("again eight", "defines = { TPB = 8 }\n"),
+            test("sixty-four again", "defines = { TPB = 64 }\n"),
+        );
+        crate::puzzle::parse_puzzle(&text, std::path::Path::new("puzzles/09_pooling.toml"))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn tests_share_a_compile_per_distinct_define_set() {
+        let p = puzzle_with_test_defines();
+        let sets = define_sets(&p);
+        assert_eq!(sets.len(), 2);
+        // A test that restates the puzzle's value compiles with the first test.
+        assert_eq!(sets[0].tests, [0, 2]);
+        assert_eq!(sets[0].defines, p.defines);
+        assert_eq!(sets[1].tests, [1, 3]);
+        assert_eq!(
+            sets[1].describe(&p),
+            "with TPB=64 (the defines of tests \"sixty-four\", \"sixty-four again\")"
+        );
+        // A set that changes nothing is said in full.
+        assert_eq!(
+            sets[0].describe(&p),
+            "with DEBUG, TPB=8 (the defines of tests \"eight\", \"again eight\")"
+        );
+    }
+
+    #[test]
+    fn teach_evaluates_indices_with_the_tests_defines() {
+        let p = puzzle_with_test_defines();
+        let m = Module::default();
+        let value = |t: &TestCase| {
+            teach_scene(&p, t, "k.cu", "", &m)
+                .values
+                .into_iter()
+                .find(|(n, _)| n == "TPB")
+                .map(|(_, v)| v)
+        };
+        assert_eq!(value(&p.tests[0]), Some(8));
+        assert_eq!(value(&p.tests[1]), Some(64));
+    }
+
+    #[test]
+    fn an_error_only_some_defines_bring_out_names_them_at_the_learners_line() {
+        let messages = vec![
+            compile::CompilerMessage {
+                file: "k.cu".into(),
+                line: Some(2),
+                column: Some(5),
+                severity: compile::MessageSeverity::Error,
+                code: None,
+                message: "static assertion failed".into(),
+                notes: Vec::new(),
+            },
+            compile::CompilerMessage {
+                file: "k.cu".into(),
+                line: Some(3),
+                column: None,
+                severity: compile::MessageSeverity::Warning,
+                code: Some("177-D".into()),
+                message: "unused".into(),
+                notes: Vec::new(),
+            },
+        ];
+        let e = CompileError::Compilation {
+            file: "k.cu".into(),
+            log: String::new(),
+            messages,
+        };
+        let text = under_defines(e, "with TPB=64 (the defines of test \"big\")");
+        assert_eq!(
+            text,
+            "k.cu does not compile\n  k.cu:2:5: error: with TPB=64 (the defines of test \"big\"): static assertion failed"
+        );
+        // A log gpuzzle could not read: NVRTC's words under a line that says when.
+        let e = CompileError::Compilation {
+            file: "k.cu".into(),
+            log: "something odd".into(),
+            messages: Vec::new(),
+        };
+        assert_eq!(
+            under_defines(e, "with TPB=64"),
+            "with TPB=64:\nk.cu does not compile:\nsomething odd"
+        );
     }
 
     #[test]

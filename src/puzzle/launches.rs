@@ -1,11 +1,12 @@
 //! The multi-launch part of a puzzle file: `[[kernels]]`, `[[launch]]` and `[scratch]`. Checks
 //! every name a launch uses, then computes each test's launch shapes and scratch sizes from its
-//! scalars and the numeric defines, so that the judge only runs concrete launches.
+//! scalars and the numeric defines (with the test's own values, `[[test]] defines`), so that
+//! the judge only runs concrete launches.
 
 use super::error::PuzzleError;
 use super::expr;
 use super::model::{
-    ArgSource, BufferSpec, Init, KernelDef, LaunchStep, Param, ParamKind, TestCase,
+    merge_defines, ArgSource, BufferSpec, Init, KernelDef, LaunchStep, Param, ParamKind, TestCase,
 };
 use super::parse::{is_c_identifier, Ctx, MAX_BUFFER_LEN, TYPE_HELP};
 use super::schema::{RawKernel, RawLaunch, RawPuzzle, RawScratch};
@@ -109,7 +110,11 @@ pub(super) fn parse_multi(
             "add one [[launch]] table per launch, in order: kernel, grid, block (and args)",
         ));
     }
-    let numeric_defines = numeric_defines(defines);
+    // A launch may name any numeric define, the puzzle's or one a test gives a number.
+    let mut numeric_names = numeric_defines(defines);
+    for (_, _, t) in tests {
+        numeric_names.extend(numeric_defines(&t.defines));
+    }
     let mut kinds: Vec<Vec<Option<Kind>>> = kernels
         .iter()
         .map(|(k, _)| vec![None; k.params.len()])
@@ -144,7 +149,7 @@ pub(super) fn parse_multi(
             &kernels[ki].0,
             spec_params,
             &scratch,
-            &numeric_defines,
+            &numeric_names,
             &mut kinds[ki],
             errs,
         );
@@ -238,7 +243,8 @@ pub(super) fn parse_multi(
 
     let mut per_test = Vec::new();
     for (_, tfield, t) in tests {
-        let mut vars = numeric_defines.clone();
+        // The test's own define values (`[[test]] defines`) shape its launches.
+        let mut vars = numeric_defines(&merge_defines(defines, &t.defines));
         vars.extend(t.scalars.iter().map(|(k, v)| (k.clone(), *v)));
         let here = |what: String| format!("{what} (in {tfield}, \"{}\")", t.name);
         let mut scratch_specs = BTreeMap::new();

@@ -31,8 +31,8 @@ pub use error::{os_reason, Invalid, PuzzleError};
 pub use index::{Entry as IndexEntry, Index};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
-    store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep, Mistake,
-    MistakeKind, Param, ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
+    defines_text, store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep,
+    Mistake, MistakeKind, Param, ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
 };
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,

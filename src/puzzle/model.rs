@@ -9,6 +9,34 @@ use crate::judge::outcome::Budget;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// A set of defines as a report says it: `TPB=64, DEBUG` (empty for none).
+pub fn defines_text(defines: &[(String, Option<String>)]) -> String {
+    defines
+        .iter()
+        .map(|(name, value)| match value {
+            Some(v) => format!("{name}={v}"),
+            None => name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `base` with each of `overrides` replacing the value of its name (or added), sorted by name.
+pub(crate) fn merge_defines(
+    base: &[(String, Option<String>)],
+    overrides: &[(String, Option<String>)],
+) -> Vec<(String, Option<String>)> {
+    let mut out = base.to_vec();
+    for (name, value) in overrides {
+        match out.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value.clone(),
+            None => out.push((name.clone(), value.clone())),
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// Name of the spec kernel in `Puzzle::spec_source`.
 pub const SPEC_KERNEL: &str = "gpuzzle_spec";
 
@@ -313,6 +341,11 @@ pub struct TestCase {
     /// Multi-launch puzzles: the launches, in order, shaped for this test (empty otherwise;
     /// then `grid`, `block` and `shared_bytes` are the one launch's, else the first's).
     pub launches: Vec<LaunchStep>,
+    /// `defines = { TPB = 64 }`: this test's values for some of the puzzle's defines, sorted by
+    /// name; each name is one of `Puzzle::defines` (`parse` refuses any other). Empty: the
+    /// puzzle's defines as they are. Everything that compiles a kernel or the spec for this
+    /// test (and its random-input variant) uses `Puzzle::defines_for`.
+    pub defines: Vec<(String, Option<String>)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -504,6 +537,13 @@ impl Puzzle {
             .collect()
     }
 
+    /// The defines `test` is compiled with: the puzzle's, each replaced by the test's own value
+    /// where the test gives one (`[[test]] defines`), sorted by name. A name the puzzle does
+    /// not define is added (`parse` never makes one, but a test built in code may).
+    pub fn defines_for(&self, test: &TestCase) -> Vec<(String, Option<String>)> {
+        merge_defines(&self.defines, &test.defines)
+    }
+
     /// Whether the puzzle has several kernels (`[[kernels]]` and `[[launch]]`).
     pub fn is_multi_launch(&self) -> bool {
         !self.kernels.is_empty()
@@ -632,6 +672,7 @@ mod tests {
             symbols: BTreeMap::new(),
             scratch: BTreeMap::new(),
             launches: Vec::new(),
+            defines: Vec::new(),
         }
     }
 
@@ -710,6 +751,29 @@ mod tests {
         });
         let e = t.kernel_args(&ps, None).unwrap_err().to_string();
         assert!(e.contains("no buffer for parameter `b`"), "{e}");
+    }
+
+    #[test]
+    fn a_test_overrides_the_puzzles_defines_by_name() {
+        let mut t = test_case();
+        let mut p = crate::puzzle::embedded_puzzles()
+            .expect("the pack loads")
+            .remove(0);
+        p.defines = vec![("DEBUG".into(), None), ("TPB".into(), Some("8".into()))];
+        assert_eq!(p.defines_for(&t), p.defines, "no overrides: the puzzle's");
+        t.defines = vec![("TPB".into(), Some("64".into()))];
+        assert_eq!(
+            p.defines_for(&t),
+            [
+                ("DEBUG".to_string(), None),
+                ("TPB".to_string(), Some("64".to_string()))
+            ]
+        );
+        assert_eq!(defines_text(&p.defines_for(&t)), "DEBUG, TPB=64");
+        // One the puzzle lacks (a test built in code): added, in name order.
+        t.defines.push(("HALO".into(), Some("(TPB + 2)".into())));
+        let names: Vec<String> = p.defines_for(&t).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["DEBUG", "HALO", "TPB"]);
     }
 
     #[test]

@@ -339,15 +339,11 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         Some(ts) if !ts.get_ref().is_empty() => {
             let mut names = BTreeSet::new();
             for (i, t) in ts.get_ref().iter().enumerate() {
-                if let Some(tc) = parse_test(
-                    &cx,
-                    t,
-                    &format!("test[{i}]"),
-                    &decls,
-                    multi,
-                    false,
-                    &mut errs,
-                ) {
+                let field = format!("test[{i}]");
+                let defines =
+                    test_defines(&cx, &t.get_ref().defines, &field, &raw.defines, &mut errs);
+                if let Some(mut tc) = parse_test(&cx, t, &field, &decls, multi, false, &mut errs) {
+                    tc.defines = defines;
                     if !names.insert(tc.name.clone()) {
                         errs.push(cx.err(
                             &t.span(),
@@ -377,7 +373,9 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             ));
             return None;
         }
-        parse_test(&cx, b, "bench", &decls, false, true, &mut errs).map(|tc| (b.span(), tc))
+        let defines = test_defines(&cx, &b.get_ref().defines, "bench", &raw.defines, &mut errs);
+        parse_test(&cx, b, "bench", &decls, false, true, &mut errs)
+            .map(|tc| (b.span(), TestCase { defines, ..tc }))
     });
     let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
 
@@ -610,9 +608,20 @@ fn parse_defines(
     raw: &RawPuzzle,
     errs: &mut Vec<PuzzleError>,
 ) -> Vec<(String, Option<String>)> {
+    define_values(cx, &raw.defines, "defines", errs)
+}
+
+/// A `defines` table's values (top level, or a test's), sorted by name: a number or string
+/// is `-DNAME=VALUE`, `true` a bare `-DNAME`; anything else is an error at its line.
+fn define_values(
+    cx: &Ctx,
+    table: &BTreeMap<String, Spanned<toml::Value>>,
+    field: &str,
+    errs: &mut Vec<PuzzleError>,
+) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
-    for (name, value) in &raw.defines {
-        let field = format!("defines.{name}");
+    for (name, value) in table {
+        let field = format!("{field}.{name}");
         if !is_c_identifier(name) {
             errs.push(cx.err(
                 &value.span(),
@@ -640,6 +649,72 @@ fn parse_defines(
         out.push((name.clone(), v));
     }
     out
+}
+
+/// The define of `known` a misspelt `name` most likely means: near in spelling (case aside), or
+/// the same letters in another order (`TBP` for `TPB`).
+fn nearest_define<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
+    let lower: Vec<String> = known.iter().map(|k| k.to_lowercase()).collect();
+    if let Some(near) = super::error::closest(name, &lower) {
+        let at = lower.iter().position(|l| l == near)?;
+        return known.get(at).map(String::as_str);
+    }
+    let letters = |s: &str| {
+        let mut v: Vec<char> = s.to_lowercase().chars().collect();
+        v.sort_unstable();
+        v
+    };
+    known
+        .iter()
+        .find(|k| letters(k) == letters(name))
+        .map(String::as_str)
+}
+
+/// `defines = { TPB = 64 }` in a `[[test]]` or `[bench]` (`field`): new values for defines
+/// the puzzle has (`top`, the top-level table as written), with the same value rules. A name
+/// the puzzle does not define is an error: a misspelt override would otherwise leave the
+/// test on the puzzle's value without a word.
+pub(super) fn test_defines(
+    cx: &Ctx,
+    table: &BTreeMap<String, Spanned<toml::Value>>,
+    field: &str,
+    top: &BTreeMap<String, Spanned<toml::Value>>,
+    errs: &mut Vec<PuzzleError>,
+) -> Vec<(String, Option<String>)> {
+    let field = format!("{field}.defines");
+    let known: Vec<String> = top.keys().cloned().collect();
+    let mut checked = BTreeMap::new();
+    for (name, value) in table {
+        if top.contains_key(name) || !is_c_identifier(name) {
+            checked.insert(name.clone(), value.clone());
+            continue;
+        }
+        let problem = match nearest_define(name, &known) {
+            Some(near) => {
+                format!("`{name}` is not one of the puzzle's defines; did you mean `{near}`?")
+            }
+            None if known.is_empty() => {
+                format!("`{name}` is not one of the puzzle's defines: it has none")
+            }
+            None => format!(
+                "`{name}` is not one of the puzzle's defines ({})",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        errs.push(cx.err(
+            &value.span(),
+            format!("{field}.{name}"),
+            problem,
+            format!(
+                "a test only changes the value of a top-level define: fix the name, or add `{name}` to the top-level `defines` with the value the other tests use"
+            ),
+        ));
+    }
+    define_values(cx, &checked, &field, errs)
 }
 
 fn parse_params(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<Decl> {
@@ -905,6 +980,7 @@ fn parse_test(
         symbols,
         scratch: BTreeMap::new(),
         launches: Vec::new(),
+        defines: Vec::new(),
     })
 }
 
@@ -1422,6 +1498,119 @@ buffers.out = { len = 16, output = true }
         assert_eq!(t.buffers["a"].shape, Some([4, 4]));
         assert_eq!(t.buffers["a"].init, Init::Random { seed: 3 });
         assert!(p.bench.is_none());
+    }
+
+    #[test]
+    fn a_test_changes_the_puzzles_defines_for_itself() {
+        let text = GOOD.replacen(
+            "name = \"two blocks\"",
+            "name = \"two blocks\"\ndefines = { TPB = 64, EXPR = \"(TPB + 2)\", DEBUG = true }",
+            1,
+        ) + "\n[bench]\ngrid = [1]\nblock = [256]\ndefines = { TPB = 256.0 }\nscalars = { size = 256 }\nbuffers.a = { len = 256 }\nbuffers.out = { len = 256, output = true }\n";
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.tests[0].defines.is_empty());
+        assert_eq!(p.defines_for(&p.tests[0]), p.defines);
+        assert_eq!(
+            p.tests[1].defines,
+            [
+                ("DEBUG".to_string(), None),
+                ("EXPR".to_string(), Some("(TPB + 2)".to_string())),
+                ("TPB".to_string(), Some("64".to_string())),
+            ]
+        );
+        assert_eq!(p.defines_for(&p.tests[1]), p.tests[1].defines);
+        // The puzzle's own stay as written: the test's are its own.
+        assert_eq!(p.define_flags(), ["-DDEBUG", "-DEXPR=(TPB + 1)", "-DTPB=8"]);
+        let bench = p.bench.as_ref().expect("a bench");
+        assert_eq!(
+            p.defines_for(bench),
+            [
+                ("DEBUG".to_string(), None),
+                ("EXPR".to_string(), Some("(TPB + 1)".to_string())),
+                ("TPB".to_string(), Some("256.0".to_string())),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_test_define_the_puzzle_lacks_or_a_bad_value_is_rejected_at_its_line() {
+        // A misspelt name: the nearest define is named.
+        let text = GOOD.replacen(
+            "name = \"two blocks\"",
+            "name = \"two blocks\"\ndefines = { TBP = 64 }",
+            1,
+        );
+        let inv = one_error(&text, line_with(&text, "TBP", 0), "test[1].defines.TBP");
+        assert!(
+            inv.problem.contains("did you mean `TPB`"),
+            "{}",
+            inv.problem
+        );
+        assert!(inv.help.contains("top-level `defines`"), "{}", inv.help);
+        // No near name: the puzzle's are listed.
+        let text = GOOD.replacen(
+            "name = \"one block\"",
+            "name = \"one block\"\ndefines = { WIDTH = 64 }",
+            1,
+        );
+        let inv = one_error(&text, line_with(&text, "WIDTH", 0), "test[0].defines.WIDTH");
+        assert!(
+            inv.problem.contains("(`DEBUG`, `EXPR`, `TPB`)"),
+            "{}",
+            inv.problem
+        );
+        // A puzzle with no defines at all.
+        let text = GOOD
+            .replace(
+                "defines = { TPB = 8, EXPR = \"(TPB + 1)\", DEBUG = true }\n",
+                "",
+            )
+            .replacen(
+                "name = \"one block\"",
+                "name = \"one block\"\ndefines = { TPB = 64 }",
+                1,
+            );
+        let inv = one_error(
+            &text,
+            line_with(&text, "TPB = 64", 0),
+            "test[0].defines.TPB",
+        );
+        assert!(inv.problem.contains("it has none"), "{}", inv.problem);
+        // The value rules of the top-level table: not an array, not `false`.
+        let text = GOOD.replacen(
+            "name = \"two blocks\"",
+            "name = \"two blocks\"\ndefines = { TPB = [64] }",
+            1,
+        );
+        let inv = one_error(
+            &text,
+            line_with(&text, "TPB = [64]", 0),
+            "test[1].defines.TPB",
+        );
+        assert!(
+            inv.problem.contains("number, a string or `true`"),
+            "{}",
+            inv.problem
+        );
+        let text = GOOD.to_string()
+            + "\n[bench]\ngrid = [1]\nblock = [8]\ndefines = { DEBUG = false }\nscalars = { size = 8 }\nbuffers.a = { len = 8 }\nbuffers.out = { len = 8, output = true }\n";
+        one_error(
+            &text,
+            line_with(&text, "DEBUG = false", 0),
+            "bench.defines.DEBUG",
+        );
+        // A test with other mistakes still has its define checked.
+        let text = GOOD
+            .replacen(
+                "name = \"two blocks\"",
+                "name = \"two blocks\"\ndefines = { TBP = 64 }",
+                1,
+            )
+            .replacen("scalars = { size = 16 }", "scalars = { size = \"x\" }", 1);
+        let e = parse(&text).expect_err("two mistakes");
+        let fields: Vec<String> = e.invalids().into_iter().map(|i| i.field.clone()).collect();
+        assert!(fields.contains(&"test[1].defines.TBP".to_string()), "{e}");
+        assert!(fields.contains(&"test[1].scalars.size".to_string()), "{e}");
     }
 
     #[test]
@@ -1993,6 +2182,38 @@ buffers.out = { len = 100, output = true }
         assert!(p
             .spec_source()
             .contains("(float* out, const float* a, int size)"));
+    }
+
+    #[test]
+    fn a_multi_launch_test_shapes_its_launches_with_its_own_defines() {
+        let text = MULTI.replacen(
+            "name = \"100 elements\"",
+            "name = \"100 elements\"\ndefines = { TPB = 64 }",
+            1,
+        );
+        let p = parse_multi(&text).unwrap_or_else(|e| panic!("{e}"));
+        // The first test keeps TPB = 8: two blocks of 8 for 15 elements.
+        let steps = p.steps(&p.tests[0]);
+        assert_eq!((steps[0].grid, steps[0].block), ([2, 1, 1], [8, 1, 1]));
+        // The second: blocks of 64, so 2 of them, and a scratch of 2.
+        let t = &p.tests[1];
+        let steps = p.steps(t);
+        assert_eq!((steps[0].grid, steps[0].block), ([2, 1, 1], [64, 1, 1]));
+        assert_eq!(steps[1].grid, [2, 1, 1]);
+        assert_eq!(t.scratch["sums"].len, 2);
+        assert_eq!((t.grid, t.block), ([2, 1, 1], [64, 1, 1]));
+        // A test's TPB that makes a launch impossible is named with the test.
+        let text = MULTI.replacen(
+            "name = \"100 elements\"",
+            "name = \"100 elements\"\ndefines = { TPB = 2048 }",
+            1,
+        );
+        let inv = one_multi_error(
+            &text,
+            line_with(&text, "kernel = \"scan_blocks\"", 0) - 1,
+            "launch[0].block",
+        );
+        assert!(inv.problem.contains("\"100 elements\""), "{}", inv.problem);
     }
 
     #[test]

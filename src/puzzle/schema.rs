@@ -84,6 +84,10 @@ pub(super) struct RawTest {
     /// would), written like buffers; single-launch puzzles only.
     #[serde(default)]
     pub symbols: BTreeMap<String, Spanned<RawBuffer>>,
+    /// This test's values for some of the puzzle's `defines` (same value rules), e.g.
+    /// `{ TPB = 64 }`: the kernel and the spec are compiled with them for this test.
+    #[serde(default)]
+    pub defines: BTreeMap<String, Spanned<toml::Value>>,
     /// `[bench]` only: floating-point operations of the launch, as an expression of its scalars.
     #[serde(default)]
     pub flops: Option<Spanned<String>>,

@@ -180,6 +180,15 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
         } else {
             out.push_str(&launch_picture(t.grid, t.block));
         }
+        // `[[test]] defines`: the values this test compiles the kernel with instead.
+        if !t.defines.is_empty() {
+            let d: Vec<String> = t
+                .defines
+                .iter()
+                .map(|(n, v)| v.as_ref().map_or(n.clone(), |v| format!("{n} = {v}")))
+                .collect();
+            let _ = writeln!(out, "  defines: {} (in this test)", d.join(", "));
+        }
         for (name, b) in &t.buffers {
             let shape = b
                 .shape

@@ -127,12 +127,12 @@ pub fn capture(
             id: puzzle.id,
             count: puzzle.tests.len(),
         })?;
-    // The puzzle's own include folders, as the judge compiled it.
+    // The puzzle's own include folders and this test's defines, as the judge compiled it.
     let include_options = judge::include_options(&opts.include_dirs, puzzle);
     let compiled = compile::compile(&CompileRequest {
         file_name: display_name,
         source,
-        defines: &puzzle.defines,
+        defines: &puzzle.defines_for(test),
         extra_options: &include_options,
     })?;
     let module = crate::ptx::parse(&compiled.ptx)
