@@ -1,6 +1,7 @@
 //! `[[test]] defines`: a test that changes a puzzle's define (TPB = 64 where the puzzle says 8)
 //! compiles the learner's kernel and the spec with it, on every command that compiles one:
-//! `check` (text and JSON), `check --solutions`, `run --trace`, `draw`, `bench` and `show`.
+//! `check` (text and JSON), `check --solutions`, `run --trace`, `draw`, `bench`, `show`, and the
+//! GPU backend's worker (through the instrumented-emulator stand-in).
 //! A temporary pack holds a block-reversal puzzle whose shared array is `s[TPB]`: a kernel
 //! written with TPB passes both tests, one that hard-codes 8 fails the 64-thread test, and one
 //! that only compiles with TPB = 8 is one compile error naming the test. Needs NVRTC.
@@ -277,4 +278,33 @@ fn run_trace_uses_the_first_tests_own_defines() {
         .find(|l| l.trim_start().starts_with("t7:"))
         .unwrap_or_else(|| panic!("no line for t7:\n{out}"));
     assert_eq!(t7.trim(), "t7: a[7] → s[7]; s[0] → out[7]", "{out}");
+}
+
+#[test]
+fn the_gpu_path_runs_each_test_with_its_own_defines() {
+    // The worker's instrumented emulator stands in for a GPU: the learner's PTX for the
+    // 64-thread test must be the one compiled with TPB = 64, on `gpu` and on `auto`'s second run.
+    let grade = |starter: &str, backend: &str| {
+        let dir = pack(starter);
+        let out = gpuzzle(dir.path())
+            .env("GPUZZLE_GPU_STAND_IN", "emulator")
+            .env("GPUZZLE_BACKEND", backend)
+            .args(["check", "1", "--format", "json"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap_or(-1), json(&text))
+    };
+    for backend in ["gpu", "auto"] {
+        let (code, v) = grade(WITH_TPB, backend);
+        assert_eq!(code, 0, "{backend}: {v}");
+        assert!(tests_of(&v).iter().all(|(_, passed)| *passed), "{v}");
+        if backend == "auto" {
+            assert_eq!(v["puzzles"][0]["also"]["verdict"], "match", "{v}");
+        }
+    }
+    let (code, v) = grade(EIGHT, "gpu");
+    assert_eq!(code, 1, "{v}");
+    let passed: Vec<bool> = tests_of(&v).into_iter().map(|(_, p)| p).collect();
+    assert_eq!(passed, [true, false, true, false], "{v}");
 }

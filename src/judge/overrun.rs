@@ -248,6 +248,58 @@ extern \"C\" __global__ void pooling(float* out, const float* a, int size) {
     }
 
     #[test]
+    fn an_overrun_under_a_tests_own_defines_has_its_lines() {
+        // TPB = 8 reads `a` once per thread (within budget); the second test's TPB = 64 reads
+        // it 8 times. The traced re-run must use that test's kernel to find the 8.
+        let test = |name: &str, extra: &str| {
+            format!(
+                "[[test]]\nname = \"{name}\"\n{extra}grid = [1]\nblock = [8]\nscalars = {{ size = 8 }}\nbuffers.a = {{ len = 8, init = \"arange\" }}\nbuffers.out = {{ len = 8, output = true }}\n\n"
+            )
+        };
+        let text = format!(
+            "id = 9\nslug = \"scaled\"\ntitle = \"S\"\npart = \"P\"\nkernel = \"scaled\"\nparams = [\"out\", \"a\", \"size\"]\ndefines = {{ TPB = 8 }}\ndescription = \"d\"\nspec = \"for (int i = 0; i < size; i++) {{ float s = 0.0f; for (int k = 0; k < TPB / 8; k++) s += a[(i + k) % size]; out[i] = s; }}\"\nbudget = {{ global_reads = 1 }}\n\n{}{}",
+            test("eight", ""),
+            test("sixty-four", "defines = { TPB = 64 }\n"),
+        );
+        let p = crate::puzzle::parse_puzzle(&text, std::path::Path::new("puzzles/09_scaled.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let source = "\
+extern \"C\" __global__ void scaled(float* out, const float* a, int size) {
+    int i = threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < TPB / 8; k++) {
+        s += a[(i + k) % size];
+    }
+    out[i] = s;
+}
+";
+        let outcome = judge(&p, "k.cu", source, &JudgeOptions::default()).expect("judged");
+        let names: Vec<(&str, bool)> = outcome
+            .tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.passed))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("eight", true),
+                ("sixty-four", false),
+                ("eight (random inputs)", true),
+                ("sixty-four (random inputs)", false)
+            ]
+        );
+        assert_lines_add_up(&outcome);
+        let o = &outcome.tests[1].over_budget[0];
+        assert_eq!((o.counter, o.used, o.budget), ("global_reads", 8, 1));
+        assert_eq!(counts(o), [(Some(5), 8)]);
+        // Its outputs were right: the spec ran with TPB = 64 too.
+        assert!(outcome.tests[1]
+            .outputs
+            .values()
+            .all(|c| c.mismatches.is_empty()));
+    }
+
+    #[test]
     fn traced_blocks_keep_only_the_blocks_asked_for() {
         let p = puzzle(9);
         let test = &p.tests[0];
