@@ -209,7 +209,7 @@ fn a_kernel_that_compiles_only_with_eight_is_one_error_naming_the_test() {
         .unwrap_or_else(|| panic!("a compile error: {out}"));
     for part in [
         "01_reverse.cu:2",
-        "with TPB=64 (the defines of test \"two blocks of 64\")",
+        "only blocks of eight\" (with TPB=64, in test \"two blocks of 64\")",
         "only blocks of eight",
     ] {
         assert!(e.contains(part), "missing {part:?} in: {e}");

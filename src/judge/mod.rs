@@ -198,7 +198,7 @@ struct DefineSet {
 }
 
 impl DefineSet {
-    /// `with TPB=64 (the defines of test "64 threads")`: the values this set gives that
+    /// `with TPB=64, in test "64 threads"`: the values this set gives that
     /// differ from the puzzle's own (all of them if none does), and the tests that use it.
     fn describe(&self, puzzle: &Puzzle) -> String {
         let differing: Vec<(String, Option<String>)> = self
@@ -219,10 +219,10 @@ impl DefineSet {
             .map(|t| format!("\"{}\"", t.name))
             .collect();
         let tests = match names.len() {
-            1 => format!("the defines of test {}", names[0]),
-            _ => format!("the defines of tests {}", names.join(", ")),
+            1 => format!("test {}", names[0]),
+            _ => format!("tests {}", names.join(", ")),
         };
-        format!("with {shown} ({tests})")
+        format!("with {shown}, in {tests}")
     }
 }
 
@@ -250,7 +250,7 @@ fn define_sets(puzzle: &Puzzle) -> Vec<DefineSet> {
 }
 
 /// A compile error that only some tests' defines bring out, with `what` (`DefineSet::describe`)
-/// at the front of each error's text, so every report shows it at the learner's line.
+/// after each error's text, so every report shows it at the learner's line.
 fn under_defines(e: CompileError, what: &str) -> String {
     match e {
         CompileError::Compilation {
@@ -261,7 +261,7 @@ fn under_defines(e: CompileError, what: &str) -> String {
             let mut located = false;
             for m in &mut messages {
                 if m.severity == compile::MessageSeverity::Error {
-                    m.message = format!("{what}: {}", m.message);
+                    m.message = after_the_error(&m.message, what);
                     located = true;
                 }
             }
@@ -279,6 +279,21 @@ fn under_defines(e: CompileError, what: &str) -> String {
             }
         }
         other => format!("{what}: {other}"),
+    }
+}
+
+/// An error's text with `(what)` after it, so the error reads first (in a cut table too); before
+/// NVRTC's " at the end of this line" (`compile::messages`), which reports read as a place.
+fn after_the_error(message: &str, what: &str) -> String {
+    const END_OF_LINE: &str = " at the end of this line";
+    // On the first line: the lines after it (NVRTC's own place, a note) stay as they are.
+    let (first, rest) = match message.split_once('\n') {
+        Some((first, rest)) => (first, format!("\n{rest}")),
+        None => (message, String::new()),
+    };
+    match first.strip_suffix(END_OF_LINE) {
+        Some(error) => format!("{error} ({what}){END_OF_LINE}{rest}"),
+        None => format!("{first} ({what}){rest}"),
     }
 }
 
@@ -938,12 +953,12 @@ mod tests {
         assert_eq!(sets[1].tests, [1, 3]);
         assert_eq!(
             sets[1].describe(&p),
-            "with TPB=64 (the defines of tests \"sixty-four\", \"sixty-four again\")"
+            "with TPB=64, in tests \"sixty-four\", \"sixty-four again\""
         );
         // A set that changes nothing is said in full.
         assert_eq!(
             sets[0].describe(&p),
-            "with DEBUG, TPB=8 (the defines of tests \"eight\", \"again eight\")"
+            "with DEBUG, TPB=8, in tests \"eight\", \"again eight\""
         );
     }
 
@@ -960,6 +975,85 @@ mod tests {
         };
         assert_eq!(value(&p.tests[0]), Some(8));
         assert_eq!(value(&p.tests[1]), Some(64));
+    }
+
+    #[test]
+    fn a_multi_launch_test_runs_its_launches_with_its_own_defines() {
+        let text = r#"id = 21
+slug = "two-steps"
+title = "T"
+part = "P"
+params = ["out", "a", "size"]
+defines = { TPB = 8 }
+description = "d"
+spec = "for (int i = 0; i < size; i++) out[i] = a[i] * TPB + 1;"
+
+[[kernels]]
+name = "scale"
+params = ["out", "a", "size"]
+
+[[kernels]]
+name = "bump"
+params = ["out", "size"]
+
+[[launch]]
+kernel = "scale"
+grid = ["(size + TPB - 1) / TPB"]
+block = ["TPB"]
+
+[[launch]]
+kernel = "bump"
+grid = ["(size + TPB - 1) / TPB"]
+block = ["TPB"]
+
+[[test]]
+name = "blocks of 8"
+scalars = { size = 20 }
+buffers.a = { len = 20, init = "arange" }
+buffers.out = { len = 20, output = true }
+
+[[test]]
+name = "blocks of 16"
+defines = { TPB = 16 }
+scalars = { size = 40 }
+buffers.a = { len = 40, init = "arange" }
+buffers.out = { len = 40, output = true }
+"#;
+        let p = crate::puzzle::parse_puzzle(text, std::path::Path::new("puzzles/21_two.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Each thread checks that its block is TPB wide, then scales by TPB.
+        let source = r#"
+extern "C" __global__ void scale(float* out, const float* a, int size) {
+    int i = blockIdx.x * TPB + threadIdx.x;
+    if (blockDim.x == TPB && i < size) out[i] = a[i] * TPB;
+}
+extern "C" __global__ void bump(float* out, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) out[i] += 1.0f;
+}
+"#;
+        let outcome = judge(&p, "k.cu", source, &JudgeOptions::default()).expect("judged");
+        assert!(
+            outcome.compile_error.is_none(),
+            "{:?}",
+            outcome.compile_error
+        );
+        let got: Vec<(&str, bool, [u32; 3])> = outcome
+            .tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.passed, t.block))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("blocks of 8", true, [8, 1, 1]),
+                ("blocks of 16", true, [16, 1, 1]),
+                ("blocks of 8 (random inputs)", true, [8, 1, 1]),
+                ("blocks of 16 (random inputs)", true, [16, 1, 1]),
+            ]
+        );
+        let out = &outcome.tests[1].outputs["out"];
+        assert_eq!(out.expected[39], 39.0 * 16.0 + 1.0);
     }
 
     #[test]
@@ -989,10 +1083,10 @@ mod tests {
             log: String::new(),
             messages,
         };
-        let text = under_defines(e, "with TPB=64 (the defines of test \"big\")");
+        let text = under_defines(e, "with TPB=64, in test \"big\"");
         assert_eq!(
             text,
-            "k.cu does not compile\n  k.cu:2:5: error: with TPB=64 (the defines of test \"big\"): static assertion failed"
+            "k.cu does not compile\n  k.cu:2:5: error: static assertion failed (with TPB=64, in test \"big\")"
         );
         // A log gpuzzle could not read: NVRTC's words under a line that says when.
         let e = CompileError::Compilation {
@@ -1000,6 +1094,17 @@ mod tests {
             log: "something odd".into(),
             messages: Vec::new(),
         };
+        assert_eq!(
+            after_the_error("expected a \";\" at the end of this line", "with TPB=64"),
+            "expected a \";\" (with TPB=64) at the end of this line"
+        );
+        assert_eq!(
+            after_the_error(
+                "expected a \";\" at the end of this line\nNVRTC reported it at 7:1",
+                "with TPB=64"
+            ),
+            "expected a \";\" (with TPB=64) at the end of this line\nNVRTC reported it at 7:1"
+        );
         assert_eq!(
             under_defines(e, "with TPB=64"),
             "with TPB=64:\nk.cu does not compile:\nsomething odd"
