@@ -963,6 +963,21 @@ mod tests {
     }
 
     #[test]
+    fn a_spec_that_breaks_under_a_tests_defines_names_the_test() {
+        let mut p = puzzle_with_test_defines();
+        p.spec = "static_assert(TPB == 8, \"eight only\");\nout[0] = a[0];\n".into();
+        let source = "extern \"C\" __global__ void pooling(float* out, const float* a, int size) { out[0] = a[0]; }\n";
+        let e = judge(&p, "k.cu", source, &JudgeOptions::default())
+            .expect_err("the spec is broken")
+            .to_string();
+        assert!(e.contains("the spec of puzzle 9"), "{e}");
+        assert!(
+            e.contains("eight only\" (with TPB=64, in tests \"sixty-four\", \"sixty-four again\")"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn teach_evaluates_indices_with_the_tests_defines() {
         let p = puzzle_with_test_defines();
         let m = Module::default();
