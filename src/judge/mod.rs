@@ -57,6 +57,9 @@ pub struct JudgeOptions {
     /// The command line's `-I` folders, resolved: searched for the learner's own headers before
     /// the puzzle's `include_dirs`.
     pub include_dirs: Vec<PathBuf>,
+    /// Also run the puzzle's `[unseen]` test, after the others (`check` and `lint`; `run` and
+    /// `watch` leave it out, since the learner cannot see it in advance).
+    pub unseen: bool,
 }
 
 impl Default for JudgeOptions {
@@ -68,6 +71,7 @@ impl Default for JudgeOptions {
             timeout: None,
             also: None,
             include_dirs: Vec::new(),
+            unseen: false,
         }
     }
 }
@@ -136,28 +140,47 @@ pub fn judge(
     }
     let spec = compile_spec(puzzle, &include_options)?;
     let mut all_passed = true;
+    let kernel = (&learner, learner_ptx.as_str());
+    let graded = |test: &TestCase, seed: Option<u64>| -> Result<TestOutcome, JudgeError> {
+        let started = std::time::Instant::now();
+        let mut t = run_test(puzzle, test, seed, &spec, kernel, opts)?;
+        // A step limit inside a loop is said as that loop, from the IR and the source;
+        // then every diagnostic gets its help from its facts and the source.
+        for d in &mut t.diagnostics {
+            crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
+        }
+        let scene = teach_scene(puzzle, test, display_name, source, &learner);
+        crate::teach::explain(&mut t.diagnostics, &scene);
+        for p in t.perf.iter_mut().filter(|p| p.over()) {
+            p.help = crate::teach::perf::advice(p, source, &scene.values);
+        }
+        t.seconds = started.elapsed().as_secs_f64();
+        Ok(t)
+    };
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
-            let seed = random.then(|| seed_for(puzzle.id, i));
-            let started = std::time::Instant::now();
-            let mut t = run_test(puzzle, test, seed, &spec, (&learner, &learner_ptx), opts)?;
-            // A step limit inside a loop is said as that loop, from the IR and the source;
-            // then every diagnostic gets its help from its facts and the source.
-            for d in &mut t.diagnostics {
-                crate::report::endless_loop::name_the_loop(d, &learner, display_name, source);
-            }
-            let scene = teach_scene(puzzle, test, display_name, source, &learner);
-            crate::teach::explain(&mut t.diagnostics, &scene);
-            for p in t.perf.iter_mut().filter(|p| p.over()) {
-                p.help = crate::teach::perf::advice(p, source, &scene.values);
-            }
-            t.seconds = started.elapsed().as_secs_f64();
+            let t = graded(test, random.then(|| seed_for(puzzle.id, i)))?;
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
     }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);
+    // The unseen test last: its inputs are already drawn, so it has no random variant.
+    if let (true, Some(u)) = (opts.unseen, &puzzle.unseen) {
+        let t = graded(&u.test, None)?;
+        all_passed &= t.passed;
+        let scalars = if u.drawn.is_empty() {
+            u.test.scalars.iter().map(|(n, v)| (n.clone(), *v)).collect()
+        } else {
+            u.drawn.clone()
+        };
+        outcome.unseen = Some(outcome::UnseenRun {
+            test: t.name.clone(),
+            scalars,
+        });
+        outcome.tests.push(t);
+    }
     outcome.passed = all_passed && !outcome.tests.is_empty();
     Ok(outcome)
 }
