@@ -171,7 +171,11 @@ pub fn judge(
         let t = graded(&u.test, None)?;
         all_passed &= t.passed;
         let scalars = if u.drawn.is_empty() {
-            u.test.scalars.iter().map(|(n, v)| (n.clone(), *v)).collect()
+            u.test
+                .scalars
+                .iter()
+                .map(|(n, v)| (n.clone(), *v))
+                .collect()
         } else {
             u.drawn.clone()
         };
@@ -226,12 +230,14 @@ pub fn test_name(test: &TestCase, random: bool) -> String {
     }
 }
 
-/// The names of every test `judge` runs for `puzzle`, in the order outcomes list them (fixed
-/// tests, then their random variants): what a report lists when no test could run.
+/// The names of every test `judge` runs for `puzzle` with the unseen test (as `check` runs
+/// it), in the order outcomes list them (fixed tests, their random variants, the unseen test):
+/// what a report lists when no test could run.
 pub fn test_names(puzzle: &Puzzle) -> Vec<String> {
     [false, true]
         .into_iter()
         .flat_map(|random| puzzle.tests.iter().map(move |t| test_name(t, random)))
+        .chain(puzzle.unseen.as_ref().map(|u| u.test.name.clone()))
         .collect()
 }
 

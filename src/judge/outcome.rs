@@ -365,3 +365,67 @@ impl PuzzleOutcome {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_with(name: &str) -> TestOutcome {
+        TestOutcome {
+            name: name.into(),
+            random: false,
+            passed: true,
+            grid: [1, 1, 1],
+            block: [8, 1, 1],
+            inputs: vec![],
+            outputs: BTreeMap::new(),
+            counters: Counters::default(),
+            argmax: [ThreadId::default(); 4],
+            budget: Budget::default(),
+            over_budget: vec![],
+            kernels: vec![],
+            perf: vec![],
+            diagnostics: vec![],
+            stdout: String::new(),
+            error: None,
+            seconds: 0.0,
+            cross: None,
+        }
+    }
+
+    fn outcome(visible_pass: bool, unseen_pass: bool) -> PuzzleOutcome {
+        let mut seen = test_with("8 elements");
+        seen.passed = visible_pass;
+        let mut unseen = test_with("unseen size (size = 137)");
+        unseen.passed = unseen_pass;
+        PuzzleOutcome {
+            tests: vec![seen, unseen],
+            unseen: Some(UnseenRun {
+                test: "unseen size (size = 137)".into(),
+                scalars: vec![("size".into(), 137.0)],
+            }),
+            ..PuzzleOutcome::default()
+        }
+    }
+
+    #[test]
+    fn only_a_failure_of_the_unseen_test_alone_is_said_to_be_a_hard_coded_size() {
+        let o = outcome(true, false);
+        assert_eq!(
+            o.fails_only_unseen().map(|u| u.test.as_str()),
+            Some("unseen size (size = 137)")
+        );
+        let m = o.unseen_message().unwrap();
+        assert!(
+            m.contains(
+                "passes the tests it can see but fails a size it could not see (size = 137)"
+            ) && m.contains("use `size`"),
+            "{m}"
+        );
+        assert!(outcome(false, false).unseen_message().is_none());
+        assert!(outcome(true, true).unseen_message().is_none());
+        let mut no_unseen = outcome(true, false);
+        no_unseen.unseen = None;
+        assert!(no_unseen.unseen_message().is_none());
+    }
+}

@@ -3,8 +3,8 @@
 
 use super::error::{line_of, PuzzleError};
 use super::model::{
-    BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach,
-    TestCase, Tolerance, Unseen, SPEC_KERNEL,
+    BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
+    Tolerance, Unseen, SPEC_KERNEL,
 };
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;

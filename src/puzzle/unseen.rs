@@ -92,6 +92,10 @@ pub(crate) fn test_name(drawn: &[(String, f64)], scalars: &BTreeMap<String, f64>
     }
 }
 
+/// Evaluates a number or expression (value, its span, its field), pushing an error on failure.
+type Amount<'a> =
+    dyn Fn(&toml::Value, &Range<usize>, &str, &mut Vec<PuzzleError>) -> Option<i64> + 'a;
+
 /// How one scalar is written.
 enum Written {
     Value(f64),
@@ -210,12 +214,7 @@ pub(super) fn concretize(
                             "cannot compute \"{e}\": it refers to a scalar whose expression refers back to it"
                         ),
                     };
-                    errs.push(cx.err(
-                        &span,
-                        format!("unseen.scalars.{name}"),
-                        problem,
-                        EXPR_HELP,
-                    ));
+                    errs.push(cx.err(&span, format!("unseen.scalars.{name}"), problem, EXPR_HELP));
                 }
             }
         }
@@ -336,7 +335,7 @@ fn buffer(
     id: u32,
     slug: &str,
     name: &str,
-    amount: &dyn Fn(&toml::Value, &Range<usize>, &str, &mut Vec<PuzzleError>) -> Option<i64>,
+    amount: &Amount,
     errs: &mut Vec<PuzzleError>,
 ) -> Option<RawBuffer> {
     let r = b.get_ref();
@@ -398,12 +397,103 @@ mod tests {
         let a = draw(9, "pooling", "size", 40, 200);
         assert!((40..=200).contains(&a));
         assert_eq!(a, draw(9, "pooling", "size", 40, 200));
-        let others: Vec<i64> = (1..20).map(|id| draw(id, "x", "size", 0, 1_000_000)).collect();
+        let others: Vec<i64> = (1..20)
+            .map(|id| draw(id, "x", "size", 0, 1_000_000))
+            .collect();
         let mut distinct = others.clone();
         distinct.sort_unstable();
         distinct.dedup();
         assert!(distinct.len() > 15, "{others:?}");
         assert_eq!(draw(3, "guard", "size", 7, 7), 7);
+    }
+
+    const BASE: &str = r#"id = 3
+slug = "guard"
+title = "Guard"
+part = "Threads"
+kernel = "guard"
+params = ["out", "a", "size"]
+defines = { TPB = 8 }
+description = "Add 10."
+spec = "for (int i = 0; i < size; i++) out[i] = a[i] + 10.0f;"
+
+[[test]]
+name = "t"
+grid = [1]
+block = [8]
+scalars = { size = 4 }
+buffers.a = { len = 4 }
+buffers.out = { len = 4, output = true }
+"#;
+
+    fn parsed(unseen: &str) -> Result<crate::puzzle::Puzzle, PuzzleError> {
+        crate::puzzle::parse_puzzle(
+            &format!("{BASE}\n[unseen]\n{unseen}"),
+            std::path::Path::new("puzzles/03_guard.toml"),
+        )
+    }
+
+    #[test]
+    fn an_unseen_table_becomes_a_test_at_the_drawn_size() {
+        let p = parsed(
+            "scalars = { size = [40, 200], half = \"size / 2\" }\ngrid = [\"(size + TPB - 1) / TPB\"]\nblock = [\"TPB\"]\ndefines = { TPB = 64 }\nbuffers.a = { len = \"size\", init = \"random\" }\nbuffers.out = { len = \"size\", output = true }\n",
+        );
+        // `half` is no parameter: the test is checked like any other.
+        let e = p.unwrap_err().to_string();
+        assert!(
+            e.contains("unseen.scalars.half") && e.contains("not a kernel parameter"),
+            "{e}"
+        );
+        let p = parsed(
+            "scalars = { size = [40, 200] }\ngrid = [\"(size + TPB - 1) / TPB\"]\nblock = [\"TPB\"]\ndefines = { TPB = 64 }\nbuffers.a = { len = \"size\", init = \"random\" }\nbuffers.out = { len = \"size\", output = true }\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let u = p.unseen.expect("unseen");
+        let size = draw(3, "guard", "size", 40, 200);
+        assert_eq!(u.drawn, [("size".to_string(), size as f64)]);
+        assert_eq!(u.test.name, format!("unseen size (size = {size})"));
+        assert_eq!(u.test.scalars["size"], size as f64);
+        assert_eq!(
+            u.test.block,
+            [64, 1, 1],
+            "its own TPB serves its expressions"
+        );
+        assert_eq!(u.test.grid[0] as i64, (size + 63) / 64);
+        assert_eq!(u.test.buffers["a"].len, size as usize);
+        assert!(matches!(
+            u.test.buffers["a"].init,
+            crate::puzzle::Init::Random { seed } if seed != 0
+        ));
+        assert_eq!(u.defines, [("TPB".to_string(), Some("64".to_string()))]);
+    }
+
+    #[test]
+    fn mistakes_in_unseen_name_the_line_and_field() {
+        let cases = [
+            ("scalars = { size = [9, 2] }\ngrid = [1]\nblock = [8]\nbuffers.a = { len = 4 }\nbuffers.out = { len = 4, output = true }\n", "unseen.scalars.size", "is empty", 20),
+            ("scalars = { size = [4, 9] }\ngrid = [\"size / n\"]\nblock = [8]\nbuffers.a = { len = 4 }\nbuffers.out = { len = 4, output = true }\n", "unseen.grid", "`n` is not a scalar", 21),
+            ("scalars = { size = 8 }\nblock = [8]\nbuffers.a = { len = 4 }\nbuffers.out = { len = 4, output = true }\n", "unseen.grid", "missing field `grid`", 19),
+            ("scalars = { size = 8 }\ngrid = [1]\nblock = [2048]\nbuffers.a = { len = \"size - 9\" }\nbuffers.out = { len = 4, output = true }\n", "unseen.buffers.a.len", "the size is -1", 23),
+            ("scalars = { size = \"size + 1\" }\ngrid = [1]\nblock = [8]\nbuffers.a = { len = 4 }\nbuffers.out = { len = 4, output = true }\n", "unseen.scalars.size", "cannot compute", 20),
+        ];
+        for (table, field, problem, line) in cases {
+            let e = parsed(table).unwrap_err();
+            let found = e
+                .invalids()
+                .into_iter()
+                .find(|i| i.field == field)
+                .unwrap_or_else(|| panic!("{field}: {e}"));
+            assert!(
+                found.problem.contains(problem),
+                "{field}: {}",
+                found.problem
+            );
+            assert_eq!(found.line, Some(line), "{field}: {e}");
+        }
+        // A block beyond CUDA's limits is found by the test's own checks, at [unseen]'s block.
+        let e = parsed("scalars = { size = 8 }\ngrid = [1]\nblock = [\"TPB * 256\"]\nbuffers.a = { len = 4 }\nbuffers.out = { len = 4, output = true }\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("unseen.block"), "{e}");
     }
 
     #[test]

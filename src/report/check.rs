@@ -315,7 +315,7 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
         if t.seconds.is_finite() && t.seconds >= 0.0 {
             case.set_time(Duration::from_secs_f64(t.seconds));
         }
-        cases.push((case, first_line(t)));
+        cases.push((case, failed_test_line(t)));
     }
     let seconds: f64 = o
         .tests
@@ -337,7 +337,7 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
 
 /// The line a failed test points at: its first diagnostic's (errors first), else the line of
 /// a performance figure over budget.
-fn first_line(t: &TestOutcome) -> Option<u32> {
+pub(crate) fn failed_test_line(t: &TestOutcome) -> Option<u32> {
     if t.passed {
         return None;
     }
