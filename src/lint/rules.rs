@@ -2,13 +2,17 @@
 //! teaches against its tests, an `[unseen]` test where there are sizes, and the numbers its
 //! description states against its TOML.
 //!
-//! - `bounds`: some test (the unseen one included) leaves a block partly full. A test does when
-//!   one of its whole-number scalars S (a size) is, along some launch dimension d (x or y) whose
-//!   block has more than one thread, smaller than the threads launched along d
-//!   (grid[d] * block[d]) and not a multiple of block[d]: then the threads that cover S end
-//!   inside a block, and the rest of that block must be kept out by the guard. The rule does
-//!   not know which scalar indexes which dimension, so it leans towards accepting: a small
-//!   scalar that no thread index covers (a filter width) also counts.
+//! - `bounds`: some test (the unseen one included) leaves a block partly full. A test does when,
+//!   along some launch dimension d (x or y) whose block has more than one thread, one of its
+//!   sizes is not a multiple of block[d]: then the threads that cover it end inside a block
+//!   (or, in a grid-stride loop, inside the last stride), and the rest must be kept out by the
+//!   guard. A size is a whole-number scalar that is also an extent of an output buffer or of the
+//!   test's largest buffer (so a filter's width, the length of a small input, is none): in a 2D
+//!   launch (grid or block with y > 1) a matrix's columns along x and its rows along y; in a 1D
+//!   launch, or for a buffer without a shape, its length, rows and columns along x. A kernel
+//!   that covers two elements per thread is not modelled (such a test needs a size that is no
+//!   multiple of the block); the rule cannot tell which size a thread index really covers, so
+//!   where a matrix has several it leans towards accepting.
 //! - `block-barrier`: in every test (the unseen one included) the largest block of its
 //!   launches has at least 64 threads, so a warp barrier cannot stand in for a block barrier.
 //! - `shared`: the puzzle `require`s `shared_reads` or `shared_writes` of at least 1 (at the
@@ -46,18 +50,42 @@ fn shapes(t: &TestCase) -> Vec<([u32; 3], [u32; 3])> {
     }
 }
 
+/// A buffer's extents: its length, and its rows and columns when it is a matrix.
+fn extents(b: &crate::puzzle::BufferSpec) -> Vec<u64> {
+    let mut out = vec![b.len as u64];
+    if let Some([r, c]) = b.shape {
+        out.extend([r as u64, c as u64]);
+    }
+    out
+}
+
 /// Whether `t` leaves a block partly full (the module's definition).
 pub fn has_partial_block(t: &TestCase) -> bool {
-    let sizes: Vec<u64> = t
+    // The buffers threads may cover: the outputs and the largest buffer (a filter's width, the
+    // length of a small input, is no size).
+    let largest = t.buffers.values().max_by_key(|b| b.len);
+    let covered: Vec<&crate::puzzle::BufferSpec> = t
+        .buffers
+        .values()
+        .filter(|b| b.output)
+        .chain(largest)
+        .collect();
+    let scalars: BTreeSet<u64> = t
         .scalars
         .values()
         .filter(|v| v.fract() == 0.0 && **v >= 1.0 && **v < 1e15)
         .map(|v| *v as u64)
         .collect();
     shapes(t).iter().any(|(grid, block)| {
+        let two_d = block[1] > 1 || grid[1] > 1;
         (0..2).any(|d| {
-            let (g, b) = (u64::from(grid[d]), u64::from(block[d]));
-            b > 1 && sizes.iter().any(|&s| s < g * b && s % b != 0)
+            let b = u64::from(block[d]);
+            // In a 2D launch x runs along a matrix's columns and y along its rows.
+            let sizes = covered.iter().flat_map(|buf| match (two_d, buf.shape) {
+                (true, Some([r, c])) => vec![if d == 0 { c as u64 } else { r as u64 }],
+                _ => extents(buf),
+            });
+            b > 1 && sizes.filter(|s| scalars.contains(s)).any(|s| s % b != 0)
         })
     })
 }
@@ -410,10 +438,19 @@ budget = {{ global_reads = 1, global_writes = 1 }}
         assert!(has_partial_block(
             &puzzle(UNSEEN, &test("x", 1, 8, 4)).0.tests[0]
         ));
-        // Grid-stride: 75 elements over 32 threads is no partial block by itself.
-        assert!(!has_partial_block(
+        // Grid-stride: 75 elements over 4 blocks of 8 threads, the last stride partly full.
+        assert!(has_partial_block(
             &puzzle(UNSEEN, &test("x", 4, 8, 75)).0.tests[0]
         ));
+        assert!(!has_partial_block(
+            &puzzle(UNSEEN, &test("x", 4, 8, 64)).0.tests[0]
+        ));
+        // A scalar that is no buffer's extent (a filter width) is no size.
+        let filter = "[[test]]\nname = \"f\"\ngrid = [2]\nblock = [8]\nscalars = { size = 3 }\nbuffers.a = { len = 16 }\nbuffers.out = { len = 16, output = true }\n";
+        assert!(!has_partial_block(&puzzle(UNSEEN, filter).0.tests[0]));
+        // A column sum: one block per column, its threads over 6 rows.
+        let columns = "[[test]]\nname = \"c\"\ngrid = [5]\nblock = [8]\nscalars = { size = 6 }\nbuffers.a = { shape = [6, 5] }\nbuffers.out = { shape = [1, 5], output = true }\n";
+        assert!(has_partial_block(&puzzle(UNSEEN, columns).0.tests[0]));
     }
 
     #[test]
