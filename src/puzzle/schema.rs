@@ -79,6 +79,9 @@ pub(super) struct RawUnseen {
     pub defines: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub buffers: BTreeMap<String, Spanned<RawUnseenBuffer>>,
+    /// `__constant__`/`__device__` variables, as in `[[test]]` (sizes may be expressions).
+    #[serde(default)]
+    pub symbols: BTreeMap<String, Spanned<RawUnseenBuffer>>,
 }
 
 /// A buffer of `[unseen]`: as in `[[test]]`, with `len` and `shape` also expressions.

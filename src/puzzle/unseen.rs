@@ -293,6 +293,13 @@ pub(super) fn concretize(
             buffers.insert(name.clone(), Spanned::new(b.span(), rb));
         }
     }
+    let mut symbols = BTreeMap::new();
+    for (name, b) in &u.symbols {
+        let field = format!("unseen.symbols.{name}");
+        if let Some(rb) = buffer(cx, b, &field, id, slug, name, &amount, errs) {
+            symbols.insert(name.clone(), Spanned::new(b.span(), rb));
+        }
+    }
     if errs.len() > before {
         return None;
     }
@@ -317,7 +324,7 @@ pub(super) fn concretize(
         shared_bytes,
         scalars,
         buffers,
-        symbols: BTreeMap::new(),
+        symbols,
         flops: None,
     };
     Some(Concrete {

@@ -117,7 +117,9 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 /// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`),
 /// `"missing_kernel"` (the name expected, beside `"compile_error"`'s message) on one whose file
 /// lacks the kernel, and
-/// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`).
+/// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`),
+/// and `"unseen_failure"` on one that fails only its `[unseen]` test (whose test object has
+/// `"unseen": true`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
