@@ -26,7 +26,7 @@ pub fn run(a: &LintArgs) -> Result<i32> {
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let results = match lint_pack(&a.dir, jobs) {
         Ok(r) => r,
-        Err(e @ LintError::NotAPack(_)) => {
+        Err(e @ (LintError::NotAPack(_) | LintError::Empty(_))) => {
             super::output::errln!(
                 "{} {e}",
                 colored::Colorize::bold(colored::Colorize::red("error:"))

@@ -65,6 +65,8 @@ pub struct PuzzleLint {
 pub enum LintError {
     #[error("{0} is not a puzzle pack: it has no puzzles/ folder (give the folder that holds puzzles/ and solutions/)")]
     NotAPack(String),
+    #[error("{0} has no puzzle files (puzzles/NN_slug.toml) to check")]
+    Empty(String),
     #[error(transparent)]
     Puzzle(#[from] PuzzleError),
     #[error(transparent)]
@@ -85,6 +87,9 @@ pub fn lint_pack(dir: &Path, jobs: usize) -> Result<Vec<PuzzleLint>, LintError> 
         return Err(LintError::NotAPack(shown(dir)));
     }
     let catalog = load_catalog(&puzzles_dir)?;
+    if catalog.puzzles.is_empty() && catalog.broken.is_empty() {
+        return Err(LintError::Empty(shown(&puzzles_dir)));
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: std::sync::Mutex<Vec<Option<Result<PuzzleLint, JudgeError>>>> =
         std::sync::Mutex::new(catalog.puzzles.iter().map(|_| None).collect());
@@ -461,6 +466,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = lint_pack(dir.path(), 1).unwrap_err();
         assert!(e.to_string().contains("has no puzzles/ folder"), "{e}");
+        std::fs::create_dir(dir.path().join("puzzles")).unwrap();
+        let e = lint_pack(dir.path(), 1).unwrap_err();
+        assert!(e.to_string().contains("has no puzzle files"), "{e}");
     }
 
     #[test]
