@@ -10,6 +10,7 @@ pub mod draw;
 pub mod emu;
 pub mod gpu;
 pub mod judge;
+pub mod lint;
 pub mod ptx;
 pub mod puzzle;
 pub mod report;

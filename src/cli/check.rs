@@ -84,6 +84,8 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         executor: selection.executor,
         also: selection.also,
         timeout: a.backend.timeout,
+        // The test at a size the learner could not see (puzzles with `[unseen]`).
+        unseen: true,
         ..JudgeOptions::default()
     };
     std::thread::scope(|s| {

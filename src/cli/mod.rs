@@ -9,6 +9,7 @@ mod doctor;
 pub(crate) mod draw;
 mod exec;
 mod learn;
+mod lint;
 pub mod output;
 mod run;
 mod watch;
@@ -91,6 +92,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Draw who read and wrote what in one test (SVG): cells, threads, lines; or --warps.
     Draw(draw::DrawArgs),
+    /// Check a puzzle pack (for instructors): solutions pass, starters fail without warnings,
+    /// lazy kernels fail, tests cover what each puzzle teaches.
+    Lint(lint::LintArgs),
     /// Print a shell completion script (commands, options, puzzle numbers and names); see the
     /// README for where to put it.
     Completions {
@@ -130,6 +134,7 @@ pub fn main() -> i32 {
         Command::Exec(a) => exec::run(a, cli.quiet),
         Command::Bench(a) => bench::run(a, cli.quiet),
         Command::Draw(a) => draw::run(a, cli.quiet),
+        Command::Lint(a) => lint::run(a),
         Command::GpuWorker => Ok(crate::gpu::worker::serve()),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -60,6 +60,9 @@ pub struct JudgeOptions {
     /// The command line's `-I` folders, resolved: searched for the learner's own headers before
     /// the puzzle's `include_dirs`.
     pub include_dirs: Vec<PathBuf>,
+    /// Also run the puzzle's `[unseen]` test, after the others (`check` and `lint`; `run` and
+    /// `watch` leave it out, since the learner cannot see it in advance).
+    pub unseen: bool,
 }
 
 impl Default for JudgeOptions {
@@ -71,6 +74,7 @@ impl Default for JudgeOptions {
             timeout: None,
             also: None,
             include_dirs: Vec::new(),
+            unseen: false,
         }
     }
 }
@@ -107,7 +111,8 @@ pub fn judge(
     };
     let include_options = include_options(&opts.include_dirs, puzzle);
     // The learner's kernel once per distinct set of defines the tests use (most puzzles: one).
-    let sets = define_sets(puzzle);
+    let unseen = opts.unseen.then_some(puzzle.unseen.as_ref()).flatten();
+    let sets = define_sets(puzzle, unseen.map(|u| &u.test));
     let mut learners: Vec<(Module, String)> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     for (k, set) in sets.iter().enumerate() {
@@ -161,13 +166,10 @@ pub fn judge(
         .map(|(k, set)| compile_spec(puzzle, set, k > 0, &include_options))
         .collect::<Result<Vec<_>, _>>()?;
     let mut all_passed = true;
-    for (i, test) in puzzle.tests.iter().enumerate() {
-        let k = sets.iter().position(|s| s.tests.contains(&i)).unwrap_or(0);
-        let (Some((learner, learner_ptx)), Some(spec)) = (learners.get(k), specs.get(k)) else {
-            continue;
-        };
-        for random in [false, true] {
-            let seed = random.then(|| seed_for(puzzle.id, i));
+    let graded =
+        |test: &TestCase, k: usize, seed: Option<u64>| -> Result<TestOutcome, JudgeError> {
+            // One compiled kernel and spec per set, every test in one set (`define_sets`).
+            let ((learner, learner_ptx), spec) = (&learners[k], &specs[k]);
             let started = std::time::Instant::now();
             let mut t = run_test(puzzle, test, seed, spec, (learner, learner_ptx), opts)?;
             // A step limit inside a loop is said as that loop, from the IR and the source;
@@ -181,12 +183,37 @@ pub fn judge(
                 p.help = crate::teach::perf::advice(p, source, &scene.values);
             }
             t.seconds = started.elapsed().as_secs_f64();
+            Ok(t)
+        };
+    let set_of = |i: usize| sets.iter().position(|s| s.tests.contains(&i)).unwrap_or(0);
+    for (i, test) in puzzle.tests.iter().enumerate() {
+        for random in [false, true] {
+            let t = graded(test, set_of(i), random.then(|| seed_for(puzzle.id, i)))?;
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
     }
     // Fixed tests first, then their random variants, as learners read them.
     outcome.tests.sort_by_key(|t| t.random);
+    // The unseen test last: its inputs are already drawn, so it has no random variant.
+    if let (true, Some(u)) = (opts.unseen, &puzzle.unseen) {
+        let t = graded(&u.test, set_of(puzzle.tests.len()), None)?;
+        all_passed &= t.passed;
+        let scalars = if u.drawn.is_empty() {
+            u.test
+                .scalars
+                .iter()
+                .map(|(n, v)| (n.clone(), *v))
+                .collect()
+        } else {
+            u.drawn.clone()
+        };
+        outcome.unseen = Some(outcome::UnseenRun {
+            test: t.name.clone(),
+            scalars,
+        });
+        outcome.tests.push(t);
+    }
     outcome.passed = all_passed && !outcome.tests.is_empty();
     Ok(outcome)
 }
@@ -228,9 +255,10 @@ impl DefineSet {
 
 /// The distinct define sets of the puzzle's tests (`Puzzle::defines_for`), in the order of the
 /// first test using each; a puzzle whose tests change no define has one.
-fn define_sets(puzzle: &Puzzle) -> Vec<DefineSet> {
+fn define_sets(puzzle: &Puzzle, unseen: Option<&TestCase>) -> Vec<DefineSet> {
     let mut sets: Vec<DefineSet> = Vec::new();
-    for (i, test) in puzzle.tests.iter().enumerate() {
+    // The unseen test, when it runs, is index `tests.len()`.
+    for (i, test) in puzzle.tests.iter().chain(unseen).enumerate() {
         let defines = puzzle.defines_for(test);
         match sets.iter_mut().find(|s| s.defines == defines) {
             Some(set) => set.tests.push(i),
@@ -339,12 +367,14 @@ pub fn test_name(test: &TestCase, random: bool) -> String {
     }
 }
 
-/// The names of every test `judge` runs for `puzzle`, in the order outcomes list them (fixed
-/// tests, then their random variants): what a report lists when no test could run.
+/// The names of every test `judge` runs for `puzzle` with the unseen test (as `check` runs
+/// it), in the order outcomes list them (fixed tests, their random variants, the unseen test):
+/// what a report lists when no test could run.
 pub fn test_names(puzzle: &Puzzle) -> Vec<String> {
     [false, true]
         .into_iter()
         .flat_map(|random| puzzle.tests.iter().map(move |t| test_name(t, random)))
+        .chain(puzzle.unseen.as_ref().map(|u| u.test.name.clone()))
         .collect()
 }
 
@@ -945,7 +975,7 @@ mod tests {
     #[test]
     fn tests_share_a_compile_per_distinct_define_set() {
         let p = puzzle_with_test_defines();
-        let sets = define_sets(&p);
+        let sets = define_sets(&p, None);
         assert_eq!(sets.len(), 2);
         // A test that restates the puzzle's value compiles with the first test.
         assert_eq!(sets[0].tests, [0, 2]);

@@ -319,4 +319,113 @@ pub struct PuzzleOutcome {
     /// `check`'s JSON lists them as `mistake_hints`.
     #[serde(skip)]
     pub mistakes: Vec<crate::teach::hints::Matched>,
+    /// The puzzle's `[unseen]` test, when it ran (`check`, `lint`): the last of `tests`.
+    #[serde(skip)]
+    pub unseen: Option<UnseenRun>,
+}
+
+/// The unseen test of a graded puzzle: which test it is and what was drawn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UnseenRun {
+    /// Its name in `tests` (`unseen size (size = 137)`).
+    pub test: String,
+    /// The scalars drawn from a range, with their values (every scalar when none was drawn).
+    pub scalars: Vec<(String, f64)>,
+}
+
+impl PuzzleOutcome {
+    /// When the kernel passed every test it could see and failed only the unseen one: the
+    /// unseen test's run (a size is then probably hard-coded).
+    pub fn fails_only_unseen(&self) -> Option<&UnseenRun> {
+        let u = self.unseen.as_ref()?;
+        let mut unseen_failed = false;
+        for t in &self.tests {
+            match (t.name == u.test, t.passed) {
+                (true, false) => unseen_failed = true,
+                (false, false) => return None,
+                _ => {}
+            }
+        }
+        (unseen_failed && self.compile_error.is_none()).then_some(u)
+    }
+
+    /// `the kernel passes the tests it can see but fails an unseen size (size = 137)...`.
+    pub fn unseen_message(&self) -> Option<String> {
+        let u = self.fails_only_unseen()?;
+        let names: Vec<String> = u.scalars.iter().map(|(n, _)| format!("`{n}`")).collect();
+        let values: Vec<String> = u
+            .scalars
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", crate::puzzle::show_number(*v)))
+            .collect();
+        Some(format!(
+            "the kernel passes the tests it can see but fails a size it could not see ({}): a size is probably hard-coded; use {} (and the launch's shape) instead of fixed numbers",
+            values.join(", "),
+            if names.is_empty() { "the scalars".to_string() } else { names.join(" and ") }
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_with(name: &str) -> TestOutcome {
+        TestOutcome {
+            name: name.into(),
+            random: false,
+            passed: true,
+            grid: [1, 1, 1],
+            block: [8, 1, 1],
+            inputs: vec![],
+            outputs: BTreeMap::new(),
+            counters: Counters::default(),
+            argmax: [ThreadId::default(); 4],
+            budget: Budget::default(),
+            over_budget: vec![],
+            kernels: vec![],
+            perf: vec![],
+            diagnostics: vec![],
+            stdout: String::new(),
+            error: None,
+            seconds: 0.0,
+            cross: None,
+        }
+    }
+
+    fn outcome(visible_pass: bool, unseen_pass: bool) -> PuzzleOutcome {
+        let mut seen = test_with("8 elements");
+        seen.passed = visible_pass;
+        let mut unseen = test_with("unseen size (size = 137)");
+        unseen.passed = unseen_pass;
+        PuzzleOutcome {
+            tests: vec![seen, unseen],
+            unseen: Some(UnseenRun {
+                test: "unseen size (size = 137)".into(),
+                scalars: vec![("size".into(), 137.0)],
+            }),
+            ..PuzzleOutcome::default()
+        }
+    }
+
+    #[test]
+    fn only_a_failure_of_the_unseen_test_alone_is_said_to_be_a_hard_coded_size() {
+        let o = outcome(true, false);
+        assert_eq!(
+            o.fails_only_unseen().map(|u| u.test.as_str()),
+            Some("unseen size (size = 137)")
+        );
+        let m = o.unseen_message().unwrap();
+        assert!(
+            m.contains(
+                "passes the tests it can see but fails a size it could not see (size = 137)"
+            ) && m.contains("use `size`"),
+            "{m}"
+        );
+        assert!(outcome(false, false).unseen_message().is_none());
+        assert!(outcome(true, true).unseen_message().is_none());
+        let mut no_unseen = outcome(true, false);
+        no_unseen.unseen = None;
+        assert!(no_unseen.unseen_message().is_none());
+    }
 }

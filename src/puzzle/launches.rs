@@ -396,7 +396,7 @@ pub(super) fn parse_multi(
 }
 
 /// The defines that are numbers (`TPB = 8`), as expression variables.
-fn numeric_defines(defines: &[(String, Option<String>)]) -> BTreeMap<String, f64> {
+pub(super) fn numeric_defines(defines: &[(String, Option<String>)]) -> BTreeMap<String, f64> {
     defines
         .iter()
         .filter_map(|(n, v)| Some((n.clone(), v.as_deref()?.trim().parse::<f64>().ok()?)))

@@ -12,6 +12,7 @@
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.
 //! - `run`: a test's launches in order on one set of buffers, stopping at the first fault.
+//! - `unseen`: the `[unseen]` table drawn into a plain test (sizes fixed by gpuzzle's version).
 
 mod error;
 mod expr;
@@ -25,6 +26,7 @@ mod random;
 mod run;
 mod schema;
 mod state;
+mod unseen;
 mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
@@ -32,7 +34,8 @@ pub use index::{Entry as IndexEntry, Index};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     defines_text, store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep,
-    Mistake, MistakeKind, Param, ParamKind, Puzzle, Step, TestCase, Tolerance, SPEC_KERNEL,
+    Mistake, MistakeKind, Param, ParamKind, Puzzle, Step, Teach, TestCase, Tolerance, Unseen,
+    SPEC_KERNEL,
 };
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
@@ -40,6 +43,8 @@ pub use pack::{
 };
 pub use run::{run_steps, Launched, StepLaunch, StepsRun};
 pub use state::{MistakeSeen, Progress, State, Status};
+pub use unseen::show_number;
+
 pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;

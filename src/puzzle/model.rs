@@ -89,6 +89,59 @@ pub struct Puzzle {
     /// The kernel file's name, the TOML's stem plus `.cu` (`09_pooling.cu`), found in the
     /// puzzles directory (the learner's starter) and in the solutions directory.
     pub kernel_file: String,
+    /// `[unseen]`: the test `check` adds at a size fixed by gpuzzle's version (`run` and
+    /// `watch` do not run it: the learner cannot see it in advance).
+    pub unseen: Option<Unseen>,
+    /// `teaches`: what the lesson is, checked by `gpuzzle lint` (in file order, no repeats).
+    pub teaches: Vec<Teach>,
+}
+
+/// The `[unseen]` test, drawn (`puzzle::unseen` says how).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unseen {
+    /// Named `unseen size (size = 137)`; its launches shaped as any test's.
+    pub test: TestCase,
+    /// The scalars drawn from a range, with their values, by name.
+    pub drawn: Vec<(String, f64)>,
+    /// `[unseen] defines`, checked like the puzzle's `defines`, sorted by name (also in
+    /// `test.defines`, so the judge compiles with them); their values serve its expressions.
+    pub defines: Vec<(String, Option<String>)>,
+}
+
+/// A `teaches` tag: a lesson `gpuzzle lint` can hold the puzzle's tests to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Teach {
+    /// The bounds guard: some test leaves a block partly full.
+    Bounds,
+    /// `__syncthreads()` across warps: every test's blocks have at least 64 threads.
+    BlockBarrier,
+    /// Shared memory: the puzzle `require`s a shared read or write.
+    Shared,
+    /// Atomic operations: the puzzle `require`s a global or shared atomic.
+    Atomics,
+}
+
+impl Teach {
+    pub const ALL: [Teach; 4] = [
+        Teach::Bounds,
+        Teach::BlockBarrier,
+        Teach::Shared,
+        Teach::Atomics,
+    ];
+
+    /// As written in `teaches`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Teach::Bounds => "bounds",
+            Teach::BlockBarrier => "block-barrier",
+            Teach::Shared => "shared",
+            Teach::Atomics => "atomics",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Teach> {
+        Teach::ALL.into_iter().find(|t| t.name() == s)
+    }
 }
 
 /// One `[[mistake]]`: what a failed run must have seen, and the hint for it.

@@ -119,6 +119,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn solutions_lazy_holds_no_solution() {
+        // `gpuzzle lint`'s lazy kernels live in solutions/lazy/NN_slug/: only top-level files
+        // are solutions, and the only folder is lazy/.
+        for d in SOLUTIONS.dirs() {
+            assert_eq!(d.path(), Path::new("lazy"), "{}", d.path().display());
+        }
+        assert!(embedded_solution("lazy").is_none());
+        for p in embedded_puzzles().unwrap() {
+            assert!(
+                embedded_solution(&p.kernel_file).is_some(),
+                "{}",
+                p.kernel_file
+            );
+        }
+    }
+
     /// Ids of the GPU-Puzzles notebook's puzzles: float inputs, int scalars, exact answers.
     const NOTEBOOK: std::ops::RangeInclusive<u32> = 1..=14;
 

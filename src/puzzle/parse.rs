@@ -3,8 +3,8 @@
 
 use super::error::{line_of, PuzzleError};
 use super::model::{
-    BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, TestCase,
-    Tolerance, SPEC_KERNEL,
+    BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
+    Tolerance, Unseen, SPEC_KERNEL,
 };
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::value::ElemType;
@@ -248,9 +248,9 @@ fn content_line(text: &str, span: &Range<usize>) -> usize {
 }
 
 /// A declared parameter: `"name"` or `"name: type"`.
-struct Decl {
-    name: String,
-    ty: Option<ElemType>,
+pub(super) struct Decl {
+    pub name: String,
+    pub ty: Option<ElemType>,
 }
 
 /// What the tests say a parameter is (from the first test that has it).
@@ -378,6 +378,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             .map(|tc| (b.span(), TestCase { defines, ..tc }))
     });
     let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
+    let mut unseen = parse_unseen(&cx, &raw, &defines, &decls, multi, &mut errs);
+    let teaches = parse_teaches(&cx, &raw, &mut errs);
 
     let budget = raw
         .budget
@@ -390,6 +392,10 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             .iter()
             .map(|(s, f, t)| (s.clone(), f.as_str(), t))
             .collect();
+        // The unseen test right after the tests (the multi-launch shapes come back in order).
+        if let Some((s, u)) = &unseen {
+            all.push((s.clone(), "unseen", &u.test));
+        }
         if let Some((s, t)) = &bench {
             all.push((s.clone(), "bench", t));
         }
@@ -398,7 +404,9 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             let m =
                 super::launches::parse_multi(&cx, &raw, &params, &all, budget, &defines, &mut errs);
             if let Some(m) = m {
-                for ((_, _, t), (scratch, launches)) in tests.iter_mut().zip(m.per_test) {
+                let unseen_test = unseen.as_mut().map(|(_, u)| &mut u.test);
+                let shaped = tests.iter_mut().map(|(_, _, t)| t).chain(unseen_test);
+                for (t, (scratch, launches)) in shaped.zip(m.per_test) {
                     t.scratch = scratch;
                     if let Some(first) = launches.first() {
                         (t.grid, t.block, t.shared_bytes) =
@@ -445,6 +453,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         bench_flops,
         toml_path: path.to_path_buf(),
         kernel_file: format!("{stem}.cu"),
+        unseen: unseen.map(|(_, u)| u),
+        teaches,
     };
     Ok(Parsed {
         puzzle,
@@ -578,6 +588,84 @@ fn parse_mistakes(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec
     out
 }
 
+/// `[unseen]`: drawn into a plain test (`unseen::concretize`) and checked like the others.
+fn parse_unseen(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    defines: &[(String, Option<String>)],
+    decls: &[Decl],
+    multi: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<(Range<usize>, Unseen)> {
+    let u = raw.unseen.as_ref()?;
+    let own = parse_define_table(cx, &u.get_ref().defines, "unseen.defines", errs);
+    let mut vars = super::launches::numeric_defines(defines);
+    vars.extend(super::launches::numeric_defines(&own));
+    let is_float = |name: &str| {
+        decls
+            .iter()
+            .any(|d| d.name == name && d.ty.is_some_and(|t| t.is_float()))
+    };
+    let c = super::unseen::concretize(
+        cx,
+        u,
+        *raw.id.get_ref(),
+        raw.slug.get_ref(),
+        &vars,
+        &is_float,
+        multi,
+        errs,
+    )?;
+    let mut test = parse_test(cx, &c.test, "unseen", decls, multi, false, errs)?;
+    // Compiled like a test's own defines (`Puzzle::defines_for`).
+    test.defines = own.clone();
+    Some((
+        u.span(),
+        Unseen {
+            test,
+            drawn: c.drawn,
+            defines: own,
+        },
+    ))
+}
+
+/// `teaches = ["bounds", ...]`: known tags, each once.
+fn parse_teaches(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<Teach> {
+    let Some(list) = &raw.teaches else {
+        return Vec::new();
+    };
+    let valid: Vec<String> = Teach::ALL.iter().map(|t| t.name().to_string()).collect();
+    let mut out = Vec::new();
+    for (i, tag) in list.get_ref().iter().enumerate() {
+        let written = tag.get_ref().trim();
+        match Teach::from_name(written) {
+            Some(t) if out.contains(&t) => errs.push(cx.err(
+                &tag.span(),
+                format!("teaches[{i}]"),
+                format!("`{written}` is listed twice"),
+                "list each tag once",
+            )),
+            Some(t) => out.push(t),
+            None => {
+                let problem = match super::error::closest(written, &valid) {
+                    Some(near) => format!("unknown tag `{written}`; did you mean `{near}`?"),
+                    None => format!("unknown tag `{written}`"),
+                };
+                errs.push(cx.err(
+                    &tag.span(),
+                    format!("teaches[{i}]"),
+                    problem,
+                    format!(
+                        "use {} (CONTRIBUTING.md says what `gpuzzle lint` checks for each)",
+                        valid.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// `include_dirs = ["include"]`: each folder resolved against the puzzle file's folder, and
 /// there (a missing folder would only show up as NVRTC's "cannot open source file").
 fn parse_include_dirs(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<PathBuf> {
@@ -608,20 +696,20 @@ fn parse_defines(
     raw: &RawPuzzle,
     errs: &mut Vec<PuzzleError>,
 ) -> Vec<(String, Option<String>)> {
-    define_values(cx, &raw.defines, "defines", errs)
+    parse_define_table(cx, &raw.defines, "defines", errs)
 }
 
-/// A `defines` table's values (top level, or a test's), sorted by name: a number or string
-/// is `-DNAME=VALUE`, `true` a bare `-DNAME`; anything else is an error at its line.
-fn define_values(
+/// A table of defines (top level, a test's, `unseen.defines`), sorted by name: a number or
+/// string is `-DNAME=VALUE`, `true` a bare `-DNAME`; anything else is an error at its line.
+pub(super) fn parse_define_table(
     cx: &Ctx,
     table: &BTreeMap<String, Spanned<toml::Value>>,
-    field: &str,
+    prefix: &str,
     errs: &mut Vec<PuzzleError>,
 ) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     for (name, value) in table {
-        let field = format!("{field}.{name}");
+        let field = format!("{prefix}.{name}");
         if !is_c_identifier(name) {
             errs.push(cx.err(
                 &value.span(),
@@ -714,7 +802,7 @@ pub(super) fn test_defines(
             ),
         ));
     }
-    define_values(cx, &checked, &field, errs)
+    parse_define_table(cx, &checked, &field, errs)
 }
 
 fn parse_params(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<Decl> {
@@ -817,7 +905,7 @@ fn bench_flops(
 }
 
 /// Check one `[[test]]` (or `[bench]`); `None` when it has errors (pushed to `errs`).
-fn parse_test(
+pub(super) fn parse_test(
     cx: &Ctx,
     raw: &Spanned<RawTest>,
     field: &str,

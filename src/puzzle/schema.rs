@@ -51,6 +51,61 @@ pub(super) struct RawPuzzle {
     pub tests: Option<Spanned<Vec<Spanned<RawTest>>>>,
     #[serde(default)]
     pub bench: Option<Spanned<RawTest>>,
+    /// `[unseen]`: the test `check` adds at a size drawn from the pack version (see `unseen.rs`).
+    #[serde(default)]
+    pub unseen: Option<Spanned<RawUnseen>>,
+    /// `teaches = ["bounds", ...]`: what the puzzle's lesson is, for `gpuzzle lint`.
+    #[serde(default)]
+    pub teaches: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a
+/// number, `[lo, hi]` (drawn) or an expression string; `grid`, `block`, `shared_bytes`, `len`
+/// and `shape` are numbers or expressions over the scalars and the numeric defines.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawUnseen {
+    #[serde(default)]
+    pub scalars: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub grid: Option<Spanned<Vec<toml::Value>>>,
+    #[serde(default)]
+    pub block: Option<Spanned<Vec<toml::Value>>>,
+    #[serde(default)]
+    pub shared_bytes: Option<Spanned<toml::Value>>,
+    /// The unseen test's own defines, checked as the top-level `defines` (their values also
+    /// serve its expressions), compiled as a test's own defines (`Puzzle::defines_for`).
+    #[serde(default)]
+    pub defines: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub buffers: BTreeMap<String, Spanned<RawUnseenBuffer>>,
+    /// `__constant__`/`__device__` variables, as in `[[test]]` (sizes may be expressions).
+    #[serde(default)]
+    pub symbols: BTreeMap<String, Spanned<RawUnseenBuffer>>,
+}
+
+/// A buffer of `[unseen]`: as in `[[test]]`, with `len` and `shape` also expressions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawUnseenBuffer {
+    #[serde(rename = "type", default)]
+    pub ty: Option<Spanned<String>>,
+    #[serde(default)]
+    pub len: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    pub shape: Option<Spanned<Vec<toml::Value>>>,
+    #[serde(default)]
+    pub init: Option<Spanned<String>>,
+    #[serde(default)]
+    pub fill: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub values: Option<Spanned<Vec<f64>>>,
+    #[serde(default)]
+    pub seed: Option<Spanned<u64>>,
+    #[serde(default)]
+    pub output: bool,
+    #[serde(default)]
+    pub fixed: bool,
 }
 
 #[derive(Debug, Deserialize)]

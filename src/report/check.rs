@@ -52,6 +52,13 @@ pub fn table(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
     lines.push(total(outcomes));
     // Graded on the emulator and also run on the GPU: whether the two agreed, in one line.
     lines.extend(super::also::summary(outcomes));
+    // A kernel that fails only the test it could not see: said in full, below the table.
+    for o in outcomes {
+        if let Some(m) = o.unseen_message() {
+            lines.push(String::new());
+            lines.push(format!("Puzzle {} ({}): {m}.", o.id, o.slug));
+        }
+    }
     lines.join("\n")
 }
 
@@ -110,7 +117,9 @@ fn total(outcomes: &[PuzzleOutcome]) -> String {
 /// `"puzzle_error"` on one whose puzzle file is broken (`file` is then that `.toml`),
 /// `"missing_kernel"` (the name expected, beside `"compile_error"`'s message) on one whose file
 /// lacks the kernel, and
-/// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`).
+/// `"also"` on one that also ran on the GPU (`--backend auto` with a GPU; see `also::json`),
+/// and `"unseen_failure"` on one that fails only its `[unseen]` test (whose test object has
+/// `"unseen": true`).
 pub fn json(outcomes: &[PuzzleOutcome]) -> Value {
     let passed = outcomes.iter().filter(|o| o.passed).count();
     json!({
@@ -149,6 +158,19 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
     }
     if let (Some(also), Some(map)) = (super::also::json(o), v.as_object_mut()) {
         map.insert("also".into(), also);
+    }
+    // The unseen test (`check` adds it): marked `"unseen": true`; and when it is the only
+    // failure, `"unseen_failure"` says a size is probably hard-coded. Added only where they apply.
+    if let Some(u) = &o.unseen {
+        let tests = v.get_mut("tests").and_then(Value::as_array_mut);
+        for t in tests.into_iter().flatten() {
+            if let (true, Some(map)) = (t["name"] == u.test.as_str(), t.as_object_mut()) {
+                map.insert("unseen".into(), Value::Bool(true));
+            }
+        }
+    }
+    if let (Some(m), Some(map)) = (o.unseen_message(), v.as_object_mut()) {
+        map.insert("unseen_failure".into(), Value::from(m));
     }
     v
 }
@@ -285,12 +307,17 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
                 Some(also) => format!("{also}\n\n{detail}"),
                 None => detail,
             };
-            failing(&t.name, reason::test(t), body)
+            // Failing only the unseen test is said as what it most likely means.
+            let message = match o.fails_only_unseen() {
+                Some(u) if u.test == t.name => o.unseen_message().unwrap_or_default(),
+                _ => reason::test(t),
+            };
+            failing(&t.name, message, body)
         };
         if t.seconds.is_finite() && t.seconds >= 0.0 {
             case.set_time(Duration::from_secs_f64(t.seconds));
         }
-        cases.push((case, first_line(t)));
+        cases.push((case, failed_test_line(t)));
     }
     let seconds: f64 = o
         .tests
@@ -312,7 +339,7 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
 
 /// The line a failed test points at: its first diagnostic's (errors first), else the line of
 /// a performance figure over budget.
-fn first_line(t: &TestOutcome) -> Option<u32> {
+pub(crate) fn failed_test_line(t: &TestOutcome) -> Option<u32> {
     if t.passed {
         return None;
     }

@@ -123,6 +123,9 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
     if o.tests.is_empty() && !o.passed {
         add(error(None, "not graded", reason::puzzle(o)), None, None);
     }
+    if let Some(m) = o.unseen_message() {
+        add(error(None, "a size is probably hard-coded", m), None, None);
+    }
     for t in &o.tests {
         let test = Some(base_name(&t.name));
         for d in &t.diagnostics {

@@ -11,6 +11,7 @@ pub mod check;
 pub mod endless_loop;
 pub mod exec;
 pub mod github;
+pub mod lint;
 pub mod puzzle;
 pub mod snippet;
 pub mod watch;
@@ -22,3 +23,13 @@ mod json;
 mod layout;
 mod number;
 mod reason;
+
+/// Why a puzzle failed, in one line (as `check`'s table says it).
+pub fn puzzle_reason(o: &crate::judge::outcome::PuzzleOutcome) -> String {
+    reason::puzzle(o)
+}
+
+/// The line a failed test points at (its first diagnostic, else a perf figure over budget).
+pub fn failed_test_line(t: &crate::judge::outcome::TestOutcome) -> Option<u32> {
+    check::failed_test_line(t)
+}

@@ -38,6 +38,17 @@ pub(crate) fn puzzle(o: &PuzzleOutcome) -> String {
             None => format!("does not compile: {}", compile_line(e)),
         };
     }
+    if let Some(u) = o.fails_only_unseen() {
+        let drawn: Vec<String> = u
+            .scalars
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", crate::puzzle::show_number(*v)))
+            .collect();
+        return format!(
+            "passes the tests it can see, fails an unseen size ({}): a size is probably hard-coded",
+            drawn.join(", ")
+        );
+    }
     match o.tests.iter().find(|t| !t.passed) {
         Some(t) => test(t),
         None if o.tests.is_empty() => "no tests ran".to_string(),
