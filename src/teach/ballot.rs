@@ -179,7 +179,7 @@ pub fn rank_without_offset(
     } else {
         ""
     };
-    Some(format!("`{short}[{expr}]` is a count of lanes inside the warp, 0 to 31, the same numbers in every warp, so every warp packs its values into the front of {short} and the warps overwrite each other ({other} wrote {short}[{idx}] too). Each warp's values belong in its own part of {short}: add the start of that part, `{short}[{offset} + {e}]`{one_warp}"))
+    Some(format!("the index `{expr}` of `{short}[{expr}]` counts lanes inside the warp, 0 to 31, the same numbers in every warp, so every warp packs its values into the front of {short} and the warps overwrite each other ({other} wrote {short}[{idx}] too). Each warp's values belong in its own part of {short}: add the start of that part, `{short}[{offset} + {e}]`{one_warp}"))
 }
 
 #[cfg(test)]

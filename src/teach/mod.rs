@@ -822,10 +822,10 @@ mod tests {
             *same_warp = true;
         }
         let h = help(src, d, [32, 1, 1], &[]);
-        assert!(!h.contains("count of lanes"), "{h}");
+        assert!(!h.contains("counts lanes"), "{h}");
         // A slot that already has a start is not this cause.
         let src = src.replace("res[r]", "res[blockIdx.x * 32 + r]");
         let h = help(&src, ballot_race(7, 0, true), [32, 1, 1], &[]);
-        assert!(!h.contains("count of lanes"), "{h}");
+        assert!(!h.contains("counts lanes"), "{h}");
     }
 }
