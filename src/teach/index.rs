@@ -153,7 +153,9 @@ pub fn tree_start(
             continue;
         };
         // The fault is in the first round, and that round's stride is more than half.
-        if eval::eval(expr, &c.env_at(&var, first)) != Some(idx as i64) || first * 2 <= len as i64 {
+        if eval::eval(expr, &c.env_at(&var, first)) != Some(idx as i64)
+            || first.saturating_mul(2) <= len as i64
+        {
             continue;
         }
         let Some((lhs, rhs)) = init.split_once('=') else {
