@@ -122,7 +122,8 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}, but {past}: the early return `if ({}) return;` (line {}) only stops threads outside in every coordinate at once; a thread outside in one coordinate goes on: use `||` (`if ({}) return;`)", g.cond, g.line, g.cond.replace("&&", "||"));
     }
     // The causes the index as written shows, most specific first.
-    let cause = index::row_stride(c, &short, &expr)
+    let cause = index::tree_start(c, &short, &expr, len, idx, &len_name)
+        .or_else(|| index::row_stride(c, &short, &expr))
         .or_else(|| index::loop_bound(c, &short, &expr, dims.as_deref()))
         .or_else(|| index::shared_by_global_index(c, space, &short, &expr))
         .or_else(|| c.spill(&expr, &c.env(), Some(idx)))
@@ -132,6 +133,9 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}, but {past}: {cause}{}", padding(c, space, access));
     }
     if guards.is_empty() {
+        if let Some(larger) = index::larger_sibling(c, &short, &expr, idx, len, &len_name) {
+            return format!("{seen}, but {past}: {larger}");
+        }
         let threads: u64 = c
             .scene
             .grid

@@ -44,14 +44,14 @@ fn dropped_step(step: &str) -> Option<String> {
 }
 
 /// The variable a `for` initialises and its start value.
-fn start(init: &str, env: &Env) -> Option<(String, i64)> {
+pub(super) fn start(init: &str, env: &Env) -> Option<(String, i64)> {
     let (lhs, rhs) = init.split_once('=')?;
     let var = lhs.split_whitespace().last()?.to_string();
     Some((var, eval::eval(rhs.trim(), env)?))
 }
 
 /// One application of a step to `var`'s value `v`.
-fn apply(step: &str, var: &str, v: i64, env: &Env) -> Option<i64> {
+pub(super) fn apply(step: &str, var: &str, v: i64, env: &Env) -> Option<i64> {
     let s: String = step.split_whitespace().collect();
     if s == format!("{var}++") || s == format!("++{var}") {
         return Some(v.wrapping_add(1));
@@ -127,6 +127,25 @@ fn while_loop(c: &Case, h: &LoopHeader) -> String {
     }
 }
 
+/// The values a `for` loop's variable takes, by its header alone (start, condition, step), in
+/// `env`: at most `cap` of them; `None` when any part is unknown or the loop does not end by
+/// then.
+pub(super) fn values(h: &LoopHeader, env: &Env, cap: usize) -> Option<(String, Vec<i64>)> {
+    let (var, mut v) = start(h.init.as_deref()?, env)?;
+    let step = h.step.as_deref()?;
+    let mut out = Vec::new();
+    for _ in 0..cap {
+        let mut e = env.clone();
+        e.set(var.clone(), v);
+        if eval::eval(h.cond.trim(), &e)? == 0 {
+            return Some((var, out));
+        }
+        out.push(v);
+        v = apply(step, &var, v, env)?;
+    }
+    None
+}
+
 /// The condition-only message: what was seen.
 fn said(h: &LoopHeader) -> String {
     format!("the condition `{}` (line {}) stayed true pass after pass: check that the variable it tests changes on every pass, towards making it false", h.cond.trim(), h.line)
@@ -179,6 +198,24 @@ mod tests {
         assert_eq!(apply("i++", "i", 3, &e), Some(4));
         assert_eq!(apply("s >>= 1", "s", 8, &e), Some(4));
         assert_eq!(apply("s = s * 2", "s", 3, &e), Some(6));
+    }
+
+    #[test]
+    fn a_loop_s_values_come_from_its_header() {
+        let h = |init: &str, cond: &str, step: &str| LoopHeader {
+            line: 1,
+            init: Some(init.into()),
+            cond: cond.into(),
+            step: Some(step.into()),
+        };
+        let mut e = Env::default();
+        e.set("N", 8);
+        let (var, v) = values(&h("int s = 1", "s < N", "s *= 2"), &e, 64).unwrap();
+        assert_eq!((var.as_str(), v), ("s", vec![1, 2, 4]));
+        let (_, v) = values(&h("int d = N", "d > 0", "d >>= 1"), &e, 64).unwrap();
+        assert_eq!(v, vec![8, 4, 2, 1]);
+        assert_eq!(values(&h("int d = N", "d >= 0", "d /= 2"), &e, 64), None);
+        assert_eq!(values(&h("int d = M", "d > 0", "d /= 2"), &e, 64), None);
     }
 
     #[test]

@@ -12,10 +12,15 @@
 //! - `sibling_index`: the other accesses of the line use the thread's own index, this one
 //!   an offset from it (`a[i + 1]` beside `out[i]`).
 //! - `multi_dim`: a multi-dimensional shared array, dimension by dimension (swapped axes).
+//! - `tree_start`: a halving loop (`stride /= 2`) that starts at the whole array, so its first
+//!   round reads past the end: start at half.
+//! - `larger_sibling`: an unguarded line that writes the array at a larger index than the one
+//!   that ran out (`s[right] += s[right - stride]`): guard the written index, which keeps the
+//!   other inside too.
 
-use super::eval::{self, canonical};
+use super::eval::{self, canonical, Env};
 use super::source::uses_in;
-use super::Case;
+use super::{endless, Case};
 use crate::emu::facts::{Element, Space};
 
 /// `name` of the scalar or define whose value is `v` (a scalar first), else `v` itself.
@@ -98,6 +103,121 @@ pub fn loop_bound(c: &Case, short: &str, expr: &str, dims: Option<&[String]>) ->
             Some(b) => format!("the loop on line {} runs `{var}` up to `{b}`, but {short} is only {size} long there: loop over {short}'s own size", h.line),
             None => format!("the loop on line {} (`{cond}`) lets `{var}` reach a value where `{expr}` is past the end of {short}: bound the loop by {short}'s size ({size})", h.line),
         });
+    }
+    None
+}
+
+/// The environments of the diagnostic's thread at its line, one per round of each loop around
+/// it whose header alone gives its values: (the loop's variable and its value, the env).
+fn rounds(c: &Case) -> Vec<(String, i64, Env)> {
+    let env = c.env();
+    enclosing_loops(c)
+        .iter()
+        .filter_map(|h| endless::values(h, &env, 64))
+        .flat_map(|(var, vals)| {
+            vals.into_iter()
+                .map(|v| (var.clone(), v, c.env_at(&var, v)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+pub fn tree_start(
+    c: &Case,
+    short: &str,
+    expr: &str,
+    len: u64,
+    idx: i128,
+    len_name: &str,
+) -> Option<String> {
+    let env = c.env();
+    for h in enclosing_loops(c) {
+        let (Some(init), Some(step)) = (h.init.as_deref(), h.step.as_deref()) else {
+            continue;
+        };
+        let Some((var, vals)) = endless::values(&h, &env, 64) else {
+            continue;
+        };
+        let step = canonical(step);
+        let halving = [
+            format!("{var}/=2"),
+            format!("{var}>>=1"),
+            format!("{var}={var}/2"),
+            format!("{var}={var}>>1"),
+        ]
+        .contains(&step);
+        if !halving || !eval::names(expr).contains(&var) {
+            continue;
+        }
+        let Some(&first) = vals.first() else {
+            continue;
+        };
+        // The fault is in the first round, and that round's stride is more than half.
+        if eval::eval(expr, &c.env_at(&var, first)) != Some(idx as i64)
+            || first.saturating_mul(2) <= len as i64
+        {
+            continue;
+        }
+        let Some((lhs, rhs)) = init.split_once('=') else {
+            continue;
+        };
+        let (lhs, rhs) = (lhs.trim(), rhs.trim());
+        let simple = rhs
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.');
+        let half = if first == len as i64 && simple {
+            format!("{rhs} / 2")
+        } else {
+            format!("{len_name} / 2")
+        };
+        return Some(format!("in the first round of the loop on line {}, `{var}` is `{rhs}` = {first}. A tree adds the upper half of {short} onto the lower half, so its first stride is half of {short}'s {len} elements: start the loop at `{half}` (`{lhs} = {half}`)", h.line));
+    }
+    None
+}
+
+pub fn larger_sibling(
+    c: &Case,
+    short: &str,
+    expr: &str,
+    idx: i128,
+    len: u64,
+    len_name: &str,
+) -> Option<String> {
+    let mine = canonical(expr);
+    // The element the line writes (`s[right] += ...`): guarding it keeps the line whole. A
+    // read beside this one (`a[i] + a[i + 1]`) is a stencil's, whose edge needs its own care.
+    let others: Vec<String> = uses_in(c.code(), short)
+        .into_iter()
+        .filter(|u| u.write && u.dims.len() == 1 && canonical(&u.dims[0]) != mine)
+        .map(|u| u.dims[0].clone())
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    // Where the index is the element: at the line as it stands, else in a round of a loop.
+    let mut envs: Vec<(Option<(String, i64)>, Env)> = vec![(None, c.env())];
+    envs.extend(rounds(c).into_iter().map(|(var, v, e)| (Some((var, v)), e)));
+    let (round, env) = envs
+        .iter()
+        .find(|(_, e)| eval::eval(expr, e).map(i128::from) == Some(idx))?;
+    for o in others {
+        let Some(ov) = eval::eval(&o, env).map(i128::from) else {
+            continue;
+        };
+        // Larger here, past the end, and never below the index in any round this thread runs.
+        let never_below =
+            envs.iter()
+                .all(|(_, e)| match (eval::eval(&o, e), eval::eval(expr, e)) {
+                    (Some(a), Some(b)) => a >= b,
+                    _ => true,
+                });
+        if ov <= idx || ov < len as i128 || !never_below {
+            continue;
+        }
+        let when = round
+            .as_ref()
+            .map_or(String::new(), |(var, v)| format!(" (when `{var}` is {v})"));
+        return Some(format!("the line also indexes `{short}[{o}]`, which is {ov} for this thread{when}, further past the end, and never below `{expr}`: guard the larger index, `if ({o} < {len_name})`, which keeps `{short}[{expr}]` inside too"));
     }
     None
 }
@@ -242,13 +362,88 @@ pub fn multi_dim(c: &Case, short: &str, e: &Element) -> Option<String> {
         && values[0] >= 0
         && values[1] >= 0
     {
-        msg.push_str(&format!(": the indices fit the other way round; the first index is the row (y), the second the column (x): `{short}[{}][{}]`", u.dims[1], u.dims[0]));
+        let fixed =
+            swapped_axes(c, &u.dims).unwrap_or_else(|| vec![u.dims[1].clone(), u.dims[0].clone()]);
+        msg.push_str(&format!(": the indices fit the other way round; the first index is the row (y), the second the column (x): `{short}[{}][{}]`", fixed[0], fixed[1]));
     } else if let Some(l) = loop_bound(c, short, &u.dims[k], Some(std::slice::from_ref(&decl[k]))) {
         msg.push_str(&format!(": {l}"));
     } else {
         msg.push_str(": keep each index below its own dimension");
     }
     Some(msg)
+}
+
+/// The thread axis a name in an index stands for: `threadIdx.x`, or a local computed from it
+/// alone (`tx`, `col`), is "x".
+fn axis_of(c: &Case, name: &str) -> Option<char> {
+    let l = c.line?;
+    let mentions =
+        |part: &str| name == part || c.src.locals_mentioning(l, part).iter().any(|n| n == name);
+    match (mentions("threadIdx.x"), mentions("threadIdx.y")) {
+        (true, false) => Some('x'),
+        (false, true) => Some('y'),
+        _ => None,
+    }
+}
+
+/// `tile[threadIdx.x + i][threadIdx.y + j]` → `tile[threadIdx.y + i][threadIdx.x + j]`: the
+/// row index takes an x coordinate and the column index a y one, so the coordinates swap and
+/// the offsets stay where they are, unless another array on the line takes the offsets the
+/// other way round (`w[j][i]`): then the indices swap whole. `None` when the indices do not
+/// show one coordinate each.
+fn swapped_axes(c: &Case, dims: &[String]) -> Option<Vec<String>> {
+    let [row, col] = dims else {
+        return None;
+    };
+    let coords = |d: &str, want: char| -> Option<(String, Vec<String>)> {
+        let names = eval::names(d);
+        let axes: Vec<Option<char>> = names.iter().map(|n| axis_of(c, n)).collect();
+        let hits: Vec<&String> = names
+            .iter()
+            .zip(&axes)
+            .filter(|(_, a)| a.is_some())
+            .map(|(n, _)| n)
+            .collect();
+        let [hit] = hits.as_slice() else {
+            return None;
+        };
+        if axes.iter().flatten().any(|a| *a != want) {
+            return None;
+        }
+        let rest = names.iter().filter(|n| n != hit).cloned().collect();
+        Some(((*hit).clone(), rest))
+    };
+    let (x, row_rest) = coords(row, 'x')?;
+    let (y, col_rest) = coords(col, 'y')?;
+    // Another two-index access on the line with the offsets the other way round.
+    let code = c.code();
+    let crossed = match (row_rest.as_slice(), col_rest.as_slice()) {
+        ([a], [b]) => code
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .filter(|w| !w.is_empty())
+            .flat_map(|w| uses_in(code, w))
+            .any(|u| {
+                u.dims.len() == 2 && canonical(&u.dims[0]) == *b && canonical(&u.dims[1]) == *a
+            }),
+        _ => false,
+    };
+    if crossed {
+        return Some(vec![col.clone(), row.clone()]);
+    }
+    Some(vec![replace_word(row, &x, &y), replace_word(col, &y, &x)])
+}
+
+/// `text` with each whole-word `word` replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = super::source::find_word(rest, word) {
+        out.push_str(&rest[..at]);
+        out.push_str(with);
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The indices of a flat element in an array of dimensions `sizes` (row-major); the first may

@@ -1,7 +1,7 @@
 //! Teaching: what the checkers saw (a diagnostic's `facts`), read against the learner's source,
 //! becomes the help a learner reads, in one place above both executors, so the emulator and
 //! the GPU teach alike. The checkers never say how to fix anything; each class of cause is one
-//! small named rule here (`bounds`, `race`, `barrier`, `endless`, `warp`), with its tests.
+//! small named rule here (`bounds`, `race`, `ballot`, `barrier`, `endless`, `warp`, `uninit`), with its tests.
 //! Where a rule cannot tell the cause, its help says what was seen rather than guess.
 //!
 //! `hints` matches a puzzle's `[[mistake]]` hints against a failed run, so that `gpuzzle
@@ -11,6 +11,7 @@
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
+mod ballot;
 mod barrier;
 mod bounds;
 mod endless;
@@ -22,6 +23,7 @@ mod order;
 pub mod perf;
 mod race;
 pub mod source;
+mod uninit;
 mod warp;
 
 use crate::emu::facts::Facts;
@@ -96,6 +98,16 @@ impl Case<'_> {
     }
 
     pub fn env_for(&self, thread: [u32; 3], block: [u32; 3]) -> Env {
+        self.env_with(thread, block, &[])
+    }
+
+    /// The diagnostic's thread at its line in one round of a loop around it: the loop's
+    /// variable `var` set to `v` before the locals are evaluated (`int right = 2 * stride - 1`).
+    pub fn env_at(&self, var: &str, v: i64) -> Env {
+        self.env_with(self.d.thread, self.d.block, &[(var, v)])
+    }
+
+    fn env_with(&self, thread: [u32; 3], block: [u32; 3], set: &[(&str, i64)]) -> Env {
         let mut env = Env::default();
         for (n, v) in &self.scene.values {
             env.set(n.clone(), *v);
@@ -106,6 +118,9 @@ impl Case<'_> {
             env.set(format!("blockIdx.{a}"), block[i] as i64);
             env.set(format!("blockDim.{a}"), self.scene.block[i] as i64);
             env.set(format!("gridDim.{a}"), self.scene.grid[i] as i64);
+        }
+        for (n, v) in set {
+            env.set(*n, *v);
         }
         match self.line {
             Some(l) => self.src.locals_before(l, &env),
@@ -141,10 +156,16 @@ impl Case<'_> {
         }
         let guard = self
             .line
-            .and_then(|l| self.src.guards(l).into_iter().find(|g| !g.returns))
-            .map_or(String::new(), |g| {
-                format!(" (the guard `if ({})` lets it through)", g.cond)
-            });
+            .and_then(|l| self.src.guards(l).into_iter().find(|g| !g.returns));
+        if let Some((g, fixed, bound, other)) = guard
+            .as_ref()
+            .and_then(|g| swapped_bounds(&g.cond, &col, &stride).map(|s| (g, s.0, s.1, s.2)))
+        {
+            return Some(format!("the column part `{col}` is {cv}, but a row is `{stride}` = {sv} elements long, so it reaches into the next row. The guard `if ({})` (line {}) compares `{col}` with `{bound}` and `{other}` with `{stride}`, the other way round: a column must stay below the row length `{stride}`, and the row below `{bound}`: `if ({fixed})`", g.cond, g.line));
+        }
+        let guard = guard.map_or(String::new(), |g| {
+            format!(" (the guard `if ({})` lets it through)", g.cond)
+        });
         Some(format!("the column part `{col}` is {cv}, but a row is `{stride}` = {sv} elements long, so it reaches into the next row{guard}: keep `{col} < {stride}` (and `{row}` below the number of rows)"))
     }
 
@@ -201,7 +222,7 @@ fn help_for(c: &Case) -> String {
         (DiagKind::BarrierDivergence, _) => barrier::help(c),
         (DiagKind::StepLimit, _) => endless::help(c),
         (DiagKind::WarpSync, _) => warp::help(c),
-        (DiagKind::UninitializedRead, _) => uninitialized(c),
+        (DiagKind::UninitializedRead, _) => uninit::help(c),
         (DiagKind::Assert, _) => {
             if c.d.message.contains("trap instruction") {
                 "a trap (asm(\"trap;\") or __trap()) stops the whole kernel on a GPU".into()
@@ -216,42 +237,42 @@ fn help_for(c: &Case) -> String {
     }
 }
 
-/// A read of shared memory no thread wrote.
-fn uninitialized(c: &Case) -> String {
-    let Facts::Uninitialized {
-        element: Some(e), ..
-    } = &c.d.facts
-    else {
-        return "shared memory starts out holding garbage: write every element before any thread reads it, with __syncthreads() between the writes and the reads".into();
+/// A guard of `&&`-joined bounds that compares the column `col` with some `B` and another
+/// name with the row length `stride` (`row < N && col < M` where rows are `N` long): the
+/// bounds swapped. Gives the guard with them put back (`row < M && col < N`), `B`, and the
+/// name compared with `stride`.
+fn swapped_bounds(cond: &str, col: &str, stride: &str) -> Option<(String, String, String)> {
+    if cond.contains("||") {
+        return None;
+    }
+    let parts: Vec<&str> = cond.split("&&").collect();
+    // `a < b` (or `<=`): (a, the operator, b).
+    let bound = |p: &str| {
+        let (a, b) = p.split_once('<')?;
+        let (op, b) = match b.strip_prefix('=') {
+            Some(b) => ("<=", b),
+            None => ("<", b),
+        };
+        let strip = |x: &str| x.trim().trim_matches(['(', ')']).trim().to_string();
+        Some((strip(a), op, strip(b)))
     };
-    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
-    let writes: Vec<u32> = (1..=c.src.lines())
-        .filter(|&l| {
-            !c.src.line(l).contains("__shared__")
-                && source::uses_in(c.src.line(l), short)
-                    .iter()
-                    .any(|u| u.write)
+    let (col_c, stride_c) = (eval::canonical(col), eval::canonical(stride));
+    let ci = parts.iter().position(|p| {
+        bound(p).is_some_and(|(a, _, b)| {
+            eval::canonical(&a) == col_c && eval::canonical(&b) != stride_c
         })
-        .collect();
-    let Some(&w) = writes.first() else {
-        return format!("nothing in the kernel writes `{short}` before this read: shared memory starts out holding garbage, so fill it first (e.g. `{short}[threadIdx.x] = 0;` for counters, or the values it should hold), then __syncthreads(), then read");
-    };
-    let shown = names::shown(e, c.src, &c.scene.values);
-    let r = c.line.unwrap_or(0);
-    // Past the elements the block's threads write one each: the halo nobody loads.
-    let b = c.scene.block;
-    let halo = match names::indices(e, c.src, &c.scene.values).as_deref() {
-        Some([row, col]) => *row >= b[1] as i128 || *col >= b[0] as i128,
-        Some([i]) => *i >= (b[0] * b[1] * b[2]) as i128,
-        _ => false,
-    };
-    if halo {
-        return format!("{shown} lies past the elements the block's threads write one each (line {w}): it is halo that no thread loads, yet line {r} reads it. Let some threads load the extra elements too (e.g. the first threads also store `{short}[local_i + TPB]`, or a loop over the whole tile), then __syncthreads()");
-    }
-    if let Some(g) = c.src.guards(w).into_iter().find(|g| !g.returns) {
-        return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage, and line {r} reads {shown}: store 0.0f when the condition fails (`{short}[..] = {} ? ... : 0.0f;`), so the element holds a neutral value", g.cond, g.line, g.cond);
-    }
-    format!("no thread wrote {shown} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads")
+    })?;
+    let ri = parts.iter().position(|p| {
+        bound(p).is_some_and(|(a, _, b)| {
+            eval::canonical(&a) != col_c && eval::canonical(&b) == stride_c
+        })
+    })?;
+    let (c_name, c_op, b) = bound(parts[ci])?;
+    let (other, r_op, _) = bound(parts[ri])?;
+    let mut fixed: Vec<String> = parts.iter().map(|p| p.trim().to_string()).collect();
+    fixed[ci] = format!("{c_name} {c_op} {}", stride.trim());
+    fixed[ri] = format!("{other} {r_op} {b}");
+    Some((fixed.join(" && "), b, other))
 }
 
 /// Whether two file names name the same file (NVRTC may give a path, the judge a name).
@@ -598,5 +619,213 @@ mod tests {
                 && h.contains("__ballot_sync(0xffffffff, i < size)"),
             "{h}"
         );
+    }
+
+    fn shared_oob(name: &str, index: i128, len: u64, access: Access) -> Facts {
+        Facts::Bounds {
+            space: Space::Shared,
+            access,
+            element: el(name, index, len),
+            address: 0,
+            bytes: 4,
+            misaligned_to: None,
+        }
+    }
+
+    #[test]
+    fn bounds_a_tree_started_at_the_whole_array_starts_at_half() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float cache[THREADS];\n    unsigned int tid = threadIdx.x;\n    for (unsigned int offset = blockDim.x; offset > 0; offset >>= 1) {\n        if (tid < offset) {\n            cache[tid] += cache[tid + offset];\n        }\n        __syncthreads();\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                6,
+                None,
+                0,
+                shared_oob("cache", 8, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("THREADS", 8)],
+        );
+        assert!(
+            h.contains("start the loop at `blockDim.x / 2`") && h.contains("first round"),
+            "{h}"
+        );
+        assert!(!h.contains("`tid + offset < THREADS`"), "{h}");
+        // A tree that starts at half and indexes one too far is another cause.
+        let src = src
+            .replace("offset = blockDim.x;", "offset = blockDim.x / 2;")
+            .replace("tid + offset]", "tid + offset + 1]");
+        let h = help(
+            &src,
+            diag(
+                DiagKind::OutOfBounds,
+                6,
+                None,
+                3,
+                shared_oob("cache", 8, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("THREADS", 8)],
+        );
+        assert!(!h.contains("start the loop at"), "{h}");
+    }
+
+    #[test]
+    fn bounds_an_unguarded_pair_of_indices_guards_the_larger_one() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float buf[M];\n    int tid = threadIdx.x;\n    for (int d = 1; d < M; d <<= 1) {\n        __syncthreads();\n        int hi = (tid + 1) * d * 2 - 1;\n        buf[hi] += buf[hi - d];\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                7,
+                None,
+                4,
+                shared_oob("buf", 17, 16, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("M", 16)],
+        );
+        assert!(
+            h.contains("`if (hi < M)`") && h.contains("when `d` is 2"),
+            "{h}"
+        );
+        // A read beside it (a stencil's neighbour) is no reason to guard another index.
+        let stencil = src.replace("buf[hi] += buf[hi - d];", "out[0] = buf[hi] + buf[hi - d];");
+        let h = help(
+            &stencil,
+            diag(
+                DiagKind::OutOfBounds,
+                7,
+                None,
+                4,
+                shared_oob("buf", 17, 16, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("M", 16)],
+        );
+        assert!(!h.contains("guard the larger index"), "{h}");
+        // The other index is the smaller one: guard the one that ran out.
+        let src = src.replace("buf[hi - d]", "buf[hi + d]");
+        let h = help(
+            &src,
+            diag(
+                DiagKind::OutOfBounds,
+                7,
+                None,
+                4,
+                shared_oob("buf", 21, 16, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("M", 16)],
+        );
+        assert!(
+            !h.contains("`if (hi < M)`") && h.contains("`if (hi + d < M)`"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn bounds_a_guard_with_its_bounds_swapped_gets_them_put_back() {
+        let src = "__global__ void k(float* res, const float* lhs, const float* rhs, int height, int depth, int width) {\n    int x = blockIdx.x * blockDim.x + threadIdx.x;\n    int y = blockIdx.y * blockDim.y + threadIdx.y;\n    if (y < width && x < height) {\n        float acc = 0.0f;\n        for (int j = 0; j < depth; j++)\n            acc += lhs[y * depth + j] * rhs[j * width + x];\n        res[y * width + x] = acc;\n    }\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            7,
+            None,
+            2,
+            oob("rhs", 8, 8, Access::Read),
+        );
+        d.thread = [2, 0, 0];
+        let h = help(
+            src,
+            d,
+            [4, 4, 1],
+            &[("height", 5), ("depth", 4), ("width", 2)],
+        );
+        assert!(
+            h.contains("`if (y < height && x < width)`") && h.contains("other way round"),
+            "{h}"
+        );
+        assert_eq!(
+            swapped_bounds("(r <= W) && (c < H)", "c", "W").map(|s| s.0),
+            Some("r <= H && c < W".into())
+        );
+        assert_eq!(swapped_bounds("r < H && c < W", "c", "W"), None);
+        assert_eq!(swapped_bounds("r < W || c < H", "c", "W"), None);
+    }
+
+    #[test]
+    fn bounds_swapped_thread_axes_swap_the_coordinates_and_keep_the_offsets() {
+        let src = "__global__ void k(float* out, const float* f) {\n    __shared__ float sh[ROWS][COLS];\n    __shared__ float wt[3][3];\n    int tx = threadIdx.x;\n    int ty = threadIdx.y;\n    float acc = 0.0f;\n    for (int a = 0; a < 3; a++)\n        for (int b = 0; b < 3; b++)\n            acc += sh[tx + a][ty + b] * wt[a][b];\n    out[0] = acc;\n}\n";
+        let d = || {
+            let mut d = diag(
+                DiagKind::OutOfBounds,
+                9,
+                None,
+                6,
+                shared_oob("sh", 60, 60, Access::Read),
+            );
+            d.thread = [6, 0, 0];
+            d
+        };
+        let vals = [("ROWS", 6), ("COLS", 10)];
+        let h = help(src, d(), [8, 4, 1], &vals);
+        assert!(h.contains("`sh[ty + a][tx + b]`"), "{h}");
+        // The offsets crossed as well (`wt[a][b]` beside `sh[tx + b][ty + a]`): all swap.
+        let src = src.replace("sh[tx + a][ty + b]", "sh[tx + b][ty + a]");
+        let h = help(&src, d(), [8, 4, 1], &vals);
+        assert!(h.contains("`sh[ty + a][tx + b]`"), "{h}");
+    }
+
+    fn ballot_race(line: u32, index: i128, across: bool) -> Diagnostic {
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("res", index, 256),
+            0,
+            across,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::GlobalRace, line, Some(line), 3, f);
+        if across {
+            d.block = [1, 0, 0];
+        }
+        d
+    }
+
+    #[test]
+    fn race_a_ballot_slot_counting_the_lane_s_own_bit_gets_the_lanes_below() {
+        let src = "__global__ void k(float* res, const float* src, int n) {\n    int w = threadIdx.x % 32;\n    float x = src[threadIdx.x];\n    bool ok = x > 0.0f;\n    unsigned int votes = __ballot_sync(0xffffffff, ok);\n    unsigned int me = 1u << w;\n    int pos = __popc(me & votes);\n    if (ok) res[pos] = x;\n}\n";
+        let h = help(src, ballot_race(8, 1, false), [32, 1, 1], &[]);
+        assert!(
+            h.contains("`__popc(((1u << w) - 1) & votes)`") && h.contains("line 7"),
+            "{h}"
+        );
+        assert!(!h.contains("atomicAdd"), "{h}");
+    }
+
+    #[test]
+    fn race_a_ballot_slot_without_the_warp_s_start_gets_the_start() {
+        let src = "__global__ void k(float* res, const float* src, int n) {\n    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    int l = threadIdx.x % 32;\n    float x = src[gid];\n    unsigned int b = __ballot_sync(0xffffffff, x > 0.0f);\n    int r = __popc(b & ((1u << l) - 1));\n    if (x > 0.0f) res[r] = x;\n}\n";
+        let h = help(src, ballot_race(7, 0, true), [64, 1, 1], &[]);
+        assert!(h.contains("`res[gid / 32 * 32 + r]`"), "{h}");
+        assert!(
+            !h.contains("atomicAdd") && !h.contains("__threadfence"),
+            "{h}"
+        );
+        // One warp per block: the block's start.
+        let h = help(src, ballot_race(7, 0, true), [32, 1, 1], &[]);
+        assert!(h.contains("`res[blockIdx.x * 32 + r]`"), "{h}");
+        // Two lanes of one warp: their counts differ, so a missing start is not the cause.
+        let mut d = ballot_race(7, 0, false);
+        if let Facts::Race { same_warp, .. } = &mut d.facts {
+            *same_warp = true;
+        }
+        let h = help(src, d, [32, 1, 1], &[]);
+        assert!(!h.contains("counts lanes"), "{h}");
+        // A slot that already has a start is not this cause.
+        let src = src.replace("res[r]", "res[blockIdx.x * 32 + r]");
+        let h = help(&src, ballot_race(7, 0, true), [32, 1, 1], &[]);
+        assert!(!h.contains("counts lanes"), "{h}");
     }
 }

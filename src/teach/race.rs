@@ -1,5 +1,6 @@
 //! Races: the help follows the cause the facts and the source show, one small rule each.
 //!
+//! - `warp_slot`: two writes through a slot counted from a ballot (see `ballot`).
 //! - `atomic_and_plain`: a plain store or read of an element others update atomically.
 //! - `across_blocks`: blocks writing one element (a block-independent index such as
 //!   `out[threadIdx.x]` gets the global index; one element for all, atomics or a partial per
@@ -49,6 +50,11 @@ pub fn help(c: &Case) -> String {
     };
     if *hazard == Hazard::AtomicAndPlain {
         return r.atomic_and_plain();
+    }
+    if *hazard == Hazard::WriteAfterWrite {
+        if let Some(m) = r.warp_slot() {
+            return m;
+        }
     }
     if *across_blocks {
         return r.across_blocks();
@@ -105,6 +111,34 @@ impl Race<'_> {
             .or_else(|| uses.iter().find(|u| u.write == write))
             .or(uses.first())?;
         Some(hit.dims[0].clone())
+    }
+
+    /// Two writes through a slot counted from a ballot: the lane's own bit counted, or the
+    /// count used without the warp's start (`ballot`).
+    fn warp_slot(&self) -> Option<String> {
+        let expr = self.subscript(self.c.line, &self.c.env(), true)?;
+        let (ot, ob) = self.other();
+        // Lanes of one warp get different counts: a count missing the warp's start collides
+        // only across warps.
+        let same_warp = matches!(
+            self.c.d.facts,
+            Facts::Race {
+                same_warp: true,
+                ..
+            }
+        );
+        super::ballot::own_bit(self.c, &expr).or_else(|| {
+            if same_warp {
+                return None;
+            }
+            super::ballot::rank_without_offset(
+                self.c,
+                &self.short,
+                &expr,
+                &self.c.who(ot, ob),
+                self.e.index,
+            )
+        })
     }
 
     fn line_env(&self, line: Option<u32>, thread: [u32; 3], block: [u32; 3]) -> Env {

@@ -240,6 +240,19 @@ impl Source {
         out
     }
 
+    /// The latest integer local `name` declared before line `n` in its function (`int slot =
+    /// __popc(m);`): its line and its value as written.
+    pub fn definition(&self, n: u32, name: &str) -> Option<(u32, String)> {
+        let start = self.function_of(n).map_or(1, |f| f.0);
+        (start..n).rev().find_map(|l| {
+            self.line(l)
+                .rsplit(';')
+                .filter_map(int_declaration)
+                .find(|(d, _)| d == name)
+                .map(|(_, v)| (l, v))
+        })
+    }
+
     /// The locals declared before line `n` in its function whose value's text mentions `part`
     /// (`threadIdx.y` for a row), first declared first.
     pub fn locals_mentioning(&self, n: u32, part: &str) -> Vec<String> {
@@ -644,6 +657,16 @@ __global__ void k(float* out, float* a, int size) {
         env.set("threadIdx.x", 2);
         let e = s.locals_before(6, &env);
         assert_eq!(eval::eval("i + 1", &e), Some(7));
+    }
+
+    #[test]
+    fn a_local_s_definition_is_the_latest_before_the_line() {
+        let s = Source::new(
+            "__global__ void k() {\n    unsigned int m = 3u;\n    int slot = __popc(m);\n    slot = 2;\n    int slot2 = 1;\n}\n",
+        );
+        assert_eq!(s.definition(5, "slot"), Some((3, "__popc(m)".into())));
+        assert_eq!(s.definition(5, "m"), Some((2, "3u".into())));
+        assert_eq!(s.definition(3, "slot"), None);
     }
 
     #[test]
