@@ -362,3 +362,48 @@ fn check_fails_a_hard_coded_size_on_the_unseen_test_and_says_so() {
     assert_eq!(tests.last().unwrap()["unseen"], true);
     assert_eq!(tests.last().unwrap()["passed"], true);
 }
+
+/// `[unseen] defines` are compiled in: a kernel that only works for the puzzle's TPB = 8
+/// (it guards with the define, not with `size`) passes the visible test and fails the unseen
+/// one, run with blocks of TPB = 64; the reference solution passes it.
+#[test]
+fn the_unseen_test_compiles_with_its_own_defines() {
+    let unseen = UNSEEN.replace(
+        "block = [\"TPB\"]",
+        "block = [\"TPB\"]\ndefines = { TPB = 64 }",
+    );
+    let toml = puzzle_toml(BUDGET, &format!("{PARTIAL_TEST}\n{unseen}"));
+    // Right only while the block holds TPB threads: element i is handled by thread i % TPB of
+    // block i / TPB, so a TPB compiled as 8 with blocks of 64 leaves most elements undone.
+    let by_define = "extern \"C\" __global__ void add_ten(float* out, const float* a, int size) {
+    int i = blockIdx.x * TPB + threadIdx.x;
+    if (threadIdx.x < TPB && i < size) out[i] = a[i] + 10.0f;
+}
+";
+    let dir = pack(&toml, by_define, &[]);
+    let out = gpuzzle()
+        .current_dir(dir.path())
+        .args(["check", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&String::from_utf8_lossy(&out.stdout));
+    // With TPB = 64 compiled in, this kernel is right at every size: it passes.
+    assert_eq!(out.status.code(), Some(0), "{v:#}");
+    let tests = v["puzzles"][0]["tests"].as_array().unwrap();
+    assert_eq!(tests.last().unwrap()["unseen"], true, "{v:#}");
+
+    // The same kernel with the block size written as 8 fails only the unseen test.
+    let fixed = by_define.replace("TPB", "8");
+    let dir = pack(&toml, &fixed, &[]);
+    let out = gpuzzle()
+        .current_dir(dir.path())
+        .args(["check", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    let tests = v["puzzles"][0]["tests"].as_array().unwrap();
+    let failed: Vec<&Value> = tests.iter().filter(|t| t["passed"] == false).collect();
+    assert_eq!(failed.len(), 1, "{v:#}");
+    assert_eq!(failed[0]["unseen"], true, "{v:#}");
+}
