@@ -1,5 +1,7 @@
-// expect: pass
-// why: thread 0 adds the 16 products alone (16 shared reads, as the budget allows).
+// expect: fail
+// kind: over-budget
+// counter: shared_reads
+// why: thread 0 adds the block's 64 products alone: 64 shared reads where the tree needs 13.
 // Puzzle 30 · Dot product across blocks: out[0] = sum of a[i] * b[i], one atomicAdd per block.
 extern "C" __global__ void dot_atomic(float* out, const float* a, const float* b, int size) {
     __shared__ float cache[TPB];
