@@ -24,8 +24,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     bool inside = c < cols;
     float x = inside ? a[row * cols + c] : 0.0f;
     float sum = block_sum(x, cache);
-    float d = inside ? cols * x - sum : 0.0f;
-    float spread = block_sum(d * d, cache);
+    float d = inside ? fabsf(cols * x - sum) : 0.0f;
+    float spread = block_sum(d, cache);
     if (c == 0) {
         out[row * 2] = sum;
         out[row * 2 + 1] = spread;

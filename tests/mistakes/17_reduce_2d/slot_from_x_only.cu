@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: threadIdx.y * TPB_X | threadIdx.y
 // help-not: __syncthreads()
-// why: the slot ignores threadIdx.y: the 4 rows of threads store into the same 8 slots.
+// why: the slot ignores threadIdx.y: the 4 rows of threads store into the same 16 slots.
 // Puzzle 17 · 2D reduction: out[blockIdx.y * gridDim.x + blockIdx.x] = sum of this block's tile of a.
 extern "C" __global__ void reduce_2d(float* out, const float* a, int rows, int cols) {
     __shared__ float s[TPB_Y * TPB_X];

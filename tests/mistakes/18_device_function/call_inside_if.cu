@@ -4,7 +4,7 @@
 // help-has: every thread | all threads | outside | out of the if
 // help-not: atomicAdd
 // why: only the threads with an element call the helper, and its barriers.
-// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;
     cache[t] = v;
@@ -29,8 +29,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     if (inside) {
         float x = a[row * cols + c];
         sum = block_sum(x, cache);
-        float d = cols * x - sum;
-        spread = block_sum(d * d, cache);
+        float d = fabsf(cols * x - sum);
+        spread = block_sum(d, cache);
     }
     if (c == 0) {
         out[row * 2] = sum;

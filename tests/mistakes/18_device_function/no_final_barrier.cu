@@ -5,7 +5,7 @@
 // help-has: return | after reading | before the next | next call | reuse | total
 // help-not: atomicAdd
 // why: the trap of the puzzle: returns cache[0] while the second call already overwrites cache.
-// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;
     cache[t] = v;
@@ -26,8 +26,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     bool inside = c < cols;
     float x = inside ? a[row * cols + c] : 0.0f;
     float sum = block_sum(x, cache);
-    float d = inside ? cols * x - sum : 0.0f;
-    float spread = block_sum(d * d, cache);
+    float d = inside ? fabsf(cols * x - sum) : 0.0f;
+    float spread = block_sum(d, cache);
     if (c == 0) {
         out[row * 2] = sum;
         out[row * 2 + 1] = spread;

@@ -1,7 +1,7 @@
 // expect: fail
 // kind: wrong-output
-// why: threads without an element add (cols * 0 - S)^2 to the spread: n * 0 - S is not 0.
-// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+// why: threads without an element add |cols * 0 - S| to the spread: it is not 0.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;
     cache[t] = v;
@@ -24,8 +24,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     bool inside = c < cols;
     float x = inside ? a[row * cols + c] : 0.0f;
     float sum = block_sum(x, cache);
-    float d = cols * x - sum;
-    float spread = block_sum(d * d, cache);
+    float d = fabsf(cols * x - sum);
+    float spread = block_sum(d, cache);
     if (c == 0) {
         out[row * 2] = sum;
         out[row * 2 + 1] = spread;

@@ -2,7 +2,7 @@
 // kind: over-budget
 // counter: global_reads
 // why: reads its element again for the second sum instead of keeping it in a register.
-// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;
     cache[t] = v;
@@ -24,8 +24,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     int c = threadIdx.x;
     bool inside = c < cols;
     float sum = block_sum(inside ? a[row * cols + c] : 0.0f, cache);
-    float d = inside ? cols * a[row * cols + c] - sum : 0.0f;
-    float spread = block_sum(d * d, cache);
+    float d = inside ? fabsf(cols * a[row * cols + c] - sum) : 0.0f;
+    float spread = block_sum(d, cache);
     if (c == 0) {
         out[row * 2] = sum;
         out[row * 2 + 1] = spread;

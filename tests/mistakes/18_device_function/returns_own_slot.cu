@@ -1,7 +1,7 @@
 // expect: fail
 // kind: wrong-output
 // why: returns cache[t], the thread's own partial, instead of the total in cache[0].
-// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of (cols * x - S)^2.
+// Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;
     cache[t] = v;
@@ -24,8 +24,8 @@ extern "C" __global__ void row_stats(float* out, const float* a, int rows, int c
     bool inside = c < cols;
     float x = inside ? a[row * cols + c] : 0.0f;
     float sum = block_sum(x, cache);
-    float d = inside ? cols * x - sum : 0.0f;
-    float spread = block_sum(d * d, cache);
+    float d = inside ? fabsf(cols * x - sum) : 0.0f;
+    float spread = block_sum(d, cache);
     if (c == 0) {
         out[row * 2] = sum;
         out[row * 2 + 1] = spread;
