@@ -1,8 +1,8 @@
 // Puzzle 26 · Debug fast_matmul: C (M x N) = A (M x K) x B (K x N), 16 x 16 shared tiles.
-// Nothing to fill in this time: this kernel is complete, and it is the shared-memory matmul
-// of a well-known library's documentation, translated to CUDA C. It gives the right answer
-// whenever M, K and N are multiples of TPB = 16, and misbehaves on any other size. Find out
-// why with `gpuzzle run 26`, then fix it here. Stuck? `gpuzzle hint 26`.
+// Nothing to fill in this time: this kernel is complete. It is modelled on the shared-memory
+// matmul that Numba's documentation showed until 2021, rewritten in CUDA C. It gives the right
+// answer whenever M, K and N are multiples of TPB = 16, and misbehaves on any other size. Find
+// out why with `gpuzzle run 26`, then fix it here. Stuck? `gpuzzle hint 26`.
 // FIX ME (roughly 6 lines to change)
 extern "C" __global__ void fast_matmul(float* C, const float* A, const float* B, int M, int K, int N) {
     __shared__ float sA[TPB][TPB];

@@ -24,8 +24,9 @@ extern "C" __global__ void blelloch_scan(float* out, const float* a, int size) {
         int right = (t + 1) * 2 * stride - 1;
         if (right < N) {
             float left_sum = s[right - stride];
-            s[right - stride] = s[right];
-            s[right] += left_sum;
+            float node = s[right];  // read once, kept in a register
+            s[right - stride] = node;
+            s[right] = node + left_sum;
         }
     }
     __syncthreads();

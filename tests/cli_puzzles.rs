@@ -661,7 +661,7 @@ fn list_groups_by_part_and_show_draws_each_launch() {
     };
     assert!(at("launch 1 of 3: scan_blocks") < at("launch 2 of 3: scan_block_sums"));
     assert!(at("launch 2 of 3: scan_block_sums") < at("launch 3 of 3: add_offsets"));
-    assert!(show.contains("grid 2 of blocks 8 = 16 threads"), "{show}");
+    assert!(show.contains("grid 2 of blocks 64 = 128 threads"), "{show}");
     assert!(show.contains("block_sums: f32 [2] scratch"), "{show}");
     assert!(
         show.contains(

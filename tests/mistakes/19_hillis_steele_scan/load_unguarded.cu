@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: i < size
 // help-has: 0.0f | zero | 0 for
-// why: loads a[i] for all 16 threads; the second test has 11 elements.
+// why: loads a[i] for all 64 threads; the second test has 40 elements.
 // Puzzle 19 · Hillis-Steele scan: out[i] = a[0] + ... + a[i], in one block.
 extern "C" __global__ void hillis_steele_scan(float* out, const float* a, int size) {
     // Two buffers: each round reads one and writes the other.

@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: i < size
 // help-not: atomicAdd
-// why: writes all 16 results; out has 11 elements in the second test.
+// why: writes all 64 results; out has 40 elements in the second test.
 // Puzzle 19 · Hillis-Steele scan: out[i] = a[0] + ... + a[i], in one block.
 extern "C" __global__ void hillis_steele_scan(float* out, const float* a, int size) {
     // Two buffers: each round reads one and writes the other.

@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: t + TPB < size
 // help-not: atomicAdd
-// why: writes both results of every thread; with 45 elements the second half is partly past out.
+// why: writes both results of every thread; with 90 elements the second half is partly past out.
 // Puzzle 20 · Blelloch scan: out[i] = a[0] + ... + a[i - 1] (exclusive), in one block.
 extern "C" __global__ void blelloch_scan(float* out, const float* a, int size) {
     // Two elements per thread: the block scans up to N = 2 * TPB values.

@@ -1,16 +1,25 @@
 // expect: pass
-// why: scan_blocks with warp shuffles (a block of 8 is one warp): no shared memory at all.
+// why: scan_blocks scans each warp with shuffles; only the warps' totals go through shared memory.
 // Puzzle 21 · Multi-block scan: out[i] = a[0] + ... + a[i], in three launches.
 extern "C" __global__ void scan_blocks(float* out, const float* a, float* block_sums, int size) {
-    __shared__ float cache[TPB];
+    __shared__ float warp_totals[TPB / 32];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int local_i = threadIdx.x;
-    // The block is one warp of TPB = 8 lanes: shuffles instead of shared memory.
-    unsigned mask = (1u << TPB) - 1;
+    int lane = local_i % 32;
+    int warp = local_i / 32;
+    // Each warp of 32 lanes scans its 32 values in registers.
     float v = i < size ? a[i] : 0.0f;
-    for (int offset = 1; offset < TPB; offset *= 2) {
-        float up = __shfl_up_sync(mask, v, offset);
-        if (local_i >= offset) v += up;
+    for (int offset = 1; offset < 32; offset *= 2) {
+        float up = __shfl_up_sync(0xffffffff, v, offset);
+        if (lane >= offset) v += up;
+    }
+    if (lane == 31) {
+        warp_totals[warp] = v;
+    }
+    __syncthreads();
+    // Then adds the totals of the warps before it.
+    for (int w = 0; w < warp; w++) {
+        v += warp_totals[w];
     }
     if (i < size) {
         out[i] = v;

@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: threadIdx.y + i
 // help-not: if (i < size)
-// why: reads tile[x][y]: the 8-wide x index runs past the 6 rows of the tile.
+// why: reads tile[x][y]: the 16-wide x index runs past the 6 rows of the tile.
 // Puzzle 22 · 2D convolution: out[r][c] = sum over i, j < K of img[r + i][c + j] * w[i][j].
 extern "C" __global__ void conv_2d(float* out, const float* img, const float* w, int rows, int cols) {
     // The block's patch plus its halo, and the weights.

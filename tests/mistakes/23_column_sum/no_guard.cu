@@ -3,7 +3,7 @@
 // line: @bug
 // help-has: local_i < rows
 // help-not: atomicAdd
-// why: 8 threads for 6 rows, no guard.
+// why: 64 threads for 40 rows, no guard.
 // Puzzle 23 · Column sum: out[c] = sum of column c of a (rows x cols, rows <= TPB).
 extern "C" __global__ void column_sum(float* out, const float* a, int rows, int cols) {
     __shared__ float cache[TPB];
