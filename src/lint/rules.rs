@@ -13,8 +13,9 @@
 //!   that covers two elements per thread is not modelled (such a test needs a size that is no
 //!   multiple of the block); the rule cannot tell which size a thread index really covers, so
 //!   where a matrix has several it leans towards accepting.
-//! - `block-barrier`: in every test (the unseen one included) the largest block of its
-//!   launches has at least 64 threads, so a warp barrier cannot stand in for a block barrier.
+//! - `block-barrier`: some fixed test, and the unseen one, has blocks of at least 64 threads
+//!   (the largest block of its launches), so a warp barrier cannot stand in for a block barrier;
+//!   smaller first tests may stay (the notebook's own, in puzzles 12 to 14).
 //! - `shared`: the puzzle `require`s `shared_reads` or `shared_writes` of at least 1 (at the
 //!   top level or in a `[[kernels]]` table); `atomics`: `global_atomics` or `shared_atomics`.
 //! - `[unseen]`: a puzzle whose tests have scalars (sizes) has one.
@@ -60,6 +61,32 @@ fn extents(b: &crate::puzzle::BufferSpec) -> Vec<u64> {
 }
 
 /// Whether `t` leaves a block partly full (the module's definition).
+/// A matrix buffer with rows != columns, or a 2D launch whose threads along x and y differ.
+fn not_square(t: &TestCase) -> bool {
+    let matrix = t
+        .buffers
+        .values()
+        .any(|b| b.shape.is_some_and(|[r, c]| r != c && r > 1 && c > 1));
+    let launch = shapes(t).iter().any(|(g, b)| {
+        let (x, y) = (
+            u64::from(g[0]) * u64::from(b[0]),
+            u64::from(g[1]) * u64::from(b[1]),
+        );
+        y > 1 && x != y
+    });
+    matrix || launch
+}
+
+/// The grid has fewer threads than the largest buffer has elements: each thread loops.
+fn fewer_threads_than_elements(t: &TestCase) -> bool {
+    let threads: u64 = shapes(t)
+        .iter()
+        .map(|(g, b)| g.iter().chain(b).map(|&x| u64::from(x)).product::<u64>())
+        .max()
+        .unwrap_or(0);
+    t.buffers.values().any(|b| b.len as u64 > threads)
+}
+
 pub fn has_partial_block(t: &TestCase) -> bool {
     // The buffers threads may cover: the outputs and the largest buffer (a filter's width, the
     // length of a small input, is no size).
@@ -147,16 +174,24 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
                 }
             }
             Teach::BlockBarrier => {
-                for t in all_tests(p) {
-                    let threads = largest_block(t);
-                    if threads < BARRIER_THREADS {
-                        out.push(problem(
-                            test_line(text, t, p).or(teaches_line),
-                            "block-barrier-small",
-                            format!("teaches \"block-barrier\" but test \"{}\" has blocks of {threads} threads, within one warp, where __syncwarp() passes for __syncthreads()", t.name),
-                            format!("give this test blocks of at least {BARRIER_THREADS} threads (two warps)"),
-                        ));
-                    }
+                // One fixed test of two warps fails a warp barrier; small first tests may stay
+                // (the notebook's own, in puzzles 12 to 14). The unseen test must hold it too.
+                let big = |t: &TestCase| largest_block(t) >= BARRIER_THREADS;
+                if !p.tests.iter().any(big) {
+                    out.push(problem(
+                        teaches_line,
+                        "block-barrier-small",
+                        format!("teaches \"block-barrier\" but no test has blocks of {BARRIER_THREADS} threads or more: within one warp, __syncwarp() passes for __syncthreads()"),
+                        format!("add a test with blocks of at least {BARRIER_THREADS} threads (two warps)"),
+                    ));
+                }
+                if let Some(u) = p.unseen.as_ref().filter(|u| !big(&u.test)) {
+                    out.push(problem(
+                        test_line(text, &u.test, p).or(teaches_line),
+                        "block-barrier-small",
+                        format!("teaches \"block-barrier\" but the unseen test has blocks of {} threads, within one warp", largest_block(&u.test)),
+                        format!("give [unseen] blocks of at least {BARRIER_THREADS} threads (two warps)"),
+                    ));
                 }
             }
             Teach::Shared | Teach::Atomics => {
@@ -171,6 +206,41 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
                         "teaches-unrequired",
                         format!("teaches \"{}\" but nothing `require`s it, so a kernel that skips it passes", tag.name()),
                         format!("add `require = {{ {} = 1 }}` (a block's total in every block)", keys[1]),
+                    ));
+                }
+            }
+            Teach::TwoD => {
+                if !all_tests(p).iter().any(|t| not_square(t)) {
+                    out.push(problem(
+                        teaches_line,
+                        "square-only",
+                        "teaches \"2d\" but every test is square (its matrices and its launch), so a kernel with x and y swapped passes".into(),
+                        "add a test whose matrices have rows != columns and whose launch covers them with a different x and y".into(),
+                    ));
+                }
+            }
+            Teach::GridStride => {
+                let grids: BTreeSet<[u32; 3]> = p.tests.iter().map(|t| t.grid).collect();
+                if grids.len() < 2 || !p.tests.iter().any(|t| fewer_threads_than_elements(t)) {
+                    out.push(problem(
+                        teaches_line,
+                        "grid-stride-fixed",
+                        "teaches \"grid-stride\" but the tests do not use two grid sizes with fewer threads than elements, so a hard-coded stride or a loop-free kernel passes".into(),
+                        "add a test with another grid (e.g. 3 blocks where the others use 2), smaller than the array".into(),
+                    ));
+                }
+            }
+            Teach::Coalescing | Teach::BankConflicts => {
+                let (set, key) = match tag {
+                    Teach::Coalescing => (p.budget.sectors_per_access.is_some(), "sectors_per_access"),
+                    _ => (p.budget.bank_ways.is_some(), "bank_ways"),
+                };
+                if !set {
+                    out.push(problem(
+                        teaches_line,
+                        "teaches-unbudgeted",
+                        format!("teaches \"{}\" but the budget has no `{key}`, so a kernel that ignores it passes", tag.name()),
+                        format!("add `{key}` to `budget`, at what the reference solution needs"),
                     ));
                 }
             }
@@ -454,14 +524,67 @@ budget = {{ global_reads = 1, global_writes = 1 }}
     }
 
     #[test]
-    fn block_barrier_needs_two_warps_in_every_test() {
-        let tests = test("big", 1, 64, 64) + &test("small", 1, 32, 32);
+    fn block_barrier_needs_two_warps_in_a_test_and_the_unseen_one() {
+        // A small first test beside a big one is fine; the unseen one (TPB = 8) is not.
+        let tests = test("small", 1, 32, 32) + &test("big", 1, 64, 64);
         let (p, text) = puzzle(&format!("teaches = [\"block-barrier\"]\n{UNSEEN}"), &tests);
         let found = check(&p, &text);
-        // The small test, and the unseen one (blocks of TPB = 8).
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].what.contains("the unseen test has blocks of 8 threads"));
+        // Only small tests: flagged at the `teaches` line.
+        let tests = test("small", 1, 32, 32);
+        let (p, text) = puzzle(&format!("teaches = [\"block-barrier\"]\n{UNSEEN}"), &tests);
+        let found = check(&p, &text);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].what.contains("\"small\" has blocks of 32 threads"));
-        assert_eq!(found[0].line, line_of(&text, "\"small\"", 1));
+        assert!(found[0].what.contains("no test has blocks of 64"));
+        assert_eq!(found[0].line, line_of(&text, "teaches", 1));
+    }
+
+    #[test]
+    fn grid_stride_needs_two_grids_smaller_than_the_array() {
+        let tag = format!("teaches = [\"grid-stride\"]\n{UNSEEN}");
+        let rules = |tests: &str| {
+            let (p, text) = puzzle(&tag, tests);
+            check(&p, &text).iter().map(|f| f.rule).collect::<Vec<_>>()
+        };
+        // One grid only: a hard-coded stride passes.
+        assert!(rules(&test("a", 2, 8, 40)).contains(&"grid-stride-fixed"));
+        // Two grids, but each covers its array: no thread loops.
+        let covered = test("a", 2, 8, 16) + &test("b", 3, 8, 24);
+        assert!(rules(&covered).contains(&"grid-stride-fixed"));
+        let looping = test("a", 2, 8, 40) + &test("b", 3, 8, 24);
+        assert!(!rules(&looping).contains(&"grid-stride-fixed"));
+    }
+
+    #[test]
+    fn two_d_needs_a_test_that_is_not_square() {
+        let tag = format!("teaches = [\"2d\"]\n{UNSEEN}");
+        let matrix = |rows: usize, cols: usize, block: &str| {
+            format!("[[test]]\nname = \"m\"\ngrid = [1, 1]\nblock = {block}\nscalars = {{ size = {rows} }}\nbuffers.a = {{ shape = [{rows}, {cols}] }}\nbuffers.out = {{ shape = [{rows}, {cols}], output = true }}\n")
+        };
+        let rules = |tests: &str| {
+            let (p, text) = puzzle(&tag, tests);
+            check(&p, &text).iter().map(|f| f.rule).collect::<Vec<_>>()
+        };
+        assert!(rules(&matrix(4, 4, "[4, 4]")).contains(&"square-only"));
+        assert!(!rules(&matrix(3, 5, "[5, 5]")).contains(&"square-only"));
+        assert!(!rules(&matrix(4, 4, "[8, 4]")).contains(&"square-only"));
+    }
+
+    #[test]
+    fn performance_tags_need_their_figure_in_the_budget() {
+        let (p, text) = puzzle(
+            &format!("teaches = [\"coalescing\", \"bank-conflicts\"]\n{UNSEEN}"),
+            &test("a", 2, 8, 13),
+        );
+        let found = check(&p, &text);
+        let unbudgeted: Vec<&Problem> = found
+            .iter()
+            .filter(|f| f.rule == "teaches-unbudgeted")
+            .collect();
+        assert_eq!(unbudgeted.len(), 2, "{found:?}");
+        assert!(unbudgeted[0].what.contains("sectors_per_access"));
+        assert!(unbudgeted[1].what.contains("bank_ways"));
     }
 
     #[test]

@@ -113,20 +113,32 @@ pub struct Unseen {
 pub enum Teach {
     /// The bounds guard: some test leaves a block partly full.
     Bounds,
-    /// `__syncthreads()` across warps: every test's blocks have at least 64 threads.
+    /// `__syncthreads()` across warps: a test's (and the unseen one's) blocks have 64+ threads.
     BlockBarrier,
     /// Shared memory: the puzzle `require`s a shared read or write.
     Shared,
     /// Atomic operations: the puzzle `require`s a global or shared atomic.
     Atomics,
+    /// 2D indexing: some test's matrix or launch is not square, so swapped x and y fail.
+    TwoD,
+    /// A grid-stride loop: tests with different grids, one with fewer threads than elements.
+    GridStride,
+    /// Coalescing: the budget holds `sectors_per_access`.
+    Coalescing,
+    /// Bank conflicts: the budget holds `bank_ways`.
+    BankConflicts,
 }
 
 impl Teach {
-    pub const ALL: [Teach; 4] = [
+    pub const ALL: [Teach; 8] = [
         Teach::Bounds,
         Teach::BlockBarrier,
         Teach::Shared,
         Teach::Atomics,
+        Teach::TwoD,
+        Teach::GridStride,
+        Teach::Coalescing,
+        Teach::BankConflicts,
     ];
 
     /// As written in `teaches`.
@@ -136,6 +148,10 @@ impl Teach {
             Teach::BlockBarrier => "block-barrier",
             Teach::Shared => "shared",
             Teach::Atomics => "atomics",
+            Teach::TwoD => "2d",
+            Teach::GridStride => "grid-stride",
+            Teach::Coalescing => "coalescing",
+            Teach::BankConflicts => "bank-conflicts",
         }
     }
 
