@@ -7,7 +7,7 @@
 //!   sizes is not a multiple of block[d]: then the threads that cover it end inside a block
 //!   (or, in a grid-stride loop, inside the last stride), and the rest must be kept out by the
 //!   guard. A size is a whole-number scalar that is also an extent of an output buffer or of the
-//!   test's largest buffer (so a filter's width, the length of a small input, is none): in a 2D
+//!   test's largest buffer or largest input (so a filter's width, the length of a small input, is none): in a 2D
 //!   launch (grid or block with y > 1) a matrix's columns along x and its rows along y; in a 1D
 //!   launch, or for a buffer without a shape, its length, rows and columns along x. A kernel
 //!   that covers two elements per thread is not modelled (such a test needs a size that is no
@@ -90,12 +90,19 @@ fn fewer_threads_than_elements(t: &TestCase) -> bool {
 pub fn has_partial_block(t: &TestCase) -> bool {
     // The buffers threads may cover: the outputs and the largest buffer (a filter's width, the
     // length of a small input, is no size).
+    // The largest input too: an output padded to whole warps is larger than the array.
     let largest = t.buffers.values().max_by_key(|b| b.len);
+    let largest_input = t
+        .buffers
+        .values()
+        .filter(|b| !b.output)
+        .max_by_key(|b| b.len);
     let covered: Vec<&crate::puzzle::BufferSpec> = t
         .buffers
         .values()
         .filter(|b| b.output)
         .chain(largest)
+        .chain(largest_input)
         .collect();
     let scalars: BTreeSet<u64> = t
         .scalars
@@ -232,7 +239,9 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
             }
             Teach::Coalescing | Teach::BankConflicts => {
                 let (set, key) = match tag {
-                    Teach::Coalescing => (p.budget.sectors_per_access.is_some(), "sectors_per_access"),
+                    Teach::Coalescing => {
+                        (p.budget.sectors_per_access.is_some(), "sectors_per_access")
+                    }
                     _ => (p.budget.bank_ways.is_some(), "bank_ways"),
                 };
                 if !set {
@@ -530,7 +539,9 @@ budget = {{ global_reads = 1, global_writes = 1 }}
         let (p, text) = puzzle(&format!("teaches = [\"block-barrier\"]\n{UNSEEN}"), &tests);
         let found = check(&p, &text);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].what.contains("the unseen test has blocks of 8 threads"));
+        assert!(found[0]
+            .what
+            .contains("the unseen test has blocks of 8 threads"));
         // Only small tests: flagged at the `teaches` line.
         let tests = test("small", 1, 32, 32);
         let (p, text) = puzzle(&format!("teaches = [\"block-barrier\"]\n{UNSEEN}"), &tests);
