@@ -807,8 +807,8 @@ fn a_missing_barrier_in_pooling_marks_the_raced_cell_and_both_lines() {
         .find(|l| l.contains(r#"data-cell="cache[2]" data-thread="t1""#))
         .unwrap_or_else(|| panic!("no red read of cache[2] by t1: {svg}"));
     assert!(t1.contains(r#"data-line="14""#), "{t1}");
-    // Dashed, and in the fan of t1's three window reads (cache[1..3]), whose grey lines cross
-    // it: a third of its middle red is enough to tell it from a grey line (0.35 measured).
+    // Dashed, and one of three reads converging on t1's box (cache[1..3]): 0.35 of its middle
+    // samples are red (measured; a grey line has none), so the bar is a third.
     let red = red_along(&pix, t1);
     assert!(red > 0.3, "not red ({red}): {t1}");
     assert!(rects(&svg, "cell out-of-bounds").is_empty());
