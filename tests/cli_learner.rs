@@ -538,7 +538,12 @@ extern \"C\" __global__ void pooling(float* out, const float* a, int size) {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|t| t["name"].as_str().unwrap_or("").starts_with("8 elements, 8 threads"))
+        .filter(|t| {
+            t["name"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("8 elements, 8 threads")
+        })
         .collect();
     assert_eq!(tests.len(), 2);
     for t in tests {
