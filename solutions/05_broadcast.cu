@@ -1,8 +1,8 @@
 // Puzzle 5 · Broadcast: reference solution.
-extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int size) {
+extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int rows, int cols) {
     int col = threadIdx.x;
     int row = threadIdx.y;
-    if (row < size && col < size) {
-        out[row * size + col] = a[row] + b[col];
+    if (row < rows && col < cols) {
+        out[row * cols + col] = a[row] + b[col];
     }
 }

@@ -1,17 +1,16 @@
 // Puzzle 9 · Pooling: reference solution.
-// Each thread loads one value; neighbours come from shared memory after the barrier.
+// Each thread loads its own value into cache[local_i + 2]; threads 0 and 1 also load
+// the two values before the block (the halo). The window then comes from shared memory.
 extern "C" __global__ void pooling(float* out, const float* a, int size) {
-    __shared__ float cache[TPB];
+    __shared__ float cache[TPB + 2];  // cache[k] holds a[block_start - 2 + k]
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int local_i = threadIdx.x;
-    if (i < size) {
-        cache[local_i] = a[i];
+    cache[local_i + 2] = i < size ? a[i] : 0.0f;
+    if (local_i < 2) {
+        cache[local_i] = i >= 2 ? a[i - 2] : 0.0f;
     }
     __syncthreads();
     if (i < size) {
-        float sum = cache[local_i];
-        if (local_i >= 1) sum += cache[local_i - 1];
-        if (local_i >= 2) sum += cache[local_i - 2];
-        out[i] = sum;
+        out[i] = cache[local_i] + cache[local_i + 1] + cache[local_i + 2];
     }
 }

@@ -177,8 +177,8 @@ fn pooling_solution_has_a_box_per_thread_and_nothing_marked() {
     assert!(rects(&svg, "wrong").is_empty());
     assert!(rects(&svg, "unwritten").is_empty());
     assert!(rects(&svg, "over").is_empty());
-    // a, cache and out: 8 cells each.
-    assert_eq!(rects(&svg, "cell").len(), 24);
+    // a and out: 8 cells each; cache: TPB + 2 = 10 (the two values before the block first).
+    assert_eq!(rects(&svg, "cell").len(), 26);
     assert!(pix.data().iter().any(|&b| b < 128), "the picture is blank");
 }
 
@@ -234,8 +234,8 @@ extern "C" __global__ void pooling(float* out, const float* a, int size) {
     let svg = draw(dir.path(), &["9"]);
     let pix = render(&svg, "pooling-over-budget");
     let over = rects(&svg, "thread over");
-    // Threads 1..7 read 2 or 3 values.
-    assert_eq!(over.len(), 7);
+    // Threads 2..7 read 3 values (the budget is 2: the halo loads).
+    assert_eq!(over.len(), 6);
     for o in &over {
         assert!(outlined_red(&pix, o), "not outlined red: {o}");
     }
@@ -366,11 +366,11 @@ fn run_trace_prints_each_threads_reads_and_writes() {
         "{text}"
     );
     assert!(
-        text.contains("  t0: a[0] → cache[0]; cache[0] → out[0]\n"),
+        text.contains("  t0: a[0] → cache[2] cache[0]; cache[0] cache[1] cache[2] → out[0]\n"),
         "{text}"
     );
     assert!(
-        text.contains("  t3: a[3] → cache[3]; cache[3] cache[2] cache[1] → out[3]\n"),
+        text.contains("  t3: a[3] → cache[5]; cache[3] cache[4] cache[5] → out[3]\n"),
         "{text}"
     );
     // The starter: every thread idle, said so; the verdict's exit code stays.
@@ -431,7 +431,7 @@ fn a_block_outside_the_grid_or_a_missing_test_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("puzzle 9 has 1 test(s): choose --test 1 to 1"),
+        err.contains("puzzle 9 has 3 test(s): choose --test 1 to 3"),
         "{err}"
     );
 }
@@ -620,7 +620,7 @@ fn an_html_out_file_is_a_page_with_the_picture() {
     assert!(page.contains("<svg "));
     // Hover needs to know which thread and cell each line joins.
     assert!(
-        page.contains(r#"data-cell="cache[2]" data-thread="t3""#),
+        page.contains(r#"data-cell="cache[4]" data-thread="t3""#),
         "{page}"
     );
     assert!(page.contains(r#"data-thread="t3""#));
@@ -772,13 +772,15 @@ fn a_missing_barrier_in_pooling_marks_the_raced_cell_and_both_lines() {
     let pix = render(&svg, "pooling-race");
     assert!(
         svg.contains(
-            r#"class="diagnostics">shared-race: thread 1 of block 0 read shared cache[0]"#
+            r#"class="diagnostics">shared-race: thread 0 of block 0 read shared cache[1]"#
         ),
         "{svg}"
     );
     let raced = rects(&svg, "cell raced");
-    assert_eq!(raced.len(), 1, "{svg}");
-    assert!(raced[0].contains(r#"data-cell="cache[0]""#), "{}", raced[0]);
+    // cache[1] (thread 1's halo value, read by thread 0) and cache[2] (thread 0's own value,
+    // read by thread 1).
+    assert_eq!(raced.len(), 2, "{svg}");
+    assert!(raced[0].contains(r#"data-cell="cache[1]""#), "{}", raced[0]);
     assert!(
         raced[0].contains(r#"data-kind="shared-race""#),
         "{}",
@@ -788,24 +790,27 @@ fn a_missing_barrier_in_pooling_marks_the_raced_cell_and_both_lines() {
     let outline = (y..y + h).filter(|&yy| is_red(pixel(&pix, x, yy))).count();
     assert!(
         outline > 6,
-        "only {outline} red pixels on cache[0]'s left edge"
+        "only {outline} red pixels on cache[1]'s left edge"
     );
-    // Thread 0 wrote it (line 8), thread 1 read it (line 13): both lines red.
+    // Thread 0 wrote cache[2] (line 8), thread 1 read it (line 14): both lines red.
     let write = lines(&svg, "flow write failed");
     assert!(
         write
             .iter()
-            .any(|l| l.contains(r#"data-cell="cache[0]" data-thread="t0""#)
+            .any(|l| l.contains(r#"data-cell="cache[2]" data-thread="t0""#)
                 && l.contains(r#"data-line="8""#)),
         "{svg}"
     );
     let read = lines(&svg, "flow read failed");
     let t1 = read
         .iter()
-        .find(|l| l.contains(r#"data-cell="cache[0]" data-thread="t1""#))
-        .unwrap_or_else(|| panic!("no red read of cache[0] by t1: {svg}"));
-    assert!(t1.contains(r#"data-line="13""#), "{t1}");
-    assert!(red_along(&pix, t1) > 0.5, "not red: {t1}");
+        .find(|l| l.contains(r#"data-cell="cache[2]" data-thread="t1""#))
+        .unwrap_or_else(|| panic!("no red read of cache[2] by t1: {svg}"));
+    assert!(t1.contains(r#"data-line="14""#), "{t1}");
+    // Dashed, and one of three reads converging on t1's box (cache[1..3]): 0.35 of its middle
+    // samples are red (measured; a grey line has none), so the bar is a third.
+    let red = red_along(&pix, t1);
+    assert!(red > 0.3, "not red ({red}): {t1}");
     assert!(rects(&svg, "cell out-of-bounds").is_empty());
 }
 
@@ -905,10 +910,10 @@ fn the_html_page_hovers_over_ghost_cells_too() {
 fn a_2d_grids_ghosts_sit_right_of_its_last_row() {
     // Puzzle 4 without its guard: a 2x2 matrix, 3x3 threads; (2,1), (0,2), (1,2), (2,2) go
     // past the end, and (2,0) and (0,1) both write out[2].
-    let src = r#"extern "C" __global__ void map_2d(float* out, const float* a, int size) {
+    let src = r#"extern "C" __global__ void map_2d(float* out, const float* a, int rows, int cols) {
     int col = threadIdx.x;
     int row = threadIdx.y;
-    out[row * size + col] = a[row * size + col] + 10.0f;
+    out[row * cols + col] = a[row * cols + col] + 10.0f;
 }
 "#;
     let dir = workspace(&[("04_map_2d.cu", src)]);

@@ -213,6 +213,7 @@ mod tests {
 
     #[test]
     fn notebook_launch_shapes_are_kept() {
+        // The notebook's tests come first; a puzzle may add its own after them.
         let pack = embedded_puzzles().unwrap();
         let shape = |id: u32| -> Vec<([u32; 3], [u32; 3])> {
             pack[id as usize - 1]
@@ -221,9 +222,12 @@ mod tests {
                 .map(|t| (t.grid, t.block))
                 .collect()
         };
-        assert_eq!(shape(3), [([1, 1, 1], [8, 1, 1])]);
-        assert_eq!(shape(7), [([2, 2, 1], [3, 3, 1])]);
-        assert_eq!(shape(11), [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]);
+        assert_eq!(shape(3)[..1], [([1, 1, 1], [8, 1, 1])]);
+        assert_eq!(shape(7)[..1], [([2, 2, 1], [3, 3, 1])]);
+        assert_eq!(
+            shape(11)[..2],
+            [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]
+        );
         assert_eq!(shape(12), [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]);
         assert_eq!(shape(13), [([1, 4, 1], [8, 1, 1])]);
         assert_eq!(shape(14), [([1, 1, 1], [3, 3, 1]), ([3, 3, 1], [3, 3, 1])]);

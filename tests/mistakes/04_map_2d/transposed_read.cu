@@ -1,11 +1,12 @@
 // expect: fail
-// kind: wrong-output
-// why: reads a[col][row]: the output is the transpose plus 10.
-// Puzzle 4 · Map 2D: out[r][c] = a[r][c] + 10 for a size x size matrix stored row by row.
-extern "C" __global__ void map_2d(float* out, const float* a, int size) {
+// kind: out-of-bounds
+// line: @bug
+// why: reads a[col][row] with the row stride: the transpose, which runs past the end of a on a non-square matrix.
+// Puzzle 4 · Map 2D: out[r][c] = a[r][c] + 10 for a rows x cols matrix stored row by row.
+extern "C" __global__ void map_2d(float* out, const float* a, int rows, int cols) {
     int col = threadIdx.x;
     int row = threadIdx.y;
-    if (row < size && col < size) {
-        out[row * size + col] = a[col * size + row] + 10.0f;
+    if (row < rows && col < cols) {
+        out[row * cols + col] = a[col * cols + row] + 10.0f;  // @bug
     }
 }

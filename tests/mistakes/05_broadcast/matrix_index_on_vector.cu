@@ -5,10 +5,10 @@
 // help-not: if (i < size)
 // why: indexes the column vector as if it were the matrix.
 // Puzzle 5 · Broadcast: out[r][c] = a[r] + b[c] (a is a column, b a row).
-extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int size) {
+extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int rows, int cols) {
     int col = threadIdx.x;
     int row = threadIdx.y;
-    if (row < size && col < size) {
-        out[row * size + col] = a[row * size + col] + b[col];  // @bug
+    if (row < rows && col < cols) {
+        out[row * cols + col] = a[row * cols + col] + b[col];  // @bug
     }
 }

@@ -1,11 +1,12 @@
 // expect: fail
-// kind: wrong-output
-// why: a[col] + b[row]: a is the column vector, indexed by the row.
+// kind: out-of-bounds
+// line: @bug
+// why: a[col] + b[row]: a is the column vector (rows values), indexed by the column, which runs past its end when there are more columns than rows.
 // Puzzle 5 · Broadcast: out[r][c] = a[r] + b[c] (a is a column, b a row).
-extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int size) {
+extern "C" __global__ void broadcast(float* out, const float* a, const float* b, int rows, int cols) {
     int col = threadIdx.x;
     int row = threadIdx.y;
-    if (row < size && col < size) {
-        out[row * size + col] = a[col] + b[row];
+    if (row < rows && col < cols) {
+        out[row * cols + col] = a[col] + b[row];  // @bug
     }
 }

@@ -5,10 +5,10 @@
 // help-not: atomicAdd
 // why: copy-paste: the row is built from threadIdx.x too.
 // Puzzle 7 · Blocks 2D: out[r][c] = a[r][c] + 10, the matrix tiled by 2D blocks.
-extern "C" __global__ void blocks_2d(float* out, const float* a, int size) {
+extern "C" __global__ void blocks_2d(float* out, const float* a, int rows, int cols) {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.x;
-    if (row < size && col < size) {
-        out[row * size + col] = a[row * size + col] + 10.0f;  // @bug
+    if (row < rows && col < cols) {
+        out[row * cols + col] = a[row * cols + col] + 10.0f;  // @bug
     }
 }
