@@ -167,7 +167,7 @@ extern \"C\" __global__ void pooling(float* out, const float* a, int size) {
         let t = &outcome.tests[0];
         assert_eq!(t.over_budget.len(), 1, "{:?}", t.over_budget);
         let o = &t.over_budget[0];
-        assert_eq!((o.counter, o.used, o.budget), ("global_reads", 3, 1));
+        assert_eq!((o.counter, o.used, o.budget), ("global_reads", 3, 2));
         assert_eq!(o.thread.thread, [2, 0, 0]);
         assert_eq!(counts(o), [(Some(4), 1), (Some(5), 1), (Some(6), 1)]);
         assert_eq!(
