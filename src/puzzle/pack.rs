@@ -228,9 +228,15 @@ mod tests {
             shape(11)[..2],
             [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]
         );
-        assert_eq!(shape(12)[..2], [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]);
+        assert_eq!(
+            shape(12)[..2],
+            [([1, 1, 1], [8, 1, 1]), ([2, 1, 1], [8, 1, 1])]
+        );
         assert_eq!(shape(13)[..1], [([1, 4, 1], [8, 1, 1])]);
-        assert_eq!(shape(14)[..2], [([1, 1, 1], [3, 3, 1]), ([3, 3, 1], [3, 3, 1])]);
+        assert_eq!(
+            shape(14)[..2],
+            [([1, 1, 1], [3, 3, 1]), ([3, 3, 1], [3, 3, 1])]
+        );
         // Matmul's second test multiplies arange(64) by its transpose.
         let b = pack[13].tests[1].values("b", None);
         assert_eq!(b[1], 8.0);

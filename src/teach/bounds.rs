@@ -73,10 +73,6 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     let dims = (space == Space::Shared)
         .then(|| c.src.shared_dims(&short))
         .flatten();
-    let len_name = match &dims {
-        Some(d) if d.len() == 1 => d[0].clone(),
-        _ => index::name_of(c, len as i64),
-    };
     if let Some(m) = index::multi_dim(c, &short, e) {
         return m;
     }
@@ -87,6 +83,11 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         } else {
             format!("{short} has {len} elements ({short}[0] to {short}[{}]) and {who} reached {short}[{idx}]: check the index against the size before the access", len as i128 - 1)
         };
+    };
+    // Where several sizes are equal, the one the subscript's names point at (`col` → `cols`).
+    let len_name = match &dims {
+        Some(d) if d.len() == 1 => d[0].clone(),
+        _ => index::name_of_near(c, len as i64, &expr),
     };
     let seen = match value {
         Some(v) if v as i128 == idx => format!("for {who}, `{expr}` is {idx}"),
@@ -223,9 +224,21 @@ fn past_the_data(c: &Case, expr: &str) -> String {
         let Some(v) = eval::eval(&n, &env) else {
             continue;
         };
-        let scalar = c.scene.values.iter().rev().find(|(name, sv)| {
-            *sv > 0 && v >= *sv && name.chars().any(|ch| ch.is_lowercase()) && *name != n
-        });
+        let past: Vec<&(String, i64)> = c
+            .scene
+            .values
+            .iter()
+            .rev()
+            .filter(|(name, sv)| {
+                *sv > 0 && v >= *sv && name.chars().any(|ch| ch.is_lowercase()) && *name != n
+            })
+            .collect();
+        // The scalar this name is a coordinate of (`col` → `cols`) before any other.
+        let scalar = past
+            .iter()
+            .find(|(name, _)| n.len() >= 3 && name.starts_with(n.as_str()))
+            .or(past.first())
+            .copied();
         if let Some((name, sv)) = scalar {
             return format!(", or skip the threads past the data (`if ({n} < {name})`: here {n} = {v}, {name} = {sv})");
         }

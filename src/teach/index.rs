@@ -33,6 +33,37 @@ pub fn name_of(c: &Case, v: i64) -> String {
         .map_or_else(|| v.to_string(), |(n, _)| n.clone())
 }
 
+/// `name_of`, where several names hold `v` (a square test: `rows` = `cols` = 2), the one the
+/// learner's `near` text points at: a name that an identifier of `near` starts (`col` → `cols`,
+/// `row` → `rows`). Without such a name, as `name_of`.
+pub fn name_of_near(c: &Case, v: i64, near: &str) -> String {
+    let names: Vec<&String> = c
+        .scene
+        .values
+        .iter()
+        .filter(|(_, x)| *x == v)
+        .map(|(n, _)| n)
+        .collect();
+    if names.len() > 1 {
+        let words: Vec<String> = near
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .filter(|w| w.len() >= 3 && !w.starts_with(|ch: char| ch.is_ascii_digit()))
+            .map(str::to_ascii_lowercase)
+            .collect();
+        let pointed: Vec<&&String> = names
+            .iter()
+            .filter(|n| {
+                let n = n.to_ascii_lowercase();
+                words.iter().any(|w| n != *w && n.starts_with(w.as_str()))
+            })
+            .collect();
+        if let [one] = pointed.as_slice() {
+            return (**one).clone();
+        }
+    }
+    name_of(c, v)
+}
+
 pub fn unsigned_wrap(c: &Case, expr: &str, idx: i128) -> Option<String> {
     let v = eval::eval(expr, &c.env())?;
     if v >= 0 || !(1i128 << 31..1i128 << 32).contains(&idx) {
@@ -258,7 +289,7 @@ pub fn row_stride(c: &Case, short: &str, expr: &str) -> Option<String> {
     if sv == *cols as i64 {
         return None;
     }
-    let width = name_of(c, *cols as i64);
+    let width = name_of_near(c, *cols as i64, &col);
     Some(format!("{short} is {rows} × {cols} (rows × columns), stored row by row, so one row is {cols} elements (`{width}`) long, but the index steps `{row}` by `{stride}` = {sv}: use `{row} * {width} + {col}`"))
 }
 

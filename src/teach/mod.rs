@@ -387,6 +387,26 @@ mod tests {
     }
 
     #[test]
+    fn bounds_equal_sizes_are_named_by_the_index_they_bound() {
+        // A square test: rows = cols = 2. The unguarded column names `cols`, not `rows`.
+        let src = "__global__ void k(float* out, const float* b, int rows, int cols) {\n    int col = threadIdx.x;\n    int row = threadIdx.y;\n    if (row < rows) {\n        out[row] = b[col];\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                5,
+                None,
+                2,
+                oob("b", 2, 2, Access::Read),
+            ),
+            [3, 3, 1],
+            &[("cols", 2), ("rows", 2)],
+        );
+        assert!(h.contains("`col < cols`"), "{h}");
+        assert!(!h.contains("col < rows"), "{h}");
+    }
+
+    #[test]
     fn bounds_a_less_equal_guard_gets_less_than() {
         let src = MAP
             .replace("i < size", "i <= size")
