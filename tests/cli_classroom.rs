@@ -196,7 +196,7 @@ fn the_workflows_commands_annotate_the_planted_line() {
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.starts_with("## gpuzzle: 2 of 3 puzzles pass"), "{md}");
     assert!(
-        md.contains("| 1 | map | 2/2 | within budget | ✅ pass |"),
+        md.contains("| 1 | map | 4/4 | within budget | ✅ pass |"),
         "{md}"
     );
 
