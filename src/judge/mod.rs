@@ -30,8 +30,8 @@ use crate::puzzle::{
     run_steps, Launched, ParamKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
 };
 use outcome::{
-    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestInput,
-    TestOutcome,
+    BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind,
+    PuzzleOutcome, TestInput, TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -324,6 +324,10 @@ fn run_test(
         argmax: Default::default(),
         budget: puzzle.budget,
         over_budget: Vec::new(),
+        blocks: None,
+        block_budget: puzzle.block_budget,
+        require: puzzle.require,
+        block_overruns: Vec::new(),
         kernels: Vec::new(),
         perf: Vec::new(),
         diagnostics: Vec::new(),
@@ -363,6 +367,10 @@ fn run_test(
                         argmax: Default::default(),
                         budget: at.step.budget,
                         over_budget: Vec::new(),
+                        blocks: None,
+                        block_budget: at.step.block_budget,
+                        require: at.step.require,
+                        block_overruns: Vec::new(),
                     },
                     PerfStats::default(),
                 ));
@@ -373,6 +381,15 @@ fn run_test(
         let c = &got.result.counters;
         u.counters
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
+        // Block totals only where a limit reads them.
+        if u.block_budget.any() || u.require.any() {
+            if let Some(b) = &c.blocks {
+                match &mut u.blocks {
+                    Some(kept) => kept.merge(b),
+                    None => u.blocks = Some(*b),
+                }
+            }
+        }
         p.merge(&got.perf);
         let faulted = got.result.has_errors();
         out.diagnostics
@@ -394,7 +411,8 @@ fn run_test(
         }
     };
     for (u, p) in &mut uses {
-        for i in 0..4 {
+        u.block_overruns = block_overruns(u, multi);
+        for i in 0..Counters::N {
             if let Some(b) = u.budget.get(i) {
                 let used = u.counters.get(i);
                 if used > b {
@@ -427,10 +445,10 @@ fn run_test(
         }
     }
     // Only a test over a counter's budget pays for the traced run that finds its lines.
-    if uses
-        .iter()
-        .any(|(u, _)| u.over_budget.iter().any(OverBudget::is_counter))
-    {
+    if uses.iter().any(|(u, _)| {
+        u.over_budget.iter().any(OverBudget::is_counter)
+            || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
+    }) {
         let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
         overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
     }
@@ -438,6 +456,13 @@ fn run_test(
         out.counters
             .raise_to(&mut out.argmax, &u.counters, &u.argmax);
         out.over_budget.extend(u.over_budget.iter().cloned());
+        out.block_overruns.extend(u.block_overruns.iter().cloned());
+        if let Some(b) = &u.blocks {
+            match &mut out.blocks {
+                Some(kept) => kept.merge(b),
+                None => out.blocks = Some(*b),
+            }
+        }
     }
     if multi {
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
@@ -459,8 +484,46 @@ fn run_test(
         .all(|o| o.mismatches.is_empty() && o.got.len() == o.expected.len())
         && !faulted
         && out.over_budget.is_empty()
+        && out.block_overruns.is_empty()
         && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     Ok(out)
+}
+
+/// The blocks of one kernel's launches over its `block_budget` (the block with the most of a
+/// counter) or under its `require` (the block with the least), in `Counters::NAMES` order,
+/// the budget's before the requirement's.
+fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
+    let Some(b) = &u.blocks else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for i in 0..Counters::N {
+        if let Some(max) = u.block_budget.get(i).filter(|&max| b.most.get(i) > max) {
+            found.push(BlockOverrun {
+                limit_kind: BlockLimitKind::Budget,
+                counter: Counters::NAMES[i],
+                used: b.most.get(i),
+                limit: max,
+                block: b.most_at[i],
+                kernel: multi.then(|| u.name.clone()),
+                lines: Vec::new(),
+            });
+        }
+    }
+    for i in 0..Counters::N {
+        if let Some(min) = u.require.get(i).filter(|&min| b.least.get(i) < min) {
+            found.push(BlockOverrun {
+                limit_kind: BlockLimitKind::Require,
+                counter: Counters::NAMES[i],
+                used: b.least.get(i),
+                limit: min,
+                block: b.least_at[i],
+                kernel: multi.then(|| u.name.clone()),
+                lines: Vec::new(),
+            });
+        }
+    }
+    found
 }
 
 /// Run every launch of the test again on `also`'s executor, from the same inputs, and compare
@@ -768,6 +831,7 @@ mod tests {
                 func: 0,
                 pc: 0,
                 shared,
+                write: false,
                 accesses,
                 total,
                 max,

@@ -386,6 +386,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         .as_ref()
         .map(|b| *b.get_ref())
         .unwrap_or_default();
+    let block_budget = (raw.block_budget.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
+    let require = (raw.require.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
     let mut kernels = Vec::new();
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
@@ -396,9 +398,14 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             all.push((s.clone(), "bench", t));
         }
         let params = resolve_params(&cx, &decls, &all, &mut errs);
+        let top = super::launches::TopLimits {
+            budget,
+            block_budget,
+            require,
+        };
         if multi && errs.is_empty() {
             let m =
-                super::launches::parse_multi(&cx, &raw, &params, &all, budget, &defines, &mut errs);
+                super::launches::parse_multi(&cx, &raw, &params, &all, top, &defines, &mut errs);
             if let Some(m) = m {
                 for ((_, _, t), (scratch, launches)) in tests.iter_mut().zip(m.per_test) {
                     t.scratch = scratch;
@@ -441,6 +448,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
         mistakes,
         budget,
+        block_budget,
+        require,
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
         bench: bench.map(|(_, t)| t),

@@ -2,7 +2,10 @@
 //! table with one line per puzzle, JSON for scripts, JUnit XML for CI dashboards.
 
 use super::{json as pieces, layout, number, puzzle, reason, snippet};
-use crate::judge::outcome::{OutputCompare, PuzzleOutcome, TestOutcome};
+use crate::emu::result::BlockTotals;
+use crate::judge::outcome::{
+    BlockLimitKind, BlockLimits, OutputCompare, PuzzleOutcome, TestOutcome,
+};
 use crate::puzzle::Puzzle;
 use colored::Colorize;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -154,8 +157,10 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
 }
 
 /// One test; `"error"` is added only when something stopped the test, `"kernels"` in a
-/// multi-launch puzzle, `"perf"` where a perf figure is budgeted, and `"over_budget"` (see
-/// `json::over_budget`) where something went over budget.
+/// multi-launch puzzle, `"perf"` where a perf figure is budgeted, `"over_budget"` (see
+/// `json::over_budget`) where something went over budget, `"block_budget"`, `"require"` and
+/// `"block_totals"` where the puzzle limits a block's totals, and `"over_block_budget"` and
+/// `"under_require"` (see `json::block_overrun`) where a block broke those limits.
 fn test_json(t: &TestOutcome) -> Value {
     let outputs: Map<String, Value> = t
         .outputs
@@ -183,11 +188,15 @@ fn test_json(t: &TestOutcome) -> Value {
                 .kernels
                 .iter()
                 .map(|k| {
-                    json!({
+                    let mut v = json!({
                         "kernel": k.name,
                         "counters": pieces::counters(&k.counters),
                         "budget": pieces::budget(&k.budget),
-                    })
+                    });
+                    if let Some(map) = v.as_object_mut() {
+                        block_keys(map, (&k.block_budget, &k.require), k.blocks.as_ref());
+                    }
+                    v
                 })
                 .collect::<Vec<_>>();
             map.insert("kernels".into(), Value::Array(kernels));
@@ -200,8 +209,42 @@ fn test_json(t: &TestOutcome) -> Value {
             let over = t.over_budget.iter().map(pieces::over_budget);
             map.insert("over_budget".into(), Value::Array(over.collect()));
         }
+        block_keys(map, (&t.block_budget, &t.require), t.blocks.as_ref());
+        let broke = |kind| {
+            (t.block_overruns.iter())
+                .filter(move |o| o.limit_kind == kind)
+                .map(pieces::block_overrun)
+                .collect::<Vec<_>>()
+        };
+        for (key, kind) in [
+            ("over_block_budget", BlockLimitKind::Budget),
+            ("under_require", BlockLimitKind::Require),
+        ] {
+            let list = broke(kind);
+            if !list.is_empty() {
+                map.insert(key.into(), Value::Array(list));
+            }
+        }
     }
     v
+}
+
+/// `"block_budget"` and `"require"` where set, with `"block_totals"` (the most and the least
+/// of any block) beside them: absent from a puzzle that limits no block total.
+fn block_keys(
+    map: &mut Map<String, Value>,
+    (budget, require): (&BlockLimits, &BlockLimits),
+    blocks: Option<&BlockTotals>,
+) {
+    if budget.any() {
+        map.insert("block_budget".into(), pieces::block_limits(budget));
+    }
+    if require.any() {
+        map.insert("require".into(), pieces::block_limits(require));
+    }
+    if let (true, Some(b)) = (budget.any() || require.any(), blocks) {
+        map.insert("block_totals".into(), pieces::block_totals(b));
+    }
 }
 
 fn output_json(c: &OutputCompare) -> Value {
@@ -534,7 +577,8 @@ mod tests {
         assert!(t["outputs"]["out"]["got"][2].is_f64());
         assert_eq!(
             t["counters"],
-            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0})
+            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0,
+                   "global_atomics": 0, "shared_atomics": 0})
         );
         assert_eq!(t["budget"], json!({"global_reads": 1}));
         assert_eq!(t["diagnostics"][0]["kind"], json!("shared-race"));

@@ -2,7 +2,7 @@
 //! from (`judge::overrun`). Counted exactly as the emulator's counters count: a vector access
 //! as one per element it moves, an atomic as one read and one write.
 
-use super::events::{LaunchTrace, Space, ThreadEvents};
+use super::events::{EventKind, LaunchTrace, Space, ThreadEvents};
 use crate::judge::outcome::LineUse;
 use crate::ptx::ir::Op;
 use crate::ptx::Module;
@@ -11,29 +11,29 @@ use crate::ptx::Module;
 pub const MAX_CELLS: usize = 4;
 
 /// What `counter` (an index into `Counters::NAMES`: global reads, global writes, shared
-/// reads, shared writes) counted of `thread`'s accesses, per source line, in file and line
-/// order. The counts add up to the thread's figure for that counter when its log is complete.
+/// reads, shared writes, global atomics, shared atomics) counted of `thread`'s accesses, per
+/// source line, in file and line order. The counts add up to the thread's figure for that
+/// counter when its log is complete.
 pub fn per_line(
     trace: &LaunchTrace,
     module: &Module,
     thread: &ThreadEvents,
     counter: usize,
 ) -> Vec<LineUse> {
-    let space = if counter < 2 {
+    let space = if matches!(counter, 0 | 1 | 4) {
         Space::Global
     } else {
         Space::Shared
     };
-    let reads = matches!(counter, 0 | 2);
     // (file index, line) → its entry, in order of first access; sorted at the end.
     let mut found: Vec<((u32, u32), LineUse)> = Vec::new();
     // Cells seen per entry, all of them, to count the distinct ones.
     let mut seen: Vec<std::collections::HashSet<super::Cell>> = Vec::new();
     for e in &thread.events {
-        let counted = if reads {
-            e.kind.reads()
-        } else {
-            e.kind.writes()
+        let counted = match counter {
+            0 | 2 => e.kind.reads(),
+            1 | 3 => e.kind.writes(),
+            _ => e.kind == EventKind::Atomic,
         };
         if e.cell.space != space || !counted {
             continue;
@@ -61,7 +61,11 @@ pub fn per_line(
         // One access, however many elements the trace split it into, counts as the
         // instruction moved registers (`ld.global.v4.f32`: 4).
         if e.first {
-            entry.count += inst.map_or(1, |i| elements(&i.op));
+            entry.count += if counter >= 4 {
+                1
+            } else {
+                inst.map_or(1, |i| elements(&i.op))
+            };
         }
         if seen[at].insert(e.cell) {
             entry.distinct += 1;
