@@ -9,8 +9,8 @@
 //! (`report::endless_loop`) and `teach::explain` writes every diagnostic's help.
 //!
 //! Perf budgets (`sectors_per_access`, `bank_ways`) turn on `EmuOptions::perf` for that test
-//! only; the judge takes the worst instruction (highest average sectors, highest maximum
-//! ways), maps it to its source line and records a `PerfFigure` (on the GPU backend measured
+//! only; the judge takes the worst source line (highest average sectors, highest maximum
+//! ways) and records a `PerfFigure` with its line (on the GPU backend measured
 //! by the emulator, which its `note` says). With a second executor (`JudgeOptions::also`) the
 //! same launches run again there and must match the spec too (`cross.rs`); a counter over
 //! budget gets its source lines from a traced re-run (`overrun.rs`), only then.
@@ -655,7 +655,7 @@ fn launch_step(
     }
 }
 
-/// The worst instruction for `kind` in one kernel's launches, against `budget`.
+/// The worst line for `kind` in one kernel's launches, against `budget`.
 fn perf_figure(
     kind: PerfKind,
     kernel: &str,

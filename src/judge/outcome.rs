@@ -131,9 +131,9 @@ pub struct BlockOverrun {
 /// A memory-efficiency figure a puzzle can budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PerfKind {
-    /// 32-byte sectors per warp-level global access (the worst instruction's average).
+    /// 32-byte sectors per warp-level global access (the worst line's average).
     SectorsPerAccess,
-    /// Bank-conflict ways of a warp-level shared access (the worst instruction's maximum).
+    /// Bank-conflict ways of a warp-level shared access (the worst line's maximum).
     BankWays,
 }
 
@@ -157,16 +157,16 @@ impl PerfKind {
     }
 }
 
-/// A measured performance figure of one kernel in one test: its worst instruction.
+/// A measured performance figure of one kernel in one test: its worst source line.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerfFigure {
     pub kind: PerfKind,
     /// The kernel measured (named in multi-launch puzzles; the puzzle's kernel otherwise).
     pub kernel: String,
-    /// The worst instruction's figure (average sectors, or maximum ways); 0 with no access.
+    /// The worst line's figure (average sectors, or maximum ways); 0 with no access.
     pub value: f64,
     pub budget: Option<u64>,
-    /// The worst instruction's source file and line, when the PTX had line info.
+    /// The worst line's source file and line, when the PTX had line info.
     pub file: Option<String>,
     pub line: Option<u32>,
     /// Warp-level accesses that instruction made.

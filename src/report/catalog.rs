@@ -173,7 +173,7 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
         let _ = writeln!(
             out,
             "\n{}",
-            "Budget (memory: max per thread; perf: worst instruction)".bold()
+            "Budget (memory: max per thread; perf: worst line)".bold()
         );
         budget_lines(&mut out, &p.budget, "  ");
         block_lines(&mut out, (&p.block_budget, &p.require), "  ");
