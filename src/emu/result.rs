@@ -366,3 +366,33 @@ impl RunResult {
             .any(|d| d.severity == Severity::Error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atomics(n: u64) -> Counters {
+        Counters {
+            global_atomics: n,
+            ..Counters::default()
+        }
+    }
+
+    #[test]
+    fn block_totals_keep_the_first_block_of_the_most_and_of_the_least() {
+        let mut s = CounterSummary::default();
+        assert_eq!(s.blocks, None);
+        for (b, n) in [(0, 3), (1, 7), (2, 1), (3, 7), (4, 1)] {
+            s.merge_blocks(&Some(BlockTotals::of_block([b, 0, 0], &atomics(n))));
+        }
+        let b = s.blocks.expect("blocks folded");
+        let k = Counters::index("global_atomics").expect("a counter");
+        assert_eq!((b.most.get(k), b.most_at[k]), (7, [1, 0, 0]));
+        assert_eq!((b.least.get(k), b.least_at[k]), (1, [2, 0, 0]));
+        // A launch of no block changes nothing.
+        s.merge_blocks(&None);
+        assert_eq!(s.blocks, Some(b));
+        assert_eq!(Counters::NAMES.len(), Counters::N);
+        assert_eq!(Counters::index("nope"), None);
+    }
+}

@@ -841,6 +841,58 @@ mod tests {
     }
 
     #[test]
+    fn block_limits_judge_the_block_with_the_most_and_the_block_with_the_least() {
+        use crate::emu::result::{BlockTotals, Counters};
+        let block = |b: u32, atomics: u64, writes: u64| {
+            BlockTotals::of_block(
+                [b, 0, 0],
+                &Counters {
+                    global_atomics: atomics,
+                    shared_writes: writes,
+                    ..Counters::default()
+                },
+            )
+        };
+        let mut blocks = block(0, 1, 8);
+        blocks.merge(&block(1, 16, 0));
+        blocks.merge(&block(2, 16, 0));
+        let mut u = KernelUse {
+            name: "k".into(),
+            counters: Counters::default(),
+            argmax: Default::default(),
+            budget: Default::default(),
+            over_budget: Vec::new(),
+            blocks: Some(blocks),
+            block_budget: Default::default(),
+            require: Default::default(),
+            block_overruns: Vec::new(),
+        };
+        // No limits: nothing, whatever the totals.
+        assert!(block_overruns(&u, false).is_empty());
+        u.block_budget.global_atomics = Some(1);
+        u.require.shared_writes = Some(1);
+        u.require.global_atomics = Some(1);
+        let found = block_overruns(&u, true);
+        let seen: Vec<_> = (found.iter())
+            .map(|o| (o.limit_kind, o.counter, o.used, o.limit, o.block[0]))
+            .collect();
+        // The first block of the most atomics; the first block without a shared write; every
+        // block makes at least one atomic.
+        assert_eq!(
+            seen,
+            [
+                (BlockLimitKind::Budget, "global_atomics", 16, 1, 1),
+                (BlockLimitKind::Require, "shared_writes", 0, 1, 1),
+            ]
+        );
+        assert!(found.iter().all(|o| o.kernel.as_deref() == Some("k")));
+        // Within the limits: nothing.
+        u.block_budget.global_atomics = Some(16);
+        u.require.shared_writes = Some(0);
+        assert!(block_overruns(&u, false).is_empty());
+    }
+
+    #[test]
     fn perf_figures_take_the_average_sectors_and_the_worst_ways() {
         let m = Module::default();
         let f = perf_figure(

@@ -646,6 +646,99 @@ mod tests {
     }
 
     #[test]
+    fn json_adds_block_limits_totals_and_the_blocks_that_broke_them() {
+        use crate::emu::result::{BlockTotals, Counters};
+        use crate::judge::outcome::{BlockLimitKind, BlockOverrun, LineUse};
+        let mut o = pass(30, "dot-atomic");
+        o.passed = false;
+        for t in &mut o.tests {
+            t.block_budget.global_atomics = Some(1);
+            t.require.shared_writes = Some(1);
+            t.blocks = Some(BlockTotals {
+                least: Counters::default(),
+                ..BlockTotals::of_block(
+                    [1, 0, 0],
+                    &Counters {
+                        global_atomics: 16,
+                        ..Counters::default()
+                    },
+                )
+            });
+        }
+        let t = &mut o.tests[0];
+        t.passed = false;
+        t.block_overruns = vec![
+            BlockOverrun {
+                limit_kind: BlockLimitKind::Budget,
+                counter: "global_atomics",
+                used: 16,
+                limit: 1,
+                block: [1, 0, 0],
+                kernel: None,
+                lines: vec![LineUse {
+                    file: Some("puzzles/30_dot_atomic.cu".into()),
+                    line: Some(6),
+                    count: 16,
+                    ..LineUse::default()
+                }],
+            },
+            BlockOverrun {
+                limit_kind: BlockLimitKind::Require,
+                counter: "shared_writes",
+                used: 0,
+                limit: 1,
+                block: [0, 0, 0],
+                kernel: None,
+                lines: Vec::new(),
+            },
+        ];
+        // The table's reason names the first: what was counted, the limit, the block.
+        assert_eq!(
+            reason::test(&o.tests[0]),
+            "over block budget: global atomics 16 > 1 in block 1"
+        );
+        let v = json(&[o]);
+        let t = &v["puzzles"][0]["tests"][0];
+        let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "block",
+                "block_budget",
+                "block_totals",
+                "budget",
+                "counters",
+                "diagnostics",
+                "grid",
+                "name",
+                "outputs",
+                "over_block_budget",
+                "passed",
+                "random",
+                "require",
+                "under_require",
+            ]
+        );
+        assert_eq!(t["block_budget"], json!({"global_atomics": 1}));
+        assert_eq!(t["require"], json!({"shared_writes": 1}));
+        assert_eq!(t["block_totals"]["most"]["global_atomics"], 16);
+        assert_eq!(t["block_totals"]["least"]["global_atomics"], 0);
+        assert_eq!(
+            t["over_block_budget"],
+            json!([{"counter": "global_atomics", "used": 16, "budget": 1, "block": [1, 0, 0],
+                    "lines": [{"file": "puzzles/30_dot_atomic.cu", "line": 6, "count": 16}]}])
+        );
+        assert_eq!(
+            t["under_require"],
+            json!([{"counter": "shared_writes", "used": 0, "require": 1, "block": [0, 0, 0]}])
+        );
+        // A test that broke nothing has the limits and totals, and no list.
+        let other = &v["puzzles"][0]["tests"][1];
+        assert!(other.get("over_block_budget").is_none() && other.get("under_require").is_none());
+        assert!(other.get("block_totals").is_some());
+    }
+
+    #[test]
     fn a_broken_puzzle_file_is_said_so_by_its_outcome_not_its_file_name() {
         let broken = PuzzleOutcome {
             file: "puzzles/11_conv-1d.toml".into(),
