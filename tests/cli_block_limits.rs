@@ -399,3 +399,32 @@ fn a_column_read_of_a_tile_issued_lane_by_lane_is_still_a_32_way_conflict() {
         "{t}"
     );
 }
+
+#[test]
+fn the_warps_picture_groups_a_serialised_store_as_the_figure_does() {
+    let dir = tempfile::tempdir().unwrap();
+    gpuzzle()
+        .arg("init")
+        .arg(dir.path().join("ws"))
+        .assert()
+        .success();
+    let ws = dir.path().join("ws");
+    std::fs::write(
+        ws.join("puzzles/34_coalesced_transpose.cu"),
+        SERIALISED_TRANSPOSE,
+    )
+    .unwrap();
+    let svg = dir.path().join("warps.svg");
+    gpuzzle()
+        .current_dir(&ws)
+        .args(["draw", "34", "--warps", "--out"])
+        .arg(&svg)
+        .assert()
+        .success();
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    // One warp access of 32 lanes, not 32 accesses of one lane each.
+    assert!(
+        picture.contains("32 sectors of 32 bytes (at best 4)"),
+        "{picture}"
+    );
+}
