@@ -5,7 +5,7 @@
 //! thread's accesses counted per line (`trace::lines`). A block over its `block_budget` gets
 //! the same, summed over the block's threads.
 
-use super::outcome::{BlockLimitKind, BlockOverrun, KernelUse, LineUse, OverBudget};
+use super::outcome::{BlockLimitKind, BlockOverrun, KernelUse, OverBudget};
 use crate::emu::result::Counters;
 use crate::emu::{self, Deadline, EmuOptions, LaunchConfig};
 use crate::ptx::Module;
@@ -94,13 +94,7 @@ pub(super) fn find_lines(
                 else {
                     continue;
                 };
-                let mut found: Vec<LineUse> = Vec::new();
-                for thread in threads {
-                    for l in lines::per_line(&trace, learner, thread, counter) {
-                        add_line(&mut found, l);
-                    }
-                }
-                found.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+                let found = lines::per_line_of(&trace, learner, threads, counter);
                 if found.iter().map(|l| l.count).sum::<u64>() == o.used {
                     o.lines = found;
                 }
@@ -112,29 +106,6 @@ pub(super) fn find_lines(
             faulted,
         })
     });
-}
-
-/// Add one thread's count on a line to the block's: the same line adds up, its cells (the
-/// first few, distinct) joined; `distinct` stays a lower bound across threads.
-fn add_line(found: &mut Vec<LineUse>, l: LineUse) {
-    match found
-        .iter_mut()
-        .find(|f| (&f.file, f.line) == (&l.file, l.line))
-    {
-        Some(f) => {
-            f.count += l.count;
-            for c in l.cells {
-                if !f.cells.contains(&c) {
-                    f.distinct += 1;
-                    if f.cells.len() < lines::MAX_CELLS {
-                        f.cells.push(c);
-                    }
-                }
-            }
-            f.distinct = f.distinct.max(l.distinct);
-        }
-        None => found.push(l),
-    }
 }
 
 /// The blocks over their `block_budget` whose lines are still to be found.

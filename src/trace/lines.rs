@@ -20,6 +20,17 @@ pub fn per_line(
     thread: &ThreadEvents,
     counter: usize,
 ) -> Vec<LineUse> {
+    per_line_of(trace, module, std::slice::from_ref(thread), counter)
+}
+
+/// `per_line` of several threads together (a block's, for `block_budget`): their counts on a
+/// line add up, and its cells are the distinct ones of all of them.
+pub fn per_line_of(
+    trace: &LaunchTrace,
+    module: &Module,
+    threads: &[ThreadEvents],
+    counter: usize,
+) -> Vec<LineUse> {
     let space = if matches!(counter, 0 | 1 | 4) {
         Space::Global
     } else {
@@ -29,7 +40,7 @@ pub fn per_line(
     let mut found: Vec<((u32, u32), LineUse)> = Vec::new();
     // Cells seen per entry, all of them, to count the distinct ones.
     let mut seen: Vec<std::collections::HashSet<super::Cell>> = Vec::new();
-    for e in &thread.events {
+    for e in threads.iter().flat_map(|t| &t.events) {
         let counted = match counter {
             0 | 2 => e.kind.reads(),
             1 | 3 => e.kind.writes(),
@@ -162,5 +173,46 @@ mod tests {
             (1, &["cache[0]".to_string()][..])
         );
         assert!(per_line(&trace, &m, &thread, 3).is_empty());
+    }
+
+    #[test]
+    fn atomics_count_on_their_own_and_a_block_s_threads_add_up() {
+        let trace = LaunchTrace {
+            globals: vec![var("out")],
+            shared: vec![var("s")],
+            ..LaunchTrace::default()
+        };
+        use EventKind::*;
+        use Space::*;
+        // Each thread: one global atomic on out[0] (line 4), a write of out[t] (line 5) and
+        // a shared atomic (line 6).
+        let threads: Vec<ThreadEvents> = (0..3)
+            .map(|t| ThreadEvents {
+                tid: [t, 0, 0],
+                events: vec![
+                    event(Global, 0, Atomic, 4, true),
+                    event(Global, t as usize, Write, 5, true),
+                    event(Shared, 0, Atomic, 6, true),
+                ],
+                ..ThreadEvents::default()
+            })
+            .collect();
+        let m = Module::default();
+        let of = |counter| -> Vec<(Option<u32>, u64, usize)> {
+            (per_line_of(&trace, &m, &threads, counter).iter())
+                .map(|l| (l.line, l.count, l.distinct))
+                .collect()
+        };
+        // Global atomics: 3 on one line, one cell; shared atomics likewise at line 6.
+        assert_eq!(of(4), [(Some(4), 3, 1)]);
+        assert_eq!(of(5), [(Some(6), 3, 1)]);
+        // Global writes: the atomics' and the three distinct cells of line 5.
+        assert_eq!(of(1), [(Some(4), 3, 1), (Some(5), 3, 3)]);
+        // One thread alone, as `per_line` counts it.
+        let one = per_line(&trace, &m, &threads[1], 4);
+        assert_eq!(
+            (one[0].count, &one[0].cells[..]),
+            (1, &["out[0]".to_string()][..])
+        );
     }
 }
