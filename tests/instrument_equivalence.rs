@@ -112,6 +112,10 @@ fn assert_equivalent(name: &str, c: LaunchConfig, args: Vec<KernelArg>) -> EmuRu
         plain.counters.argmax, inst.result.counters.argmax,
         "{name}: argmax differs"
     );
+    assert_eq!(
+        plain.counters.blocks, inst.result.counters.blocks,
+        "{name}: block totals differ"
+    );
     assert!(
         inst.result.diagnostics.is_empty(),
         "{name}: {:?}",
@@ -231,6 +235,23 @@ fn atomics_on_global_and_shared() {
     );
     assert_eq!(inst.result.buffers[0].values().iter().sum::<f64>(), 50.0);
     assert_eq!(inst.result.buffers[1].values()[0], 12.0);
+    // Atomics are counted as such too (and still as a read and a write): one shared atomic
+    // per element, two global ones per element, and one per bin and block for the flush.
+    let c = &inst.result.counters;
+    assert_eq!((c.total.shared_atomics, c.total.global_atomics), (50, 116));
+    assert_eq!(
+        (
+            c.max_per_thread.shared_atomics,
+            c.max_per_thread.global_atomics
+        ),
+        (1, 3)
+    );
+    // The shared reads: each atomic, then the flush reads its 8 bins in each block.
+    assert_eq!(c.total.shared_reads, 50 + 16);
+    // Per block: block 0 has 32 elements (64 + 8 global atomics), block 1 the other 18.
+    let b = c.blocks.expect("two blocks");
+    assert_eq!((b.most.global_atomics, b.most_at[4]), (72, [0, 0, 0]));
+    assert_eq!((b.least.shared_atomics, b.least_at[5]), (18, [1, 0, 0]));
 }
 
 #[test]

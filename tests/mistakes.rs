@@ -321,7 +321,8 @@ fn outputs_differ(puzzle: &Value) -> bool {
         })
 }
 
-/// The counters over budget in any test or kernel, and the perf figures over theirs.
+/// The counters over budget in any test or kernel, and the perf figures over theirs; a block's
+/// total over `block_budget` as `block_budget:COUNTER`, under `require` as `require:COUNTER`.
 fn over_budget(puzzle: &Value) -> BTreeSet<String> {
     let mut over = BTreeSet::new();
     let check = |over: &mut BTreeSet<String>, counters: &Value, budget: &Value| {
@@ -334,6 +335,16 @@ fn over_budget(puzzle: &Value) -> BTreeSet<String> {
         }
     };
     for t in puzzle["tests"].as_array().into_iter().flatten() {
+        for (list, prefix) in [
+            ("over_block_budget", "block_budget"),
+            ("under_require", "require"),
+        ] {
+            for b in t[list].as_array().into_iter().flatten() {
+                if let Some(counter) = b["counter"].as_str() {
+                    over.insert(format!("{prefix}:{counter}"));
+                }
+            }
+        }
         check(&mut over, &t["counters"], &t["budget"]);
         for k in t["kernels"].as_array().into_iter().flatten() {
             check(&mut over, &k["counters"], &k["budget"]);

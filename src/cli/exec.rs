@@ -248,8 +248,10 @@ fn compile_error_json(message: &str) -> serde_json::Value {
         "stdout": "",
         "diagnostics": [],
         "counters": {
-            "max_per_thread": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0},
-            "total": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0}
+            "max_per_thread": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0,
+                               "global_atomics": 0, "shared_atomics": 0},
+            "total": {"global_reads": 0, "global_writes": 0, "shared_reads": 0, "shared_writes": 0,
+                      "global_atomics": 0, "shared_atomics": 0}
         }
     })
 }

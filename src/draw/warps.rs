@@ -76,19 +76,27 @@ pub fn worst(c: &Capture) -> (Option<WarpAccess>, Option<WarpAccess>) {
         let t = &l.trace;
         for (block, threads) in &t.blocks {
             for (wi, warp) in threads.chunks(32).enumerate() {
-                // (site, n-th execution, space) → lanes, in first-seen order.
+                // (line, n-th time there, space) → lanes, in first-seen order: a line's
+                // loads, or its stores and atomics, as the perf figures group them
+                // (`emu::perf`), so an access issued one lane at a time is one warp access.
                 let mut order: Vec<GroupKey> = Vec::new();
                 let mut groups: HashMap<GroupKey, Group> = HashMap::new();
                 for (lane, th) in warp.iter().enumerate() {
-                    let mut nth: HashMap<(u32, u32), u32> = HashMap::new();
+                    let mut nth: HashMap<LineSite, u32> = HashMap::new();
                     for e in &th.events {
+                        let write = e.kind != EventKind::Read;
+                        // Without line information, each instruction is its own.
+                        let site = match e.line {
+                            0 => (e.site.0, 0, write, e.site.1),
+                            line => (e.site.0, line, write, u32::MAX),
+                        };
                         // A vector access is one instruction: its elements share the count.
-                        let n = nth.entry(e.site).or_insert(0);
+                        let n = nth.entry(site).or_insert(0);
                         if e.first {
                             *n += 1;
                         }
                         let n = n.saturating_sub(1);
-                        let key = (e.site, n, e.cell.space);
+                        let key = (site, n, e.cell.space);
                         let g = groups.entry(key).or_insert_with(|| {
                             order.push(key);
                             (e.line, e.kind != EventKind::Read, Vec::new())
@@ -131,7 +139,9 @@ pub fn worst(c: &Capture) -> (Option<WarpAccess>, Option<WarpAccess>) {
 }
 
 /// A warp-level access: (instruction, n-th execution by the lane, space).
-type GroupKey = ((u32, u32), u32, Space);
+/// (function, line, writes, instruction when the line is unknown).
+type LineSite = (u32, u32, bool, u32);
+type GroupKey = (LineSite, u32, Space);
 /// Its line, whether it writes, and (lane, element) per lane.
 type Group = (u32, bool, Vec<(usize, Cell)>);
 

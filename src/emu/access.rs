@@ -236,6 +236,7 @@ impl<'l> Mem<'l> {
             Place::Global(a) => {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
+                th.counters.global_atomics += 1;
                 self.atomic_cas = matches!(op, AtomOp::Cas | AtomOp::Exch);
                 self.global_race(th, linear, inst, a, size, Kind::Atomic);
                 self.atomic_order(th, linear, a);
@@ -249,6 +250,7 @@ impl<'l> Mem<'l> {
             Place::Shared(off) => {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
+                th.counters.shared_atomics += 1;
                 if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, size, Kind::Atomic);
                 }

@@ -16,6 +16,9 @@ use std::sync::Mutex;
 /// Everything the blocks of one launch share (read-only except global memory and the step count).
 pub struct Launch<'m> {
     pub module: &'m Module,
+    /// Each memory instruction's source line, as the perf figures group accesses (empty
+    /// unless `opts.perf`).
+    pub(super) perf_lines: super::perf::LineSites,
     pub entry: u32,
     pub cfg: LaunchConfig,
     pub opts: EmuOptions,

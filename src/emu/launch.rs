@@ -21,7 +21,7 @@ use super::diag::{Diags, Namer};
 use super::fast;
 use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
-use super::result::{CounterSummary, PerfStats, RunResult, ThreadId};
+use super::result::{BlockTotals, CounterSummary, Counters, PerfStats, RunResult, ThreadId};
 use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
@@ -677,8 +677,15 @@ fn prepare<'m>(
     );
     let one_d = cfg.grid[1] == 1 && cfg.grid[2] == 1 && cfg.block[1] == 1 && cfg.block[2] == 1;
     let seen = Mutex::new(vec![Seen::default(); watch.len()]);
+    // The perf figures group a warp's accesses by source line: built only when measured.
+    let perf_lines = if opts.perf {
+        super::perf::LineSites::of(module)
+    } else {
+        super::perf::LineSites::default()
+    };
     Launch {
         module,
+        perf_lines,
         entry,
         cfg: *cfg,
         opts: opts.clone(),
@@ -828,7 +835,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
             block,
             thread: launch.tid_of(t as u32),
         };
-        for k in 0..4 {
+        for k in 0..Counters::N {
             if tc.get(k) > c.max_per_thread.get(k) || t == 0 {
                 if tc.get(k) > c.max_per_thread.get(k)
                     || (t == 0 && c.argmax[k] == ThreadId::default())
@@ -840,6 +847,8 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
         }
         c.total.add(tc);
     }
+    // The block's total is its threads' sum, just added up.
+    c.blocks = Some(BlockTotals::of_block(block, &c.total));
     let perf = out.perf;
     Summary {
         counters: c,
@@ -911,7 +920,7 @@ struct Fold {
 
 impl Fold {
     fn add(&mut self, s: Summary) {
-        for k in 0..4 {
+        for k in 0..Counters::N {
             let v = s.counters.max_per_thread.get(k);
             if !self.seen || v > self.counters.max_per_thread.get(k) {
                 *self.counters.max_per_thread.get_mut(k) = v;
@@ -932,6 +941,7 @@ impl Fold {
             }
         }
         self.counters.total.add(&s.counters.total);
+        self.counters.merge_blocks(&s.counters.blocks);
         self.diags.merge(s.diags);
         self.stdout
             .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);

@@ -1,8 +1,19 @@
 //! Memory-efficiency figures of a block for performance puzzles: its accesses grouped into
 //! warp-level accesses, then 32-byte sectors per global access (coalescing) and the
 //! bank-conflict degree per shared access.
+//!
+//! A warp-level access is what the lanes of one warp do at one source line (and space, load or
+//! store), each lane its n-th time there: the accesses the warp's lanes make together at that
+//! point of the kernel, however many instructions the compiler made of the line. Grouping by
+//! instruction instead would let a kernel lower its figures by issuing an access one lane at a
+//! time (`for (l = 0; l < 32; l++) if (lane == l) out[i] = v;`, which NVRTC unrolls into 32
+//! stores of one lane each, 1 sector each): by line, those 32 stores are still one warp-level
+//! access of 32 lanes, with the sectors and ways the lanes really need. A lane that never gets
+//! to a line (thread 0's `out[blockIdx.x] = sum`) is not part of it, so such an access counts
+//! only what its own lanes touch. Instructions without line information stand for themselves.
 
 use super::result::{PerfSite, PerfStats};
+use crate::ptx::ir::{Module, Op};
 use std::collections::HashMap;
 
 /// A per-access record for the warp-level coalescing and bank-conflict figures.
@@ -13,7 +24,7 @@ pub struct Access {
     pub addr: u64,
     pub size: u32,
     pub shared: bool,
-    /// A store, or an atomic (which also reads); for access traces, unused by the figures.
+    /// A store, or an atomic (which also reads): one side of a line's accesses in the figures.
     pub write: bool,
     pub atomic: bool,
     /// Refused (out of bounds or misaligned): reported, not performed, not counted. Logged
@@ -22,33 +33,80 @@ pub struct Access {
     pub failed: bool,
 }
 
-/// Group each warp's accesses by (instruction, n-th execution by the lane) into warp-level
-/// accesses, then count 32-byte sectors (global) and bank-conflict degree (shared).
+/// Per function and instruction, the instruction that stands for its source line in the
+/// figures: the function's first load (for a load) or first store or atomic (for those) with
+/// the same file and line. Any other instruction, and one without line information, stands for
+/// itself. Built once per measured launch; empty, every instruction stands for itself.
+#[derive(Clone, Debug, Default)]
+pub struct LineSites {
+    first: Vec<Vec<u32>>,
+}
+
+impl LineSites {
+    pub fn of(module: &Module) -> LineSites {
+        let first = module
+            .functions
+            .iter()
+            .map(|f| {
+                let mut seen: HashMap<(u32, u32, bool), u32, FastHash> = HashMap::default();
+                (f.body.iter().enumerate())
+                    .map(|(pc, i)| {
+                        let write = match i.op {
+                            Op::Ld { .. } => false,
+                            Op::St { .. } | Op::Atom { .. } => true,
+                            _ => return pc as u32,
+                        };
+                        match i.line {
+                            0 => pc as u32,
+                            line => *seen.entry((i.file, line, write)).or_insert(pc as u32),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        LineSites { first }
+    }
+
+    /// The instruction standing for `pc`'s line.
+    #[inline]
+    pub fn site(&self, func: u32, pc: u32) -> u32 {
+        (self.first.get(func as usize))
+            .and_then(|f| f.get(pc as usize))
+            .copied()
+            .unwrap_or(pc)
+    }
+}
+
+/// Group each warp's accesses by (line, space, load or store, n-th time by the lane) into
+/// warp-level accesses, then count 32-byte sectors (global) and bank-conflict degree (shared).
 ///
 /// Lanes of a warp usually run the same sequence of accesses (see the loop); a map with a cheap
 /// hash catches the rest.
-pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
+pub(super) fn perf_of(accesses: &[Vec<Access>], lines: &LineSites) -> PerfStats {
     #[derive(Clone, Copy, PartialEq, Eq, Hash)]
     struct Key {
         func: u32,
         pc: u32,
         nth: u32,
         shared: bool,
+        write: bool,
     }
+    // The (function, line's instruction, space, side) of an access.
+    let side = |a: &Access| (a.func, lines.site(a.func, a.pc), a.shared, a.write);
     let mut p = PerfStats::default();
     let mut keys: Vec<Key> = Vec::new();
     let mut groups: Vec<Vec<(u64, u32)>> = Vec::new();
     let mut index: HashMap<Key, usize, FastHash> = HashMap::default();
-    let mut nth: HashMap<(u32, u32), u32, FastHash> = HashMap::default();
+    let mut nth: HashMap<(u32, u32, bool, bool), u32, FastHash> = HashMap::default();
     let mut scratch: Vec<u64> = Vec::new();
-    // Per instruction (function, pc, space): index into `p.sites`, sorted at the end.
-    let mut sites: HashMap<(u32, u32, bool), usize, FastHash> = HashMap::default();
+    // Per line (function, pc, space, side): index into `p.sites`, sorted at the end.
+    let mut sites: HashMap<(u32, u32, bool, bool), usize, FastHash> = HashMap::default();
     for warp in accesses.chunks(32) {
         keys.clear();
         groups.iter_mut().for_each(Vec::clear);
         index.clear();
         // The groups of the warp's first lane are its accesses in order: a later lane whose
-        // accesses so far are the same instructions in the same order has the same n-th counts,
+        // accesses so far are the same lines in the same order has the same n-th counts,
         // so it joins those groups by position, without hashing.
         let mut first_len = None;
         for lane in warp {
@@ -56,7 +114,7 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
             let mut k = 0;
             while k < lane.len().min(lockstep) {
                 let (a, key) = (&lane[k], &keys[k]);
-                if (a.func, a.pc, a.shared) != (key.func, key.pc, key.shared) {
+                if side(a) != (key.func, key.pc, key.shared, key.write) {
                     break;
                 }
                 groups[k].push((a.addr, a.size));
@@ -65,15 +123,17 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
             if k < lane.len() {
                 nth.clear();
                 for a in &lane[..k] {
-                    *nth.entry((a.func, a.pc)).or_insert(0) += 1;
+                    *nth.entry(side(a)).or_insert(0) += 1;
                 }
                 for a in &lane[k..] {
-                    let n = nth.entry((a.func, a.pc)).or_insert(0);
+                    let at = side(a);
+                    let n = nth.entry(at).or_insert(0);
                     let key = Key {
-                        func: a.func,
-                        pc: a.pc,
+                        func: at.0,
+                        pc: at.1,
                         nth: *n,
-                        shared: a.shared,
+                        shared: at.2,
+                        write: at.3,
                     };
                     *n += 1;
                     let g = *index.entry(key).or_insert_with(|| {
@@ -128,12 +188,13 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
                 figure = scratch.len() as u32;
             }
             let at = *sites
-                .entry((key.func, key.pc, key.shared))
+                .entry((key.func, key.pc, key.shared, key.write))
                 .or_insert_with(|| {
                     p.sites.push(PerfSite {
                         func: key.func,
                         pc: key.pc,
                         shared: key.shared,
+                        write: key.write,
                         ..PerfSite::default()
                     });
                     p.sites.len() - 1
@@ -144,7 +205,7 @@ pub(super) fn perf_of(accesses: &[Vec<Access>]) -> PerfStats {
             site.max = site.max.max(figure);
         }
     }
-    p.sites.sort_unstable_by_key(|s| (s.func, s.pc, s.shared));
+    p.sites.sort_unstable_by_key(PerfSite::key);
     p
 }
 
@@ -190,26 +251,35 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The plain definition `perf_of` must agree with: group by (function, pc, n-th execution by
-    /// the lane, space), then count sectors or bank-conflict ways per group.
-    fn reference(accesses: &[Vec<Access>]) -> PerfStats {
+    /// Lines as `perf_of` reads them: instruction `pc` is on line `pc / 4` (so 0-3 are one
+    /// line, 4-7 the next).
+    fn four_per_line(funcs: usize, pcs: u32) -> LineSites {
+        LineSites {
+            first: vec![(0..pcs).map(|pc| pc / 4 * 4).collect(); funcs],
+        }
+    }
+
+    /// The plain definition `perf_of` must agree with: group by (function, line, space, side,
+    /// n-th time the lane gets there), then count sectors or bank-conflict ways per group.
+    fn reference(accesses: &[Vec<Access>], lines: &LineSites) -> PerfStats {
         let mut p = PerfStats::default();
         for warp in accesses.chunks(32) {
-            // (function, pc, n-th execution, shared) → (address, size) of each lane
-            type Groups = HashMap<(u32, u32, u32, bool), Vec<(u64, u32)>>;
+            // (function, line, n-th time, shared, write) → (address, size) of each lane
+            type Groups = HashMap<(u32, u32, u32, bool, bool), Vec<(u64, u32)>>;
             let mut groups = Groups::new();
             for lane in warp {
-                let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
+                let mut seen: HashMap<(u32, u32, bool, bool), u32> = HashMap::new();
                 for a in lane {
-                    let k = seen.entry((a.func, a.pc)).or_insert(0);
+                    let line = lines.site(a.func, a.pc);
+                    let k = seen.entry((a.func, line, a.shared, a.write)).or_insert(0);
                     groups
-                        .entry((a.func, a.pc, *k, a.shared))
+                        .entry((a.func, line, *k, a.shared, a.write))
                         .or_default()
                         .push((a.addr, a.size));
                     *k += 1;
                 }
             }
-            for ((func, pc, _, shared), accs) in groups {
+            for ((func, pc, _, shared, write), accs) in groups {
                 let figure;
                 if shared {
                     p.shared_warp_accesses += 1;
@@ -242,6 +312,7 @@ mod tests {
                         func,
                         pc,
                         shared,
+                        write,
                         accesses: 1,
                         total: figure as u64,
                         max: figure,
@@ -257,18 +328,19 @@ mod tests {
     fn access() -> impl Strategy<Value = Access> {
         (
             0u32..2,
-            0u32..4,
+            0u32..8,
             0u64..4096,
             prop_oneof![Just(4u32), Just(8), Just(16)],
             any::<bool>(),
+            any::<bool>(),
         )
-            .prop_map(|(func, pc, addr, size, shared)| Access {
+            .prop_map(|(func, pc, addr, size, shared, write)| Access {
                 pc,
                 func,
                 addr: addr / size as u64 * size as u64,
                 size,
                 shared,
-                write: false,
+                write,
                 atomic: false,
                 failed: false,
             })
@@ -298,7 +370,10 @@ mod tests {
         // row of a shared tile, pc 4 a column of a [32][32] tile (all lanes in one bank).
         let mut p = PerfStats::default();
         for (pc, shared, stride) in [(1, false, 4), (2, false, 180), (3, true, 4), (4, true, 128)] {
-            p.merge(&perf_of(&warp_at(pc, shared, |l| l * stride)));
+            p.merge(&perf_of(
+                &warp_at(pc, shared, |l| l * stride),
+                &LineSites::default(),
+            ));
         }
         let g = p.worst_global().unwrap();
         assert_eq!((g.pc, g.accesses, g.max), (2, 1, 32));
@@ -316,12 +391,79 @@ mod tests {
         assert_eq!(twice.sites.len(), 4);
     }
 
+    #[test]
+    fn a_store_issued_one_lane_at_a_time_is_still_one_warp_access() {
+        // Lane l stores its column element from instruction l (an unrolled
+        // `for (l = 0; l < 32; l++) if (lane == l) out[...] = v;`), all on one line.
+        let one_line = LineSites {
+            first: vec![vec![0; 32]],
+        };
+        let serialised: Vec<Vec<Access>> = (0..32u32)
+            .map(|l| {
+                vec![Access {
+                    pc: l,
+                    write: true,
+                    ..warp_at(0, false, |l| l * 180)[l as usize][0]
+                }]
+            })
+            .collect();
+        let p = perf_of(&serialised, &one_line);
+        assert_eq!((p.global_warp_accesses, p.global_sectors), (1, 32));
+        let site = p.worst_global().unwrap();
+        assert_eq!((site.pc, site.accesses, site.average()), (0, 1, 32.0));
+        // By instruction (no line information) they were 32 accesses of one sector each.
+        let p = perf_of(&serialised, &LineSites::default());
+        assert_eq!((p.global_warp_accesses, p.global_sectors), (32, 32));
+        // The same for a shared column read: 32 ways, not 1.
+        let column: Vec<Vec<Access>> = (0..32u32)
+            .map(|l| {
+                vec![Access {
+                    pc: l,
+                    ..warp_at(0, true, |l| l * 128)[l as usize][0]
+                }]
+            })
+            .collect();
+        assert_eq!(perf_of(&column, &one_line).max_bank_ways, 32);
+        // One lane alone at a line (thread 0's store of a block's sum) is one sector.
+        let alone = vec![warp_at(5, false, |l| l * 4).swap_remove(0)];
+        let p = perf_of(&alone, &one_line);
+        assert_eq!((p.global_warp_accesses, p.global_sectors), (1, 1));
+    }
+
+    #[test]
+    fn a_line_s_loads_and_stores_are_separate_sites() {
+        // `out[l * 45] = a[l]` on one line: a coalesced load and a column store.
+        let one_line = LineSites {
+            first: vec![vec![0; 2]],
+        };
+        let lanes: Vec<Vec<Access>> = (0..32u64)
+            .map(|l| {
+                let load = warp_at(0, false, |l| l * 4)[l as usize][0];
+                let store = Access {
+                    pc: 1,
+                    addr: 4096 + l * 180,
+                    write: true,
+                    ..load
+                };
+                vec![load, store]
+            })
+            .collect();
+        let p = perf_of(&lanes, &one_line);
+        assert_eq!(p.sites.len(), 2);
+        let worst = p.worst_global().unwrap();
+        assert!(worst.write);
+        assert_eq!(worst.average(), 32.0);
+    }
+
     proptest! {
         #[test]
         fn perf_figures_match_their_definition(
             lanes in proptest::collection::vec(proptest::collection::vec(access(), 0..12), 1..70)
         ) {
-            prop_assert_eq!(perf_of(&lanes), reference(&lanes));
+            let lines = four_per_line(2, 8);
+            prop_assert_eq!(perf_of(&lanes, &lines), reference(&lanes, &lines));
+            let each = LineSites::default();
+            prop_assert_eq!(perf_of(&lanes, &each), reference(&lanes, &each));
         }
 
         #[test]
@@ -334,7 +476,8 @@ mod tests {
             let logs: Vec<Vec<Access>> = (0..lanes)
                 .map(|l| seq.iter().map(|a| Access { addr: a.addr + l as u64 * spread / a.size as u64 * a.size as u64, ..*a }).collect())
                 .collect();
-            prop_assert_eq!(perf_of(&logs), reference(&logs));
+            let lines = four_per_line(2, 8);
+            prop_assert_eq!(perf_of(&logs, &lines), reference(&logs, &lines));
         }
     }
 }

@@ -89,23 +89,38 @@ pub struct Diagnostic {
     pub other_line: Option<u32>,
 }
 
-/// Memory operations of one thread (or summed over threads). Atomics count as a read and a write;
-/// a vector access counts one per element.
+/// Memory operations of one thread (or summed over threads). Atomics count as a read and a write
+/// (and one atomic); a vector access counts one per element.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
     pub global_reads: u64,
     pub global_writes: u64,
     pub shared_reads: u64,
     pub shared_writes: u64,
+    /// Atomic operations on global memory (`atomicAdd(&out[0], x)`), each also a read and a
+    /// write above.
+    pub global_atomics: u64,
+    /// Atomic operations on shared memory, each also a shared read and a shared write.
+    pub shared_atomics: u64,
 }
 
 impl Counters {
-    pub const NAMES: [&'static str; 4] = [
+    /// How many counters there are.
+    pub const N: usize = 6;
+
+    pub const NAMES: [&'static str; Counters::N] = [
         "global_reads",
         "global_writes",
         "shared_reads",
         "shared_writes",
+        "global_atomics",
+        "shared_atomics",
     ];
+
+    /// The index of the counter `name` spells.
+    pub fn index(name: &str) -> Option<usize> {
+        Self::NAMES.iter().position(|&n| n == name)
+    }
 
     pub fn get(&self, i: usize) -> u64 {
         [
@@ -113,6 +128,8 @@ impl Counters {
             self.global_writes,
             self.shared_reads,
             self.shared_writes,
+            self.global_atomics,
+            self.shared_atomics,
         ][i]
     }
 
@@ -121,14 +138,21 @@ impl Counters {
             0 => &mut self.global_reads,
             1 => &mut self.global_writes,
             2 => &mut self.shared_reads,
-            _ => &mut self.shared_writes,
+            3 => &mut self.shared_writes,
+            4 => &mut self.global_atomics,
+            _ => &mut self.shared_atomics,
         }
     }
 
     /// Per counter, the larger of `self` and `o`; `at` follows to `o_at` (the thread that used
     /// the most) wherever `o` is larger.
-    pub fn raise_to(&mut self, at: &mut [ThreadId; 4], o: &Counters, o_at: &[ThreadId; 4]) {
-        for k in 0..4 {
+    pub fn raise_to<T: Copy>(
+        &mut self,
+        at: &mut [T; Counters::N],
+        o: &Counters,
+        o_at: &[T; Counters::N],
+    ) {
+        for k in 0..Self::N {
             if o.get(k) > self.get(k) {
                 *self.get_mut(k) = o.get(k);
                 at[k] = o_at[k];
@@ -136,8 +160,24 @@ impl Counters {
         }
     }
 
+    /// Per counter, the smaller of `self` and `o`; `at` follows to `o_at` wherever `o` is
+    /// smaller.
+    pub fn lower_to<T: Copy>(
+        &mut self,
+        at: &mut [T; Counters::N],
+        o: &Counters,
+        o_at: &[T; Counters::N],
+    ) {
+        for k in 0..Self::N {
+            if o.get(k) < self.get(k) {
+                *self.get_mut(k) = o.get(k);
+                at[k] = o_at[k];
+            }
+        }
+    }
+
     pub fn add(&mut self, o: &Counters) {
-        for i in 0..4 {
+        for i in 0..Self::N {
             *self.get_mut(i) += o.get(i);
         }
     }
@@ -150,6 +190,37 @@ pub struct ThreadId {
     pub thread: [u32; 3],
 }
 
+/// Per counter, the largest and the smallest total of one block over a launch's blocks, and
+/// which block (the first in block order of equals): what `block_budget` and `require` judge.
+/// A block's total is the sum over its threads, which the launch adds up anyway (`total`), so
+/// keeping these costs a comparison per block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockTotals {
+    pub most: Counters,
+    pub most_at: [[u32; 3]; Counters::N],
+    pub least: Counters,
+    pub least_at: [[u32; 3]; Counters::N],
+}
+
+impl BlockTotals {
+    /// One block's totals.
+    pub fn of_block(block: [u32; 3], total: &Counters) -> BlockTotals {
+        BlockTotals {
+            most: *total,
+            most_at: [block; Counters::N],
+            least: *total,
+            least_at: [block; Counters::N],
+        }
+    }
+
+    /// Fold in another block's (or launch's) extremes; `self` must already hold one block.
+    pub fn merge(&mut self, o: &BlockTotals) {
+        self.most.raise_to(&mut self.most_at, &o.most, &o.most_at);
+        self.least
+            .lower_to(&mut self.least_at, &o.least, &o.least_at);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CounterSummary {
     /// Per counter, the maximum over all threads of the grid.
@@ -158,13 +229,28 @@ pub struct CounterSummary {
     pub total: Counters,
     /// Per counter, the first thread (in block then thread order) that reached the maximum.
     #[serde(skip)]
-    pub argmax: [ThreadId; 4],
+    pub argmax: [ThreadId; Counters::N],
+    /// Per counter, the largest and smallest block totals (`None` for a launch of no block).
+    #[serde(skip)]
+    pub blocks: Option<BlockTotals>,
+}
+
+impl CounterSummary {
+    /// Fold another launch's block extremes into `self.blocks`.
+    pub fn merge_blocks(&mut self, o: &Option<BlockTotals>) {
+        match (&mut self.blocks, o) {
+            (Some(b), Some(o)) => b.merge(o),
+            (None, Some(o)) => self.blocks = Some(*o),
+            _ => {}
+        }
+    }
 }
 
 /// Memory-efficiency figures per warp-level access, for performance puzzles.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PerfStats {
-    /// Warp-level global accesses (one per instruction executed by a warp's active lanes).
+    /// Warp-level global accesses (one per source line a warp's lanes reach together, see
+    /// `emu::perf`).
     pub global_warp_accesses: u64,
     /// 32-byte sectors those accesses touched (32 per access when uncoalesced 4-byte reads).
     pub global_sectors: u64,
@@ -174,19 +260,22 @@ pub struct PerfStats {
     pub shared_bank_ways: u64,
     /// Worst bank-conflict degree seen.
     pub max_bank_ways: u32,
-    /// The same figures per instruction, sorted by (function, pc, space): where a budget was
+    /// The same figures per source line, sorted by `PerfSite::key`: where a budget was
     /// overrun. Not on the wire (only the emulator measures).
     #[serde(skip)]
     pub sites: Vec<PerfSite>,
 }
 
-/// One memory instruction's warp-level accesses.
+/// One source line's warp-level accesses of one space and side (loads, or stores and atomics;
+/// see `emu::perf`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PerfSite {
-    /// Index of the function in the module, and of the instruction in its body.
+    /// Index of the function in the module, and of the line's first instruction in its body.
     pub func: u32,
     pub pc: u32,
     pub shared: bool,
+    /// Stores and atomics (the line's loads are another site).
+    pub write: bool,
     /// Warp-level accesses made by this instruction.
     pub accesses: u64,
     /// Sectors (global) or bank-conflict ways (shared), summed over those accesses.
@@ -196,6 +285,11 @@ pub struct PerfSite {
 }
 
 impl PerfSite {
+    /// What sites are sorted and merged by.
+    pub fn key(&self) -> (u32, u32, bool, bool) {
+        (self.func, self.pc, self.shared, self.write)
+    }
+
     /// Average sectors or ways per warp-level access.
     pub fn average(&self) -> f64 {
         if self.accesses == 0 {
@@ -215,8 +309,7 @@ impl PerfStats {
         self.shared_bank_ways += o.shared_bank_ways;
         self.max_bank_ways = self.max_bank_ways.max(o.max_bank_ways);
         for s in &o.sites {
-            let key = |x: &PerfSite| (x.func, x.pc, x.shared);
-            match self.sites.binary_search_by_key(&key(s), key) {
+            match self.sites.binary_search_by_key(&s.key(), PerfSite::key) {
                 Ok(i) => {
                     let m = &mut self.sites[i];
                     m.accesses += s.accesses;
@@ -228,7 +321,7 @@ impl PerfStats {
         }
     }
 
-    /// The global instruction with the most sectors per access on average (a misaligned
+    /// The global line with the most sectors per access on average (a misaligned
     /// first or partial last warp does not decide it; profilers report this average too).
     pub fn worst_global(&self) -> Option<&PerfSite> {
         self.sites.iter().filter(|s| !s.shared).fold(
@@ -240,7 +333,7 @@ impl PerfStats {
         )
     }
 
-    /// The shared instruction with the worst bank conflict in any one access.
+    /// The shared line with the worst bank conflict in any one access.
     pub fn worst_shared(&self) -> Option<&PerfSite> {
         self.sites
             .iter()
@@ -271,5 +364,35 @@ impl RunResult {
         self.diagnostics
             .iter()
             .any(|d| d.severity == Severity::Error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atomics(n: u64) -> Counters {
+        Counters {
+            global_atomics: n,
+            ..Counters::default()
+        }
+    }
+
+    #[test]
+    fn block_totals_keep_the_first_block_of_the_most_and_of_the_least() {
+        let mut s = CounterSummary::default();
+        assert_eq!(s.blocks, None);
+        for (b, n) in [(0, 3), (1, 7), (2, 1), (3, 7), (4, 1)] {
+            s.merge_blocks(&Some(BlockTotals::of_block([b, 0, 0], &atomics(n))));
+        }
+        let b = s.blocks.expect("blocks folded");
+        let k = Counters::index("global_atomics").expect("a counter");
+        assert_eq!((b.most.get(k), b.most_at[k]), (7, [1, 0, 0]));
+        assert_eq!((b.least.get(k), b.least_at[k]), (1, [2, 0, 0]));
+        // A launch of no block changes nothing.
+        s.merge_blocks(&None);
+        assert_eq!(s.blocks, Some(b));
+        assert_eq!(Counters::NAMES.len(), Counters::N);
+        assert_eq!(Counters::index("nope"), None);
     }
 }

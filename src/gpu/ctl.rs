@@ -30,9 +30,11 @@
 //!  shared_off  shared table  shared_len × { u64 offset, u64 len }: each shared variable's
 //!                            shared-window address and size (dynamic shared: %dynamic_smem_size);
 //!                            the host marks every slot unwritten (offset u64::MAX, len 0)
-//! records_off  records       one 40-byte record per thread, indexed by the linear global thread id
+//! records_off  records       one 56-byte record per thread, indexed by the linear global thread id
 //!                            (block linear id × threads per block + thread linear id, x fastest):
-//!                            u64 global_reads, global_writes, shared_reads, shared_writes, steps
+//!                            u64 global_reads, global_writes, global_atomics,
+//!                                shared_reads, shared_writes, shared_atomics, steps
+//!                            (one (reads, writes, atomics) triple per space, 24 bytes apart)
 //! ```
 //!
 //! Table entries `0..module_vars.len()` are the module's `__device__` variables (and `$str`
@@ -226,13 +228,20 @@ impl CtlLayout {
     pub const ZERO_BYTES: usize = 32;
     pub const TABLE: usize = 128;
     pub const ENTRY_BYTES: usize = 16;
-    /// Per-thread record: four counters (in `Counters::NAMES` order), then steps.
-    pub const RECORD_BYTES: usize = 40;
+    /// Per-thread record: per space (global, then shared) reads, writes and atomics, then steps.
+    pub const RECORD_BYTES: usize = 56;
     pub const REC_GLOBAL_READS: usize = 0;
     pub const REC_GLOBAL_WRITES: usize = 8;
-    pub const REC_SHARED_READS: usize = 16;
-    pub const REC_SHARED_WRITES: usize = 24;
-    pub const REC_STEPS: usize = 32;
+    pub const REC_GLOBAL_ATOMICS: usize = 16;
+    pub const REC_SHARED_READS: usize = 24;
+    pub const REC_SHARED_WRITES: usize = 32;
+    pub const REC_SHARED_ATOMICS: usize = 40;
+    pub const REC_STEPS: usize = 48;
+    /// From one space's reads to the other's (the helpers' `which` × this).
+    pub const REC_SPACE_BYTES: usize = 24;
+    /// From a space's reads to its writes, and to its atomics.
+    pub const REC_WRITES: usize = 8;
+    pub const REC_ATOMICS: usize = 16;
 
     pub fn table_len(&self, buffers: usize) -> usize {
         self.module_vars.len() + buffers
@@ -351,6 +360,8 @@ impl CtlLayout {
                 global_writes: get64(at + Self::REC_GLOBAL_WRITES),
                 shared_reads: get64(at + Self::REC_SHARED_READS),
                 shared_writes: get64(at + Self::REC_SHARED_WRITES),
+                global_atomics: get64(at + Self::REC_GLOBAL_ATOMICS),
+                shared_atomics: get64(at + Self::REC_SHARED_ATOMICS),
             });
             steps.push(get64(at + Self::REC_STEPS));
         }
@@ -447,7 +458,27 @@ mod tests {
         assert_eq!(l.shared_offset(3), CtlLayout::TABLE + 4 * 16);
         assert!(l.records_offset(3) >= l.shared_offset(3) + 2 * 16);
         assert_eq!(l.records_offset(3) % 64, 0);
-        assert_eq!(l.size(3, 10), l.records_offset(3) + 400);
+        assert_eq!(l.size(3, 10), l.records_offset(3) + 560);
+        // A record's counters: each space's reads, writes and atomics at the helpers' offsets.
+        let rec = [
+            (CtlLayout::REC_GLOBAL_READS, 0),
+            (CtlLayout::REC_GLOBAL_WRITES, CtlLayout::REC_WRITES),
+            (CtlLayout::REC_GLOBAL_ATOMICS, CtlLayout::REC_ATOMICS),
+        ];
+        for (at, from_reads) in rec {
+            assert_eq!(at, CtlLayout::REC_GLOBAL_READS + from_reads);
+        }
+        let shared = CtlLayout::REC_GLOBAL_READS + CtlLayout::REC_SPACE_BYTES;
+        assert_eq!(CtlLayout::REC_SHARED_READS, shared);
+        assert_eq!(CtlLayout::REC_SHARED_WRITES, shared + CtlLayout::REC_WRITES);
+        assert_eq!(
+            CtlLayout::REC_SHARED_ATOMICS,
+            shared + CtlLayout::REC_ATOMICS
+        );
+        const {
+            assert!(CtlLayout::REC_STEPS >= CtlLayout::REC_SHARED_ATOMICS + 8);
+            assert!(CtlLayout::REC_STEPS + 8 <= CtlLayout::RECORD_BYTES);
+        }
     }
 
     #[test]
@@ -485,6 +516,7 @@ mod tests {
         b[48] = 3;
         let rec = l.records_offset(2) + 2 * CtlLayout::RECORD_BYTES;
         b[rec + CtlLayout::REC_SHARED_WRITES] = 5;
+        b[rec + CtlLayout::REC_SHARED_ATOMICS] = 2;
         b[rec + CtlLayout::REC_STEPS] = 9;
         let s = l.decode(&b, 2, 4).unwrap();
         assert_eq!(s.table, vec![(0x3000, 16), (0x1000, 32), (0x2000, 8)]);
@@ -498,6 +530,8 @@ mod tests {
         assert_eq!(f.access, Some(acc));
         assert_eq!(f.addr, 0x1020);
         assert_eq!(s.counters[2].shared_writes, 5);
+        assert_eq!(s.counters[2].shared_atomics, 2);
+        assert_eq!(s.counters[2].global_atomics, 0);
         assert_eq!(s.steps[2], 9);
         assert_eq!(s.counters[1], Counters::default());
         assert_eq!(s.unsupported, None);

@@ -3,7 +3,9 @@
 //! and the reports cannot tell which executor ran.
 
 use crate::emu::facts::{Access, Element, Facts, Space};
-use crate::emu::result::{CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId};
+use crate::emu::result::{
+    BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId,
+};
 use crate::emu::LaunchConfig;
 use crate::gpu::ctl::{AccessKind, CtlState, Fault, FaultKind};
 
@@ -32,17 +34,26 @@ pub fn thread_of(linear: u64, cfg: &LaunchConfig) -> ThreadId {
     }
 }
 
-/// Maximum, total and first arg-max per counter, threads taken in block then thread order.
+/// Maximum, total and first arg-max per counter, threads taken in block then thread order; and
+/// the extremes of the block totals (records are in block order, a block's threads together).
 pub fn counter_summary(per_thread: &[Counters], cfg: &LaunchConfig) -> CounterSummary {
     let mut s = CounterSummary::default();
-    for (lin, c) in per_thread.iter().enumerate() {
-        for k in 0..4 {
-            if lin == 0 || c.get(k) > s.max_per_thread.get(k) {
-                *s.max_per_thread.get_mut(k) = c.get(k);
-                s.argmax[k] = thread_of(lin as u64, cfg);
+    let tpb = (cfg.block.iter().map(|&d| d.max(1) as usize)).product::<usize>();
+    for (b, block) in per_thread.chunks(tpb.max(1)).enumerate() {
+        let mut block_total = Counters::default();
+        for (t, c) in block.iter().enumerate() {
+            let lin = b * tpb + t;
+            for k in 0..Counters::N {
+                if lin == 0 || c.get(k) > s.max_per_thread.get(k) {
+                    *s.max_per_thread.get_mut(k) = c.get(k);
+                    s.argmax[k] = thread_of(lin as u64, cfg);
+                }
             }
+            block_total.add(c);
         }
-        s.total.add(c);
+        s.total.add(&block_total);
+        let at = thread_of((b * tpb) as u64, cfg).block;
+        s.merge_blocks(&Some(BlockTotals::of_block(at, &block_total)));
     }
     s
 }
@@ -334,6 +345,12 @@ mod tests {
         let s = counter_summary(&[t(1), t(3), t(2), t(3)], &c);
         assert_eq!(s.max_per_thread.global_reads, 3);
         assert_eq!(s.total.global_reads, 9);
+        // Block 0 reads 4 in all, block 1 reads 5: the most in block 1, the least in block 0.
+        let b = s.blocks.expect("two blocks");
+        assert_eq!((b.most.global_reads, b.most_at[0]), (5, [1, 0, 0]));
+        assert_eq!((b.least.global_reads, b.least_at[0]), (4, [0, 0, 0]));
+        // Equal totals: the first block.
+        assert_eq!((b.most.global_writes, b.most_at[1]), (2, [0, 0, 0]));
         assert_eq!(s.total.global_writes, 4);
         assert_eq!(s.argmax[0].thread, [1, 0, 0]);
         assert_eq!(s.argmax[1].thread, [0, 0, 0]);

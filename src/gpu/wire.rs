@@ -6,7 +6,8 @@
 //! buffer is two megabytes of JSON instead of four of number arrays.
 
 use crate::emu::result::{
-    CounterSummary, Counters, DiagKind, Diagnostic, PerfStats, RunResult, Severity, ThreadId,
+    BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, PerfStats, RunResult, Severity,
+    ThreadId,
 };
 use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use crate::emu::LaunchConfig;
@@ -252,10 +253,10 @@ impl TryFrom<WireDiagnostic> for Diagnostic {
 }
 
 /// `Counters` in `Counters::NAMES` order.
-type WireCounters = [u64; 4];
+type WireCounters = [u64; Counters::N];
 
 fn counters_to_wire(c: &Counters) -> WireCounters {
-    [0, 1, 2, 3].map(|i| c.get(i))
+    std::array::from_fn(|i| c.get(i))
 }
 
 fn counters_from_wire(w: WireCounters) -> Counters {
@@ -266,6 +267,14 @@ fn counters_from_wire(w: WireCounters) -> Counters {
     c
 }
 
+/// `BlockTotals` on the wire.
+type WireBlocks = (
+    WireCounters,
+    [[u32; 3]; Counters::N],
+    WireCounters,
+    [[u32; 3]; Counters::N],
+);
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WireRun {
     pub buffers: Vec<WireBuffer>,
@@ -274,7 +283,9 @@ pub struct WireRun {
     pub max_per_thread: WireCounters,
     pub total: WireCounters,
     /// Per counter: (block, thread) of the first thread reaching the maximum.
-    pub argmax: [([u32; 3], [u32; 3]); 4],
+    pub argmax: [([u32; 3], [u32; 3]); Counters::N],
+    /// The block totals' extremes: (most, its blocks, least, its blocks); absent for no block.
+    pub blocks: Option<WireBlocks>,
     /// global_warp_accesses, global_sectors, shared_warp_accesses, shared_bank_ways.
     pub perf: [u64; 4],
     pub max_bank_ways: u32,
@@ -290,6 +301,14 @@ impl From<&RunResult> for WireRun {
             max_per_thread: counters_to_wire(&r.counters.max_per_thread),
             total: counters_to_wire(&r.counters.total),
             argmax: r.counters.argmax.map(|t| (t.block, t.thread)),
+            blocks: r.counters.blocks.map(|b| {
+                (
+                    counters_to_wire(&b.most),
+                    b.most_at,
+                    counters_to_wire(&b.least),
+                    b.least_at,
+                )
+            }),
             perf: [
                 r.perf.global_warp_accesses,
                 r.perf.global_sectors,
@@ -317,6 +336,14 @@ impl TryFrom<WireRun> for RunResult {
                 max_per_thread: counters_from_wire(w.max_per_thread),
                 total: counters_from_wire(w.total),
                 argmax: w.argmax.map(|(block, thread)| ThreadId { block, thread }),
+                blocks: w
+                    .blocks
+                    .map(|(most, most_at, least, least_at)| BlockTotals {
+                        most: counters_from_wire(most),
+                        most_at,
+                        least: counters_from_wire(least),
+                        least_at,
+                    }),
             },
             perf: PerfStats {
                 global_warp_accesses: w.perf[0],
@@ -368,6 +395,8 @@ mod tests {
                     global_writes: 2,
                     shared_reads: 3,
                     shared_writes: 4,
+                    global_atomics: 5,
+                    shared_atomics: 6,
                 },
                 total: Counters {
                     global_reads: 10,
@@ -376,7 +405,17 @@ mod tests {
                 argmax: [ThreadId {
                     block: [1, 2, 3],
                     thread: [4, 5, 6],
-                }; 4],
+                }; Counters::N],
+                blocks: Some(BlockTotals {
+                    least: Counters::default(),
+                    ..BlockTotals::of_block(
+                        [2, 0, 0],
+                        &Counters {
+                            global_atomics: 7,
+                            ..Counters::default()
+                        },
+                    )
+                }),
             },
             perf: PerfStats {
                 global_warp_accesses: 5,
@@ -401,6 +440,7 @@ mod tests {
         assert_eq!(back.diagnostics, r.diagnostics);
         assert_eq!(back.counters, r.counters);
         assert_eq!(back.counters.argmax, r.counters.argmax);
+        assert_eq!(back.counters.blocks, r.counters.blocks);
         assert_eq!(back.perf, r.perf);
         assert_eq!(back.instructions, 99);
     }

@@ -12,8 +12,8 @@
 //! (`report::endless_loop`) and `teach::explain` writes every diagnostic's help.
 //!
 //! Perf budgets (`sectors_per_access`, `bank_ways`) turn on `EmuOptions::perf` for that test
-//! only; the judge takes the worst instruction (highest average sectors, highest maximum
-//! ways), maps it to its source line and records a `PerfFigure` (on the GPU backend measured
+//! only; the judge takes the worst source line (highest average sectors, highest maximum
+//! ways) and records a `PerfFigure` with its line (on the GPU backend measured
 //! by the emulator, which its `note` says). With a second executor (`JudgeOptions::also`) the
 //! same launches run again there and must match the spec too (`cross.rs`); a counter over
 //! budget gets its source lines from a traced re-run (`overrun.rs`), only then.
@@ -33,8 +33,8 @@ use crate::puzzle::{
     run_steps, Launched, ParamKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
 };
 use outcome::{
-    KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestInput,
-    TestOutcome,
+    BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind,
+    PuzzleOutcome, TestInput, TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -502,6 +502,10 @@ fn run_test(
         argmax: Default::default(),
         budget: puzzle.budget,
         over_budget: Vec::new(),
+        blocks: None,
+        block_budget: puzzle.block_budget,
+        require: puzzle.require,
+        block_overruns: Vec::new(),
         kernels: Vec::new(),
         perf: Vec::new(),
         diagnostics: Vec::new(),
@@ -541,6 +545,10 @@ fn run_test(
                         argmax: Default::default(),
                         budget: at.step.budget,
                         over_budget: Vec::new(),
+                        blocks: None,
+                        block_budget: at.step.block_budget,
+                        require: at.step.require,
+                        block_overruns: Vec::new(),
                     },
                     PerfStats::default(),
                 ));
@@ -551,6 +559,15 @@ fn run_test(
         let c = &got.result.counters;
         u.counters
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
+        // Block totals only where a limit reads them.
+        if u.block_budget.any() || u.require.any() {
+            if let Some(b) = &c.blocks {
+                match &mut u.blocks {
+                    Some(kept) => kept.merge(b),
+                    None => u.blocks = Some(*b),
+                }
+            }
+        }
         p.merge(&got.perf);
         let faulted = got.result.has_errors();
         out.diagnostics
@@ -572,7 +589,8 @@ fn run_test(
         }
     };
     for (u, p) in &mut uses {
-        for i in 0..4 {
+        u.block_overruns = block_overruns(u, multi);
+        for i in 0..Counters::N {
             if let Some(b) = u.budget.get(i) {
                 let used = u.counters.get(i);
                 if used > b {
@@ -605,10 +623,10 @@ fn run_test(
         }
     }
     // Only a test over a counter's budget pays for the traced run that finds its lines.
-    if uses
-        .iter()
-        .any(|(u, _)| u.over_budget.iter().any(OverBudget::is_counter))
-    {
+    if uses.iter().any(|(u, _)| {
+        u.over_budget.iter().any(OverBudget::is_counter)
+            || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
+    }) {
         let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
         overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
     }
@@ -616,6 +634,13 @@ fn run_test(
         out.counters
             .raise_to(&mut out.argmax, &u.counters, &u.argmax);
         out.over_budget.extend(u.over_budget.iter().cloned());
+        out.block_overruns.extend(u.block_overruns.iter().cloned());
+        if let Some(b) = &u.blocks {
+            match &mut out.blocks {
+                Some(kept) => kept.merge(b),
+                None => out.blocks = Some(*b),
+            }
+        }
     }
     if multi {
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
@@ -637,8 +662,46 @@ fn run_test(
         .all(|o| o.mismatches.is_empty() && o.got.len() == o.expected.len())
         && !faulted
         && out.over_budget.is_empty()
+        && out.block_overruns.is_empty()
         && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     Ok(out)
+}
+
+/// The blocks of one kernel's launches over its `block_budget` (the block with the most of a
+/// counter) or under its `require` (the block with the least), in `Counters::NAMES` order,
+/// the budget's before the requirement's.
+fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
+    let Some(b) = &u.blocks else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for i in 0..Counters::N {
+        if let Some(max) = u.block_budget.get(i).filter(|&max| b.most.get(i) > max) {
+            found.push(BlockOverrun {
+                limit_kind: BlockLimitKind::Budget,
+                counter: Counters::NAMES[i],
+                used: b.most.get(i),
+                limit: max,
+                block: b.most_at[i],
+                kernel: multi.then(|| u.name.clone()),
+                lines: Vec::new(),
+            });
+        }
+    }
+    for i in 0..Counters::N {
+        if let Some(min) = u.require.get(i).filter(|&min| b.least.get(i) < min) {
+            found.push(BlockOverrun {
+                limit_kind: BlockLimitKind::Require,
+                counter: Counters::NAMES[i],
+                used: b.least.get(i),
+                limit: min,
+                block: b.least_at[i],
+                kernel: multi.then(|| u.name.clone()),
+                lines: Vec::new(),
+            });
+        }
+    }
+    found
 }
 
 /// Run every launch of the test again on `also`'s executor, from the same inputs, and compare
@@ -770,7 +833,7 @@ fn launch_step(
     }
 }
 
-/// The worst instruction for `kind` in one kernel's launches, against `budget`.
+/// The worst line for `kind` in one kernel's launches, against `budget`.
 fn perf_figure(
     kind: PerfKind,
     kernel: &str,
@@ -946,6 +1009,7 @@ mod tests {
                 func: 0,
                 pc: 0,
                 shared,
+                write: false,
                 accesses,
                 total,
                 max,
@@ -1154,6 +1218,58 @@ extern "C" __global__ void bump(float* out, int size) {
             under_defines(e, "with TPB=64"),
             "with TPB=64:\nk.cu does not compile:\nsomething odd"
         );
+    }
+
+    #[test]
+    fn block_limits_judge_the_block_with_the_most_and_the_block_with_the_least() {
+        use crate::emu::result::{BlockTotals, Counters};
+        let block = |b: u32, atomics: u64, writes: u64| {
+            BlockTotals::of_block(
+                [b, 0, 0],
+                &Counters {
+                    global_atomics: atomics,
+                    shared_writes: writes,
+                    ..Counters::default()
+                },
+            )
+        };
+        let mut blocks = block(0, 1, 8);
+        blocks.merge(&block(1, 16, 0));
+        blocks.merge(&block(2, 16, 0));
+        let mut u = KernelUse {
+            name: "k".into(),
+            counters: Counters::default(),
+            argmax: Default::default(),
+            budget: Default::default(),
+            over_budget: Vec::new(),
+            blocks: Some(blocks),
+            block_budget: Default::default(),
+            require: Default::default(),
+            block_overruns: Vec::new(),
+        };
+        // No limits: nothing, whatever the totals.
+        assert!(block_overruns(&u, false).is_empty());
+        u.block_budget.global_atomics = Some(1);
+        u.require.shared_writes = Some(1);
+        u.require.global_atomics = Some(1);
+        let found = block_overruns(&u, true);
+        let seen: Vec<_> = (found.iter())
+            .map(|o| (o.limit_kind, o.counter, o.used, o.limit, o.block[0]))
+            .collect();
+        // The first block of the most atomics; the first block without a shared write; every
+        // block makes at least one atomic.
+        assert_eq!(
+            seen,
+            [
+                (BlockLimitKind::Budget, "global_atomics", 16, 1, 1),
+                (BlockLimitKind::Require, "shared_writes", 0, 1, 1),
+            ]
+        );
+        assert!(found.iter().all(|o| o.kernel.as_deref() == Some("k")));
+        // Within the limits: nothing.
+        u.block_budget.global_atomics = Some(16);
+        u.require.shared_writes = Some(0);
+        assert!(block_overruns(&u, false).is_empty());
     }
 
     #[test]

@@ -17,8 +17,14 @@ pub struct Budget {
     pub shared_reads: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_writes: Option<u64>,
-    /// Most 32-byte sectors per warp-level global access, averaged over each instruction's
-    /// accesses; the budget holds for the worst instruction (4 is a coalesced row of floats).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_atomics: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_atomics: Option<u64>,
+    /// Most 32-byte sectors per warp-level global access, averaged over each source line's
+    /// accesses; the budget holds for the worst line (4 is a coalesced row of floats). A
+    /// warp-level access is what the warp's lanes do at one line, each its n-th time there,
+    /// however many instructions the compiler made of it (`emu::perf`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sectors_per_access: Option<u64>,
     /// Most bank-conflict ways of any warp-level shared access (1 = conflict-free).
@@ -27,12 +33,15 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// The limit on counter `i` (`Counters::NAMES` order).
     pub fn get(&self, i: usize) -> Option<u64> {
         [
             self.global_reads,
             self.global_writes,
             self.shared_reads,
             self.shared_writes,
+            self.global_atomics,
+            self.shared_atomics,
         ][i]
     }
 
@@ -50,12 +59,81 @@ impl Budget {
     }
 }
 
+/// Limits on a block's total of each counter (the sum over its threads): `block_budget`
+/// (maxima, judged on the block with the most) and `require` (minima, judged on the block with
+/// the least). `None` means no limit for that counter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockLimits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_reads: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_writes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_reads: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_writes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_atomics: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_atomics: Option<u64>,
+}
+
+impl BlockLimits {
+    /// The limit on counter `i` (`Counters::NAMES` order).
+    pub fn get(&self, i: usize) -> Option<u64> {
+        [
+            self.global_reads,
+            self.global_writes,
+            self.shared_reads,
+            self.shared_writes,
+            self.global_atomics,
+            self.shared_atomics,
+        ][i]
+    }
+
+    /// Whether any counter is limited.
+    pub fn any(&self) -> bool {
+        (0..Counters::N).any(|i| self.get(i).is_some())
+    }
+}
+
+/// Which of a block's limits a `BlockOverrun` broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockLimitKind {
+    /// `block_budget`: the block's total is above the maximum.
+    Budget,
+    /// `require`: the block's total is below the minimum (the lesson's access is missing).
+    Require,
+}
+
+/// A block whose total of one counter broke `block_budget` or `require`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BlockOverrun {
+    pub limit_kind: BlockLimitKind,
+    /// One of `Counters::NAMES`.
+    pub counter: &'static str,
+    /// The block's total.
+    pub used: u64,
+    /// The maximum (`Budget`) or minimum (`Require`).
+    pub limit: u64,
+    /// The block with the most (`Budget`) or the least (`Require`), first of equals.
+    pub block: [u32; 3],
+    /// The kernel it is about, in a multi-launch puzzle.
+    pub kernel: Option<String>,
+    /// `Budget` only: where the block's threads made the counted accesses, one entry per
+    /// source line, adding up to `used` (from a traced re-run, as `OverBudget::lines`; empty
+    /// when that run could not account for every access).
+    pub lines: Vec<LineUse>,
+}
+
 /// A memory-efficiency figure a puzzle can budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PerfKind {
-    /// 32-byte sectors per warp-level global access (the worst instruction's average).
+    /// 32-byte sectors per warp-level global access (the worst line's average).
     SectorsPerAccess,
-    /// Bank-conflict ways of a warp-level shared access (the worst instruction's maximum).
+    /// Bank-conflict ways of a warp-level shared access (the worst line's maximum).
     BankWays,
 }
 
@@ -79,16 +157,16 @@ impl PerfKind {
     }
 }
 
-/// A measured performance figure of one kernel in one test: its worst instruction.
+/// A measured performance figure of one kernel in one test: its worst source line.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerfFigure {
     pub kind: PerfKind,
     /// The kernel measured (named in multi-launch puzzles; the puzzle's kernel otherwise).
     pub kernel: String,
-    /// The worst instruction's figure (average sectors, or maximum ways); 0 with no access.
+    /// The worst line's figure (average sectors, or maximum ways); 0 with no access.
     pub value: f64,
     pub budget: Option<u64>,
-    /// The worst instruction's source file and line, when the PTX had line info.
+    /// The worst line's source file and line, when the PTX had line info.
     pub file: Option<String>,
     pub line: Option<u32>,
     /// Warp-level accesses that instruction made.
@@ -113,10 +191,20 @@ pub struct KernelUse {
     pub name: String,
     pub counters: Counters,
     #[serde(skip)]
-    pub argmax: [ThreadId; 4],
+    pub argmax: [ThreadId; Counters::N],
     pub budget: Budget,
     #[serde(skip)]
     pub over_budget: Vec<OverBudget>,
+    /// The block totals' extremes over this kernel's launches (kept only where the puzzle
+    /// sets `block_budget` or `require`).
+    #[serde(skip)]
+    pub blocks: Option<crate::emu::result::BlockTotals>,
+    #[serde(skip)]
+    pub block_budget: BlockLimits,
+    #[serde(skip)]
+    pub require: BlockLimits,
+    #[serde(skip)]
+    pub block_overruns: Vec<BlockOverrun>,
 }
 
 /// One output buffer compared with the spec.
@@ -200,10 +288,22 @@ pub struct TestOutcome {
     /// Maximum per thread over the grid.
     pub counters: Counters,
     #[serde(skip)]
-    pub argmax: [ThreadId; 4],
+    pub argmax: [ThreadId; Counters::N],
     pub budget: Budget,
     #[serde(skip)]
     pub over_budget: Vec<OverBudget>,
+    /// Per counter, the largest and smallest block totals (over the kernels of a multi-launch
+    /// test), where the puzzle sets `block_budget` or `require`; `None` otherwise.
+    #[serde(skip)]
+    pub blocks: Option<crate::emu::result::BlockTotals>,
+    /// The puzzle's limits on a block's totals (the one kernel's; per kernel in `kernels`).
+    #[serde(skip)]
+    pub block_budget: BlockLimits,
+    #[serde(skip)]
+    pub require: BlockLimits,
+    /// Blocks over `block_budget` or under `require` (any fails the test).
+    #[serde(skip)]
+    pub block_overruns: Vec<BlockOverrun>,
     /// Multi-launch puzzles: each kernel's counters and budget, in order of first launch.
     #[serde(skip)]
     pub kernels: Vec<KernelUse>,

@@ -2,9 +2,10 @@
 //! not log (the hot path stays as it is): only when a counter is over its budget is the test's
 //! launches run again, on the emulator whatever executor graded them, with the accesses of the
 //! blocks of the threads that used the most kept (`emu::run_traced_blocks`), and each such
-//! thread's accesses counted per line (`trace::lines`).
+//! thread's accesses counted per line (`trace::lines`). A block over its `block_budget` gets
+//! the same, summed over the block's threads.
 
-use super::outcome::{KernelUse, OverBudget};
+use super::outcome::{BlockLimitKind, BlockOverrun, KernelUse, OverBudget};
 use crate::emu::result::Counters;
 use crate::emu::{self, Deadline, EmuOptions, LaunchConfig};
 use crate::ptx::Module;
@@ -45,6 +46,7 @@ pub(super) fn find_lines(
         let mine = kernels.iter_mut().find(|k| k.name == step.kernel);
         let blocks: Vec<[u32; 3]> = mine.as_ref().map_or_else(Vec::new, |k| {
             let mut b: Vec<[u32; 3]> = unfound(k).map(|o| o.thread.block).collect();
+            b.extend(unfound_blocks(k).map(|o| o.block));
             b.sort_unstable();
             b.dedup();
             b
@@ -83,6 +85,20 @@ pub(super) fn find_lines(
                     o.lines = found;
                 }
             }
+            let unfound = |o: &&mut BlockOverrun| {
+                o.limit_kind == BlockLimitKind::Budget && o.lines.is_empty()
+            };
+            for o in k.block_overruns.iter_mut().filter(unfound) {
+                let (Some(counter), Some(threads)) =
+                    (Counters::index(o.counter), trace.block(o.block))
+                else {
+                    continue;
+                };
+                let found = lines::per_line_of(&trace, learner, threads, counter);
+                if found.iter().map(|l| l.count).sum::<u64>() == o.used {
+                    o.lines = found;
+                }
+            }
         }
         let faulted = result.has_errors();
         Ok::<_, ()>(Launched {
@@ -90,6 +106,12 @@ pub(super) fn find_lines(
             faulted,
         })
     });
+}
+
+/// The blocks over their `block_budget` whose lines are still to be found.
+fn unfound_blocks(k: &KernelUse) -> impl Iterator<Item = &BlockOverrun> {
+    (k.block_overruns.iter())
+        .filter(|o| o.limit_kind == BlockLimitKind::Budget && o.lines.is_empty())
 }
 
 /// The counters over budget whose lines are still to be found.

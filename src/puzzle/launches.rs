@@ -11,7 +11,15 @@ use super::model::{
 use super::parse::{is_c_identifier, Ctx, MAX_BUFFER_LEN, TYPE_HELP};
 use super::schema::{RawKernel, RawLaunch, RawPuzzle, RawScratch};
 use crate::emu::value::ElemType;
-use crate::judge::outcome::Budget;
+use crate::judge::outcome::{BlockLimits, Budget};
+
+/// The top-level limits, which a `[[kernels]]` table without its own inherits.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TopLimits {
+    pub budget: Budget,
+    pub block_budget: BlockLimits,
+    pub require: BlockLimits,
+}
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::str::FromStr;
@@ -90,7 +98,7 @@ pub(super) fn parse_multi(
     raw: &RawPuzzle,
     spec_params: &[Param],
     tests: &[(Range<usize>, &str, &TestCase)],
-    top_budget: Budget,
+    top: TopLimits,
     defines: &[(String, Option<String>)],
     errs: &mut Vec<PuzzleError>,
 ) -> Option<MultiLaunch> {
@@ -98,7 +106,7 @@ pub(super) fn parse_multi(
     let scratch = scratch_decls(cx, raw, spec_params, errs);
     let mut kernels: Vec<(KernelDef, Vec<Option<ElemType>>)> = Vec::new();
     for (i, k) in raw.kernels.iter().enumerate() {
-        if let Some(def) = kernel_decl(cx, k, i, top_budget, &kernels, errs) {
+        if let Some(def) = kernel_decl(cx, k, i, top, &kernels, errs) {
             kernels.push(def);
         }
     }
@@ -489,7 +497,7 @@ fn kernel_decl(
     cx: &Ctx,
     k: &Spanned<RawKernel>,
     i: usize,
-    top_budget: Budget,
+    top: TopLimits,
     seen: &[(KernelDef, Vec<Option<ElemType>>)],
     errs: &mut Vec<PuzzleError>,
 ) -> Option<(KernelDef, Vec<Option<ElemType>>)> {
@@ -554,12 +562,16 @@ fn kernel_decl(
         });
         types.push(ty);
     }
-    let budget = raw.budget.as_ref().map_or(top_budget, |b| *b.get_ref());
+    let budget = raw.budget.as_ref().map_or(top.budget, |b| *b.get_ref());
+    let block_budget = (raw.block_budget.as_ref()).map_or(top.block_budget, |b| *b.get_ref());
+    let require = raw.require.as_ref().map_or(top.require, |b| *b.get_ref());
     Some((
         KernelDef {
             name: name.clone(),
             params,
             budget,
+            block_budget,
+            require,
         },
         types,
     ))

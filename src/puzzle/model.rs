@@ -5,7 +5,7 @@
 use super::error::PuzzleError;
 use super::random;
 use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
-use crate::judge::outcome::Budget;
+use crate::judge::outcome::{BlockLimits, Budget};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -77,6 +77,10 @@ pub struct Puzzle {
     pub mistakes: Vec<Mistake>,
     /// Per-thread maxima, checked on every test (not on `bench`).
     pub budget: Budget,
+    /// Maxima on a block's total of each counter (`block_budget`), judged on the worst block.
+    pub block_budget: BlockLimits,
+    /// Minima every block's total must reach (`require`): the access a lesson is about.
+    pub require: BlockLimits,
     pub tolerance: Tolerance,
     /// Fixed tests, in file order. The judge also runs each with random inputs.
     pub tests: Vec<TestCase>,
@@ -184,11 +188,13 @@ pub enum MistakeKind {
 
 impl MistakeKind {
     /// The counters and performance figures `over-budget:` takes.
-    pub const BUDGETED: [&'static str; 6] = [
+    pub const BUDGETED: [&'static str; 8] = [
         "global_reads",
         "global_writes",
         "shared_reads",
         "shared_writes",
+        "global_atomics",
+        "shared_atomics",
         "sectors_per_access",
         "bank_ways",
     ];
@@ -249,6 +255,9 @@ pub struct KernelDef {
     pub params: Vec<Param>,
     /// Its own `budget`, else the puzzle's.
     pub budget: Budget,
+    /// Its own `block_budget` and `require`, else the puzzle's.
+    pub block_budget: BlockLimits,
+    pub require: BlockLimits,
 }
 
 impl KernelDef {
@@ -290,6 +299,8 @@ pub struct Step<'a> {
     pub kernel: &'a str,
     pub params: &'a [Param],
     pub budget: Budget,
+    pub block_budget: BlockLimits,
+    pub require: BlockLimits,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: u32,
@@ -636,6 +647,8 @@ impl Puzzle {
                 kernel: &self.kernel,
                 params: &self.params,
                 budget: self.budget,
+                block_budget: self.block_budget,
+                require: self.require,
                 grid: test.grid,
                 block: test.block,
                 shared_bytes: test.shared_bytes,
@@ -651,6 +664,8 @@ impl Puzzle {
                     kernel: &k.name,
                     params: &k.params,
                     budget: k.budget,
+                    block_budget: k.block_budget,
+                    require: k.require,
                     grid: l.grid,
                     block: l.block,
                     shared_bytes: l.shared_bytes,

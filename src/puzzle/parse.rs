@@ -386,6 +386,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         .as_ref()
         .map(|b| *b.get_ref())
         .unwrap_or_default();
+    let block_budget = (raw.block_budget.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
+    let require = (raw.require.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
     let mut kernels = Vec::new();
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
@@ -400,9 +402,14 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
             all.push((s.clone(), "bench", t));
         }
         let params = resolve_params(&cx, &decls, &all, &mut errs);
+        let top = super::launches::TopLimits {
+            budget,
+            block_budget,
+            require,
+        };
         if multi && errs.is_empty() {
             let m =
-                super::launches::parse_multi(&cx, &raw, &params, &all, budget, &defines, &mut errs);
+                super::launches::parse_multi(&cx, &raw, &params, &all, top, &defines, &mut errs);
             if let Some(m) = m {
                 let unseen_test = unseen.as_mut().map(|(_, u)| &mut u.test);
                 let shaped = tests.iter_mut().map(|(_, _, t)| t).chain(unseen_test);
@@ -447,6 +454,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         hints: raw.hints.iter().map(|h| h.get_ref().clone()).collect(),
         mistakes,
         budget,
+        block_budget,
+        require,
         tolerance,
         tests: tests.into_iter().map(|(_, _, t)| t).collect(),
         bench: bench.map(|(_, t)| t),
@@ -2224,6 +2233,68 @@ scalars = { size = 100 }
 buffers.a = { len = 100, init = "arange" }
 buffers.out = { len = 100, output = true }
 "#;
+
+    #[test]
+    fn block_budget_and_require_limit_block_totals_and_name_a_bad_key() {
+        let text = GOOD.replace(
+            "budget = {",
+            "block_budget = { global_atomics = 1 }\nrequire = { shared_writes = 2 }\nbudget = { global_atomics = 3,",
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.block_budget.global_atomics, Some(1));
+        assert_eq!(p.block_budget.global_reads, None);
+        assert_eq!(p.require.shared_writes, Some(2));
+        assert!(p.require.any() && p.block_budget.any());
+        assert_eq!(p.budget.global_atomics, Some(3));
+        // The steps carry them to the judge.
+        let step = &p.steps(&p.tests[0])[0];
+        assert_eq!(
+            (step.block_budget, step.require),
+            (p.block_budget, p.require)
+        );
+        // Without them: no limit at all.
+        let plain = parse(GOOD).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plain.block_budget.any() && !plain.require.any());
+        // A misspelt counter, a perf figure (a block has none) and a negative count.
+        let text = GOOD.replace("budget =", "require = { shared_write = 1 }\nbudget =");
+        let inv = one_error(
+            &text,
+            line_with(&text, "shared_write", 0),
+            "require.shared_write",
+        );
+        assert!(
+            inv.problem.ends_with("did you mean `shared_writes`?"),
+            "{inv}"
+        );
+        let text = GOOD.replace("budget =", "block_budget = { bank_ways = 1 }\nbudget =");
+        let at = line_with(&text, "bank_ways", 0);
+        one_error(&text, at, "block_budget.bank_ways");
+        let text = GOOD.replace("budget =", "block_budget = { global_reads = -2 }\nbudget =");
+        let at = line_with(&text, "-2", 0);
+        let inv = one_error(&text, at, "block_budget.global_reads");
+        assert!(inv.problem.contains("whole number"), "{inv}");
+    }
+
+    #[test]
+    fn a_kernel_sets_its_own_block_limits_or_takes_the_top_level_ones() {
+        let text = MULTI
+            .replace(
+                "hints = [\"one\", \"two\", \"three\"]",
+                "hints = [\"one\", \"two\", \"three\"]\nrequire = { global_reads = 1 }",
+            )
+            .replace(
+                "budget = { global_reads = 1, sectors_per_access = 4 }",
+                "budget = { global_reads = 1, sectors_per_access = 4 }\nrequire = { shared_writes = 1 }\nblock_budget = { global_atomics = 0 }",
+            );
+        let p = parse_multi(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.kernels[0].require.shared_writes, Some(1));
+        assert_eq!(p.kernels[0].require.global_reads, None);
+        assert_eq!(p.kernels[0].block_budget.global_atomics, Some(0));
+        assert_eq!(p.kernels[1].require.global_reads, Some(1));
+        assert!(!p.kernels[1].block_budget.any());
+        let steps = p.steps(&p.tests[0]);
+        assert_eq!(steps[1].require.global_reads, Some(1));
+    }
 
     fn parse_multi(text: &str) -> Result<Puzzle, PuzzleError> {
         parse_puzzle(text, Path::new("puzzles/21_multi_block_scan.toml")).map(|p| p.puzzle)

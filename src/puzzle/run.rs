@@ -91,6 +91,8 @@ mod tests {
             kernel,
             params,
             budget: Budget::default(),
+            block_budget: Default::default(),
+            require: Default::default(),
             grid: [1, 1, 1],
             block: [1, 1, 1],
             shared_bytes: 0,

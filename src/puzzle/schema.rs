@@ -3,7 +3,7 @@
 //! everywhere, so a misspelt key is an error, not a silently ignored setting.
 //! CONTRIBUTING.md documents these fields one by one; keep the two in step.
 
-use crate::judge::outcome::Budget;
+use crate::judge::outcome::{BlockLimits, Budget};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -44,6 +44,12 @@ pub(super) struct RawPuzzle {
     pub mistakes: Vec<Spanned<RawMistake>>,
     #[serde(default)]
     pub budget: Option<Spanned<Budget>>,
+    /// Maxima on a block's total (over its threads) of each counter.
+    #[serde(default)]
+    pub block_budget: Option<Spanned<BlockLimits>>,
+    /// Minima every block's total must reach: the memory space a lesson is about.
+    #[serde(default)]
+    pub require: Option<Spanned<BlockLimits>>,
     #[serde(default)]
     pub tolerance: Option<Spanned<RawTolerance>>,
     /// `[[test]]` tables. Optional here so that a file without any gets a helpful message.
@@ -181,6 +187,11 @@ pub(super) struct RawKernel {
     /// This kernel's limits; the top-level `budget` when absent.
     #[serde(default)]
     pub budget: Option<Spanned<Budget>>,
+    /// This kernel's `block_budget` and `require`; the top-level ones when absent.
+    #[serde(default)]
+    pub block_budget: Option<Spanned<BlockLimits>>,
+    #[serde(default)]
+    pub require: Option<Spanned<BlockLimits>>,
 }
 
 /// One `[[launch]]` table. Dimensions are numbers or expressions (strings) over the test's

@@ -1,7 +1,7 @@
 //! Text for browsing the pack: `gpuzzle list` (progress) and `gpuzzle show` (one puzzle, with a
 //! picture of its launch shape).
 
-use crate::judge::outcome::{Budget, PerfKind};
+use crate::judge::outcome::{BlockLimits, Budget, PerfKind};
 use crate::puzzle::{Puzzle, Status};
 use colored::Colorize;
 use std::fmt::Write;
@@ -112,6 +112,22 @@ fn budget_lines(out: &mut String, b: &Budget, indent: &str) {
     }
 }
 
+/// The limits on a block's totals: `global atomics     at most 1 per block (all its threads)`,
+/// `shared writes      at least 1 in every block`.
+fn block_lines(out: &mut String, (most, least): (&BlockLimits, &BlockLimits), indent: &str) {
+    for (i, n) in crate::report::counters::LABELS.iter().enumerate() {
+        if let Some(v) = most.get(i) {
+            let _ = writeln!(
+                out,
+                "{indent}{n:<18} at most {v} per block (all its threads)"
+            );
+        }
+        if let Some(v) = least.get(i) {
+            let _ = writeln!(out, "{indent}{n:<18} at least {v} in every block");
+        }
+    }
+}
+
 /// `gpuzzle show`: description, kernels, budget, tests with their launches; with `spec`, the
 /// reference too.
 pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
@@ -151,14 +167,16 @@ pub fn show(p: &Puzzle, file: &str, spec: bool) -> String {
                 format!("Budget of {} (max per thread)", k.name).bold()
             );
             budget_lines(&mut out, &k.budget, "  ");
+            block_lines(&mut out, (&k.block_budget, &k.require), "  ");
         }
     } else {
         let _ = writeln!(
             out,
             "\n{}",
-            "Budget (memory: max per thread; perf: worst instruction)".bold()
+            "Budget (memory: max per thread; perf: worst line)".bold()
         );
         budget_lines(&mut out, &p.budget, "  ");
+        block_lines(&mut out, (&p.block_budget, &p.require), "  ");
     }
     for t in &p.tests {
         let _ = writeln!(out, "\n{} {}", "Test".bold(), t.name);

@@ -2,7 +2,10 @@
 //! table with one line per puzzle, JSON for scripts, JUnit XML for CI dashboards.
 
 use super::{json as pieces, layout, number, puzzle, reason, snippet};
-use crate::judge::outcome::{OutputCompare, PuzzleOutcome, TestOutcome};
+use crate::emu::result::BlockTotals;
+use crate::judge::outcome::{
+    BlockLimitKind, BlockLimits, OutputCompare, PuzzleOutcome, TestOutcome,
+};
 use crate::puzzle::Puzzle;
 use colored::Colorize;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -176,8 +179,10 @@ fn puzzle_json(o: &PuzzleOutcome) -> Value {
 }
 
 /// One test; `"error"` is added only when something stopped the test, `"kernels"` in a
-/// multi-launch puzzle, `"perf"` where a perf figure is budgeted, and `"over_budget"` (see
-/// `json::over_budget`) where something went over budget.
+/// multi-launch puzzle, `"perf"` where a perf figure is budgeted, `"over_budget"` (see
+/// `json::over_budget`) where something went over budget, `"block_budget"`, `"require"` and
+/// `"block_totals"` where the puzzle limits a block's totals, and `"over_block_budget"` and
+/// `"under_require"` (see `json::block_overrun`) where a block broke those limits.
 fn test_json(t: &TestOutcome) -> Value {
     let outputs: Map<String, Value> = t
         .outputs
@@ -205,11 +210,15 @@ fn test_json(t: &TestOutcome) -> Value {
                 .kernels
                 .iter()
                 .map(|k| {
-                    json!({
+                    let mut v = json!({
                         "kernel": k.name,
                         "counters": pieces::counters(&k.counters),
                         "budget": pieces::budget(&k.budget),
-                    })
+                    });
+                    if let Some(map) = v.as_object_mut() {
+                        block_keys(map, (&k.block_budget, &k.require), k.blocks.as_ref());
+                    }
+                    v
                 })
                 .collect::<Vec<_>>();
             map.insert("kernels".into(), Value::Array(kernels));
@@ -222,8 +231,42 @@ fn test_json(t: &TestOutcome) -> Value {
             let over = t.over_budget.iter().map(pieces::over_budget);
             map.insert("over_budget".into(), Value::Array(over.collect()));
         }
+        block_keys(map, (&t.block_budget, &t.require), t.blocks.as_ref());
+        let broke = |kind| {
+            (t.block_overruns.iter())
+                .filter(move |o| o.limit_kind == kind)
+                .map(pieces::block_overrun)
+                .collect::<Vec<_>>()
+        };
+        for (key, kind) in [
+            ("over_block_budget", BlockLimitKind::Budget),
+            ("under_require", BlockLimitKind::Require),
+        ] {
+            let list = broke(kind);
+            if !list.is_empty() {
+                map.insert(key.into(), Value::Array(list));
+            }
+        }
     }
     v
+}
+
+/// `"block_budget"` and `"require"` where set, with `"block_totals"` (the most and the least
+/// of any block) beside them: absent from a puzzle that limits no block total.
+fn block_keys(
+    map: &mut Map<String, Value>,
+    (budget, require): (&BlockLimits, &BlockLimits),
+    blocks: Option<&BlockTotals>,
+) {
+    if budget.any() {
+        map.insert("block_budget".into(), pieces::block_limits(budget));
+    }
+    if require.any() {
+        map.insert("require".into(), pieces::block_limits(require));
+    }
+    if let (true, Some(b)) = (budget.any() || require.any(), blocks) {
+        map.insert("block_totals".into(), pieces::block_totals(b));
+    }
 }
 
 fn output_json(c: &OutputCompare) -> Value {
@@ -561,7 +604,8 @@ mod tests {
         assert!(t["outputs"]["out"]["got"][2].is_f64());
         assert_eq!(
             t["counters"],
-            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0})
+            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0,
+                   "global_atomics": 0, "shared_atomics": 0})
         );
         assert_eq!(t["budget"], json!({"global_reads": 1}));
         assert_eq!(t["diagnostics"][0]["kind"], json!("shared-race"));
@@ -626,6 +670,99 @@ mod tests {
         );
         // A test within budget keeps its exact shape.
         assert!(v["puzzles"][0]["tests"][1].get("over_budget").is_none());
+    }
+
+    #[test]
+    fn json_adds_block_limits_totals_and_the_blocks_that_broke_them() {
+        use crate::emu::result::{BlockTotals, Counters};
+        use crate::judge::outcome::{BlockLimitKind, BlockOverrun, LineUse};
+        let mut o = pass(30, "dot-atomic");
+        o.passed = false;
+        for t in &mut o.tests {
+            t.block_budget.global_atomics = Some(1);
+            t.require.shared_writes = Some(1);
+            t.blocks = Some(BlockTotals {
+                least: Counters::default(),
+                ..BlockTotals::of_block(
+                    [1, 0, 0],
+                    &Counters {
+                        global_atomics: 16,
+                        ..Counters::default()
+                    },
+                )
+            });
+        }
+        let t = &mut o.tests[0];
+        t.passed = false;
+        t.block_overruns = vec![
+            BlockOverrun {
+                limit_kind: BlockLimitKind::Budget,
+                counter: "global_atomics",
+                used: 16,
+                limit: 1,
+                block: [1, 0, 0],
+                kernel: None,
+                lines: vec![LineUse {
+                    file: Some("puzzles/30_dot_atomic.cu".into()),
+                    line: Some(6),
+                    count: 16,
+                    ..LineUse::default()
+                }],
+            },
+            BlockOverrun {
+                limit_kind: BlockLimitKind::Require,
+                counter: "shared_writes",
+                used: 0,
+                limit: 1,
+                block: [0, 0, 0],
+                kernel: None,
+                lines: Vec::new(),
+            },
+        ];
+        // The table's reason names the first: what was counted, the limit, the block.
+        assert_eq!(
+            reason::test(&o.tests[0]),
+            "over block budget: global atomics 16 > 1 in block 1"
+        );
+        let v = json(&[o]);
+        let t = &v["puzzles"][0]["tests"][0];
+        let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "block",
+                "block_budget",
+                "block_totals",
+                "budget",
+                "counters",
+                "diagnostics",
+                "grid",
+                "name",
+                "outputs",
+                "over_block_budget",
+                "passed",
+                "random",
+                "require",
+                "under_require",
+            ]
+        );
+        assert_eq!(t["block_budget"], json!({"global_atomics": 1}));
+        assert_eq!(t["require"], json!({"shared_writes": 1}));
+        assert_eq!(t["block_totals"]["most"]["global_atomics"], 16);
+        assert_eq!(t["block_totals"]["least"]["global_atomics"], 0);
+        assert_eq!(
+            t["over_block_budget"],
+            json!([{"counter": "global_atomics", "used": 16, "budget": 1, "block": [1, 0, 0],
+                    "lines": [{"file": "puzzles/30_dot_atomic.cu", "line": 6, "count": 16}]}])
+        );
+        assert_eq!(
+            t["under_require"],
+            json!([{"counter": "shared_writes", "used": 0, "require": 1, "block": [0, 0, 0]}])
+        );
+        // A test that broke nothing has the limits and totals, and no list.
+        let other = &v["puzzles"][0]["tests"][1];
+        assert!(other.get("over_block_budget").is_none() && other.get("under_require").is_none());
+        assert!(other.get("block_totals").is_some());
     }
 
     #[test]

@@ -2,17 +2,27 @@
 //! maxima beside grid totals (`exec`).
 
 use super::layout;
-use crate::emu::result::{CounterSummary, Counters};
-use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind, TestOutcome};
+use crate::emu::result::{BlockTotals, CounterSummary, Counters};
+use crate::judge::outcome::{
+    BlockLimits, BlockOverrun, Budget, OverBudget, PerfFigure, PerfKind, TestOutcome,
+};
 use colored::Colorize;
 
 /// The counters in `Counters::NAMES` order, as a learner reads them.
-pub(crate) const LABELS: [&str; 4] = [
+pub(crate) const LABELS: [&str; Counters::N] = [
     "global reads",
     "global writes",
     "shared reads",
     "shared writes",
+    "global atomics",
+    "shared atomics",
 ];
+
+/// Whether a table shows counter `i`: the four access counters always, the atomics where a
+/// kernel made one or a limit names them (most kernels make none).
+fn shown(i: usize, used: u64, limited: bool) -> bool {
+    i < 4 || used > 0 || limited
+}
 
 /// `max per thread` and `total` for one launch.
 pub(crate) fn exec_table(c: &CounterSummary) -> String {
@@ -21,6 +31,9 @@ pub(crate) fn exec_table(c: &CounterSummary) -> String {
         "memory", "max per thread", "total"
     )];
     for (i, label) in LABELS.iter().enumerate() {
+        if !shown(i, c.total.get(i), false) {
+            continue;
+        }
         lines.push(format!(
             "  {label:<14}{:>16}{:>12}",
             c.max_per_thread.get(i),
@@ -34,7 +47,7 @@ pub(crate) fn exec_table(c: &CounterSummary) -> String {
 pub(crate) fn max_over(tests: &[TestOutcome]) -> Counters {
     let mut max = Counters::default();
     for t in tests {
-        for i in 0..4 {
+        for i in 0..Counters::N {
             *max.get_mut(i) = max.get(i).max(t.counters.get(i));
         }
     }
@@ -48,6 +61,10 @@ struct Use<'a> {
     budget: &'a Budget,
     over: &'a [OverBudget],
     perf: Vec<&'a PerfFigure>,
+    blocks: Option<&'a BlockTotals>,
+    block_budget: &'a BlockLimits,
+    require: &'a BlockLimits,
+    block_over: &'a [BlockOverrun],
 }
 
 /// The memory table(s): one for a single-kernel puzzle, one per kernel otherwise, each with
@@ -70,6 +87,10 @@ pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
                 budget: &t.budget,
                 over: &t.over_budget,
                 perf: t.perf.iter().collect(),
+                blocks: t.blocks.as_ref(),
+                block_budget: &t.block_budget,
+                require: &t.require,
+                block_over: &t.block_overruns,
             })
             .collect();
         let title = if several {
@@ -90,6 +111,10 @@ pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
                         budget: &k.budget,
                         over: &k.over_budget,
                         perf: t.perf.iter().filter(|p| p.kernel == *name).collect(),
+                        blocks: k.blocks.as_ref(),
+                        block_budget: &k.block_budget,
+                        require: &k.require,
+                        block_over: &k.block_overruns,
                     })
                 })
                 .collect();
@@ -108,17 +133,18 @@ pub(crate) fn budget_table(tests: &[TestOutcome]) -> String {
 fn table(title: &str, uses: &[Use]) -> String {
     let mut max = Counters::default();
     for u in uses {
-        for i in 0..4 {
+        for i in 0..Counters::N {
             *max.get_mut(i) = max.get(i).max(u.counters.get(i));
         }
     }
     let col = title.chars().count().max(22);
     let mut lines = vec![format!("{title:<col$}{:>6}{:>9}", "used", "budget")];
     for (i, label) in LABELS.iter().enumerate() {
-        let budget = uses
-            .iter()
-            .find_map(|u| u.budget.get(i))
-            .map_or("-".to_string(), |b| b.to_string());
+        let limit = uses.iter().find_map(|u| u.budget.get(i));
+        if !shown(i, max.get(i), limit.is_some()) {
+            continue;
+        }
+        let budget = limit.map_or("-".to_string(), |b| b.to_string());
         let row = format!("  {label:<w$}{:>6}{budget:>9}", max.get(i), w = col - 2);
         let worst = first_max(
             uses.iter()
@@ -169,7 +195,51 @@ fn table(title: &str, uses: &[Use]) -> String {
             format!("{row}   {}", at.dimmed())
         });
     }
+    lines.extend(block_rows(uses, col));
     lines.join("\n")
+}
+
+/// Under the per-thread rows, where the puzzle limits a block's totals: per limited counter,
+/// the most and the least of any block (over the tests), the limit (`at most 1`, `at least 1`),
+/// and in red the block that broke it.
+fn block_rows(uses: &[Use], col: usize) -> Vec<String> {
+    let limited = |i: usize| {
+        (uses.iter()).any(|u| u.block_budget.get(i).is_some() || u.require.get(i).is_some())
+    };
+    if !(0..Counters::N).any(limited) {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "{:<col$}{:>6}{:>7}  {}",
+        "block totals (all its threads)", "most", "least", "limit"
+    )];
+    for (i, label) in LABELS.iter().enumerate().filter(|&(i, _)| limited(i)) {
+        let blocks = || uses.iter().filter_map(|u| u.blocks);
+        let most = blocks().map(|b| b.most.get(i)).max();
+        let least = blocks().map(|b| b.least.get(i)).min();
+        let show = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+        let mut limit = Vec::new();
+        if let Some(max) = uses.iter().find_map(|u| u.block_budget.get(i)) {
+            limit.push(format!("at most {max}"));
+        }
+        if let Some(min) = uses.iter().find_map(|u| u.require.get(i)) {
+            limit.push(format!("at least {min}"));
+        }
+        let row = format!(
+            "  {label:<w$}{:>6}{:>7}  {}",
+            show(most),
+            show(least),
+            limit.join(", "),
+            w = col - 2
+        );
+        let broke =
+            (uses.iter().flat_map(|u| u.block_over)).find(|o| o.counter == Counters::NAMES[i]);
+        lines.push(match broke {
+            Some(o) => format!("{}   {}", row.red().bold(), layout::block_name(o.block)),
+            None => row,
+        });
+    }
+    lines
 }
 
 /// The overrun with the largest figure, the first of equals (the earliest test): the one the
@@ -266,10 +336,15 @@ pub(crate) mod tests {
                 global_writes: c[1],
                 shared_reads: c[2],
                 shared_writes: c[3],
+                ..Counters::default()
             },
-            argmax: [ThreadId::default(); 4],
+            argmax: [ThreadId::default(); Counters::N],
             budget: Budget::default(),
             over_budget: vec![],
+            blocks: None,
+            block_budget: BlockLimits::default(),
+            require: BlockLimits::default(),
+            block_overruns: vec![],
             kernels: vec![],
             perf: vec![],
             diagnostics: vec![],
@@ -372,12 +447,16 @@ pub(crate) mod tests {
                 global_reads: reads,
                 ..Counters::default()
             },
-            argmax: [ThreadId::default(); 4],
+            argmax: [ThreadId::default(); Counters::N],
             budget: Budget {
                 global_reads: budget,
                 ..Budget::default()
             },
             over_budget: vec![],
+            blocks: None,
+            block_budget: BlockLimits::default(),
+            require: BlockLimits::default(),
+            block_overruns: vec![],
         };
         t.kernels = vec![
             kernel("scan_blocks", 1, Some(1)),

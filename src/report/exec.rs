@@ -340,8 +340,8 @@ mod tests {
         );
         assert_eq!(v["diagnostics"][1]["file"], Value::Null);
         assert_eq!(v["diagnostics"][1]["line"], Value::Null);
-        let c =
-            json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0});
+        let c = json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0,
+                       "global_atomics": 0, "shared_atomics": 0});
         assert_eq!(v["counters"]["max_per_thread"], c);
         assert_eq!(v["counters"]["total"]["global_reads"], json!(8));
         // And it serializes (a NaN must not make serde_json fail).

@@ -179,6 +179,35 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
             );
             add(error(None, "over budget", message), test, None);
         }
+        // A block limit broken: over `block_budget` at the line that made most of the
+        // accesses (the puzzle file's level when none was found); under `require`, no line
+        // made the access.
+        for b in &t.block_overruns {
+            let what = b.counter.replace('_', " ");
+            let (title, message, line) = match b.limit_kind {
+                crate::judge::outcome::BlockLimitKind::Budget => (
+                    "over the block budget",
+                    format!(
+                        "{} {what} in block {} (all its threads) where the block budget allows {}",
+                        b.used,
+                        layout::coord(b.block),
+                        b.limit
+                    ),
+                    (b.lines.iter()).max_by_key(|l| l.count).and_then(|l| l.line),
+                ),
+                crate::judge::outcome::BlockLimitKind::Require => (
+                    "required access missing",
+                    format!(
+                        "{} {what} in block {} where the puzzle requires at least {} in every block: its lesson needs that access",
+                        b.used,
+                        layout::coord(b.block),
+                        b.limit
+                    ),
+                    None,
+                ),
+            };
+            add(error(line, title, message), test, None);
+        }
         for p in t.perf.iter().filter(|p| p.over()) {
             let message = format!(
                 "{} {:.1} at this line where the budget allows {}",
@@ -302,7 +331,15 @@ pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
                 .iter()
                 .filter(|p| p.over())
                 .map(|p| p.kind.label().to_string());
-            for name in counters.chain(perf) {
+            let blocks = (t.block_overruns.iter()).map(|b| match b.limit_kind {
+                crate::judge::outcome::BlockLimitKind::Budget => {
+                    format!("{} per block", b.counter.replace('_', " "))
+                }
+                crate::judge::outcome::BlockLimitKind::Require => {
+                    format!("required {}", b.counter.replace('_', " "))
+                }
+            });
+            for name in counters.chain(perf).chain(blocks) {
                 if !over.contains(&name) {
                     over.push(name);
                 }

@@ -2,8 +2,11 @@
 //! than derived: scripts outside this repository rely on these exact keys, so the shape lives
 //! here in one place and does not move when a shared type gains a field.
 
-use crate::emu::result::{Counters, Diagnostic};
-use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind};
+use crate::emu::result::{BlockTotals, Counters, Diagnostic};
+use crate::judge::outcome::{
+    BlockLimitKind, BlockLimits, BlockOverrun, Budget, OverBudget, PerfFigure, PerfKind,
+};
+
 use serde_json::{json, Map, Value};
 
 /// `{"kind", "severity", "message", "file", "line", "block", "thread"}`; file and line may be null.
@@ -72,8 +75,54 @@ pub(crate) fn budget(b: &Budget) -> Value {
     Value::Object(map)
 }
 
+/// Only the limits set, under the same keys as `counters` (a `block_budget` or `require`).
+pub(crate) fn block_limits(b: &BlockLimits) -> Value {
+    let map: Map<String, Value> = Counters::NAMES
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| b.get(i).map(|v| (name.to_string(), Value::from(v))))
+        .collect();
+    Value::Object(map)
+}
+
+/// `{"most": counters, "least": counters}`: the largest and smallest block totals.
+pub(crate) fn block_totals(b: &BlockTotals) -> Value {
+    json!({"most": counters(&b.most), "least": counters(&b.least)})
+}
+
+/// A block over its `block_budget`, shaped as `over_budget`'s entries: `{"counter", "used",
+/// "budget", "block", "lines"}` (no `"thread"`: the figure is the block's threads together),
+/// plus `"kernel"` in a multi-launch puzzle. A block under `require`: `{"counter", "used",
+/// "require", "block"}` (and `"kernel"`).
+pub(crate) fn block_overrun(o: &BlockOverrun) -> Value {
+    let mut v = match o.limit_kind {
+        BlockLimitKind::Budget => {
+            let lines: Vec<Value> = (o.lines.iter())
+                .map(|l| json!({"file": l.file, "line": l.line, "count": l.count}))
+                .collect();
+            json!({
+                "counter": o.counter,
+                "used": o.used,
+                "budget": o.limit,
+                "block": o.block,
+                "lines": lines,
+            })
+        }
+        BlockLimitKind::Require => json!({
+            "counter": o.counter,
+            "used": o.used,
+            "require": o.limit,
+            "block": o.block,
+        }),
+    };
+    if let (Some(k), Some(map)) = (&o.kernel, v.as_object_mut()) {
+        map.insert("kernel".into(), Value::from(k.as_str()));
+    }
+    v
+}
+
 /// `{"kind", "kernel", "value", "budget", "file", "line", "accesses"}`: one measured figure,
-/// its worst instruction.
+/// its worst line.
 pub(crate) fn perf(p: &PerfFigure) -> Value {
     json!({
         "kind": p.kind.key(),
@@ -152,10 +201,13 @@ mod tests {
             global_writes: 2,
             shared_reads: 3,
             shared_writes: 4,
+            global_atomics: 5,
+            shared_atomics: 0,
         };
         assert_eq!(
             counters(&c),
-            json!({"global_reads": 1, "global_writes": 2, "shared_reads": 3, "shared_writes": 4})
+            json!({"global_reads": 1, "global_writes": 2, "shared_reads": 3, "shared_writes": 4,
+                   "global_atomics": 5, "shared_atomics": 0})
         );
     }
 }

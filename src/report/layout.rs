@@ -30,6 +30,11 @@ pub(crate) fn who(block: [u32; 3], thread: [u32; 3]) -> String {
     format!("thread {} of block {}", coord(thread), coord(block))
 }
 
+/// `block 3` (or `block (1,0,0)` in 2D/3D), as `who` names blocks.
+pub(crate) fn block_name(block: [u32; 3]) -> String {
+    format!("block {}", coord(block))
+}
+
 fn join(xs: &[u32], sep: &str) -> String {
     xs.iter().map(u32::to_string).collect::<Vec<_>>().join(sep)
 }

@@ -5,7 +5,7 @@
 
 use super::{counters, diff, layout, snippet};
 use crate::emu::result::Diagnostic;
-use crate::judge::outcome::{PerfFigure, PerfKind, PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{BlockLimitKind, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome};
 use colored::Colorize;
 
 /// Distinct diagnostics shown in full; more are counted.
@@ -96,6 +96,7 @@ pub fn text_with(
             sections.push(layout::indent(&counters::budget_table(&o.tests), "  "));
         }
         sections.extend(overrun_lines(o, source));
+        sections.extend(block_lines(&o.tests, &o.file, source));
         sections.extend(only_budget_note(&o.tests));
         sections.extend(stuck(o.id, &hints));
     }
@@ -168,6 +169,7 @@ pub(crate) fn test_detail(t: &TestOutcome, file: &str) -> String {
             .into_iter()
             .filter_map(|over| snippet::overrun(over, counter_label(over.counter), file, None)),
     );
+    parts.extend(block_lines(one, file, None));
     parts.join("\n\n")
 }
 
@@ -412,6 +414,48 @@ fn overrun_lines(o: &PuzzleOutcome, source: Option<&str>) -> Vec<String> {
             Some(layout::indent(&text, "  "))
         })
         .collect()
+}
+
+/// Each block limit broken (the first test's of each kernel, counter and kind): a block over
+/// its `block_budget` drawn over the lines its threads made the accesses at; a block under
+/// `require` said in words, since the lesson's access is what is missing.
+fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<String> {
+    let mut said: Vec<(&Option<String>, &str, BlockLimitKind)> = Vec::new();
+    let mut out = Vec::new();
+    for o in tests.iter().flat_map(|t| &t.block_overruns) {
+        let key = (&o.kernel, o.counter, o.limit_kind);
+        if said.contains(&key) {
+            continue;
+        }
+        said.push(key);
+        let label = counter_label(o.counter);
+        let kernel = (o.kernel.as_ref()).map_or(String::new(), |k| format!(" in `{k}`"));
+        let block = layout::block_name(o.block);
+        let text = match o.limit_kind {
+            BlockLimitKind::Budget => snippet::block_overrun(o, label, file, source)
+                .map(|t| layout::indent(&t, "  "))
+                .unwrap_or_else(|| {
+                    format!(
+                        "  The threads of {block}{kernel} made {} {label} in all, where the block budget allows {}.",
+                        o.used, o.limit
+                    )
+                }),
+            BlockLimitKind::Require => format!(
+                "  {}{kernel} made {} {label} in all, where this puzzle requires at least {} in every block: its lesson needs that access, so a kernel that does without it does not pass, even with the right output.",
+                capitalised(&block),
+                o.used,
+                o.limit
+            ),
+        };
+        out.push(text);
+    }
+    out
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 /// A perf budget overrun in words: the figure, the line, and what usually fixes it.

@@ -3,7 +3,7 @@
 
 use super::counters::LABELS;
 use crate::emu::result::{Diagnostic, Severity};
-use crate::judge::outcome::{PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{BlockLimitKind, PuzzleOutcome, TestOutcome};
 
 /// How `compile::messages` ends an error it moved to the end of the line that needs the fix.
 const END_OF_LINE: &str = " at the end of this line";
@@ -64,6 +64,7 @@ pub(crate) fn test(t: &TestOutcome) -> String {
         differs(t),
         diagnosed(t),
         over_budget(t),
+        block_limit(t),
         super::also::reason(t),
     ]
     .into_iter()
@@ -114,6 +115,21 @@ fn over_budget(t: &TestOutcome) -> Option<String> {
         .position(|&n| n == o.counter)
         .map_or(o.counter, |i| LABELS[i]);
     Some(format!("over budget: {label} {} > {}", o.used, o.budget))
+}
+
+/// The first block limit broken: `over block budget: global atomics 64 > 1 in block 0`, or
+/// `requires shared writes: 0 < 1 in block 0`.
+fn block_limit(t: &TestOutcome) -> Option<String> {
+    let o = t.block_overruns.first()?;
+    let label = crate::emu::result::Counters::index(o.counter).map_or(o.counter, |i| LABELS[i]);
+    let block = super::layout::block_name(o.block);
+    Some(match o.limit_kind {
+        BlockLimitKind::Budget => format!(
+            "over block budget: {label} {} > {} in {block}",
+            o.used, o.limit
+        ),
+        BlockLimitKind::Require => format!("requires {label}: {} < {} in {block}", o.used, o.limit),
+    })
 }
 
 /// `puzzles/09_pooling.cu` → `09_pooling.cu`: the table has little room.

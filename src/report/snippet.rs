@@ -212,9 +212,6 @@ pub(crate) fn overrun(
     source_name: &str,
     source: Option<&str>,
 ) -> Option<String> {
-    if o.lines.is_empty() {
-        return None;
-    }
     let who = layout::who(o.thread.block, o.thread.thread);
     let kernel = o
         .kernel
@@ -224,11 +221,46 @@ pub(crate) fn overrun(
         "{kernel}{who} made {} {label} where the budget allows {}",
         o.used, o.budget
     );
-    let write = label.ends_with("writes");
+    lines_over_source(&title, &o.lines, label, source_name, source)
+}
+
+/// A block over its `block_budget`, drawn like `overrun`: the lines where the block's threads
+/// together made the counted accesses.
+pub(crate) fn block_overrun(
+    o: &crate::judge::outcome::BlockOverrun,
+    label: &str,
+    source_name: &str,
+    source: Option<&str>,
+) -> Option<String> {
+    let kernel = o
+        .kernel
+        .as_ref()
+        .map_or(String::new(), |k| format!("in `{k}`, "));
+    let title = format!(
+        "{kernel}the threads of {} made {} {label} in all where the block budget allows {}",
+        layout::block_name(o.block),
+        o.used,
+        o.limit
+    );
+    lines_over_source(&title, &o.lines, label, source_name, source)
+}
+
+/// `title` over the source, each of `lines` marked with its count of `label`'s accesses.
+fn lines_over_source(
+    title: &str,
+    lines: &[LineUse],
+    label: &str,
+    source_name: &str,
+    source: Option<&str>,
+) -> Option<String> {
+    if lines.is_empty() {
+        return None;
+    }
+    let title = title.to_string();
     let mut marks = Vec::new();
     let mut notes = Vec::new();
-    for l in &o.lines {
-        let text = line_use(l, write);
+    for l in lines {
+        let text = line_use_of(l, label);
         let ours = l
             .file
             .as_deref()
@@ -263,13 +295,30 @@ pub(crate) fn overrun(
     Some(renderer().render(&[group]).trim_end().to_string())
 }
 
+/// `line_use` in the words of a counter's label (`global writes`, `shared atomics`).
+fn line_use_of(l: &LineUse, label: &str) -> String {
+    if label.ends_with("atomics") {
+        line_use_words(l, ("atomic", "atomics", "on"))
+    } else if label.ends_with("writes") {
+        line_use(l, true)
+    } else {
+        line_use(l, false)
+    }
+}
+
 /// `2 reads: a[3], a[4]`, `10 writes to out[0]`, `20 reads: a[0], b[0], a[1], b[3] and 16 more`.
 pub(crate) fn line_use(l: &LineUse, write: bool) -> String {
-    let (one, many, of) = if write {
-        ("write", "writes", "to")
-    } else {
-        ("read", "reads", "of")
-    };
+    line_use_words(
+        l,
+        if write {
+            ("write", "writes", "to")
+        } else {
+            ("read", "reads", "of")
+        },
+    )
+}
+
+fn line_use_words(l: &LineUse, (one, many, of): (&str, &str, &str)) -> String {
     let n = layout::count(l.count as usize, one, many);
     match l.cells.as_slice() {
         [] => n,

@@ -1,5 +1,5 @@
 //! What fixes a performance figure over budget, read from the learner's source at the worst
-//! instruction's line: for bank conflicts, the shared array's real row width (a `[32][34]` tile
+//! line (the figures count a warp's accesses per source line, `emu::perf`): for bank conflicts, the shared array's real row width (a `[32][34]` tile
 //! conflicts 2 ways, since 34 and 32 share the factor 2: an odd width fixes it); for sectors,
 //! the index along which a warp's lanes step.
 

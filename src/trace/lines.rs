@@ -2,7 +2,7 @@
 //! from (`judge::overrun`). Counted exactly as the emulator's counters count: a vector access
 //! as one per element it moves, an atomic as one read and one write.
 
-use super::events::{LaunchTrace, Space, ThreadEvents};
+use super::events::{EventKind, LaunchTrace, Space, ThreadEvents};
 use crate::judge::outcome::LineUse;
 use crate::ptx::ir::Op;
 use crate::ptx::Module;
@@ -11,29 +11,40 @@ use crate::ptx::Module;
 pub const MAX_CELLS: usize = 4;
 
 /// What `counter` (an index into `Counters::NAMES`: global reads, global writes, shared
-/// reads, shared writes) counted of `thread`'s accesses, per source line, in file and line
-/// order. The counts add up to the thread's figure for that counter when its log is complete.
+/// reads, shared writes, global atomics, shared atomics) counted of `thread`'s accesses, per
+/// source line, in file and line order. The counts add up to the thread's figure for that
+/// counter when its log is complete.
 pub fn per_line(
     trace: &LaunchTrace,
     module: &Module,
     thread: &ThreadEvents,
     counter: usize,
 ) -> Vec<LineUse> {
-    let space = if counter < 2 {
+    per_line_of(trace, module, std::slice::from_ref(thread), counter)
+}
+
+/// `per_line` of several threads together (a block's, for `block_budget`): their counts on a
+/// line add up, and its cells are the distinct ones of all of them.
+pub fn per_line_of(
+    trace: &LaunchTrace,
+    module: &Module,
+    threads: &[ThreadEvents],
+    counter: usize,
+) -> Vec<LineUse> {
+    let space = if matches!(counter, 0 | 1 | 4) {
         Space::Global
     } else {
         Space::Shared
     };
-    let reads = matches!(counter, 0 | 2);
     // (file index, line) → its entry, in order of first access; sorted at the end.
     let mut found: Vec<((u32, u32), LineUse)> = Vec::new();
     // Cells seen per entry, all of them, to count the distinct ones.
     let mut seen: Vec<std::collections::HashSet<super::Cell>> = Vec::new();
-    for e in &thread.events {
-        let counted = if reads {
-            e.kind.reads()
-        } else {
-            e.kind.writes()
+    for e in threads.iter().flat_map(|t| &t.events) {
+        let counted = match counter {
+            0 | 2 => e.kind.reads(),
+            1 | 3 => e.kind.writes(),
+            _ => e.kind == EventKind::Atomic,
         };
         if e.cell.space != space || !counted {
             continue;
@@ -61,7 +72,11 @@ pub fn per_line(
         // One access, however many elements the trace split it into, counts as the
         // instruction moved registers (`ld.global.v4.f32`: 4).
         if e.first {
-            entry.count += inst.map_or(1, |i| elements(&i.op));
+            entry.count += if counter >= 4 {
+                1
+            } else {
+                inst.map_or(1, |i| elements(&i.op))
+            };
         }
         if seen[at].insert(e.cell) {
             entry.distinct += 1;
@@ -158,5 +173,46 @@ mod tests {
             (1, &["cache[0]".to_string()][..])
         );
         assert!(per_line(&trace, &m, &thread, 3).is_empty());
+    }
+
+    #[test]
+    fn atomics_count_on_their_own_and_a_block_s_threads_add_up() {
+        let trace = LaunchTrace {
+            globals: vec![var("out")],
+            shared: vec![var("s")],
+            ..LaunchTrace::default()
+        };
+        use EventKind::*;
+        use Space::*;
+        // Each thread: one global atomic on out[0] (line 4), a write of out[t] (line 5) and
+        // a shared atomic (line 6).
+        let threads: Vec<ThreadEvents> = (0..3)
+            .map(|t| ThreadEvents {
+                tid: [t, 0, 0],
+                events: vec![
+                    event(Global, 0, Atomic, 4, true),
+                    event(Global, t as usize, Write, 5, true),
+                    event(Shared, 0, Atomic, 6, true),
+                ],
+                ..ThreadEvents::default()
+            })
+            .collect();
+        let m = Module::default();
+        let of = |counter| -> Vec<(Option<u32>, u64, usize)> {
+            (per_line_of(&trace, &m, &threads, counter).iter())
+                .map(|l| (l.line, l.count, l.distinct))
+                .collect()
+        };
+        // Global atomics: 3 on one line, one cell; shared atomics likewise at line 6.
+        assert_eq!(of(4), [(Some(4), 3, 1)]);
+        assert_eq!(of(5), [(Some(6), 3, 1)]);
+        // Global writes: the atomics' and the three distinct cells of line 5.
+        assert_eq!(of(1), [(Some(4), 3, 1), (Some(5), 3, 3)]);
+        // One thread alone, as `per_line` counts it.
+        let one = per_line(&trace, &m, &threads[1], 4);
+        assert_eq!(
+            (one[0].count, &one[0].cells[..]),
+            (1, &["out[0]".to_string()][..])
+        );
     }
 }

@@ -148,7 +148,9 @@ impl<'l> Block<'l> {
             instructions: tally.instructions,
             lockstep: std::mem::take(&mut self.lockstep_ran),
             perf: match self.mem.accesses.as_mut() {
-                Some(acc) if self.mem.launch.opts_perf() => perf::perf_of(acc),
+                Some(acc) if self.mem.launch.opts_perf() => {
+                    perf::perf_of(acc, &self.mem.launch.perf_lines)
+                }
                 _ => PerfStats::default(),
             },
             trace: match self.mem.accesses.as_mut() {

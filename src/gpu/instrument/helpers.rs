@@ -87,8 +87,9 @@ fn slot(ctl: &str, dst: &str) -> String {
     )
 }
 
-/// Add the packed access in `acc` to the read/write counter pair at `[rec]`, `[rec+8]`.
-/// Atomics count one read and one write; vectors count one per element.
+/// Add the packed access in `acc` to the read, write and atomic counters of one space at
+/// `[rec]`, `[rec+8]`, `[rec+16]`. Atomics count one read, one write and one atomic; vectors
+/// count one per element.
 fn count(rec: &str, acc: &str) -> String {
     format!(
         "\tand.b32 %gz_c0, {acc}, 255;
@@ -96,16 +97,21 @@ fn count(rec: &str, acc: &str) -> String {
 \tand.b32 %gz_c1, %gz_c1, 255;
 \tsetp.eq.u32 %gz_q3, %gz_c1, 2;
 \t@%gz_q3 mov.u32 %gz_c0, 1;
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];
+\t@%gz_q3 add.s64 %gz_d1, %gz_d1, 1;
+\t@%gz_q3 st.global.u64 [{rec}+{atomics}], %gz_d1;
 \tcvt.u64.u32 %gz_d0, %gz_c0;
 \tsetp.ne.u32 %gz_q3, %gz_c1, 1;
 \t@%gz_q3 ld.global.u64 %gz_d1, [{rec}];
 \t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
 \t@%gz_q3 st.global.u64 [{rec}], %gz_d1;
 \tsetp.ne.u32 %gz_q3, %gz_c1, 0;
-\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+8];
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{writes}];
 \t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
-\t@%gz_q3 st.global.u64 [{rec}+8], %gz_d1;
-"
+\t@%gz_q3 st.global.u64 [{rec}+{writes}], %gz_d1;
+",
+        atomics = L::REC_ATOMICS,
+        writes = L::REC_WRITES,
     )
 }
 
@@ -235,7 +241,10 @@ pub fn module_text(reserved_smem: bool) -> String {
 "
     );
     s += &slot("%gz_a0", "%gz_a1");
-    s += "\tmul.wide.u32 %gz_a2, %gz_b0, 16;\n\tadd.s64 %gz_a1, %gz_a1, %gz_a2;\n";
+    s += &format!(
+        "\tmul.wide.u32 %gz_a2, %gz_b0, {};\n\tadd.s64 %gz_a1, %gz_a1, %gz_a2;\n",
+        L::REC_SPACE_BYTES
+    );
     s += &count("%gz_a1", "%gz_b1");
     s += "\tret;\n}\n\n";
 
