@@ -6,7 +6,6 @@
 use assert_cmd::Command;
 
 #[test]
-#[ignore = "enabled once the pack is hardened (issue 24)"]
 fn the_pack_passes_its_own_lint() {
     let out = Command::cargo_bin("gpuzzle")
         .expect("binary builds")
