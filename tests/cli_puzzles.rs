@@ -743,7 +743,7 @@ fn check_format_github_annotates_the_learners_lines_and_writes_a_summary() {
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.starts_with("## gpuzzle: 0 of 3 puzzles pass"), "{md}");
     assert!(
-        md.contains("| 10 | dot-product | 0/2 | over: global reads |"),
+        md.contains("| 10 | dot-product | 0/5 | over: global reads, required shared reads"),
         "{md}"
     );
     assert!(

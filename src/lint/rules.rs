@@ -228,7 +228,7 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
             }
             Teach::GridStride => {
                 let grids: BTreeSet<[u32; 3]> = p.tests.iter().map(|t| t.grid).collect();
-                if grids.len() < 2 || !p.tests.iter().any(|t| fewer_threads_than_elements(t)) {
+                if grids.len() < 2 || !p.tests.iter().any(fewer_threads_than_elements) {
                     out.push(problem(
                         teaches_line,
                         "grid-stride-fixed",

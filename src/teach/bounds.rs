@@ -170,7 +170,12 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
             let ys = c.src.locals_mentioning(l, "threadIdx.y");
             let xs = c.src.locals_mentioning(l, "threadIdx.x");
             let (y, x) = (ys.first()?, xs.first()?);
-            (*y == expr || *x == expr).then(|| format!("`if ({y} < {len_name} && {x} < {len_name})` (check both coordinates; use each one's own bound if they differ)"))
+            // Each coordinate's bound by its own name where sizes are equal (`row < rows`).
+            let (yb, xb) = (
+                index::name_of_near(c, len as i64, y),
+                index::name_of_near(c, len as i64, x),
+            );
+            (*y == expr || *x == expr).then(|| format!("`if ({y} < {yb} && {x} < {xb})` (check both coordinates; use each one's own bound if they differ)"))
         });
         if let Some(both) = both {
             return format!("{seen}, but {past}:{more} guard the access with {both}{zero}{pad}");
