@@ -407,6 +407,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.order.barrier();
         self.mem.global_barrier();
     }
 
@@ -439,6 +440,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.order.barrier();
         self.mem.global_barrier();
         true
     }
