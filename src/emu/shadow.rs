@@ -421,8 +421,10 @@ impl SharedShadow {
         (off as usize..off as usize + len as usize).any(|b| {
             let s = self.record(b);
             let writer = who(s.writer);
-            let ordered = s.wsync != rsync && order.ordered(writer, reader, rsync);
-            s.epoch == epoch && writer != NONE && writer != reader && !ordered
+            s.epoch == epoch
+                && writer != NONE
+                && writer != reader
+                && !(s.wsync != rsync && order.ordered(writer, reader, rsync))
         })
     }
 }
