@@ -11,7 +11,8 @@
 //!   first two by name of each puzzle's attempts that use a barrier or a warp collective, or
 //!   whose header names such a kind), graded against their puzzles.
 //!
-//! Needs NVRTC (no GPU).
+//! `GPUZZLE_SCHEDULES_ALL=1` grades every attempt of tests/mistakes instead of the sample
+//! (minutes). Needs NVRTC (no GPU).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -98,7 +99,8 @@ fn own_kernels() -> Vec<Entry> {
         .collect()
 }
 
-/// About races, barriers and warps: the first two of each puzzle's attempts.
+/// About races, barriers and warps: the first two of each puzzle's attempts (or every
+/// attempt, with `GPUZZLE_SCHEDULES_ALL`).
 fn mistakes_sample() -> Vec<Entry> {
     const KINDS: [&str; 5] = [
         "shared-race",
@@ -108,6 +110,7 @@ fn mistakes_sample() -> Vec<Entry> {
         "uninitialized-read",
     ];
     const CALLS: [&str; 3] = ["__syncthreads", "__syncwarp", "_sync("];
+    let all = std::env::var_os("GPUZZLE_SCHEDULES_ALL").is_some();
     let mut out = Vec::new();
     for dir in sorted_files(&manifest().join("tests/mistakes")) {
         if !dir.is_dir() {
@@ -119,11 +122,11 @@ fn mistakes_sample() -> Vec<Entry> {
             .filter(|p| p.extension().is_some_and(|e| e == "cu"))
             .map(|p| entry(p, puzzle))
             .filter(|e| {
-                CALLS.iter().any(|c| e.text.contains(c))
+                all || CALLS.iter().any(|c| e.text.contains(c))
                     || e.header("kind")
                         .is_some_and(|k| KINDS.contains(&k.as_str()))
             })
-            .take(2)
+            .take(if all { usize::MAX } else { 2 })
             .collect::<Vec<_>>();
         out.extend(picked);
     }

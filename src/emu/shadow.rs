@@ -8,6 +8,10 @@
 //! its record is copied into four byte records (which then hold the same state the word did)
 //! and the word is checked byte by byte from then on. The answers are thus exactly those of a
 //! per-byte shadow; only the common case is cheaper.
+//!
+//! Within an interval, two accesses of lanes of one warp are ordered when a warp collective
+//! both lanes took part in lies between them (`block/order.rs`: a `__syncwarp(mask)` orders
+//! the lanes of its mask that arrived, no others).
 
 use super::access::Kind;
 use super::block::{ordered_by, WarpOrder};
@@ -433,7 +437,7 @@ impl SharedShadow {
 mod tests {
     use super::*;
 
-    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe {
+    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe<'static> {
         Probe {
             me,
             line: 10 + me,
@@ -514,6 +518,47 @@ mod tests {
         let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
         assert!(f.conflict.is_none() && !f.uninit);
         assert!(!sh.written_unordered(0, 4, 1, 0, 2, &order));
+    }
+
+    #[test]
+    fn a_partial_syncwarp_orders_only_the_lanes_that_met() {
+        // Lane 1 writes a word; lane 0 reads it after a collective of its warp.
+        let read_after = |met: u32| {
+            let mut order = WarpOrder::new(32);
+            let mut sh = SharedShadow::new(8, true);
+            fn p(me: u32, kind: Kind, order: &WarpOrder) -> Probe<'_> {
+                Probe {
+                    me,
+                    line: 10 + me,
+                    kind,
+                    epoch: 1,
+                    gen: 1,
+                    sync: order.sync_of(me),
+                    know: order.row(me),
+                }
+            }
+            sh.check(&p(1, Kind::Write, &order), 0, 4);
+            order.collective(0, met);
+            let found = sh.check(&p(0, Kind::Read, &order), 0, 4).conflict;
+            // The other way round, the barrier-time question: lane 0 reads never-written
+            // memory, the collective, then lane 1 writes it. The write explains the read as
+            // a race exactly when the collective did not order them.
+            let mut order2 = WarpOrder::new(32);
+            let mut sh2 = SharedShadow::new(8, true);
+            assert!(sh2.check(&p(0, Kind::Read, &order2), 0, 4).uninit);
+            order2.collective(0, met);
+            let war = sh2.check(&p(1, Kind::Write, &order2), 0, 4).conflict;
+            let unordered = sh2.written_unordered(0, 4, 0, 0, 1, &order2);
+            assert_eq!(war.is_some(), unordered, "mask {met:#x}");
+            assert_eq!(found.is_some(), unordered, "mask {met:#x}");
+            found
+        };
+        // `if (lane == 0) __syncwarp(1)`: lane 0 alone orders nothing.
+        assert_eq!(read_after(0b1), Some(("RAW", 1, 11)));
+        assert_eq!(read_after(0b101), Some(("RAW", 1, 11)));
+        // Lanes 0 and 1 met, or the whole warp did.
+        assert_eq!(read_after(0b11), None);
+        assert_eq!(read_after(u32::MAX), None);
     }
 
     #[test]
