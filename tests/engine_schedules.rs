@@ -9,7 +9,9 @@
 //!   (`kind: K`, or `wrong-output`), which both schedules must give;
 //! - a fixed sample of `tests/mistakes/*/*.cu` (those about races, barriers and warps: the
 //!   first two by name of each puzzle's attempts that use a barrier or a warp collective, or
-//!   whose header names such a kind), graded against their puzzles.
+//!   whose header names such a kind), graded against their puzzles;
+//! - the warp, race and bug kernels of `tests/kernels/` run by `gpuzzle exec --format json`
+//!   in a full and a partial warp: buffers, counters and diagnostics must be the same.
 //!
 //! `GPUZZLE_SCHEDULES_ALL=1` grades every attempt of tests/mistakes instead of the sample
 //! (minutes). Needs NVRTC (no GPU).
@@ -275,4 +277,133 @@ fn the_mistakes_about_races_barriers_and_warps_grade_alike_both_ways() {
     );
     let (diff, _) = both_ways(&corpus);
     assert!(diff.is_empty(), "the schedule changed a verdict:\n{diff}");
+}
+
+/// `tests/kernels/FILE.cu`, kernel, arguments (for `exec --arg`).
+const EXEC: &[(&str, &str, &[&str])] = &[
+    (
+        "warp",
+        "shuffles",
+        &["out=i32[256]:zeros", "in=i32[256]:arange"],
+    ),
+    (
+        "warp",
+        "float_shuffle",
+        &["out=f32[256]:zeros", "in=f32[256]:arange"],
+    ),
+    (
+        "warp",
+        "votes",
+        &["out=u32[256]:zeros", "in=i32[256]:arange", "n=i32:50"],
+    ),
+    (
+        "warp",
+        "active_in_branch",
+        &["out=u32[256]:zeros", "sums=i32[256]:zeros"],
+    ),
+    (
+        "warp",
+        "warp_reduce",
+        &["out=f32[256]:zeros", "in=f32[256]:ones"],
+    ),
+    ("warp", "syncwarp_exchange", &["out=i32[256]:zeros"]),
+    (
+        "warp",
+        "barrier_reductions",
+        &["out=i32[256]:zeros", "in=i32[256]:arange"],
+    ),
+    (
+        "warp",
+        "warp_reduce_intrinsics",
+        &["out=u32[256]:zeros", "in=u32[256]:arange"],
+    ),
+    ("warp", "half_warp_exchange", &["out=i32[256]:zeros"]),
+    ("warp", "activemask_then_flag", &["out=u32[256]:zeros"]),
+    (
+        "races",
+        "dot_racy",
+        &[
+            "out=f32[256]:zeros",
+            "a=f32[256]:ones",
+            "b=f32[256]:arange",
+            "size=i32:100",
+        ],
+    ),
+    (
+        "races",
+        "read_neighbour_early",
+        &["out=i32[256]:zeros", "res=i32[256]:zeros", "n=i32:100"],
+    ),
+    (
+        "races",
+        "write_sync_read",
+        &["out=i32[256]:zeros", "res=i32[256]:zeros"],
+    ),
+    (
+        "races",
+        "warp_ordered",
+        &["out=i32[256]:zeros", "res=i32[256]:zeros"],
+    ),
+    (
+        "races",
+        "histogram",
+        &["bins=u32[256]:zeros", "data=i32[256]:arange", "n=i32:128"],
+    ),
+    ("races", "reset_while_adding", &["count=u32[256]:zeros"]),
+    (
+        "bugs",
+        "race_missing_sync",
+        &["out=f32[256]:zeros", "a=f32[256]:ones"],
+    ),
+    ("bugs", "race_war", &["out=i32[256]:zeros"]),
+    ("bugs", "uninit_read", &["out=i32[256]:zeros"]),
+    ("bugs", "barrier_in_if", &["out=i32[256]:zeros"]),
+];
+
+fn exec(file: &str, kernel: &str, args: &[&str], block: u32, lockstep: bool) -> String {
+    let mut cmd = gpuzzle();
+    cmd.current_dir(manifest())
+        .arg("exec")
+        .arg(format!("tests/kernels/{file}.cu"))
+        .args(["--kernel", kernel, "--grid", "1", "--block"])
+        .arg(block.to_string())
+        .args(["--format", "json"]);
+    for a in args {
+        cmd.args(["--arg", a]);
+    }
+    if !lockstep {
+        cmd.env("GPUZZLE_LOCKSTEP", "off");
+    }
+    let out = cmd.output().expect("gpuzzle runs");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "exec {file}:{kernel} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    serde_json::to_string_pretty(&json).expect("prints")
+}
+
+#[test]
+fn the_warp_and_race_kernels_run_alike_both_ways() {
+    let mut diff = String::new();
+    let mut reported = 0;
+    for (file, kernel, args) in EXEC {
+        for block in [64, 40] {
+            let (on, off) = (
+                exec(file, kernel, args, block, true),
+                exec(file, kernel, args, block, false),
+            );
+            reported += on.contains("\"kind\"") as usize;
+            if on != off {
+                let _ = writeln!(
+                    diff,
+                    "{file}:{kernel} on {block} threads:\n  lockstep: {on}\n  one thread at a time: {off}"
+                );
+            }
+        }
+    }
+    assert!(diff.is_empty(), "the schedule changed a result:\n{diff}");
+    // The corpus holds both kinds: kernels that report something and kernels that do not.
+    assert!(reported > 10 && reported < 2 * EXEC.len(), "{reported}");
 }
