@@ -2,7 +2,7 @@
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
 use super::alu::{self, atom_combine};
-use super::block::{Mem, PendingUninit, Thread, NONE};
+use super::block::{Mem, PendingUninit, Thread, WarpOrder, NONE};
 use super::diag::Site;
 use super::facts::{Access as FAccess, Element, Facts, Hazard, Space as FSpace};
 use super::memory::{classify, word_index, Window};
@@ -607,7 +607,7 @@ impl<'l> Mem<'l> {
         if size == 4 {
             // The common access, one word: its record gives the bounds and the checkers'
             // answer at once.
-            let probe = self.probe(linear, inst, kind);
+            let probe = Self::probe(&self.order, (self.epoch, self.gen), linear, inst, kind);
             if let Some(found) = self
                 .shadow
                 .check_word(&probe, off, |o| launch.shared_var(o, 4))
@@ -883,23 +883,31 @@ impl<'l> Mem<'l> {
         total: u32,
         kind: Kind,
     ) {
-        let probe = self.probe(me, inst, kind);
+        let probe = Self::probe(&self.order, (self.epoch, self.gen), me, inst, kind);
         let found = self.shadow.check(&probe, off, total);
         if found.uninit || found.conflict.is_some() {
             self.shared_found(th, me, inst, off, total, found);
         }
     }
 
-    /// Thread `me`'s access by `inst`, as the shadow checks it.
+    /// Thread `me`'s access by `inst`, as the shadow checks it. A function of the fields it
+    /// reads, so that the probe can borrow `order` while the shadow is borrowed mutably.
     #[inline(always)]
-    fn probe(&self, me: u32, inst: &Inst, kind: Kind) -> Probe {
+    fn probe<'a>(
+        order: &'a WarpOrder,
+        (epoch, gen): (u32, u32),
+        me: u32,
+        inst: &Inst,
+        kind: Kind,
+    ) -> Probe<'a> {
         Probe {
             me,
             line: inst.line,
             kind,
-            epoch: self.epoch,
-            gen: self.gen,
-            sync: self.warp_sync[(me / 32) as usize],
+            epoch,
+            gen,
+            sync: order.sync_of(me),
+            know: order.row(me),
         }
     }
 
@@ -920,7 +928,7 @@ impl<'l> Mem<'l> {
             return;
         }
         let epoch = self.epoch;
-        let sync = self.warp_sync[(me / 32) as usize];
+        let sync = self.order.sync_of(me);
         let (uninit, conflict) = (found.uninit, found.conflict);
         if uninit {
             // Decided at the next barrier: if another thread writes these bytes before it,
@@ -1109,7 +1117,7 @@ impl<'l> Mem<'l> {
         for p in std::mem::take(&mut self.pending_uninit) {
             if self
                 .shadow
-                .written_unordered(p.off, p.len, p.reader, p.rsync, p.epoch)
+                .written_unordered(p.off, p.len, p.reader, p.rsync, p.epoch, &self.order)
             {
                 continue;
             }

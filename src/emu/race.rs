@@ -4,8 +4,8 @@
 //! What orders two accesses:
 //! - the same thread (program order);
 //! - a `__syncthreads()` between them, for threads of one block (`Mem::epoch` counts barrier
-//!   intervals); `__syncwarp()` and other warp collectives, for lanes of one warp (as in the
-//!   shared-memory checker);
+//!   intervals); `__syncwarp(mask)` and other warp collectives, for the lanes of one warp that
+//!   took part in them (as in the shared-memory checker; `block/order.rs`);
 //! - for different blocks, only a release/acquire chain: a block releases when one of its
 //!   threads does a global atomic after a `__threadfence()`; a thread acquires what was released
 //!   into a word when it does an atomic on that word, and its whole block acquires it at the
@@ -693,10 +693,10 @@ impl<'l> Mem<'l> {
         w: usize,
         kind: Kind,
     ) -> Option<(Hazard, u32, u32)> {
-        let warp_sync = &self.warp_sync;
-        let sync = warp_sync[(me / 32) as usize];
+        let order = &self.order;
+        let sync = order.sync_of(me);
         let unordered = |other: u32, other_sync: u32| {
-            other != NONE && other != me && !(other / 32 == me / 32 && sync != other_sync)
+            other != NONE && other != me && !order.ordered(me, other, other_sync)
         };
         let e = self.interval.entry(w as u32);
         let (writer, reader, atomic) = (who(e.writer), who(e.reader), who(e.atomic));

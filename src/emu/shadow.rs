@@ -8,8 +8,13 @@
 //! its record is copied into four byte records (which then hold the same state the word did)
 //! and the word is checked byte by byte from then on. The answers are thus exactly those of a
 //! per-byte shadow; only the common case is cheaper.
+//!
+//! Within an interval, two accesses of lanes of one warp are ordered when a warp collective
+//! both lanes took part in lies between them (`block/order.rs`: a `__syncwarp(mask)` orders
+//! the lanes of its mask that arrived, no others).
 
 use super::access::Kind;
+use super::block::{ordered_by, WarpOrder};
 
 /// No thread (as a linear thread index).
 pub(super) const NONE: u32 = u32::MAX;
@@ -87,7 +92,7 @@ fn who(t: u16) -> u32 {
 }
 
 /// The access being checked, as every record step needs it.
-pub(super) struct Probe {
+pub(super) struct Probe<'a> {
     pub me: u32,
     pub line: u32,
     pub kind: Kind,
@@ -95,6 +100,9 @@ pub(super) struct Probe {
     pub gen: u32,
     /// The `__syncwarp`/collective count of this thread's warp.
     pub sync: u32,
+    /// What this thread knows of its warp's lanes (`WarpOrder::row`): empty while every
+    /// collective of the warp had every lane, when `sync` says it all.
+    pub know: &'a [u32],
 }
 
 /// What a checked access found: whether it read never-written bytes, and its first conflict
@@ -105,10 +113,11 @@ pub(super) struct Found {
     pub conflict: Option<(&'static str, u32, u32)>,
 }
 
-impl Probe {
-    /// Lanes of one warp are ordered by a `__syncwarp` (or collective) between their accesses.
+impl Probe<'_> {
+    /// Lanes of one warp are ordered by a `__syncwarp` (or collective) between their accesses
+    /// that both took part in (`block/order.rs`).
     fn ordered(&self, other: u32, other_sync: u32) -> bool {
-        other / 32 == self.me / 32 && self.sync != other_sync
+        ordered_by(self.me, self.sync, self.know, other, other_sync)
     }
 
     /// Whether this access finds nothing and leaves the whole word's record `s` as it is: the
@@ -401,6 +410,9 @@ impl SharedShadow {
     /// Whether a thread other than `reader` wrote a byte of `[off, off+len)` in interval
     /// `epoch`, unordered with the reader's access (made at warp-sync count `rsync`): such a
     /// write explains a read of never-written memory as a race rather than a missing write.
+    /// `order` tells what the writer knows now (at the barrier): a write after the read with
+    /// no collective between (`wsync == rsync`) is never ordered after it; with one, it is
+    /// taken as ordered when the writer knows the reader's access by now.
     pub(super) fn written_unordered(
         &self,
         off: u64,
@@ -408,12 +420,15 @@ impl SharedShadow {
         reader: u32,
         rsync: u32,
         epoch: u32,
+        order: &WarpOrder,
     ) -> bool {
         (off as usize..off as usize + len as usize).any(|b| {
             let s = self.record(b);
             let writer = who(s.writer);
-            let ordered = writer / 32 == reader / 32 && s.wsync != rsync;
-            s.epoch == epoch && writer != NONE && writer != reader && !ordered
+            s.epoch == epoch
+                && writer != NONE
+                && writer != reader
+                && !(s.wsync != rsync && order.ordered(writer, reader, rsync))
         })
     }
 }
@@ -422,7 +437,7 @@ impl SharedShadow {
 mod tests {
     use super::*;
 
-    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe {
+    fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe<'static> {
         Probe {
             me,
             line: 10 + me,
@@ -430,6 +445,7 @@ mod tests {
             epoch,
             gen: 1,
             sync: sync[(me / 32) as usize],
+            know: &[],
         }
     }
 
@@ -488,6 +504,7 @@ mod tests {
     #[test]
     fn a_read_of_never_written_memory_is_found_and_a_new_interval_forgets_threads() {
         let sync = [0u32; 4];
+        let order = WarpOrder::new(128);
         let mut sh = SharedShadow::new(8, true);
         assert!(sh.check(&probe(1, Kind::Read, 1, &sync), 0, 8).uninit);
         assert!(sh
@@ -495,12 +512,53 @@ mod tests {
             .conflict
             .is_some());
         // Thread 2's write explains thread 1's read of bytes 0..8 as a race.
-        assert!(sh.written_unordered(0, 8, 1, 0, 1));
-        assert!(!sh.written_unordered(4, 4, 1, 0, 1));
+        assert!(sh.written_unordered(0, 8, 1, 0, 1, &order));
+        assert!(!sh.written_unordered(4, 4, 1, 0, 1, &order));
         // After the barrier (epoch 2) the write is old news: a read is clean and initialised.
         let f = sh.check(&probe(3, Kind::Read, 2, &sync), 0, 4);
         assert!(f.conflict.is_none() && !f.uninit);
-        assert!(!sh.written_unordered(0, 4, 1, 0, 2));
+        assert!(!sh.written_unordered(0, 4, 1, 0, 2, &order));
+    }
+
+    #[test]
+    fn a_partial_syncwarp_orders_only_the_lanes_that_met() {
+        // Lane 1 writes a word; lane 0 reads it after a collective of its warp.
+        let read_after = |met: u32| {
+            let mut order = WarpOrder::new(32);
+            let mut sh = SharedShadow::new(8, true);
+            fn p(me: u32, kind: Kind, order: &WarpOrder) -> Probe<'_> {
+                Probe {
+                    me,
+                    line: 10 + me,
+                    kind,
+                    epoch: 1,
+                    gen: 1,
+                    sync: order.sync_of(me),
+                    know: order.row(me),
+                }
+            }
+            sh.check(&p(1, Kind::Write, &order), 0, 4);
+            order.collective(0, met);
+            let found = sh.check(&p(0, Kind::Read, &order), 0, 4).conflict;
+            // The other way round, the barrier-time question: lane 0 reads never-written
+            // memory, the collective, then lane 1 writes it. The write explains the read as
+            // a race exactly when the collective did not order them.
+            let mut order2 = WarpOrder::new(32);
+            let mut sh2 = SharedShadow::new(8, true);
+            assert!(sh2.check(&p(0, Kind::Read, &order2), 0, 4).uninit);
+            order2.collective(0, met);
+            let war = sh2.check(&p(1, Kind::Write, &order2), 0, 4).conflict;
+            let unordered = sh2.written_unordered(0, 4, 0, 0, 1, &order2);
+            assert_eq!(war.is_some(), unordered, "mask {met:#x}");
+            assert_eq!(found.is_some(), unordered, "mask {met:#x}");
+            found
+        };
+        // `if (lane == 0) __syncwarp(1)`: lane 0 alone orders nothing.
+        assert_eq!(read_after(0b1), Some(("RAW", 1, 11)));
+        assert_eq!(read_after(0b101), Some(("RAW", 1, 11)));
+        // Lanes 0 and 1 met, or the whole warp did.
+        assert_eq!(read_after(0b11), None);
+        assert_eq!(read_after(u32::MAX), None);
     }
 
     #[test]
@@ -532,7 +590,7 @@ mod tests {
             let (mut a, mut b) = (SharedShadow::new(16, true), SharedShadow::new(16, true));
             for (kind, me, off, size, epoch) in ops {
                 let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
-                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen: epoch / 2, sync: 0 };
+                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen: epoch / 2, sync: 0, know: &[] };
                 let size = [1u32, 2, 4][size as usize];
                 let off = off / size as u64 * size as u64;
                 let fa = a.check(&p, off, size);
@@ -563,7 +621,7 @@ mod tests {
                 // A block's intervals share its generation (both count on at a block's start).
                 let gen = epoch / 2;
                 let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
-                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen, sync };
+                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen, sync, know: &[] };
                 let before = s;
                 let mut found = Found::default();
                 p.step(&mut s, &mut found);

@@ -252,7 +252,9 @@ impl<'l> Block<'l> {
             th.pc += 1;
             th.state = State::Ready;
         }
-        self.mem.warp_sync[warp] = self.mem.warp_sync[warp].wrapping_add(1);
+        // The lanes that met here are ordered with each other, and only they (`order.rs`).
+        let met = present.iter().fold(0u32, |m, &l| m | 1 << (l % 32));
+        self.mem.order.collective(warp, met);
         // A source lane missing because of a reported mask problem needs no second report.
         if let (Some((l, src)), true) = (bad_source, missing.is_empty() && !outside_mask) {
             self.report_inactive_source(l, warp * 32 + src);

@@ -30,7 +30,9 @@
 //! When it is used: only with the checkers on (with them off nothing would notice lanes
 //! racing, and a starter missing its `__syncthreads()` could compute something else), never
 //! for a traced launch, and only while the launch is more than a warp's turn from its step
-//! limit (`Block::lockstep_here`), so the limit is found at the same thread and line.
+//! limit (`Block::lockstep_here`), and the limit is noticed at the turn that crosses it
+//! whatever batches the count went in (`Block::count`), so it is found at the same thread and
+//! line.
 //! Accesses the checkers cannot see race are never interleaved (`fast::solo_accesses`).
 //! `GPUZZLE_LOCKSTEP=off` turns it off everywhere, to compare or to rule it out when chasing
 //! an emulator bug.
@@ -1175,6 +1177,23 @@ $L_top:
 }
 ";
 
+    /// Every thread counts forever with a barrier in each turn of the loop (a reduction whose
+    /// stride never changes): lockstep runs each warp from barrier to barrier and counts its
+    /// turn at once.
+    const ENDLESS_BARRIER: &str = "
+.visible .entry endless_barrier(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .loc 1 2 0
+  mov.u32 %r1, 0;
+$L_top:
+  .loc 1 3 0
+  add.s32 %r1, %r1, 1;
+  bar.sync 0;
+  bra $L_top;
+}
+";
+
     /// Every thread counts forever, by 1 where `tid % 4 != 0` and by 2 three times elsewhere:
     /// an `if`/`else` whose sides differ in length (4 and 5 instructions a turn) inside an
     /// endless loop.
@@ -1616,6 +1635,29 @@ $L_top:
             "{ran} of {}",
             on.instructions
         );
+    }
+
+    #[test]
+    fn the_step_limit_stops_the_same_thread_when_warps_were_counted_a_turn_at_once() {
+        // Lockstep adds a warp's turn to the count at once, so the count reaches each batch
+        // at another thread than one lane at a time does: the limit must be noticed at the
+        // turn that crosses it, not at the next full batch.
+        for limit in [1_000_003, 777_777] {
+            let opts = EmuOptions {
+                step_limit: limit,
+                ..EmuOptions::default()
+            };
+            let (on, off, ran) = both_with(
+                ENDLESS_BARRIER,
+                "endless_barrier",
+                96,
+                vec![ints("out", 1)],
+                opts,
+            );
+            assert_eq!(digest(&on), digest(&off));
+            assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
+            assert!(ran > 0, "lockstep never ran");
+        }
     }
 
     #[test]

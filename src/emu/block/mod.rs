@@ -4,12 +4,14 @@
 //! `scheduler.rs` runs the threads and releases barriers, `lockstep.rs` runs a converged warp
 //! one instruction at a time for all its lanes, `step.rs` runs one thread (decoding and
 //! control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
-//! warp collectives. The memory path (loads, stores, atomics and their checks) is `access.rs`
+//! warp collectives, `order.rs` keeps which lanes of a warp those collectives ordered (for the
+//! race checkers). The memory path (loads, stores, atomics and their checks) is `access.rs`
 //! and `race.rs` beside this module.
 
 mod collectives;
 mod instrs;
 mod lockstep;
+mod order;
 mod scheduler;
 mod step;
 
@@ -24,6 +26,7 @@ use super::shadow::SharedShadow;
 use crate::ptx::ir::*;
 
 pub(super) use super::shadow::NONE;
+pub(super) use order::{ordered_by, WarpOrder};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum State {
@@ -103,7 +106,8 @@ pub(super) struct Mem<'l> {
     pub(super) epoch: u32,
     /// Which block this is among those the `Block` has run (see `shadow::Record`).
     pub(super) gen: u32,
-    pub(super) warp_sync: Vec<u32>,
+    /// What orders the lanes of each warp (`order.rs`).
+    pub(super) order: WarpOrder,
     pub(super) diags: Diags,
     pub(super) pending_uninit: Vec<PendingUninit>,
     /// The global atomic being checked is a compare-and-swap or an exchange (`race.rs`).
@@ -186,7 +190,7 @@ impl<'l> Block<'l> {
                 shadow: SharedShadow::new(shared_len, checkers),
                 epoch: 0,
                 gen: 0,
-                warp_sync: vec![0; n.div_ceil(32)],
+                order: WarpOrder::new(n),
                 diags: Diags::default(),
                 pending_uninit: Vec::new(),
                 atomic_cas: false,
@@ -246,7 +250,7 @@ impl<'l> Block<'l> {
             m.gen = 0;
             m.epoch = 0;
         }
-        m.warp_sync.fill(0);
+        m.order.reset();
         m.interval.clear();
         m.acquired.clear();
         m.cross.clear();

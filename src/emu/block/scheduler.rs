@@ -226,12 +226,14 @@ impl<'l> Block<'l> {
     }
 
     /// Count `ran` instructions of thread `t`, checking the launch's step limit (and deadline)
-    /// once a batch is due.
+    /// once a batch is due, and at once at the turn that crosses the limit: the thread named
+    /// is then the one whose turn crossed it, whatever batches the count went in before (in
+    /// lockstep a warp's turn is counted at once), so both schedules name the same thread.
     #[inline(always)]
     fn count(&mut self, t: usize, ran: u64, tally: &mut Tally) -> Result<(), Halt> {
         tally.instructions += ran;
         tally.unreported += ran;
-        if tally.unreported >= tally.batch {
+        if tally.unreported >= tally.batch || tally.unreported > self.mem.launch.steps_left() {
             let over = self.mem.launch.add_steps(tally.unreported);
             tally.unreported = 0;
             if over {
@@ -407,6 +409,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.order.barrier();
         self.mem.global_barrier();
     }
 
@@ -439,6 +442,7 @@ impl<'l> Block<'l> {
         }
         self.mem.resolve_uninit();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
+        self.mem.order.barrier();
         self.mem.global_barrier();
         true
     }
