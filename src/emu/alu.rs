@@ -802,6 +802,33 @@ pub fn dot(kind: DotKind, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64
     (c as u32).wrapping_add(sum as u32) as u64
 }
 
+/// `fns.b32`: the bit position of the `offset`-th set bit of `mask` from bit `base` upwards
+/// (offset > 0) or downwards (offset < 0), `base` itself counting; offset 0 asks whether bit
+/// `base` is set. `0xffffffff` when there is no such bit (or `base` is past bit 31, which PTX
+/// leaves undefined).
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    const NONE: u32 = 0xffff_ffff;
+    if base > 31 {
+        return NONE;
+    }
+    if offset == 0 {
+        return if mask >> base & 1 == 1 { base } else { NONE };
+    }
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i32;
+    let step = if offset > 0 { 1 } else { -1 };
+    while (0..32).contains(&pos) {
+        if mask >> pos & 1 == 1 {
+            if count == 0 {
+                return pos as u32;
+            }
+            count -= 1;
+        }
+        pos += step;
+    }
+    NONE
+}
+
 /// `prmt.b32` default mode: pick bytes of {b, a} by the selector nibbles of `c`.
 pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     let src = ((b as u32 as u64) << 32) | a as u32 as u64;
@@ -881,6 +908,22 @@ mod tests {
     use super::*;
     use crate::ptx::ir::HalfCvt;
     use proptest::prelude::*;
+
+    /// The PTX ISA's examples for `fns`, and the edges.
+    #[test]
+    fn fns_finds_the_nth_set_bit() {
+        assert_eq!(fns(0xaaaa_aaaa, 3, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 3, -1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, -1), 1);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 0), 0xffff_ffff);
+        assert_eq!(fns(0xaaaa_aaaa, 3, 0), 3);
+        assert_eq!(fns(0xf0f0, 0, 5), 12);
+        assert_eq!(fns(0xf0f0, 0, 9), 0xffff_ffff);
+        assert_eq!(fns(0x8000_0000, 31, -1), 31);
+        assert_eq!(fns(1, 40, 1), 0xffff_ffff);
+        assert_eq!(fns(u32::MAX, 31, i32::MIN), 0xffff_ffff);
+    }
 
     #[test]
     fn half2_computes_each_half_alone() {

@@ -81,6 +81,7 @@ pub fn parse(text: &str) -> PResult<Module> {
         inlined_at: Vec::new(),
         uses_reserved_smem: std::cell::Cell::new(false),
     };
+    p.place_functions();
     p.module_items()?;
     p.locate_builtin_code();
     p.resolve_calls()?;
@@ -238,11 +239,29 @@ impl<'a> Parser<'a> {
                         .map(|o| (i, o))
                 })
                 .collect();
+            // Cooperative groups' `_CG_ABORT()` (a grid group's `sync()` outside a cooperative
+            // launch): named at the line that called it.
+            let aborts: Vec<(usize, (u32, u32))> = f
+                .body
+                .iter()
+                .zip(&outer)
+                .enumerate()
+                .filter_map(|(i, (inst, o))| {
+                    let cg = self
+                        .module
+                        .file_name(inst.file)
+                        .is_some_and(|n| n.contains("cooperative_groups"));
+                    o.filter(|_| cg && inst.op == Op::Trap).map(|o| (i, o))
+                })
+                .collect();
             let body = &mut self.module.functions[fidx as usize].body;
-            for (i, (file, line)) in moves {
+            for &(i, (file, line)) in moves.iter().chain(&aborts) {
                 body[i].file = file;
                 body[i].line = line;
             }
+            self.module
+                .group_sync_aborts
+                .extend(aborts.iter().map(|&(i, _)| (fidx, i as u32)));
         }
     }
 
@@ -427,7 +446,14 @@ impl<'a> Parser<'a> {
             count = count.saturating_mul(n);
         }
         let size = elem.saturating_mul(count);
-        if size > (1 << 32) {
+        // Shared and local arrays are only sized here (the launch refuses one over a block's
+        // or a thread's limit, by name); initialised bytes are kept, so those stay small.
+        let limit = if matches!(space, Space::Shared | Space::Local) && !self.is_punct('=') {
+            MAX_UNBACKED_VARIABLE
+        } else {
+            1 << 32
+        };
+        if size > limit {
             return self.err(format!("variable `{name}` is too large ({size} bytes)"));
         }
         let mut init = None;
@@ -496,6 +522,10 @@ impl<'a> Parser<'a> {
             Tok::Float64(b) => {
                 let f = f64::from_bits(*b);
                 float_bits(ty, if neg { -f } else { f })
+            }
+            Tok::Ident(w) if self.func_idx.contains_key(w) => {
+                // A vtable's entry: the function's address.
+                self.func_idx.get(w).map_or(0, |&fi| function_address(fi))
             }
             Tok::Ident(w) if w == "generic" => {
                 return self.err("address initialisers (`generic(...)`) are not supported");
@@ -804,6 +834,13 @@ impl<'a> Parser<'a> {
                 {
                     let label = w.clone();
                     self.pos += 2;
+                    if matches!(self.peek(), Some(Tok::Ident(w)) if w == ".callprototype") {
+                        // `prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);`:
+                        // the signature of an indirect call, which the call's own parameters
+                        // already give.
+                        self.skip_to_semicolon()?;
+                        continue;
+                    }
                     ctx.labels.insert(label, ctx.body.len() as u32);
                 }
                 Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => self.instruction(ctx, fidx)?,
@@ -1022,6 +1059,70 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Give every function defined in the module its index before anything is read, so a
+    /// function's address can be taken (`mov.u64 %rd1, _Z5twicei;`, a vtable's initialiser)
+    /// before its body: `.func [(ret)] name [(params)] [directives] {` defines one.
+    fn place_functions(&mut self) {
+        let toks = self.toks;
+        let punct = |i: usize, c: char| matches!(toks.get(i), Some(t) if t.tok == Tok::Punct(c));
+        // Index past the parenthesised list opening at `i` (or `i` when none opens there).
+        let skip_parens = |mut i: usize| {
+            if !punct(i, '(') {
+                return i;
+            }
+            let mut depth = 0usize;
+            while let Some(t) = toks.get(i) {
+                match t.tok {
+                    Tok::Punct('(') => depth += 1,
+                    Tok::Punct(')') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            i
+        };
+        for (i, t) in toks.iter().enumerate() {
+            if !matches!(&t.tok, Tok::Ident(w) if w == ".func") {
+                continue;
+            }
+            let at = skip_parens(i + 1);
+            let Some(Tok::Ident(name)) = toks.get(at).map(|t| &t.tok) else {
+                continue;
+            };
+            let mut j = skip_parens(at + 1);
+            // Directives before the body: `.noreturn`, `.attribute(...)`, `.pragma "..."`.
+            loop {
+                match toks.get(j).map(|t| &t.tok) {
+                    Some(Tok::Ident(_) | Tok::Int(_) | Tok::Str(_) | Tok::Punct(',')) => j += 1,
+                    Some(Tok::Punct('(')) => j = skip_parens(j),
+                    _ => break,
+                }
+            }
+            if punct(j, '{') && !self.func_idx.contains_key(name) {
+                self.func_idx
+                    .insert(name.clone(), self.module.functions.len() as u32);
+                self.module.functions.push(Function {
+                    name: name.clone(),
+                    is_entry: false,
+                    params: Vec::new(),
+                    retval: None,
+                    param_area: 0,
+                    num_regs: 0,
+                    reg_names: Vec::new(),
+                    local_vars: Vec::new(),
+                    local_size: 0,
+                    body: Vec::new(),
+                    line: 0,
+                });
+            }
+        }
+    }
+
     fn reg(&self, ctx: &FnCtx, name: &str) -> PResult<u32> {
         match ctx.regs.get(name) {
             Some(&r) => Ok(r),
@@ -1038,6 +1139,8 @@ impl<'a> Parser<'a> {
                     Some(&idx) if !self.module.functions[idx as usize].body.is_empty() => {
                         Callee::Func(idx)
                     }
+                    _ if name == "malloc" => Callee::Malloc,
+                    _ if name == "free" => Callee::Free,
                     _ => {
                         let pos = match self.extern_funcs.iter().position(|n| *n == name) {
                             Some(p) => p,
@@ -1086,6 +1189,10 @@ impl<'a> Parser<'a> {
         self.module.static_shared_size = dyn_base;
     }
 }
+
+/// The largest shared or local variable read (the launch states the real limits): sums of a
+/// few stay far from overflowing.
+const MAX_UNBACKED_VARIABLE: u64 = 1 << 48;
 
 /// Virtual registers one function may declare (NVRTC's largest kernels use a few thousand).
 const MAX_REGS: u64 = 1 << 18;
@@ -1695,7 +1802,17 @@ impl<'c> Builder<'c> {
                     }
                     (d, s) => {
                         if let Raw::Name(n) = s {
-                            if p.func_idx.contains_key(n) || p.extern_funcs.contains(n) {
+                            if let Some(&fi) = p.func_idx.get(n) {
+                                // A function pointer: `mov.u64 %rd3, _Z6thricei;`.
+                                return plain(Op::Un {
+                                    op: UnOp::Mov,
+                                    ty,
+                                    d: self.dreg(d)?,
+                                    a: Operand::Imm(function_address(fi)),
+                                    f,
+                                });
+                            }
+                            if p.extern_funcs.contains(n) {
                                 return self.unsupported();
                             }
                         }
@@ -1860,6 +1977,15 @@ impl<'c> Builder<'c> {
                     c: self.src(p, o(3), Ty::B32)?,
                 })
             }
+            "fns" => {
+                self.n(ops, 4)?;
+                plain(Op::Fns {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::S32)?,
+                })
+            }
             "prmt" => {
                 if m.words.len() > 1 {
                     return self.unsupported();
@@ -1958,6 +2084,7 @@ impl<'c> Builder<'c> {
                 let Some(Raw::Name(callee)) = ops.get(i) else {
                     return self.err("call needs a function name");
                 };
+                let indirect = self.ctx.regs.get(callee).copied();
                 let mut args = Vec::new();
                 if let Some(Raw::List(a)) = ops.get(i + 1) {
                     for name in a {
@@ -1968,6 +2095,18 @@ impl<'c> Builder<'c> {
                             })?,
                         );
                     }
+                }
+                if let Some(r) = indirect {
+                    // `call (retval0), %rd5, (param0), prototype_0;`
+                    return Ok((
+                        Op::Call {
+                            callee: Callee::Indirect(r),
+                            ret,
+                            args,
+                        },
+                        None,
+                        None,
+                    ));
                 }
                 Ok((
                     Op::Call {
@@ -2207,6 +2346,10 @@ fn special(n: &str) -> Option<Special> {
             "%ntid" => Some(Special::Ntid(d)),
             "%ctaid" => Some(Special::Ctaid(d)),
             "%nctaid" => Some(Special::Nctaid(d)),
+            "%clusterid" => Some(Special::ClusterId(d)),
+            "%nclusterid" => Some(Special::NClusterId(d)),
+            "%cluster_ctaid" => Some(Special::ClusterCtaId(d)),
+            "%cluster_nctaid" => Some(Special::ClusterNCtaId(d)),
             _ => None,
         };
     }
@@ -2230,8 +2373,37 @@ fn special(n: &str) -> Option<Special> {
         "%reserved_smem_offset_cap" => Special::ReservedSmem(ReservedSmem::Cap),
         "%reserved_smem_offset_0" => Special::ReservedSmem(ReservedSmem::Offset(0)),
         "%reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Offset(1)),
-        _ => return None,
+        "%nsmid" => Special::NSmId,
+        "%gridid" => Special::GridId,
+        "%clock_hi" => Special::ClockHi,
+        "%globaltimer_lo" => Special::GlobalTimerLo,
+        "%globaltimer_hi" => Special::GlobalTimerHi,
+        "%total_smem_size" => Special::TotalSmemSize,
+        "%aggr_smem_size" => Special::AggrSmemSize,
+        "%is_explicit_cluster" => Special::IsExplicitCluster,
+        "%cluster_ctarank" => Special::ClusterCtaRank,
+        "%cluster_nctarank" => Special::ClusterNCtaRank,
+        "%current_graph_exec" => Special::CurrentGraphExec,
+        _ => return numbered_special(n),
     })
+}
+
+/// `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64` and `%envreg0`..`%envreg31`.
+fn numbered_special(n: &str) -> Option<Special> {
+    if let Some(k) = n.strip_prefix("%envreg") {
+        return match k.parse::<u8>() {
+            Ok(i) if i < 32 && !k.starts_with('+') && (k == "0" || !k.starts_with('0')) => {
+                Some(Special::EnvReg(i))
+            }
+            _ => None,
+        };
+    }
+    let k = n.strip_prefix("%pm")?;
+    let k = k.strip_suffix("_64").unwrap_or(k);
+    match k.as_bytes() {
+        [d @ b'0'..=b'7'] => Some(Special::Pm(d - b'0')),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

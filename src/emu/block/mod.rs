@@ -308,11 +308,8 @@ fn at_line(inst: &Inst, launch: &Launch) -> String {
     }
 }
 
-fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
-    let at = at_line(inst, launch);
-    format!(
-        "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
-    )
+fn unsupported_call(name: &str, inst: &Inst, launch: &Launch) -> String {
+    crate::emu::diag::unsupported_call(name, &at_line(inst, launch))
 }
 
 /// A thread's registers, wherever they are kept: its own `Thread::regs` (one thread at a
@@ -399,7 +396,33 @@ impl<'l> Mem<'l> {
             Special::WarpId => (linear / 32) as u64,
             Special::NWarpId => (dims[0] * dims[1] * dims[2]).div_ceil(32) as u64,
             Special::WarpSize => 32,
-            Special::Clock | Special::Clock64 | Special::GlobalTimer => 0,
+            // The emulator keeps no time: every clock and timer reads 0 (see `ClockHi`).
+            Special::Clock
+            | Special::Clock64
+            | Special::ClockHi
+            | Special::GlobalTimer
+            | Special::GlobalTimerLo
+            | Special::GlobalTimerHi => 0,
+            // One SM, one launch, no performance counters, nothing the driver set, no
+            // clusters (each block a cluster of one) and no CUDA graph.
+            Special::NSmId | Special::GridId | Special::ClusterNCtaId(_) => 1,
+            Special::ClusterNCtaRank => 1,
+            Special::Pm(_)
+            | Special::EnvReg(_)
+            | Special::IsExplicitCluster
+            | Special::ClusterCtaId(_)
+            | Special::ClusterCtaRank
+            | Special::CurrentGraphExec => 0,
+            Special::ClusterId(d) => self.block[d as usize] as u64,
+            Special::NClusterId(d) => cfg.grid[d as usize] as u64,
+            Special::TotalSmemSize => {
+                self.launch.module.static_shared_of(self.launch.entry) + cfg.dynamic_shared as u64
+            }
+            Special::AggrSmemSize => {
+                self.launch.module.static_shared_of(self.launch.entry)
+                    + cfg.dynamic_shared as u64
+                    + super::launch::RESERVED_SMEM
+            }
             Special::LaneMaskEq => 1u64 << lane,
             Special::LaneMaskLt => (1u64 << lane) - 1,
             Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,
