@@ -113,7 +113,7 @@ fn check_resources(
     }
     if module.static_shared_size > 64 * MIB {
         return Err(EmuError::Launch(format!(
-            "the module declares {} bytes of __shared__ memory in all, more than gpuzzle's emulator supports",
+            "the module declares {} bytes of __shared__ memory in all (its kernels together), more than gpuzzle's emulator supports (64 MiB)",
             module.static_shared_size
         )));
     }
