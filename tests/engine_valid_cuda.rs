@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
 
-const FILE: &str = "tests/kernels/valid_cuda.cu";
+const FILE: &str = "tests/kernels/valid/valid_cuda.cu";
 
 fn gpuzzle(lockstep: &str) -> Command {
     let mut c = Command::cargo_bin("gpuzzle").expect("the gpuzzle binary");
@@ -211,7 +211,7 @@ fn a_named_barrier_is_refused_by_name() {
 #[test]
 fn grid_sync_is_refused_by_name() {
     let all = refused_in(
-        "tests/kernels/valid_cuda_grid_sync.cu",
+        "tests/kernels/valid/grid_sync.cu",
         "grid_sync",
         &["--grid", "2", "--block", "4", "--arg", "out=i32[4]:zeros"],
     );
@@ -232,7 +232,7 @@ fn inline_asm_that_is_not_ptx_is_called_so() {
 #[test]
 fn a_shared_array_over_4_gib_is_a_stated_limit() {
     let (code, out, err) = exec_in(
-        "tests/kernels/valid_cuda_huge_shared.cu",
+        "tests/kernels/valid/huge_shared.cu",
         "huge_shared",
         &["--grid", "1", "--block", "1", "--arg", "out=i32[1]:zeros"],
     );

@@ -67,7 +67,7 @@ pub fn unsupported_instruction(text: &str, at: &str) -> String {
              barrier by number or for a thread count (`bar.sync 1, 64`, `bar.arrive`); the \
              emulator runs `__syncthreads()`, barrier 0 for every thread of the block"
         )
-    } else if !PTX_OPCODES.contains(&base) {
+    } else if !text.starts_with('.') && !PTX_OPCODES.contains(&base) {
         format!(
             "`{text}`{at} is not a PTX instruction: the text of an `asm(...)` statement must be \
              PTX, and a GPU's assembler (ptxas) would refuse this kernel"
@@ -450,6 +450,10 @@ mod tests {
                 "`foo.bar` (from k.cu:3) is not a PTX instruction",
             ),
             ("cp.async.ca.shared.global", "not a mistake in your kernel"),
+            (
+                ".branchtargets",
+                "`.branchtargets` (from k.cu:3) is not supported",
+            ),
         ] {
             let m = unsupported_instruction(text, " (from k.cu:3)");
             assert!(m.contains(want), "{text}: {m}");

@@ -1059,9 +1059,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Give every function defined in the module its index before anything is read, so a
-    /// function's address can be taken (`mov.u64 %rd1, _Z5twicei;`, a vtable's initialiser)
-    /// before its body: `.func [(ret)] name [(params)] [directives] {` defines one.
+    /// Give every function and kernel defined in the module its index, in the order of their
+    /// definitions, before anything is read, so a function's address can be taken
+    /// (`mov.u64 %rd1, _Z5twicei;`, a vtable's initialiser) before its body:
+    /// `.func [(ret)] name [(params)] [directives] {` defines one.
     fn place_functions(&mut self) {
         let toks = self.toks;
         let punct = |i: usize, c: char| matches!(toks.get(i), Some(t) if t.tok == Tok::Punct(c));
@@ -1087,7 +1088,8 @@ impl<'a> Parser<'a> {
             i
         };
         for (i, t) in toks.iter().enumerate() {
-            if !matches!(&t.tok, Tok::Ident(w) if w == ".func") {
+            let is_entry = matches!(&t.tok, Tok::Ident(w) if w == ".entry");
+            if !is_entry && !matches!(&t.tok, Tok::Ident(w) if w == ".func") {
                 continue;
             }
             let at = skip_parens(i + 1);
@@ -1108,7 +1110,7 @@ impl<'a> Parser<'a> {
                     .insert(name.clone(), self.module.functions.len() as u32);
                 self.module.functions.push(Function {
                     name: name.clone(),
-                    is_entry: false,
+                    is_entry,
                     params: Vec::new(),
                     retval: None,
                     param_area: 0,
@@ -2421,6 +2423,115 @@ mod tests {
         let m = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         let (_, k) = m.find_entry("k").expect("the kernel");
         k.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    /// Every special register of the PTX ISA (chapter "Special Registers") reads; none makes
+    /// the reader fail, whatever a kernel's inline asm names.
+    #[test]
+    fn every_special_register_of_the_ptx_isa_reads() {
+        let mut names: Vec<String> = [
+            "%laneid",
+            "%warpid",
+            "%nwarpid",
+            "%smid",
+            "%nsmid",
+            "%gridid",
+            "%is_explicit_cluster",
+            "%cluster_ctarank",
+            "%cluster_nctarank",
+            "%lanemask_eq",
+            "%lanemask_le",
+            "%lanemask_lt",
+            "%lanemask_ge",
+            "%lanemask_gt",
+            "%clock",
+            "%clock_hi",
+            "%clock64",
+            "%globaltimer",
+            "%globaltimer_lo",
+            "%globaltimer_hi",
+            "%reserved_smem_offset_begin",
+            "%reserved_smem_offset_end",
+            "%reserved_smem_offset_cap",
+            "%reserved_smem_offset_0",
+            "%reserved_smem_offset_1",
+            "%total_smem_size",
+            "%aggr_smem_size",
+            "%dynamic_smem_size",
+            "%current_graph_exec",
+            "WARP_SZ",
+        ]
+        .map(String::from)
+        .to_vec();
+        for v in [
+            "%tid",
+            "%ntid",
+            "%ctaid",
+            "%nctaid",
+            "%clusterid",
+            "%nclusterid",
+        ] {
+            names.extend(["x", "y", "z"].map(|d| format!("{v}.{d}")));
+        }
+        for v in ["%cluster_ctaid", "%cluster_nctaid"] {
+            names.extend(["x", "y", "z"].map(|d| format!("{v}.{d}")));
+        }
+        names.extend((0..8).map(|i| format!("%pm{i}")));
+        names.extend((0..8).map(|i| format!("%pm{i}_64")));
+        names.extend((0..32).map(|i| format!("%envreg{i}")));
+        for n in &names {
+            let got = ops(&format!("mov.u64 %rd1, {n};"));
+            assert!(
+                matches!(
+                    got[0],
+                    Op::Un {
+                        a: Operand::Special(_),
+                        ..
+                    }
+                ),
+                "{n}: {got:?}"
+            );
+        }
+        assert_eq!(special("%envreg32"), None);
+        assert_eq!(special("%envreg07"), None);
+        assert_eq!(special("%pm8"), None);
+        assert_eq!(special("%pm1_32"), None);
+    }
+
+    /// A function's address (a function pointer, a vtable entry) before its body, and a call
+    /// through a register with its `.callprototype`.
+    #[test]
+    fn function_pointers_and_indirect_calls_parse() {
+        let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+            .func (.param .b32 r) f(.param .b32 a);\n\
+            .global .align 8 .u64 vt[2] = {0, f};\n\
+            .visible .entry k()\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+            mov.u64 %rd1, f;\n\
+            {\n.param .b32 param0;\nst.param.b32 [param0+0], 1;\n.param .b32 retval0;\n\
+            prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+            call (retval0), %rd1, (param0), prototype_0;\n\
+            ld.param.b32 %r1, [retval0+0];\n}\nret;\n}\n\
+            .func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %r<2>;\n\
+            ld.param.u32 %r1, [a];\nst.param.b32 [r], %r1;\nret;\n}\n";
+        let m = parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let (fi, _) = m.function("f").expect("f");
+        let vt = &m.globals[0];
+        let want = function_address(fi).to_le_bytes();
+        assert_eq!(vt.init.as_deref().map(|b| &b[8..16]), Some(&want[..]));
+        let (_, k) = m.find_entry("k").expect("k");
+        assert!(k.body.iter().any(|i| matches!(
+            i.op,
+            Op::Un { a: Operand::Imm(a), .. } if function_at(a, m.functions.len()) == Some(fi)
+        )));
+        assert!(k.body.iter().any(|i| matches!(
+            i.op,
+            Op::Call {
+                callee: Callee::Indirect(_),
+                ret: Some(_),
+                ..
+            }
+        )));
+        assert!(!m.functions[fi as usize].body.is_empty());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 // Valid CUDA that once made gpuzzle say "please report": each kernel runs, or is refused by
-// name at the line marked `// @NAME` (tests/engine_valid_cuda.rs).
+// name at the line marked `// @NAME` (tests/engine_valid_cuda.rs). Kept out of the engine
+// corpus (tests/kernels/*.cu): the GPU instrumentation knows no device heap.
 
 // --- the device heap: malloc/free, new/delete ---
 
