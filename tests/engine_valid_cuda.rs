@@ -144,6 +144,17 @@ fn function_pointers_call_the_function_they_hold() {
     assert_eq!(out, serde_json::json!([0, 2, 6, 6]));
 }
 
+/// `__device__ int* p = &x;` and a table of function pointers (`= generic(x)`, `= {f, g}` in
+/// PTX) hold the addresses the launch gave them.
+#[test]
+fn module_variables_initialised_with_addresses_point_there() {
+    let out = clean_out(
+        "pointer_initialisers",
+        &["--grid", "1", "--block", "4", "--arg", "out=i32[4]:zeros"],
+    );
+    assert_eq!(out, serde_json::json!([3, 6, 7, 12]));
+}
+
 #[test]
 fn a_null_function_pointer_is_reported_at_the_call() {
     let (code, out, err) = exec(

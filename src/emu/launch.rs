@@ -643,6 +643,24 @@ fn prepare<'m>(
         .iter()
         .map(|a| a.base)
         .collect();
+    // Initialised pointers to module variables (`__device__ int* p = &x;`), now that the
+    // variables have addresses; a variable the learner set with --symbol keeps their bytes.
+    for (i, g) in module.globals.iter().enumerate() {
+        if symbols.iter().any(|(k, _)| *k == i) {
+            continue;
+        }
+        for r in &g.relocs {
+            let (Some(&at), Some(&to)) = (
+                global_sym_addr.get(i),
+                global_sym_addr.get(r.target as usize),
+            ) else {
+                continue;
+            };
+            if r.offset % 8 == 0 && r.offset + 8 <= g.size {
+                global.write(at + r.offset, 8, to.wrapping_add(r.addend));
+            }
+        }
+    }
     let heap = uses_heap
         .then(|| global.allocs.get(nbuf + nvar).map(|a| Heap::new(a.base)))
         .flatten();

@@ -688,6 +688,18 @@ pub struct Variable {
     /// The function whose body declares it (NVRTC's demoted `__shared__` variables); `None`
     /// at module level.
     pub owner: Option<u32>,
+    /// Initialised words that hold another module variable's address
+    /// (`__device__ int* p = &x;`: `= generic(x)`), filled in when a launch places it.
+    pub relocs: Vec<Reloc>,
+}
+
+/// An 8-byte word of a variable's initial bytes, at `offset`, that holds the address of module
+/// variable `target` (index into `Module::globals`) plus `addend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    pub offset: u64,
+    pub target: u32,
+    pub addend: u64,
 }
 
 /// A kernel or device-function parameter.

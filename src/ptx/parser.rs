@@ -457,9 +457,10 @@ impl<'a> Parser<'a> {
             return self.err(format!("variable `{name}` is too large ({size} bytes)"));
         }
         let mut init = None;
+        let mut relocs = Vec::new();
         if self.eat_punct('=') {
             let mut bytes = Vec::new();
-            self.initializer(ty, &mut bytes)?;
+            self.initializer(ty, &mut bytes, &mut relocs)?;
             if dynamic {
                 count = bytes.len() as u64 / elem.max(1);
                 dynamic = false;
@@ -479,16 +480,17 @@ impl<'a> Parser<'a> {
             init,
             dynamic,
             owner: None,
+            relocs,
         })
     }
 
-    fn initializer(&mut self, ty: Ty, out: &mut Vec<u8>) -> PResult<()> {
+    fn initializer(&mut self, ty: Ty, out: &mut Vec<u8>, relocs: &mut Vec<Reloc>) -> PResult<()> {
         if self.eat_punct('{') {
             if self.eat_punct('}') {
                 return Ok(());
             }
             loop {
-                self.initializer(ty, out)?;
+                self.initializer(ty, out, relocs)?;
                 if self.eat_punct('}') {
                     return Ok(());
                 }
@@ -527,8 +529,33 @@ impl<'a> Parser<'a> {
                 // A vtable's entry: the function's address.
                 self.func_idx.get(w).map_or(0, |&fi| function_address(fi))
             }
-            Tok::Ident(w) if w == "generic" => {
-                return self.err("address initialisers (`generic(...)`) are not supported");
+            Tok::Ident(w) if w == "generic" || self.global_idx.contains_key(w) => {
+                // `generic(x)`, `generic(arr)+8` or `x`: a module variable's address (generic
+                // and global addresses of global memory are the same here).
+                let name = if w == "generic" {
+                    self.expect_punct('(')?;
+                    let n = self.ident()?;
+                    self.expect_punct(')')?;
+                    n
+                } else {
+                    w.clone()
+                };
+                let Some(&target) = self.global_idx.get(&name) else {
+                    return self.err(format!("`generic({name})` names no module variable"));
+                };
+                let addend = if self.eat_punct('+') { self.int()? } else { 0 };
+                if ty.size() != 8 {
+                    return self.err(format!(
+                        "the address of `{name}` in an initialiser of {}-byte elements",
+                        ty.size()
+                    ));
+                }
+                relocs.push(Reloc {
+                    offset: out.len() as u64,
+                    target,
+                    addend,
+                });
+                0
             }
             t => return self.err(format!("unexpected {t} in an initialiser")),
         };
@@ -2532,6 +2559,35 @@ mod tests {
             }
         )));
         assert!(!m.functions[fi as usize].body.is_empty());
+    }
+
+    /// `__device__ int* p = &arr[1];` is `= generic(arr)+4`: a word the launch fills in.
+    #[test]
+    fn address_initialisers_become_relocations() {
+        let text = |init: &str| {
+            format!(
+                ".version 8.5\n.target sm_80\n.address_size 64\n\
+                 .global .align 4 .b8 arr[16];\n{init}\n\
+                 .visible .entry k()\n{{\nret;\n}}\n"
+            )
+        };
+        let m = parse(&text(".global .align 8 .u64 s[2] = {7, generic(arr)+4};"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            m.globals[1].relocs,
+            vec![Reloc {
+                offset: 8,
+                target: 0,
+                addend: 4
+            }]
+        );
+        assert_eq!(m.globals[1].init.as_deref().map(|b| b[0]), Some(7));
+        for bad in [
+            ".global .align 4 .u32 p = generic(arr);",
+            ".global .align 8 .u64 p = generic(nothing);",
+        ] {
+            assert!(parse(&text(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -56,6 +56,16 @@ extern "C" __global__ void function_pointers(int* out) {
     out[t] = f(t);
 }
 
+// Module variables initialised with addresses: of a variable, of functions.
+__device__ int cells[4] = {1, 2, 3, 4};
+__device__ int* third = &cells[2];
+__device__ int (*ops[2])(int) = {twice, thrice};
+
+extern "C" __global__ void pointer_initialisers(int* out) {
+    int t = threadIdx.x;
+    out[t] = *third + ops[t % 2](t);
+}
+
 extern "C" __global__ void null_function_pointer(int* out, const unsigned long long* table) {
     int t = threadIdx.x;
     int (*f)(int) = (int (*)(int))table[t];
