@@ -210,6 +210,16 @@ fn fns_finds_the_nth_set_bit_both_ways() {
     );
 }
 
+/// `__vsetgtu4` and `__vmaxs2` are written with `lop3`, once refused.
+#[test]
+fn simd_video_intrinsics_compute_per_byte_and_per_half() {
+    let out = clean_out(
+        "simd_video",
+        &["--grid", "1", "--block", "1", "--arg", "out=u32[2]:zeros"],
+    );
+    assert_eq!(out, serde_json::json!([0x0100_0000, 0x0002_0001]));
+}
+
 #[test]
 fn a_named_barrier_is_refused_by_name() {
     let all = refused(

@@ -477,6 +477,15 @@ pub enum Op {
         d: u32,
         a: Operand,
     },
+    /// `lop3.b32 d, a, b, c, immLut`: any logic function of three inputs, bit by bit, `lut`
+    /// its truth table (bit `4a + 2b + c` is the result for input bits a, b, c).
+    Lop3 {
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        lut: u8,
+    },
     /// `fns.b32 d, mask, base, offset` (`__fns`): the position of the `offset`-th set bit of
     /// `mask` counted from bit `base`.
     Fns {

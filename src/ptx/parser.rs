@@ -2006,6 +2006,18 @@ impl<'c> Builder<'c> {
                     c: self.src(p, o(3), Ty::B32)?,
                 })
             }
+            "lop3" if m.words == ["b32"] && ops.len() == 5 => {
+                let Raw::Int(lut) = o(4) else {
+                    return self.err("lop3 needs an immediate truth table");
+                };
+                plain(Op::Lop3 {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::B32)?,
+                    lut: *lut as u8,
+                })
+            }
             "fns" => {
                 self.n(ops, 4)?;
                 plain(Op::Fns {

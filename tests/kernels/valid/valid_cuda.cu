@@ -131,6 +131,13 @@ extern "C" __global__ void find_nth_set(unsigned* out) {
     out[8 + t] = __fns(0xF0F0u, 15, -(t + 1));
 }
 
+// SIMD video intrinsics (CUDA writes some with `lop3`); blockDim.x is 1, so nothing folds.
+extern "C" __global__ void simd_video(unsigned* out) {
+    unsigned one = blockDim.x;
+    out[0] = __vsetgtu4(0x05030201u * one, 0x02030402u * one);
+    out[1] = __vmaxs2(0x0001FFFFu * one, 0x00020001u * one);
+}
+
 // --- refused by name where they execute ---
 
 extern "C" __global__ void named_barrier(int* out) {

@@ -25,6 +25,7 @@ macro_rules! arith_op {
             | Op::Dot { .. }
             | Op::Prmt { .. }
             | Op::Fns { .. }
+            | Op::Lop3 { .. }
             | Op::Shf { .. }
             | Op::Pack { .. }
             | Op::Unpack { .. }
@@ -259,6 +260,17 @@ pub(in crate::emu::block) fn arith<R: Regs + ?Sized>(
                     mem.val_in(th, regs, b),
                     mem.val_in(th, regs, c),
                 ),
+            );
+        }
+        Op::Lop3 { d, a, b, c, lut } => {
+            regs.set(
+                *d,
+                alu::lop3(
+                    mem.val_in(th, regs, a) as u32,
+                    mem.val_in(th, regs, b) as u32,
+                    mem.val_in(th, regs, c) as u32,
+                    *lut,
+                ) as u64,
             );
         }
         Op::Fns { d, a, b, c } => {
