@@ -220,6 +220,35 @@ fn simd_video_intrinsics_compute_per_byte_and_per_half() {
     assert_eq!(out, serde_json::json!([0x0100_0000, 0x0002_0001]));
 }
 
+/// Lanes of the second warp that skip a shuffle are named as lanes with their threads, and are
+/// not said to have returned: they took the other branch.
+#[test]
+fn lanes_that_skip_a_shuffle_are_named_with_their_threads() {
+    let (code, out, err) = exec(
+        "lane_skips_shuffle",
+        &["--grid", "1", "--block", "64", "--arg", "out=i32[64]:zeros"],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let v = json(&out);
+    let ds = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let error = ds
+        .iter()
+        .find(|d| d["severity"] == "error")
+        .unwrap_or_else(|| panic!("no error: {v}"));
+    assert_eq!(error["line"], marked("lane_skips_shuffle"), "{v}");
+    let msg = error["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("lane 4 (thread 36)"), "{msg}");
+    assert!(msg.contains("took the other branch"), "{msg}");
+    assert!(!msg.contains("(returned)"), "{msg}");
+    for d in &ds {
+        let m = d["message"].as_str().unwrap_or_default();
+        assert!(!m.contains("finished (returned)"), "{m}");
+        if m.contains("read a value from lane 4") {
+            assert!(m.contains("lane 4 (thread 36)"), "{m}");
+        }
+    }
+}
+
 #[test]
 fn a_named_barrier_is_refused_by_name() {
     let all = refused(

@@ -294,9 +294,13 @@ impl<'l> Block<'l> {
             Some(State::Exited) => "that lane has already finished (it took the other branch of an if around the shuffle, or returned early)".to_string(),
             Some(_) => "that lane is not taking part in this shuffle (not in the mask, or elsewhere in the code)".to_string(),
         };
+        let src_who = self
+            .threads
+            .get(src)
+            .map_or(String::new(), |th| format!(" ({})", namer.thread(th.tid)));
         self.mem.diags.report(DiagKind::WarpSync, Severity::Warning, site, None, || {
             (
-                format!("{who} (lane {lane}) read a value from lane {src_lane} with a shuffle, but {why}, so the value it got is undefined"),
+                format!("{who} (lane {lane}) read a value from lane {src_lane}{src_who} with a shuffle, but {why}, so the value it got is undefined"),
                 facts,
             )
         });

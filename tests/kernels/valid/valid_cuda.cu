@@ -138,6 +138,17 @@ extern "C" __global__ void simd_video(unsigned* out) {
     out[1] = __vmaxs2(0x0001FFFFu * one, 0x00020001u * one);
 }
 
+// Lanes 4..31 of the second warp skip a shuffle their mask names (a learner's bug, reported
+// naming each lane with its thread).
+extern "C" __global__ void lane_skips_shuffle(int* out) {
+    int t = threadIdx.x;
+    int v = t;
+    if (t < 36) {
+        v = __shfl_down_sync(0xffffffff, v, 1); // @lane_skips_shuffle
+    }
+    out[t] = v;
+}
+
 // --- refused by name where they execute ---
 
 extern "C" __global__ void named_barrier(int* out) {
