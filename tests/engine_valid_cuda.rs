@@ -187,15 +187,26 @@ fn virtual_functions_dispatch_on_the_objects_type() {
     assert_eq!(out, serde_json::json!([0.0, 1.0, 4.0, 9.0]));
 }
 
-/// One SM (`%smid` 0 of `%nsmid` 1), launch 1, no clocks, counters or driver registers; the
-/// block's shared memory is its 16 ints.
+/// One SM (`%smid` 0 of `%nsmid` 1), launch 1, no performance counters or driver registers;
+/// a clock that moves 1000 per read (`%clock_hi` the first read's upper half, then the halves
+/// of the timer's second and third reads); the block's shared memory is its 16 ints.
 #[test]
-fn special_registers_read_as_one_sm_with_no_clock() {
+fn special_registers_read_as_one_sm_with_a_counting_clock() {
     let out = clean_out(
         "special_registers",
         &["--grid", "1", "--block", "1", "--arg", "out=u32[10]:zeros"],
     );
-    assert_eq!(out, serde_json::json!([1, 1, 0, 0, 0, 0, 0, 0, 64, 0]));
+    assert_eq!(out, serde_json::json!([1, 1, 0, 0, 0, 0, 2000, 0, 64, 0]));
+}
+
+/// `while (clock64() - start < N)` ends, after the same reads in every thread.
+#[test]
+fn a_timing_loop_ends() {
+    let out = clean_out(
+        "busy_wait",
+        &["--grid", "1", "--block", "4", "--arg", "out=i64[4]:zeros"],
+    );
+    assert_eq!(out, serde_json::json!([100000, 100000, 100000, 100000]));
 }
 
 #[test]

@@ -125,6 +125,14 @@ extern "C" __global__ void special_registers(unsigned* out) {
     out[9] = v;
 }
 
+// A timing loop: each read of the clock is a fixed step later, so it ends.
+extern "C" __global__ void busy_wait(long long* out) {
+    long long start = clock64();
+    long long now = start;
+    while (now - start < 100000) now = clock64();
+    out[threadIdx.x] = now - start;
+}
+
 extern "C" __global__ void find_nth_set(unsigned* out) {
     int t = threadIdx.x;
     out[t] = __fns(0xF0F0u, 0, t + 1);
