@@ -484,7 +484,7 @@ fn unsupported_instruction_fails_only_where_the_emulator_fails(stand_in: bool, e
     assert_eq!(gcode, code, "{gpu}");
     assert_eq!(
         plain["error"],
-        "the instruction `cp.async.ca.shared.global` (from tests/kernels/instrument/async_copy.cu:10) is not supported by gpuzzle's emulator yet; please report it with your kernel"
+        "the instruction `cp.async.ca.shared.global` (from tests/kernels/instrument/async_copy.cu:10) is not supported by gpuzzle's emulator yet (a limit of gpuzzle, not a mistake in your kernel)"
     );
     assert_eq!(gpu, plain, "reached: the same error, word for word");
 }

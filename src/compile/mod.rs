@@ -334,6 +334,13 @@ impl PtxCompiler {
     }
 
     pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
+        // A UTF-8 byte-order mark (some Windows editors write one) is no C++ token to NVRTC;
+        // nvcc ignores it, so gpuzzle does too.
+        let unmarked = CompileRequest {
+            source: req.source.strip_prefix('\u{feff}').unwrap_or(req.source),
+            ..*req
+        };
+        let req = &unmarked;
         let mut options = options_for(req)?;
         // Where NVRTC is, but not NVRTC itself: a cached kernel needs no load.
         let location = nvrtc_location()?;

@@ -55,6 +55,18 @@ fn ptx_has_entry_line_info_and_the_learners_file_name() {
     assert!(!compiled.cached);
 }
 
+/// A file some editor saved with a UTF-8 byte-order mark compiles as it would with nvcc, its
+/// lines where they were.
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let (compiler, _dir) = fresh_compiler();
+    let marked = format!("\u{feff}{MAP}");
+    let compiled = compiler
+        .compile(&CompileRequest::new("k.cu", &marked))
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(compiled.ptx.contains("\t.loc\t1 4 "), "{}", compiled.ptx);
+}
+
 #[test]
 fn an_unchanged_kernel_is_never_recompiled() {
     let (compiler, dir) = fresh_compiler();

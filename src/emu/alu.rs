@@ -802,6 +802,45 @@ pub fn dot(kind: DotKind, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64
     (c as u32).wrapping_add(sum as u32) as u64
 }
 
+/// `lop3.b32`: bit i of the result is bit `4·a_i + 2·b_i + c_i` of the truth table `lut`
+/// (so `lut` 0xF0 is a, 0xCC is b, 0xAA is c, and 0xF0 & 0xCC is a & b).
+pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {
+    (0..8u32)
+        .filter(|k| lut >> k & 1 == 1)
+        .map(|k| {
+            let pick = |x: u32, bit: u32| if k >> bit & 1 == 1 { x } else { !x };
+            pick(a, 2) & pick(b, 1) & pick(c, 0)
+        })
+        .fold(0, |r, m| r | m)
+}
+
+/// `fns.b32`: the bit position of the `offset`-th set bit of `mask` from bit `base` upwards
+/// (offset > 0) or downwards (offset < 0), `base` itself counting; offset 0 asks whether bit
+/// `base` is set. `0xffffffff` when there is no such bit (or `base` is past bit 31, which PTX
+/// leaves undefined).
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    const NONE: u32 = 0xffff_ffff;
+    if base > 31 {
+        return NONE;
+    }
+    if offset == 0 {
+        return if mask >> base & 1 == 1 { base } else { NONE };
+    }
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i32;
+    let step = if offset > 0 { 1 } else { -1 };
+    while (0..32).contains(&pos) {
+        if mask >> pos & 1 == 1 {
+            if count == 0 {
+                return pos as u32;
+            }
+            count -= 1;
+        }
+        pos += step;
+    }
+    NONE
+}
+
 /// `prmt.b32` default mode: pick bytes of {b, a} by the selector nibbles of `c`.
 pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     let src = ((b as u32 as u64) << 32) | a as u32 as u64;
@@ -881,6 +920,35 @@ mod tests {
     use super::*;
     use crate::ptx::ir::HalfCvt;
     use proptest::prelude::*;
+
+    #[test]
+    fn lop3_applies_its_truth_table_bit_by_bit() {
+        let (a, b, c) = (0x1234_5678u32, 0x0f0f_f0f0u32, 0xdead_beefu32);
+        assert_eq!(lop3(a, b, c, 0xF0), a);
+        assert_eq!(lop3(a, b, c, 0xCC), b);
+        assert_eq!(lop3(a, b, c, 0xAA), c);
+        assert_eq!(lop3(a, b, c, 0xF0 & 0xCC), a & b);
+        assert_eq!(lop3(a, b, c, 0xF0 ^ 0xCC ^ 0xAA), a ^ b ^ c);
+        assert_eq!(lop3(a, b, c, (0xF0 & 0xCC) | 0xAA), (a & b) | c);
+        assert_eq!(lop3(a, b, c, 0), 0);
+        assert_eq!(lop3(a, b, c, 0xFF), u32::MAX);
+    }
+
+    /// The PTX ISA's examples for `fns`, and the edges.
+    #[test]
+    fn fns_finds_the_nth_set_bit() {
+        assert_eq!(fns(0xaaaa_aaaa, 3, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 3, -1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, -1), 1);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 0), 0xffff_ffff);
+        assert_eq!(fns(0xaaaa_aaaa, 3, 0), 3);
+        assert_eq!(fns(0xf0f0, 0, 5), 12);
+        assert_eq!(fns(0xf0f0, 0, 9), 0xffff_ffff);
+        assert_eq!(fns(0x8000_0000, 31, -1), 31);
+        assert_eq!(fns(1, 40, 1), 0xffff_ffff);
+        assert_eq!(fns(u32::MAX, 31, i32::MIN), 0xffff_ffff);
+    }
 
     #[test]
     fn half2_computes_each_half_alone() {

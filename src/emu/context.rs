@@ -57,6 +57,8 @@ pub struct Launch<'m> {
     pub(super) trace_only: Option<Vec<[u32; 3]>>,
     /// Run converged warps in lockstep (`block/lockstep.rs`); off, one thread at a time.
     pub(super) lockstep: bool,
+    /// The device heap `malloc` and `new` allocate from (`None` unless the module calls them).
+    pub(super) heap: Option<super::heap::Heap>,
 }
 
 impl<'m> Launch<'m> {

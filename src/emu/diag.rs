@@ -46,24 +46,195 @@ impl Namer {
 }
 
 /// The message for an instruction the emulator does not run, `at` naming where it came from
-/// (` (from k.cu:4)`). Texture and surface reads get their own answer: they are not a gap
-/// to report but a feature the emulator leaves out, with a plain-pointer way around it.
+/// (` (from k.cu:4)`): a refusal by name, at the learner's line, never a request to report a
+/// bug. Textures get their own answer (a feature left out, with a plain-pointer way around
+/// it), named barriers theirs (`__syncthreads()` is barrier 0), and a word that is no PTX
+/// instruction at all (inline `asm` a GPU's assembler would refuse) is called that.
 pub fn unsupported_instruction(text: &str, at: &str) -> String {
     let texture = ["tex.", "tld4.", "txq.", "suld.", "sust.", "sured.", "suq."]
         .iter()
         .any(|p| text.starts_with(p));
+    let base = text.split('.').next().unwrap_or(text);
     if texture {
         format!(
             "textures are not supported by the emulator: `{text}`{at} reads a texture or surface; \
              pass the data as a plain pointer (`const float* __restrict__ in`) and index it \
              (gpuzzle has no way to create a texture object either)"
         )
+    } else if matches!(base, "bar" | "barrier") {
+        format!(
+            "named barriers are not supported by gpuzzle's emulator yet: `{text}`{at} waits at a \
+             barrier by number or for a thread count (`bar.sync 1, 64`, `bar.arrive`); the \
+             emulator runs `__syncthreads()`, barrier 0 for every thread of the block"
+        )
+    } else if !text.starts_with('.') && !PTX_OPCODES.contains(&base) {
+        format!(
+            "`{text}`{at} is not a PTX instruction: the text of an `asm(...)` statement must be \
+             PTX, and a GPU's assembler (ptxas) would refuse this kernel"
+        )
     } else {
         format!(
-            "the instruction `{text}`{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
+            "the instruction `{text}`{at} is not supported by gpuzzle's emulator yet (a limit of \
+             gpuzzle, not a mistake in your kernel)"
         )
     }
 }
+
+/// The message for a call to a function the emulator does not provide (`name` as PTX calls
+/// it), `at` as for [`unsupported_instruction`].
+pub fn unsupported_call(name: &str, at: &str) -> String {
+    if name.starts_with("cudaLaunchDevice") || name.starts_with("cudaGetParameterBuffer") {
+        format!(
+            "launching a kernel from a kernel (dynamic parallelism, `{name}`){at} is not \
+             supported by gpuzzle's emulator"
+        )
+    } else {
+        format!(
+            "a call to `{name}`{at} is not supported by gpuzzle's emulator yet (a limit of \
+             gpuzzle, not a mistake in your kernel)"
+        )
+    }
+}
+
+/// The first word of every instruction in the PTX ISA (9.x), so that inline `asm` holding
+/// something else is told apart from PTX the emulator does not run.
+const PTX_OPCODES: &[&str] = &[
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "alloca",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "bra",
+    "brev",
+    "brkpt",
+    "brx",
+    "call",
+    "clz",
+    "clusterlaunchcontrol",
+    "cnot",
+    "copysign",
+    "cos",
+    "cp",
+    "createpolicy",
+    "cvt",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "exit",
+    "fence",
+    "fma",
+    "fns",
+    "getctarank",
+    "griddepcontrol",
+    "isspacep",
+    "istypep",
+    "ld",
+    "ldmatrix",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad24",
+    "madc",
+    "mapa",
+    "match",
+    "max",
+    "mbarrier",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "movmatrix",
+    "mul",
+    "mul24",
+    "multimem",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "pmevent",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "ret",
+    "rsqrt",
+    "sad",
+    "selp",
+    "set",
+    "setmaxnreg",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "st",
+    "stackrestore",
+    "stacksave",
+    "stmatrix",
+    "sub",
+    "subc",
+    "suld",
+    "suq",
+    "sured",
+    "sust",
+    "szext",
+    "tanh",
+    "tcgen05",
+    "tensormap",
+    "testp",
+    "tex",
+    "tld4",
+    "trap",
+    "txq",
+    "vabsdiff",
+    "vabsdiff2",
+    "vabsdiff4",
+    "vadd",
+    "vadd2",
+    "vadd4",
+    "vavrg2",
+    "vavrg4",
+    "vmad",
+    "vmax",
+    "vmax2",
+    "vmax4",
+    "vmin",
+    "vmin2",
+    "vmin4",
+    "vote",
+    "vset",
+    "vset2",
+    "vset4",
+    "vshl",
+    "vshr",
+    "vsub",
+    "vsub2",
+    "vsub4",
+    "wgmma",
+    "wmma",
+    "xor",
+];
 
 /// A shared variable as the launch lays it out: (name, offset, element size, size in bytes).
 pub type SharedVar = (String, u64, u64, u64);
@@ -265,6 +436,32 @@ mod tests {
             m.contains("`wgmma.fence` (from k.cu:9) is not supported by gpuzzle's emulator yet"),
             "{m}"
         );
+    }
+
+    /// Valid CUDA is refused by name, never with a request to report a gpuzzle bug.
+    #[test]
+    fn refusals_name_what_they_refuse() {
+        for (text, want) in [
+            ("bar.sync", "named barriers are not supported"),
+            ("barrier.sync.aligned", "named barriers are not supported"),
+            ("bar.arrive", "named barriers are not supported"),
+            (
+                "foo.bar",
+                "`foo.bar` (from k.cu:3) is not a PTX instruction",
+            ),
+            ("cp.async.ca.shared.global", "not a mistake in your kernel"),
+            (
+                ".branchtargets",
+                "`.branchtargets` (from k.cu:3) is not supported",
+            ),
+        ] {
+            let m = unsupported_instruction(text, " (from k.cu:3)");
+            assert!(m.contains(want), "{text}: {m}");
+            assert!(!m.contains("report"), "{text}: {m}");
+        }
+        let m = unsupported_call("cudaLaunchDeviceV2", "");
+        assert!(m.contains("dynamic parallelism"), "{m}");
+        assert!(!unsupported_call("foo", "").contains("report"));
     }
 
     fn vars() -> Vec<SharedVar> {

@@ -19,13 +19,14 @@ use super::block::{Block, BlockOutput};
 use super::context::{block_idx, Launch};
 use super::diag::{Diags, Namer};
 use super::fast;
+use super::heap::{Heap, HEAP_NAME, HEAP_SIZE};
 use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{BlockTotals, CounterSummary, Counters, PerfStats, RunResult, ThreadId};
 use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
-use crate::ptx::ir::{demangle_var, EntryLookup, Module, Op, ReservedSmem, Space};
+use crate::ptx::ir::{demangle_var, Callee, EntryLookup, Module, Op, ReservedSmem, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -112,7 +113,7 @@ fn check_resources(
     }
     if module.static_shared_size > 64 * MIB {
         return Err(EmuError::Launch(format!(
-            "the module declares {} bytes of __shared__ memory in all, more than gpuzzle's emulator supports",
+            "the module declares {} bytes of __shared__ memory in all (its kernels together), more than gpuzzle's emulator supports (64 MiB)",
             module.static_shared_size
         )));
     }
@@ -613,6 +614,21 @@ fn prepare<'m>(
             .unwrap_or_else(|| vec![0; g.size as usize]);
         items.push((demangle_var(&g.name), bytes, module_var_elem_size(g)));
     }
+    // The device heap, last, when some function calls `malloc` (or `new`).
+    let uses_heap = module.functions.iter().any(|f| {
+        f.body.iter().any(|i| {
+            matches!(
+                i.op,
+                Op::Call {
+                    callee: Callee::Malloc,
+                    ..
+                }
+            )
+        })
+    });
+    if uses_heap {
+        items.push((HEAP_NAME.to_string(), vec![0; HEAP_SIZE as usize], 1));
+    }
     let mut global = GlobalMem::new(&items);
     // Memory stays near the buffers' own size: the copies went into `global`.
     drop(items);
@@ -622,7 +638,32 @@ fn prepare<'m>(
         global.track_claims();
     }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
-    let global_sym_addr: Vec<u64> = global.allocs[nbuf..].iter().map(|a| a.base).collect();
+    let nvar = module.globals.len();
+    let global_sym_addr: Vec<u64> = global.allocs[nbuf..nbuf + nvar]
+        .iter()
+        .map(|a| a.base)
+        .collect();
+    // Initialised pointers to module variables (`__device__ int* p = &x;`), now that the
+    // variables have addresses; a variable the learner set with --symbol keeps their bytes.
+    for (i, g) in module.globals.iter().enumerate() {
+        if symbols.iter().any(|(k, _)| *k == i) {
+            continue;
+        }
+        for r in &g.relocs {
+            let (Some(&at), Some(&to)) = (
+                global_sym_addr.get(i),
+                global_sym_addr.get(r.target as usize),
+            ) else {
+                continue;
+            };
+            if r.offset % 8 == 0 && r.offset + 8 <= g.size {
+                global.write(at + r.offset, 8, to.wrapping_add(r.addend));
+            }
+        }
+    }
+    let heap = uses_heap
+        .then(|| global.allocs.get(nbuf + nvar).map(|a| Heap::new(a.base)))
+        .flatten();
     let kernel_params = param_image(module, entry, args, &buf_addr);
 
     // Shared memory: static variables, then dynamic, then a red zone.
@@ -714,6 +755,7 @@ fn prepare<'m>(
         // Only the launch itself sets it: a watch rerun (buggy kernels only) keeps the
         // one-thread-at-a-time schedule it retraces.
         lockstep: false,
+        heap,
     }
 }
 

@@ -34,6 +34,7 @@ mod diag;
 pub mod facts;
 mod fast;
 mod float;
+mod heap;
 mod launch;
 mod memory;
 mod perf;

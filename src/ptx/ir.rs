@@ -108,6 +108,36 @@ pub enum Special {
     /// `%reserved_smem_offset_begin/_end/_cap/_0/_1`: where the shared memory the system
     /// reserves per block lies (cooperative groups keep a large tile's scratch there).
     ReservedSmem(ReservedSmem),
+    /// `%nsmid`: how many SMs the emulator models (one: `%smid` is always 0).
+    NSmId,
+    /// `%gridid`: which launch this is (one launch at a time: always 1).
+    GridId,
+    /// `%clock_hi`: the upper half of `%clock64`.
+    ClockHi,
+    /// `%globaltimer_lo` / `%globaltimer_hi`: the halves of `%globaltimer`.
+    GlobalTimerLo,
+    GlobalTimerHi,
+    /// `%pm0`..`%pm7` and `%pm0_64`..`%pm7_64`: performance-monitor counters (none counts: 0).
+    Pm(u8),
+    /// `%envreg0`..`%envreg31`: registers the driver sets; a plain launch sets none (0).
+    EnvReg(u8),
+    /// `%total_smem_size`: static plus dynamic shared memory of the block.
+    TotalSmemSize,
+    /// `%aggr_smem_size`: that plus the shared memory the system reserves.
+    AggrSmemSize,
+    /// `%is_explicit_cluster`: 0, a plain launch has no clusters.
+    IsExplicitCluster,
+    /// Cluster registers: without clusters each block is a cluster of one, so `%clusterid`
+    /// is the block's index, `%nclusterid` the grid's size, `%cluster_ctaid` 0,
+    /// `%cluster_nctaid` 1, `%cluster_ctarank` 0 and `%cluster_nctarank` 1.
+    ClusterId(u8),
+    NClusterId(u8),
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    /// `%current_graph_exec`: 0, the kernel is not launched from a CUDA graph.
+    CurrentGraphExec,
 }
 
 /// Which of the reserved-shared-memory registers (see [`Special::ReservedSmem`]).
@@ -342,6 +372,29 @@ pub enum Callee {
     AssertFail,
     /// An `.extern .func` the emulator does not provide (index into `Module::externs`).
     Unknown(u32),
+    /// A call through a function pointer (a virtual function, a `int (*f)(int)`): the register
+    /// holding its address (see [`function_address`]).
+    Indirect(u32),
+    /// Device `malloc` (also what `new` compiles to) and `free` (`delete`).
+    Malloc,
+    Free,
+}
+
+/// Where function addresses live: far above global memory and outside the shared and local
+/// windows, so a function pointer used as data faults, and data used as a function pointer is
+/// recognised as no function.
+pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_7000_0000_0000;
+
+/// The address a function pointer to function `idx` holds.
+pub fn function_address(idx: u32) -> u64 {
+    FUNCTION_ADDRESS_BASE + idx as u64 * 16
+}
+
+/// The function a function pointer points to, if it points to one of `count`.
+pub fn function_at(addr: u64, count: usize) -> Option<u32> {
+    let off = addr.checked_sub(FUNCTION_ADDRESS_BASE)?;
+    let idx = off / 16;
+    (off % 16 == 0 && idx < count as u64).then_some(idx as u32)
 }
 
 /// One instruction. `dst` registers are indices into the frame's register file.
@@ -423,6 +476,23 @@ pub enum Op {
         space: Space,
         d: u32,
         a: Operand,
+    },
+    /// `lop3.b32 d, a, b, c, immLut`: any logic function of three inputs, bit by bit, `lut`
+    /// its truth table (bit `4a + 2b + c` is the result for input bits a, b, c).
+    Lop3 {
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        lut: u8,
+    },
+    /// `fns.b32 d, mask, base, offset` (`__fns`): the position of the `offset`-th set bit of
+    /// `mask` counted from bit `base`.
+    Fns {
+        d: u32,
+        a: Operand,
+        b: Operand,
+        c: Operand,
     },
     /// `bfe.ty d, a, pos, len`.
     Bfe {
@@ -627,6 +697,18 @@ pub struct Variable {
     /// The function whose body declares it (NVRTC's demoted `__shared__` variables); `None`
     /// at module level.
     pub owner: Option<u32>,
+    /// Initialised words that hold another module variable's address
+    /// (`__device__ int* p = &x;`: `= generic(x)`), filled in when a launch places it.
+    pub relocs: Vec<Reloc>,
+}
+
+/// An 8-byte word of a variable's initial bytes, at `offset`, that holds the address of module
+/// variable `target` (index into `Module::globals`) plus `addend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    pub offset: u64,
+    pub target: u32,
+    pub addend: u64,
 }
 
 /// A kernel or device-function parameter.
@@ -686,6 +768,10 @@ pub struct Module {
     /// Some instruction reads a `%reserved_smem_offset_*` register: a launch lays out the
     /// reserved shared region after the dynamic shared memory.
     pub uses_reserved_smem: bool,
+    /// (function, instruction) of each `trap` cooperative groups' headers execute when a
+    /// grid or multi-grid group syncs in a launch that is not cooperative, placed at the
+    /// learner's line that called `sync()`.
+    pub group_sync_aborts: Vec<(u32, u32)>,
     /// `.file` names by index.
     pub files: Vec<String>,
     /// Names of `.extern .func` declarations that are neither `vprintf` nor `__assertfail`.
@@ -763,12 +849,20 @@ impl Module {
             }
             out.push(f);
             for inst in &self.functions[f as usize].body {
-                if let Op::Call {
-                    callee: Callee::Func(g),
-                    ..
-                } = inst.op
-                {
-                    stack.push(g);
+                match inst.op {
+                    Op::Call {
+                        callee: Callee::Func(g),
+                        ..
+                    } => stack.push(g),
+                    // A function pointer may reach any function that is not a kernel.
+                    Op::Call {
+                        callee: Callee::Indirect(_),
+                        ..
+                    } => stack.extend(
+                        (0..self.functions.len() as u32)
+                            .filter(|&g| !self.functions[g as usize].is_entry),
+                    ),
+                    _ => {}
                 }
             }
         }

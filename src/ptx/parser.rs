@@ -81,6 +81,7 @@ pub fn parse(text: &str) -> PResult<Module> {
         inlined_at: Vec::new(),
         uses_reserved_smem: std::cell::Cell::new(false),
     };
+    p.place_functions();
     p.module_items()?;
     p.locate_builtin_code();
     p.resolve_calls()?;
@@ -238,11 +239,29 @@ impl<'a> Parser<'a> {
                         .map(|o| (i, o))
                 })
                 .collect();
+            // Cooperative groups' `_CG_ABORT()` (a grid group's `sync()` outside a cooperative
+            // launch): named at the line that called it.
+            let aborts: Vec<(usize, (u32, u32))> = f
+                .body
+                .iter()
+                .zip(&outer)
+                .enumerate()
+                .filter_map(|(i, (inst, o))| {
+                    let cg = self
+                        .module
+                        .file_name(inst.file)
+                        .is_some_and(|n| n.contains("cooperative_groups"));
+                    o.filter(|_| cg && inst.op == Op::Trap).map(|o| (i, o))
+                })
+                .collect();
             let body = &mut self.module.functions[fidx as usize].body;
-            for (i, (file, line)) in moves {
+            for &(i, (file, line)) in moves.iter().chain(&aborts) {
                 body[i].file = file;
                 body[i].line = line;
             }
+            self.module
+                .group_sync_aborts
+                .extend(aborts.iter().map(|&(i, _)| (fidx, i as u32)));
         }
     }
 
@@ -427,13 +446,21 @@ impl<'a> Parser<'a> {
             count = count.saturating_mul(n);
         }
         let size = elem.saturating_mul(count);
-        if size > (1 << 32) {
+        // Shared and local arrays are only sized here (the launch refuses one over a block's
+        // or a thread's limit, by name); initialised bytes are kept, so those stay small.
+        let limit = if matches!(space, Space::Shared | Space::Local) && !self.is_punct('=') {
+            MAX_UNBACKED_VARIABLE
+        } else {
+            1 << 32
+        };
+        if size > limit {
             return self.err(format!("variable `{name}` is too large ({size} bytes)"));
         }
         let mut init = None;
+        let mut relocs = Vec::new();
         if self.eat_punct('=') {
             let mut bytes = Vec::new();
-            self.initializer(ty, &mut bytes)?;
+            self.initializer(ty, &mut bytes, &mut relocs)?;
             if dynamic {
                 count = bytes.len() as u64 / elem.max(1);
                 dynamic = false;
@@ -453,16 +480,17 @@ impl<'a> Parser<'a> {
             init,
             dynamic,
             owner: None,
+            relocs,
         })
     }
 
-    fn initializer(&mut self, ty: Ty, out: &mut Vec<u8>) -> PResult<()> {
+    fn initializer(&mut self, ty: Ty, out: &mut Vec<u8>, relocs: &mut Vec<Reloc>) -> PResult<()> {
         if self.eat_punct('{') {
             if self.eat_punct('}') {
                 return Ok(());
             }
             loop {
-                self.initializer(ty, out)?;
+                self.initializer(ty, out, relocs)?;
                 if self.eat_punct('}') {
                     return Ok(());
                 }
@@ -497,8 +525,37 @@ impl<'a> Parser<'a> {
                 let f = f64::from_bits(*b);
                 float_bits(ty, if neg { -f } else { f })
             }
-            Tok::Ident(w) if w == "generic" => {
-                return self.err("address initialisers (`generic(...)`) are not supported");
+            Tok::Ident(w) if self.func_idx.contains_key(w) => {
+                // A vtable's entry: the function's address.
+                self.func_idx.get(w).map_or(0, |&fi| function_address(fi))
+            }
+            Tok::Ident(w) if w == "generic" || self.global_idx.contains_key(w) => {
+                // `generic(x)`, `generic(arr)+8` or `x`: a module variable's address (generic
+                // and global addresses of global memory are the same here).
+                let name = if w == "generic" {
+                    self.expect_punct('(')?;
+                    let n = self.ident()?;
+                    self.expect_punct(')')?;
+                    n
+                } else {
+                    w.clone()
+                };
+                let Some(&target) = self.global_idx.get(&name) else {
+                    return self.err(format!("`generic({name})` names no module variable"));
+                };
+                let addend = if self.eat_punct('+') { self.int()? } else { 0 };
+                if ty.size() != 8 {
+                    return self.err(format!(
+                        "the address of `{name}` in an initialiser of {}-byte elements",
+                        ty.size()
+                    ));
+                }
+                relocs.push(Reloc {
+                    offset: out.len() as u64,
+                    target,
+                    addend,
+                });
+                0
             }
             t => return self.err(format!("unexpected {t} in an initialiser")),
         };
@@ -804,6 +861,13 @@ impl<'a> Parser<'a> {
                 {
                     let label = w.clone();
                     self.pos += 2;
+                    if matches!(self.peek(), Some(Tok::Ident(w)) if w == ".callprototype") {
+                        // `prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);`:
+                        // the signature of an indirect call, which the call's own parameters
+                        // already give.
+                        self.skip_to_semicolon()?;
+                        continue;
+                    }
                     ctx.labels.insert(label, ctx.body.len() as u32);
                 }
                 Some(Tok::Ident(_)) | Some(Tok::Punct('@')) => self.instruction(ctx, fidx)?,
@@ -1022,6 +1086,72 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Give every function and kernel defined in the module its index, in the order of their
+    /// definitions, before anything is read, so a function's address can be taken
+    /// (`mov.u64 %rd1, _Z5twicei;`, a vtable's initialiser) before its body:
+    /// `.func [(ret)] name [(params)] [directives] {` defines one.
+    fn place_functions(&mut self) {
+        let toks = self.toks;
+        let punct = |i: usize, c: char| matches!(toks.get(i), Some(t) if t.tok == Tok::Punct(c));
+        // Index past the parenthesised list opening at `i` (or `i` when none opens there).
+        let skip_parens = |mut i: usize| {
+            if !punct(i, '(') {
+                return i;
+            }
+            let mut depth = 0usize;
+            while let Some(t) = toks.get(i) {
+                match t.tok {
+                    Tok::Punct('(') => depth += 1,
+                    Tok::Punct(')') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            i
+        };
+        for (i, t) in toks.iter().enumerate() {
+            let is_entry = matches!(&t.tok, Tok::Ident(w) if w == ".entry");
+            if !is_entry && !matches!(&t.tok, Tok::Ident(w) if w == ".func") {
+                continue;
+            }
+            let at = skip_parens(i + 1);
+            let Some(Tok::Ident(name)) = toks.get(at).map(|t| &t.tok) else {
+                continue;
+            };
+            let mut j = skip_parens(at + 1);
+            // Directives before the body: `.noreturn`, `.attribute(...)`, `.pragma "..."`.
+            loop {
+                match toks.get(j).map(|t| &t.tok) {
+                    Some(Tok::Ident(_) | Tok::Int(_) | Tok::Str(_) | Tok::Punct(',')) => j += 1,
+                    Some(Tok::Punct('(')) => j = skip_parens(j),
+                    _ => break,
+                }
+            }
+            if punct(j, '{') && !self.func_idx.contains_key(name) {
+                self.func_idx
+                    .insert(name.clone(), self.module.functions.len() as u32);
+                self.module.functions.push(Function {
+                    name: name.clone(),
+                    is_entry,
+                    params: Vec::new(),
+                    retval: None,
+                    param_area: 0,
+                    num_regs: 0,
+                    reg_names: Vec::new(),
+                    local_vars: Vec::new(),
+                    local_size: 0,
+                    body: Vec::new(),
+                    line: 0,
+                });
+            }
+        }
+    }
+
     fn reg(&self, ctx: &FnCtx, name: &str) -> PResult<u32> {
         match ctx.regs.get(name) {
             Some(&r) => Ok(r),
@@ -1038,6 +1168,8 @@ impl<'a> Parser<'a> {
                     Some(&idx) if !self.module.functions[idx as usize].body.is_empty() => {
                         Callee::Func(idx)
                     }
+                    _ if name == "malloc" => Callee::Malloc,
+                    _ if name == "free" => Callee::Free,
                     _ => {
                         let pos = match self.extern_funcs.iter().position(|n| *n == name) {
                             Some(p) => p,
@@ -1086,6 +1218,10 @@ impl<'a> Parser<'a> {
         self.module.static_shared_size = dyn_base;
     }
 }
+
+/// The largest shared or local variable read (the launch states the real limits): sums of a
+/// few stay far from overflowing.
+const MAX_UNBACKED_VARIABLE: u64 = 1 << 48;
 
 /// Virtual registers one function may declare (NVRTC's largest kernels use a few thousand).
 const MAX_REGS: u64 = 1 << 18;
@@ -1695,7 +1831,17 @@ impl<'c> Builder<'c> {
                     }
                     (d, s) => {
                         if let Raw::Name(n) = s {
-                            if p.func_idx.contains_key(n) || p.extern_funcs.contains(n) {
+                            if let Some(&fi) = p.func_idx.get(n) {
+                                // A function pointer: `mov.u64 %rd3, _Z6thricei;`.
+                                return plain(Op::Un {
+                                    op: UnOp::Mov,
+                                    ty,
+                                    d: self.dreg(d)?,
+                                    a: Operand::Imm(function_address(fi)),
+                                    f,
+                                });
+                            }
+                            if p.extern_funcs.contains(n) {
                                 return self.unsupported();
                             }
                         }
@@ -1860,6 +2006,27 @@ impl<'c> Builder<'c> {
                     c: self.src(p, o(3), Ty::B32)?,
                 })
             }
+            "lop3" if m.words == ["b32"] && ops.len() == 5 => {
+                let Raw::Int(lut) = o(4) else {
+                    return self.err("lop3 needs an immediate truth table");
+                };
+                plain(Op::Lop3 {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::B32)?,
+                    lut: *lut as u8,
+                })
+            }
+            "fns" => {
+                self.n(ops, 4)?;
+                plain(Op::Fns {
+                    d: self.dreg(o(0))?,
+                    a: self.src(p, o(1), Ty::B32)?,
+                    b: self.src(p, o(2), Ty::B32)?,
+                    c: self.src(p, o(3), Ty::S32)?,
+                })
+            }
             "prmt" => {
                 if m.words.len() > 1 {
                     return self.unsupported();
@@ -1958,6 +2125,7 @@ impl<'c> Builder<'c> {
                 let Some(Raw::Name(callee)) = ops.get(i) else {
                     return self.err("call needs a function name");
                 };
+                let indirect = self.ctx.regs.get(callee).copied();
                 let mut args = Vec::new();
                 if let Some(Raw::List(a)) = ops.get(i + 1) {
                     for name in a {
@@ -1968,6 +2136,18 @@ impl<'c> Builder<'c> {
                             })?,
                         );
                     }
+                }
+                if let Some(r) = indirect {
+                    // `call (retval0), %rd5, (param0), prototype_0;`
+                    return Ok((
+                        Op::Call {
+                            callee: Callee::Indirect(r),
+                            ret,
+                            args,
+                        },
+                        None,
+                        None,
+                    ));
                 }
                 Ok((
                     Op::Call {
@@ -2207,6 +2387,10 @@ fn special(n: &str) -> Option<Special> {
             "%ntid" => Some(Special::Ntid(d)),
             "%ctaid" => Some(Special::Ctaid(d)),
             "%nctaid" => Some(Special::Nctaid(d)),
+            "%clusterid" => Some(Special::ClusterId(d)),
+            "%nclusterid" => Some(Special::NClusterId(d)),
+            "%cluster_ctaid" => Some(Special::ClusterCtaId(d)),
+            "%cluster_nctaid" => Some(Special::ClusterNCtaId(d)),
             _ => None,
         };
     }
@@ -2230,8 +2414,37 @@ fn special(n: &str) -> Option<Special> {
         "%reserved_smem_offset_cap" => Special::ReservedSmem(ReservedSmem::Cap),
         "%reserved_smem_offset_0" => Special::ReservedSmem(ReservedSmem::Offset(0)),
         "%reserved_smem_offset_1" => Special::ReservedSmem(ReservedSmem::Offset(1)),
-        _ => return None,
+        "%nsmid" => Special::NSmId,
+        "%gridid" => Special::GridId,
+        "%clock_hi" => Special::ClockHi,
+        "%globaltimer_lo" => Special::GlobalTimerLo,
+        "%globaltimer_hi" => Special::GlobalTimerHi,
+        "%total_smem_size" => Special::TotalSmemSize,
+        "%aggr_smem_size" => Special::AggrSmemSize,
+        "%is_explicit_cluster" => Special::IsExplicitCluster,
+        "%cluster_ctarank" => Special::ClusterCtaRank,
+        "%cluster_nctarank" => Special::ClusterNCtaRank,
+        "%current_graph_exec" => Special::CurrentGraphExec,
+        _ => return numbered_special(n),
     })
+}
+
+/// `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64` and `%envreg0`..`%envreg31`.
+fn numbered_special(n: &str) -> Option<Special> {
+    if let Some(k) = n.strip_prefix("%envreg") {
+        return match k.parse::<u8>() {
+            Ok(i) if i < 32 && !k.starts_with('+') && (k == "0" || !k.starts_with('0')) => {
+                Some(Special::EnvReg(i))
+            }
+            _ => None,
+        };
+    }
+    let k = n.strip_prefix("%pm")?;
+    let k = k.strip_suffix("_64").unwrap_or(k);
+    match k.as_bytes() {
+        [d @ b'0'..=b'7'] => Some(Special::Pm(d - b'0')),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -2249,6 +2462,144 @@ mod tests {
         let m = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         let (_, k) = m.find_entry("k").expect("the kernel");
         k.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    /// Every special register of the PTX ISA (chapter "Special Registers") reads; none makes
+    /// the reader fail, whatever a kernel's inline asm names.
+    #[test]
+    fn every_special_register_of_the_ptx_isa_reads() {
+        let mut names: Vec<String> = [
+            "%laneid",
+            "%warpid",
+            "%nwarpid",
+            "%smid",
+            "%nsmid",
+            "%gridid",
+            "%is_explicit_cluster",
+            "%cluster_ctarank",
+            "%cluster_nctarank",
+            "%lanemask_eq",
+            "%lanemask_le",
+            "%lanemask_lt",
+            "%lanemask_ge",
+            "%lanemask_gt",
+            "%clock",
+            "%clock_hi",
+            "%clock64",
+            "%globaltimer",
+            "%globaltimer_lo",
+            "%globaltimer_hi",
+            "%reserved_smem_offset_begin",
+            "%reserved_smem_offset_end",
+            "%reserved_smem_offset_cap",
+            "%reserved_smem_offset_0",
+            "%reserved_smem_offset_1",
+            "%total_smem_size",
+            "%aggr_smem_size",
+            "%dynamic_smem_size",
+            "%current_graph_exec",
+            "WARP_SZ",
+        ]
+        .map(String::from)
+        .to_vec();
+        for v in [
+            "%tid",
+            "%ntid",
+            "%ctaid",
+            "%nctaid",
+            "%clusterid",
+            "%nclusterid",
+        ] {
+            names.extend(["x", "y", "z"].map(|d| format!("{v}.{d}")));
+        }
+        for v in ["%cluster_ctaid", "%cluster_nctaid"] {
+            names.extend(["x", "y", "z"].map(|d| format!("{v}.{d}")));
+        }
+        names.extend((0..8).map(|i| format!("%pm{i}")));
+        names.extend((0..8).map(|i| format!("%pm{i}_64")));
+        names.extend((0..32).map(|i| format!("%envreg{i}")));
+        for n in &names {
+            let got = ops(&format!("mov.u64 %rd1, {n};"));
+            assert!(
+                matches!(
+                    got[0],
+                    Op::Un {
+                        a: Operand::Special(_),
+                        ..
+                    }
+                ),
+                "{n}: {got:?}"
+            );
+        }
+        assert_eq!(special("%envreg32"), None);
+        assert_eq!(special("%envreg07"), None);
+        assert_eq!(special("%pm8"), None);
+        assert_eq!(special("%pm1_32"), None);
+    }
+
+    /// A function's address (a function pointer, a vtable entry) before its body, and a call
+    /// through a register with its `.callprototype`.
+    #[test]
+    fn function_pointers_and_indirect_calls_parse() {
+        let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+            .func (.param .b32 r) f(.param .b32 a);\n\
+            .global .align 8 .u64 vt[2] = {0, f};\n\
+            .visible .entry k()\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+            mov.u64 %rd1, f;\n\
+            {\n.param .b32 param0;\nst.param.b32 [param0+0], 1;\n.param .b32 retval0;\n\
+            prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+            call (retval0), %rd1, (param0), prototype_0;\n\
+            ld.param.b32 %r1, [retval0+0];\n}\nret;\n}\n\
+            .func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %r<2>;\n\
+            ld.param.u32 %r1, [a];\nst.param.b32 [r], %r1;\nret;\n}\n";
+        let m = parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let (fi, _) = m.function("f").expect("f");
+        let vt = &m.globals[0];
+        let want = function_address(fi).to_le_bytes();
+        assert_eq!(vt.init.as_deref().map(|b| &b[8..16]), Some(&want[..]));
+        let (_, k) = m.find_entry("k").expect("k");
+        assert!(k.body.iter().any(|i| matches!(
+            i.op,
+            Op::Un { a: Operand::Imm(a), .. } if function_at(a, m.functions.len()) == Some(fi)
+        )));
+        assert!(k.body.iter().any(|i| matches!(
+            i.op,
+            Op::Call {
+                callee: Callee::Indirect(_),
+                ret: Some(_),
+                ..
+            }
+        )));
+        assert!(!m.functions[fi as usize].body.is_empty());
+    }
+
+    /// `__device__ int* p = &arr[1];` is `= generic(arr)+4`: a word the launch fills in.
+    #[test]
+    fn address_initialisers_become_relocations() {
+        let text = |init: &str| {
+            format!(
+                ".version 8.5\n.target sm_80\n.address_size 64\n\
+                 .global .align 4 .b8 arr[16];\n{init}\n\
+                 .visible .entry k()\n{{\nret;\n}}\n"
+            )
+        };
+        let m = parse(&text(".global .align 8 .u64 s[2] = {7, generic(arr)+4};"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            m.globals[1].relocs,
+            vec![Reloc {
+                offset: 8,
+                target: 0,
+                addend: 4
+            }]
+        );
+        assert_eq!(m.globals[1].init.as_deref().map(|b| b[0]), Some(7));
+        for bad in [
+            ".global .align 4 .u32 p = generic(arr);",
+            ".global .align 8 .u64 p = generic(nothing);",
+        ] {
+            assert!(parse(&text(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

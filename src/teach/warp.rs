@@ -28,7 +28,7 @@ pub fn help(c: &Case) -> String {
                 return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call outside the if (before it), with every lane of the mask (a lane with nothing to add passes 0 or another neutral value), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
             }
             match lane_state {
-                LaneState::Exited => format!("lane {lane} has already returned{other}, but the mask {mask:#010x} names it: do not return before a warp operation; guard the work instead and let every lane of the mask reach the call"),
+                LaneState::Exited => format!("lane {lane} has already finished{other} (it took another path past the call, or returned early), but the mask {mask:#010x} names it: do not return before a warp operation, nor put it in a branch some lanes of the mask skip; guard the work instead and let every lane of the mask reach the call"),
                 LaneState::AtBarrier => format!("lane {lane} waits at a __syncthreads(){other} instead: every lane of the mask must reach this same call; check the branches that lead to it"),
                 LaneState::AtOtherWarpOp => format!("lane {lane} waits at a different warp operation{other}: the lanes of a mask must make the same __shfl_sync/__ballot_sync/__syncwarp call together; do not place it in different branches"),
                 LaneState::Elsewhere => format!("lane {lane} is elsewhere in the code{other}, not at this call: every lane named in the mask must reach it; compute the mask from the lanes that take this path, or move the call out of the branch"),
@@ -42,7 +42,7 @@ pub fn help(c: &Case) -> String {
             if !exists {
                 format!("there is no lane {src_lane} in this block: check the source lane of the shuffle (e.g. `lane + offset < width`) and the block size")
             } else if *exited {
-                format!("lane {src_lane} returned before the shuffle: keep every lane alive until the shuffles are done (give out-of-range lanes 0 instead of returning)")
+                format!("lane {src_lane} finished before the shuffle (it took another path past it, or returned early): keep every lane alive and on the shuffle's path until the shuffles are done (give out-of-range lanes 0 instead of returning or skipping)")
             } else {
                 format!("lane {src_lane} does not take part in this shuffle (not in the mask, or elsewhere in the code): every lane read from must make the same __shfl_*_sync call and be in its mask")
             }

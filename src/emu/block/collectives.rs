@@ -90,17 +90,15 @@ impl<'l> Block<'l> {
                 let l = gone[0];
                 let lane = (l % 32) as u32;
                 let namer = self.mem.namer;
-                let names = super::scheduler::thread_list(
-                    &gone
-                        .iter()
-                        .map(|&g| self.threads[g].tid)
-                        .collect::<Vec<_>>(),
-                    namer,
-                );
+                let who = namer.thread(self.threads[l].tid);
+                let others = match gone.len() {
+                    1 => String::new(),
+                    n => format!(" (nor did {} other lanes of the mask)", n - 1),
+                };
                 let arrived = present.iter().fold(0u32, |m, &p| m | 1 << (p % 32));
                 self.mem.diags.report(DiagKind::WarpSync, Severity::Error, site, None, || {
                     (
-                        format!("a warp-synchronous operation names lane {lane} in its mask {mask:#010x}, but {names} never reached it: they went past it (outside the branch that holds it, or returned) and finished"),
+                        format!("a warp-synchronous operation names lane {lane} ({who}) in its mask {mask:#010x}, but that lane never reached it{others}: it went past the call without making it (it took the other branch of an `if` around the call, or returned early) and finished"),
                         Facts::WarpSync(WarpSyncFacts::LaneMissing { mask, lane, lane_state: LaneState::Exited, arrived }),
                     )
                 });
@@ -119,7 +117,7 @@ impl<'l> Block<'l> {
                 let (where_, lane_state) = match state {
                     State::Barrier => (format!("is waiting at the __syncthreads() on line {other}"), LaneState::AtBarrier),
                     State::Warp => (format!("is waiting at a different warp-synchronous operation (line {other})"), LaneState::AtOtherWarpOp),
-                    State::Exited => (format!("has finished (returned) at line {other}"), LaneState::Exited),
+                    State::Exited => (format!("has finished at line {other} without making it (it took the other branch of an `if` around the call, or returned early)"), LaneState::Exited),
                     _ => (format!("is at line {other}"), LaneState::Elsewhere),
                 };
                 (
@@ -295,12 +293,16 @@ impl<'l> Block<'l> {
                 "that lane does not exist (the block has {} threads)",
                 self.threads.len()
             ),
-            Some(State::Exited) => "that lane has already finished (returned)".to_string(),
+            Some(State::Exited) => "that lane has already finished (it took the other branch of an if around the shuffle, or returned early)".to_string(),
             Some(_) => "that lane is not taking part in this shuffle (not in the mask, or elsewhere in the code)".to_string(),
         };
+        let src_who = self
+            .threads
+            .get(src)
+            .map_or(String::new(), |th| format!(" ({})", namer.thread(th.tid)));
         self.mem.diags.report(DiagKind::WarpSync, Severity::Warning, site, None, || {
             (
-                format!("{who} (lane {lane}) read a value from lane {src_lane} with a shuffle, but {why}, so the value it got is undefined"),
+                format!("{who} (lane {lane}) read a value from lane {src_lane}{src_who} with a shuffle, but {why}, so the value it got is undefined"),
                 facts,
             )
         });

@@ -63,7 +63,15 @@ pub(super) struct Thread {
     pub(super) waited: u32,
     /// Executed a `__threadfence()`: its next global atomic releases (see `race.rs`).
     pub(super) fenced: bool,
+    /// Reads of a clock or timer register so far: each read sees the clock a fixed step later
+    /// (see [`CLOCK_TICK`]), so a timing loop ends, the same way whatever the schedule.
+    pub(super) clock_reads: std::cell::Cell<u64>,
 }
+
+/// Cycles `%clock`/`%clock64` advance between two reads by one thread, and nanoseconds
+/// `%globaltimer` does: the emulator keeps no time, so each thread's clock is a counter of
+/// its own reads (deterministic, and the same in lockstep or a thread at a time).
+pub(super) const CLOCK_TICK: u64 = 1000;
 
 /// A read of never-written shared memory, reported at the next barrier unless a race explains it.
 pub(super) struct PendingUninit {
@@ -174,6 +182,7 @@ impl<'l> Block<'l> {
                         out: printf::Output::default(),
                         waited: 0,
                         fenced: false,
+                        clock_reads: std::cell::Cell::new(0),
                     });
                 }
             }
@@ -312,11 +321,8 @@ fn at_line(inst: &Inst, launch: &Launch) -> String {
     }
 }
 
-fn unsupported_msg(what: &str, inst: &Inst, launch: &Launch) -> String {
-    let at = at_line(inst, launch);
-    format!(
-        "{what}{at} is not supported by gpuzzle's emulator yet; please report it with your kernel"
-    )
+fn unsupported_call(name: &str, inst: &Inst, launch: &Launch) -> String {
+    crate::emu::diag::unsupported_call(name, &at_line(inst, launch))
 }
 
 /// A thread's registers, wherever they are kept: its own `Thread::regs` (one thread at a
@@ -403,7 +409,42 @@ impl<'l> Mem<'l> {
             Special::WarpId => (linear / 32) as u64,
             Special::NWarpId => (dims[0] * dims[1] * dims[2]).div_ceil(32) as u64,
             Special::WarpSize => 32,
-            Special::Clock | Special::Clock64 | Special::GlobalTimer => 0,
+            // The emulator keeps no time: a thread's clock counts its own reads.
+            Special::Clock
+            | Special::Clock64
+            | Special::ClockHi
+            | Special::GlobalTimer
+            | Special::GlobalTimerLo
+            | Special::GlobalTimerHi => {
+                let n = th.clock_reads.get() + 1;
+                th.clock_reads.set(n);
+                let now = n.wrapping_mul(CLOCK_TICK);
+                match s {
+                    Special::Clock | Special::GlobalTimerLo => now & 0xffff_ffff,
+                    Special::ClockHi | Special::GlobalTimerHi => now >> 32,
+                    _ => now,
+                }
+            }
+            // One SM, one launch, no performance counters, nothing the driver set, no
+            // clusters (each block a cluster of one) and no CUDA graph.
+            Special::NSmId | Special::GridId | Special::ClusterNCtaId(_) => 1,
+            Special::ClusterNCtaRank => 1,
+            Special::Pm(_)
+            | Special::EnvReg(_)
+            | Special::IsExplicitCluster
+            | Special::ClusterCtaId(_)
+            | Special::ClusterCtaRank
+            | Special::CurrentGraphExec => 0,
+            Special::ClusterId(d) => self.block[d as usize] as u64,
+            Special::NClusterId(d) => cfg.grid[d as usize] as u64,
+            Special::TotalSmemSize => {
+                self.launch.module.static_shared_of(self.launch.entry) + cfg.dynamic_shared as u64
+            }
+            Special::AggrSmemSize => {
+                self.launch.module.static_shared_of(self.launch.entry)
+                    + cfg.dynamic_shared as u64
+                    + super::launch::RESERVED_SMEM
+            }
             Special::LaneMaskEq => 1u64 << lane,
             Special::LaneMaskLt => (1u64 << lane) - 1,
             Special::LaneMaskLe => (1u64 << (lane + 1)) - 1,

@@ -3,7 +3,7 @@
 //! returns, exit, barriers, collectives) here, since it moves the program counter.
 
 use super::instrs;
-use super::{at_line, rd, unsupported_msg, write_param, Block, Frame, State, Stop};
+use super::{at_line, rd, unsupported_call, write_param, Block, Frame, State, Stop};
 use crate::emu::access::le_read;
 use crate::emu::alu;
 use crate::emu::facts::Facts;
@@ -217,9 +217,52 @@ impl<'l> Block<'l> {
                         th.pc = *target;
                         break 'general;
                     }
-                    Op::Call { callee, ret, args } => match callee {
-                        Callee::Func(fi) => {
-                            let f = &module.functions[*fi as usize];
+                    Op::Call { callee, ret, args } => match resolve_callee(*callee, th, module) {
+                        Err(addr) => {
+                            let site = mem.site(th, inst);
+                            let who = mem.namer.who(th.tid, mem.block);
+                            mem.diags.report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                                (
+                                    format!(
+                                        "{who} called through a function pointer that points to no function (it holds {addr:#x}); on a GPU this is an illegal-address error"
+                                    ),
+                                    Facts::None,
+                                )
+                            });
+                            th.state = State::Exited;
+                            return (Stop::Exit, n);
+                        }
+                        Ok(Callee::Malloc) => {
+                            let size = args.first().map_or(0, |&a| param_u64(&th.params, a));
+                            let p = launch.heap.as_ref().map_or(0, |h| h.malloc(size));
+                            if let Some(r) = ret {
+                                write_param(&mut th.params, *r, 8, p);
+                            }
+                        }
+                        Ok(Callee::Free) => {
+                            let p = args.first().map_or(0, |&a| param_u64(&th.params, a));
+                            if let Some(Err(e)) = launch.heap.as_ref().map(|h| h.free(p)) {
+                                let site = mem.site(th, inst);
+                                let who = mem.namer.who(th.tid, mem.block);
+                                mem.diags.report(
+                                    DiagKind::OutOfBounds,
+                                    Severity::Error,
+                                    site,
+                                    None,
+                                    || {
+                                        (
+                                            format!(
+                                                "{who} called free (or delete) on {p:#x}, but {e}"
+                                            ),
+                                            Facts::None,
+                                        )
+                                    },
+                                );
+                            }
+                        }
+                        Ok(Callee::Indirect(_)) => {}
+                        Ok(Callee::Func(fi)) => {
+                            let f = &module.functions[fi as usize];
                             let mut params = vec![0u8; f.param_area as usize];
                             for (arg, p) in args.iter().zip(&f.params) {
                                 let src = *arg as usize;
@@ -260,33 +303,26 @@ impl<'l> Block<'l> {
                             };
                             th.frames.push(frame);
                             th.local_base = new_base;
-                            th.func = *fi;
+                            th.func = fi;
                             th.pc = 0;
                             code = &f.body;
-                            fcode = &launch.fast.functions[*fi as usize];
+                            fcode = &launch.fast.functions[fi as usize];
                             break 'general;
                         }
-                        Callee::Vprintf => {
+                        Ok(Callee::Vprintf) => {
                             let count = mem.vprintf(th, args);
                             if let Some(r) = ret {
                                 write_param(&mut th.params, *r, 4, count);
                             }
                         }
-                        Callee::AssertFail => {
+                        Ok(Callee::AssertFail) => {
                             mem.assert_fail(th, inst, args);
                             th.state = State::Exited;
                             return (Stop::Exit, n);
                         }
-                        Callee::Unknown(i) => {
-                            let name = module.externs.get(*i as usize).cloned().unwrap_or_default();
-                            return (
-                                Stop::Fatal(unsupported_msg(
-                                    &format!("a call to `{name}`"),
-                                    inst,
-                                    launch,
-                                )),
-                                n,
-                            );
+                        Ok(Callee::Unknown(i)) => {
+                            let name = module.externs.get(i as usize).cloned().unwrap_or_default();
+                            return (Stop::Fatal(unsupported_call(&name, inst, launch)), n);
                         }
                     },
                     Op::Ret => {
@@ -317,6 +353,15 @@ impl<'l> Block<'l> {
                     Op::Exit => {
                         th.state = State::Exited;
                         return (Stop::Exit, n);
+                    }
+                    Op::Trap if module.group_sync_aborts.contains(&(th.func, th.pc)) => {
+                        return (
+                            Stop::Fatal(format!(
+                                "grid-wide synchronisation (`this_grid().sync()`){} is not supported by gpuzzle's emulator yet: it needs a cooperative launch (`cudaLaunchCooperativeKernel`), and gpuzzle launches kernels the plain way, where CUDA aborts the kernel at this call",
+                                at_line(inst, launch)
+                            )),
+                            n,
+                        );
                     }
                     Op::Trap => {
                         let site = mem.site(th, inst);
@@ -363,4 +408,32 @@ impl<'l> Block<'l> {
         th.pc = pc as u32;
         (Stop::Quantum, n)
     }
+}
+
+/// The function a call runs: an indirect call's target is read from its register; `Err` with
+/// the address when it points to no device function.
+fn resolve_callee(
+    callee: Callee,
+    th: &super::Thread,
+    module: &crate::ptx::Module,
+) -> Result<Callee, u64> {
+    let Callee::Indirect(r) = callee else {
+        return Ok(callee);
+    };
+    let addr = th.regs.get(r as usize).copied().unwrap_or(0);
+    function_at(addr, module.functions.len())
+        .filter(|&f| {
+            let f = &module.functions[f as usize];
+            !f.is_entry && !f.body.is_empty()
+        })
+        .map(Callee::Func)
+        .ok_or(addr)
+}
+
+/// The 8 bytes at `off` of a parameter area (0 where it is too short).
+fn param_u64(params: &[u8], off: u32) -> u64 {
+    params
+        .get(off as usize..off as usize + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
 }

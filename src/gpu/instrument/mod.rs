@@ -403,10 +403,18 @@ pub fn instrument(
     })
 }
 
-/// Directives the parser reads as declarations inside a body; it reads any other directive
-/// there (`.branchtargets`) as an instruction, unsupported, and so do we.
+/// Directives the parser reads as declarations inside a body (`.callprototype`: an indirect
+/// call's signature); it reads any other directive there (`.branchtargets`) as an
+/// instruction, unsupported, and so do we.
 const BODY_DECLARATIONS: &[&str] = &[
-    ".pragma", ".reg", ".param", ".local", ".shared", ".global", ".const",
+    ".pragma",
+    ".reg",
+    ".param",
+    ".local",
+    ".shared",
+    ".global",
+    ".const",
+    ".callprototype",
 ];
 
 /// The parsed instruction of each statement of `f` (None for labels, `.loc`, declarations), so

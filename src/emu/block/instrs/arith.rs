@@ -24,6 +24,8 @@ macro_rules! arith_op {
             | Op::Sad { .. }
             | Op::Dot { .. }
             | Op::Prmt { .. }
+            | Op::Fns { .. }
+            | Op::Lop3 { .. }
             | Op::Shf { .. }
             | Op::Pack { .. }
             | Op::Unpack { .. }
@@ -258,6 +260,27 @@ pub(in crate::emu::block) fn arith<R: Regs + ?Sized>(
                     mem.val_in(th, regs, b),
                     mem.val_in(th, regs, c),
                 ),
+            );
+        }
+        Op::Lop3 { d, a, b, c, lut } => {
+            regs.set(
+                *d,
+                alu::lop3(
+                    mem.val_in(th, regs, a) as u32,
+                    mem.val_in(th, regs, b) as u32,
+                    mem.val_in(th, regs, c) as u32,
+                    *lut,
+                ) as u64,
+            );
+        }
+        Op::Fns { d, a, b, c } => {
+            regs.set(
+                *d,
+                alu::fns(
+                    mem.val_in(th, regs, a) as u32,
+                    mem.val_in(th, regs, b) as u32,
+                    mem.val_in(th, regs, c) as u32 as i32,
+                ) as u64,
             );
         }
         Op::Prmt { d, a, b, c } => {
