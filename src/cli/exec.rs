@@ -62,6 +62,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     let source = super::common::read_source(&a.file)
         .with_context(|| format!("cannot read kernel file {}", a.file.display()))?;
     let base = a.file.parent().map(PathBuf::from).unwrap_or_default();
+    // Sizes first: no buffer is filled before all of them are known to fit.
+    spec::check_buffer_sizes(&a.args, &a.symbols).map_err(anyhow::Error::msg)?;
     let args = a
         .args
         .iter()

@@ -35,6 +35,7 @@ pub mod facts;
 mod fast;
 mod float;
 mod launch;
+mod local;
 mod memory;
 mod perf;
 mod printf;

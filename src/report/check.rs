@@ -204,6 +204,10 @@ fn test_json(t: &TestOutcome) -> Value {
         if let Some(e) = &t.error {
             map.insert("error".into(), Value::from(e.as_str()));
         }
+        // Only on a test left out after an earlier one ran into the step or time limit.
+        if let Some(why) = &t.not_run {
+            map.insert("not_run".into(), Value::from(why.as_str()));
+        }
         // Added only where they apply, so single-launch puzzles keep their exact shape.
         if !t.kernels.is_empty() {
             let kernels = t
@@ -343,6 +347,10 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
     for t in &o.tests {
         let mut case = if t.passed {
             TestCase::new(t.name.as_str(), TestCaseStatus::success())
+        } else if let Some(why) = &t.not_run {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(why.as_str());
+            TestCase::new(t.name.as_str(), status)
         } else {
             // A disagreement with the GPU run: its elements and likelier cause first.
             let detail = puzzle::test_detail(t, &o.file);
