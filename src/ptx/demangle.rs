@@ -49,7 +49,7 @@ pub fn kernel_name(mangled: &str) -> Option<String> {
 pub enum ParamKind {
     Pointer(String),
     Scalar(String),
-    Other,
+    Other(String),
 }
 
 /// The kinds of a mangled function's parameters, in order: `_Z2llPfx` → a pointer (`float*`)
@@ -227,8 +227,9 @@ impl Cursor<'_> {
                 self.i += 1;
                 let inner = self.param_type(subs)?;
                 let text = match &inner {
-                    ParamKind::Pointer(t) | ParamKind::Scalar(t) => format!("{t}*"),
-                    ParamKind::Other => "pointer".into(),
+                    ParamKind::Pointer(t) | ParamKind::Scalar(t) | ParamKind::Other(t) => {
+                        format!("{t}*")
+                    }
                 };
                 ParamKind::Pointer(text)
             }
@@ -237,7 +238,7 @@ impl Cursor<'_> {
                 match self.param_type(subs)? {
                     ParamKind::Pointer(t) => ParamKind::Pointer(format!("{t} const")),
                     ParamKind::Scalar(t) => ParamKind::Scalar(format!("const {t}")),
-                    ParamKind::Other => ParamKind::Other,
+                    ParamKind::Other(t) => ParamKind::Other(format!("const {t}")),
                 }
             }
             b'S' => {
@@ -263,7 +264,11 @@ impl Cursor<'_> {
                     n + 1
                 };
                 // A reference to a substitution is not itself substitutable.
-                return Some(subs.get(n).cloned().unwrap_or(ParamKind::Other));
+                return Some(
+                    subs.get(n)
+                        .cloned()
+                        .unwrap_or_else(|| ParamKind::Other(String::new())),
+                );
             }
             b'T' => {
                 self.i += 1;
@@ -271,12 +276,9 @@ impl Cursor<'_> {
                     self.i += 1;
                 }
                 self.eat(b'_');
-                ParamKind::Other
+                ParamKind::Other("T".into())
             }
-            b'0'..=b'9' | b'N' => {
-                self.ty()?;
-                ParamKind::Other
-            }
+            b'0'..=b'9' | b'N' => ParamKind::Other(self.ty()?),
             _ => {
                 let t = self.builtin_type()?;
                 return Some(ParamKind::Scalar(t.to_string()));
