@@ -344,6 +344,12 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
     } else if o.tests.is_empty() && !o.passed {
         cases.push((failing("tests", reason::puzzle(o), String::new()), None));
     }
+    // A test left out after one ran into the step or time limit points where that one stopped.
+    let limit_line = o.tests.iter().find_map(|t| {
+        (t.diagnostics.iter())
+            .find(|d| d.kind == crate::emu::result::DiagKind::StepLimit)
+            .and_then(|d| d.line)
+    });
     for t in &o.tests {
         let mut case = if t.passed {
             TestCase::new(t.name.as_str(), TestCaseStatus::success())
@@ -368,7 +374,11 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
         if t.seconds.is_finite() && t.seconds >= 0.0 {
             case.set_time(Duration::from_secs_f64(t.seconds));
         }
-        cases.push((case, failed_test_line(t)));
+        let line = match t.not_run {
+            Some(_) => limit_line,
+            None => failed_test_line(t),
+        };
+        cases.push((case, line));
     }
     let seconds: f64 = o
         .tests
