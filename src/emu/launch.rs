@@ -214,8 +214,13 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                 )));
             }
             (KernelArg::Scalar(s), Some(ParamKind::Pointer(ty))) => {
+                let ty = if ty.contains(crate::ptx::demangle::UNKNOWN) {
+                    String::new()
+                } else {
+                    format!(" (`{ty}`)")
+                };
                 return Err(EmuError::Signature(format!(
-                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer (`{ty}`): pass a buffer, e.g. NAME=f32[8]:zeros",
+                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros",
                     s.ty,
                     pname()
                 )));

@@ -11,6 +11,7 @@ pub fn kernel_name(mangled: &str) -> Option<String> {
     let mut c = Cursor {
         s: rest.as_bytes(),
         i: 0,
+        reliable_subs: false,
     };
     let name = if c.eat(b'N') {
         // Nested name: qualifiers (const/volatile of member functions) then components.
@@ -52,6 +53,9 @@ pub enum ParamKind {
     Other(String),
 }
 
+/// The text of a type this reader could not follow (inside `ParamKind`'s text).
+pub const UNKNOWN: &str = "?";
+
 /// The kinds of a mangled function's parameters, in order: `_Z2llPfx` → a pointer (`float*`)
 /// and a scalar (`long long`). `None` when the name is not mangled or does not parse; a
 /// substitution (`S_`) counts as a pointer when it stands for one.
@@ -60,8 +64,13 @@ pub fn param_kinds(mangled: &str) -> Option<Vec<ParamKind>> {
     let mut c = Cursor {
         s: rest.as_bytes(),
         i: 0,
+        reliable_subs: false,
     };
     // The name, as `kernel_name` reads it; a template's return type comes first.
+    // The name's prefixes are substitutions too (`geo` in `geo::shift`); a template's
+    // arguments add their own, which this reader does not follow: in a template, a
+    // substitution counts as unknown (`Other`).
+    let mut subs: Vec<ParamKind> = Vec::new();
     let templated = if c.eat(b'N') {
         while c.eat(b'K') || c.eat(b'V') {}
         let mut templated = false;
@@ -74,15 +83,19 @@ pub fn param_kinds(mangled: &str) -> Option<Vec<ParamKind>> {
                 templated = true;
                 continue;
             }
-            c.source_name()?;
+            subs.push(ParamKind::Other(c.source_name()?));
             templated = false;
+        }
+        if !templated {
+            // The function's own name is not a substitution.
+            subs.pop();
         }
         templated
     } else {
         c.source_name()?;
         c.peek() == Some(b'I') && c.template_args().is_some()
     };
-    let mut subs: Vec<ParamKind> = Vec::new();
+    c.reliable_subs = !templated;
     if templated {
         c.param_type(&mut subs)?;
     }
@@ -118,6 +131,8 @@ pub fn same_name(a: &str, b: &str) -> bool {
 struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
+    /// The substitutions `param_kinds` collects are all there are (not in a template).
+    reliable_subs: bool,
 }
 
 impl Cursor<'_> {
@@ -264,10 +279,13 @@ impl Cursor<'_> {
                     n + 1
                 };
                 // A reference to a substitution is not itself substitutable.
+                if !self.reliable_subs {
+                    return Some(ParamKind::Other(UNKNOWN.into()));
+                }
                 return Some(
                     subs.get(n)
                         .cloned()
-                        .unwrap_or_else(|| ParamKind::Other(String::new())),
+                        .unwrap_or_else(|| ParamKind::Other(UNKNOWN.into())),
                 );
             }
             b'T' => {
@@ -398,10 +416,14 @@ mod tests {
                 v("int")
             ])
         );
-        assert_eq!(param_kinds("_ZN3geo5shiftEPii").map(|k| k.len()), Some(2));
         assert_eq!(
-            param_kinds("_Z6tscaleIfEvPT_PKS0_S0_").map(|k| k.len()),
-            Some(3)
+            param_kinds("_ZN3geo5shiftEPiS0_i"),
+            Some(vec![p("int*"), p("int*"), v("int")])
+        );
+        // In a template, a substitution is not followed (its table has the arguments' too).
+        assert_eq!(
+            param_kinds("_Z6tscaleIfEvPT_PKS0_S0_"),
+            Some(vec![p("T*"), p("const ?*"), Other("?".into())])
         );
         assert_eq!(param_kinds("_Z1kv"), Some(vec![]));
         assert_eq!(param_kinds("kernel"), None);
