@@ -307,6 +307,25 @@ fn param_image(module: &Module, entry: u32, args: &[KernelArg], buf_addr: &[u64]
     image
 }
 
+/// Local memory (declared, whether touched or not) the blocks running at once may hold in
+/// all: a kernel with large local arrays runs its blocks on fewer cores rather than taking
+/// several times the memory of a run in order (`run` grades with every core, `check` with one
+/// per puzzle; both should need about the same memory).
+const PARALLEL_LOCAL_BUDGET: u64 = 64 * MIB;
+
+/// The workers a launch of `entry` runs its blocks on: `jobs`, fewer when each block's
+/// threads declare so much local memory that `jobs` blocks at once would pass
+/// `PARALLEL_LOCAL_BUDGET`.
+fn jobs_for_local_memory(jobs: usize, module: &Module, entry: u32, cfg: &LaunchConfig) -> usize {
+    let threads: u64 = cfg.block.iter().map(|&d| d as u64).product();
+    let per_block = threads.saturating_mul(module.functions[entry as usize].local_size);
+    if per_block == 0 {
+        return jobs;
+    }
+    jobs.min((PARALLEL_LOCAL_BUDGET / per_block) as usize)
+        .max(1)
+}
+
 /// Whether the kernel can see other blocks' effects in ways that make order visible.
 fn order_sensitive(module: &Module) -> bool {
     module.functions.iter().any(|f| {
@@ -456,7 +475,8 @@ fn run_full_counting(
     } else {
         MAX_CLAIM_BLOCKS
     };
-    let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let jobs = jobs_for_local_memory(opts.jobs, module, entry, cfg);
+    let parallel = jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
     let inputs = Inputs {
         args: &args,
         symbols: &symbol_bytes,
@@ -500,6 +520,9 @@ fn run_full_counting(
                 }
             }
         } else if !stop {
+            // Each worker makes its own block: block 0's state (its threads' local memory
+            // above all) is not kept beside theirs.
+            drop(block);
             let next = AtomicUsize::new(1);
             // Results are folded in block order as they become contiguous, so memory holds only
             // the blocks that finished ahead of a slower one.
@@ -510,7 +533,7 @@ fn run_full_counting(
                 stopped: false,
             });
             std::thread::scope(|s| {
-                for _ in 0..opts.jobs.min(nblocks - 1) {
+                for _ in 0..jobs.min(nblocks - 1) {
                     s.spawn(|| {
                         let mut block: Option<Block> = None;
                         loop {
@@ -1087,5 +1110,67 @@ impl Fold {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel of two instructions that declares `local` bytes of local memory per thread.
+    fn module(local: u64) -> Module {
+        crate::ptx::parse(&format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0)\n{{\n\
+             .local .align 4 .b8 __local_depot0[{local}];\n\
+             .reg .b32 %r<2>;\n\
+             mov.u32 %r1, 1;\n\
+             ret;\n}}\n"
+        ))
+        .expect("parses")
+    }
+
+    fn cfg(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            dynamic_shared: 0,
+        }
+    }
+
+    #[test]
+    fn large_local_arrays_run_on_fewer_cores() {
+        let small = module(16);
+        assert_eq!(jobs_for_local_memory(8, &small, 0, &cfg(64, 256)), 8);
+        // 400 KB per thread, 256 threads: 100 MB a block, more than the budget alone.
+        let big = module(400_000);
+        assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 256)), 1);
+        // 400 KB per thread, 32 threads: 12.8 MB a block, five at once.
+        assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 32)), 5);
+    }
+
+    #[test]
+    fn a_grid_of_short_blocks_stops_at_the_launchs_step_limit() {
+        let m = module(0);
+        let opts = EmuOptions {
+            step_limit: 1000,
+            ..EmuOptions::default()
+        };
+        let args = vec![KernelArg::Buffer(Buffer::from_values(
+            "out",
+            crate::emu::value::ElemType::F32,
+            &[0.0],
+        ))];
+        // 100000 blocks of 2 instructions each: no block comes near its step batch.
+        let r = run(&m, "k", &cfg(100_000, 1), args, &opts).expect("runs");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.kind, super::super::result::DiagKind::StepLimit);
+        assert!(
+            d.message
+                .starts_with("the launch was stopped at its step limit (1000 instructions): "),
+            "{}",
+            d.message
+        );
+        assert!(r.instructions < 1100, "{}", r.instructions);
     }
 }
