@@ -611,11 +611,16 @@ fn run_test(
             out.perf.push(figure);
         }
     }
-    // Only a test over a counter's budget pays for the traced run that finds its lines.
-    if uses.iter().any(|(u, _)| {
-        u.over_budget.iter().any(OverBudget::is_counter)
-            || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
-    }) {
+    // Only a test over a counter's budget pays for the traced run that finds its lines; not
+    // one stopped at its step or time limit, whose counters only say how long it ran (and
+    // whose rerun would run to the limit again).
+    let endless = hit_the_limit(&out);
+    if !endless
+        && uses.iter().any(|(u, _)| {
+            u.over_budget.iter().any(OverBudget::is_counter)
+                || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
+        })
+    {
         let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
         overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
     }
