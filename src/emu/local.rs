@@ -62,6 +62,14 @@ impl LocalMem {
             return None;
         }
         let mut bytes = [0u8; 8];
+        let (page, at) = (off / PAGE, off % PAGE);
+        if at + size <= PAGE {
+            // Within one page (every aligned access): one lookup.
+            if let Some(Some(p)) = self.pages.get(page) {
+                bytes[..size].copy_from_slice(&p[at..at + size]);
+            }
+            return Some(u64::from_le_bytes(bytes));
+        }
         for (i, b) in bytes[..size].iter_mut().enumerate() {
             let at = off + i;
             if let Some(Some(page)) = self.pages.get(at / PAGE) {
@@ -81,6 +89,18 @@ impl LocalMem {
             return false;
         }
         let bytes = v.to_le_bytes();
+        let (page, at) = (off / PAGE, off % PAGE);
+        if at + size <= PAGE {
+            // Within one page (every aligned access): one lookup.
+            return match self.pages.get_mut(page) {
+                Some(slot) => {
+                    slot.get_or_insert_with(|| Box::new([0; PAGE]))[at..at + size]
+                        .copy_from_slice(&bytes[..size]);
+                    true
+                }
+                None => false,
+            };
+        }
         for (i, b) in bytes[..size].iter().enumerate() {
             let at = off + i;
             let Some(slot) = self.pages.get_mut(at / PAGE) else {
