@@ -48,6 +48,8 @@ pub struct ExecArgs {
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
     /// over the threads as a per-thread loop budget). On the emulator a wall-clock deadline
     /// scaled to it (at least 3 s; `GPUZZLE_TIME_LIMIT` sets it) also stops a runaway kernel.
+    /// Both bound the whole launch, whatever the grid: a grid of many short blocks is stopped
+    /// between two blocks.
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
     /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
@@ -62,6 +64,8 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     let source = super::common::read_source(&a.file)
         .with_context(|| format!("cannot read kernel file {}", a.file.display()))?;
     let base = a.file.parent().map(PathBuf::from).unwrap_or_default();
+    // Sizes first: no buffer is filled before all of them are known to fit.
+    spec::check_buffer_sizes(&a.args, &a.symbols).map_err(anyhow::Error::msg)?;
     let args = a
         .args
         .iter()

@@ -145,7 +145,7 @@ impl<'l> Mem<'l> {
             Place::Local(off) => {
                 for (i, o) in out.iter_mut().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    *o = le_read(&th.local[s..s + size as usize]);
+                    *o = th.local.read(s, size as usize).unwrap_or(0);
                 }
             }
             Place::Param(off) => {
@@ -200,7 +200,7 @@ impl<'l> Mem<'l> {
             Place::Local(off) => {
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
-                    le_write(&mut th.local[s..s + size as usize], *v);
+                    th.local.write(s, size as usize, *v);
                 }
             }
             Place::Param(off) => {
@@ -1202,10 +1202,7 @@ impl<'l> Mem<'l> {
                 .shared
                 .get(o as usize..(o + size as u64) as usize)
                 .map(le_read),
-            Window::Local(o) => th
-                .local
-                .get(o as usize..(o + size as u64) as usize)
-                .map(le_read),
+            Window::Local(o) => th.local.read(o as usize, size as usize),
         }
     }
 

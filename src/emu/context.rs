@@ -106,6 +106,13 @@ impl<'m> Launch<'m> {
         self.opts.deadline.is_some_and(|d| d.passed())
     }
 
+    /// Whether the launch has run past its step limit or deadline (with every finished
+    /// block's instructions counted): checked between blocks, so that a grid of many small
+    /// blocks, each far below the batch at which a block checks, is bounded as well.
+    pub fn over_limits(&self) -> bool {
+        self.steps.load(Ordering::Relaxed) > self.opts.step_limit || self.past_deadline()
+    }
+
     /// Count executed instructions; true once the launch's step limit or deadline is passed.
     pub fn add_steps(&self, n: u64) -> bool {
         let total = self.steps.fetch_add(n, Ordering::Relaxed) + n;

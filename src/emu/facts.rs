@@ -100,6 +100,14 @@ pub enum Facts {
         /// The line of the loop latch the thread was in, if any.
         in_loop: bool,
     },
+    /// The launch as a whole ran past its step limit or time limit between two blocks (a grid
+    /// of many blocks, each short): `blocks_run` of `blocks` ran, and the rest never started.
+    LaunchStopped {
+        blocks_run: u64,
+        blocks: u64,
+        /// The wall-clock limit stopped it (otherwise the step limit).
+        by_time: bool,
+    },
     /// The GPU (or the worker) was still running the kernel at the time limit: no thread or
     /// line is known.
     TimedOut { on_gpu: bool },

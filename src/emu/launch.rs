@@ -26,6 +26,7 @@ use super::result::{BlockTotals, CounterSummary, Counters, PerfStats, RunResult,
 use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
+use crate::ptx::demangle::ParamKind;
 use crate::ptx::ir::{demangle_var, Callee, EntryLookup, Module, Op, ReservedSmem, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::{BTreeMap, HashMap};
@@ -86,7 +87,7 @@ const SHARED_MAX: u64 = 227 * KIB;
 /// Local memory per thread a GPU allows.
 const LOCAL_MAX: u64 = 512 * KIB;
 /// What the emulator is willing to allocate for global memory and for one block's threads.
-const GLOBAL_MAX: u64 = 1024 * MIB;
+pub(crate) const GLOBAL_MAX: u64 = 1024 * MIB;
 const BLOCK_STATE_MAX: u64 = 1024 * MIB;
 
 /// Refuse launches a GPU could not run, or that would exhaust the emulator's memory, with a
@@ -193,8 +194,40 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
             plural(args.len())
         )));
     }
+    // PTX declares a pointer and a 64-bit integer alike (`.u64`); the mangled name tells them
+    // apart where the kernel has one (`extern "C"` kernels do not).
+    let kinds = crate::ptx::demangle::param_kinds(&f.name).filter(|k| k.len() == f.params.len());
     for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
         let n = i + 1;
+        let declared = kinds.as_ref().and_then(|k| k.get(i));
+        let pname = || {
+            crate::ptx::demangle::kernel_name(&f.name)
+                .map_or_else(|| kernel.to_string(), |_| f.display_name())
+        };
+        match (arg, declared) {
+            (KernelArg::Buffer(b), Some(ParamKind::Scalar(ty))) => {
+                return Err(EmuError::Signature(format!(
+                    "argument {n} (`{}`) is a buffer, but parameter {n} of `{}` is a `{ty}`, a value and not a pointer: pass a scalar, e.g. {}={}:0",
+                    b.name,
+                    pname(),
+                    b.name,
+                    scalar_spelling(ty)
+                )));
+            }
+            (KernelArg::Scalar(s), Some(ParamKind::Pointer(ty))) => {
+                let ty = if ty.contains(crate::ptx::demangle::UNKNOWN) {
+                    String::new()
+                } else {
+                    format!(" (`{ty}`)")
+                };
+                return Err(EmuError::Signature(format!(
+                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros",
+                    s.ty,
+                    pname()
+                )));
+            }
+            _ => {}
+        }
         match arg {
             KernelArg::Buffer(b) if p.size != 8 || p.is_array => {
                 return Err(EmuError::Signature(format!(
@@ -237,6 +270,24 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
     Ok(entry)
 }
 
+/// How `--arg` spells a scalar of C type `ty` (`long long` → `i64`).
+fn scalar_spelling(ty: &str) -> &'static str {
+    let ty = ty.trim_start_matches("const ");
+    match ty {
+        "float" => "f32",
+        "double" => "f64",
+        "__half" => "f16",
+        "int" => "i32",
+        "unsigned int" => "u32",
+        "short" => "i16",
+        "unsigned short" => "u16",
+        "char" | "signed char" => "i8",
+        "unsigned char" | "bool" => "u8",
+        t if t.starts_with("unsigned") => "u64",
+        _ => "i64",
+    }
+}
+
 /// The entry's param area with the (already checked) arguments in place; buffers become the
 /// addresses in `buf_addr`, in order.
 fn param_image(module: &Module, entry: u32, args: &[KernelArg], buf_addr: &[u64]) -> Vec<u8> {
@@ -255,6 +306,25 @@ fn param_image(module: &Module, entry: u32, args: &[KernelArg], buf_addr: &[u64]
         }
     }
     image
+}
+
+/// Local memory (declared, whether touched or not) the blocks running at once may hold in
+/// all: a kernel with large local arrays runs its blocks on fewer cores rather than taking
+/// several times the memory of a run in order (`run` grades with every core, `check` with one
+/// per puzzle; both should need about the same memory).
+const PARALLEL_LOCAL_BUDGET: u64 = 64 * MIB;
+
+/// The workers a launch of `entry` runs its blocks on: `jobs`, fewer when each block's
+/// threads declare so much local memory that `jobs` blocks at once would pass
+/// `PARALLEL_LOCAL_BUDGET`.
+fn jobs_for_local_memory(jobs: usize, module: &Module, entry: u32, cfg: &LaunchConfig) -> usize {
+    let threads: u64 = cfg.block.iter().map(|&d| d as u64).product();
+    let per_block = threads.saturating_mul(module.functions[entry as usize].local_size);
+    if per_block == 0 {
+        return jobs;
+    }
+    jobs.min((PARALLEL_LOCAL_BUDGET / per_block) as usize)
+        .max(1)
 }
 
 /// Whether the kernel can see other blocks' effects in ways that make order visible.
@@ -406,7 +476,8 @@ fn run_full_counting(
     } else {
         MAX_CLAIM_BLOCKS
     };
-    let parallel = opts.jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let jobs = jobs_for_local_memory(opts.jobs, module, entry, cfg);
+    let parallel = jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
     let inputs = Inputs {
         args: &args,
         symbols: &symbol_bytes,
@@ -429,6 +500,10 @@ fn run_full_counting(
         let first = summarise(&launch, block.run(), block_idx(cfg, 0));
         let mut stop = first.fatal.is_some();
         fold.add(first);
+        if !stop && nblocks > 1 && launch.over_limits() {
+            stop_between_blocks(&launch, &mut fold, 1, nblocks);
+            stop = true;
+        }
         if !parallel {
             for i in 1..nblocks {
                 if stop {
@@ -438,8 +513,17 @@ fn run_full_counting(
                 let out = summarise(&launch, block.run(), block_idx(cfg, i));
                 stop = out.fatal.is_some();
                 fold.add(out);
+                if !stop && i + 1 < nblocks && launch.over_limits() {
+                    // Blocks each far below the step batch never cross the limit inside one;
+                    // the launch as a whole still stops at it (and at the deadline).
+                    stop_between_blocks(&launch, &mut fold, i as u64 + 1, nblocks);
+                    stop = true;
+                }
             }
         } else if !stop {
+            // Each worker makes its own block: block 0's state (its threads' local memory
+            // above all) is not kept beside theirs.
+            drop(block);
             let next = AtomicUsize::new(1);
             // Results are folded in block order as they become contiguous, so memory holds only
             // the blocks that finished ahead of a slower one.
@@ -450,12 +534,18 @@ fn run_full_counting(
                 stopped: false,
             });
             std::thread::scope(|s| {
-                for _ in 0..opts.jobs.min(nblocks - 1) {
+                for _ in 0..jobs.min(nblocks - 1) {
                     s.spawn(|| {
                         let mut block: Option<Block> = None;
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             if i >= nblocks || launch.aborted() {
+                                break;
+                            }
+                            if launch.over_limits() {
+                                // Where blocks running at once cross the limit depends on
+                                // timing: stop, and rerun in order (below).
+                                launch.abort();
                                 break;
                             }
                             let b = match block.as_mut() {
@@ -477,7 +567,10 @@ fn run_full_counting(
                 fold = o.fold;
             }
             let conflict = launch.conflict.load(Ordering::Relaxed);
-            if conflict || (launch.aborted() && fold.fatal.as_deref() == Some(STEP_LIMIT)) {
+            let limit_hit = launch.aborted()
+                && (fold.fatal.as_deref() == Some(STEP_LIMIT)
+                    || (fold.fatal.is_none() && launch.over_limits()));
+            if conflict || limit_hit {
                 // Blocks that read each other's writes (or overwrite each other) give a result
                 // that depends on their timing, and so does where blocks running at once cross
                 // the step limit; the sequential order does not. Rerun in order.
@@ -849,6 +942,53 @@ fn watch_rerun(
 
 const STEP_LIMIT: &str = "step limit";
 
+/// The launch ran past its step limit or deadline with `blocks_run` of its `blocks` blocks
+/// done and none of them stopped inside: report it at the kernel's first line, naming the
+/// limit and how far the grid got, and stop the launch there.
+fn stop_between_blocks(launch: &Launch, fold: &mut Fold, blocks_run: u64, blocks: usize) {
+    let f = &launch.module.functions[launch.entry as usize];
+    let blocks = blocks as u64;
+    let by_time = launch.opts.deadline.filter(|d| d.passed());
+    let limit = match by_time {
+        Some(d) => format!("its time limit ({} s)", d.limit.as_secs_f64()),
+        None => format!("its step limit ({} instructions)", launch.opts.step_limit),
+    };
+    let last = block_idx(&launch.cfg, blocks_run.saturating_sub(1) as usize);
+    let site = super::diag::Site {
+        file: f
+            .body
+            .iter()
+            .find(|i| i.line == f.line && i.line > 0)
+            .and_then(|i| launch.file_name(i.file)),
+        line: f.line,
+        block: last,
+        thread: [0; 3],
+    };
+    let message = format!(
+        "the launch was stopped at {limit}: {blocks_run} of its {blocks} blocks ran, and the other {} never started",
+        blocks - blocks_run
+    );
+    let mut diags = Diags::default();
+    diags.report(
+        super::result::DiagKind::StepLimit,
+        super::result::Severity::Error,
+        site,
+        None,
+        || {
+            (
+                message,
+                super::facts::Facts::LaunchStopped {
+                    blocks_run,
+                    blocks,
+                    by_time: by_time.is_some(),
+                },
+            )
+        },
+    );
+    fold.diags.merge(diags);
+    fold.fatal.get_or_insert_with(|| STEP_LIMIT.to_string());
+}
+
 /// Whether a launch reported anything but reaching its step limit: a diagnostic, a race with
 /// another block, or a message that stops it.
 fn reported_anything(fold: &Fold) -> bool {
@@ -1012,5 +1152,67 @@ impl Fold {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel of two instructions that declares `local` bytes of local memory per thread.
+    fn module(local: u64) -> Module {
+        crate::ptx::parse(&format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_param_0)\n{{\n\
+             .local .align 4 .b8 __local_depot0[{local}];\n\
+             .reg .b32 %r<2>;\n\
+             mov.u32 %r1, 1;\n\
+             ret;\n}}\n"
+        ))
+        .expect("parses")
+    }
+
+    fn cfg(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            dynamic_shared: 0,
+        }
+    }
+
+    #[test]
+    fn large_local_arrays_run_on_fewer_cores() {
+        let small = module(16);
+        assert_eq!(jobs_for_local_memory(8, &small, 0, &cfg(64, 256)), 8);
+        // 400 KB per thread, 256 threads: 100 MB a block, more than the budget alone.
+        let big = module(400_000);
+        assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 256)), 1);
+        // 400 KB per thread, 32 threads: 12.8 MB a block, five at once.
+        assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 32)), 5);
+    }
+
+    #[test]
+    fn a_grid_of_short_blocks_stops_at_the_launchs_step_limit() {
+        let m = module(0);
+        let opts = EmuOptions {
+            step_limit: 1000,
+            ..EmuOptions::default()
+        };
+        let args = vec![KernelArg::Buffer(Buffer::from_values(
+            "out",
+            crate::emu::value::ElemType::F32,
+            &[0.0],
+        ))];
+        // 100000 blocks of 2 instructions each: no block comes near its step batch.
+        let r = run(&m, "k", &cfg(100_000, 1), args, &opts).expect("runs");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.kind, super::super::result::DiagKind::StepLimit);
+        assert!(
+            d.message
+                .starts_with("the launch was stopped at its step limit (1000 instructions): "),
+            "{}",
+            d.message
+        );
+        assert!(r.instructions < 1100, "{}", r.instructions);
     }
 }

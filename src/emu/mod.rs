@@ -36,6 +36,7 @@ mod fast;
 mod float;
 mod heap;
 mod launch;
+mod local;
 mod memory;
 mod perf;
 mod printf;

@@ -39,6 +39,67 @@ pub fn parse_symbol(text: &str, base_dir: &Path) -> Result<Buffer, String> {
     }
 }
 
+/// Bytes of global memory the buffers of one `exec` may take in all, as the emulator holds
+/// them (`launch::GLOBAL_MAX`): checked from the specs before any buffer is filled.
+pub const BUFFERS_MAX_BYTES: u64 = super::launch::GLOBAL_MAX;
+
+/// `1 GiB` for sizes that are whole GiB or MiB, else bytes.
+fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The bytes a buffer spec `TYPE[LEN]:INIT` declares (LEN times the element size), read
+/// without filling anything; `None` for scalars, structs and specs that do not parse (their
+/// parse gives the error).
+fn declared_bytes(spec: &str) -> Option<u64> {
+    let spec = spec.trim();
+    let open = spec.find('[')?;
+    let close = spec.find(']')?;
+    let ty: ElemType = spec.get(..open)?.parse().ok()?;
+    let len: u64 = spec.get(open + 1..close)?.trim().parse().ok()?;
+    Some(len.saturating_mul(ty.size() as u64))
+}
+
+/// Check the buffers of `args` (`--arg` texts) and `symbols` (`--symbol` texts) against the
+/// emulator's global memory before any is made: each alone, then all together, naming the
+/// argument that does not fit (a 2 GiB buffer is refused at once, not after it was filled).
+pub fn check_buffer_sizes(args: &[String], symbols: &[String]) -> Result<(), String> {
+    let mut total = 0u64;
+    let all = (args.iter().map(|t| ("--arg", t))).chain(symbols.iter().map(|t| ("--symbol", t)));
+    for (flag, text) in all {
+        let Some((name, spec)) = text.split_once('=') else {
+            continue;
+        };
+        let Some(bytes) = declared_bytes(spec) else {
+            continue;
+        };
+        let name = name.trim();
+        if bytes > BUFFERS_MAX_BYTES {
+            return Err(format!(
+                "{flag} {text}: `{name}` would take {bytes} bytes ({}), more than gpuzzle holds for the buffers of one launch ({}); use a shorter length",
+                size_text(bytes),
+                size_text(BUFFERS_MAX_BYTES)
+            ));
+        }
+        total += bytes;
+        if total > BUFFERS_MAX_BYTES {
+            return Err(format!(
+                "{flag} {text}: with `{name}` ({}), the buffers take {total} bytes in all, more than gpuzzle holds for one launch ({}); use shorter buffers",
+                size_text(bytes),
+                size_text(BUFFERS_MAX_BYTES)
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, String> {
     if let Some(inner) = spec.strip_prefix('{') {
         let inner = inner
@@ -64,6 +125,14 @@ fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, Stri
             .map_err(|_| format!("buffer length `{}` is not a number", &spec[open + 1..close]))?;
         if len == 0 || len > 1 << 28 {
             return Err(format!("buffer length {len} must be between 1 and 2^28"));
+        }
+        let bytes = len as u64 * ty.size() as u64;
+        if bytes > BUFFERS_MAX_BYTES {
+            return Err(format!(
+                "`{name}` would take {bytes} bytes ({}), more than gpuzzle holds for the buffers of one launch ({}); use a shorter length",
+                size_text(bytes),
+                size_text(BUFFERS_MAX_BYTES)
+            ));
         }
         let init = spec[close + 1..]
             .strip_prefix(':')

@@ -186,9 +186,19 @@ pub fn judge(
             Ok(t)
         };
     let set_of = |i: usize| sets.iter().position(|s| s.tests.contains(&i)).unwrap_or(0);
+    // The first test that runs into the step or time limit is the puzzle's report of it: the
+    // tests after it are marked not run rather than each run to the limit again.
+    let mut stopper: Option<String> = None;
     for (i, test) in puzzle.tests.iter().enumerate() {
         for random in [false, true] {
-            let t = graded(test, set_of(i), random.then(|| seed_for(puzzle.id, i)))?;
+            let seed = random.then(|| seed_for(puzzle.id, i));
+            let t = match &stopper {
+                Some(name) => not_run(puzzle, test, seed, name),
+                None => graded(test, set_of(i), seed)?,
+            };
+            if stopper.is_none() && hit_the_limit(&t) {
+                stopper = Some(t.name.clone());
+            }
             all_passed &= t.passed;
             outcome.tests.push(t);
         }
@@ -197,7 +207,10 @@ pub fn judge(
     outcome.tests.sort_by_key(|t| t.random);
     // The unseen test last: its inputs are already drawn, so it has no random variant.
     if let (true, Some(u)) = (opts.unseen, &puzzle.unseen) {
-        let t = graded(&u.test, set_of(puzzle.tests.len()), None)?;
+        let t = match &stopper {
+            Some(name) => not_run(puzzle, &u.test, None, name),
+            None => graded(&u.test, set_of(puzzle.tests.len()), None)?,
+        };
         all_passed &= t.passed;
         let scalars = if u.drawn.is_empty() {
             u.test
@@ -489,31 +502,7 @@ fn run_test(
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
     };
-    let name = test_name(test, seed.is_some());
-    let mut out = TestOutcome {
-        name,
-        random: seed.is_some(),
-        passed: false,
-        grid: test.grid,
-        block: test.block,
-        inputs: test_inputs(puzzle, test, seed),
-        outputs: BTreeMap::new(),
-        counters: Counters::default(),
-        argmax: Default::default(),
-        budget: puzzle.budget,
-        over_budget: Vec::new(),
-        blocks: None,
-        block_budget: puzzle.block_budget,
-        require: puzzle.require,
-        block_overruns: Vec::new(),
-        kernels: Vec::new(),
-        perf: Vec::new(),
-        diagnostics: Vec::new(),
-        stdout: String::new(),
-        error: None,
-        seconds: 0.0,
-        cross: None,
-    };
+    let mut out = blank_outcome(puzzle, test, seed);
     let multi = puzzle.is_multi_launch();
     let mut uses: Vec<(KernelUse, PerfStats)> = Vec::new();
     let ran = run_steps(&steps, test.initial_buffers(seed), |at| {
@@ -622,11 +611,16 @@ fn run_test(
             out.perf.push(figure);
         }
     }
-    // Only a test over a counter's budget pays for the traced run that finds its lines.
-    if uses.iter().any(|(u, _)| {
-        u.over_budget.iter().any(OverBudget::is_counter)
-            || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
-    }) {
+    // Only a test over a counter's budget pays for the traced run that finds its lines; not
+    // one stopped at its step or time limit, whose counters only say how long it ran (and
+    // whose rerun would run to the limit again).
+    let endless = hit_the_limit(&out);
+    if !endless
+        && uses.iter().any(|(u, _)| {
+            u.over_budget.iter().any(OverBudget::is_counter)
+                || (u.block_overruns.iter()).any(|o| o.limit_kind == BlockLimitKind::Budget)
+        })
+    {
         let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
         overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
     }
@@ -665,6 +659,53 @@ fn run_test(
         && out.block_overruns.is_empty()
         && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     Ok(out)
+}
+
+/// A test's outcome before anything ran: its name, shape, inputs and limits, nothing compared.
+fn blank_outcome(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> TestOutcome {
+    TestOutcome {
+        name: test_name(test, seed.is_some()),
+        random: seed.is_some(),
+        passed: false,
+        grid: test.grid,
+        block: test.block,
+        inputs: test_inputs(puzzle, test, seed),
+        outputs: BTreeMap::new(),
+        counters: Counters::default(),
+        argmax: Default::default(),
+        budget: puzzle.budget,
+        over_budget: Vec::new(),
+        blocks: None,
+        block_budget: puzzle.block_budget,
+        require: puzzle.require,
+        block_overruns: Vec::new(),
+        kernels: Vec::new(),
+        perf: Vec::new(),
+        diagnostics: Vec::new(),
+        stdout: String::new(),
+        error: None,
+        not_run: None,
+        seconds: 0.0,
+        cross: None,
+    }
+}
+
+/// Whether a test ran into its step or time limit (a loop that never ends, most likely).
+fn hit_the_limit(t: &TestOutcome) -> bool {
+    t.diagnostics
+        .iter()
+        .any(|d| d.kind == crate::emu::result::DiagKind::StepLimit)
+}
+
+/// A test left out because `stopper` (an earlier test) ran into the step or time limit: the
+/// same kernel would most likely only run into it again, costing each test its limit.
+fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -> TestOutcome {
+    TestOutcome {
+        not_run: Some(format!(
+            "not run: test \"{stopper}\" already ran into the step or time limit"
+        )),
+        ..blank_outcome(puzzle, test, seed)
+    }
 }
 
 /// The blocks of one kernel's launches over its `block_budget` (the block with the most of a

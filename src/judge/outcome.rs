@@ -317,6 +317,10 @@ pub struct TestOutcome {
     /// A failure that stopped the test before outputs could be compared (e.g. an unsupported instruction).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The test was not run, and why: an earlier test of the puzzle ran into the step or time
+    /// limit (a loop that never ends would only cost each test its limit again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
     /// Wall-clock seconds the test took (compiling excluded), for JUnit's `time`.
     #[serde(skip)]
     pub seconds: f64,
@@ -480,7 +484,7 @@ mod tests {
             inputs: vec![],
             outputs: BTreeMap::new(),
             counters: Counters::default(),
-            argmax: [ThreadId::default(); 6],
+            argmax: Default::default(),
             budget: Budget::default(),
             over_budget: vec![],
             blocks: None,
@@ -492,6 +496,7 @@ mod tests {
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
+            not_run: None,
             seconds: 0.0,
             cross: None,
         }

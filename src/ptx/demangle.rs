@@ -1,8 +1,9 @@
 //! Just enough of the Itanium C++ ABI demangler to name kernels the way a learner wrote them:
 //! `_Z7poolingPfS_i` → `pooling`, `_ZN3geo5shiftEPii` → `geo::shift`,
 //! `_Z4tmplILi128EEvPi` → `tmpl<128>`, `_Z6tscaleIfEvPT_PKS0_S0_` → `tscale<float>`.
-//! Parameter types are not decoded (kernels are chosen by name and template arguments);
-//! anything unexpected gives `None`, and the caller falls back to the mangled name.
+//! Kernels are chosen by name and template arguments; `param_kinds` tells a parameter that is
+//! a pointer from one that is a value (exec's argument check). Anything unexpected gives `None`,
+//! and the caller falls back to the mangled name.
 
 /// The qualified name with template arguments of a mangled function name, if it is one.
 pub fn kernel_name(mangled: &str) -> Option<String> {
@@ -10,6 +11,7 @@ pub fn kernel_name(mangled: &str) -> Option<String> {
     let mut c = Cursor {
         s: rest.as_bytes(),
         i: 0,
+        reliable_subs: false,
     };
     let name = if c.eat(b'N') {
         // Nested name: qualifiers (const/volatile of member functions) then components.
@@ -41,6 +43,76 @@ pub fn kernel_name(mangled: &str) -> Option<String> {
     Some(name)
 }
 
+/// What a kernel parameter is, as its mangled type says: a pointer, a value of a built-in
+/// type (`int`, `long long`, `float`), or something else (a struct, a template parameter, a
+/// type this reader does not follow).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Pointer(String),
+    Scalar(String),
+    Other(String),
+}
+
+/// The text of a type this reader could not follow (inside `ParamKind`'s text).
+pub const UNKNOWN: &str = "?";
+
+/// The kinds of a mangled function's parameters, in order: `_Z2llPfx` → a pointer (`float*`)
+/// and a scalar (`long long`). `None` when the name is not mangled or does not parse; a
+/// substitution (`S_`) counts as a pointer when it stands for one.
+pub fn param_kinds(mangled: &str) -> Option<Vec<ParamKind>> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let mut c = Cursor {
+        s: rest.as_bytes(),
+        i: 0,
+        reliable_subs: false,
+    };
+    // The name, as `kernel_name` reads it; a template's return type comes first.
+    // The name's prefixes are substitutions too (`geo` in `geo::shift`); a template's
+    // arguments add their own, which this reader does not follow: in a template, a
+    // substitution counts as unknown (`Other`).
+    let mut subs: Vec<ParamKind> = Vec::new();
+    let templated = if c.eat(b'N') {
+        while c.eat(b'K') || c.eat(b'V') {}
+        let mut templated = false;
+        loop {
+            if c.eat(b'E') {
+                break;
+            }
+            if c.peek() == Some(b'I') {
+                c.template_args()?;
+                templated = true;
+                continue;
+            }
+            subs.push(ParamKind::Other(c.source_name()?));
+            templated = false;
+        }
+        if !templated {
+            // The function's own name is not a substitution.
+            subs.pop();
+        }
+        templated
+    } else {
+        c.source_name()?;
+        c.peek() == Some(b'I') && c.template_args().is_some()
+    };
+    c.reliable_subs = !templated;
+    if templated {
+        c.param_type(&mut subs)?;
+    }
+    let mut kinds = Vec::new();
+    while c.peek().is_some() {
+        kinds.push(c.param_type(&mut subs)?);
+        if kinds.len() > 256 {
+            return None;
+        }
+    }
+    // `v` alone: no parameters.
+    if kinds == [ParamKind::Scalar("void".into())] {
+        kinds.clear();
+    }
+    Some(kinds)
+}
+
 /// `tmpl<128>` → `tmpl`; `geo::shift` stays.
 pub fn without_template_args(name: &str) -> &str {
     match name.find('<') {
@@ -59,6 +131,8 @@ pub fn same_name(a: &str, b: &str) -> bool {
 struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
+    /// The substitutions `param_kinds` collects are all there are (not in a template).
+    reliable_subs: bool,
 }
 
 impl Cursor<'_> {
@@ -160,6 +234,78 @@ impl Cursor<'_> {
         self.builtin_type().map(str::to_string)
     }
 
+    /// One parameter type, adding what the ABI makes substitutable to `subs` (pointers,
+    /// qualified and named types, in the order they complete).
+    fn param_type(&mut self, subs: &mut Vec<ParamKind>) -> Option<ParamKind> {
+        let kind = match self.peek()? {
+            b'P' => {
+                self.i += 1;
+                let inner = self.param_type(subs)?;
+                let text = match &inner {
+                    ParamKind::Pointer(t) | ParamKind::Scalar(t) | ParamKind::Other(t) => {
+                        format!("{t}*")
+                    }
+                };
+                ParamKind::Pointer(text)
+            }
+            b'K' | b'V' | b'r' => {
+                self.i += 1;
+                match self.param_type(subs)? {
+                    ParamKind::Pointer(t) => ParamKind::Pointer(format!("{t} const")),
+                    ParamKind::Scalar(t) => ParamKind::Scalar(format!("const {t}")),
+                    ParamKind::Other(t) => ParamKind::Other(format!("const {t}")),
+                }
+            }
+            b'S' => {
+                self.i += 1;
+                let n = if self.eat(b'_') {
+                    0
+                } else {
+                    let mut n = 0usize;
+                    while let Some(b) = self.peek().filter(|b| b.is_ascii_alphanumeric()) {
+                        let d = if b.is_ascii_digit() {
+                            b - b'0'
+                        } else if b.is_ascii_uppercase() {
+                            b - b'A' + 10
+                        } else {
+                            return None;
+                        };
+                        n = n.checked_mul(36)?.checked_add(d as usize)?;
+                        self.i += 1;
+                    }
+                    if !self.eat(b'_') {
+                        return None;
+                    }
+                    n + 1
+                };
+                // A reference to a substitution is not itself substitutable.
+                if !self.reliable_subs {
+                    return Some(ParamKind::Other(UNKNOWN.into()));
+                }
+                return Some(
+                    subs.get(n)
+                        .cloned()
+                        .unwrap_or_else(|| ParamKind::Other(UNKNOWN.into())),
+                );
+            }
+            b'T' => {
+                self.i += 1;
+                while self.peek().is_some_and(|b| b != b'_') {
+                    self.i += 1;
+                }
+                self.eat(b'_');
+                ParamKind::Other("T".into())
+            }
+            b'0'..=b'9' | b'N' => ParamKind::Other(self.ty()?),
+            _ => {
+                let t = self.builtin_type()?;
+                return Some(ParamKind::Scalar(t.to_string()));
+            }
+        };
+        subs.push(kind.clone());
+        Some(kind)
+    }
+
     fn builtin_type(&mut self) -> Option<&'static str> {
         let b = self.peek()?;
         let t = match b {
@@ -239,6 +385,48 @@ mod tests {
         assert_eq!(kernel_name("_Z99x"), None);
         assert_eq!(kernel_name("_ZN3geoE"), Some("geo".into()));
         assert_eq!(kernel_name("_Z4tmplI"), None);
+    }
+
+    #[test]
+    fn tells_pointers_from_values() {
+        use ParamKind::*;
+        let p = |t: &str| Pointer(t.to_string());
+        let v = |t: &str| Scalar(t.to_string());
+        assert_eq!(
+            param_kinds("_Z2llPfxyPKim"),
+            Some(vec![
+                p("float*"),
+                v("long long"),
+                v("unsigned long long"),
+                p("const int*"),
+                v("unsigned long")
+            ])
+        );
+        assert_eq!(
+            param_kinds("_Z7poolingPfS_i"),
+            Some(vec![p("float*"), p("float*"), v("int")])
+        );
+        assert_eq!(
+            param_kinds("_Z4tmplILi128EEvP6float4PiPKhPfi"),
+            Some(vec![
+                p("float4*"),
+                p("int*"),
+                p("const unsigned char*"),
+                p("float*"),
+                v("int")
+            ])
+        );
+        assert_eq!(
+            param_kinds("_ZN3geo5shiftEPiS0_i"),
+            Some(vec![p("int*"), p("int*"), v("int")])
+        );
+        // In a template, a substitution is not followed (its table has the arguments' too).
+        assert_eq!(
+            param_kinds("_Z6tscaleIfEvPT_PKS0_S0_"),
+            Some(vec![p("T*"), p("const ?*"), Other("?".into())])
+        );
+        assert_eq!(param_kinds("_Z1kv"), Some(vec![]));
+        assert_eq!(param_kinds("kernel"), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Lexing and parsing the PTX that NVRTC emits into a compact IR, with source lines from `.loc`.
 
-mod demangle;
+pub mod demangle;
 pub mod ir;
 mod lexer;
 pub mod loops;

@@ -204,6 +204,10 @@ fn test_json(t: &TestOutcome) -> Value {
         if let Some(e) = &t.error {
             map.insert("error".into(), Value::from(e.as_str()));
         }
+        // Only on a test left out after an earlier one ran into the step or time limit.
+        if let Some(why) = &t.not_run {
+            map.insert("not_run".into(), Value::from(why.as_str()));
+        }
         // Added only where they apply, so single-launch puzzles keep their exact shape.
         if !t.kernels.is_empty() {
             let kernels = t
@@ -340,9 +344,19 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
     } else if o.tests.is_empty() && !o.passed {
         cases.push((failing("tests", reason::puzzle(o), String::new()), None));
     }
+    // A test left out after one ran into the step or time limit points where that one stopped.
+    let limit_line = o.tests.iter().find_map(|t| {
+        (t.diagnostics.iter())
+            .find(|d| d.kind == crate::emu::result::DiagKind::StepLimit)
+            .and_then(|d| d.line)
+    });
     for t in &o.tests {
         let mut case = if t.passed {
             TestCase::new(t.name.as_str(), TestCaseStatus::success())
+        } else if let Some(why) = &t.not_run {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(why.as_str());
+            TestCase::new(t.name.as_str(), status)
         } else {
             // A disagreement with the GPU run: its elements and likelier cause first.
             let detail = puzzle::test_detail(t, &o.file);
@@ -360,7 +374,11 @@ fn suite(o: &PuzzleOutcome, test_names: &[String], solutions: bool) -> TestSuite
         if t.seconds.is_finite() && t.seconds >= 0.0 {
             case.set_time(Duration::from_secs_f64(t.seconds));
         }
-        cases.push((case, failed_test_line(t)));
+        let line = match t.not_run {
+            Some(_) => limit_line,
+            None => failed_test_line(t),
+        };
+        cases.push((case, line));
     }
     let seconds: f64 = o
         .tests

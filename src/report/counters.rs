@@ -350,6 +350,7 @@ pub(crate) mod tests {
             diagnostics: vec![],
             stdout: String::new(),
             error: None,
+            not_run: None,
             seconds: 0.0,
             cross: None,
         }

@@ -214,6 +214,13 @@ fn failed_head(o: &PuzzleOutcome, solutions: bool) -> String {
     if o.tests.is_empty() {
         lines.push(format!("  {}", "no tests ran".red()));
     }
+    // Said once for the tests left out after one ran into the step or time limit.
+    if let Some(why) = o.tests.iter().find_map(|t| t.not_run.as_deref()) {
+        let n = o.tests.iter().filter(|t| t.not_run.is_some()).count();
+        let what = layout::count(n, "test", "tests");
+        let why = why.trim_start_matches("not run: ");
+        lines.push(format!("  {}", format!("{what} not run: {why}").yellow()));
+    }
     lines.join("\n")
 }
 
@@ -241,6 +248,8 @@ fn test_line(t: &TestOutcome, name: &str) -> String {
     left += &format!("  {}", shape.dimmed());
     let verdict = if t.passed {
         "PASSED".green().bold()
+    } else if t.not_run.is_some() {
+        "NOT RUN".yellow().bold()
     } else {
         "FAILED".red().bold()
     };

@@ -13,6 +13,19 @@ pub fn help(c: &Case) -> String {
     if matches!(c.d.facts, crate::emu::facts::Facts::TimedOut { .. }) {
         return "an endless loop, or a __syncthreads() that not every thread of the block reaches? Run it with --backend emu to see which thread and line; --timeout SECS allows longer runs".into();
     }
+    if let crate::emu::facts::Facts::LaunchStopped {
+        blocks, by_time, ..
+    } = c.d.facts
+    {
+        let raise = if by_time {
+            "GPUZZLE_TIME_LIMIT=SECS allows a longer run"
+        } else {
+            "--step-limit N allows more instructions"
+        };
+        return format!(
+            "no thread was stuck: the {blocks} blocks' work adds up to more than the emulator runs in one launch. Use fewer blocks (a loop over the data in each thread), or, if this much work is meant, {raise}"
+        );
+    }
     let Some(l) = c.line else {
         return GENERIC.into();
     };

@@ -430,6 +430,7 @@ mod tests {
             diagnostics: vec![d.clone(), d],
             stdout: String::new(),
             error: None,
+            not_run: None,
             seconds: 0.0,
             cross: None,
         };

@@ -54,7 +54,7 @@ pub(super) struct Thread {
     pub(super) pc: u32,
     pub(super) regs: Vec<u64>,
     pub(super) params: Vec<u8>,
-    pub(super) local: Vec<u8>,
+    pub(super) local: super::local::LocalMem,
     pub(super) local_base: u64,
     pub(super) frames: Vec<Frame>,
     pub(super) counters: Counters,
@@ -175,7 +175,7 @@ impl<'l> Block<'l> {
                         pc: 0,
                         regs: vec![0; entry.num_regs as usize],
                         params: launch.kernel_params.clone(),
-                        local: vec![0; entry.local_size as usize],
+                        local: super::local::LocalMem::zeroed(entry.local_size as usize),
                         local_base: 0,
                         frames: Vec::new(),
                         counters: Counters::default(),
@@ -232,7 +232,7 @@ impl<'l> Block<'l> {
             th.params.clear();
             th.params.extend_from_slice(&launch.kernel_params);
             th.local.clear();
-            th.local.resize(entry.local_size as usize, 0);
+            th.local.resize(entry.local_size as usize);
             th.local_base = 0;
             th.frames.clear();
             th.counters = Counters::default();

@@ -292,7 +292,7 @@ impl<'l> Block<'l> {
                                 n,
                             );
                             }
-                            th.local.resize((new_base + f.local_size) as usize, 0);
+                            th.local.resize((new_base + f.local_size) as usize);
                             let frame = Frame {
                                 func: th.func,
                                 ret_pc: th.pc + 1,
