@@ -233,7 +233,12 @@ impl<'l> Block<'l> {
     fn count(&mut self, t: usize, ran: u64, tally: &mut Tally) -> Result<(), Halt> {
         tally.instructions += ran;
         tally.unreported += ran;
-        if tally.unreported >= tally.batch || tally.unreported > self.mem.launch.steps_left() {
+        // The turn that crosses the limit is checked at once only where this block ran half
+        // the limit itself: a grid of short blocks that used it up together is stopped
+        // between blocks by the launch, which says so, instead of blaming one thread here.
+        let crossing = tally.instructions.saturating_mul(2) >= self.mem.launch.opts.step_limit
+            && tally.unreported > self.mem.launch.steps_left();
+        if tally.unreported >= tally.batch || crossing {
             let over = self.mem.launch.add_steps(tally.unreported);
             tally.unreported = 0;
             if over {
