@@ -5,7 +5,7 @@ use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, NONE};
 use super::diag::Site;
 use super::facts::{Access as FAccess, Element, Facts, Hazard, Space as FSpace};
-use super::memory::{classify, word_index, Window};
+use super::memory::{classify, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
@@ -381,7 +381,7 @@ impl<'l> Mem<'l> {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let (addr, linear) = (addrs[i], first + i as u32);
-            let w = word_index(addr);
+            let w = self.launch.global.word_index(addr);
             if !self.read_settled(w, linear) {
                 let th = &mut warp[i];
                 // Where a diagnostic of the access finds the lane.

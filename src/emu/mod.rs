@@ -165,7 +165,7 @@ pub fn buffer_addresses(args: &[KernelArg]) -> Vec<u64> {
         KernelArg::Buffer(b) => Some(b.data.len() as u64),
         _ => None,
     });
-    memory::layout(lens).0
+    memory::layout(lens)
 }
 
 /// Run `kernel` from `module` with `args` in parameter order. Buffers come back in the result.
