@@ -97,8 +97,14 @@ fn a_stride_past_out_is_an_overrun_of_out_not_a_race_on_a() {
     let v = e.json();
     // Thread 0 wrote its element; threads 1 to 3 went past the end.
     assert_eq!(v["buffers"]["out"], json!([10.0, 0.0, 0.0, 0.0]));
-    let message = diagnostics(&v)[0]["message"].as_str().unwrap_or("").to_string();
-    assert!(message.contains("2 other threads did the same"), "{message}");
+    let message = diagnostics(&v)[0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        message.contains("2 other threads did the same"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -119,14 +125,21 @@ fn run_names_out_in_puzzle_1_with_a_stride() {
         "extern \"C\" __global__ void map(float* out, const float* a) {\n    out[threadIdx.x * 320] = a[threadIdx.x] + 10.0f;\n}\n",
     )
     .unwrap();
-    let out = gpuzzle().current_dir(&ws).args(["run", "1"]).output().unwrap();
+    let out = gpuzzle()
+        .current_dir(&ws)
+        .args(["run", "1"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
         text.contains("error[out-of-bounds]: thread 1 of block 0 wrote out[320] (line 2)"),
         "{text}"
     );
-    assert!(!text.contains("a[0]") && !text.contains("atomicAdd"), "{text}");
+    assert!(
+        !text.contains("a[0]") && !text.contains("atomicAdd"),
+        "{text}"
+    );
     assert!(!text.contains("global-race"), "{text}");
 }
 
@@ -205,6 +218,75 @@ fn threads_writing_disjoint_bytes_of_one_word_do_not_race() {
         ("shared_bytes_disjoint", "1", "32", "c=i8[32]:zeros"),
     ] {
         let (code, found) = mixed(kernel, grid, block, arg);
-        assert_eq!((code, found.len()), (0, 0), "{kernel} grid {grid}: {found:?}");
+        assert_eq!(
+            (code, found.len()),
+            (0, 0),
+            "{kernel} grid {grid}: {found:?}"
+        );
+    }
+}
+
+/// The GPU instrumenter follows the same rule: each wild kernel, instrumented and run on the
+/// emulator (`gpu::via_emu`, the buffers at the emulator's addresses), faults on `out[...]`,
+/// skips the access (nothing reaches the emulator's own checks, `a` keeps its values), and the
+/// fault names the element the kernel computed.
+#[test]
+fn the_instrumented_kernel_names_the_same_overruns() {
+    use gpuzzle::emu::value::{Buffer, ElemType, KernelArg};
+    use gpuzzle::emu::LaunchConfig;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/wild.cu");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let req = gpuzzle::compile::CompileRequest::new("tests/kernels/wild.cu", &src);
+    let ptx = gpuzzle::compile::compile(&req)
+        .unwrap_or_else(|e| panic!("wild.cu: {e}"))
+        .ptx
+        .to_string();
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [4, 1, 1],
+        dynamic_shared: 0,
+    };
+    for (kernel, element) in [
+        ("out_100", "out[100]"),
+        ("out_200", "out[200]"),
+        ("out_320", "out[320]"),
+        ("out_stride", "out[320]"),
+        ("out_negative", "out[-3]"),
+        ("out_huge", "out[2147483647]"),
+        ("read_320", "out[320]"),
+        ("a_negative_into_out", "a[-250]"),
+    ] {
+        let args = vec![
+            KernelArg::Buffer(Buffer::zeros("out", ElemType::F32, 4)),
+            KernelArg::Buffer(Buffer::from_values(
+                "a",
+                ElemType::F32,
+                &[0.0, 1.0, 2.0, 3.0],
+            )),
+        ];
+        let run = gpuzzle::gpu::via_emu::run_detailed(&ptx, kernel, &cfg, args, 100_000)
+            .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert!(
+            run.emulator_diagnostics.is_empty(),
+            "{kernel}: an illegal access got through: {:?}",
+            run.emulator_diagnostics
+        );
+        let d = &run.result.diagnostics;
+        assert!(!d.is_empty(), "{kernel}: no fault");
+        assert_eq!(
+            d[0].kind,
+            gpuzzle::emu::result::DiagKind::OutOfBounds,
+            "{kernel}"
+        );
+        assert!(
+            d[0].message.contains(&format!(" {element} (line")),
+            "{kernel}: {}",
+            d[0].message
+        );
+        assert_eq!(
+            run.result.buffers[1].values(),
+            vec![0.0, 1.0, 2.0, 3.0],
+            "{kernel}"
+        );
     }
 }

@@ -20,19 +20,31 @@
 //! table once. Between blocks, plain reads of atomically updated words are not checked
 //! (spin-waits on flags read so).
 //!
+//! Accesses of different widths are checked byte by byte, as the shared-memory checker does:
+//! the first 1- or 2-byte access to a word splits it, its state copied into four byte states
+//! (`GlobalMem::race_bytes`, the word's own state becoming `SPLIT`), and from then on every
+//! access of the word steps the states of the bytes it covers; the interval table splits the
+//! word's entry the same way until the next barrier (`Interval::for_bytes`). So a `char`
+//! written into a `float` another thread writes is a race, and threads writing neighbouring
+//! `char`s are not. While blocks run at once a byte access claims its whole word (a conflict
+//! reruns the blocks in order, where it is decided byte by byte).
+//!
 //! Memory: one `u32` per 4-byte global word for the whole launch (`WordState`, in
-//! `GlobalMem::races`), a per-block table of the words touched in the current barrier interval
-//! (cleared at every barrier), and per released word the set of blocks it publishes. The word
-//! state names only the last block, thread and interval, so the other side of a race between
-//! blocks (its thread and line) is found by running the blocks before it again with a watch on
-//! the word (`launch::watch_rerun`), only when such a race was found.
+//! `GlobalMem::races`; the words are stored densely, whatever the distance between buffers,
+//! see `memory.rs`), four more per word accessed in pieces, a per-block table of the words
+//! touched in the current barrier interval (cleared at every barrier), and per released word
+//! the set of blocks it publishes. The word state names only the last block, thread and
+//! interval, so the other side of a race between blocks (its thread and line) is found by
+//! running the blocks before it again with a watch on the word (`launch::watch_rerun`), only
+//! when such a race was found.
 //!
 //! Limits, all ways to miss a race, never to invent one: blocks `BLOCK_SPAN` apart and
 //! intervals 8 apart can share a number; a block's writes after its release still count as
-//! released; plain reads of words other blocks update atomically, and 1- and 2-byte accesses,
-//! are not checked; in a block of 1024 threads, thread 1023's own read after an atomic is not
-//! checked (its key is the "no thread" one); a word remembers only the last block that touched it; at most 8 races between
-//! blocks are reported per launch (`MAX_CROSS_RACES` in `launch.rs`: each costs a watch).
+//! released; plain reads of words other blocks update atomically are not checked, nor, inside
+//! a block, the pieces of words past the first 2^30 (4 GiB of buffers); in a block of 1024
+//! threads, thread 1023's own read after an atomic is not checked (its key is the "no thread"
+//! one); a word remembers only the last block that touched it; at most 8 races between blocks
+//! are reported per launch (`MAX_CROSS_RACES` in `launch.rs`: each costs a watch).
 //!
 //! Cost: the first access of a block-interval to each word takes the table, so kernels bound
 //! by global loads pay most (when it was added, CPU time of one job: matmul 256^2 560 -> 1040 ms,
