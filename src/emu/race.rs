@@ -1340,6 +1340,21 @@ mod tests {
                 "word {w} forgotten at the barrier"
             );
         }
+        // A word accessed in pieces: each byte starts from the word's entry, until a barrier.
+        t.entry(40).writer = 3;
+        assert!(!t.split(40));
+        let mut writers = Vec::new();
+        t.for_bytes(40, 1, 2, |e| {
+            writers.push(e.writer);
+            e.writer = 9;
+        });
+        assert_eq!(writers, [3]);
+        assert!(t.split(40) && !t.split(41));
+        let mut all = Vec::new();
+        t.for_bytes(40, 0, 4, |e| all.push(e.writer));
+        assert_eq!(all, [3, 9, 3, 3], "byte 1 kept its own writer");
+        t.clear();
+        assert!(!t.split(40));
         // Stamps that wrap around start the table over.
         t.stamp = u32::MAX;
         t.entry(5).writer = 3;
