@@ -2,7 +2,8 @@
 //! checkers and counters.
 //!
 //! Memory: global memory is one array of atomic words (relaxed loads and stores compile to
-//! plain moves) holding every buffer and module variable as its own allocation with a red zone
+//! plain moves) holding every buffer and module variable as its own allocation, each 128 GiB
+//! from the next in the address space so that no index reaches from one into another
 //! (`memory.rs`). Shared memory puts a 64-byte red zone after each static variable, then the
 //! dynamic part; a module that reads `%reserved_smem_offset_*` (cooperative groups' tiles of
 //! more than 32 threads) also gets the 1 KiB the system reserves per block, after a further red
