@@ -139,8 +139,20 @@ impl GlobalMem {
     /// which must be inside an allocation.
     #[inline(always)]
     pub fn word_index(&self, addr: u64) -> usize {
-        let off = addr - GLOBAL_BASE;
-        self.starts[(off >> STRIDE_SHIFT) as usize] + ((off & (STRIDE - 1)) >> 2) as usize
+        Self::word_in(self.alloc_start(addr), addr)
+    }
+
+    /// The index of the first word of the allocation holding `addr` (a valid address), for
+    /// `word_in` of several addresses in one allocation.
+    #[inline(always)]
+    pub fn alloc_start(&self, addr: u64) -> usize {
+        self.starts[((addr - GLOBAL_BASE) >> STRIDE_SHIFT) as usize]
+    }
+
+    /// `word_index` of `addr`, given `alloc_start` of its allocation.
+    #[inline(always)]
+    pub fn word_in(start: usize, addr: u64) -> usize {
+        start + (((addr - GLOBAL_BASE) & (STRIDE - 1)) >> 2) as usize
     }
 
     /// Keep the global race checker's state: 4 bytes per 4-byte word, all zero (untouched).
