@@ -754,14 +754,15 @@ fn auto_with_a_gpu_grades_on_the_emulator_and_also_on_the_gpu() {
     }
 }
 
-/// A race the emulator's checkers cannot see (1-byte global accesses), whose result the
-/// emulator's one-thread-at-a-time schedule gets right: thread 0 fills `out` while the other
-/// threads copy from it without waiting. The stand-in interleaves differently (its instrumented
+/// A race the emulator's checkers do not report (a plain read of a word another thread of the
+/// block exchanges atomically: the first read of a compare-and-swap loop looks the same), whose
+/// result the emulator's one-thread-at-a-time schedule gets right: thread 0 fills `out` while
+/// the other threads copy from it without waiting. The stand-in interleaves differently (its instrumented
 /// code is longer), as a GPU would: the copies miss what thread 0 had not written yet.
-const RELAY_CU: &str = r#"extern "C" __global__ void relay(unsigned char* out, unsigned char* copy, const unsigned char* a, int size) {
+const RELAY_CU: &str = r#"extern "C" __global__ void relay(unsigned int* out, unsigned int* copy, const unsigned int* a, int size) {
     int i = threadIdx.x;
     if (i == 0) {
-        for (int j = 0; j < size; j++) out[j] = a[j] + 1;
+        for (int j = 0; j < size; j++) atomicExch(&out[j], a[j] + 1);
     }
     if (i < size) copy[i] = out[i];
 }
@@ -772,7 +773,7 @@ slug = "relay"
 title = "Relay"
 part = "Tests"
 kernel = "relay"
-params = ["out: u8", "copy: u8", "a: u8", "size"]
+params = ["out: u32", "copy: u32", "a: u32", "size"]
 description = "Thread 0 fills out; every thread copies its element into copy."
 spec = """
 for (int i = 0; i < size; i++) {

@@ -5,7 +5,7 @@ use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, WarpOrder, NONE};
 use super::diag::Site;
 use super::facts::{Access as FAccess, Element, Facts, Hazard, Space as FSpace};
-use super::memory::{classify, word_index, Window};
+use super::memory::{classify, GlobalMem, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
@@ -376,12 +376,21 @@ impl<'l> Mem<'l> {
         addrs: &[u64; 32],
         out: &mut [u64],
     ) {
+        if on == 0 {
+            return;
+        }
+        // Every lane's address lies in one allocation (`global_hit_all`): its first word is
+        // looked up once.
+        let start = self
+            .launch
+            .global
+            .alloc_start(addrs[on.trailing_zeros() as usize]);
         let mut m = on;
         while m != 0 {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let (addr, linear) = (addrs[i], first + i as u32);
-            let w = word_index(addr);
+            let w = GlobalMem::word_in(start, addr);
             if !self.read_settled(w, linear) {
                 let th = &mut warp[i];
                 // Where a diagnostic of the access finds the lane.

@@ -5,7 +5,7 @@
 use super::access::Kind;
 use super::diag::Namer;
 use super::fast::FastCode;
-use super::memory::{word_index, GlobalMem};
+use super::memory::GlobalMem;
 use super::race::{BlockSet, Seen, Watch};
 use super::{EmuOptions, LaunchConfig};
 use crate::ptx::ir::Module;
@@ -171,7 +171,8 @@ impl<'m> Launch<'m> {
         line: u32,
         kind: Kind,
     ) {
-        let (first, last) = (word_index(addr), word_index(addr + size as u64 - 1));
+        let g = &self.global;
+        let (first, last) = (g.word_index(addr), g.word_index(addr + size as u64 - 1));
         for (i, w) in self.watch.iter().enumerate() {
             let counts = match w.block {
                 Some(b) => b == block_index,

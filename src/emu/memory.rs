@@ -1,19 +1,36 @@
-//! Global memory: every buffer and module variable is its own allocation with a red zone after
-//! it, so an access can be mapped back to `buffer[element]` or reported as out of bounds.
+//! Global memory: every buffer and module variable is its own allocation, so an access can be
+//! mapped back to `buffer[element]` or reported as out of bounds.
+//!
+//! Allocations sit `STRIDE` (128 GiB) apart in the address space, the `i`-th at
+//! `GLOBAL_BASE + i * STRIDE`, so no index a kernel computes from a 32-bit integer (even times
+//! 16 bytes, a `float4`) reaches from one buffer into another: an out-of-bounds access is
+//! always outside every allocation, and is named against the buffer it overran (the nearest
+//! one), never lands in a neighbour. The bytes themselves are stored densely, one word after
+//! another (`GlobalMem::word_index` maps an address to its word: a shift, one table look-up
+//! and an add), so the sparse placement costs no memory, nor does the race checker's state
+//! per word. Finding the allocation of an address is a shift too.
+//!
 //! Generic addresses put shared and local memory in windows far above global memory, so `cvta`
 //! is an add and a generic access is classified by its range.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
+/// log2 of `STRIDE`.
+const STRIDE_SHIFT: u32 = 37;
+/// The distance between the starts of two neighbouring allocations (128 GiB): more than any
+/// 32-bit index times 16 bytes, either way. No allocation is that large (host memory bounds
+/// them far below), so every allocation is followed by a gap of at least 64 GiB.
+pub const STRIDE: u64 = 1 << STRIDE_SHIFT;
 /// First global address (nothing below it is valid, so null and small integers fault).
-pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
-/// Generic address of shared offset 0.
-pub const SHARED_WINDOW: u64 = 0x0000_5000_0000_0000;
+pub const GLOBAL_BASE: u64 = STRIDE;
+/// Generic address of shared offset 0 (its low 32 bits are zero, like `LOCAL_WINDOW`'s, so a
+/// 32-bit `cvta` gives the offset). Far above every allocation: 2^25 of them fit below it.
+pub const SHARED_WINDOW: u64 = 0x4000_0000_0000_0000;
 /// Generic address of local offset 0.
-pub const LOCAL_WINDOW: u64 = 0x0000_6000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x5000_0000_0000_0000;
 const WINDOW_SIZE: u64 = 0x0000_0100_0000_0000;
-/// Unused bytes between allocations.
-pub const RED_ZONE: u64 = 1024;
 
 /// Which state space a generic address falls in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,29 +60,32 @@ pub struct Allocation {
     pub elem_size: u64,
 }
 
-/// Base addresses of allocations of the given lengths, in order, from `GLOBAL_BASE` with each
-/// rounded up to 256 bytes and followed by a red zone; also the first address after them.
-pub fn layout(lens: impl IntoIterator<Item = u64>) -> (Vec<u64>, u64) {
-    let mut bases = Vec::new();
-    let mut next = GLOBAL_BASE;
-    for len in lens {
-        bases.push(next);
-        next += len.div_ceil(256) * 256 + RED_ZONE;
-    }
-    (bases, next)
+/// Base addresses of allocations of the given lengths, in order: `STRIDE` apart from
+/// `GLOBAL_BASE`, whatever their lengths.
+pub fn layout(lens: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    (0..lens.into_iter().count() as u64)
+        .map(|i| GLOBAL_BASE + i * STRIDE)
+        .collect()
 }
 
 /// Global memory shared by every block of a launch. Words are atomics so that blocks can run on
 /// several cores at once without undefined behaviour; relaxed loads and stores compile to plain moves.
 pub struct GlobalMem {
+    /// Every allocation's bytes, one after another (see the module docs).
     words: Vec<AtomicU32>,
     pub allocs: Vec<Allocation>,
+    /// Per allocation, the index in `words` of its first word.
+    starts: Vec<usize>,
     /// Per word, which block touched it (see `claim`); empty unless blocks run in parallel
     /// with the checkers off.
     claims: Vec<AtomicU32>,
     /// Per word, the global race checker's state (`race::WordState`); empty when the checkers
     /// are off. With the checkers on it also does `claims`' job for parallel blocks.
     pub races: Vec<AtomicU32>,
+    /// The race checker's state of each byte of a word accessed in pieces (1 or 2 bytes), by
+    /// word index; such a word's state in `races` is `race::SPLIT`. Only words a byte or
+    /// half-word access touched, and only when blocks run one at a time.
+    pub race_bytes: Mutex<HashMap<usize, [u32; 4]>>,
 }
 
 /// States of a word's claim: untouched, read by several blocks, or owned by one block
@@ -73,19 +93,13 @@ pub struct GlobalMem {
 const UNCLAIMED: u32 = u32::MAX;
 const SHARED_READ: u32 = u32::MAX - 1;
 const WRITTEN: u32 = 1 << 31;
-/// Index of the word holding global address `addr` (a valid address).
-#[inline(always)]
-pub fn word_index(addr: u64) -> usize {
-    ((addr - GLOBAL_BASE) / 4) as usize
-}
-
 /// Block indices that fit next to the `WRITTEN` bit (larger grids run sequentially).
 pub const MAX_CLAIM_BLOCKS: usize = (SHARED_READ & !WRITTEN) as usize;
 
 impl GlobalMem {
-    /// Lay out allocations of the given (name, bytes, elem_size) with red zones between them.
+    /// Lay out allocations of the given (name, bytes, elem_size), `STRIDE` apart.
     pub fn new(items: &[(String, Vec<u8>, u64)]) -> GlobalMem {
-        let (bases, next) = layout(items.iter().map(|(_, bytes, _)| bytes.len() as u64));
+        let bases = layout(items.iter().map(|(_, bytes, _)| bytes.len() as u64));
         let allocs: Vec<Allocation> = items
             .iter()
             .zip(bases)
@@ -96,22 +110,49 @@ impl GlobalMem {
                 elem_size: (*elem).max(1),
             })
             .collect();
-        let mut words = vec![0u32; ((next - GLOBAL_BASE) / 4) as usize];
-        for (a, (_, bytes, _)) in allocs.iter().zip(items) {
-            // Allocations start 256-aligned, so bytes fill whole words from the start.
-            let first = ((a.base - GLOBAL_BASE) / 4) as usize;
-            for (w, chunk) in words[first..].iter_mut().zip(bytes.chunks(4)) {
+        let mut starts = Vec::with_capacity(items.len());
+        let mut total = 0usize;
+        for (_, bytes, _) in items {
+            starts.push(total);
+            total += bytes.len().div_ceil(4);
+        }
+        let mut words = Vec::with_capacity(total);
+        for (_, bytes, _) in items {
+            // Allocations start at a word, so bytes fill whole words from the start.
+            words.extend(bytes.chunks(4).map(|chunk| {
                 let mut b = [0u8; 4];
                 b[..chunk.len()].copy_from_slice(chunk);
-                *w = u32::from_le_bytes(b);
-            }
+                AtomicU32::new(u32::from_le_bytes(b))
+            }));
         }
         GlobalMem {
-            words: words.into_iter().map(AtomicU32::new).collect(),
+            words,
             allocs,
+            starts,
             claims: Vec::new(),
             races: Vec::new(),
+            race_bytes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Index (in the dense store, and in `races`) of the word holding global address `addr`,
+    /// which must be inside an allocation.
+    #[inline(always)]
+    pub fn word_index(&self, addr: u64) -> usize {
+        Self::word_in(self.alloc_start(addr), addr)
+    }
+
+    /// The index of the first word of the allocation holding `addr` (a valid address), for
+    /// `word_in` of several addresses in one allocation.
+    #[inline(always)]
+    pub fn alloc_start(&self, addr: u64) -> usize {
+        self.starts[((addr - GLOBAL_BASE) >> STRIDE_SHIFT) as usize]
+    }
+
+    /// `word_index` of `addr`, given `alloc_start` of its allocation.
+    #[inline(always)]
+    pub fn word_in(start: usize, addr: u64) -> usize {
+        start + (((addr - GLOBAL_BASE) & (STRIDE - 1)) >> 2) as usize
     }
 
     /// Keep the global race checker's state: 4 bytes per 4-byte word, all zero (untouched).
@@ -141,25 +182,26 @@ impl GlobalMem {
         if self.claims.is_empty() {
             return true;
         }
-        let first = ((addr - GLOBAL_BASE) / 4) as usize;
-        let last = ((addr + size as u64 - 1 - GLOBAL_BASE) / 4) as usize;
+        let first = self.word_index(addr);
+        let last = self.word_index(addr + size as u64 - 1);
         (first..=last).all(|w| match self.claims.get(w) {
             Some(c) => claim_word(c, block, write),
             None => true,
         })
     }
 
+    /// The allocation holding all of `[addr, addr+size)`, if any.
     #[inline]
     pub fn find(&self, addr: u64, size: u64) -> Option<usize> {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        if i == 0 {
-            return None;
-        }
-        let a = &self.allocs[i - 1];
-        (addr.wrapping_sub(a.base).wrapping_add(size) <= a.len).then_some(i - 1)
+        let i = (addr.wrapping_sub(GLOBAL_BASE) >> STRIDE_SHIFT) as usize;
+        let a = self.allocs.get(i)?;
+        // The allocations' slots start at their bases, so `addr >= a.base` here.
+        let off = addr - a.base;
+        (off < a.len && size <= a.len - off).then_some(i)
     }
 
-    /// The allocation nearest to `addr` (for "out[9] of an 8-element buffer").
+    /// The allocation nearest to `addr` (for "out[9] of an 8-element buffer"). With
+    /// allocations `STRIDE` apart, that is the one a 32-bit index from it reaches.
     pub fn nearest(&self, addr: u64) -> Option<&Allocation> {
         self.allocs.iter().min_by_key(|a| {
             if addr < a.base {
@@ -181,8 +223,8 @@ impl GlobalMem {
     /// Read `size` (1, 2, 4 or 8) bytes at a valid, aligned address.
     #[inline]
     pub fn read(&self, addr: u64, size: u32) -> u64 {
-        let off = addr - GLOBAL_BASE;
-        let w = (off / 4) as usize;
+        let off = addr;
+        let w = self.word_index(addr);
         match size {
             4 => self.words[w].load(Ordering::Relaxed) as u64,
             8 => {
@@ -200,8 +242,8 @@ impl GlobalMem {
     /// Write the low `size` bytes of `v` at a valid, aligned address.
     #[inline]
     pub fn write(&self, addr: u64, size: u32, v: u64) {
-        let off = addr - GLOBAL_BASE;
-        let w = (off / 4) as usize;
+        let off = addr;
+        let w = self.word_index(addr);
         match size {
             4 => self.words[w].store(v as u32, Ordering::Relaxed),
             8 => {
@@ -222,7 +264,7 @@ impl GlobalMem {
     /// The bytes of an allocation (to copy buffers back after the launch).
     pub fn bytes(&self, idx: usize) -> Vec<u8> {
         let a = &self.allocs[idx];
-        let first = ((a.base - GLOBAL_BASE) / 4) as usize;
+        let first = self.starts[idx];
         let nwords = a.len.div_ceil(4) as usize;
         // Sized up front: `flat_map` gives no size hint and would grow the vector to 2x.
         let mut out: Vec<u8> = Vec::with_capacity(nwords * 4);
@@ -267,7 +309,7 @@ mod tests {
         let m = GlobalMem::new(&[("a".into(), vec![1; 32], 4), ("b".into(), vec![2; 8], 4)]);
         let a = m.allocs[0].base;
         let b = m.allocs[1].base;
-        assert!(b >= a + 32 + RED_ZONE);
+        assert_eq!(b, a + STRIDE);
         assert_eq!(m.find(a, 4), Some(0));
         assert_eq!(m.find(a + 28, 4), Some(0));
         assert_eq!(m.find(a + 32, 4), None);
@@ -281,9 +323,40 @@ mod tests {
     fn layout_is_what_new_allocates() {
         let items = [("a".into(), vec![0; 300], 4), ("b".into(), vec![0; 8], 1)];
         let m = GlobalMem::new(&items);
-        let (bases, _) = layout([300, 8]);
+        let bases = layout([300, 8]);
         assert_eq!(bases, m.allocs.iter().map(|a| a.base).collect::<Vec<_>>());
-        assert_eq!(bases[1], GLOBAL_BASE + 512 + RED_ZONE);
+        assert_eq!(bases[1], GLOBAL_BASE + STRIDE);
+    }
+
+    #[test]
+    fn no_32_bit_index_reaches_another_allocation() {
+        let m = GlobalMem::new(&[
+            ("out".into(), vec![0; 16], 4),
+            ("a".into(), vec![7; 16], 4),
+            ("b".into(), vec![9; 6], 2),
+        ]);
+        let (out, a) = (m.allocs[0].base, m.allocs[1].base);
+        // out[4], out[320], out[2^31 - 1] times 16 bytes, out[-1] and a[-2^31] times 16 bytes
+        for addr in [
+            out + 16,
+            out + 320 * 4,
+            out + (i32::MAX as u64) * 16,
+            a.wrapping_sub(4),
+            a - (1u64 << 31) * 16,
+        ] {
+            assert_eq!(m.find(addr, 4), None, "{addr:#x}");
+        }
+        assert_eq!(m.nearest(out + (i32::MAX as u64) * 16).unwrap().name, "out");
+        assert_eq!(m.nearest(out + 320 * 4).unwrap().name, "out");
+        assert_eq!(m.nearest(a - (1u64 << 31) * 16).unwrap().name, "a");
+        assert_eq!(m.nearest(a - 4).unwrap().name, "a");
+        // Dense storage: words follow one another, whatever the addresses.
+        assert_eq!(m.word_index(a), 4);
+        assert_eq!(m.word_index(m.allocs[2].base + 4), 9);
+        assert_eq!(m.read(a + 12, 4), 0x0707_0707);
+        assert_eq!(m.read(m.allocs[2].base + 4, 2), 0x0909);
+        assert_eq!(m.find(m.allocs[2].base + 4, 4), None, "past b's 6 bytes");
+        assert_eq!(m.bytes(2), vec![9; 6]);
     }
 
     #[test]

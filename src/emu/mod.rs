@@ -2,7 +2,8 @@
 //! checkers and counters.
 //!
 //! Memory: global memory is one array of atomic words (relaxed loads and stores compile to
-//! plain moves) holding every buffer and module variable as its own allocation with a red zone
+//! plain moves) holding every buffer and module variable as its own allocation, each 128 GiB
+//! from the next in the address space so that no index reaches from one into another
 //! (`memory.rs`). Shared memory puts a 64-byte red zone after each static variable, then the
 //! dynamic part; a module that reads `%reserved_smem_offset_*` (cooperative groups' tiles of
 //! more than 32 threads) also gets the 1 KiB the system reserves per block, after a further red
@@ -167,7 +168,7 @@ pub fn buffer_addresses(args: &[KernelArg]) -> Vec<u64> {
         KernelArg::Buffer(b) => Some(b.data.len() as u64),
         _ => None,
     });
-    memory::layout(lens).0
+    memory::layout(lens)
 }
 
 /// Run `kernel` from `module` with `args` in parameter order. Buffers come back in the result.

@@ -20,19 +20,31 @@
 //! table once. Between blocks, plain reads of atomically updated words are not checked
 //! (spin-waits on flags read so).
 //!
+//! Accesses of different widths are checked byte by byte, as the shared-memory checker does:
+//! the first 1- or 2-byte access to a word splits it, its state copied into four byte states
+//! (`GlobalMem::race_bytes`, the word's own state becoming `SPLIT`), and from then on every
+//! access of the word steps the states of the bytes it covers; the interval table splits the
+//! word's entry the same way until the next barrier (`Interval::for_bytes`). So a `char`
+//! written into a `float` another thread writes is a race, and threads writing neighbouring
+//! `char`s are not. While blocks run at once a byte access claims its whole word (a conflict
+//! reruns the blocks in order, where it is decided byte by byte).
+//!
 //! Memory: one `u32` per 4-byte global word for the whole launch (`WordState`, in
-//! `GlobalMem::races`), a per-block table of the words touched in the current barrier interval
-//! (cleared at every barrier), and per released word the set of blocks it publishes. The word
-//! state names only the last block, thread and interval, so the other side of a race between
-//! blocks (its thread and line) is found by running the blocks before it again with a watch on
-//! the word (`launch::watch_rerun`), only when such a race was found.
+//! `GlobalMem::races`; the words are stored densely, whatever the distance between buffers,
+//! see `memory.rs`), four more per word accessed in pieces, a per-block table of the words
+//! touched in the current barrier interval (cleared at every barrier), and per released word
+//! the set of blocks it publishes. The word state names only the last block, thread and
+//! interval, so the other side of a race between blocks (its thread and line) is found by
+//! running the blocks before it again with a watch on the word (`launch::watch_rerun`), only
+//! when such a race was found.
 //!
 //! Limits, all ways to miss a race, never to invent one: blocks `BLOCK_SPAN` apart and
 //! intervals 8 apart can share a number; a block's writes after its release still count as
-//! released; plain reads of words other blocks update atomically, and 1- and 2-byte accesses,
-//! are not checked; in a block of 1024 threads, thread 1023's own read after an atomic is not
-//! checked (its key is the "no thread" one); a word remembers only the last block that touched it; at most 8 races between
-//! blocks are reported per launch (`MAX_CROSS_RACES` in `launch.rs`: each costs a watch).
+//! released; plain reads of words other blocks update atomically are not checked, nor, inside
+//! a block, the pieces of words past the first 2^30 (4 GiB of buffers); in a block of 1024
+//! threads, thread 1023's own read after an atomic is not checked (its key is the "no thread"
+//! one); a word remembers only the last block that touched it; at most 8 races between blocks
+//! are reported per launch (`MAX_CROSS_RACES` in `launch.rs`: each costs a watch).
 //!
 //! Cost: the first access of a block-interval to each word takes the table, so kernels bound
 //! by global loads pay most (when it was added, CPU time of one job: matmul 256^2 560 -> 1040 ms,
@@ -40,11 +52,11 @@
 //! move the word's state between cores.
 
 use super::access::Kind;
+use super::block::order::ordered_by;
 use super::block::{Mem, Thread, NONE};
 use super::context::Launch;
 use super::diag::{Diags, Namer, Site};
 use super::facts::{Element, Facts, Hazard as FHazard, Space};
-use super::memory::word_index;
 use super::result::{DiagKind, Severity};
 use crate::ptx::ir::Inst;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -71,6 +83,10 @@ const BLOCK_WROTE: u32 = 1 << 28;
 const THREAD_WROTE: u32 = 1 << 29;
 const READERS: u32 = 1 << 30;
 const BLOCKS_READ: u32 = 1 << 31;
+/// The state of a word accessed in pieces: its bytes' states are in `GlobalMem::race_bytes`.
+/// No access leaves this state (its block number is 0, which no block has), and neither
+/// `fast_ok` nor `read_ok` accepts it, so every access of the word reaches the slow path.
+pub(super) const SPLIT: u32 = READERS;
 
 /// The block and interval part of a word state's key (the thread is or-ed in per access).
 pub(super) fn block_key(block_index: u32, epoch: u32) -> u32 {
@@ -360,6 +376,10 @@ const SLOT0: Slot = Slot {
 /// reduction) is one increment, and a lookup is a multiply and, nearly always, one probe.
 pub(super) struct Interval {
     slots: Vec<Slot>,
+    /// The words accessed in pieces (a byte or a half-word) in this interval, byte by byte:
+    /// byte `b` of word `w` under the key `4w + b`, and byte 0 present for every such word.
+    /// Absent until the first such access.
+    bytes: Option<Box<Interval>>,
     /// Slots in use in this interval.
     used: usize,
     /// The current interval's stamp (never 0, the stamp of a never-used slot).
@@ -372,6 +392,7 @@ impl Default for Interval {
     fn default() -> Interval {
         Interval {
             slots: Vec::new(),
+            bytes: None,
             used: 0,
             stamp: 1,
             shift: 32,
@@ -382,6 +403,9 @@ impl Default for Interval {
 impl Interval {
     /// Forget every word (a new barrier interval, or a new block).
     pub(super) fn clear(&mut self) {
+        if let Some(b) = self.bytes.as_mut() {
+            b.clear();
+        }
         if self.used == 0 {
             return;
         }
@@ -401,6 +425,58 @@ impl Interval {
     fn home(word: u32, shift: u32, mask: usize) -> usize {
         let run = ((word >> 3).wrapping_mul(0x9E37_79B9) >> shift) as usize;
         ((run << 3) | (word & 7) as usize) & mask
+    }
+
+    /// The entry of `word` if the interval has one.
+    fn get(&self, word: u32) -> Option<&Entry> {
+        if self.used == 0 {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = Self::home(word, self.shift, mask);
+        loop {
+            let s = &self.slots[i];
+            if s.stamp != self.stamp {
+                return None;
+            }
+            if s.word == word {
+                return Some(&s.entry);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Whether `word` is checked byte by byte in this interval (see `bytes`).
+    #[inline(always)]
+    fn split(&self, word: u32) -> bool {
+        self.bytes
+            .as_ref()
+            .is_some_and(|b| b.used > 0 && b.get(word.wrapping_mul(4)).is_some())
+    }
+
+    /// `f` on the entries of bytes `lo..hi` of `word`, which is split first if it is not yet:
+    /// each of its four bytes starts from the word's entry. Not for words past the first 2^30
+    /// (4 GiB of buffers), whose byte keys would not fit 32 bits: those are not checked.
+    fn for_bytes(&mut self, word: u32, lo: u32, hi: u32, mut f: impl FnMut(&mut Entry)) {
+        if word >= 1 << 30 {
+            return;
+        }
+        let split = self.split(word);
+        let whole = if split {
+            ENTRY0
+        } else {
+            self.get(word).copied().unwrap_or(ENTRY0)
+        };
+        let bytes = self.bytes.get_or_insert_with(Box::default);
+        let key = |b: u32| word.wrapping_mul(4).wrapping_add(b);
+        if !split {
+            for b in 0..4 {
+                *bytes.entry(key(b)) = whole;
+            }
+        }
+        for b in lo..hi {
+            f(bytes.entry(key(b)));
+        }
     }
 
     /// The entry of `word`, a fresh one (nobody touched it) when it is new to the interval.
@@ -497,6 +573,97 @@ enum Hazard {
     MixedRead,
 }
 
+/// One access as the interval table checks it: the thread (linear index in the block), its
+/// warp's `__syncwarp` count, the line, the kind, and whether an atomic is a compare-and-swap
+/// or an exchange.
+struct Who<'a> {
+    me: u32,
+    sync: u32,
+    /// What `me` knows of its warp's lanes once a collective left some out
+    /// (`WarpOrder::row`; empty while every collective held the whole warp).
+    row: &'a [u32],
+    line: u32,
+    kind: Kind,
+    cas: bool,
+}
+
+impl Who<'_> {
+    /// Check `e` (a word's or a byte's entry) against this access and record the access in
+    /// it: the conflicting earlier access of another thread, as (hazard, thread, line).
+    #[inline(always)]
+    fn check(&self, e: &mut Entry) -> Option<(Hazard, u32, u32)> {
+        let (me, sync, kind) = (self.me, self.sync, self.kind);
+        let unordered = |other: u32, other_sync: u32| {
+            other != NONE && other != me && !ordered_by(me, sync, self.row, other, other_sync)
+        };
+        let (writer, reader, atomic) = (who(e.writer), who(e.reader), who(e.atomic));
+        let found = match kind {
+            // A plain read of a word others update atomically is not checked here: the
+            // first plain read of a compare-and-swap loop is one, and correct.
+            Kind::Read => {
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::ReadAfterWrite, writer, e.wline))
+                } else {
+                    (!e.acas && unordered(atomic, e.async_)).then_some((
+                        Hazard::MixedRead,
+                        atomic,
+                        e.aline,
+                    ))
+                }
+            }
+            Kind::Write => {
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::WriteAfterWrite, writer, e.wline))
+                } else if reader != NONE
+                    && (reader != me || e.many)
+                    && (e.many || unordered(reader, e.rsync))
+                {
+                    let other = if reader != me { reader } else { NONE };
+                    Some((Hazard::WriteAfterRead, other, e.rline))
+                } else if unordered(atomic, e.async_) {
+                    Some((Hazard::Mixed, atomic, e.aline))
+                } else {
+                    None
+                }
+            }
+            Kind::Atomic => {
+                if unordered(writer, e.wsync) {
+                    Some((Hazard::Mixed, writer, e.wline))
+                } else if !self.cas && reader != me && unordered(reader, e.rsync) {
+                    Some((Hazard::MixedRead, reader, e.rline))
+                } else {
+                    None
+                }
+            }
+        };
+        // Linear thread indices are below 1024, so they fit an entry's 16 bits.
+        let me16 = me as u16;
+        match kind {
+            Kind::Read => {
+                if e.reader == NOBODY {
+                    e.reader = me16;
+                    e.rline = self.line;
+                    e.rsync = sync;
+                } else if e.reader != me16 {
+                    e.many = true;
+                }
+            }
+            Kind::Write => {
+                e.writer = me16;
+                e.wline = self.line;
+                e.wsync = sync;
+            }
+            Kind::Atomic => {
+                e.atomic = me16;
+                e.aline = self.line;
+                e.async_ = sync;
+                e.acas = self.cas;
+            }
+        }
+        found
+    }
+}
+
 impl<'l> Mem<'l> {
     /// The checker's part of one global access (bounds already checked). Cheap when the same
     /// thread touches its own word again or many threads only read; everything else goes to
@@ -531,8 +698,8 @@ impl<'l> Mem<'l> {
         }
         if size >= 4 && kind != Kind::Atomic {
             let key = self.gkey | linear;
-            let first = word_index(addr);
-            let last = word_index(addr + size as u64 - 1);
+            let first = g.word_index(addr);
+            let last = g.word_index(addr + size as u64 - 1);
             let write = kind == Kind::Write;
             // A plain loop: a 4-byte access (nearly all) is one word, and `RangeInclusive`'s
             // iterator costs more than the check here.
@@ -575,6 +742,9 @@ impl<'l> Mem<'l> {
         let Some(cell) = self.launch.global.races.get(w) else {
             return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
         };
+        if cell.load(Ordering::Relaxed) == SPLIT {
+            return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
+        }
         if advance(cell, key, Kind::Read, parallel, true).is_some() {
             // The state was left as it was.
             return self.global_race_slow(th, linear, inst, addr, 4, Kind::Read);
@@ -596,19 +766,28 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) {
         let parallel = self.launch.parallel;
-        // A byte or half-word access shares its word with its neighbours' elements: it only
-        // keeps parallel blocks honest (a conflict reruns them in order), it is not checked.
-        let sub_word = size < 4;
-        if sub_word && !parallel {
-            return;
-        }
         let key = self.gkey | linear;
-        let first = word_index(addr);
-        let last = word_index(addr + size as u64 - 1);
+        let g = &self.launch.global;
+        let first = g.word_index(addr);
+        let last = g.word_index(addr + size as u64 - 1);
+        // Accesses are aligned: a byte or half-word access lies inside one word (these bytes
+        // of it), every other access covers whole words.
+        let (lo, hi) = if size < 4 {
+            ((addr % 4) as u32, (addr % 4) as u32 + size)
+        } else {
+            (0, 4)
+        };
         let mut reported = false;
         // An exclusive range: `RangeInclusive` costs more per step than the check here.
         for w in first..last + 1 {
-            let conflict = advance(&self.launch.global.races[w], key, kind, parallel, false);
+            let cell = &self.launch.global.races[w];
+            // Blocks running at once keep a word's state whole (a byte access claims its
+            // word: a conflict reruns them in order, where it is decided byte by byte).
+            let conflict = if parallel || (size >= 4 && cell.load(Ordering::Relaxed) != SPLIT) {
+                advance(cell, key, kind, parallel, false)
+            } else {
+                self.advance_bytes(w, lo, hi, key, kind)
+            };
             if let Some(c) = conflict {
                 if parallel {
                     // Blocks running at once: the order of the two is timing. Rerun in order,
@@ -621,16 +800,51 @@ impl<'l> Mem<'l> {
                     self.note_cross_race(th, inst, w, addr, c, kind);
                 }
             }
-            if sub_word {
-                continue;
-            }
-            if let Some((hazard, other, other_line)) = self.interval_check(linear, inst, w, kind) {
+            let found = if size < 4 {
+                let who = Who {
+                    me: linear,
+                    sync: self.order.sync_of(linear),
+                    row: self.order.row(linear),
+                    line: inst.line,
+                    kind,
+                    cas: self.atomic_cas,
+                };
+                interval_check_bytes(&mut self.interval, &who, w, lo, hi)
+            } else {
+                self.interval_check(linear, inst, w, kind)
+            };
+            if let Some((hazard, other, other_line)) = found {
                 if !reported {
                     reported = true;
                     self.report_block_race(th, inst, addr, (hazard, kind), other, other_line);
                 }
             }
         }
+    }
+
+    /// `advance` of bytes `lo..hi` of word `w` (blocks one at a time): the word is split
+    /// first if it is not yet, each byte starting from the word's state (see `SPLIT`). The
+    /// first conflict of any of the bytes.
+    #[cold]
+    #[inline(never)]
+    fn advance_bytes(&self, w: usize, lo: u32, hi: u32, key: u32, kind: Kind) -> Option<Conflict> {
+        let g = &self.launch.global;
+        let cell = &g.races[w];
+        let Ok(mut split) = g.race_bytes.lock() else {
+            return None;
+        };
+        let s = cell.load(Ordering::Relaxed);
+        let bytes = split
+            .entry(w)
+            .or_insert([if s == SPLIT { 0 } else { s }; 4]);
+        cell.store(SPLIT, Ordering::Relaxed);
+        let mut found = None;
+        for b in &mut bytes[lo as usize..hi as usize] {
+            let (next, c) = transition(*b, key, kind);
+            *b = next;
+            found = found.or(c);
+        }
+        found
     }
 
     /// Whether this thread acquired the other block's accesses (see the module docs).
@@ -693,77 +907,18 @@ impl<'l> Mem<'l> {
         w: usize,
         kind: Kind,
     ) -> Option<(Hazard, u32, u32)> {
-        let order = &self.order;
-        let sync = order.sync_of(me);
-        let unordered = |other: u32, other_sync: u32| {
-            other != NONE && other != me && !order.ordered(me, other, other_sync)
+        let who = Who {
+            me,
+            sync: self.order.sync_of(me),
+            row: self.order.row(me),
+            line: inst.line,
+            kind,
+            cas: self.atomic_cas,
         };
-        let e = self.interval.entry(w as u32);
-        let (writer, reader, atomic) = (who(e.writer), who(e.reader), who(e.atomic));
-        let found = match kind {
-            // A plain read of a word others update atomically is not checked here: the
-            // first plain read of a compare-and-swap loop is one, and correct.
-            Kind::Read => {
-                if unordered(writer, e.wsync) {
-                    Some((Hazard::ReadAfterWrite, writer, e.wline))
-                } else {
-                    (!e.acas && unordered(atomic, e.async_)).then_some((
-                        Hazard::MixedRead,
-                        atomic,
-                        e.aline,
-                    ))
-                }
-            }
-            Kind::Write => {
-                if unordered(writer, e.wsync) {
-                    Some((Hazard::WriteAfterWrite, writer, e.wline))
-                } else if reader != NONE
-                    && (reader != me || e.many)
-                    && (e.many || unordered(reader, e.rsync))
-                {
-                    let other = if reader != me { reader } else { NONE };
-                    Some((Hazard::WriteAfterRead, other, e.rline))
-                } else if unordered(atomic, e.async_) {
-                    Some((Hazard::Mixed, atomic, e.aline))
-                } else {
-                    None
-                }
-            }
-            Kind::Atomic => {
-                if unordered(writer, e.wsync) {
-                    Some((Hazard::Mixed, writer, e.wline))
-                } else if !self.atomic_cas && reader != me && unordered(reader, e.rsync) {
-                    Some((Hazard::MixedRead, reader, e.rline))
-                } else {
-                    None
-                }
-            }
-        };
-        // Linear thread indices are below 1024, so they fit an entry's 16 bits.
-        let me16 = me as u16;
-        match kind {
-            Kind::Read => {
-                if e.reader == NOBODY {
-                    e.reader = me16;
-                    e.rline = inst.line;
-                    e.rsync = sync;
-                } else if e.reader != me16 {
-                    e.many = true;
-                }
-            }
-            Kind::Write => {
-                e.writer = me16;
-                e.wline = inst.line;
-                e.wsync = sync;
-            }
-            Kind::Atomic => {
-                e.atomic = me16;
-                e.aline = inst.line;
-                e.async_ = sync;
-                e.acas = self.atomic_cas;
-            }
+        if self.interval.split(w as u32) {
+            return interval_check_bytes(&mut self.interval, &who, w, 0, 4);
         }
-        found
+        who.check(self.interval.entry(w as u32))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -927,7 +1082,7 @@ impl<'l> Mem<'l> {
         if self.launch.global.races.is_empty() {
             return;
         }
-        let w = word_index(addr);
+        let w = self.launch.global.word_index(addr);
         let released = &self.launch.released;
         if !th.fenced && !released.load(Ordering::Relaxed) {
             // Nothing was released yet, and this is no release: the usual histogram.
@@ -1070,6 +1225,25 @@ pub(super) fn report_cross(
     diags
 }
 
+/// `interval_check` of bytes `lo..hi` of word `w` (a byte or half-word access, or any access
+/// of a word such an access split in this interval): the first conflict of any of its bytes.
+#[cold]
+#[inline(never)]
+fn interval_check_bytes(
+    interval: &mut Interval,
+    who: &Who,
+    w: usize,
+    lo: u32,
+    hi: u32,
+) -> Option<(Hazard, u32, u32)> {
+    let mut found = None;
+    interval.for_bytes(w as u32, lo, hi, |e| {
+        let f = who.check(e);
+        found = found.or(f);
+    });
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1171,6 +1345,21 @@ mod tests {
                 "word {w} forgotten at the barrier"
             );
         }
+        // A word accessed in pieces: each byte starts from the word's entry, until a barrier.
+        t.entry(40).writer = 3;
+        assert!(!t.split(40));
+        let mut writers = Vec::new();
+        t.for_bytes(40, 1, 2, |e| {
+            writers.push(e.writer);
+            e.writer = 9;
+        });
+        assert_eq!(writers, [3]);
+        assert!(t.split(40) && !t.split(41));
+        let mut all = Vec::new();
+        t.for_bytes(40, 0, 4, |e| all.push(e.writer));
+        assert_eq!(all, [3, 9, 3, 3], "byte 1 kept its own writer");
+        t.clear();
+        assert!(!t.split(40));
         // Stamps that wrap around start the table over.
         t.stamp = u32::MAX;
         t.entry(5).writer = 3;

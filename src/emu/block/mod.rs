@@ -11,7 +11,7 @@
 mod collectives;
 mod instrs;
 mod lockstep;
-mod order;
+pub(super) mod order;
 mod scheduler;
 mod step;
 
