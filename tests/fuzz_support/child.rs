@@ -1,0 +1,128 @@
+//! One child process, measured: its exit, its output (files, so no pipe can fill), its wall
+//! time and its peak memory (`ru_maxrss` from `wait4`). A watchdog kills it past the time
+//! bound or when its resident memory (`/proc/PID/status`) passes the memory bound, so a
+//! runaway mutant costs the campaign a bounded time and never the machine's memory.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why the watchdog killed a child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Killed {
+    Time,
+    Memory,
+}
+
+/// What a finished child did.
+#[derive(Debug)]
+pub struct Finished {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub secs: f64,
+    pub max_rss_kb: i64,
+    pub killed: Option<Killed>,
+}
+
+/// Resident memory of a live process in KiB (0 when it cannot be read).
+fn rss_kb(pid: i32) -> i64 {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn read_lossy(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+/// Run `cmd` to its end, its output in `dir/stdout` and `dir/stderr`, killed past `time` or
+/// past `memory_kb` of resident memory.
+pub fn run(
+    mut cmd: Command,
+    dir: &Path,
+    time: Duration,
+    memory_kb: i64,
+) -> std::io::Result<Finished> {
+    let out_path = dir.join("stdout");
+    let err_path = dir.join("stderr");
+    let start = Instant::now();
+    // Reaped by `wait4` below (std's `wait` cannot report peak memory).
+    #[allow(clippy::zombie_processes)]
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path)?)
+        .stderr(File::create(&err_path)?)
+        .spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let done = Arc::new(AtomicBool::new(false));
+    // 0: not killed, 1: time, 2: memory.
+    let killed = Arc::new(AtomicU8::new(0));
+    let watchdog = {
+        let (done, killed) = (Arc::clone(&done), Arc::clone(&killed));
+        std::thread::spawn(move || {
+            let until = Instant::now() + time;
+            while !done.load(Ordering::Relaxed) {
+                let why = if Instant::now() >= until {
+                    1
+                } else if rss_kb(pid) > memory_kb {
+                    2
+                } else {
+                    0
+                };
+                if why != 0 {
+                    killed.store(why, Ordering::Relaxed);
+                    // SAFETY: kill on our own child's pid, which `wait4` has not reaped yet
+                    // (`done` is set only after it has).
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our unreaped child; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    done.store(true, Ordering::Relaxed);
+    let _ = watchdog.join();
+    if r != pid {
+        return Err(std::io::Error::last_os_error());
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let (code, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
+    let killed = match killed.load(Ordering::Relaxed) {
+        1 => Some(Killed::Time),
+        2 => Some(Killed::Memory),
+        _ => None,
+    };
+    Ok(Finished {
+        code,
+        signal,
+        stdout: read_lossy(&out_path),
+        stderr: read_lossy(&err_path),
+        secs,
+        max_rss_kb: usage.ru_maxrss,
+        killed,
+    })
+}
