@@ -8,7 +8,8 @@
 //! default M/4), `--jobs J` (default: the cores), `--time-limit S` (GPUZZLE_TIME_LIMIT for
 //! every run), `--no-huge` (no million-block grids or size-limit buffers), `--only N` (mutant
 //! N alone, to reproduce it), `--show CLASS` (print each run of a class with its first line
-//! of stderr), `--bin PATH` (another gpuzzle binary), `--work DIR` (scratch space, default a temporary directory; the
+//! of stderr), `--bin PATH` (another gpuzzle binary), `--minutes T` (start no item after T minutes;
+//! the figures count the items done), `--work DIR` (scratch space, default a temporary directory; the
 //! flagged mutants' sources are left in DIR/flagged/). Exit 1 when anything is flagged.
 #[path = "../tests/fuzz_support/mod.rs"]
 mod fuzz_support;
@@ -17,7 +18,7 @@ use fuzz_support::{run_campaign, Config};
 use std::path::PathBuf;
 
 fn usage(msg: &str) -> ! {
-    eprintln!("fuzz: {msg}\nusage: fuzz [--seed N] [--mutants M] [--exec E] [--jobs J] [--time-limit S] [--no-huge] [--only N] [--show CLASS] [--bin PATH] [--work DIR]");
+    eprintln!("fuzz: {msg}\nusage: fuzz [--seed N] [--mutants M] [--exec E] [--jobs J] [--time-limit S] [--no-huge] [--only N] [--show CLASS] [--bin PATH] [--minutes T] [--work DIR]");
     std::process::exit(2);
 }
 
@@ -51,6 +52,7 @@ fn main() {
         only: None,
         verbose: true,
         show: None,
+        budget: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -62,6 +64,11 @@ fn main() {
             "--time-limit" => cfg.time_limit = Some(number(&mut args, &a)),
             "--only" => cfg.only = Some(number(&mut args, &a)),
             "--no-huge" => cfg.huge = false,
+            "--minutes" => {
+                cfg.budget = Some(std::time::Duration::from_secs_f64(
+                    60.0 * number::<f64>(&mut args, &a),
+                ))
+            }
             "--bin" => {
                 cfg.bin = PathBuf::from(args.next().unwrap_or_else(|| usage("--bin needs a path")))
             }

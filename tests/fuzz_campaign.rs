@@ -32,6 +32,7 @@ fn a_short_campaign_on_a_fixed_seed_flags_nothing_unknown() {
         only: None,
         verbose: false,
         show: None,
+        budget: None,
     };
     let report = run_campaign(&cfg).expect("the campaign runs");
     println!("{}", report.summary());

@@ -66,6 +66,8 @@ pub struct Config {
     pub verbose: bool,
     /// Print every run whose class starts with this, with its first line of stderr.
     pub show: Option<String>,
+    /// Start no item after this long (the report counts the items done).
+    pub budget: Option<Duration>,
 }
 
 /// A flagged run: the class of trouble, the item, and what showed it.
@@ -485,11 +487,17 @@ fn grade_exec(f: &child::Finished, json_out: bool) -> Outcome {
 }
 
 /// Compare the two schedules' outcomes of one item. With a short deadline (`lenient`), where
-/// the wall clock rather than the step limit ends a launch, a step limit's timing is not the
-/// schedule's doing: the runs are compared only when neither reached one, and a step limit's
-/// line is left out.
+/// the wall clock rather than the step limit ends a launch (a slow test as well as an endless
+/// one), a step limit is not the schedule's doing: where either run reached one, the verdicts
+/// are not compared, and the diagnostics are compared without the step limits.
 fn schedule_flags(on: &Outcome, off: &Outcome, lenient: bool) -> Vec<(String, String)> {
     let mut flags = Vec::new();
+    // A run killed at a bound is flagged for that; the other schedule's verdict says nothing.
+    let killed =
+        |o: &Outcome| matches!(o.class.as_str(), "timeout" | "memory" | "panic" | "killed");
+    if killed(on) || killed(off) {
+        return flags;
+    }
     let step_limit = |o: &Outcome| {
         o.class.contains("step-limit") || o.diagnostics.iter().any(|d| d.contains("step-limit"))
     };
@@ -499,13 +507,7 @@ fn schedule_flags(on: &Outcome, off: &Outcome, lenient: bool) -> Vec<(String, St
                 .iter()
                 .map(|d| {
                     d.split(' ')
-                        .map(|k| {
-                            if k.starts_with("step-limit@") {
-                                "step-limit"
-                            } else {
-                                k
-                            }
-                        })
+                        .filter(|k| !k.starts_with("step-limit@"))
                         .collect::<Vec<_>>()
                         .join(" ")
                 })
@@ -805,11 +807,33 @@ pub fn run_campaign(cfg: &Config) -> Result<Report, String> {
         }),
         next: AtomicUsize::new(0),
     };
-    let total = mutants.len() + execs;
+    // Mutants and exec runs interleaved in proportion, so a campaign cut short by its budget
+    // has done some of each.
+    let mut items: Vec<(f64, Option<usize>)> = mutants
+        .iter()
+        .enumerate()
+        .map(|(k, &m)| (k as f64 / mutants.len() as f64, Some(m)))
+        .chain((0..execs).map(|e| (e as f64 / execs as f64, None::<usize>)))
+        .collect();
+    items.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut exec_n = 0;
+    let items: Vec<Result<usize, usize>> = items
+        .into_iter()
+        .map(|(_, m)| match m {
+            Some(m) => Ok(m),
+            None => {
+                exec_n += 1;
+                Err(exec_n - 1)
+            }
+        })
+        .collect();
+    let total = items.len();
     let done = AtomicUsize::new(0);
+    let (done_mutants, done_execs) = (AtomicUsize::new(0), AtomicUsize::new(0));
     std::thread::scope(|s| {
         for w in 0..cfg.jobs.max(1) {
-            let (shared, mutants, done) = (&shared, &mutants, &done);
+            let (shared, items, done) = (&shared, &items, &done);
+            let (done_mutants, done_execs) = (&done_mutants, &done_execs);
             s.spawn(move || {
                 let dir = cfg.work.join(format!("w{w}"));
                 if make_workspace(&cfg.pack, &dir).is_err() {
@@ -817,13 +841,19 @@ pub fn run_campaign(cfg: &Config) -> Result<Report, String> {
                 }
                 loop {
                     let i = shared.next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total {
+                    let over = cfg.budget.is_some_and(|b| start.elapsed() > b);
+                    if i >= total || over {
                         break;
                     }
-                    if i < mutants.len() {
-                        shared.mutant(mutants[i], &dir);
-                    } else {
-                        shared.exec(i - mutants.len(), &dir);
+                    match items[i] {
+                        Ok(m) => {
+                            shared.mutant(m, &dir);
+                            done_mutants.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            shared.exec(e, &dir);
+                            done_execs.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if cfg.verbose && d % 100 == 0 {
@@ -838,6 +868,8 @@ pub fn run_campaign(cfg: &Config) -> Result<Report, String> {
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     report.secs = start.elapsed().as_secs_f64();
+    report.mutants = done_mutants.into_inner();
+    report.exec_runs = done_execs.into_inner();
     report
         .flags
         .sort_by(|a, b| (&a.class, &a.item).cmp(&(&b.class, &b.item)));
@@ -918,6 +950,17 @@ mod tests {
             ["schedule-diagnostics"]
         );
         assert!(schedule_flags(&failed, &failed, false).is_empty());
+        // Under a short deadline a step limit in one schedule only is the clock's doing.
+        let stopped = grade_check(&finished(
+            1,
+            &FAILED.replace("shared-race", "step-limit"),
+            "",
+        ));
+        assert!(schedule_flags(&stopped, &passed, true).is_empty());
+        assert_eq!(
+            classes(&schedule_flags(&stopped, &passed, false)),
+            ["schedule-verdict"]
+        );
     }
 
     #[test]
