@@ -1,5 +1,6 @@
 //! The PTX reader on arbitrary text: it must return a module or an error, never panic or hang.
-//! Seed it with real PTX: `cargo fuzz run ptx_parse corpus/ptx_parse ../tests/ptx`.
+//! Run at the repository root: `cargo +nightly fuzz run ptx_parse`; seed it with real PTX by
+//! copying `tests/ptx/**/*.ptx` into `fuzz/corpus/ptx_parse/`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,6 +1,6 @@
 //! The puzzle TOML reader and its checks on arbitrary text: a `Puzzle` or an error naming the
-//! file, never a panic. Seed it with the pack: `cargo fuzz run puzzle_toml corpus/puzzle_toml
-//! ../puzzles`.
+//! file, never a panic. Run at the repository root: `cargo +nightly fuzz run puzzle_toml`;
+//! seed it with the pack by copying `puzzles/*.toml` into `fuzz/corpus/puzzle_toml/`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -25,6 +25,8 @@ pub struct Finished {
     pub stdout: String,
     pub stderr: String,
     pub secs: f64,
+    /// CPU time (user and system): on a busy machine, much less than `secs`.
+    pub cpu_secs: f64,
     pub max_rss_kb: i64,
     pub killed: Option<Killed>,
 }
@@ -40,6 +42,10 @@ fn rss_kb(pid: i32) -> i64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
+}
+
+fn tv_secs(t: libc::timeval) -> f64 {
+    t.tv_sec as f64 + t.tv_usec as f64 / 1e6
 }
 
 fn read_lossy(path: &Path) -> String {
@@ -122,6 +128,7 @@ pub fn run(
         stdout: read_lossy(&out_path),
         stderr: read_lossy(&err_path),
         secs,
+        cpu_secs: tv_secs(usage.ru_utime) + tv_secs(usage.ru_stime),
         max_rss_kb: usage.ru_maxrss,
         killed,
     })

@@ -219,7 +219,10 @@ fn base_flags(f: &child::Finished) -> Vec<(String, String)> {
     let all = format!("{}\n{}", f.stdout, f.stderr);
     if let Some(k) = f.killed {
         let (class, what) = match k {
-            child::Killed::Time => ("timeout", format!("killed after {:.1} s", f.secs)),
+            child::Killed::Time => (
+                "timeout",
+                format!("killed after {:.1} s (CPU {:.1} s)", f.secs, f.cpu_secs),
+            ),
             child::Killed::Memory => ("memory", "killed over the memory bound".to_string()),
         };
         flags.push((class.to_string(), what));
@@ -230,7 +233,10 @@ fn base_flags(f: &child::Finished) -> Vec<(String, String)> {
         flags.push(("memory".into(), format!("peak {} MiB", f.max_rss_kb / 1024)));
     }
     if f.killed.is_none() && f.secs > TIME_BOUND.as_secs_f64() {
-        flags.push(("timeout".into(), format!("{:.1} s", f.secs)));
+        flags.push((
+            "timeout".into(),
+            format!("{:.1} s (CPU {:.1} s)", f.secs, f.cpu_secs),
+        ));
     }
     if all.to_lowercase().contains("please report") {
         flags.push(("please-report".into(), excerpt(&all, "report", None)));
@@ -887,6 +893,7 @@ mod tests {
             stdout: stdout.into(),
             stderr: stderr.into(),
             secs: 0.1,
+            cpu_secs: 0.1,
             max_rss_kb: 1000,
             killed: None,
         }
