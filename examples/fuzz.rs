@@ -8,9 +8,13 @@
 //! default M/4), `--jobs J` (default: the cores), `--time-limit S` (GPUZZLE_TIME_LIMIT for
 //! every run), `--no-huge` (no million-block grids or size-limit buffers), `--only N` (mutant
 //! N alone, to reproduce it), `--show CLASS` (print each run of a class with its first line
-//! of stderr), `--bin PATH` (another gpuzzle binary), `--minutes T` (start no item after T minutes;
-//! the figures count the items done), `--work DIR` (scratch space, default a temporary directory; the
-//! flagged mutants' sources are left in DIR/flagged/). Exit 1 when anything is flagged.
+//! of stderr), `--bin PATH` (another gpuzzle binary), `--minutes T` (start no item after T
+//! minutes; the figures count the items done), `--work DIR` (scratch space, default a
+//! temporary directory; the flagged mutants' sources are left in DIR/flagged/). Exit 1 when
+//! anything is flagged.
+//! On a busy machine gpuzzle's wall-clock deadline (3 s) can end a slow test before its step
+//! limit, in one schedule and not the other; `--time-limit 20` leaves the step limit to decide.
+//! A timeout's flag gives its CPU time beside its wall time, to tell load from a runaway.
 #[path = "../tests/fuzz_support/mod.rs"]
 mod fuzz_support;
 
