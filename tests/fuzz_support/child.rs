@@ -1,8 +1,9 @@
 //! One child process, measured: its exit, its output (files, so no pipe can fill; at most
-//! `OUTPUT_CAP` of each is read back, so the campaign stays small), its wall and CPU time and its peak memory. A watchdog
-//! reads the child's `/proc/PID/status` every 20 ms: its peak resident memory (`VmHWM`), and
-//! a kill past the time bound or when its resident memory passes the memory bound, so a
-//! runaway mutant costs the campaign a bounded time and never the machine's memory.
+//! `OUTPUT_CAP` of each is read back, so the campaign stays small), its wall and CPU time
+//! and its peak memory. A watchdog reads the child's `/proc/PID/status` every 20 ms: its
+//! peak resident memory (`VmHWM`), and a kill past the time bound or when its resident memory
+//! passes the memory bound, so a runaway mutant costs the campaign a bounded time and never
+//! the machine's memory.
 //!
 //! `ru_maxrss` from `wait4` alone would not do: Linux carries the spawning process's peak over
 //! into the child's through the exec, so a campaign that once held a large output would see
