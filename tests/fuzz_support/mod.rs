@@ -532,6 +532,8 @@ fn schedule_flags(on: &Outcome, off: &Outcome, lenient: bool) -> Vec<(String, St
                         .collect::<Vec<_>>()
                         .join(" ")
                 })
+                // A diagnostic that was only the step limit leaves nothing to compare.
+                .filter(|d| !d.is_empty())
                 .collect()
         };
         if on.verdict == off.verdict && strip(on) != strip(off) {
