@@ -155,6 +155,21 @@ fn shared_read_before_any_write() {
 }
 
 #[test]
+fn an_atomic_on_never_cleared_shared_bins_is_an_uninitialised_read() {
+    // 8 atomic hits per bin: the other threads' atomics do not make the first hit's read of
+    // garbage a race, so it stays an uninitialised read.
+    let k = bugs();
+    let r = k.run(
+        "bins_never_cleared",
+        d1(1, 32),
+        vec![zeros("out", ElemType::U32, 4)],
+    );
+    let m = expect(&k, &r, DiagKind::UninitializedRead, "bins", B0, t(0));
+    assert!(m.contains("bins[0]"), "{m}");
+    assert!(m.contains("3 other threads"), "{m}");
+}
+
+#[test]
 fn every_block_starts_with_uninitialised_shared_memory() {
     // Blocks reuse the emulator's memory: what block 0 wrote must not count for block 1.
     let k = bugs();

@@ -951,6 +951,7 @@ impl<'l> Mem<'l> {
                 line: inst.line,
                 file: inst.file,
                 epoch,
+                atomic: found.uninit_atomic,
             });
         }
         if let Some((hazard, other, other_line)) = conflict {
@@ -1124,10 +1125,15 @@ impl<'l> Mem<'l> {
     /// except those that another thread's unordered write in the same interval explains.
     pub(super) fn resolve_uninit(&mut self) {
         for p in std::mem::take(&mut self.pending_uninit) {
-            if self
-                .shadow
-                .written_unordered(p.off, p.len, p.reader, p.rsync, p.epoch, &self.order)
-            {
+            if self.shadow.written_unordered(
+                p.off,
+                p.len,
+                p.reader,
+                p.rsync,
+                p.epoch,
+                p.atomic,
+                &self.order,
+            ) {
                 continue;
             }
             let site = Site {

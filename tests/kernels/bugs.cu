@@ -203,3 +203,12 @@ extern "C" __global__ void blocks_chain(int* data, int n) {
     int b = blockIdx.x;
     if (threadIdx.x == 0 && b > 0) data[b] = data[b - 1] + 1;
 }
+
+// Counting into shared bins nobody cleared: every bin gets several atomic hits, and the first
+// hit of each still reads never-written memory (other threads' atomics do not explain it).
+extern "C" __global__ void bins_never_cleared(unsigned* out) {
+    __shared__ unsigned bins[4];
+    atomicAdd(&bins[threadIdx.x % 4], 1u); // @bins
+    __syncthreads();
+    if (threadIdx.x < 4) out[threadIdx.x] = bins[threadIdx.x];
+}

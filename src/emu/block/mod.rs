@@ -83,6 +83,8 @@ pub(super) struct PendingUninit {
     pub(super) line: u32,
     pub(super) file: u32,
     pub(super) epoch: u32,
+    /// The read was an atomic update (`Found::uninit_atomic`).
+    pub(super) atomic: bool,
 }
 
 /// Everything a block produces.
