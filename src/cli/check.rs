@@ -25,6 +25,9 @@ pub enum CheckFormat {
     /// GitHub Actions annotations at the learner's lines, plus a markdown summary appended to
     /// `$GITHUB_STEP_SUMMARY` when it is set.
     Github,
+    /// GitHub Classroom's grading reporter: one line, `result=` and the base64 of its JSON
+    /// (one test per puzzle, scored by the puzzle's `points`), for `>> "$GITHUB_OUTPUT"`.
+    Classroom,
 }
 
 #[derive(Args, Debug)]
@@ -39,7 +42,8 @@ pub struct CheckArgs {
     /// where it has the file, else the solutions built into gpuzzle.
     #[arg(long)]
     pub solutions: bool,
-    /// Output: a table (text), JSON, JUnit XML, or GitHub Actions annotations (github).
+    /// Output: a table (text), JSON, JUnit XML, GitHub Actions annotations (github), or GitHub
+    /// Classroom's step output (classroom).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// Puzzles graded at once (default: the number of cores).
@@ -152,6 +156,26 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             out!("{}", report::github::annotations(&outcomes));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));
         }
+        CheckFormat::Classroom => {
+            // A broken puzzle file has no points to read: it counts for the default, 1.
+            let graded: Vec<(&PuzzleOutcome, u32)> = outcomes
+                .iter()
+                .map(|o| {
+                    let points = (!o.broken_puzzle_file)
+                        .then(|| loaded.puzzles.iter().find(|p| p.id == o.id))
+                        .flatten()
+                        .map_or(1, |p| p.points);
+                    (o, points)
+                })
+                .collect();
+            out!("{}", report::classroom::output_line(&graded));
+            write_step_summary(&report::github::summary(&outcomes, a.solutions));
+        }
+    }
+    // Classroom's graders succeed whenever they wrote the result: the reporter step reads the
+    // scores and fails the job itself, so the step that grades must not stop it first.
+    if a.format == CheckFormat::Classroom {
+        return Ok(0);
     }
     Ok(if outcomes.iter().all(|o| o.passed) {
         0

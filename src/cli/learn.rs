@@ -300,7 +300,9 @@ pub struct InitArgs {
     /// Where to create the workspace (made if missing).
     pub dir: PathBuf,
     /// Also write a CI workflow for a classroom repository: `github` writes
-    /// .github/workflows/gpuzzle.yml (NVRTC, gpuzzle, `check --all --format github`, JUnit).
+    /// .github/workflows/gpuzzle.yml (NVRTC, gpuzzle, `check --all --format github`, JUnit);
+    /// `classroom` writes .github/workflows/classroom.yml (GitHub Classroom autograding: each
+    /// puzzle's points through Classroom's grading reporter).
     #[arg(long, value_enum, value_name = "SERVICE")]
     pub ci: Option<Ci>,
     /// Where the workflow installs gpuzzle from: the arguments of `cargo install`, e.g.

@@ -98,7 +98,13 @@ pub struct Puzzle {
     pub unseen: Option<Unseen>,
     /// `teaches`: what the lesson is, checked by `gpuzzle lint` (in file order, no repeats).
     pub teaches: Vec<Teach>,
+    /// `points`: what passing the puzzle is worth in `check --format classroom` (default 1,
+    /// at most `MAX_POINTS`).
+    pub points: u32,
 }
+
+/// The most a puzzle's `points` may be: a grade, not a counter.
+pub const MAX_POINTS: u32 = 1000;
 
 /// The `[unseen]` test, drawn (`puzzle::unseen` says how).
 #[derive(Clone, Debug, PartialEq)]

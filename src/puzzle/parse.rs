@@ -380,6 +380,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let bench_flops = bench_flops(&cx, &raw, bench.as_ref().map(|(_, t)| t), &mut errs);
     let mut unseen = parse_unseen(&cx, &raw, &defines, &decls, multi, &mut errs);
     let teaches = parse_teaches(&cx, &raw, &mut errs);
+    let points = parse_points(&cx, &raw, &mut errs);
 
     let budget = raw
         .budget
@@ -464,6 +465,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         kernel_file: format!("{stem}.cu"),
         unseen: unseen.map(|(_, u)| u),
         teaches,
+        points,
     };
     Ok(Parsed {
         puzzle,
@@ -636,6 +638,25 @@ fn parse_unseen(
             defines: own,
         },
     ))
+}
+
+/// `points = N`: what the puzzle is worth in `check --format classroom`; 1 when absent.
+fn parse_points(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
+    let Some(p) = &raw.points else { return 1 };
+    let n = *p.get_ref();
+    if n > super::model::MAX_POINTS {
+        errs.push(cx.err(
+            &p.span(),
+            "points",
+            format!("{n} is more than {}", super::model::MAX_POINTS),
+            format!(
+                "give what the puzzle is worth in the classroom grade, 0 to {}; leave it out for 1",
+                super::model::MAX_POINTS
+            ),
+        ));
+        return 1;
+    }
+    n
 }
 
 /// `teaches = ["bounds", ...]`: known tags, each once.
@@ -2550,5 +2571,20 @@ buffers.out = { len = 100, output = true }
             shown.contains(&puzzles.join("missing").display().to_string()),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn points_default_to_one_and_are_bounded() {
+        assert_eq!(parse(GOOD).unwrap_or_else(|e| panic!("{e}")).points, 1);
+        let three = GOOD.replace("hints = [", "points = 3\nhints = [");
+        assert_eq!(parse(&three).unwrap_or_else(|e| panic!("{e}")).points, 3);
+        let zero = GOOD.replace("hints = [", "points = 0\nhints = [");
+        assert_eq!(parse(&zero).unwrap_or_else(|e| panic!("{e}")).points, 0);
+        let big = GOOD.replace("hints = [", "points = 5000\nhints = [");
+        let inv = one_error(&big, line_with(&big, "points =", 0), "points");
+        assert!(inv.problem.contains("5000"), "{}", inv.problem);
+        let negative = GOOD.replace("hints = [", "points = -2\nhints = [");
+        let e = parse(&negative).expect_err("negative points are rejected");
+        assert!(e.to_string().contains("points"), "{e}");
     }
 }

@@ -63,6 +63,9 @@ pub(super) struct RawPuzzle {
     /// `teaches = ["bounds", ...]`: what the puzzle's lesson is, for `gpuzzle lint`.
     #[serde(default)]
     pub teaches: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `points = 3`: what the puzzle is worth in `check --format classroom` (default 1).
+    #[serde(default)]
+    pub points: Option<Spanned<u32>>,
 }
 
 /// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a
