@@ -214,6 +214,7 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
         "gpuzzle check --all --format classroom >> \"$GITHUB_OUTPUT\""
     );
     let output = dir.path().join("github_output");
+    let summary = dir.path().join("step_summary.md");
     std::fs::write(&output, "earlier=1\n").unwrap();
     let bin = assert_cmd::cargo::cargo_bin("gpuzzle");
     let path = format!(
@@ -229,7 +230,7 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
         .env("GPUZZLE_BACKEND", "emu")
         .env("NO_COLOR", "1")
         .env_remove("GPUZZLE_PUZZLES")
-        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .unwrap();
     assert!(
@@ -239,7 +240,10 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
     );
     let written = std::fs::read_to_string(&output).unwrap();
     let added = written.strip_prefix("earlier=1\n").expect("appended");
+    // Only the result line goes to the step output; the learner's table goes to the summary.
     let v = decode_output(added);
+    let table = std::fs::read_to_string(&summary).expect("a job summary");
+    assert!(table.contains("zip"), "{table}");
     assert_eq!(v["max_score"], 6, "{v}");
     let scores: Vec<_> = v["tests"]
         .as_array()
