@@ -639,3 +639,93 @@ fn a_differing_output_shows_the_tests_inputs_beside_it() {
     );
     assert_ne!(shown, [0.0, 1.0, 2.0, 3.0], "{out}");
 }
+
+#[test]
+fn init_writes_a_gitignore_that_keeps_what_gpuzzle_writes_out_of_git() {
+    let (_dir, ws) = workspace();
+    let ignore = std::fs::read_to_string(ws.join(".gitignore")).unwrap();
+    for line in [
+        ".gpuzzle/state.lock",
+        ".gpuzzle/index.json",
+        ".gpuzzle/pictures/",
+        ".gpuzzle/backup/",
+    ] {
+        assert!(ignore.lines().any(|l| l == line), "{line}: {ignore}");
+    }
+    // What a learner's first minutes write: the lock, a picture, a backup (the index only
+    // once the puzzle files have settled, so git is asked about its name below).
+    in_ws(&ws).args(["run", "1", "--draw"]).assert().code(1);
+    std::fs::write(ws.join("puzzles/01_map.cu"), "// my attempt\n").unwrap();
+    in_ws(&ws).args(["reset", "1"]).assert().success();
+    for name in ["state.lock", "pictures", "backup"] {
+        let path = ws.join(".gpuzzle").join(name);
+        assert!(path.exists(), "{} was written", path.display());
+    }
+    // Git itself agrees, where it is installed.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(&ws)
+            .output()
+    };
+    if git(&["init", "-q"]).is_ok_and(|o| o.status.success()) {
+        let out = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+        let listed = String::from_utf8_lossy(&out.stdout);
+        assert!(listed.contains("puzzles/01_map.cu"), "{listed}");
+        for name in ["state.lock", "index.json", "pictures/", "backup/"] {
+            assert!(!listed.contains(&format!(".gpuzzle/{name}")), "{listed}");
+        }
+        for path in [
+            ".gpuzzle/index.json",
+            ".gpuzzle/state.lock",
+            ".gpuzzle/pictures/01_map-test1.svg",
+            ".gpuzzle/backup/01_map.cu.20260101T000000Z",
+        ] {
+            let ignored = git(&["check-ignore", "-q", "--no-index", path]).unwrap();
+            assert!(ignored.status.success(), "{path} is not ignored");
+        }
+    }
+}
+
+#[test]
+fn init_appends_only_the_missing_lines_to_an_existing_gitignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join(".gitignore"), "notes/\n.gpuzzle/index.json\n").unwrap();
+    let (code, out, _) = stdout_of(gpuzzle().arg("init").arg(&ws));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Added to your .gitignore"), "{out}");
+    assert!(out.contains(".gpuzzle/state.lock"), "{out}");
+    let ignore = std::fs::read_to_string(ws.join(".gitignore")).unwrap();
+    assert!(
+        ignore.starts_with("notes/\n.gpuzzle/index.json\n"),
+        "{ignore}"
+    );
+    assert_eq!(ignore.matches(".gpuzzle/index.json").count(), 1, "{ignore}");
+    assert!(ignore.lines().any(|l| l == ".gpuzzle/backup/"), "{ignore}");
+}
+
+#[test]
+fn a_reset_whose_backup_cannot_be_written_keeps_the_file_and_says_so() {
+    let (_dir, ws) = workspace();
+    let file = ws.join("puzzles/01_map.cu");
+    std::fs::write(&file, "// my attempt\n").unwrap();
+    // A file where the backup folder should be: the backup cannot be written.
+    std::fs::create_dir_all(ws.join(".gpuzzle")).unwrap();
+    std::fs::write(ws.join(".gpuzzle/backup"), "in the way").unwrap();
+    let (code, _, err) = stdout_of(in_ws(&ws).args(["reset", "1"]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot write the backup"), "{err}");
+    assert!(
+        err.contains(
+            "01_map.cu is untouched (the starter was not put back), and no backup was made"
+        ),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "// my attempt\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".gpuzzle/backup")).unwrap(),
+        "in the way"
+    );
+}

@@ -4,7 +4,8 @@ use super::classroom::{self, Ci};
 use super::common::{self, WorkspaceArgs};
 use super::output::{errln, outln};
 use super::EXIT_FAIL;
-use crate::puzzle::{State, Workspace};
+use crate::puzzle::gitignore::{self, Outcome};
+use crate::puzzle::{os_reason, State, Workspace};
 use crate::report;
 use crate::teach::hints;
 use anyhow::Result;
@@ -328,6 +329,28 @@ pub fn init(a: &InitArgs) -> Result<i32> {
         "Created a gpuzzle workspace in {shown}: puzzles/ holds each puzzle as a .toml (the \
          task and its tests) and a .cu (your kernel, to edit)."
     );
+    // What gpuzzle will write here that belongs to this machine only; a failure costs only
+    // that file, the workspace is made.
+    match gitignore::ensure(&a.dir) {
+        Ok(Outcome::Created) => outln!(
+            "Wrote .gitignore: gpuzzle's lock, index, pictures, backups and temporary files \
+             stay out of git."
+        ),
+        Ok(Outcome::Appended(lines)) => outln!(
+            "Added to your .gitignore what gpuzzle writes that must not be committed: {}",
+            lines.join(" ")
+        ),
+        Ok(Outcome::Complete) => {}
+        Ok(Outcome::LeftAlone) => outln!(
+            "Left .gitignore as it is (not a plain file); keep these out of git: {}",
+            gitignore::IGNORED.join(" ")
+        ),
+        Err(e) => errln!(
+            "warning: cannot write .gitignore: {}; keep these out of git: {}",
+            os_reason(&e),
+            gitignore::IGNORED.join(" ")
+        ),
+    }
     outln!(
         "Next:\n  cd {shown}\n  gpuzzle run 1      grade puzzle 1; then open puzzles/01_map.cu in your \
          editor, fill it in and run it again\n  gpuzzle hint 1     when stuck; `gpuzzle list` shows \
@@ -374,9 +397,12 @@ fn path_note() -> Option<String> {
         None => "`gpuzzle` is not on your PATH yet, so the commands above would not run as typed."
             .to_string(),
     };
-    // Built from a clone (`cargo run`): that clone can be installed.
+    // Built from a clone (`cargo run`, `cargo build`, whatever the target directory):
+    // that clone can be installed.
     let clone = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let install = if clone.join("Cargo.toml").is_file() && me.starts_with(clone) {
+    let install = if clone.join("Cargo.toml").is_file()
+        && (me.starts_with(clone) || in_cargo_build_dir(&me))
+    {
         format!(
             "install it with `cargo install --locked --path {}` (it lands in ~/.cargo/bin)",
             shell_word(&clone.display().to_string())
@@ -394,9 +420,29 @@ fn path_note() -> Option<String> {
     ))
 }
 
+/// Whether `exe` sits where `cargo build` puts binaries (`<target>/<profile>/`, beside the
+/// `.fingerprint` and `deps` folders cargo keeps there), wherever `CARGO_TARGET_DIR` points;
+/// an installed binary (`~/.cargo/bin`, a venv's `bin`) has neither beside it.
+fn in_cargo_build_dir(exe: &Path) -> bool {
+    exe.parent()
+        .is_some_and(|d| d.join(".fingerprint").is_dir() && d.join("deps").is_dir())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_beside_cargos_build_folders_is_a_build_wherever_the_target_dir_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = dir.path().join("elsewhere/debug");
+        std::fs::create_dir_all(profile.join(".fingerprint")).unwrap();
+        std::fs::create_dir_all(profile.join("deps")).unwrap();
+        assert!(in_cargo_build_dir(&profile.join("gpuzzle")));
+        let bin = dir.path().join(".cargo/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        assert!(!in_cargo_build_dir(&bin.join("gpuzzle")));
+    }
 
     #[test]
     fn a_path_is_quoted_only_when_a_shell_would_split_or_expand_it() {

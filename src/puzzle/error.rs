@@ -72,6 +72,17 @@ pub enum PuzzleError {
     #[error("refusing to overwrite existing files: {}\n  help: choose an empty directory, or move those files away first", list_paths(.paths))]
     WouldOverwrite { paths: Vec<PathBuf> },
 
+    /// The learner's file was to be backed up before being replaced, and the backup could not
+    /// be written (a full disk, a read-only folder): nothing was changed.
+    #[error("cannot write the backup {}: {}\n  kept: your {} is untouched (the starter was not put back), and no backup was made (nothing partial was left behind)\n  help: free some disk space, or make sure {} is a folder you can write to, then reset again", .backup.display(), os_reason(.cause), .file.display(), .backup.parent().unwrap_or(Path::new(".")).display())]
+    BackupFailed {
+        /// The learner's file, left as it was.
+        file: PathBuf,
+        /// Where the backup was to go.
+        backup: PathBuf,
+        cause: std::io::Error,
+    },
+
     #[error("no starter is known for puzzle `{slug}` ({file}): it is not one of gpuzzle's own puzzles\n  help: restore the file from your course material; your current file was left untouched")]
     NoStarter { slug: String, file: String },
 

@@ -16,6 +16,7 @@
 
 mod error;
 mod expr;
+pub mod gitignore;
 mod index;
 mod launches;
 mod load;

@@ -257,6 +257,16 @@ impl Workspace {
     /// starter, is first copied to `.gpuzzle/backup/<file>.<UTC timestamp>`, whose path is
     /// returned. Only the pack's own puzzles have a known starter.
     pub fn reset(&self, puzzle: &Puzzle) -> Result<Option<PathBuf>, PuzzleError> {
+        self.reset_writing_backup_with(puzzle, write_new)
+    }
+
+    /// [`Workspace::reset`], the backup's temporary file written by `write` (tests inject a
+    /// full disk here).
+    fn reset_writing_backup_with(
+        &self,
+        puzzle: &Puzzle,
+        write: impl Fn(&Path, &[u8]) -> std::io::Result<()>,
+    ) -> Result<Option<PathBuf>, PuzzleError> {
         let starter = pack::starter_for(puzzle).ok_or_else(|| PuzzleError::NoStarter {
             slug: puzzle.slug.clone(),
             file: self.kernel_path(puzzle, false).display().to_string(),
@@ -264,7 +274,7 @@ impl Workspace {
         let path = self.kernel_path(puzzle, false);
         let backup = match std::fs::read(&path) {
             Ok(current) if current == starter.as_bytes() => None,
-            Ok(current) => Some(self.back_up(&puzzle.kernel_file, &current)?),
+            Ok(current) => Some(self.back_up(&path, &puzzle.kernel_file, &current, write)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(PuzzleError::io("read", &path, e)),
         };
@@ -276,19 +286,42 @@ impl Workspace {
         Ok(backup)
     }
 
-    /// Write `contents` to a fresh `.gpuzzle/backup/<file>.<timestamp>[-N]`.
-    fn back_up(&self, file: &str, contents: &[u8]) -> Result<PathBuf, PuzzleError> {
+    /// Write `contents` (the text of the learner's `original`) to a fresh
+    /// `.gpuzzle/backup/<file>.<timestamp>[-N]`: first whole into a temporary file beside it
+    /// (with `write`), then renamed, so a disk that fills midway leaves no empty or partial
+    /// backup, and the error says that the learner's file was kept.
+    fn back_up(
+        &self,
+        original: &Path,
+        file: &str,
+        contents: &[u8],
+        write: impl Fn(&Path, &[u8]) -> std::io::Result<()>,
+    ) -> Result<PathBuf, PuzzleError> {
         let dir = self.state_dir().join("backup");
-        std::fs::create_dir_all(&dir).map_err(|e| PuzzleError::io("create directory", &dir, e))?;
         let stamp = utc_timestamp(SystemTime::now());
         let mut path = dir.join(format!("{file}.{stamp}"));
+        let failed = |backup: &Path, cause| PuzzleError::BackupFailed {
+            file: original.to_path_buf(),
+            backup: backup.to_path_buf(),
+            cause,
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| failed(&path, e))?;
         let mut n = 1;
         while path.symlink_metadata().is_ok() {
             path = dir.join(format!("{file}.{stamp}-{n}"));
             n += 1;
         }
         ensure_inside(&self.root, &path)?;
-        write_new(&path, contents).map_err(|e| PuzzleError::io("write backup", &path, e))?;
+        let tmp = dir.join(format!(
+            ".{file}.{stamp}.gpuzzle-{}.tmp",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&tmp);
+        let written = write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(failed(&path, e));
+        }
         Ok(path)
     }
 }
@@ -614,6 +647,42 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert_eq!(ws.reset(p).unwrap(), None);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), starter);
+    }
+
+    #[test]
+    fn a_disk_that_fills_while_backing_up_leaves_no_backup_and_the_learners_file() {
+        let (_tmp, ws) = fresh();
+        let ps = ws.load_puzzles().unwrap();
+        let p = ws.find(&ps, "pooling").unwrap();
+        let path = ws.kernel_path(p, false);
+        std::fs::write(&path, "half-done work").unwrap();
+        // The disk fills after the file is created and the first bytes are in.
+        let full_disk = |tmp: &Path, contents: &[u8]| {
+            std::fs::write(tmp, &contents[..4])?;
+            Err(std::io::Error::from_raw_os_error(28))
+        };
+        let e = ws.reset_writing_backup_with(p, full_disk).unwrap_err();
+        assert!(matches!(e, PuzzleError::BackupFailed { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("cannot write the backup"), "{msg}");
+        assert!(
+            msg.contains(&format!(
+                "kept: your {} is untouched (the starter was not put back), and no backup was made",
+                path.display()
+            )),
+            "{msg}"
+        );
+        assert!(msg.contains("free some disk space"), "{msg}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "half-done work");
+        let left: Vec<_> = std::fs::read_dir(ws.root.join(".gpuzzle/backup"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+
+        // With room again, the same reset backs the file up whole.
+        let backup = ws.reset(p).unwrap().expect("a backup");
+        assert_eq!(std::fs::read_to_string(backup).unwrap(), "half-done work");
     }
 
     #[test]
