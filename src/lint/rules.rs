@@ -265,7 +265,7 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
         ));
     }
     let desc_line = key_line(text, "description").unwrap_or(1);
-    for (what, fix, needle) in define_mismatches(p, &raw) {
+    for (what, fix, needle) in define_mismatches(p) {
         out.push(problem(
             line_of(text, &needle, desc_line),
             "text-define",
@@ -310,28 +310,14 @@ fn requires_any(raw: &toml::Table, keys: &[&str]) -> bool {
 }
 
 /// Every value each define takes: the puzzle's, `[unseen] defines` and each test's `defines`
-/// (read from the raw file, so per-test defines count wherever they are parsed).
-fn define_values(p: &Puzzle, raw: &toml::Table) -> BTreeMap<String, BTreeSet<i64>> {
+/// (each test's `TestCase::defines` holds only its overrides).
+fn define_values(p: &Puzzle) -> BTreeMap<String, BTreeSet<i64>> {
     let mut out: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
-    let from_list = |out: &mut BTreeMap<String, BTreeSet<i64>>,
-                     list: &[(String, Option<String>)]| {
-        for (n, v) in list {
-            if let Some(x) = v.as_deref().and_then(|v| v.trim().parse::<i64>().ok()) {
-                out.entry(n.clone()).or_default().insert(x);
-            }
-        }
-    };
-    from_list(&mut out, &p.defines);
-    if let Some(u) = &p.unseen {
-        from_list(&mut out, &u.defines);
-    }
-    let tests = raw.get("test").and_then(toml::Value::as_array);
-    for t in tests.into_iter().flatten() {
-        let defs = t.get("defines").and_then(toml::Value::as_table);
-        for (n, v) in defs.into_iter().flatten() {
-            if let Some(x) = v.as_integer() {
-                out.entry(n.clone()).or_default().insert(x);
-            }
+    let tests = p.tests.iter().chain(p.unseen.as_ref().map(|u| &u.test));
+    let lists = std::iter::once(&p.defines).chain(tests.map(|t| &t.defines));
+    for (n, v) in lists.flatten() {
+        if let Some(x) = v.as_deref().and_then(|v| v.trim().parse::<i64>().ok()) {
+            out.entry(n.clone()).or_default().insert(x);
         }
     }
     out
@@ -344,8 +330,8 @@ fn is_operator(word: &str) -> bool {
 }
 
 /// `(what, fix, text to find the line by)` for each `NAME = N` that gives a define another value.
-fn define_mismatches(p: &Puzzle, raw: &toml::Table) -> Vec<(String, String, String)> {
-    let values = define_values(p, raw);
+fn define_mismatches(p: &Puzzle) -> Vec<(String, String, String)> {
+    let values = define_values(p);
     let words: Vec<&str> = p.description.split_whitespace().collect();
     let mut out = Vec::new();
     for i in 1..words.len().saturating_sub(1) {
@@ -639,11 +625,8 @@ budget = {{ global_reads = 1, global_writes = 1 }}
     #[test]
     fn the_packs_descriptions_raise_no_false_alarms() {
         // Today's text: only the define and budget rules, which must not misread it.
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         for p in crate::puzzle::embedded_puzzles().unwrap() {
-            let text = std::fs::read_to_string(root.join(&p.toml_path)).unwrap();
-            let raw: toml::Table = text.parse().unwrap();
-            let defines = define_mismatches(&p, &raw);
+            let defines = define_mismatches(&p);
             assert!(defines.is_empty(), "{}: {defines:?}", p.slug);
             if !p.is_multi_launch() {
                 let budget = budget_mismatches(&p);

@@ -241,7 +241,7 @@ fn past_the_data(c: &Case, expr: &str) -> String {
         // The scalar this name is a coordinate of (`col` → `cols`) before any other.
         let scalar = past
             .iter()
-            .find(|(name, _)| n.len() >= 3 && name.starts_with(n.as_str()))
+            .find(|(name, _)| index::points_at(&n, name))
             .or(past.first())
             .copied();
         if let Some((name, sv)) = scalar {

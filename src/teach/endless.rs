@@ -20,7 +20,7 @@ pub fn help(c: &Case) -> String {
         let raise = if by_time {
             "GPUZZLE_TIME_LIMIT=SECS allows a longer run"
         } else {
-            "--step-limit N allows more instructions"
+            "`gpuzzle exec --step-limit N` allows more instructions (a puzzle's own limit is fixed)"
         };
         return format!(
             "no thread was stuck: the {blocks} blocks' work adds up to more than the emulator runs in one launch. Use fewer blocks (a loop over the data in each thread), or, if this much work is meant, {raise}"

@@ -33,6 +33,13 @@ pub fn name_of(c: &Case, v: i64) -> String {
         .map_or_else(|| v.to_string(), |(n, _)| n.clone())
 }
 
+/// Whether the learner's `word` (an index's variable, `col`) names the size `name` (`cols`,
+/// `COLS`): `name` starts with it, and it is a name of 3 or more letters, not the same one.
+pub fn points_at(word: &str, name: &str) -> bool {
+    let (w, n) = (word.to_ascii_lowercase(), name.to_ascii_lowercase());
+    w.len() >= 3 && !w.starts_with(|ch: char| ch.is_ascii_digit()) && n != w && n.starts_with(&w)
+}
+
 /// `name_of`, where several names hold `v` (a square test: `rows` = `cols` = 2), the one the
 /// learner's `near` text points at: a name that an identifier of `near` starts (`col` → `cols`,
 /// `row` → `rows`). Without such a name, as `name_of`.
@@ -45,17 +52,12 @@ pub fn name_of_near(c: &Case, v: i64, near: &str) -> String {
         .map(|(n, _)| n)
         .collect();
     if names.len() > 1 {
-        let words: Vec<String> = near
+        let words: Vec<&str> = near
             .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-            .filter(|w| w.len() >= 3 && !w.starts_with(|ch: char| ch.is_ascii_digit()))
-            .map(str::to_ascii_lowercase)
             .collect();
         let pointed: Vec<&&String> = names
             .iter()
-            .filter(|n| {
-                let n = n.to_ascii_lowercase();
-                words.iter().any(|w| n != *w && n.starts_with(w.as_str()))
-            })
+            .filter(|n| words.iter().any(|w| points_at(w, n)))
             .collect();
         if let [one] = pointed.as_slice() {
             return (**one).clone();
