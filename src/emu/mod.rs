@@ -51,6 +51,8 @@ pub mod value;
 
 pub use diag::unsupported_instruction;
 pub use launch::check_args;
+/// How far apart the emulator places a launch's buffers (the GPU backend mirrors it).
+pub use memory::STRIDE as BUFFER_STRIDE;
 
 use result::RunResult;
 use value::KernelArg;

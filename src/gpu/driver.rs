@@ -12,6 +12,7 @@
 use super::bench::DeviceSpecs;
 use super::plan::Plan;
 use super::probe::describe;
+use super::spread::Spread;
 use crate::emu::result::RunResult;
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::LaunchConfig;
@@ -27,12 +28,13 @@ fn fail(call: &str, err: result::DriverError) -> DriverFailure {
     DriverFailure(format!("{call}: {}", describe(err)))
 }
 
-/// Bytes left unused before and after every buffer (16 MiB), so an overrun past one buffer
-/// lands in no table entry rather than in the next buffer, where the instrumentation would
-/// allow it: `out[threadIdx.x * 320]` of a 1024-thread block reaches 1.3 MB past `out`. Device
-/// memory is real, so the gap is not the emulator's 128 GiB (`emu::memory::STRIDE`): an index
-/// past 4 million floats can still reach the next buffer on a GPU, where the emulator (which
-/// grades) reports it against its own buffer. Unwritten red zones cost no copies.
+/// The fallback placement's gap (`spread` is the rule): bytes left unused before and after
+/// every buffer (16 MiB), so an overrun past one buffer lands in no table entry rather than in
+/// the next buffer, where the instrumentation would allow it: `out[threadIdx.x * 320]` of a
+/// 1024-thread block reaches 1.3 MB past `out`. Device memory is real, so without virtual
+/// memory management the gap is not the emulator's 128 GiB (`emu::memory::STRIDE`): an index
+/// past 4 million floats can then still reach the next buffer. Unwritten red zones cost no
+/// copies.
 pub const RED_ZONE: u64 = 16 << 20;
 /// Buffers start at multiples of this (as cudaMalloc's would).
 pub const BUFFER_ALIGN: u64 = 256;
@@ -315,22 +317,11 @@ struct DeviceMem {
 
 impl DeviceMem {
     fn write(&self, offset: u64, data: &[u8]) -> Result<(), DriverFailure> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        // SAFETY: offset + len lies inside the allocation (arena_layout / exact sizes).
-        unsafe { result::memcpy_htod_sync(self.ptr + offset, data) }
-            .map_err(|e| fail("cuMemcpyHtoD", e))
+        copy_to_device(self.ptr + offset, data)
     }
 
     fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, DriverFailure> {
-        let mut out = vec![0u8; len];
-        if len > 0 {
-            // SAFETY: as in `write`.
-            unsafe { result::memcpy_dtoh_sync(&mut out, self.ptr + offset) }
-                .map_err(|e| fail("cuMemcpyDtoH", e))?;
-        }
-        Ok(out)
+        copy_from_device(self.ptr + offset, len)
     }
 
     fn zero(&self) -> Result<(), DriverFailure> {
@@ -347,10 +338,19 @@ impl Drop for DeviceMem {
     }
 }
 
-/// The buffers of one launch in one arena with red zones, and the kernel parameter values.
+/// Where a launch's buffers live: far apart in a reserved address range (`spread`), or, where
+/// the driver cannot reserve one, in one arena with red zones.
+/// Held only for its `Drop`, which frees the memory.
+enum Placement {
+    Spread { _memory: Spread },
+    Arena { _memory: DeviceMem },
+}
+
+/// The buffers of one launch, their device addresses, and the kernel parameter values.
 struct Launchable {
-    arena: DeviceMem,
-    offsets: Vec<u64>,
+    /// Owns the device memory behind `addresses`.
+    _placement: Placement,
+    addresses: Vec<u64>,
     buffers: Vec<Buffer>,
     /// One 8-byte-aligned slot per parameter, holding its bytes (pointers, scalars, structs).
     params: Vec<Vec<u64>>,
@@ -366,18 +366,29 @@ impl Launchable {
             })
             .collect();
         let lens: Vec<u64> = buffers.iter().map(|b| b.data.len() as u64).collect();
-        let (offsets, total) = arena_layout(&lens);
-        let arena = gpu.alloc(total)?;
-        arena.zero()?;
-        for (b, &off) in buffers.iter().zip(&offsets) {
-            arena.write(off, &b.data)?;
+        let (placement, addresses) = match Spread::new(gpu.device, &lens) {
+            Ok(spread) => {
+                let addresses = spread.addresses();
+                (Placement::Spread { _memory: spread }, addresses)
+            }
+            Err(_) => {
+                // No virtual memory management here: the 16 MiB red zones of one arena.
+                let (offsets, total) = arena_layout(&lens);
+                let arena = gpu.alloc(total)?;
+                arena.zero()?;
+                let addresses = offsets.iter().map(|o| arena.ptr + o).collect();
+                (Placement::Arena { _memory: arena }, addresses)
+            }
+        };
+        for (b, &addr) in buffers.iter().zip(&addresses) {
+            copy_to_device(addr, &b.data)?;
         }
         let mut params = Vec::with_capacity(args.len() + 1);
         let mut bi = 0;
         for a in args {
             let bytes: Vec<u8> = match a {
                 KernelArg::Buffer(_) => {
-                    let addr = arena.ptr + offsets[bi];
+                    let addr = addresses[bi];
                     bi += 1;
                     addr.to_le_bytes().to_vec()
                 }
@@ -387,31 +398,51 @@ impl Launchable {
             params.push(words(&bytes));
         }
         Ok(Launchable {
-            arena,
-            offsets,
+            _placement: placement,
+            addresses,
             buffers,
             params,
         })
     }
 
     fn addresses(&self) -> Vec<u64> {
-        self.offsets.iter().map(|o| self.arena.ptr + o).collect()
+        self.addresses.clone()
     }
 
     /// The buffers with their contents read back from the device.
     fn read_back(&self) -> Result<Vec<Buffer>, DriverFailure> {
         self.buffers
             .iter()
-            .zip(&self.offsets)
-            .map(|(b, &off)| {
+            .zip(&self.addresses)
+            .map(|(b, &addr)| {
                 Ok(Buffer {
                     name: b.name.clone(),
                     ty: b.ty,
-                    data: self.arena.read(off, b.data.len())?,
+                    data: copy_from_device(addr, b.data.len())?,
                 })
             })
             .collect()
     }
+}
+
+/// Copy `data` to device address `addr` (a buffer's start; its backing holds `data.len()`).
+fn copy_to_device(addr: sys::CUdeviceptr, data: &[u8]) -> Result<(), DriverFailure> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: `addr..addr + len` lies inside one allocation or mapped piece (arena_layout /
+    // spread_layout / exact sizes).
+    unsafe { result::memcpy_htod_sync(addr, data) }.map_err(|e| fail("cuMemcpyHtoD", e))
+}
+
+/// Read `len` bytes from device address `addr` (as `copy_to_device`).
+fn copy_from_device(addr: sys::CUdeviceptr, len: usize) -> Result<Vec<u8>, DriverFailure> {
+    let mut out = vec![0u8; len];
+    if len > 0 {
+        // SAFETY: as in `copy_to_device`.
+        unsafe { result::memcpy_dtoh_sync(&mut out, addr) }.map_err(|e| fail("cuMemcpyDtoH", e))?;
+    }
+    Ok(out)
 }
 
 fn words(bytes: &[u8]) -> Vec<u64> {

@@ -16,6 +16,7 @@ pub mod outcome;
 pub mod plan;
 pub mod probe;
 pub mod session;
+pub mod spread;
 pub mod via_emu;
 pub mod wire;
 pub mod worker;
