@@ -261,3 +261,40 @@ fn the_step_reader_reads_blocks_and_one_liners() {
     );
     assert_eq!(steps[1].script, "if true; then\n  echo two\nfi\n");
 }
+
+/// A fresh repository where the learner has worked on puzzle 2 only: the untouched starters of
+/// 1 and 3 are one "not started" line, not annotations, so puzzle 2's are the ones shown.
+#[test]
+fn untouched_starters_are_not_started_not_annotated() {
+    let (_dir, ws) = classroom(None);
+    // Put the pack's starters of 1 and 3 back, as a fresh clone has them.
+    for id in ["1", "3"] {
+        gpuzzle()
+            .current_dir(&ws)
+            .args(["reset", id])
+            .assert()
+            .success();
+    }
+    let out = gpuzzle()
+        .current_dir(&ws)
+        .env("GPUZZLE_BACKEND", "emu")
+        .args(["check", "--all", "--format", "github"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let annotated: Vec<&str> = text.lines().filter(|l| l.starts_with("::")).collect();
+    assert!(!annotated.is_empty(), "{text}");
+    assert!(
+        annotated
+            .iter()
+            .all(|l| l.contains("file=puzzles/02_zip.cu")),
+        "only the puzzle worked on is annotated: {text}"
+    );
+    assert!(
+        text.ends_with(
+            "gpuzzle: 2 not started (the starter as shipped, not annotated): 1, 3\ngpuzzle: 0 of 3 puzzles pass\n"
+        ),
+        "{text}"
+    );
+}

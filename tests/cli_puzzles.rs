@@ -708,6 +708,12 @@ fn check_format_github_annotates_the_learners_lines_and_writes_a_summary() {
         "extern \"C\" __global__ void map(float* out, const float* a, int size) {\n    out[threadIdx.x] = x;\n}\n",
     )
     .unwrap();
+    // Worked on, but wrong (an untouched starter would be "not started", not annotated).
+    std::fs::write(
+        ws.join("puzzles/02_zip.cu"),
+        "extern \"C\" __global__ void zip(float* out, const float* a, const float* b) {\n    int i = threadIdx.x;\n    out[i] = a[i] + a[i];\n}\n",
+    )
+    .unwrap();
     let summary = dir.path().join("summary.md");
     let out = in_ws(dir.path())
         .args(["check", "1", "2", "10", "--format", "github"])

@@ -314,6 +314,7 @@ pub fn grade(
     let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
     let mut outcome = judge::judge(puzzle, &name, &source, &opts)?;
     outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
+    outcome.not_started = !solutions && !outcome.passed && hints::is_untouched(puzzle, &source);
     Ok((outcome, Some(source)))
 }
 
@@ -332,6 +333,8 @@ pub fn grade_in_batch(
             let opts = with_includes(opts, include, &ws.kernel_path(puzzle, solutions))?;
             let mut outcome = judge::judge(puzzle, &name, &source, &opts)?;
             outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
+            outcome.not_started =
+                !solutions && !outcome.passed && hints::is_untouched(puzzle, &source);
             Ok(outcome)
         }
         Err(message) => Ok(PuzzleOutcome {

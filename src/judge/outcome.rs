@@ -426,6 +426,11 @@ pub struct PuzzleOutcome {
     /// The puzzle's `[unseen]` test, when it ran (`check`, `lint`): the last of `tests`.
     #[serde(skip)]
     pub unseen: Option<UnseenRun>,
+    /// The learner's file is the pack's starter as shipped (and fails): nothing is written
+    /// yet, so CI reports name it "not started" instead of annotating its failures. Set by
+    /// `cli::common` after grading.
+    #[serde(skip)]
+    pub not_started: bool,
 }
 
 /// The unseen test of a graded puzzle: which test it is and what was drawn.

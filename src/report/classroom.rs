@@ -90,6 +90,8 @@ fn test(o: &PuzzleOutcome, points: u32) -> Test {
     let message = if o.passed {
         let n = o.tests.len();
         format!("passed ({n} test{})", if n == 1 { "" } else { "s" })
+    } else if o.not_started {
+        "not started (the starter as shipped)".to_string()
     } else {
         layout::strip_ansi(&reason::puzzle(o))
     };

@@ -18,13 +18,36 @@ struct Annotation {
     message: String,
 }
 
+/// GitHub shows at most this many annotations of each level (error, warning, notice) per step;
+/// the rest are dropped unseen, so gpuzzle drops them itself and says how many.
+pub const SHOWN_PER_LEVEL: usize = 10;
+
 /// Every annotation of the graded puzzles, one workflow command per line. The same finding in
 /// several tests (a fixed test and its random-input variant, say) is one annotation naming
-/// the tests.
+/// the tests. Untouched starters are "not started": one line lists them, with no annotations,
+/// so the puzzle the learner is on is not cut off by GitHub's per-step limit; the failing
+/// puzzles the learner has worked on come first (in puzzle order), then the others' warnings,
+/// at most [`SHOWN_PER_LEVEL`] of each level.
 pub fn annotations(outcomes: &[PuzzleOutcome]) -> String {
     let mut out = String::new();
-    for o in outcomes {
+    let worked_on_failing = outcomes.iter().filter(|o| !o.passed && !o.not_started);
+    let others = outcomes.iter().filter(|o| o.passed);
+    let mut shown: Vec<(&str, usize)> = Vec::new();
+    let mut dropped = 0usize;
+    for o in worked_on_failing.chain(others) {
         for (a, tests, detail) in puzzle_annotations(o) {
+            let count = match shown.iter_mut().find(|(level, _)| *level == a.level) {
+                Some((_, n)) => n,
+                None => {
+                    shown.push((a.level, 0));
+                    &mut shown.last_mut().expect("just pushed").1
+                }
+            };
+            if *count == SHOWN_PER_LEVEL {
+                dropped += 1;
+                continue;
+            }
+            *count += 1;
             let mut message = a.message.clone();
             if let Some(d) = detail {
                 message.push_str(&d);
@@ -47,6 +70,23 @@ pub fn annotations(outcomes: &[PuzzleOutcome]) -> String {
                 escape_data(&message)
             );
         }
+    }
+    if dropped > 0 {
+        let _ = writeln!(
+            out,
+            "gpuzzle: {dropped} more finding(s) not annotated (GitHub shows {SHOWN_PER_LEVEL} of each kind per step): run `gpuzzle check` to see them all"
+        );
+    }
+    let not_started: Vec<String> = (outcomes.iter().filter(|o| o.not_started))
+        .map(|o| o.id.to_string())
+        .collect();
+    if !not_started.is_empty() {
+        let _ = writeln!(
+            out,
+            "gpuzzle: {} not started (the starter as shipped, not annotated): {}",
+            not_started.len(),
+            not_started.join(", ")
+        );
     }
     let passed = outcomes.iter().filter(|o| o.passed).count();
     let _ = writeln!(out, "gpuzzle: {passed} of {} puzzles pass", outcomes.len());
@@ -354,6 +394,8 @@ pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
         };
         let result = if o.passed {
             "✅ pass".to_string()
+        } else if o.not_started {
+            "⏸ not started".to_string()
         } else {
             format!("❌ {}", markdown_cell(&reason::puzzle(o)))
         };
@@ -418,5 +460,52 @@ mod tests {
     fn random_variants_fold_into_their_fixed_test() {
         assert_eq!(base_name("8 elements (random inputs)"), "8 elements");
         assert_eq!(base_name("8 elements"), "8 elements");
+    }
+
+    /// A failed verdict on puzzle `id` whose kernel did not compile, at `lines` of its file.
+    fn broken(id: u32, lines: &[u32]) -> PuzzleOutcome {
+        let log: Vec<String> = (lines.iter())
+            .map(|l| format!("  puzzles/{id:02}_p.cu:{l}:1: error: expected a \";\""))
+            .collect();
+        PuzzleOutcome {
+            id,
+            slug: format!("p{id}"),
+            file: format!("puzzles/{id:02}_p.cu"),
+            compile_error: Some(format!("does not compile\n{}", log.join("\n"))),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn untouched_starters_are_listed_not_annotated() {
+        let mut starter = broken(2, &[4]);
+        starter.not_started = true;
+        let out = annotations(&[broken(1, &[3]), starter, broken(3, &[5])]);
+        let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error")).collect();
+        assert_eq!(errors.len(), 2, "{out}");
+        assert!(errors.iter().all(|l| !l.contains("02_p.cu")), "{out}");
+        assert!(
+            out.ends_with(
+                "gpuzzle: 1 not started (the starter as shipped, not annotated): 2\ngpuzzle: 0 of 3 puzzles pass\n"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn worked_on_failures_come_first_and_no_more_than_github_shows() {
+        // Puzzle 1 with 12 errors, puzzle 2 with 1: GitHub would show the first 10 only.
+        let many: Vec<u32> = (1..=12).collect();
+        let out = annotations(&[broken(1, &many), broken(2, &[7])]);
+        let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error")).collect();
+        assert_eq!(errors.len(), SHOWN_PER_LEVEL, "{out}");
+        assert!(errors[0].contains("01_p.cu,line=1,"), "{out}");
+        assert!(
+            out.contains(
+                "gpuzzle: 3 more finding(s) not annotated (GitHub shows 10 of each kind per step)"
+            ),
+            "{out}"
+        );
+        assert!(out.ends_with("gpuzzle: 0 of 2 puzzles pass\n"), "{out}");
     }
 }

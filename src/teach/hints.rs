@@ -164,11 +164,16 @@ pub fn for_outcome(p: &Puzzle, o: &PuzzleOutcome, source: Option<&str>) -> Vec<M
     if o.passed || o.compile_error.is_some() || p.mistakes.is_empty() {
         return Vec::new();
     }
-    let untouched = |s: &str| crate::puzzle::starter_for(p).is_some_and(|st| same_text(st, s));
-    if source.is_some_and(untouched) {
+    if source.is_some_and(|s| is_untouched(p, s)) {
         return Vec::new();
     }
     matching(&p.mistakes, &Seen::from_outcome(o, source))
+}
+
+/// Whether `source` is the pack's starter of `p` as shipped (line endings and trailing space
+/// aside): nothing written yet.
+pub fn is_untouched(p: &Puzzle, source: &str) -> bool {
+    crate::puzzle::starter_for(p).is_some_and(|st| same_text(st, source))
 }
 
 /// As the progress state keeps them (not shown yet).
