@@ -85,6 +85,8 @@ fn run_like_actions(script: &str, dir: &Path, summary: &Path) -> std::process::O
         .env("GITHUB_STEP_SUMMARY", summary)
         // The runner has no GPU; this machine might.
         .env("GPUZZLE_BACKEND", "emu")
+        // The workflow's env with the repository variable unset.
+        .env("GPUZZLE_PACK", "builtin")
         .env_remove("GPUZZLE_PUZZLES")
         .env_remove("NO_COLOR")
         .output()
@@ -97,8 +99,19 @@ fn repo_file(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
 }
 
-/// A classroom repository: `init --ci github`, trimmed to puzzles 1-3 (to keep the test
-/// quick), 1 and 3 solved, 2 with an out-of-bounds write planted on line 3.
+/// How many puzzles the built-in pack has (what `--pack builtin` grades).
+fn pack_size() -> usize {
+    std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("puzzles"))
+        .unwrap()
+        .filter(|e| {
+            let p = e.as_ref().unwrap().path();
+            p.extension().is_some_and(|x| x == "toml")
+        })
+        .count()
+}
+
+/// A classroom repository: `init --ci github`, puzzles 1 and 3 solved, 2 with an
+/// out-of-bounds write planted on line 3, the others untouched starters.
 fn classroom(install: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("course");
@@ -108,15 +121,6 @@ fn classroom(install: Option<&str>) -> (tempfile::TempDir, PathBuf) {
         init.args(["--ci-install", args]);
     }
     init.assert().success();
-    for e in std::fs::read_dir(ws.join("puzzles")).unwrap() {
-        let path = e.unwrap().path();
-        let id: u32 = path.file_name().unwrap().to_string_lossy()[..2]
-            .parse()
-            .unwrap();
-        if id > 3 {
-            std::fs::remove_file(path).unwrap();
-        }
-    }
     for f in ["01_map.cu", "03_guard.cu"] {
         std::fs::write(
             ws.join("puzzles").join(f),
@@ -172,7 +176,17 @@ fn the_workflows_commands_annotate_the_planted_line() {
     let summary = dir.path().join("step-summary.md");
 
     let grade = &grading[0];
-    assert_eq!(grade.script, "gpuzzle check --all --format github");
+    assert_eq!(
+        grade.script,
+        "gpuzzle check --all --pack \"$GPUZZLE_PACK\" --format github"
+    );
+    assert!(yaml.contains("GPUZZLE_PACK: ${{ vars.GPUZZLE_PACK || 'builtin' }}"));
+    // The learner loosens puzzle 2's tests: the pinned pack grades with its own, and says so.
+    let toml = ws.join("puzzles/02_zip.toml");
+    let loosened = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("[[test]]", "# mine\n[[test]]");
+    std::fs::write(&toml, loosened).unwrap();
     let out = run_like_actions(&grade.script, &ws, &summary);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -192,9 +206,20 @@ fn the_workflows_commands_annotate_the_planted_line() {
         errors.iter().all(|l| l.contains("file=puzzles/02_zip.cu")),
         "only the planted puzzle fails: {text}"
     );
-    assert!(text.ends_with("gpuzzle: 2 of 3 puzzles pass\n"), "{text}");
+    assert!(
+        text.starts_with("::warning file=puzzles/02_zip.toml,title=puzzle file not used (the pack is pinned)::puzzles/02_zip.toml differs from the puzzle built into gpuzzle"),
+        "{text}"
+    );
+    let n = pack_size();
+    assert!(
+        text.ends_with(&format!("gpuzzle: 2 of {n} puzzles pass\n")),
+        "{text}"
+    );
     let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(md.starts_with("## gpuzzle: 2 of 3 puzzles pass"), "{md}");
+    assert!(
+        md.starts_with(&format!("## gpuzzle: 2 of {n} puzzles pass")),
+        "{md}"
+    );
     assert!(
         md.contains("| 1 | map | 4/4 | within budget | ✅ pass |"),
         "{md}"
@@ -291,10 +316,14 @@ fn untouched_starters_are_not_started_not_annotated() {
             .all(|l| l.contains("file=puzzles/02_zip.cu")),
         "only the puzzle worked on is annotated: {text}"
     );
+    let n = pack_size();
+    let rest: Vec<String> = (4..=n).map(|i| i.to_string()).collect();
     assert!(
-        text.ends_with(
-            "gpuzzle: 2 not started (the starter as shipped, not annotated): 1, 3\ngpuzzle: 0 of 3 puzzles pass\n"
-        ),
+        text.ends_with(&format!(
+            "gpuzzle: {} not started (the starter as shipped, not annotated): 1, 3, {}\ngpuzzle: 0 of {n} puzzles pass\n",
+            n - 1,
+            rest.join(", ")
+        )),
         "{text}"
     );
 }

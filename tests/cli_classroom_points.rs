@@ -211,8 +211,18 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
         .expect("its run: line follows");
     assert_eq!(
         run,
-        "gpuzzle check --all --format classroom >> \"$GITHUB_OUTPUT\""
+        "gpuzzle check --all --pack \"$GPUZZLE_PACK\" --format classroom >> \"$GITHUB_OUTPUT\""
     );
+    // This pack is the instructor's own (its points changed): pinned by its hash, as the
+    // workflow's comment says, through the repository variable GPUZZLE_PACK.
+    let pin = gpuzzle()
+        .current_dir(&ws)
+        .args(["check", "--print-pin"])
+        .output()
+        .unwrap();
+    assert!(pin.status.success());
+    let pin = String::from_utf8(pin.stdout).unwrap().trim().to_string();
+    assert!(pin.starts_with("sha256:") && pin.len() == 71, "{pin}");
     let output = dir.path().join("github_output");
     let summary = dir.path().join("step_summary.md");
     std::fs::write(&output, "earlier=1\n").unwrap();
@@ -227,6 +237,7 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
         .current_dir(&ws)
         .env("PATH", path)
         .env("GITHUB_OUTPUT", &output)
+        .env("GPUZZLE_PACK", &pin)
         .env("GPUZZLE_BACKEND", "emu")
         .env("NO_COLOR", "1")
         .env_remove("GPUZZLE_PUZZLES")
@@ -252,4 +263,26 @@ fn init_writes_classrooms_workflow_and_its_grading_step_feeds_the_reporter() {
         .map(|t| t["score"].as_u64())
         .collect();
     assert_eq!(scores, vec![Some(3), Some(0), Some(1)]);
+
+    // A learner who then edits a puzzle file grades nothing: the pinned hash no longer matches.
+    let toml = std::fs::read_dir(ws.join("puzzles"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "toml"))
+        .unwrap();
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replace("[[test]]", "# easier\n[[test]]")).unwrap();
+    let refused = gpuzzle()
+        .current_dir(&ws)
+        .env("GPUZZLE_BACKEND", "emu")
+        .args(["check", "--all", "--pack", &pin, "--format", "classroom"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("are not the pack this check pins")
+            && err.contains("gpuzzle check --print-pin"),
+        "{err}"
+    );
 }

@@ -5,6 +5,7 @@ use super::output::{errln, out, outln};
 use super::{default_jobs, EXIT_FAIL};
 use crate::judge::outcome::PuzzleOutcome;
 use crate::judge::JudgeOptions;
+use crate::puzzle::pin::{self, PackPin};
 use crate::puzzle::{BrokenPuzzle, Puzzle};
 use crate::report;
 use anyhow::Result;
@@ -46,6 +47,15 @@ pub struct CheckArgs {
     /// Classroom's step output (classroom).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
+    /// The puzzle definitions to grade with, for CI: `builtin` (those built into this gpuzzle;
+    /// a workspace puzzle file that differs is reported, not used) or `sha256:HEX` (the
+    /// workspace's own files, only if they hash to HEX: an instructor's own pack).
+    #[arg(long, value_name = "PACK")]
+    pub pack: Option<PackPin>,
+    /// Print the `--pack` value that pins the workspace's puzzle files as they are now, and
+    /// grade nothing.
+    #[arg(long, conflicts_with_all = ["pack", "names", "all", "solutions"])]
+    pub print_pin: bool,
     /// Puzzles graded at once (default: the number of cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
@@ -58,7 +68,25 @@ pub struct CheckArgs {
 }
 
 pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
-    let loaded = common::load(&a.ws)?;
+    let mut loaded = common::load(&a.ws)?;
+    if a.print_pin {
+        outln!("{}", pin::pin_for(&loaded.ws.puzzles_dir)?);
+        return Ok(0);
+    }
+    let mut pin_notes = Vec::new();
+    match &a.pack {
+        Some(PackPin::Builtin) => {
+            let (puzzles, notes) = pin::builtin(&loaded.ws.puzzles_dir)?;
+            loaded.puzzles = puzzles;
+            loaded.broken.clear();
+            pin_notes = notes;
+        }
+        Some(PackPin::Sha256(hex)) => pin::verify_hash(&loaded.ws.puzzles_dir, hex)?,
+        None => {}
+    }
+    for n in &pin_notes {
+        errln!("warning: {} {}", n.file.display(), n.message);
+    }
     // A puzzle whose file is broken is not graded; it fails with its file's errors.
     let (selected, broken): (Vec<&Puzzle>, Vec<&BrokenPuzzle>) = if a.all || a.names.is_empty() {
         (
@@ -153,6 +181,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             report::check::junit(&outcomes, &loaded.puzzles, a.solutions)
         ),
         CheckFormat::Github => {
+            out!("{}", report::github::pin_notes(&pin_notes));
             out!("{}", report::github::annotations(&outcomes));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));
         }

@@ -52,6 +52,14 @@ pub enum PuzzleError {
         cause: std::io::Error,
     },
 
+    /// `check --pack sha256:...` on puzzle files whose hash is another.
+    #[error("the puzzle files in {} are not the pack this check pins ({pinned}; they hash to {found}): a puzzle file was changed, added or removed, so nothing was graded\n  help: restore the puzzle files from the course repository (`git checkout origin/HEAD -- {}`), or, as the instructor of a changed pack, pin what `gpuzzle check --print-pin` prints", .dir.display(), .dir.display())]
+    PackChanged {
+        dir: PathBuf,
+        pinned: String,
+        found: String,
+    },
+
     #[error("your progress file {} comes from a newer gpuzzle; it was left as it is\n  help: update gpuzzle to record progress again", .path.display())]
     NewerState { path: PathBuf },
 

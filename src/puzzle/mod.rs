@@ -23,6 +23,7 @@ mod load;
 mod model;
 mod pack;
 mod parse;
+pub mod pin;
 mod random;
 mod run;
 mod schema;

@@ -47,6 +47,11 @@ pub fn embedded_starter(kernel_file: &str) -> Option<&'static str> {
     PUZZLES.get_file(kernel_file)?.contents_utf8()
 }
 
+/// The puzzle file `toml_file` (`09_pooling.toml`) from the pack, as text.
+pub fn embedded_toml(toml_file: &str) -> Option<&'static str> {
+    PUZZLES.get_file(toml_file)?.contents_utf8()
+}
+
 /// The reference solution `kernel_file` from the pack.
 pub fn embedded_solution(kernel_file: &str) -> Option<&'static str> {
     SOLUTIONS.get_file(kernel_file)?.contents_utf8()

@@ -93,6 +93,22 @@ pub fn annotations(outcomes: &[PuzzleOutcome]) -> String {
     out
 }
 
+/// A warning at each workspace puzzle file that `check --pack builtin` did not use.
+pub fn pin_notes(notes: &[crate::puzzle::pin::PinNote]) -> String {
+    let mut out = String::new();
+    for n in notes {
+        let file = n.file.display().to_string();
+        let _ = writeln!(
+            out,
+            "::warning file={},title={}::{}",
+            escape_property(&file),
+            escape_property("puzzle file not used (the pack is pinned)"),
+            escape_data(&format!("{file} {}", n.message))
+        );
+    }
+    out
+}
+
 /// An annotation, the tests it was seen in (in order, no repeats), and a detail of its first
 /// sighting (which elements differed) that does not keep later tests from joining it.
 type Found = (Annotation, Vec<String>, Option<String>);
