@@ -735,3 +735,30 @@ fn a_reset_whose_backup_cannot_be_written_keeps_the_file_and_says_so() {
         "in the way"
     );
 }
+
+/// A bare `gpuzzle` picks up where the learner left off: `run` on the first puzzle not passed
+/// yet; outside a workspace it prints the help and how to make one, and is no error.
+#[test]
+fn a_bare_gpuzzle_resumes_the_current_puzzle() {
+    let (_dir, ws) = workspace();
+    keep_first(&ws, 3);
+    std::fs::write(
+        ws.join("puzzles/01_map.cu"),
+        repo_file("solutions/01_map.cu"),
+    )
+    .unwrap();
+    in_ws(&ws).arg("run").arg("1").assert().success();
+    let (code, out, err) = stdout_of(&mut in_ws(&ws));
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.starts_with("Puzzle 2 · Zip"), "{out}");
+    assert!(err.contains("the first puzzle not passed yet"), "{err}");
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (code, out, _) = stdout_of(&mut in_ws(elsewhere.path()));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Usage: gpuzzle"), "{out}");
+    assert!(
+        out.contains("`gpuzzle init puzzles` makes a workspace"),
+        "{out}"
+    );
+}

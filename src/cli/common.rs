@@ -165,6 +165,11 @@ pub fn load_one(args: &WorkspaceArgs, query: Option<&str>) -> Result<(Loaded, St
     Ok((loaded, query))
 }
 
+/// Whether the current directory (or `--puzzles`) is in a workspace.
+pub fn is_workspace(args: &WorkspaceArgs) -> bool {
+    discover(args).is_ok()
+}
+
 fn discover(args: &WorkspaceArgs) -> Result<Workspace> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let over = Workspace::puzzles_override(args.puzzles.as_deref());

@@ -37,8 +37,10 @@ pub struct Cli {
     /// Print more: which backend runs the kernels, and why there is no GPU when there is none.
     #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub verbose: bool,
+    /// Without one, in a workspace: `run` on the first puzzle not passed yet (where the
+    /// learner left off); elsewhere, this help.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The `--help` section of the options every command takes, apart from its own.
@@ -119,8 +121,11 @@ pub fn main() -> i32 {
     };
     set_color(cli.color);
     // bench's figures depend on where it ran, so it always says when there is no GPU.
-    common::set_say_no_gpu(cli.verbose || matches!(cli.command, Command::Bench(_)));
-    let result = match &cli.command {
+    common::set_say_no_gpu(cli.verbose || matches!(cli.command, Some(Command::Bench(_))));
+    let Some(command) = &cli.command else {
+        return finish(resume(&cli));
+    };
+    let result = match command {
         Command::Run(a) => run::run(a, cli.quiet, cli.verbose),
         Command::Check(a) => check::run(a, cli.quiet),
         Command::Hint(a) => learn::hint(a),
@@ -149,6 +154,35 @@ pub fn main() -> i32 {
             Ok(0)
         }
     };
+    finish(result)
+}
+
+/// A bare `gpuzzle`: in a workspace, `run` on the first puzzle not passed yet, where the
+/// learner left off; elsewhere, the help and how to make a workspace.
+fn resume(cli: &Cli) -> anyhow::Result<i32> {
+    let Ok(Cli {
+        command: Some(Command::Run(args)),
+        ..
+    }) = Cli::try_parse_from(["gpuzzle", "run"])
+    else {
+        anyhow::bail!("internal error: `gpuzzle run` did not parse (please report this)");
+    };
+    if !common::is_workspace(&args.ws) {
+        use clap::CommandFactory;
+        outln!("{}", Cli::command().render_help());
+        outln!("No puzzles here or above: `gpuzzle init puzzles` makes a workspace; then `cd puzzles` and `gpuzzle` again.");
+        return Ok(0);
+    }
+    if !cli.quiet {
+        errln!(
+            "gpuzzle run: the first puzzle not passed yet (`gpuzzle --help` lists every command)"
+        );
+    }
+    run::run(&args, cli.quiet, cli.verbose)
+}
+
+/// The exit code of a command's result, its error printed first.
+fn finish(result: anyhow::Result<i32>) -> i32 {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
