@@ -266,7 +266,7 @@ fn describe(d: &Value) -> String {
 
 /// The verdict as a learner would summarise it: pass, compile error, first diagnostic, or what
 /// else failed.
-fn summary(puzzle: &Value) -> String {
+fn summary(puzzle: &Value, tol: Tolerance) -> String {
     if puzzle["passed"] == true {
         return "pass".into();
     }
@@ -281,7 +281,7 @@ fn summary(puzzle: &Value) -> String {
         return format!("fail, {}", describe(d));
     }
     let mut parts = vec![];
-    if outputs_differ(puzzle) {
+    if outputs_differ(puzzle, tol) {
         parts.push(WRONG_OUTPUT.to_string());
     }
     for c in over_budget(puzzle) {
@@ -296,7 +296,31 @@ fn summary(puzzle: &Value) -> String {
     format!("fail, {}", parts.join(", "))
 }
 
-fn outputs_differ(puzzle: &Value) -> bool {
+/// The puzzle's `tolerance` (softmax and layer norm compare within one): an output within it
+/// is not a wrong output, as the judge sees it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tolerance {
+    abs: f64,
+    rel: f64,
+}
+
+/// The `tolerance` of the puzzle file `toml` (exact when it has none or cannot be read).
+fn tolerance_of(toml: &Path) -> Tolerance {
+    let text = std::fs::read_to_string(toml).unwrap_or_default();
+    let v: toml::Value = toml::from_str(&text).unwrap_or(toml::Value::Boolean(false));
+    let get = |k: &str| {
+        v.get("tolerance")
+            .and_then(|t| t.get(k))
+            .and_then(|x| x.as_float().or(x.as_integer().map(|i| i as f64)))
+            .unwrap_or(0.0)
+    };
+    Tolerance {
+        abs: get("abs"),
+        rel: get("rel"),
+    }
+}
+
+fn outputs_differ(puzzle: &Value, tol: Tolerance) -> bool {
     puzzle["tests"]
         .as_array()
         .into_iter()
@@ -311,7 +335,10 @@ fn outputs_differ(puzzle: &Value) -> bool {
                         || e.iter()
                             .zip(g)
                             .any(|(e, g)| match (e.as_f64(), g.as_f64()) {
-                                (Some(e), Some(g)) => (e - g).abs() > 1e-5 * e.abs().max(1.0),
+                                (Some(e), Some(g)) => {
+                                    let allowed = tol.abs + tol.rel * e.abs();
+                                    (e - g).abs() > allowed.max(1e-5 * e.abs().max(1.0))
+                                }
                                 // NaN and infinities are written as strings: compare the text.
                                 _ => e != g,
                             })
@@ -436,7 +463,9 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
         }
     };
     let puzzle = &v["puzzles"][0];
-    let got = summary(puzzle);
+    let toml = Path::new(&a.puzzle_file).with_extension("toml");
+    let tol = tolerance_of(&ws.join("puzzles").join(toml));
+    let got = summary(puzzle, tol);
     let expected = match (&a.expect, a.kind.as_deref()) {
         (Expect::Pass, _) => "pass".to_string(),
         (Expect::Fail, Some(k)) if KINDS.contains(&k) => {
@@ -458,11 +487,11 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
         (Expect::Pass, _) => passed,
         _ if passed || puzzle.get("compile_error").is_some() => false,
         (Expect::Fail, Some(WRONG_OUTPUT)) => {
-            first_diagnostic(puzzle).is_none() && outputs_differ(puzzle)
+            first_diagnostic(puzzle).is_none() && outputs_differ(puzzle, tol)
         }
         (Expect::Fail, Some(OVER_BUDGET)) => {
             first_diagnostic(puzzle).is_none()
-                && !outputs_differ(puzzle)
+                && !outputs_differ(puzzle, tol)
                 && over_budget(puzzle).contains(a.counter.as_deref().unwrap_or(""))
         }
         (Expect::Fail, Some(kind)) => first_diagnostic(puzzle)
@@ -740,4 +769,29 @@ fn headers_parse_as_documented() {
         Some("put a barrier between them")
     );
     assert_eq!(help_from_text(report, "shared-race", 15), None);
+}
+
+#[test]
+fn outputs_within_the_puzzles_tolerance_do_not_differ() {
+    let puzzle: Value = serde_json::from_str(
+        r#"{"tests": [{"outputs": {"out": {"expected": [0.5, 100.0], "got": [0.5004, 100.0]}}}]}"#,
+    )
+    .unwrap();
+    assert!(outputs_differ(&puzzle, Tolerance::default()));
+    assert!(!outputs_differ(
+        &puzzle,
+        Tolerance {
+            abs: 1e-3,
+            rel: 0.0
+        }
+    ));
+    let dir = std::env::temp_dir().join(format!("mistakes-tol-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("40_x.toml");
+    std::fs::write(&file, "id = 40\ntolerance = { abs = 2e-3, rel = 1 }\n").unwrap();
+    let t = tolerance_of(&file);
+    assert_eq!((t.abs, t.rel), (2e-3, 1.0));
+    let none = tolerance_of(&dir.join("missing.toml"));
+    assert_eq!((none.abs, none.rel), (0.0, 0.0));
+    let _ = std::fs::remove_dir_all(&dir);
 }

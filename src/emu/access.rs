@@ -865,6 +865,10 @@ impl<'l> Mem<'l> {
         } else {
             ""
         };
+        if (0..n as i128).contains(&idx) {
+            // A vector access (float4, __half2) that starts at the last elements and runs on.
+            return (format!("{who} {verb} {size} bytes from {name}[{idx}]{at_line}, which run past the end of {name}: it has {n} elements ({name}[0] to {name}[{}])", n as i128 - 1), Some(element));
+        }
         (format!("{who} {verb} {name}[{idx}]{at_line}, but {name} has {n} elements ({name}[0] to {name}[{}]){far}", n as i128 - 1), Some(element))
     }
 

@@ -219,12 +219,10 @@ impl<'a> Parser<'a> {
     }
 
     /// Code NVRTC inlined from its own built-in header (texture fetches and other intrinsics)
-    /// is placed at the learner's line that called it: the header's lines mean nothing to them.
+    /// or from the CUDA runtime's headers (`__half2` loads in `cuda_fp16.h`) is placed at the
+    /// learner's line that called it: the header's lines mean nothing to them.
     fn locate_builtin_code(&mut self) {
-        let builtin = |m: &Module, idx: u32| {
-            m.file_name(idx)
-                .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header"))
-        };
+        let builtin = |m: &Module, idx: u32| m.file_name(idx).is_some_and(is_nvidia_header);
         for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
             let Some(f) = self.module.functions.get(fidx as usize) else {
                 continue;
@@ -2447,6 +2445,17 @@ fn numbered_special(n: &str) -> Option<Special> {
     }
 }
 
+/// Whether a `.file` of the PTX is one of NVIDIA's headers rather than the learner's code:
+/// NVRTC's built-in header, the runtime's `cuda_*.h`/`.hpp` and `sm_*` headers (`cuda_fp16.hpp`,
+/// `sm_32_intrinsics.hpp`) and its `crt/` folder. The learner's own headers keep their lines.
+fn is_nvidia_header(name: &str) -> bool {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let header = base.ends_with(".h") || base.ends_with(".hpp");
+    name.contains("__nv_nvrtc_builtin_header")
+        || (header && (base.starts_with("cuda_") || base.starts_with("sm_")))
+        || (header && (name.contains("/crt/") || name.contains("\\crt\\")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parse;
@@ -2462,6 +2471,36 @@ mod tests {
         let m = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         let (_, k) = m.find_entry("k").expect("the kernel");
         k.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    /// A `__half2` load inlined from `cuda_fp16.h` is placed at the learner's line that called
+    /// it; code inlined from the learner's own header keeps its line there.
+    #[test]
+    fn code_inlined_from_cuda_headers_takes_the_callers_line() {
+        let text =
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+             .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [p];\n\
+             .loc 1 11 9\n\
+             .loc 2 5122 1, function_name $L__info_string0, inlined_at 1 11 9\n\
+             ld.global.u32 %r1, [%rd1];\n\
+             .loc 3 4 1, function_name $L__info_string0, inlined_at 1 12 9\n\
+             ld.global.u32 %r2, [%rd1];\n\
+             ret;\n}\n\
+             .file 1 \"puzzles/37_half2_axpy.cu\"\n\
+             .file 2 \"/usr/local/cuda/include/cuda_fp16.hpp\"\n\
+             .file 3 \"include/util.h\"\n";
+        let m = parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        let loads: Vec<(u32, u32)> = (k.body.iter())
+            .filter(|i| matches!(i.op, Op::Ld { .. }) && i.line > 0)
+            .map(|i| (i.file, i.line))
+            .collect();
+        assert_eq!(loads, vec![(1, 11), (3, 4)]);
+        assert!(is_nvidia_header("/opt/cuda/include/crt/mma.hpp"));
+        assert!(is_nvidia_header("C:\\CUDA\\include\\sm_32_intrinsics.hpp"));
+        assert!(!is_nvidia_header("include/cuda_helpers.cu"));
+        assert!(!is_nvidia_header("puzzles/37_half2_axpy.cu"));
     }
 
     /// Every special register of the PTX ISA (chapter "Special Registers") reads; none makes

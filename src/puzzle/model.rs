@@ -600,8 +600,19 @@ impl Puzzle {
         if !body.ends_with('\n') {
             body.push('\n');
         }
+        // `__half` and `__nv_bfloat16` in the signature need their headers, as in the
+        // learner's file.
+        let uses = |t: ElemType| self.params.iter().any(|p| p.elem_type() == t);
+        let mut headers = String::new();
+        if uses(ElemType::F16) {
+            headers.push_str("#include <cuda_fp16.h>\n");
+        }
+        if uses(ElemType::Bf16) {
+            headers.push_str("#include <cuda_bf16.h>\n");
+        }
         format!(
             "// The spec of puzzle {id} ({slug}): a sequential reference, run by one thread.\n\
+             {headers}\
              extern \"C\" __global__ void {SPEC_KERNEL}({params}) {{\n\
              #line {line} \"{file}\"\n\
              {body}}}\n",

@@ -1746,6 +1746,21 @@ buffers.out = { len = 16, output = true }
     }
 
     #[test]
+    fn a_spec_over_halves_includes_their_headers() {
+        let half = GOOD.replace(
+            r#"["out", "a", "size"]"#,
+            r#"["out: f16", "a: f16", "size"]"#,
+        );
+        let src = parse(&half).unwrap_or_else(|e| panic!("{e}")).spec_source();
+        assert!(src.contains("#include <cuda_fp16.h>\n"), "{src}");
+        assert!(!src.contains("cuda_bf16.h"), "{src}");
+        let bf = GOOD.replace(r#"["out", "a", "size"]"#, r#"["out: bf16", "a", "size"]"#);
+        let src = parse(&bf).unwrap_or_else(|e| panic!("{e}")).spec_source();
+        assert!(src.contains("#include <cuda_bf16.h>\n"), "{src}");
+        assert!(!parse(GOOD).unwrap().spec_source().contains("#include"));
+    }
+
+    #[test]
     fn declared_types_and_the_bench_are_used() {
         let text = GOOD
             .replace(r#"["out", "a", "size"]"#, r#"["out: f64", "a: f64", "size: u32"]"#)

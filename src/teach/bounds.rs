@@ -31,8 +31,21 @@ pub fn help(c: &Case) -> String {
         (Space::Local, _) => "a local (per-thread) array indexed outside its size: check the loop bounds and the index against the array's declared size".into(),
         (Space::Param, _) => "an access past the kernel's parameters: check the pointer arithmetic on the parameter's address".into(),
         (_, None) => "the address is not inside or near any buffer: check which pointer is indexed (it may be null or uninitialised) and that the index is not wildly large".into(),
+        (_, Some(e)) if (0..e.len as i128).contains(&e.index) => vector_tail_help(c, e, *bytes),
         (_, Some(e)) => element_help(c, e, *space, *access),
     }
+}
+
+/// An access that starts inside the array and runs past its end: a vector access (float4,
+/// `__half2`) over the last, partial group of elements.
+fn vector_tail_help(c: &Case, e: &Element, bytes: u32) -> String {
+    let name = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let who = c.who(c.d.thread, c.d.block);
+    format!(
+        "{who}'s {bytes}-byte access starts at {name}[{}], the array's last elements, and runs past {name}[{}]: a vector access (a float4, a __half2) needs every element it covers in range. Take it only when its last element is (`i + 3 < size` for a float4 at element i, `i + 1 < size` for a __half2), and handle the elements left at the end with scalar code",
+        e.index,
+        e.len - 1
+    )
 }
 
 /// The subscript on the line that made this access: the one whose value for the thread is

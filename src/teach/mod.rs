@@ -387,6 +387,28 @@ mod tests {
     }
 
     #[test]
+    fn bounds_a_vector_access_over_the_end_gets_the_vector_guard_and_a_scalar_tail() {
+        // A float4 read at a[1028] of 1030 floats: it starts inside and runs past the end.
+        let src = "__global__ void k(float* out, const float* a, int size) {\n    int j = threadIdx.x;\n    if (4 * j < size) {\n        float4 v = reinterpret_cast<const float4*>(a)[j];\n        out[j] = v.x;\n    }\n}\n";
+        let mut facts = oob("a", 1028, 1030, Access::Read);
+        if let Facts::Bounds { bytes, .. } = &mut facts {
+            *bytes = 16;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::OutOfBounds, 4, None, 257, facts),
+            [64, 1, 1],
+            &[("size", 1030)],
+        );
+        assert!(h.contains("16-byte access starts at a[1028]"), "{h}");
+        assert!(
+            h.contains("i + 3 < size") && h.contains("scalar code"),
+            "{h}"
+        );
+        assert!(!h.contains("4 * j < size"), "{h}");
+    }
+
+    #[test]
     fn bounds_equal_sizes_are_named_by_the_index_they_bound() {
         // A square test: rows = cols = 2. The unguarded column names `cols`, not `rows`.
         let src = "__global__ void k(float* out, const float* b, int rows, int cols) {\n    int col = threadIdx.x;\n    int row = threadIdx.y;\n    if (row < rows) {\n        out[row] = b[col];\n    }\n}\n";

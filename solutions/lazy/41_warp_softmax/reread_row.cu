@@ -1,0 +1,28 @@
+// lazy: a warp per row with shuffles, but the row read from global memory again in every pass
+#include <cfloat>
+
+extern "C" __global__ void softmax_rows(float* out, const float* x, int rows, int cols) {
+    int row = blockIdx.x * 4 + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    const float* xr = x + row * cols;
+    float m = -FLT_MAX;
+    for (int c = lane; c < cols; c += 32) {
+        m = fmaxf(m, xr[c]);
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));
+    }
+    float sum = 0.0f;
+    for (int c = lane; c < cols; c += 32) {
+        sum += expf(xr[c] - m);
+    }
+    for (int o = 16; o > 0; o /= 2) {
+        sum += __shfl_xor_sync(0xffffffff, sum, o);
+    }
+    for (int c = lane; c < cols; c += 32) {
+        out[row * cols + c] = expf(xr[c] - m) / sum;
+    }
+}

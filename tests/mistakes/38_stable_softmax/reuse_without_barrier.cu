@@ -1,0 +1,45 @@
+// expect: fail
+// kind: shared-race
+// line: @bug
+// help-has: __syncthreads()
+// help-not: atomicAdd
+// why: reuses the shared array for the sums right after reading the maximum from red[0]: a fast
+// why: thread overwrites red[0] while slower ones still read it.
+// Puzzle 38 · Numerically stable softmax: out[r][c] = exp(x[r][c] - max_r) / sum_k exp(x[r][k] - max_r),
+// one block per row. Check with `gpuzzle run 38`; stuck? `gpuzzle hint 38`.
+#include <cfloat>
+
+extern "C" __global__ void softmax(float* out, const float* x, int rows, int cols) {
+    __shared__ float red[TPB];
+    int t = threadIdx.x;
+    const float* xr = x + blockIdx.x * cols;
+    float m = -FLT_MAX;
+    for (int c = t; c < cols; c += TPB) {
+        m = fmaxf(m, xr[c]);
+    }
+    red[t] = m;
+    __syncthreads();
+    for (int s = TPB / 2; s > 0; s /= 2) {
+        if (t < s) {
+            red[t] = fmaxf(red[t], red[t + s]);
+        }
+        __syncthreads();
+    }
+    m = red[0];  // @bug
+    float sum = 0.0f;
+    for (int c = t; c < cols; c += TPB) {
+        sum += expf(xr[c] - m);
+    }
+    red[t] = sum;
+    __syncthreads();
+    for (int s = TPB / 2; s > 0; s /= 2) {
+        if (t < s) {
+            red[t] += red[t + s];
+        }
+        __syncthreads();
+    }
+    sum = red[0];
+    for (int c = t; c < cols; c += TPB) {
+        out[blockIdx.x * cols + c] = expf(xr[c] - m) / sum;
+    }
+}
