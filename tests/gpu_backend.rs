@@ -107,6 +107,13 @@ const CORRECT: &[Case] = &[
             "width=i32:3",
         ],
     },
+    Case {
+        name: "heap",
+        grid: "2",
+        block: "8",
+        shared: "0",
+        args: &["out=f32[12]:zeros", "a=f32[12]:arange", "size=i32:12"],
+    },
 ];
 
 fn exec_args(c: &Case) -> Vec<String> {
@@ -187,6 +194,31 @@ fn via_instrumented_ptx_reports_an_overrun_as_out_of_bounds() {
     // The skipped accesses leave the in-bounds results as the plain emulator computed them.
     assert_eq!(inst["buffers"], plain["buffers"]);
     assert_eq!(plain["diagnostics"][0]["kind"], "out-of-bounds");
+}
+
+/// The instrumented kernel knows the device heap's blocks: a read of one after `free` is out
+/// of bounds, named as malloc'd memory, at its line (the emulator checks the heap as a whole).
+#[test]
+fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
+    let c = Case {
+        name: "heap_after_free",
+        grid: "1",
+        block: "4",
+        shared: "0",
+        args: &["out=f32[4]:zeros", "a=f32[4]:arange", "size=i32:4"],
+    };
+    let (code, inst) = exec_json(&c, &["--via-instrumented-ptx"]);
+    assert_eq!(code, 1, "{inst}");
+    let d = &inst["diagnostics"][0];
+    assert_eq!(d["kind"], "out-of-bounds", "{d}");
+    assert_eq!(d["line"], 7, "{d}");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran"),
+        "{d}"
+    );
 }
 
 #[test]

@@ -164,6 +164,11 @@ pub struct CtlLayout {
     pub module_vars: Vec<ModuleVar>,
     /// Every shared variable of the module, one shared-table slot each, in order.
     pub shared_vars: Vec<SharedVar>,
+    /// The module calls `malloc` (device `malloc`/`new`): the block holds a heap table of
+    /// [`CtlLayout::HEAP_CAP`] (address, length) entries after the shared table, filled as the
+    /// kernel allocates, so accesses to malloc'd memory are legal (a freed entry's address has
+    /// [`CtlLayout::HEAP_FREED`] set).
+    pub heap: bool,
 }
 
 /// Offset of a shared-table slot nobody wrote (it matches no address).
@@ -206,6 +211,9 @@ pub struct CtlState {
     /// The unsupported-instruction site a thread reached (index into `Instrumented::unsupported`):
     /// the launch failed as the emulator's does when it meets an instruction it cannot run.
     pub unsupported: Option<u32>,
+    /// (address, length) of each block the kernel malloc'd (the address with
+    /// `CtlLayout::HEAP_FREED` set once freed), when the module calls `malloc`.
+    pub heap: Vec<(u64, u64)>,
 }
 
 impl CtlLayout {
@@ -226,7 +234,13 @@ impl CtlLayout {
     pub const UNSUPPORTED: usize = 92;
     pub const ZERO: usize = 96;
     pub const ZERO_BYTES: usize = 32;
-    pub const TABLE: usize = 128;
+    /// Heap-table entries written so far (may pass `HEAP_CAP`: later allocations are not kept,
+    /// and an access to them is reported out of bounds).
+    pub const HEAP_LEN: usize = 128;
+    pub const HEAP_CAP: usize = 4096;
+    /// Set in a heap-table entry's address once its block is freed (no device address has it).
+    pub const HEAP_FREED: u64 = 1 << 63;
+    pub const TABLE: usize = 144;
     pub const ENTRY_BYTES: usize = 16;
     /// Per-thread record: per space (global, then shared) reads, writes and atomics, then steps.
     pub const RECORD_BYTES: usize = 56;
@@ -252,9 +266,16 @@ impl CtlLayout {
         Self::TABLE + Self::ENTRY_BYTES * self.table_len(buffers)
     }
 
+    /// Where the heap table starts (right after the shared table, so the helpers find it from
+    /// the header's `SHARED_OFF` and `SHARED_LEN`).
+    pub fn heap_offset(&self, buffers: usize) -> usize {
+        self.shared_offset(buffers) + Self::ENTRY_BYTES * self.shared_vars.len()
+    }
+
     /// Where the per-thread records start, for a launch with `buffers` buffer arguments.
     pub fn records_offset(&self, buffers: usize) -> usize {
-        (self.shared_offset(buffers) + Self::ENTRY_BYTES * self.shared_vars.len()).div_ceil(64) * 64
+        let heap = if self.heap { Self::HEAP_CAP } else { 0 };
+        (self.heap_offset(buffers) + Self::ENTRY_BYTES * heap).div_ceil(64) * 64
     }
 
     /// Bytes of the whole block (a multiple of 8).
@@ -350,6 +371,18 @@ impl CtlLayout {
                 (get64(at), get64(at + 8))
             })
             .collect();
+        let heap = if self.heap {
+            let h0 = self.heap_offset(buffers);
+            let used = (get32(Self::HEAP_LEN) as usize).min(Self::HEAP_CAP);
+            (0..used)
+                .map(|i| {
+                    let at = h0 + Self::ENTRY_BYTES * i;
+                    (get64(at), get64(at + 8))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let rec0 = self.records_offset(buffers);
         let mut counters = Vec::with_capacity(threads as usize);
         let mut steps = Vec::with_capacity(threads as usize);
@@ -374,6 +407,7 @@ impl CtlLayout {
             counters,
             steps,
             unsupported: get32(Self::UNSUPPORTED).checked_sub(1),
+            heap,
         })
     }
 }
@@ -442,6 +476,7 @@ mod tests {
             (CtlLayout::SHARED_LEN, 4, 4),
             (CtlLayout::UNSUPPORTED, 4, 4),
             (CtlLayout::ZERO, CtlLayout::ZERO_BYTES, 16),
+            (CtlLayout::HEAP_LEN, 4, 4),
         ];
         for (i, &(a, la, align)) in fields.iter().enumerate() {
             assert_eq!(a % align, 0, "field at {a} is misaligned");
@@ -450,15 +485,22 @@ mod tests {
                 assert!(a + la <= b || b + lb <= a, "fields at {a} and {b} overlap");
             }
         }
-        let l = CtlLayout {
+        let mut l = CtlLayout {
             module_vars: vec![var("w")],
             shared_vars: vec![shared("s"), shared("t")],
+            heap: false,
         };
         assert_eq!(l.table_len(3), 4);
         assert_eq!(l.shared_offset(3), CtlLayout::TABLE + 4 * 16);
         assert!(l.records_offset(3) >= l.shared_offset(3) + 2 * 16);
         assert_eq!(l.records_offset(3) % 64, 0);
         assert_eq!(l.size(3, 10), l.records_offset(3) + 560);
+        // With the heap table, the records move past its entries.
+        let without = l.records_offset(3);
+        l.heap = true;
+        assert_eq!(l.heap_offset(3), l.shared_offset(3) + 2 * 16);
+        assert!(l.records_offset(3) >= l.heap_offset(3) + CtlLayout::HEAP_CAP * 16);
+        assert!(l.records_offset(3) > without);
         // A record's counters: each space's reads, writes and atomics at the helpers' offsets.
         let rec = [
             (CtlLayout::REC_GLOBAL_READS, 0),
@@ -486,6 +528,7 @@ mod tests {
         let l = CtlLayout {
             module_vars: vec![var("w")],
             shared_vars: vec![shared("s"), shared("t")],
+            heap: false,
         };
         let mut b = l.encode(500, &[(0x1000, 32), (0x2000, 8)], 4);
         let so = l.shared_offset(2);
@@ -499,8 +542,9 @@ mod tests {
         b[so + 8] = 64;
         assert_eq!(b.len(), l.size(2, 4));
         // What a kernel would write: the module variable's entry, a fault, thread 2's counters.
-        b[128..136].copy_from_slice(&0x3000u64.to_le_bytes());
-        b[136..144].copy_from_slice(&16u64.to_le_bytes());
+        let t = CtlLayout::TABLE;
+        b[t..t + 8].copy_from_slice(&0x3000u64.to_le_bytes());
+        b[t + 8..t + 16].copy_from_slice(&16u64.to_le_bytes());
         b[0] = 1;
         b[4] = 1;
         b[20] = 7;

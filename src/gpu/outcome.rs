@@ -94,6 +94,30 @@ fn nearest<'n>(
         .min_by_key(|e| e.3)
 }
 
+/// A fault at `addr` in or just past a block the kernel malloc'd (the heap table), in words.
+/// The table is read after the launch, when blocks may have been freed or not yet allocated
+/// at the moment of the fault, so the message says only what is certain: the address is in
+/// the device heap, outside every block that was live when the access ran.
+fn heap_fault(
+    addr: u64,
+    heap: &[(u64, u64)],
+    who: &str,
+    verb: &str,
+    size: u32,
+    at_line: &str,
+) -> Option<String> {
+    let freed = crate::gpu::ctl::CtlLayout::HEAP_FREED;
+    let near_a_block = heap.iter().any(|&(base, len)| {
+        let base = base & !freed;
+        base <= addr && addr - base < len.saturating_add(1 << 20)
+    });
+    near_a_block.then(|| {
+        format!(
+            "{who} {verb} {size} bytes at address {addr:#x}{at_line}, in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran: past the end of a block, or a block used after free"
+        )
+    })
+}
+
 /// The shared variable an offset belongs to or overflows from, as the emulator picks it: the
 /// last one starting at or before it, else the first. Its element size is the declaration's, or
 /// the access's when the declaration is bytes (NVRTC's `.b8 name[N]`).
@@ -223,6 +247,15 @@ pub fn fault_diagnostic(
             // Far from every buffer, the nearest one still names the index the kernel computed
             // (a null pointer's small address names none).
             let near = nearest(a, &state.table, names).filter(|_| a >= 1 << 16);
+            // An overrun of a malloc'd block, or a use after free, is about that block.
+            let far_from_buffers = near.is_none_or(|(_, _, _, dist)| dist > 1 << 20);
+            if let Some(message) = far_from_buffers
+                .then(|| heap_fault(a, &state.heap, &who, verb, size, &at_line))
+                .flatten()
+            {
+                let facts = facts(Space::Global, None, fk == FaultKind::Misaligned);
+                return Some(diagnostic(f, DiagKind::OutOfBounds, message + &more, facts, files));
+            }
             let element = |base: u64, n: &TableName| {
                 (a as i128 - base as i128).div_euclid(n.elem_size.max(1) as i128)
             };

@@ -46,6 +46,8 @@ pub const SHARED: &str = "__gpuzzle_shared";
 pub const STEP: &str = "__gpuzzle_step";
 pub const UNSUPPORTED: &str = "__gpuzzle_unsupported";
 pub const FAULT: &str = "__gpuzzle_fault";
+pub const MALLOC: &str = "__gpuzzle_malloc";
+pub const FREE: &str = "__gpuzzle_free";
 
 const DECLS: &str = "\t.reg .b64 %gz_a<12>;\n\t.reg .b32 %gz_b<12>;\n\t.reg .pred %gz_q<4>;\n\
 \t.reg .b32 %gz_t<8>;\n\t.reg .b64 %gz_u<3>;\n\t.reg .b32 %gz_c<4>;\n\t.reg .b64 %gz_d<3>;\n";
@@ -177,12 +179,18 @@ fn check_prefix(extra: &str) -> String {
 /// `[%gz_a0, %gz_a0 + %gz_a2)`; then check alignment. Falls through when the access is legal,
 /// jumps to `$gz_fault` with the fault kind in `%gz_b7` otherwise.
 fn check_scan() -> String {
+    check_scan_or("$gz_fault")
+}
+
+/// `check_scan`, but when no entry holds the access it jumps to `exhausted` instead of
+/// faulting (with `%gz_b7` already the out-of-bounds kind).
+fn check_scan_or(exhausted: &str) -> String {
     format!(
         "\tmov.u32 %gz_b6, 0;
 \tmov.u32 %gz_b7, {oob};
 $gz_scan:
 \tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
-\t@%gz_q0 bra $gz_fault;
+\t@%gz_q0 bra {exhausted};
 \tld.global.u64 %gz_a4, [%gz_a3];
 \tld.global.u64 %gz_a5, [%gz_a3+8];
 \tsub.s64 %gz_a6, %gz_a0, %gz_a4;
@@ -208,6 +216,136 @@ $gz_inside:
     )
 }
 
+/// Put the heap table's address into `%gz_a3` and its entries in use into `%gz_b5`, for the
+/// control block at `%gz_a1` (the table follows the shared table: `ctl::CtlLayout::heap_offset`).
+fn heap_table() -> String {
+    format!(
+        "\tld.global.u32 %gz_b5, [%gz_a1+{len}];
+\tmin.u32 %gz_b5, %gz_b5, {cap};
+\tld.global.u64 %gz_a3, [%gz_a1+{off}];
+\tld.global.u32 %gz_b6, [%gz_a1+{slen}];
+\tmul.wide.u32 %gz_a4, %gz_b6, {entry};
+\tadd.s64 %gz_a3, %gz_a3, %gz_a4;
+\tadd.s64 %gz_a3, %gz_a3, %gz_a1;
+",
+        len = L::HEAP_LEN,
+        cap = L::HEAP_CAP,
+        off = L::SHARED_OFF,
+        slen = L::SHARED_LEN,
+        entry = L::ENTRY_BYTES,
+    )
+}
+
+/// The global check's second chance, for modules that call `malloc`: an access in no buffer
+/// may lie in a live block of the device heap (`__gpuzzle_malloc` keeps them in the heap
+/// table). Found: on to the alignment check at `$gz_inside`; not found: `$gz_fault`.
+fn heap_scan() -> String {
+    format!(
+        "$gz_heap:
+{table}\tmov.u32 %gz_b6, 0;
+$gz_hscan:
+\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
+\t@%gz_q0 bra $gz_fault;
+\tld.global.u64 %gz_a4, [%gz_a3];
+\tld.global.u64 %gz_a5, [%gz_a3+8];
+\tsub.s64 %gz_a6, %gz_a0, %gz_a4;
+\tsub.s64 %gz_a7, %gz_a5, %gz_a6;
+\tsetp.lt.u64 %gz_q1, %gz_a6, %gz_a5;
+\tsetp.ge.and.u64 %gz_q1, %gz_a7, %gz_a2, %gz_q1;
+\t@%gz_q1 bra $gz_inside;
+\tadd.s64 %gz_a3, %gz_a3, {entry};
+\tadd.s32 %gz_b6, %gz_b6, 1;
+\tbra $gz_hscan;
+",
+        table = heap_table(),
+        entry = L::ENTRY_BYTES,
+    )
+}
+
+/// `__gpuzzle_malloc(size) -> ptr`, put in place of every call to `malloc` (same signature):
+/// the real `malloc`, and its block kept in the heap table. Emitted after the module's own
+/// declaration of `malloc`, which it calls.
+pub fn malloc_helper() -> String {
+    let mut s = format!("\n.func (.param .b64 gz_ret) {MALLOC}(\n\t.param .b64 gz_size\n)\n{{\n");
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u64 %gz_a0, [gz_size];
+\t{{
+\t.param .b64 gz_p;
+\t.param .b64 gz_r;
+\tst.param.b64 [gz_p], %gz_a0;
+\tcall.uni (gz_r), malloc, (gz_p);
+\tld.param.b64 %gz_a2, [gz_r];
+\t}}
+\tsetp.eq.u64 %gz_q0, %gz_a2, 0;
+\t@%gz_q0 bra $gz_done;
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+\tatom.global.add.u32 %gz_b0, [%gz_a1+{len}], 1;
+\tsetp.ge.u32 %gz_q0, %gz_b0, {cap};
+\t@%gz_q0 bra $gz_done;
+\tld.global.u64 %gz_a3, [%gz_a1+{off}];
+\tld.global.u32 %gz_b6, [%gz_a1+{slen}];
+\tmul.wide.u32 %gz_a4, %gz_b6, {entry};
+\tadd.s64 %gz_a3, %gz_a3, %gz_a4;
+\tmul.wide.u32 %gz_a4, %gz_b0, {entry};
+\tadd.s64 %gz_a3, %gz_a3, %gz_a4;
+\tadd.s64 %gz_a3, %gz_a3, %gz_a1;
+\tst.global.u64 [%gz_a3], %gz_a2;
+\tst.global.u64 [%gz_a3+8], %gz_a0;
+\tmembar.gl;
+$gz_done:
+\tst.param.b64 [gz_ret], %gz_a2;
+\tret;
+}}
+",
+        len = L::HEAP_LEN,
+        cap = L::HEAP_CAP,
+        off = L::SHARED_OFF,
+        slen = L::SHARED_LEN,
+        entry = L::ENTRY_BYTES,
+    );
+    s
+}
+
+/// `__gpuzzle_free(ptr)`, put in place of every call to `free`: the block's heap-table entry
+/// gets the `HEAP_FREED` bit in its address (so no access matches it, and a use after free is
+/// out of bounds, still named by its block), then the real `free`. Emitted after
+/// the module's own declaration of `free`.
+pub fn free_helper() -> String {
+    let mut s = format!("\n.func {FREE}(\n\t.param .b64 gz_ptr\n)\n{{\n");
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u64 %gz_a0, [gz_ptr];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+{table}\tmov.u32 %gz_b6, 0;
+$gz_scan:
+\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
+\t@%gz_q0 bra $gz_call;
+\tld.global.u64 %gz_a4, [%gz_a3];
+\tsetp.eq.u64 %gz_q1, %gz_a4, %gz_a0;
+\t@%gz_q1 bra $gz_found;
+\tadd.s64 %gz_a3, %gz_a3, {entry};
+\tadd.s32 %gz_b6, %gz_b6, 1;
+\tbra $gz_scan;
+$gz_found:
+\tor.b64 %gz_a5, %gz_a4, {freed};
+\tst.global.u64 [%gz_a3], %gz_a5;
+$gz_call:
+\t{{
+\t.param .b64 gz_p;
+\tst.param.b64 [gz_p], %gz_a0;
+\tcall.uni free, (gz_p);
+\t}}
+\tret;
+}}
+",
+        table = heap_table(),
+        entry = L::ENTRY_BYTES,
+        freed = L::HEAP_FREED,
+    );
+    s
+}
+
 /// An access wholly inside the shared memory the CUDA runtime reserves for itself (cooperative
 /// groups' tiles of more than 32 threads keep their scratch and barrier there, found through
 /// `%reserved_smem_offset_*`) is legal and counted, as on the emulator: jump past the table
@@ -225,7 +363,8 @@ const RESERVED_WINDOW: &str = "\tmov.u32 %gz_b10, %reserved_smem_offset_begin;
 /// The module-level text inserted after the header: the pointer variable and the helpers.
 /// `reserved_smem`: the module reads `%reserved_smem_offset_*`, so the shared helper also
 /// accepts the runtime's reserved shared memory.
-pub fn module_text(reserved_smem: bool) -> String {
+/// `heap`: the module calls `malloc`, so the global check also accepts live heap blocks.
+pub fn module_text(reserved_smem: bool, heap: bool) -> String {
     let mut s = String::new();
     s += "\n// ---- gpuzzle instrumentation: helpers for the counters, bounds checks and step limit\n";
     s += "// (generated by src/gpu/instrument/helpers.rs; the learner's code starts after them)\n";
@@ -259,7 +398,14 @@ pub fn module_text(reserved_smem: bool) -> String {
         table_len = L::TABLE_LEN,
         table = L::TABLE,
     );
-    s += &check_scan();
+    if heap {
+        s += &check_scan_or("$gz_heap");
+        s += "\tbra $gz_legal;\n";
+        s += &heap_scan();
+        s += "$gz_legal:\n";
+    } else {
+        s += &check_scan();
+    }
     s += &slot("%gz_a1", "%gz_a9");
     s += &count("%gz_a9", "%gz_b0");
     s += "\tmov.u64 %gz_a10, 0;\n\tst.param.b64 [gz_ret], %gz_a10;\n\tret;\n$gz_fault:\n";
@@ -440,14 +586,31 @@ mod tests {
 
     #[test]
     fn helpers_parse_as_ptx_and_define_every_function() {
-        for reserved_smem in [false, true] {
+        for (reserved_smem, heap) in [(false, false), (true, false), (false, true)] {
+            let decls = if heap {
+                format!(
+                    ".extern .func (.param .b64 r) malloc(.param .b64 n);\n{}.extern .func free(.param .b64 p);\n{}",
+                    "", ""
+                )
+            } else {
+                String::new()
+            };
+            let heap_fns = if heap {
+                format!("{}{}", malloc_helper(), free_helper())
+            } else {
+                String::new()
+            };
             let text = format!(
-                ".version 8.8\n.target sm_80\n.address_size 64\n{}",
-                module_text(reserved_smem)
+                ".version 8.8\n.target sm_80\n.address_size 64\n{}{decls}{heap_fns}",
+                module_text(reserved_smem, heap)
             );
             let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             assert_eq!(m.uses_reserved_smem, reserved_smem);
-            for name in [COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED, FAULT] {
+            let mut names = vec![COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED, FAULT];
+            if heap {
+                names.extend([MALLOC, FREE]);
+            }
+            for name in names {
                 let (_, f) = m.function(name).unwrap();
                 assert!(!f.body.is_empty(), "{name}");
                 assert!(!f

@@ -96,6 +96,8 @@ pub struct SiteCounts {
     pub unsupported: usize,
     /// `trap`s and calls to `__assertfail` replaced by a recorded fault.
     pub traps: usize,
+    /// Calls to `malloc`/`free` routed through the heap-table helpers.
+    pub heap: usize,
 }
 
 /// An instruction gpuzzle does not support, replaced by a run-time fault: what the host needs to
@@ -215,11 +217,23 @@ pub fn instrument(
         .collect();
 
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // Device `malloc`/`free` (and `new`/`delete`, which call them): each call goes through a
+    // helper that keeps the heap's live blocks in the control block, so accesses to them are
+    // legal as on the emulator. The helpers call the real functions, so they follow the
+    // module's own declarations of them.
+    let malloc_decl = extern_decl_end(ptx, "malloc");
+    let heap = malloc_decl.is_some();
     edits.push((
         scanned.header_end,
         scanned.header_end,
-        helpers::module_text(module.uses_reserved_smem),
+        helpers::module_text(module.uses_reserved_smem, heap),
     ));
+    if let Some(at) = malloc_decl {
+        edits.push((at, at, helpers::malloc_helper()));
+    }
+    if let Some(at) = extern_decl_end(ptx, "free") {
+        edits.push((at, at, helpers::free_helper()));
+    }
     let mut sites = SiteCounts::default();
     let mut unsupported: Vec<UnsupportedSite> = Vec::new();
     let launched = reachable(&scanned.functions, &entry.name);
@@ -335,6 +349,20 @@ pub fn instrument(
                 sites.traps += 1;
                 continue;
             }
+            if base == "call" {
+                let callee = i.operands.iter().find_map(|o| match o.trim() {
+                    "malloc" => Some(("malloc", helpers::MALLOC)),
+                    "free" => Some(("free", helpers::FREE)),
+                    _ => None,
+                });
+                if let Some((name, helper)) = callee {
+                    if let Some(text) = replace_word(whole, name, helper) {
+                        edits.push((s.span.start, s.span.end, text));
+                        sites.heap += 1;
+                        continue;
+                    }
+                }
+            }
             if base == "call" && i.operands.first().map(String::as_str) == Some("__assertfail") {
                 let message = assert_message(&f.stmts[..k], i);
                 let text = w.assert_fail(i.guard.as_deref(), whole, loc, &message);
@@ -397,6 +425,7 @@ pub fn instrument(
         layout: CtlLayout {
             module_vars,
             shared_vars,
+            heap,
         },
         sites,
         unsupported,
@@ -617,6 +646,36 @@ fn check_reserved_names(ptx: &str) -> Result<(), InstrumentError> {
 }
 
 /// Apply (start, end, replacement) edits; insertions at the same place keep their order.
+/// Where the module's `.extern .func` declaration of `name` ends (just past its `;`).
+fn extern_decl_end(ptx: &str, name: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(k) = ptx[from..].find(".extern .func") {
+        let start = from + k;
+        let end = start + ptx[start..].find(';')? + 1;
+        let decl = &ptx[start..end];
+        let named = decl.match_indices(name).any(|(at, _)| {
+            let before = decl[..at].chars().next_back();
+            let after = decl[at + name.len()..].trim_start().chars().next();
+            before.is_some_and(|c| c.is_whitespace() || c == ')') && after == Some('(')
+        });
+        if named {
+            return Some(end);
+        }
+        from = end;
+    }
+    None
+}
+
+/// `text` with the first whole-word `word` (not part of a longer name) replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> Option<String> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let (at, _) = text.match_indices(word).find(|&(at, _)| {
+        !text[..at].chars().next_back().is_some_and(ident)
+            && !text[at + word.len()..].chars().next().is_some_and(ident)
+    })?;
+    Some(format!("{}{with}{}", &text[..at], &text[at + word.len()..]))
+}
+
 fn apply(text: &str, mut edits: Vec<(usize, usize, String)>) -> String {
     edits.sort_by_key(|e| (e.0, e.1));
     let mut out = String::with_capacity(text.len() * 3);
@@ -695,7 +754,8 @@ $L__BB0_3:
                 branches: 1,
                 calls: 0,
                 unsupported: 0,
-                traps: 0
+                traps: 0,
+                heap: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
@@ -916,6 +976,33 @@ $L__BB0_3:
             crate::gpu::ctl::FaultKind::Assert as u32
         )));
         assert!(crate::ptx::parse(&out.ptx).is_ok());
+    }
+
+    #[test]
+    fn malloc_and_free_go_through_the_heap_helpers_declared_after_them() {
+        let ptx = ".version 8.8\n.target sm_80\n.address_size 64\n\n.extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0\n)\n;\n.extern .func free\n(\n\t.param .b64 free_param_0\n)\n;\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b64 %rd<4>;\n\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0+0], 16;\n\t.param .b64 retval0;\n\tcall.uni (retval0), \n\tmalloc, \n\t(\n\tparam0\n\t);\n\tld.param.b64 %rd1, [retval0+0];\n\t}\n\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0+0], %rd1;\n\tcall.uni \n\tfree, \n\t(\n\tparam0\n\t);\n\t}\n\tret;\n}\n";
+        let out = instrument(ptx, "k", &InstrumentOptions::default()).unwrap();
+        assert!(out.layout.heap);
+        assert_eq!(out.sites.heap, 2);
+        let text = &out.ptx;
+        assert!(
+            text.contains(" malloc_param_0\n)\n;\n.func (.param .b64 gz_ret) __gpuzzle_malloc("),
+            "{text}"
+        );
+        assert!(
+            text.contains("call.uni (retval0), \n\t__gpuzzle_malloc, "),
+            "{text}"
+        );
+        assert!(text.contains("call.uni \n\t__gpuzzle_free, "), "{text}");
+        // The helpers themselves still call the real functions.
+        assert!(text.contains("call.uni (gz_r), malloc, (gz_p);"));
+        assert!(text.contains("call.uni free, (gz_p);"));
+        crate::ptx::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(
+            replace_word("x mallocs malloc", "malloc", "m"),
+            Some("x mallocs m".into())
+        );
+        assert_eq!(extern_decl_end(ptx, "realloc"), None);
     }
 
     #[test]
