@@ -268,3 +268,59 @@ fn python_site_packages_are_searched_via_path() {
     );
     assert!(text.contains("|python site-packages ("), "{text}");
 }
+
+/// `pip install gpuzzle` puts the binary in `<prefix>/bin` and NVIDIA's wheels (its
+/// dependencies) in the same prefix's site-packages: gpuzzle finds NVRTC there with no
+/// environment activated and no Python on PATH.
+#[test]
+fn nvrtc_beside_gpuzzles_own_prefix_is_found_without_an_activated_env() {
+    let real = real_nvrtc();
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    let prefix = dir.path().join("venv");
+    let site = prefix.join("lib/python3.12/site-packages");
+    let lib = site.join("nvidia/cuda_nvrtc/lib");
+    std::fs::create_dir_all(&lib).unwrap_or_else(|err| panic!("{err}"));
+    let real_dir = real
+        .path
+        .parent()
+        .unwrap_or_else(|| panic!("{}", real.path.display()));
+    // The library and its builtins, as the wheel lays them out.
+    for e in std::fs::read_dir(real_dir).unwrap_or_else(|err| panic!("{err}")) {
+        let path = e.unwrap_or_else(|err| panic!("{err}")).path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if name.starts_with("libnvrtc") {
+            std::os::unix::fs::symlink(&path, lib.join(&name))
+                .unwrap_or_else(|err| panic!("{err}"));
+        }
+    }
+    if !lib.join("libnvrtc.so.12").exists() {
+        std::os::unix::fs::symlink(&real.path, lib.join("libnvrtc.so.12"))
+            .unwrap_or_else(|err| panic!("{err}"));
+    }
+    std::fs::create_dir_all(prefix.join("bin")).unwrap_or_else(|err| panic!("{err}"));
+    let exe = prefix.join("bin/gpuzzle");
+    std::fs::copy(env!("CARGO_BIN_EXE_gpuzzle"), &exe).unwrap_or_else(|err| panic!("{err}"));
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap_or_else(|err| panic!("{err}"));
+    let out = Command::new(&exe)
+        .arg("doctor")
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", "/nonexistent")
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_CACHE_DIR", dir.path().join("cache"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with("ok  NVRTC")
+            && l.contains(&format!("python site-packages ({})", site.display()))),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

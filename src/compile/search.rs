@@ -347,7 +347,9 @@ pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
 /// What [`likely_site_dirs`] reads from the environment.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PythonPlaces {
-    /// `VIRTUAL_ENV`, `CONDA_PREFIX`: an active environment, where `pip` installs.
+    /// `VIRTUAL_ENV`, `CONDA_PREFIX`: an active environment, where `pip` installs; and the
+    /// prefix gpuzzle itself runs from (`<prefix>/bin/gpuzzle`), where `pip install gpuzzle`
+    /// put NVIDIA's wheels beside it, activated or not.
     pub active_envs: Vec<PathBuf>,
     /// Python interpreters on PATH.
     pub pythons: Vec<PathBuf>,
@@ -366,10 +368,14 @@ impl PythonPlaces {
                 .map(PathBuf::from)
         };
         let home = non_empty("HOME");
+        let own_prefix = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()));
         PythonPlaces {
             active_envs: ["VIRTUAL_ENV", "CONDA_PREFIX"]
                 .into_iter()
                 .filter_map(non_empty)
+                .chain(own_prefix)
                 .collect(),
             pythons: pythons_on_path(std::env::var_os("PATH").unwrap_or_default()),
             pyenv_root: non_empty("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv"))),
