@@ -1,0 +1,23 @@
+// lazy: cg::reduce per warp, then thread 0 adds the warp totals one by one instead of a second tile reduce
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void block_sum_cg(float* out, const float* a, int n) {
+    __shared__ float warp_sums[TPB / 32];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float warp_total = cg::reduce(warp, i < n ? a[i] : 0.0f, cg::plus<float>());
+    if (warp.thread_rank() == 0) {
+        warp_sums[warp.meta_group_rank()] = warp_total;
+    }
+    block.sync();
+    if (block.thread_rank() == 0) {
+        float total = 0.0f;
+        for (int w = 0; w < TPB / 32; w++) {
+            total += warp_sums[w];
+        }
+        out[blockIdx.x] = total;
+    }
+}

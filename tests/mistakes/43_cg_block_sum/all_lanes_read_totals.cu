@@ -1,0 +1,29 @@
+// expect: fail
+// kind: out-of-bounds
+// line: @bug
+// help-has: meta_group_size | TPB / 32 | lane <
+// why: every lane of the first warp reads warp_sums[lane], but the array has only TPB / 32 entries.
+// Puzzle 43 · Block sum with cooperative groups: out[j] = the sum of block j's TPB elements.
+// Check with `gpuzzle run 43`; stuck? `gpuzzle hint 43`.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void block_sum_cg(float* out, const float* a, int n) {
+    __shared__ float warp_sums[TPB / 32];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? a[i] : 0.0f;
+    float warp_total = cg::reduce(warp, v, cg::plus<float>());
+    if (warp.thread_rank() == 0) {
+        warp_sums[warp.meta_group_rank()] = warp_total;
+    }
+    block.sync();
+    if (warp.meta_group_rank() == 0) {
+        float total = cg::reduce(warp, warp_sums[warp.thread_rank()], cg::plus<float>());  // @bug
+        if (warp.thread_rank() == 0) {
+            out[blockIdx.x] = total;
+        }
+    }
+}

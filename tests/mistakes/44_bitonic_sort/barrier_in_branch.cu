@@ -1,0 +1,33 @@
+// expect: fail
+// kind: barrier-divergence
+// line: @bug
+// help-has: outside | out of the if
+// help-not: atomicAdd
+// why: puts the step's barrier inside the compare-and-swap branch, which only the lower thread of each pair enters.
+// Puzzle 44 · Bitonic sort: sort each tile of TPB elements of a into out, in shared memory.
+// Check with `gpuzzle run 44`; stuck? `gpuzzle hint 44`.
+extern "C" __global__ void tile_sort(int* out, const int* a, int n) {
+    __shared__ int s[TPB];
+    int t = threadIdx.x;
+    int i = blockIdx.x * TPB + t;
+    s[t] = i < n ? a[i] : 0x7fffffff;
+    __syncthreads();
+    for (int k = 2; k <= TPB; k *= 2) {
+        for (int j = k / 2; j > 0; j /= 2) {
+            int p = t ^ j;
+            if (p > t) {
+                int x = s[t];
+                int y = s[p];
+                bool ascending = (t & k) == 0;
+                if (ascending ? x > y : x < y) {
+                    s[t] = y;
+                    s[p] = x;
+                }
+                __syncthreads();  // @bug
+            }
+        }
+    }
+    if (i < n) {
+        out[i] = s[t];
+    }
+}
