@@ -6,6 +6,8 @@ use super::lexer::{lex, Tok, Token};
 use super::ParseError;
 use std::collections::HashMap;
 
+mod wmma;
+
 type PResult<T> = Result<T, ParseError>;
 
 /// An operand as written, before it is typed by its instruction.
@@ -222,8 +224,11 @@ impl<'a> Parser<'a> {
     /// is placed at the learner's line that called it: the header's lines mean nothing to them.
     fn locate_builtin_code(&mut self) {
         let builtin = |m: &Module, idx: u32| {
-            m.file_name(idx)
-                .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header"))
+            m.file_name(idx).is_some_and(|n| {
+                // NVIDIA's WMMA header (`mma.h` → `crt/mma.hpp`) too: its lines are no
+                // learner's.
+                n.contains("__nv_nvrtc_builtin_header") || n.ends_with("crt/mma.hpp")
+            })
         };
         for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
             let Some(f) = self.module.functions.get(fidx as usize) else {
@@ -2310,6 +2315,7 @@ impl<'c> Builder<'c> {
                     mask: self.src(p, o(2), Ty::B32)?,
                 })
             }
+            "wmma" => wmma::build(&self, p, ops, &m.words),
             _ => self.unsupported(),
         }
     }
