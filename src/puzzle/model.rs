@@ -600,9 +600,18 @@ impl Puzzle {
         if !body.ends_with('\n') {
             body.push('\n');
         }
+        // `__half` and `__nv_bfloat16` parameters need their headers (nothing else does).
+        let types: Vec<ElemType> = self.params.iter().map(Param::elem_type).collect();
+        let mut includes = String::new();
+        if types.contains(&ElemType::F16) {
+            includes.push_str("#include <cuda_fp16.h>\n");
+        }
+        if types.contains(&ElemType::Bf16) {
+            includes.push_str("#include <cuda_bf16.h>\n");
+        }
         format!(
             "// The spec of puzzle {id} ({slug}): a sequential reference, run by one thread.\n\
-             extern \"C\" __global__ void {SPEC_KERNEL}({params}) {{\n\
+             {includes}extern \"C\" __global__ void {SPEC_KERNEL}({params}) {{\n\
              #line {line} \"{file}\"\n\
              {body}}}\n",
             id = self.id,

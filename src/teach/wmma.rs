@@ -2,8 +2,90 @@
 //! warp-wide call (the `if` on the thread index around it, a block that is not whole warps),
 //! a leading dimension that is not a multiple of 16 bytes, a tile pointer not aligned to 32.
 
-use super::Case;
-use crate::emu::facts::{LaneState, WmmaFacts};
+use super::{eval, index, Case};
+use crate::emu::facts::{Facts, LaneState, WmmaFacts};
+
+/// An element out of bounds on a line that loads or stores a fragment: the tile's rows
+/// (`ldm` apart) or its pointer went past the matrix. Names the matrix's row length when
+/// the buffer is a matrix of known shape and `ldm` is something else.
+pub fn bounds_help(c: &Case) -> Option<String> {
+    let Facts::Bounds {
+        element: Some(e),
+        misaligned_to: None,
+        ..
+    } = &c.d.facts
+    else {
+        return None;
+    };
+    let code = c.code();
+    let (call, load) = if code.contains("load_matrix_sync") {
+        ("load_matrix_sync", true)
+    } else if code.contains("store_matrix_sync") {
+        ("store_matrix_sync", false)
+    } else {
+        return None;
+    };
+    let args = call_args(code, call)?;
+    let (ptr, ldm) = (args.get(if load { 1 } else { 0 })?, args.get(2)?);
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let verb = if load { "reads" } else { "writes" };
+    let what = format!(
+        "{call} {verb} a whole tile from `{ptr}` on, its rows (or columns) `{ldm}` elements apart, and reached {short}[{}] of {}",
+        e.index, e.len
+    );
+    let width = c
+        .scene
+        .shapes
+        .iter()
+        .find(|(n, _)| n == short)
+        .map(|(_, [_, cols])| *cols as i64);
+    let env = c.env();
+    let ldm_value = eval::eval(ldm, &env);
+    if let (Some(cols), Some(v)) = (width, ldm_value) {
+        if cols != v {
+            // The row length as the pointer's own `row * length` writes it, else a name of
+            // that value.
+            let offset = ptr
+                .strip_prefix(short)
+                .map_or(ptr.as_str(), |r| r.trim_start().trim_start_matches('+'));
+            let name = eval::row_major(offset.trim())
+                .map(|(_, stride, _)| stride)
+                .filter(|s| eval::eval(s, &env) == Some(cols))
+                .unwrap_or_else(|| index::name_of_near(c, cols, ptr));
+            return Some(format!(
+                "{what}: ldm is the row length of the matrix in memory, and {short}'s rows are {cols} elements long (`{name}`), not {v}: pass `{name}` as ldm, and point at the tile's first element (its row times `{name}` plus its column)"
+            ));
+        }
+    }
+    Some(format!(
+        "{what}: check ldm, the row length of the matrix {short} as it lies in memory (its number of columns when stored row by row), and that the pointer is the tile's first element (its row times ldm plus its column) with the whole 16 x 16 tile inside the matrix"
+    ))
+}
+
+/// The top-level arguments of the first call to `name` on `code` (trimmed).
+fn call_args(code: &str, name: &str) -> Option<Vec<String>> {
+    let rest = &code[code.find(name)? + name.len()..];
+    let rest = rest.trim_start().strip_prefix('(')?;
+    let (mut depth, mut args, mut cur) = (0i32, Vec::new(), String::new());
+    for ch in rest.chars() {
+        match ch {
+            '(' | '[' | '<' => depth += 1,
+            ')' if depth == 0 => {
+                args.push(cur.trim().to_string());
+                return Some(args);
+            }
+            ')' | ']' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    None
+}
 
 pub fn help(c: &Case, f: &WmmaFacts) -> String {
     match f {
@@ -97,6 +179,21 @@ mod tests {
         };
         let h = help("", 1, f);
         assert!(h.contains("multiple of 32"), "{h}");
+    }
+
+    #[test]
+    fn call_arguments_are_split_at_the_top_level() {
+        assert_eq!(
+            super::call_args(
+                "wmma::load_matrix_sync(a_frag, a + (r * K) + k0, min(K, N));",
+                "load_matrix_sync"
+            ),
+            Some(vec![
+                "a_frag".to_string(),
+                "a + (r * K) + k0".to_string(),
+                "min(K, N)".to_string()
+            ])
+        );
     }
 
     #[test]
