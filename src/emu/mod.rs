@@ -46,7 +46,7 @@ pub mod result;
 mod shadow;
 pub mod spec;
 mod symbols;
-mod tensor;
+pub(crate) mod tensor;
 pub mod trace;
 pub mod value;
 
