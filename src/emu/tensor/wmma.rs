@@ -374,8 +374,8 @@ fn check_alignment(
 ) {
     let size = ty.size() as u64;
     let stride_bytes = stride.wrapping_mul(size);
-    let aligned = at % 32 == 0;
-    if aligned && stride_bytes % 16 == 0 {
+    let aligned = at.is_multiple_of(32);
+    if aligned && stride_bytes.is_multiple_of(16) {
         return;
     }
     let site = mem.site(th, inst);

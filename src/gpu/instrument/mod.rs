@@ -717,7 +717,8 @@ $L__BB0_3:
                 branches: 1,
                 calls: 0,
                 unsupported: 0,
-                traps: 0
+                traps: 0,
+                wmma: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
