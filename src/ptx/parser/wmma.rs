@@ -152,3 +152,130 @@ fn fragment(b: &Builder, r: &Raw) -> PResult<Vec<Raw>> {
         _ => b.err(format!("expected a fragment `{{...}}` in `{}`", b.opcode)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ptx::ir::{Op, Operand, Space, Ty};
+    use crate::ptx::wmma::{Layout, Matrix, Shape, Wmma};
+
+    /// The ops of a kernel whose body is `body` (registers declared for it).
+    fn ops(body: &str) -> Vec<Op> {
+        let ptx = format!(
+            ".version 8.8\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<20>;\n\t.reg .b64 %rd<4>;\n{body}\n\tret;\n}}\n"
+        );
+        let module = crate::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
+        let f = &module.functions[0];
+        f.body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    fn regs(from: u32, n: u32) -> String {
+        (from..from + n)
+            .map(|r| format!("%r{r}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    #[test]
+    fn nvrtc_forms_parse_with_their_shapes_layouts_types_and_spaces() {
+        // As NVRTC 12.9 emits them from mma.h for sm_80.
+        let body = format!(
+            "\twmma.load.a.sync.aligned.row.m16n16k16.global.f16 {{{}}}, [%rd1], %r30;\n\
+             \twmma.load.b.sync.aligned.row.m32n8k16.bf16 {{%r8, %r9}}, [%rd2+32], 16;\n\
+             \twmma.load.c.sync.aligned.col.m32n8k16.shared.f32 {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}}, [%rd3], %r30;\n\
+             \twmma.mma.sync.aligned.col.row.m32n8k16.f32.bf16.bf16.f32 {{%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}}, {{{}}}, {{%r8, %r9}}, {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}};\n\
+             \twmma.mma.sync.aligned.row.row.m8n32k16.f16.f16 {{%r20, %r21, %r22, %r23}}, {{{}}}, {{{}}}, {{%r24, %r25, %r26, %r27}};\n\
+             \twmma.store.d.sync.aligned.col.m8n32k16.global.f16 [%rd1], {{%r20, %r21, %r22, %r23}}, %r30;",
+            regs(0, 8),
+            regs(10, 8),
+            regs(0, 8),
+            regs(10, 8)
+        );
+        let got = ops(&body);
+        let Op::Wmma(w) = &got[0] else {
+            panic!("{:?}", got[0])
+        };
+        let Wmma::Load {
+            matrix,
+            layout,
+            shape,
+            ty,
+            space,
+            d,
+            stride,
+            ..
+        } = w.as_ref()
+        else {
+            panic!("{w:?}")
+        };
+        assert_eq!(
+            (*matrix, *layout, *shape, *ty, *space, d.len()),
+            (
+                Matrix::A,
+                Layout::Row,
+                Shape::M16N16K16,
+                Ty::F16,
+                Space::Global,
+                8
+            )
+        );
+        assert!(matches!(stride, Operand::Reg(_)));
+        let Op::Wmma(w) = &got[1] else {
+            panic!("{:?}", got[1])
+        };
+        assert!(matches!(
+            w.as_ref(),
+            Wmma::Load {
+                matrix: Matrix::B,
+                ty: Ty::BF16,
+                space: Space::Generic,
+                stride: Operand::Imm(16),
+                ..
+            }
+        ));
+        let Op::Wmma(w) = &got[3] else {
+            panic!("{:?}", got[3])
+        };
+        assert!(matches!(
+            w.as_ref(),
+            Wmma::Mma {
+                a_layout: Layout::Col,
+                b_layout: Layout::Row,
+                in_ty: Ty::BF16,
+                d_ty: Ty::F32,
+                c_ty: Ty::F32,
+                ..
+            }
+        ));
+        let Op::Wmma(w) = &got[4] else {
+            panic!("{:?}", got[4])
+        };
+        assert!(matches!(
+            w.as_ref(),
+            Wmma::Mma {
+                shape: Shape::M8N32K16,
+                in_ty: Ty::F16,
+                d_ty: Ty::F16,
+                c_ty: Ty::F16,
+                ..
+            }
+        ));
+        assert!(
+            matches!(&got[5], Op::Wmma(w) if matches!(w.as_ref(), Wmma::Store { layout: Layout::Col, ty: Ty::F16, .. }))
+        );
+    }
+
+    #[test]
+    fn forms_gpuzzle_does_not_run_are_unsupported_not_errors() {
+        let body = format!(
+            "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}}, {{{}}}, {{{}}}, {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}};\n\
+             \twmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {{%r0, %r1, %r2, %r3}}, [%rd1], %r30;\n\
+             \twmma.load.a.sync.aligned.row.m16n16k16.global.f16 {{%r0, %r1}}, [%rd1], %r30;",
+            regs(0, 8),
+            regs(10, 8)
+        );
+        let got = ops(&body);
+        for op in &got[..3] {
+            assert!(matches!(op, Op::Unsupported { .. }), "{op:?}");
+        }
+    }
+}
