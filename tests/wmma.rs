@@ -365,3 +365,85 @@ fn doctor_says_whether_mma_h_can_be_included() {
         "{line}"
     );
 }
+
+/// Why GPU tests skip here, or None when there is a GPU.
+fn no_gpu() -> Option<String> {
+    gpuzzle::gpu::probe::probe().err()
+}
+
+/// `gpuzzle exec ARGS --format json` on `backend`: the buffers (exit code 0 asserted).
+fn buffers_on(backend: &str, args: &[String]) -> Value {
+    let out = assert_cmd::Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("NO_COLOR", "1")
+        .arg("exec")
+        .args(args)
+        .args(["--backend", backend, "--format", "json"])
+        .output()
+        .expect("run gpuzzle");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{backend}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    v["buffers"].clone()
+}
+
+/// On a GPU, the tensor cores and the emulator give the same products (the inputs make every
+/// sum exact) and the same fragment layout (what each lane's `frag.x[i]` holds after a load):
+/// the emulator's layout is the hardware's. Skips, saying why, without a GPU.
+#[test]
+fn on_a_gpu_products_and_fragment_layouts_match_the_emulator() {
+    if let Some(why) = no_gpu() {
+        eprintln!(
+            "SKIPPED on_a_gpu_products_and_fragment_layouts_match_the_emulator: no GPU ({why})"
+        );
+        return;
+    }
+    let dir = tmp();
+    let write = |name: &str, vals: &[f64]| {
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, serde_json::to_string(vals).expect("json")).expect("write input");
+        path.display().to_string()
+    };
+    let (a, b) = (values(32 * 48, 1), values(48 * 48, 2));
+    let matmul: Vec<String> = [
+        format!("{DIR}/matmul.cu"),
+        "--kernel=matmul_f16".into(),
+        "--grid=3,2".into(),
+        "--block=32".into(),
+        format!("--arg=a=f16[{}]:json={}", a.len(), write("a", &a)),
+        format!("--arg=b=f16[{}]:json={}", b.len(), write("b", &b)),
+        "--arg=c=f32[1536]:zeros".into(),
+        "--arg=m=i32:32".into(),
+        "--arg=n=i32:48".into(),
+        "--arg=k=i32:48".into(),
+    ]
+    .into();
+    assert_eq!(buffers_on("gpu", &matmul), buffers_on("emu", &matmul));
+    let layout: Vec<String> = [
+        format!("{DIR}/layout.cu"),
+        "--kernel=fragment_layout".into(),
+        "--grid=1".into(),
+        "--block=32".into(),
+        "--arg=out_a=f32[512]:zeros".into(),
+        "--arg=out_b=f32[512]:zeros".into(),
+        "--arg=out_c=f32[256]:zeros".into(),
+        "--arg=a=f16[256]:arange".into(),
+        "--arg=b=f16[256]:arange".into(),
+        "--arg=c=f32[256]:arange".into(),
+    ]
+    .into();
+    let (gpu, emu) = (buffers_on("gpu", &layout), buffers_on("emu", &layout));
+    for name in ["out_c", "out_a", "out_b"] {
+        assert_eq!(
+            gpu[name], emu[name],
+            "{name}: the GPU's fragment layout (left) is not the emulator's (right)"
+        );
+    }
+}
