@@ -1,10 +1,11 @@
 //! `wmma.load` and `wmma.store` sites: every lane checks and counts each element of its own
 //! fragment, as the emulator does (`emu/tensor/wmma.rs`: one access of the element's size per
 //! element the lane owns, at the fragment layout gpuzzle gives WMMA), through the ordinary
-//! checking helper; then the warp decides together (`vote.sync.any`) whether any lane found an
-//! illegal element, and if one did the whole warp skips the instruction (a load leaves zeros),
-//! since a `.aligned` WMMA instruction must be run by all 32 lanes or none. `wmma.mma` touches
-//! no memory and stays as it is.
+//! checking helper; then the warp decides together (`vote.sync.any` over `activemask`) whether
+//! any lane found an illegal element, and if one did the whole warp skips the instruction (a
+//! load leaves zeros), since a `.aligned` WMMA instruction must be run by all 32 lanes or none.
+//! `wmma.mma` touches no memory and stays as it is. Not checked here: the API's alignment rules
+//! (a 32-byte-aligned pointer, ldm a multiple of 16 bytes), which the emulator reports.
 //!
 //! A lane's element i sits at (row, col) = (α + Rᵢ, β + Cᵢ), where α and β are the lane's
 //! group (lane / 4) and twice its index in the group (2 × (lane % 4)) in an order fixed by the
@@ -160,8 +161,10 @@ pub fn site(
             "or.pred %gz_q0, %gz_q0, %gz_p0;".into(),
         ]);
     }
-    // All 32 lanes run a `.aligned` instruction, or none.
-    l.push("vote.sync.any.pred %gz_q0, %gz_q0, 0xffffffff;".into());
+    // All the warp's lanes run a `.aligned` instruction, or none. The vote's mask is the lanes
+    // here (a lane that exited cannot vote; the emulator reports such a warp).
+    l.push("activemask.b32 %gz_v0;".into());
+    l.push("vote.sync.any.pred %gz_q0, %gz_q0, %gz_v0;".into());
     let zeros = if load {
         let regs = i
             .operands
