@@ -132,6 +132,8 @@ pub enum WmmaFacts {
     LeadingDimension { elements: u64, elem_bytes: u32 },
     /// A tile pointer not aligned to 32 bytes.
     Pointer { address: u64 },
+    /// `mma_sync` with an accumulator that some path leaves unset.
+    UnsetAccumulator,
 }
 
 /// How a warp-synchronous operation went wrong.

@@ -86,6 +86,9 @@ pub fn parse(text: &str) -> PResult<Module> {
     p.place_functions();
     p.module_items()?;
     p.locate_builtin_code();
+    for f in &mut p.module.functions {
+        wmma::mark_unset_accumulators(&mut f.body);
+    }
     p.resolve_calls()?;
     p.layout_shared();
     p.module.uses_reserved_smem = p.uses_reserved_smem.get();

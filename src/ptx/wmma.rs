@@ -124,6 +124,10 @@ pub enum Wmma {
         a: Vec<Operand>,
         b: Vec<Operand>,
         c: Vec<Operand>,
+        /// Some path from the function's entry reaches this instruction without writing a
+        /// register of `c`: an accumulator used before `fill_fragment` or `load_matrix_sync`
+        /// (set after parsing, by `parser/wmma.rs`).
+        c_unset: bool,
     },
 }
 

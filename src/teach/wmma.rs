@@ -119,6 +119,7 @@ pub fn help(c: &Case, f: &WmmaFacts) -> String {
                 "the last argument of load_matrix_sync/store_matrix_sync (ldm, {elements} here) is the row length of the whole matrix in memory, in elements, and must be a multiple of {per} for this type (16 bytes): pad the rows of the matrix (or of the shared tile) to a multiple of {per}"
             )
         }
+        WmmaFacts::UnsetAccumulator => "start the accumulator before the loop: `wmma::fill_fragment(acc, 0.0f);` (or load_matrix_sync it from memory when adding to an existing matrix), on every path that reaches mma_sync".to_string(),
         WmmaFacts::Pointer { .. } => "a tile must start 32 bytes aligned: with 16-bit elements, the offset of the tile's first element (row * ldm + column) must be a multiple of 16; step the tile by whole 16 x 16 tiles and keep ldm a multiple of 16".to_string(),
     }
 }

@@ -236,8 +236,12 @@ pub(in crate::emu) fn try_complete(
             a,
             b,
             c,
+            c_unset,
             ..
         } => {
+            if *c_unset && mem.launch.opts.checkers {
+                report_unset_accumulator(mem, &warp[lead], inst);
+            }
             let (m, n, k) = shape.mnk();
             let gather = |mem: &Mem, warp: &[Thread], ops: &[Operand], matrix: Matrix, ty: Ty| {
                 let (rows, cols) = matrix.dims(*shape);
@@ -282,6 +286,19 @@ pub(in crate::emu) fn try_complete(
         th.state = State::Ready;
     }
     Some(met)
+}
+
+/// `mma_sync` with an accumulator some path reaches unset (`Wmma::Mma`'s `c_unset`).
+fn report_unset_accumulator(mem: &mut Mem, th: &Thread, inst: &Inst) {
+    let site = mem.site(th, inst);
+    let who = mem.namer.who(th.tid, mem.block);
+    mem.diags
+        .report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
+            (
+                format!("{who} (with its warp) called wmma::mma_sync with an accumulator fragment that nothing set before, on some path to this line (no fill_fragment or load_matrix_sync for it): a fragment is registers, which hold garbage on a GPU (the emulator's zeros only hide it)"),
+                Facts::Wmma(WmmaFacts::UnsetAccumulator),
+            )
+        });
 }
 
 /// What `mma.h` calls the instruction, for messages.

@@ -3,7 +3,7 @@
 //! `.tf32` WMMA) becomes `Op::Unsupported`, an error only if a thread reaches it.
 
 use super::{Builder, Built, Parser, Raw};
-use crate::ptx::ir::{Op, Operand, Ty};
+use crate::ptx::ir::{Inst, Op, Operand, Ty};
 use crate::ptx::wmma::{Layout, Matrix, Shape, Wmma};
 use crate::ptx::ParseError;
 
@@ -137,11 +137,156 @@ pub(super) fn build(b: &Builder, p: &Parser, ops: &[Raw], words: &[&str]) -> PRe
                 a: srcs(&lists[1])?,
                 b: srcs(&lists[2])?,
                 c: srcs(&lists[3])?,
+                c_unset: false,
             }
         }
         _ => return b.unsupported(),
     };
     Ok((Op::Wmma(Box::new(op)), None, None))
+}
+
+/// Marks each `wmma.mma` of `body` whose accumulator (C) holds a register that some path from
+/// the entry reaches without writing ([`Wmma::Mma`]'s `c_unset`): a forward "written on every
+/// path" analysis over the branches, for those registers only. A guarded write does not count
+/// as one; an instruction whose writes are not known here counts as writing them all, so what
+/// is reported is never a guess.
+pub(super) fn mark_unset_accumulators(body: &mut [Inst]) {
+    let mut tracked: Vec<u32> = Vec::new();
+    for inst in body.iter() {
+        if let Op::Wmma(w) = &inst.op {
+            if let Wmma::Mma { c, .. } = w.as_ref() {
+                for o in c {
+                    if let Operand::Reg(r) = o {
+                        if !tracked.contains(r) {
+                            tracked.push(*r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if tracked.is_empty() || tracked.len() > 64 {
+        return;
+    }
+    let all = if tracked.len() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << tracked.len()) - 1
+    };
+    let bits = |regs: &[u32]| {
+        regs.iter()
+            .filter_map(|r| tracked.iter().position(|t| t == r))
+            .fold(0u64, |m, i| m | 1 << i)
+    };
+    let n = body.len();
+    let gen: Vec<u64> = body
+        .iter()
+        .map(|inst| match (inst.guard, writes(&inst.op)) {
+            (Some(_), _) => 0,
+            (None, Some(regs)) => bits(&regs),
+            (None, None) => all,
+        })
+        .collect();
+    let succ = |pc: usize| -> Vec<usize> {
+        // A guarded branch, return or exit may also fall through.
+        let through = body[pc].guard.is_some();
+        let mut s = match body[pc].op {
+            Op::Bra { target } if through => vec![target as usize, pc + 1],
+            Op::Bra { target } => vec![target as usize],
+            Op::Ret | Op::Exit | Op::Trap if through => vec![pc + 1],
+            Op::Ret | Op::Exit | Op::Trap => Vec::new(),
+            _ => vec![pc + 1],
+        };
+        s.retain(|&t| t < n);
+        s
+    };
+    // Written on every path into each instruction: start from "everything" and narrow.
+    let mut into = vec![all; n];
+    if n > 0 {
+        into[0] = 0;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in 0..n {
+            let out = into[pc] | gen[pc];
+            for s in succ(pc) {
+                let narrowed = into[s] & out;
+                if narrowed != into[s] {
+                    into[s] = narrowed;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (pc, inst) in body.iter_mut().enumerate() {
+        if let Op::Wmma(w) = &mut inst.op {
+            if let Wmma::Mma { c, c_unset, .. } = w.as_mut() {
+                let regs: Vec<u32> = c
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::Reg(r) => Some(*r),
+                        _ => None,
+                    })
+                    .collect();
+                let need = bits(&regs);
+                *c_unset = into[pc] & need != need;
+            }
+        }
+    }
+}
+
+/// The registers `op` writes; `None` where this file does not know (a call, an instruction
+/// added later), which the analysis above takes as writing every register it follows.
+fn writes(op: &Op) -> Option<Vec<u32>> {
+    Some(match op {
+        Op::Bin { d, .. }
+        | Op::Un { d, .. }
+        | Op::Mad { d, .. }
+        | Op::Selp { d, .. }
+        | Op::Slct { d, .. }
+        | Op::Cvt { d, .. }
+        | Op::Cvta { d, .. }
+        | Op::Isspacep { d, .. }
+        | Op::Lop3 { d, .. }
+        | Op::Fns { d, .. }
+        | Op::Bfe { d, .. }
+        | Op::Bfi { d, .. }
+        | Op::Prmt { d, .. }
+        | Op::Shf { d, .. }
+        | Op::BarRed { d, .. }
+        | Op::Vote { d, .. }
+        | Op::Activemask { d }
+        | Op::Redux { d, .. }
+        | Op::MatchAny { d, .. }
+        | Op::Sad { d, .. }
+        | Op::Dot { d, .. }
+        | Op::Pack { d, .. } => vec![*d],
+        Op::Setp { d, d2, .. } | Op::Half2 { d, d2, .. } => {
+            std::iter::once(*d).chain(*d2).collect()
+        }
+        Op::Shfl { d, p, .. } | Op::MatchAll { d, p, .. } => {
+            std::iter::once(*d).chain(*p).collect()
+        }
+        Op::Ld { d, .. } => d.clone(),
+        Op::Atom { d, .. } => d.iter().copied().collect(),
+        Op::Unpack { ds, .. } => ds.iter().flatten().copied().collect(),
+        Op::Wmma(w) => match w.as_ref() {
+            Wmma::Load { d, .. } | Wmma::Mma { d, .. } => d.clone(),
+            Wmma::Store { .. } => Vec::new(),
+        },
+        Op::St { .. }
+        | Op::Bra { .. }
+        | Op::Ret
+        | Op::Exit
+        | Op::Trap
+        | Op::BarSync { .. }
+        | Op::BarWarpSync { .. }
+        | Op::Fence
+        | Op::Nop
+        | Op::Unsupported { .. } => Vec::new(),
+        _ => return None,
+    })
 }
 
 /// The registers of a fragment operand `{%r1, %r2, ...}` (one register alone is a list of one).
@@ -262,6 +407,52 @@ mod tests {
         assert!(
             matches!(&got[5], Op::Wmma(w) if matches!(w.as_ref(), Wmma::Store { layout: Layout::Col, ty: Ty::F16, .. }))
         );
+    }
+
+    /// `c_unset` of each `wmma.mma` of `body`.
+    fn unset(body: &str) -> Vec<bool> {
+        ops(body)
+            .iter()
+            .filter_map(|op| match op {
+                Op::Wmma(w) => match w.as_ref() {
+                    Wmma::Mma { c_unset, .. } => Some(*c_unset),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_accumulator_unset_on_some_path_is_marked() {
+        let mma = |d: u32, c: u32| {
+            format!(
+                "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+                (d..d + 8).map(|r| format!("%f{r}")).collect::<Vec<_>>().join(", "),
+                regs(0, 8),
+                regs(10, 8),
+                (c..c + 8).map(|r| format!("%f{r}")).collect::<Vec<_>>().join(", ")
+            )
+        };
+        let fill: String = (0..8)
+            .map(|r| format!("\tmov.f32 %f{r}, 0f00000000;\n"))
+            .collect();
+        // fill_fragment before the loop, then the loop-carried accumulator: set on every path.
+        let filled = format!(
+            "{fill}$L_loop:\n{}{}\tsetp.lt.u32 %p1, %r30, 4;\n\t@%p1 bra $L_loop;\n",
+            mma(8, 0),
+            (0..8)
+                .map(|r| format!("\tmov.f32 %f{r}, %f{};\n", r + 8))
+                .collect::<String>()
+        );
+        // The same loop without it: the first pass reads registers nothing wrote.
+        let unfilled = filled.replace(&fill, "");
+        // Filled only under a guard: unset on the path that skips it.
+        let guarded = filled.replacen("\tmov.f32 %f0,", "\t@%p1 mov.f32 %f0,", 1);
+        let decl = "\t.reg .pred %p<2>;\n";
+        assert_eq!(unset(&format!("{decl}{filled}")), vec![false]);
+        assert_eq!(unset(&format!("{decl}{unfilled}")), vec![true]);
+        assert_eq!(unset(&format!("{decl}{guarded}")), vec![true]);
     }
 
     #[test]
