@@ -270,6 +270,64 @@ fn device_variable_through_a_pointer_and_printf() {
 }
 
 #[test]
+fn wmma_fragments_are_counted_per_lane_through_global_and_shared_memory() {
+    let k = 32;
+    let a: Vec<f64> = (0..16 * k).map(|i| ((i * 7) % 9) as f64 - 4.0).collect();
+    let b: Vec<f64> = (0..k * 16).map(|i| ((i * 5) % 7) as f64 - 3.0).collect();
+    let inst = assert_equivalent(
+        "wmma",
+        cfg([1, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 256),
+            buf("a", ElemType::F16, &a),
+            buf("b", ElemType::F16, &b),
+            int(k as i64),
+        ],
+    );
+    assert!(inst.ptx.contains("wmma.load.a.sync"), "{}", inst.ptx);
+    // Each lane: 8 elements of a per step from global (2 steps) and 16 of b from global, 8 of
+    // b per step and 8 of the product in shared memory.
+    let max = inst.result.counters.max_per_thread;
+    assert_eq!(max.global_reads, 16 + 16, "{max:?}");
+    assert_eq!(max.shared_reads, 16 + 8, "{max:?}");
+    let out = inst.result.buffers[0].values();
+    for r in 0..16 {
+        for c in 0..16 {
+            let want: f64 = (0..k).map(|x| a[r * k + x] * b[x * 16 + c]).sum();
+            assert_eq!(out[r * 16 + c], want, "out[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn a_wmma_load_past_its_buffer_is_skipped_by_the_warp_and_reported_like_the_emulator() {
+    let (plain, inst) = both(
+        "wmma_oob",
+        cfg([1, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::F32, 256),
+            buf("a", ElemType::F16, &arange(256)),
+        ],
+        10_000_000,
+        100_000,
+    );
+    assert!(
+        inst.emulator_diagnostics.is_empty(),
+        "an illegal access got through: {:?}",
+        inst.emulator_diagnostics
+    );
+    let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+    assert_eq!(p.kind, DiagKind::OutOfBounds);
+    assert_eq!(
+        (g.kind, g.line, g.file.clone()),
+        (p.kind, p.line, p.file.clone())
+    );
+    assert_eq!((g.block, g.thread), (p.block, p.thread));
+    // The legal elements are counted alike on both sides.
+    assert_eq!(plain.counters.total, inst.result.counters.total);
+}
+
+#[test]
 fn out_of_bounds_write_is_skipped_and_reported_like_the_emulator() {
     let (plain, inst) = both(
         "oob",

@@ -56,6 +56,20 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
                 ),
             }
         }
+        match &headers.wmma {
+            Some((dir, found_by)) => outln!(
+                "{good}  CUDA headers, WMMA (mma.h needs crt/mma.h): {} (found {found_by})",
+                dir.display()
+            ),
+            None => outln!(
+                "{}  CUDA headers, WMMA (mma.h needs crt/mma.h): not found; kernels that include <mma.h> need: {}",
+                "info".cyan().bold(),
+                headers
+                    .wmma_install_hint
+                    .as_deref()
+                    .unwrap_or("the CUDA toolkit")
+            ),
+        }
     }
     match probe::probe() {
         Ok(gpus) => {

@@ -73,15 +73,23 @@ pub struct CudaHeaders {
     /// CCCL's (`cuda/std/...`, `cub/`, `thrust/`), which cooperative groups
     /// needs; the same folder as `runtime` in a CUDA 12 toolkit.
     pub cccl: Option<(PathBuf, String)>,
+    /// The folder holding `crt/mma.h`, which the runtime's `mma.h` (WMMA) includes: NVIDIA
+    /// ships it with the compiler (`nvidia-cuda-nvcc-cu12`), not with the runtime wheel; in a
+    /// toolkit it is the runtime's own `include/`.
+    pub wmma: Option<(PathBuf, String)>,
     /// What installs the missing ones, when one is missing.
     pub install_hint: Option<String>,
+    /// What installs `crt/mma.h`, when it is missing.
+    pub wmma_install_hint: Option<String>,
 }
 
 impl CudaHeaders {
-    /// The `-I` folders, runtime first, each once.
+    /// The `-I` folders, runtime first, each once; the one with `crt/mma.h` last, so it is
+    /// only ever asked for what the others lack.
     pub fn dirs(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = Vec::new();
-        for (dir, _) in self.runtime.iter().chain(self.cccl.iter()) {
+        let found = self.runtime.iter().chain(self.cccl.iter());
+        for (dir, _) in found.chain(self.wmma.iter()) {
             if !dirs.contains(dir) {
                 dirs.push(dir.clone());
             }
@@ -99,6 +107,15 @@ pub(crate) fn header_packages(major: i32) -> String {
     }
 }
 
+/// The pip package with `crt/mma.h` (the compiler's headers) for a CUDA major version.
+pub(crate) fn wmma_package(major: i32) -> String {
+    if major <= 12 {
+        "pip install nvidia-cuda-nvcc-cu12".to_string()
+    } else {
+        format!("pip install \"nvidia-cuda-nvcc=={major}.*\"")
+    }
+}
+
 /// Where to look besides the NVRTC library's own folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HeaderPlaces {
@@ -112,6 +129,8 @@ pub(crate) struct HeaderPlaces {
 struct Candidate {
     runtime: PathBuf,
     cccl: Vec<PathBuf>,
+    /// Where `crt/mma.h` may be (the folder that holds `crt/`).
+    wmma: PathBuf,
     found_by: String,
 }
 
@@ -125,7 +144,7 @@ pub(crate) fn find_cuda_headers_lazily(
     places: impl FnOnce() -> HeaderPlaces,
 ) -> CudaHeaders {
     let beside = find_cuda_headers(nvrtc, major, &HeaderPlaces::default());
-    if beside.runtime.is_some() && beside.cccl.is_some() {
+    if beside.runtime.is_some() && beside.cccl.is_some() && beside.wmma.is_some() {
         return beside;
     }
     find_cuda_headers(nvrtc, major, &places())
@@ -163,7 +182,7 @@ pub(crate) fn find_cuda_headers(nvrtc: &Path, major: i32, places: &HeaderPlaces)
 
     let mut found = CudaHeaders::default();
     for candidate in candidates {
-        if found.runtime.is_some() && found.cccl.is_some() {
+        if found.runtime.is_some() && found.cccl.is_some() && found.wmma.is_some() {
             break;
         }
         let api = candidate.runtime.join("cuda_runtime_api.h");
@@ -183,9 +202,15 @@ pub(crate) fn find_cuda_headers(nvrtc: &Path, major: i32, places: &HeaderPlaces)
                 found.cccl = Some((cccl.clone(), candidate.found_by.clone()));
             }
         }
+        if found.wmma.is_none() && candidate.wmma.join("crt/mma.h").is_file() {
+            found.wmma = Some((candidate.wmma.clone(), candidate.found_by.clone()));
+        }
     }
     if found.runtime.is_none() || found.cccl.is_none() {
         found.install_hint = Some(header_packages(major));
+    }
+    if found.wmma.is_none() {
+        found.wmma_install_hint = Some(wmma_package(major));
     }
     found
 }
@@ -196,7 +221,8 @@ fn toolkit(root: &Path, found_by: &str) -> Candidate {
     let include = root.join("include");
     Candidate {
         runtime: include.clone(),
-        cccl: vec![include.join("cccl"), include],
+        cccl: vec![include.join("cccl"), include.clone()],
+        wmma: include,
         found_by: found_by.to_string(),
     }
 }
@@ -206,6 +232,7 @@ fn wheel12(nvidia: &Path, found_by: &str) -> Candidate {
     Candidate {
         runtime: nvidia.join("cuda_runtime/include"),
         cccl: vec![nvidia.join("cuda_cccl/include")],
+        wmma: nvidia.join("cuda_nvcc/include"),
         found_by: found_by.to_string(),
     }
 }
@@ -355,6 +382,36 @@ mod tests {
             ]
         );
         assert_eq!(found.install_hint, None);
+        // `mma.h` includes `crt/mma.h`, which only the compiler's wheel has.
+        assert_eq!(
+            found.wmma_install_hint.as_deref(),
+            Some("pip install nvidia-cuda-nvcc-cu12")
+        );
+        write(&nvidia.join("cuda_nvcc/include/crt/mma.h"), "");
+        let found = find_cuda_headers(&nvrtc, 12, &HeaderPlaces::default());
+        assert_eq!(
+            found.dirs(),
+            vec![
+                nvidia.join("cuda_runtime/include"),
+                nvidia.join("cuda_cccl/include"),
+                nvidia.join("cuda_nvcc/include")
+            ]
+        );
+        assert_eq!(found.wmma_install_hint, None);
+    }
+
+    #[test]
+    fn a_toolkit_has_crt_mma_in_its_own_include() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let include = root.path().join("include");
+        runtime(&include, 12);
+        cccl(&include);
+        write(&include.join("crt/mma.h"), "");
+        let nvrtc = root.path().join("lib64/libnvrtc.so.12");
+        let found = find_cuda_headers(&nvrtc, 12, &HeaderPlaces::default());
+        assert_eq!(found.dirs(), vec![include.clone()]);
+        assert_eq!(found.wmma.map(|(d, _)| d), Some(include));
+        assert_eq!(wmma_package(13), "pip install \"nvidia-cuda-nvcc==13.*\"");
     }
 
     #[test]

@@ -404,6 +404,27 @@ pub(crate) fn add_hints(messages: &mut [CompilerMessage], headers_install: Optio
     }
 }
 
+/// `#include <mma.h>` without `crt/mma.h` (the runtime wheel's `mma.h` includes it, and only
+/// the compiler's wheel has it): the message names the package, not the learner's `-I`.
+pub(crate) fn add_wmma_hint(messages: &mut [CompilerMessage], install: Option<&str>) {
+    let Some(install) = install else {
+        return;
+    };
+    for message in messages.iter_mut() {
+        if quoted_after(&message.message, "source file \"") == Some("crt/mma.h") {
+            // Replaces the generic "-I DIR" hint, which does not apply to a CUDA header.
+            if let Some(at) = message.message.find("\nhint: ") {
+                message.message.truncate(at);
+            }
+            message.message.push_str(&format!(
+                "\nhint: <mma.h> (WMMA) needs crt/mma.h, which NVIDIA ships with the compiler, \
+                 not with the runtime headers; install it with: {install} (`gpuzzle doctor` \
+                 shows where gpuzzle looks)"
+            ));
+        }
+    }
+}
+
 fn hint_for(text: &str, headers_install: Option<&str>) -> Option<String> {
     if let Some(name) = quoted_after(text, "more than one instance of overloaded function \"") {
         let function = name.rsplit("::").next().unwrap_or(name);
@@ -463,6 +484,24 @@ mod tests {
     const FILE: &str = "puzzles/09_pooling.cu";
 
     // Logs below are verbatim NVRTC 12.9.86 output for the sources beside them.
+
+    #[test]
+    fn missing_crt_mma_names_the_compiler_package() {
+        let mut messages = vec![CompilerMessage {
+            file: "k.cu".into(),
+            line: Some(1),
+            column: None,
+            severity: MessageSeverity::Error,
+            code: None,
+            message: "cannot open source file \"crt/mma.h\"".into(),
+            notes: Vec::new(),
+        }];
+        add_hints(&mut messages, None);
+        add_wmma_hint(&mut messages, Some("pip install nvidia-cuda-nvcc-cu12"));
+        let text = &messages[0].message;
+        assert!(text.contains("pip install nvidia-cuda-nvcc-cu12"), "{text}");
+        assert!(!text.contains("-I DIR"), "{text}");
+    }
 
     #[test]
     fn undefined_identifier() {

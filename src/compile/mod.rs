@@ -447,6 +447,7 @@ fn run_nvrtc(
         None => {
             let mut messages = parse_log(&raw.log, req.file_name, req.source);
             messages::add_hints(&mut messages, headers.install_hint.as_deref());
+            messages::add_wmma_hint(&mut messages, headers.wmma_install_hint.as_deref());
             Err(CompileError::Compilation {
                 file: req.file_name.to_string(),
                 messages,

@@ -113,6 +113,27 @@ pub enum Facts {
     TimedOut { on_gpu: bool },
     /// A warp-synchronous operation whose mask and lanes disagree.
     WarpSync(WarpSyncFacts),
+    /// A WMMA call (`mma.h`) that broke one of its rules (`emu/tensor/wmma.rs`).
+    Wmma(WmmaFacts),
+}
+
+/// How a WMMA call went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WmmaFacts {
+    /// A lane of the warp did not make the call with the others (`lane` of a warp of `threads`
+    /// threads: below 32 when the block's size is not a multiple of 32).
+    LaneMissing {
+        lane: u32,
+        lane_state: LaneState,
+        threads: u32,
+    },
+    /// A leading dimension (`ldm`) of `elements` elements of `elem_bytes` bytes: not a
+    /// multiple of 16 bytes.
+    LeadingDimension { elements: u64, elem_bytes: u32 },
+    /// A tile pointer not aligned to 32 bytes.
+    Pointer { address: u64 },
+    /// `mma_sync` with an accumulator that some path leaves unset.
+    UnsetAccumulator,
 }
 
 /// How a warp-synchronous operation went wrong.

@@ -262,6 +262,7 @@ fn solo_accesses(body: &[Inst]) -> Vec<bool> {
                 | Op::Redux { .. }
                 | Op::MatchAny { .. }
                 | Op::MatchAll { .. }
+                | Op::Wmma(_)
                 | Op::Activemask { .. } => guarded && next(pc + 1),
                 _ => next(pc + 1),
             };

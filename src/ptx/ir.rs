@@ -656,6 +656,8 @@ pub enum Op {
         c: Operand,
         f: FFlags,
     },
+    /// A warp-wide WMMA load, store or multiply-accumulate (`mma.h`; `ptx/wmma.rs`).
+    Wmma(Box<super::wmma::Wmma>),
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

@@ -6,6 +6,8 @@ use super::lexer::{lex, Tok, Token};
 use super::ParseError;
 use std::collections::HashMap;
 
+mod wmma;
+
 type PResult<T> = Result<T, ParseError>;
 
 /// An operand as written, before it is typed by its instruction.
@@ -84,6 +86,9 @@ pub fn parse(text: &str) -> PResult<Module> {
     p.place_functions();
     p.module_items()?;
     p.locate_builtin_code();
+    for f in &mut p.module.functions {
+        wmma::mark_unset_accumulators(&mut f.body);
+    }
     p.resolve_calls()?;
     p.layout_shared();
     p.module.uses_reserved_smem = p.uses_reserved_smem.get();
@@ -2308,6 +2313,7 @@ impl<'c> Builder<'c> {
                     mask: self.src(p, o(2), Ty::B32)?,
                 })
             }
+            "wmma" => wmma::build(&self, p, ops, &m.words),
             _ => self.unsupported(),
         }
     }

@@ -21,6 +21,9 @@ pub fn help(c: &Case) -> String {
     else {
         return "check the index against the array's size".into();
     };
+    if let Some(h) = super::wmma::bounds_help(c) {
+        return h;
+    }
     if let Some(align) = misaligned_to {
         return format!("a {bytes}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment, so its index must be a multiple of 4 floats)");
     }

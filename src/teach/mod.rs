@@ -25,6 +25,7 @@ mod race;
 pub mod source;
 mod uninit;
 mod warp;
+mod wmma;
 
 use crate::emu::facts::Facts;
 use crate::emu::result::{DiagKind, Diagnostic};
@@ -221,6 +222,7 @@ fn help_for(c: &Case) -> String {
         (DiagKind::SharedRace | DiagKind::GlobalRace, Facts::Race { .. }) => race::help(c),
         (DiagKind::BarrierDivergence, _) => barrier::help(c),
         (DiagKind::StepLimit, _) => endless::help(c),
+        (_, Facts::Wmma(f)) => wmma::help(c, f),
         (DiagKind::WarpSync, _) => warp::help(c),
         (DiagKind::UninitializedRead, _) => uninit::help(c),
         (DiagKind::Assert, _) => {

@@ -31,6 +31,19 @@ impl<'l> Block<'l> {
             | Op::MatchAll { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
             Op::Activemask { .. } => return self.try_activemask(t, lanes),
+            Op::Wmma(_) => {
+                let met = crate::emu::tensor::wmma::try_complete(
+                    &mut self.mem,
+                    &mut self.threads[lanes.clone()],
+                    lanes.start,
+                    t,
+                    force,
+                );
+                if let Some(met) = met {
+                    self.mem.order.collective(warp, met);
+                }
+                return met.is_some();
+            }
             _ => return false,
         };
         let mask = self.mem.val(th, &mask_op) as u32;

@@ -378,7 +378,7 @@ pub(super) struct WarpRegs {
 
 impl<'l> Mem<'l> {
     #[inline(always)]
-    fn val(&self, th: &Thread, o: &Operand) -> u64 {
+    pub(super) fn val(&self, th: &Thread, o: &Operand) -> u64 {
         self.val_in(th, &th.regs[..], o)
     }
 

@@ -381,7 +381,8 @@ impl<'l> Block<'l> {
                     | Op::Vote { .. }
                     | Op::Redux { .. }
                     | Op::MatchAny { .. }
-                    | Op::MatchAll { .. } => {
+                    | Op::MatchAll { .. }
+                    | Op::Wmma(_) => {
                         th.state = State::Warp;
                         return (Stop::Wait, n);
                     }

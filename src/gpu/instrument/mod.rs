@@ -21,6 +21,9 @@
 //!   variables it declares (kernels also the module-level ones). A shared index past the block's
 //!   allocation would kill the context as surely as a wild global pointer, and the emulator
 //!   checks shared bounds per variable too, so the two report the same thing;
+//! - every `wmma.load`/`wmma.store` (WMMA, `mma.h`) checks and counts each element of each
+//!   lane's fragment through the same helpers (`wmma.rs`); the warp skips the instruction
+//!   together when any lane found an illegal element (a skipped load leaves zeros);
 //! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
 //!   `.param` accesses are left alone;
 //! - every taken backward branch (`bra` to an earlier label), and every entry into a device
@@ -60,6 +63,7 @@
 mod helpers;
 mod scan;
 mod site;
+mod wmma;
 
 pub use helpers::{CTL_PARAM, CTL_PTR};
 
@@ -98,6 +102,8 @@ pub struct SiteCounts {
     pub traps: usize,
     /// Calls to `malloc`/`free` routed through the heap-table helpers.
     pub heap: usize,
+    /// WMMA loads and stores whose fragment elements are checked and counted.
+    pub wmma: usize,
 }
 
 /// An instruction gpuzzle does not support, replaced by a run-time fault: what the host needs to
@@ -379,6 +385,22 @@ pub fn instrument(
                 if backward && opts.step_limit {
                     edits.push((s.span.start, s.span.end, w.back_branch(i, whole, loc)));
                     sites.branches += 1;
+                }
+                continue;
+            }
+            // WMMA loads and stores: each lane's fragment elements, checked and counted.
+            if let Some(Inst {
+                op: Op::Wmma(op),
+                line,
+                file,
+                ..
+            }) = ir_of[k]
+            {
+                let orig = &ptx[i.start..s.span.end];
+                if let Some(text) = wmma::site(&mut w, i, orig, op, pack_loc(*file, *line), s.line)?
+                {
+                    sites.wmma += 1;
+                    edits.push((s.span.start, s.span.end, text));
                 }
                 continue;
             }
@@ -755,7 +777,8 @@ $L__BB0_3:
                 calls: 0,
                 unsupported: 0,
                 traps: 0,
-                heap: 0
+                heap: 0,
+                wmma: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);
