@@ -102,6 +102,18 @@ pub fn judge(
     source: &str,
     opts: &JudgeOptions,
 ) -> Result<PuzzleOutcome, JudgeError> {
+    // A puzzle whose largest test needs more steps than the default says so in its file.
+    let with_limit;
+    let opts = match puzzle.step_limit {
+        Some(limit) => {
+            with_limit = JudgeOptions {
+                step_limit: limit,
+                ..opts.clone()
+            };
+            &with_limit
+        }
+        None => opts,
+    };
     let mut outcome = PuzzleOutcome {
         id: puzzle.id,
         slug: puzzle.slug.clone(),

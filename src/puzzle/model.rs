@@ -101,6 +101,9 @@ pub struct Puzzle {
     /// `points`: what passing the puzzle is worth in `check --format classroom` (default 1,
     /// at most `MAX_POINTS`).
     pub points: u32,
+    /// `step_limit`: the test launches' step limit, where the default (`JudgeOptions`) is too
+    /// small for the puzzle's largest test.
+    pub step_limit: Option<u64>,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.

@@ -381,6 +381,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let mut unseen = parse_unseen(&cx, &raw, &defines, &decls, multi, &mut errs);
     let teaches = parse_teaches(&cx, &raw, &mut errs);
     let points = parse_points(&cx, &raw, &mut errs);
+    let step_limit = parse_step_limit(&cx, &raw, &mut errs);
 
     let budget = raw
         .budget
@@ -466,6 +467,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         unseen: unseen.map(|(_, u)| u),
         teaches,
         points,
+        step_limit,
     };
     Ok(Parsed {
         puzzle,
@@ -657,6 +659,23 @@ fn parse_points(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
         return 1;
     }
     n
+}
+
+/// `step_limit = N`: between a million (less would stop correct kernels of any size) and ten
+/// billion (more would let a loop that never ends run for minutes).
+fn parse_step_limit(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Option<u64> {
+    let s = raw.step_limit.as_ref()?;
+    let n = *s.get_ref();
+    if !(1_000_000..=10_000_000_000).contains(&n) {
+        errs.push(cx.err(
+            &s.span(),
+            "step_limit",
+            format!("{n} is outside 1_000_000 to 10_000_000_000"),
+            "give the thread-instructions the largest test needs, with room to spare (the default is 20_000_000); leave it out for the default",
+        ));
+        return None;
+    }
+    Some(n)
 }
 
 /// `teaches = ["bounds", ...]`: known tags, each once.
@@ -2586,6 +2605,22 @@ buffers.out = { len = 100, output = true }
             shown.contains(&puzzles.join("missing").display().to_string()),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn a_step_limit_is_optional_and_bounded() {
+        assert_eq!(
+            parse(GOOD).unwrap_or_else(|e| panic!("{e}")).step_limit,
+            None
+        );
+        let big = GOOD.replace("hints = [", "step_limit = 60_000_000\nhints = [");
+        assert_eq!(
+            parse(&big).unwrap_or_else(|e| panic!("{e}")).step_limit,
+            Some(60_000_000)
+        );
+        let small = GOOD.replace("hints = [", "step_limit = 500\nhints = [");
+        let inv = one_error(&small, line_with(&small, "step_limit =", 0), "step_limit");
+        assert!(inv.problem.contains("outside 1_000_000"), "{inv:?}");
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub(super) struct RawPuzzle {
     /// `points = 3`: what the puzzle is worth in `check --format classroom` (default 1).
     #[serde(default)]
     pub points: Option<Spanned<u32>>,
+    /// `step_limit = 60_000_000`: thread-instructions a test launch may take before it is
+    /// stopped as a loop that never ends (default 20 million), for puzzles with a large test.
+    #[serde(default)]
+    pub step_limit: Option<Spanned<u64>>,
 }
 
 /// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a
