@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::async_copy::{AsyncFacts, AsyncHazard};
+
 /// The memory space of an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Space {
@@ -113,6 +115,9 @@ pub enum Facts {
     TimedOut { on_gpu: bool },
     /// A warp-synchronous operation whose mask and lanes disagree.
     WarpSync(WarpSyncFacts),
+    /// An async copy read or overwritten while in flight, an mbarrier misused, a named
+    /// barrier whose count never arrived (`emu/async_copy`).
+    AsyncCopy(AsyncFacts),
 }
 
 /// How a warp-synchronous operation went wrong.

@@ -2,6 +2,7 @@
 //! indices, symbols to addresses or param slots, and a source line on every instruction.
 
 use super::demangle;
+pub use super::parser::parse_async::{AsyncApi, AsyncOp};
 
 /// PTX scalar types as they appear in instruction suffixes and declarations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -656,6 +657,8 @@ pub enum Op {
         c: Operand,
         f: FFlags,
     },
+    /// The async-copy family, mbarriers and named barriers (`ptx/parse_async.rs`).
+    Async(Box<AsyncOp>),
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

@@ -6,6 +6,9 @@ use super::lexer::{lex, Tok, Token};
 use super::ParseError;
 use std::collections::HashMap;
 
+#[path = "parse_async.rs"]
+pub(super) mod parse_async;
+
 type PResult<T> = Result<T, ParseError>;
 
 /// An operand as written, before it is typed by its instruction.
@@ -83,6 +86,7 @@ pub fn parse(text: &str) -> PResult<Module> {
     };
     p.place_functions();
     p.module_items()?;
+    parse_async::note_apis(&mut p.module);
     p.locate_builtin_code();
     p.resolve_calls()?;
     p.layout_shared();
@@ -222,8 +226,9 @@ impl<'a> Parser<'a> {
     /// is placed at the learner's line that called it: the header's lines mean nothing to them.
     fn locate_builtin_code(&mut self) {
         let builtin = |m: &Module, idx: u32| {
-            m.file_name(idx)
-                .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header"))
+            m.file_name(idx).is_some_and(|n| {
+                n.contains("__nv_nvrtc_builtin_header") || parse_async::is_nvidia_async_header(n)
+            })
         };
         for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
             let Some(f) = self.module.functions.get(fidx as usize) else {
@@ -1585,6 +1590,9 @@ impl<'c> Builder<'c> {
         let rnd = m.rounding();
         let o = |i: usize| -> &Raw { &ops[i] };
         let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        if let Some(built) = parse_async::build(&self, p, base, &m, ops) {
+            return built;
+        }
         // `set`: a comparison as a value, of any source type, packed halves too.
         if base == "set" {
             return self.set(p, ops, &m);
@@ -2197,9 +2205,9 @@ impl<'c> Builder<'c> {
                         negate: neg,
                     });
                 }
-                if m.has("arrive") || ops.len() > 1 {
-                    // Named barriers with thread counts: not emitted for ordinary kernels.
-                    return self.unsupported();
+                if m.has("arrive") || ops.len() > 1 || !matches!(ops.first(), Some(Raw::Int(0))) {
+                    // Named barriers (a number other than 0, a thread count, an arrival).
+                    return parse_async::named_barrier(&self, p, ops, &m);
                 }
                 self.n(ops, 1)?;
                 plain(Op::BarSync {
