@@ -87,7 +87,7 @@ impl SiteWriter<'_> {
             Some(s) if s.starts_with('%') => {
                 // A register: its value (at most `size`) is the bytes read; 0 skips the check.
                 l.push(format!("min.u32 %gz_r0, {s}, {size};"));
-                l.push(format!("setp.eq.u32 %gz_p0, %gz_r0, 0;"));
+                l.push("setp.eq.u32 %gz_p0, %gz_r0, 0;".into());
                 l.push(format!("@%gz_p0 bra $gz_S{n};"));
                 l.push("shl.b32 %gz_r0, %gz_r0, 8;".into());
                 Some(format!("or.b32 %gz_r0, %gz_r0, {};", read(0)))
