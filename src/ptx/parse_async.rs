@@ -381,3 +381,131 @@ fn pipeline_code(module: &Module, f: &crate::ptx::ir::Function) -> bool {
             .is_some_and(|n| n.replace('\\', "/").ends_with("/cuda/pipeline"))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(body: &str) -> Vec<AsyncOp> {
+        let text = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.shared .align 8 .b64 bar;\n\
+             {body}\nret;\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        k.body
+            .iter()
+            .filter_map(|i| match &i.op {
+                Op::Async(a) => Some((**a).clone()),
+                Op::Unsupported { text } => panic!("unsupported: {text}"),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn copies_with_sizes_source_sizes_hints_and_ignore_predicates_parse() {
+        let got = ops("cp.async.ca.shared.global [%r1], [%rd1], 4, 4;\n\
+             cp.async.cg.shared.global.L2::128B [%r1], [%rd1], 16, %r2;\n\
+             cp.async.cg.shared::cta.global.L2::cache_hint [%r1], [%rd1], 16, %rd2;\n\
+             cp.async.ca.shared.global [%r1], [%rd1], 8, !%p1;");
+        assert_eq!(got.len(), 4);
+        let size = |o: &AsyncOp| match o {
+            AsyncOp::Copy {
+                size,
+                src_size,
+                ignore,
+                ..
+            } => (*size, src_size.is_some(), ignore.is_some()),
+            _ => panic!("{o:?}"),
+        };
+        assert_eq!(size(&got[0]), (4, true, false));
+        assert_eq!(size(&got[1]), (16, true, false));
+        // The cache policy is not a source size.
+        assert_eq!(size(&got[2]), (16, false, false));
+        assert_eq!(size(&got[3]), (8, false, true));
+    }
+
+    #[test]
+    fn groups_waits_and_the_mbarrier_forms_nvrtc_emits_parse() {
+        let got = ops(
+            "cp.async.commit_group;\ncp.async.wait_group 1;\ncp.async.wait_all;\n\
+             mbarrier.init.shared.b64 [bar], %r1;\n\
+             mbarrier.arrive.shared.b64 %rd1, [bar];\n\
+             mbarrier.arrive.release.cta.shared::cta.b64 _, [bar], 2;\n\
+             mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 64;\n\
+             mbarrier.arrive_drop.shared.b64 %rd1, [bar];\n\
+             mbarrier.test_wait.shared.b64 %p1, [bar], %rd1;\n\
+             mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], %r2;\n\
+             mbarrier.pending_count.b64 %r3, %rd1;\n\
+             mbarrier.inval.shared.b64 [bar];\n\
+             cp.async.mbarrier.arrive.noinc.shared.b64 [bar];\n\
+             bar.sync 1, 64;\nbarrier.sync.aligned 2, 96;\nbar.arrive 1, 64;",
+        );
+        assert_eq!(got[0], AsyncOp::Commit);
+        assert_eq!(got[1], AsyncOp::Wait { n: 1, all: false });
+        assert_eq!(got[2], AsyncOp::Wait { n: 0, all: true });
+        assert!(matches!(got[3], AsyncOp::Init { .. }));
+        assert!(matches!(
+            got[4],
+            AsyncOp::Arrive {
+                d: Some(_),
+                count: None,
+                drop: false,
+                expect_tx: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            got[5],
+            AsyncOp::Arrive {
+                d: None,
+                count: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            got[6],
+            AsyncOp::Arrive {
+                count: None,
+                expect_tx: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(got[7], AsyncOp::Arrive { drop: true, .. }));
+        assert!(matches!(got[8], AsyncOp::TestWait { parity: false, .. }));
+        assert!(matches!(got[9], AsyncOp::TestWait { parity: true, .. }));
+        assert!(matches!(got[10], AsyncOp::PendingCount { .. }));
+        assert!(matches!(got[11], AsyncOp::Inval { .. }));
+        assert!(matches!(got[12], AsyncOp::CopyArrive { noinc: true, .. }));
+        assert!(matches!(
+            got[13],
+            AsyncOp::Named {
+                arrive: false,
+                count: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            got[14],
+            AsyncOp::Named {
+                arrive: false,
+                count: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(got[15], AsyncOp::Named { arrive: true, .. }));
+    }
+
+    #[test]
+    fn the_plain_block_barrier_stays_a_block_barrier() {
+        let text = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+                    bar.sync 0;\nbarrier.sync 0;\nret;\n}\n";
+        let m = crate::ptx::parse(text).expect("parses");
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        assert!(k.body[..2]
+            .iter()
+            .all(|i| matches!(i.op, Op::BarSync { .. })));
+    }
+}
