@@ -111,7 +111,12 @@ fn seen_wait(c: &Case, f: &AsyncFacts) -> String {
     let waits: Vec<u32> = (1..=c.src.lines())
         .filter(|&l| {
             let t = c.src.line(l);
-            !t.trim_start().starts_with("//") && find_word(t, word).is_some()
+            // A call, not the comment or the helper that wraps the PTX (`asm`, `__device__`).
+            let code = t.trim_start();
+            !code.starts_with("//")
+                && !code.contains("asm")
+                && !code.contains("__device__")
+                && find_word(t, word).is_some()
         })
         .collect();
     match waits.as_slice() {

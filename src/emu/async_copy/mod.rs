@@ -134,6 +134,8 @@ struct Rec {
     cover: Cover,
     line: u32,
     api: AsyncApi,
+    /// The block's barrier epoch when it was issued.
+    epoch: u32,
 }
 
 #[derive(Default, Clone)]
@@ -785,6 +787,7 @@ fn copy(
             cover: Cover::InFlight,
             line: inst.line,
             api,
+            epoch: mem.epoch,
         },
         shared_len,
     );
@@ -817,6 +820,12 @@ impl Mem<'_> {
                 continue;
             };
             let hazard = match kind {
+                // Another thread's copy started since this thread's last barrier: the two
+                // are unordered, a race the shared checker reports (its help is the barrier
+                // that orders a buffer's reads before the copy that refills it).
+                Kind::Read if rec.thread != linear && rec.epoch == self.epoch => st
+                    .early_read(rec, linear)
+                    .filter(|&h| h == AsyncHazard::ReadBeforeBarrier),
                 Kind::Read => st.early_read(rec, linear),
                 Kind::Write | Kind::Atomic => st
                     .in_flight(rec)
