@@ -318,3 +318,12 @@ fn a_named_barrier_whose_count_never_arrives_is_barrier_divergence() {
         "named barrier 1 releases its threads once 96 have arrived",
     );
 }
+
+#[test]
+fn an_mbarrier_phase_that_never_completes_is_reported_not_spun_on() {
+    assert_planted(
+        "barrier_count_too_high",
+        "barrier-divergence",
+        "only 64 threads arrived",
+    );
+}

@@ -47,6 +47,10 @@ pub fn help(c: &Case) -> String {
                 "an mbarrier must be initialised (`mbarrier.init`, one thread) and the block synchronised before any thread arrives on it or waits for it".into()
             }
         }
+        AsyncHazard::MbarrierStuck => {
+            let (count, got) = (f.count, f.arrived);
+            format!("the barrier expects {count} arrivals per phase (the count given to `init(&bar, count)` or `mbarrier.init`), but only {got} threads arrived, so its waiters wait forever: initialise it with the number of threads that arrive on it (`block.size()` when every thread of the block does) and make every one of them arrive (no early return, no if around the arrival)")
+        }
         AsyncHazard::NamedBarrierStuck => {
             let (id, count, got) = (f.barrier_id, f.count, f.arrived);
             format!("named barrier {id} releases its threads once {count} have arrived (`bar.sync {id}, {count}` or `bar.arrive {id}, {count}`), but only {got} ever did: the count must be exactly the threads of the warps that take part, producers' `bar.arrive` included (a multiple of 32, whole warps), and every one of them must reach it (no early return, no if that skips it)")

@@ -39,6 +39,12 @@ use std::collections::HashMap;
 /// Named barriers a block has (PTX: 16, barrier 0 is `__syncthreads()`'s).
 pub(super) const NAMED_BARRIERS: usize = 16;
 
+/// Failed waits in a row, by one thread, with no mbarrier of the block changing in between,
+/// after which its phase is taken never to complete (reported, then completed so the kernel
+/// goes on). Each failed wait ends the thread's turn, so the others have had this many turns:
+/// were they doing anything but spinning, the step limit would come first.
+const STUCK_SPINS: u32 = 1000;
+
 /// What the thread does after an instruction of the family.
 pub(super) enum Flow {
     /// Go on with the next instruction.
@@ -66,6 +72,8 @@ pub enum AsyncHazard {
     BarrierNotInitialised,
     /// A named barrier whose thread count never arrived.
     NamedBarrierStuck,
+    /// An mbarrier phase that never completes (fewer arrivals than it was initialised for).
+    MbarrierStuck,
 }
 
 /// The facts of an `async-copy` diagnostic (and of a stuck named barrier).
@@ -177,6 +185,10 @@ pub(crate) struct AsyncState {
     mbars: HashMap<u64, Mbar>,
     /// (thread, mbarrier): the phase count that thread saw complete.
     seen: HashMap<(u32, u64), u32>,
+    /// Changes of any mbarrier of the block (arrivals, init, inval), and per thread the count at
+    /// its last failed wait and how many failed waits in a row saw it unchanged.
+    events: u64,
+    stale: Vec<(u64, u32)>,
     pub(super) named: Vec<Named>,
 }
 
@@ -203,6 +215,8 @@ impl AsyncState {
         }
         self.mbars.clear();
         self.seen.clear();
+        self.events = 0;
+        self.stale.clear();
         for n in &mut self.named {
             *n = Named::default();
         }
@@ -477,6 +491,7 @@ pub(super) fn exec<R: Regs + ?Sized>(
             let a = addr(mem, th, regs, bar);
             let count = mem.val_in(th, regs, count) as u32;
             if let Some(off) = barrier_place(mem, th, inst, *space, a) {
+                mem.asyncs.events += 1;
                 mem.asyncs.mbars.insert(
                     off,
                     Mbar {
@@ -492,6 +507,7 @@ pub(super) fn exec<R: Regs + ?Sized>(
         AsyncOp::Inval { bar, space } => {
             let a = addr(mem, th, regs, bar);
             if let Some(off) = barrier_place(mem, th, inst, *space, a) {
+                mem.asyncs.events += 1;
                 mem.asyncs.mbars.remove(&off);
             }
         }
@@ -545,7 +561,8 @@ pub(super) fn exec<R: Regs + ?Sized>(
         } => {
             let a = addr(mem, th, regs, bar);
             let token = mem.val_in(th, regs, state);
-            let done = barrier(mem, th, inst, *space, a).and_then(|off| {
+            let off = barrier(mem, th, inst, *space, a);
+            let done = off.and_then(|off| {
                 let m = mem.asyncs.mbars.get(&off)?;
                 let done = if *parity {
                     u64::from(m.phase & 1) != token & 1
@@ -554,6 +571,12 @@ pub(super) fn exec<R: Regs + ?Sized>(
                 };
                 Some((off, m.phase)).filter(|_| done)
             });
+            let done = match (done, off) {
+                (None, Some(off)) if stuck(mem, th, inst, linear, off) => {
+                    mem.asyncs.mbars.get(&off).map(|m| (off, m.phase))
+                }
+                (done, _) => done,
+            };
             regs.set(*d, done.is_some() as u64);
             match done {
                 Some((off, phase)) => {
@@ -572,6 +595,51 @@ pub(super) fn exec<R: Regs + ?Sized>(
         AsyncOp::Named { .. } => return Flow::Wait,
     }
     Flow::Next
+}
+
+/// Thread `t` failed a wait on the mbarrier at `off` again: once it has failed `STUCK_SPINS`
+/// times in a row with no mbarrier changing, the phase never completes. Report it (barrier
+/// divergence: fewer arrivals than the barrier counts) and complete the phase, so the waiters
+/// go on. Returns whether it did.
+fn stuck(mem: &mut Mem, th: &Thread, inst: &Inst, t: u32, off: u64) -> bool {
+    let st = &mut mem.asyncs;
+    if st.stale.len() <= t as usize {
+        st.stale.resize(t as usize + 1, (0, 0));
+    }
+    let events = st.events;
+    let entry = &mut st.stale[t as usize];
+    if entry.0 == events {
+        entry.1 += 1;
+    } else {
+        *entry = (events, 1);
+    }
+    if entry.1 < STUCK_SPINS {
+        return false;
+    }
+    let Some(m) = st.mbars.get(&off).copied() else {
+        return false;
+    };
+    let (count, got) = (m.expected, m.expected.saturating_sub(m.pending));
+    let site = mem.site(th, inst);
+    let line = site.line;
+    let who = mem.namer.who(th.tid, mem.block);
+    let what = shared_name(mem, off, 8);
+    let facts = AsyncFacts {
+        count,
+        arrived: got,
+        ..AsyncFacts::new(AsyncHazard::MbarrierStuck)
+    };
+    if mem.shadow.is_on() {
+        mem.diags
+            .report(DiagKind::BarrierDivergence, Severity::Error, site, None, || {
+                (
+                    format!("{who} waits (line {line}) for the barrier at shared {what} to complete its phase, but it never does: it counts {count} arrivals and only {got} came"),
+                    Facts::AsyncCopy(facts),
+                )
+            });
+    }
+    arrive(mem, off, m.pending, false);
+    true
 }
 
 /// `commit_group` for thread `t`: its uncommitted copies become its next group.
@@ -593,6 +661,7 @@ fn commit(mem: &mut Mem, t: u32) {
 /// completes the phase when none are pending and no transaction is outstanding. Returns the
 /// arrival's state token.
 fn arrive(mem: &mut Mem, off: u64, count: u32, drop: bool) -> u64 {
+    mem.asyncs.events += 1;
     let Some(m) = mem.asyncs.mbars.get_mut(&off) else {
         return 0;
     };

@@ -117,3 +117,14 @@ __global__ void barrier_arrive_without_wait(const float* in, float* out) {
     block.sync();
     out[blockIdx.x * T + threadIdx.x] = tile[T - 1 - threadIdx.x]; // BUG barrier_arrive_without_wait
 }
+
+__global__ void barrier_count_too_high(const float* in, float* out) {
+    __shared__ float tile[T];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size() + 1);
+    block.sync();
+    cuda::memcpy_async(block, tile, in + blockIdx.x * T, sizeof(float) * T, bar);
+    bar.arrive_and_wait(); // BUG barrier_count_too_high
+    out[blockIdx.x * T + threadIdx.x] = tile[T - 1 - threadIdx.x];
+}
