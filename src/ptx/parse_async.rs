@@ -130,7 +130,9 @@ fn bar_space(m: &Mods) -> Space {
     }
 }
 
-/// The family's instructions (`cp.async…`, `mbarrier…`); `None` for any other opcode.
+/// The family's instructions (`cp.async…`, `mbarrier…`); `None` for any other opcode. A form
+/// this reader does not know (operands it cannot read) becomes `Unsupported`, an error only
+/// if a thread runs it, never one that makes the whole file unreadable.
 pub(super) fn build(
     b: &Builder,
     p: &Parser,
@@ -138,6 +140,10 @@ pub(super) fn build(
     m: &Mods,
     ops: &[Raw],
 ) -> Option<PResult<Built>> {
+    read(b, p, base, m, ops).map(|r| r.or_else(|_| b.unsupported()))
+}
+
+fn read(b: &Builder, p: &Parser, base: &str, m: &Mods, ops: &[Raw]) -> Option<PResult<Built>> {
     let plain = |op: AsyncOp| -> PResult<Built> { Ok((Op::Async(Box::new(op)), None, None)) };
     match base {
         "cp" if m.words.first() == Some(&"async") => Some((|| {
@@ -280,19 +286,24 @@ pub(super) fn build(
 /// `bar.arrive id, count` (the forms the block barrier `bar.sync 0` is not).
 pub(super) fn named_barrier(b: &Builder, p: &Parser, ops: &[Raw], m: &Mods) -> PResult<Built> {
     let arrive = m.has("arrive");
-    if !(arrive || m.has("sync") || m.words.is_empty() || m.has("aligned")) {
+    // Cluster barriers (`barrier.cluster.arrive`, no operands) and other forms are not this
+    // family: unsupported when run, never a parse error.
+    let known = arrive || m.has("sync") || m.words.is_empty() || m.has("aligned");
+    let operands = if arrive { 2..=2 } else { 1..=2 };
+    if !known || m.has("cluster") || !operands.contains(&ops.len()) {
         return b.unsupported();
     }
-    b.n(ops, if arrive { 2 } else { 1 })?;
-    if ops.len() > 2 {
-        return b.unsupported();
-    }
-    let op = AsyncOp::Named {
-        id: b.src(p, &ops[0], Ty::U32)?,
-        count: ops.get(1).map(|r| b.src(p, r, Ty::U32)).transpose()?,
-        arrive,
+    let read = || -> PResult<AsyncOp> {
+        Ok(AsyncOp::Named {
+            id: b.src(p, &ops[0], Ty::U32)?,
+            count: ops.get(1).map(|r| b.src(p, r, Ty::U32)).transpose()?,
+            arrive,
+        })
     };
-    Ok((Op::Async(Box::new(op)), None, None))
+    match read() {
+        Ok(op) => Ok((Op::Async(Box::new(op)), None, None)),
+        Err(_) => b.unsupported(),
+    }
 }
 
 /// Whether register `n` holds a predicate (NVRTC's predicates are `%p…`; inline PTX declares
@@ -496,6 +507,28 @@ mod tests {
             }
         ));
         assert!(matches!(got[15], AsyncOp::Named { arrive: true, .. }));
+    }
+
+    #[test]
+    fn cluster_barriers_are_left_unsupported_not_errors() {
+        let text = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+                    barrier.cluster.arrive;\nbarrier.cluster.wait;\nbar.arrive 1;\nret;\n}\n";
+        let m = crate::ptx::parse(text).expect("parses");
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        assert!(k.body[..3]
+            .iter()
+            .all(|i| matches!(i.op, Op::Unsupported { .. })));
+    }
+
+    #[test]
+    fn a_form_the_reader_does_not_know_is_unsupported_not_an_error() {
+        let text = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+                    .reg .b64 %rd<2>;\nmbarrier.init.shared.b64 %rd1, 4;\ncp.async.ca.shared.global [%rd1], [%rd1], 3;\nret;\n}\n";
+        let m = crate::ptx::parse(text).expect("parses");
+        let (_, k) = m.find_entry("k").expect("the kernel");
+        assert!(k.body[..2]
+            .iter()
+            .all(|i| matches!(i.op, Op::Unsupported { .. })));
     }
 
     #[test]
