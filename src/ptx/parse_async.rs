@@ -10,8 +10,9 @@
 //! `.acquire`, `.relaxed`) and scopes (`.cta`) are read and ignored: the emulator is
 //! sequentially consistent and has no caches.
 
-use super::{Builder, Built, Mods, PResult, Parser, Raw};
+use super::{Builder, Built, Mods, PResult, Parser, Raw, SourceLoc};
 use crate::ptx::ir::{Address, Module, Op, Operand, Space, Ty};
+use std::collections::HashMap;
 
 /// Which of NVIDIA's interfaces issued an async copy, read from the header its `cp.async` was
 /// inlined from: the help names the wait of that interface.
@@ -320,6 +321,65 @@ pub(super) fn is_nvidia_async_header(name: &str) -> bool {
         || n.contains("cooperative_groups")
         || n.contains("/cuda_cccl/")
         || n.contains("/include/cuda/")
+}
+
+/// Where an instruction was inlined, innermost first (`.loc … inlined_at` followed outwards).
+pub(super) type Chain = std::rc::Rc<[SourceLoc]>;
+
+/// The chain of a `.loc` at `here` inlined at `at`: `at`, then wherever `at` itself was
+/// inlined (remembered for the `.loc`s that follow).
+pub(super) fn chain(
+    chains: &mut HashMap<SourceLoc, Chain>,
+    here: SourceLoc,
+    at: SourceLoc,
+) -> Chain {
+    let mut v = vec![at];
+    if let Some(outer) = chains.get(&at) {
+        v.extend(outer.iter().copied());
+    }
+    let c: Chain = v.into();
+    chains.insert(here, c.clone());
+    c
+}
+
+/// Code moved out of NVIDIA's async-copy and barrier headers goes to the innermost location
+/// in the learner's own code (the line in their `__device__` helper that calls
+/// `__pipeline_memcpy_async`), not the outermost (the kernel's call of that helper). Other
+/// moves (NVRTC's builtin header) stay as they are.
+pub(super) fn innermost_user(
+    module: &Module,
+    fidx: u32,
+    moves: &[(usize, SourceLoc)],
+    chains: &[Option<Chain>],
+) -> Vec<(usize, SourceLoc)> {
+    let Some(f) = module.functions.get(fidx as usize) else {
+        return moves.to_vec();
+    };
+    let header = |file: u32| {
+        module
+            .file_name(file)
+            .is_some_and(|n| n.contains("__nv_nvrtc_builtin_header") || is_nvidia_async_header(n))
+    };
+    moves
+        .iter()
+        .map(|&(i, outer)| {
+            let ours = f.body.get(i).is_some_and(|inst| {
+                module
+                    .file_name(inst.file)
+                    .is_some_and(is_nvidia_async_header)
+            });
+            let inner = chains
+                .get(i)
+                .and_then(Option::as_ref)
+                .filter(|_| ours)
+                .and_then(|c| {
+                    c.iter()
+                        .copied()
+                        .find(|&(file, line)| line > 0 && !header(file))
+                });
+            (i, inner.unwrap_or(outer))
+        })
+        .collect()
 }
 
 /// Which interface each `cp.async` came from, by the header it was inlined from (the file

@@ -43,6 +43,8 @@ struct Parser<'a> {
     extern_funcs: Vec<String>,
     /// Per function, per instruction: the outermost source location it was inlined at.
     inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
+    /// Per function, per instruction: every location it was inlined at, innermost first.
+    inline_chains: Vec<(u32, Vec<Option<parse_async::Chain>>)>,
     /// Some operand named a `%reserved_smem_offset_*` register (set while operands are read).
     uses_reserved_smem: std::cell::Cell<bool>,
 }
@@ -68,6 +70,11 @@ struct FnCtx {
     outer: Option<SourceLoc>,
     /// `outer` of each instruction of `body`.
     outer_locs: Vec<Option<SourceLoc>>,
+    /// The same as chains, innermost first (`parse_async::Chain`): per location, the current
+    /// one, and per instruction.
+    chains: HashMap<SourceLoc, parse_async::Chain>,
+    chain: Option<parse_async::Chain>,
+    chain_locs: Vec<Option<parse_async::Chain>>,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {
@@ -82,6 +89,7 @@ pub fn parse(text: &str) -> PResult<Module> {
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
         inlined_at: Vec::new(),
+        inline_chains: Vec::new(),
         uses_reserved_smem: std::cell::Cell::new(false),
     };
     p.place_functions();
@@ -259,6 +267,13 @@ impl<'a> Parser<'a> {
                     o.filter(|_| cg && inst.op == Op::Trap).map(|o| (i, o))
                 })
                 .collect();
+            let chains = self
+                .inline_chains
+                .iter()
+                .find(|(f, _)| *f == fidx)
+                .map(|(_, c)| c.as_slice())
+                .unwrap_or(&[]);
+            let moves = parse_async::innermost_user(&self.module, fidx, &moves, chains);
             let body = &mut self.module.functions[fidx as usize].body;
             for &(i, (file, line)) in moves.iter().chain(&aborts) {
                 body[i].file = file;
@@ -685,6 +700,7 @@ impl<'a> Parser<'a> {
         }
         // Every body ends in a return; make falling off the end safe.
         ctx.outer_locs.push(ctx.outer);
+        ctx.chain_locs.push(ctx.chain.clone());
         ctx.body.push(Inst {
             op: if is_entry { Op::Exit } else { Op::Ret },
             guard: None,
@@ -709,6 +725,7 @@ impl<'a> Parser<'a> {
         f.body = ctx.body;
         f.line = first_line;
         self.inlined_at.push((fidx, ctx.outer_locs));
+        self.inline_chains.push((fidx, ctx.chain_locs));
         Ok(())
     }
 
@@ -800,11 +817,14 @@ impl<'a> Parser<'a> {
                     if line > 0 {
                         ctx.line = line;
                         ctx.file = file;
-                        ctx.outer = self.inlined_at_of(tok_line).map(|at| {
+                        let at = self.inlined_at_of(tok_line);
+                        ctx.outer = at.map(|at| {
                             let outer = ctx.inline_map.get(&at).copied().unwrap_or(at);
                             ctx.inline_map.insert((file, line), outer);
                             outer
                         });
+                        ctx.chain =
+                            at.map(|at| parse_async::chain(&mut ctx.chains, (file, line), at));
                     }
                     self.skip_line(tok_line);
                 }
@@ -1082,6 +1102,7 @@ impl<'a> Parser<'a> {
             ctx.pending_bras.push((idx, label, line));
         }
         ctx.outer_locs.push(ctx.outer);
+        ctx.chain_locs.push(ctx.chain.clone());
         ctx.body.push(Inst {
             op,
             guard,
