@@ -90,14 +90,26 @@ fn wait_name(c: &Case, f: &AsyncFacts) -> String {
             format!("wait on the barrier the copy completes on: `{b}.arrive_and_wait()` (or `{b}.wait({b}.arrive())`)")
         }
         AsyncApi::Ptx => {
+            // The learner's own wrapper around the PTX, where there is one.
+            let helper = ptx_helper(c, "cp.async.wait_group")
+                .map_or(String::new(), |h| format!(", which your `{h}` wraps"));
             if f.via_barrier {
                 "wait for the mbarrier phase the copy completes on (`mbarrier.try_wait` in a loop until it succeeds)".into()
             } else if f.committed {
-                format!("execute `cp.async.wait_group {n}` (or `cp.async.wait_all`)")
+                format!("execute `cp.async.wait_group {n}`{helper}")
             } else {
                 "close the copies into a group (`cp.async.commit_group`) and wait for it (`cp.async.wait_group 0`), or `cp.async.wait_all`".into()
             }
         }
+    }
+}
+
+/// The name of the learner's `__device__` function whose inline PTX holds `ptx`.
+fn ptx_helper(c: &Case, ptx: &str) -> Option<String> {
+    let at = (1..=c.src.lines()).find(|&l| c.src.line(l).contains(ptx))?;
+    match c.src.function_of(at)? {
+        (start, false) => c.src.function_name(start),
+        _ => None,
     }
 }
 
@@ -255,6 +267,18 @@ mod tests {
         );
         assert!(h.contains("wait on line 4"), "{h}");
         assert!(h.contains("__pipeline_wait_prior(0)"), "{h}");
+    }
+
+    #[test]
+    fn a_wait_in_inline_ptx_names_the_learners_wrapper() {
+        let src = "template <int N>\n__device__ void wait_group() { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N)); }\n\nfloat v = t[i];\n";
+        let h = help(src, facts(AsyncApi::Ptx, AsyncHazard::ReadBeforeWait), 4);
+        assert!(
+            h.contains("`cp.async.wait_group 0`, which your `wait_group` wraps"),
+            "{h}"
+        );
+        // The helper's definition is no wait the learner placed.
+        assert!(!h.contains("line 2"), "{h}");
     }
 
     #[test]
