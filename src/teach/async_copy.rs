@@ -92,7 +92,7 @@ fn wait_name(c: &Case, f: &AsyncFacts) -> String {
         AsyncApi::Ptx => {
             // The learner's own wrapper around the PTX, where there is one.
             let helper = ptx_helper(c, "cp.async.wait_group")
-                .map_or(String::new(), |h| format!(", which your `{h}` wraps"));
+                .map_or(String::new(), |h| format!(" (your `{h}` wraps it)"));
             if f.via_barrier {
                 "wait for the mbarrier phase the copy completes on (`mbarrier.try_wait` in a loop until it succeeds)".into()
             } else if f.committed {
