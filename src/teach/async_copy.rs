@@ -274,7 +274,7 @@ mod tests {
         let src = "template <int N>\n__device__ void wait_group() { asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(N)); }\n\nfloat v = t[i];\n";
         let h = help(src, facts(AsyncApi::Ptx, AsyncHazard::ReadBeforeWait), 4);
         assert!(
-            h.contains("`cp.async.wait_group 0`, which your `wait_group` wraps"),
+            h.contains("`cp.async.wait_group 0` (your `wait_group` wraps it)"),
             "{h}"
         );
         // The helper's definition is no wait the learner placed.
