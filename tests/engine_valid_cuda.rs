@@ -1,5 +1,5 @@
 //! Valid CUDA through `gpuzzle exec` (issue 25): the device heap, function pointers, virtual
-//! functions, every special register and `__fns` run; named barriers, grid sync and inline asm
+//! functions, every special register, named barriers and `__fns` run; grid sync and inline asm
 //! that is no PTX are refused by name at the learner's line; a shared array past any limit is
 //! stated as a limit; a byte-order mark is ignored. Never "please report" (kept for gpuzzle's
 //! own bugs), and the same answer whether warps run in lockstep or a thread at a time.
@@ -260,13 +260,15 @@ fn lanes_that_skip_a_shuffle_are_named_with_their_threads() {
     }
 }
 
+/// Named barriers run (tests/async_copy.rs has producer/consumer warps on them): every thread
+/// of the block passes `bar.sync 1, 64` together.
 #[test]
-fn a_named_barrier_is_refused_by_name() {
-    let all = refused(
+fn a_named_barrier_runs() {
+    let v = clean_out(
         "named_barrier",
         &["--grid", "1", "--block", "64", "--arg", "out=i32[64]:zeros"],
     );
-    assert!(all.contains("named barriers are not supported"), "{all}");
+    assert_eq!(v, serde_json::json!(vec![2; 64]));
 }
 
 #[test]

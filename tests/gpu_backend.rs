@@ -469,10 +469,10 @@ fn via_instrumented_ptx_and_backend_cannot_be_combined() {
     assert!(err.contains("cannot be used with"), "{err}");
 }
 
-/// `async_copy` runs `cp.async` (which gpuzzle does not support) only in threads past `size`:
-/// none here, two with `ASYNC_COPY_REACHED`.
+/// `bulk_copy` runs `cp.async.bulk` (which gpuzzle does not support) only in threads past
+/// `size`: none here, two with `ASYNC_COPY_REACHED`.
 const ASYNC_COPY: Case = Case {
-    name: "async_copy",
+    name: "bulk_copy",
     grid: "1",
     block: "8",
     shared: "0",
@@ -516,7 +516,7 @@ fn unsupported_instruction_fails_only_where_the_emulator_fails(stand_in: bool, e
     assert_eq!(gcode, code, "{gpu}");
     assert_eq!(
         plain["error"],
-        "the instruction `cp.async.ca.shared.global` (from tests/kernels/instrument/async_copy.cu:10) is not supported by gpuzzle's emulator yet (a limit of gpuzzle, not a mistake in your kernel)"
+        "the instruction `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` (from tests/kernels/instrument/bulk_copy.cu:10) is not supported by gpuzzle's emulator yet (a limit of gpuzzle, not a mistake in your kernel)"
     );
     assert_eq!(gpu, plain, "reached: the same error, word for word");
 }

@@ -459,13 +459,13 @@ fn unsupported_instructions_fail_only_where_the_emulator_fails() {
         std::fs::read_to_string(root.join("tests/ptx/instrument/brx_jump_table.ptx")).unwrap();
     let cases = [
         (
-            kernel_ptx("async_copy"),
-            "async_copy",
+            kernel_ptx("bulk_copy"),
+            "bulk_copy",
             vec![
                 zeros("out", ElemType::F32, 8),
                 buf("a", ElemType::F32, &arange(8)),
             ],
-            "the instruction `cp.async.ca.shared.global` (from async_copy.cu:10)",
+            "the instruction `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` (from bulk_copy.cu:10)",
         ),
         (
             jump_table,
@@ -595,6 +595,39 @@ fn dynamic_and_static_shared_memory() {
     assert_eq!(inst.ctl.shared_table.len(), 2, "buf and count");
     assert!(inst.ctl.shared_table.iter().any(|&(_, len)| len == 128));
     assert_eq!(inst.result.buffers[0].values()[0], 31.0 + 32.0);
+}
+
+/// `cp.async` (4 bytes, and 16 with a source size that zero-fills the tail): one global read
+/// and one shared write per copy on both executors, the same buffers; a source past the end
+/// is skipped and reported alike.
+#[test]
+fn async_copies_count_and_check_like_the_emulator() {
+    let c = cfg([1, 1, 1], [8, 1, 1]);
+    let args = |size: i64, reach: i64| {
+        vec![
+            zeros("out", ElemType::F32, 8),
+            buf("a", ElemType::F32, &arange(30)),
+            int(size),
+            int(reach),
+        ]
+    };
+    let inst = assert_equivalent("async_copy", c, args(30, 0));
+    let out = inst.result.buffers[0].values();
+    // tile reversed, doubled, plus wide[4i + 1] (zero past the 30 floats copied).
+    let want: Vec<f64> = (0..8)
+        .map(|i| {
+            2.0 * (7 - i) as f64
+                + if 4 * i + 1 < 30 {
+                    (4 * i + 1) as f64
+                } else {
+                    0.0
+                }
+        })
+        .collect();
+    assert_eq!(out, want);
+    assert_eq!(inst.result.counters.max_per_thread.global_reads, 2);
+    assert_eq!(inst.result.counters.max_per_thread.shared_writes, 2);
+    assert_same_first_fault("async_copy", c, args(30, 25), DiagKind::OutOfBounds);
 }
 
 /// Both runs report the same first fault (kind, line, block, thread, words) and agree on buffers

@@ -20,7 +20,7 @@ use std::time::Instant;
 /// Attempts graded at once: the machines this runs on are small and shared.
 const WORKERS: usize = 3;
 
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "out-of-bounds",
     "shared-race",
     "global-race",
@@ -30,6 +30,7 @@ const KINDS: [&str; 9] = [
     "misaligned",
     "warp-sync",
     "assert",
+    "async-copy",
 ];
 /// Wrong without a diagnostic: an output differs, or a counter is over its budget.
 const WRONG_OUTPUT: &str = "wrong-output";

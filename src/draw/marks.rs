@@ -1,7 +1,8 @@
 //! The accesses a run's diagnostics are about, as marks on the flow picture of one block:
 //! refused accesses (out of bounds, misaligned) from the trace, each a red line to its cell, a
 //! "ghost" cell past the end (or before the start) of its array when it lies outside; the two
-//! accesses of a race and the element they share; the element an uninitialised read read.
+//! accesses of a race and the element they share; the element an uninitialised read read; the
+//! tile element an async copy was still filling when a thread read (or wrote) it.
 //! Nothing here is drawn: `flow` places and draws what this finds. A run without diagnostics
 //! and without refused accesses has no marks, and its picture is the same as without this.
 
@@ -254,6 +255,42 @@ pub fn marks(t: &LaunchTrace, diags: &[Diagnostic], block: [u32; 3]) -> Marks {
                 let key = (linear(d.thread, t.block), cell, false);
                 m.lines.entry(key).or_insert(mark);
             }
+            // An async copy's tile read (or overwritten) while the copy was in flight: the
+            // cell the copy was filling, and the line of the thread that touched it.
+            Facts::AsyncCopy(f) => {
+                use crate::emu::facts::AsyncHazard as H;
+                let (Some(el), true) = (&f.element, d.block == block) else {
+                    continue;
+                };
+                let (space, write) = match f.hazard {
+                    H::ReadBeforeWait | H::ReadBeforeBarrier => (FSpace::Shared, false),
+                    H::DestinationOverwritten => (FSpace::Shared, true),
+                    H::SourceOverwritten => (FSpace::Global, true),
+                    _ => continue,
+                };
+                let Some(cell) = cell_of(t, space, el) else {
+                    continue;
+                };
+                let issuer = crate::trace::text::thread_label(f.issuer, t.block);
+                let did = if write { "wrote" } else { "read" };
+                let copy = if f.own_copy {
+                    "its own async copy".to_string()
+                } else {
+                    format!("the async copy of {issuer}")
+                };
+                let mark = Mark {
+                    kind,
+                    line,
+                    note: format!(
+                        "{who} {did} {} while {copy} (line {}) was in flight",
+                        t.name_of(cell),
+                        f.issue_line
+                    ),
+                };
+                m.cells.entry(cell).or_insert(("in-flight", mark.clone()));
+                let key = (linear(d.thread, t.block), cell, write);
+                m.lines.entry(key).or_insert(mark);
+            }
             _ => {}
         }
     }
@@ -456,6 +493,36 @@ mod tests {
         // Another block's shared race is not this block's.
         d.block = [1, 0, 0];
         assert!(marks(&t, &[d], [0, 0, 0]).cells.is_empty());
+    }
+
+    #[test]
+    fn a_read_of_a_tile_in_flight_marks_the_cell_and_the_reader() {
+        let t = guard_trace();
+        let facts = Facts::AsyncCopy(crate::emu::facts::AsyncFacts {
+            element: Some(Element {
+                name: "cache".into(),
+                index: 2,
+                len: 4,
+            }),
+            issuer: [3, 0, 0],
+            issue_line: 4,
+            ..crate::emu::facts::AsyncFacts::new(crate::emu::facts::AsyncHazard::ReadBeforeWait)
+        });
+        let d = diag(DiagKind::AsyncCopy, 1, 6, facts);
+        let m = marks(&t, &[d], [0, 0, 0]);
+        let cell = Cell {
+            space: Space::Shared,
+            var: 0,
+            index: 2,
+        };
+        let (class, mark) = &m.cells[&cell];
+        assert_eq!(*class, "in-flight");
+        assert_eq!(mark.kind, "async-copy");
+        assert_eq!(
+            mark.note,
+            "t1 read cache[2] while the async copy of t3 (line 4) was in flight"
+        );
+        assert_eq!(m.lines[&(1, cell, false)].line, Some(6));
     }
 
     #[test]

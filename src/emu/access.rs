@@ -133,6 +133,9 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_reads += n;
+                if self.asyncs.live() {
+                    self.async_shared(th, linear, inst, off, total, Kind::Read);
+                }
                 if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Read);
                 }
@@ -178,6 +181,9 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n;
+                if self.asyncs.live() {
+                    self.async_global_write(th, linear, inst, a, total);
+                }
                 self.global_race(th, linear, inst, a, total, Kind::Write);
                 for (i, v) in vals.iter().enumerate() {
                     self.launch
@@ -188,6 +194,9 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n;
+                if self.asyncs.live() {
+                    self.async_shared(th, linear, inst, off, total, Kind::Write);
+                }
                 if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, total, Kind::Write);
                 }
@@ -237,6 +246,9 @@ impl<'l> Mem<'l> {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
                 th.counters.global_atomics += 1;
+                if self.asyncs.live() {
+                    self.async_global_write(th, linear, inst, a, size);
+                }
                 self.atomic_cas = matches!(op, AtomOp::Cas | AtomOp::Exch);
                 self.global_race(th, linear, inst, a, size, Kind::Atomic);
                 self.atomic_order(th, linear, a);
@@ -251,6 +263,9 @@ impl<'l> Mem<'l> {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
                 th.counters.shared_atomics += 1;
+                if self.asyncs.live() {
+                    self.async_shared(th, linear, inst, off, size, Kind::Atomic);
+                }
                 if self.shadow.is_on() {
                     self.shared_checks(th, linear, inst, off, size, Kind::Atomic);
                 }
@@ -341,6 +356,9 @@ impl<'l> Mem<'l> {
         size: u32,
         v: u64,
     ) {
+        if self.asyncs.live() {
+            self.async_global_write(th, linear, inst, addr, size);
+        }
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += 1;
         if self.accesses.is_some() {
@@ -486,7 +504,7 @@ impl<'l> Mem<'l> {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let a = addrs[i];
-            if a & 3 == 0 && self.shadow.clean_read(a, self.epoch) {
+            if a & 3 == 0 && self.shadow.clean_read(a, self.epoch) && !self.asyncs.live() {
                 clean |= 1 << i;
             } else {
                 let th = &mut warp[i];
@@ -588,7 +606,11 @@ impl<'l> Mem<'l> {
         off: u64,
         size: u32,
     ) -> bool {
-        if size == 4 && off & 3 == 0 && self.shadow.clean_read(off, self.epoch) {
+        if size == 4
+            && off & 3 == 0
+            && self.shadow.clean_read(off, self.epoch)
+            && !self.asyncs.live()
+        {
             th.counters.shared_reads += 1;
             if self.accesses.is_some() {
                 self.log_at(th, off, size, true, Kind::Read);
@@ -613,6 +635,9 @@ impl<'l> Mem<'l> {
         }
         let launch = self.launch;
         let kind = if WRITE { Kind::Write } else { Kind::Read };
+        if self.asyncs.live() && launch.shared_var(off, size as u64).is_some() {
+            self.async_shared(th, linear, inst, off, size, kind);
+        }
         if size == 4 {
             // The common access, one word: its record gives the bounds and the checkers'
             // answer at once.

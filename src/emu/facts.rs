@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::async_copy::{AsyncFacts, AsyncHazard};
+
 /// The memory space of an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Space {
@@ -115,6 +117,9 @@ pub enum Facts {
     WarpSync(WarpSyncFacts),
     /// A WMMA call (`mma.h`) that broke one of its rules (`emu/tensor/wmma.rs`).
     Wmma(WmmaFacts),
+    /// An async copy read or overwritten while in flight, an mbarrier misused, a named
+    /// barrier whose count never arrived (`emu/async_copy`).
+    AsyncCopy(AsyncFacts),
 }
 
 /// How a WMMA call went wrong.

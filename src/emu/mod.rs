@@ -29,6 +29,7 @@
 
 mod access;
 mod alu;
+mod async_copy;
 mod block;
 mod context;
 mod diag;

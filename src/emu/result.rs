@@ -16,11 +16,12 @@ pub enum DiagKind {
     Misaligned,
     WarpSync,
     Assert,
+    AsyncCopy,
 }
 
 impl DiagKind {
     /// Every kind, in the order of the enum.
-    pub const ALL: [DiagKind; 9] = [
+    pub const ALL: [DiagKind; 10] = [
         DiagKind::OutOfBounds,
         DiagKind::SharedRace,
         DiagKind::GlobalRace,
@@ -30,6 +31,7 @@ impl DiagKind {
         DiagKind::Misaligned,
         DiagKind::WarpSync,
         DiagKind::Assert,
+        DiagKind::AsyncCopy,
     ];
 
     /// The kind `as_str` spells `s`.
@@ -48,6 +50,7 @@ impl DiagKind {
             DiagKind::Misaligned => "misaligned",
             DiagKind::WarpSync => "warp-sync",
             DiagKind::Assert => "assert",
+            DiagKind::AsyncCopy => "async-copy",
         }
     }
 }

@@ -292,11 +292,11 @@ $L__BB0_2:
         assert_eq!(r.result.counters.total.global_reads, 4);
     }
 
-    /// `K` with an async copy gpuzzle does not support, run only when `n` is over 100.
+    /// `K` with a bulk (TMA) copy gpuzzle does not support, run only when `n` is over 100.
     fn with_async_copy() -> String {
         K.replace(".reg .pred \t%p<3>;", ".reg .pred \t%p<4>;").replace(
             "\t.loc\t1 6 5\n",
-            "\t.loc\t1 8 3\n\tsetp.gt.u32 \t%p3, %r1, 100;\n\t@%p3 cp.async.ca.shared.global \t[%rd7], [%rd2], 4;\n\t.loc\t1 6 5\n",
+            "\t.loc\t1 8 3\n\tsetp.gt.u32 \t%p3, %r1, 100;\n\t@%p3 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes \t[%rd7], [%rd2], 4, [%rd7];\n\t.loc\t1 6 5\n",
         )
     }
 
@@ -315,10 +315,10 @@ $L__BB0_2:
         assert_eq!(r.ctl.unsupported, None);
         // Reached: the emulator's error, word for word.
         let Err(EmuError::Unsupported(want)) = plain(200) else {
-            panic!("the emulator ran cp.async")
+            panic!("the emulator ran cp.async.bulk")
         };
         assert!(
-            want.starts_with("the instruction `cp.async.ca.shared.global` (from k.cu:8)"),
+            want.starts_with("the instruction `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` (from k.cu:8)"),
             "{want}"
         );
         match run_detailed(&ptx, "k", &cfg(4), args(200), 100) {

@@ -182,7 +182,7 @@ pub struct WireDiagnostic {
 
 /// Every kind, for decoding by name. `kind_index` fails to compile when a kind is added and
 /// not listed here.
-const KINDS: [DiagKind; 9] = [
+const KINDS: [DiagKind; 10] = [
     DiagKind::OutOfBounds,
     DiagKind::SharedRace,
     DiagKind::GlobalRace,
@@ -192,6 +192,7 @@ const KINDS: [DiagKind; 9] = [
     DiagKind::Misaligned,
     DiagKind::WarpSync,
     DiagKind::Assert,
+    DiagKind::AsyncCopy,
 ];
 
 #[allow(dead_code)]
@@ -206,6 +207,7 @@ const fn kind_index(k: DiagKind) -> usize {
         DiagKind::WarpSync => 6,
         DiagKind::Assert => 7,
         DiagKind::GlobalRace => 8,
+        DiagKind::AsyncCopy => 9,
     }
 }
 

@@ -2,6 +2,7 @@
 //! indices, symbols to addresses or param slots, and a source line on every instruction.
 
 use super::demangle;
+pub use super::parser::parse_async::{AsyncApi, AsyncOp};
 
 /// PTX scalar types as they appear in instruction suffixes and declarations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -658,6 +659,8 @@ pub enum Op {
     },
     /// A warp-wide WMMA load, store or multiply-accumulate (`mma.h`; `ptx/wmma.rs`).
     Wmma(Box<super::wmma::Wmma>),
+    /// The async-copy family, mbarriers and named barriers (`ptx/parse_async.rs`).
+    Async(Box<AsyncOp>),
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

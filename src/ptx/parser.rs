@@ -7,6 +7,8 @@ use super::ParseError;
 use std::collections::HashMap;
 
 mod wmma;
+#[path = "parse_async.rs"]
+pub(super) mod parse_async;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -42,6 +44,8 @@ struct Parser<'a> {
     extern_funcs: Vec<String>,
     /// Per function, per instruction: the outermost source location it was inlined at.
     inlined_at: Vec<(u32, Vec<Option<SourceLoc>>)>,
+    /// Per function, per instruction: every location it was inlined at, innermost first.
+    inline_chains: Vec<(u32, Vec<Option<parse_async::Chain>>)>,
     /// Some operand named a `%reserved_smem_offset_*` register (set while operands are read).
     uses_reserved_smem: std::cell::Cell<bool>,
 }
@@ -67,6 +71,11 @@ struct FnCtx {
     outer: Option<SourceLoc>,
     /// `outer` of each instruction of `body`.
     outer_locs: Vec<Option<SourceLoc>>,
+    /// The same as chains, innermost first (`parse_async::Chain`): per location, the current
+    /// one, and per instruction.
+    chains: HashMap<SourceLoc, parse_async::Chain>,
+    chain: Option<parse_async::Chain>,
+    chain_locs: Vec<Option<parse_async::Chain>>,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {
@@ -81,10 +90,12 @@ pub fn parse(text: &str) -> PResult<Module> {
         pending_calls: Vec::new(),
         extern_funcs: Vec::new(),
         inlined_at: Vec::new(),
+        inline_chains: Vec::new(),
         uses_reserved_smem: std::cell::Cell::new(false),
     };
     p.place_functions();
     p.module_items()?;
+    parse_async::note_apis(&mut p.module);
     p.locate_builtin_code();
     for f in &mut p.module.functions {
         wmma::mark_unset_accumulators(&mut f.body);
@@ -227,7 +238,10 @@ impl<'a> Parser<'a> {
     /// or from the CUDA runtime's headers (`__half2` loads in `cuda_fp16.h`) is placed at the
     /// learner's line that called it: the header's lines mean nothing to them.
     fn locate_builtin_code(&mut self) {
-        let builtin = |m: &Module, idx: u32| m.file_name(idx).is_some_and(is_nvidia_header);
+        let builtin = |m: &Module, idx: u32| {
+            m.file_name(idx)
+                .is_some_and(|n| is_nvidia_header(n) || parse_async::is_nvidia_async_header(n))
+        };
         for (fidx, outer) in std::mem::take(&mut self.inlined_at) {
             let Some(f) = self.module.functions.get(fidx as usize) else {
                 continue;
@@ -257,6 +271,13 @@ impl<'a> Parser<'a> {
                     o.filter(|_| cg && inst.op == Op::Trap).map(|o| (i, o))
                 })
                 .collect();
+            let chains = self
+                .inline_chains
+                .iter()
+                .find(|(f, _)| *f == fidx)
+                .map(|(_, c)| c.as_slice())
+                .unwrap_or(&[]);
+            let moves = parse_async::innermost_user(&self.module, fidx, &moves, chains);
             let body = &mut self.module.functions[fidx as usize].body;
             for &(i, (file, line)) in moves.iter().chain(&aborts) {
                 body[i].file = file;
@@ -683,6 +704,7 @@ impl<'a> Parser<'a> {
         }
         // Every body ends in a return; make falling off the end safe.
         ctx.outer_locs.push(ctx.outer);
+        ctx.chain_locs.push(ctx.chain.clone());
         ctx.body.push(Inst {
             op: if is_entry { Op::Exit } else { Op::Ret },
             guard: None,
@@ -707,6 +729,7 @@ impl<'a> Parser<'a> {
         f.body = ctx.body;
         f.line = first_line;
         self.inlined_at.push((fidx, ctx.outer_locs));
+        self.inline_chains.push((fidx, ctx.chain_locs));
         Ok(())
     }
 
@@ -798,11 +821,14 @@ impl<'a> Parser<'a> {
                     if line > 0 {
                         ctx.line = line;
                         ctx.file = file;
-                        ctx.outer = self.inlined_at_of(tok_line).map(|at| {
+                        let at = self.inlined_at_of(tok_line);
+                        ctx.outer = at.map(|at| {
                             let outer = ctx.inline_map.get(&at).copied().unwrap_or(at);
                             ctx.inline_map.insert((file, line), outer);
                             outer
                         });
+                        ctx.chain =
+                            at.map(|at| parse_async::chain(&mut ctx.chains, (file, line), at));
                     }
                     self.skip_line(tok_line);
                 }
@@ -1080,6 +1106,7 @@ impl<'a> Parser<'a> {
             ctx.pending_bras.push((idx, label, line));
         }
         ctx.outer_locs.push(ctx.outer);
+        ctx.chain_locs.push(ctx.chain.clone());
         ctx.body.push(Inst {
             op,
             guard,
@@ -1588,6 +1615,9 @@ impl<'c> Builder<'c> {
         let rnd = m.rounding();
         let o = |i: usize| -> &Raw { &ops[i] };
         let plain = |op: Op| -> PResult<Built> { Ok((op, None, None)) };
+        if let Some(built) = parse_async::build(&self, p, base, &m, ops) {
+            return built;
+        }
         // `set`: a comparison as a value, of any source type, packed halves too.
         if base == "set" {
             return self.set(p, ops, &m);
@@ -2200,9 +2230,9 @@ impl<'c> Builder<'c> {
                         negate: neg,
                     });
                 }
-                if m.has("arrive") || ops.len() > 1 {
-                    // Named barriers with thread counts: not emitted for ordinary kernels.
-                    return self.unsupported();
+                if m.has("arrive") || ops.len() > 1 || !matches!(ops.first(), Some(Raw::Int(0))) {
+                    // Named barriers (a number other than 0, a thread count, an arrival).
+                    return parse_async::named_barrier(&self, p, ops, &m);
                 }
                 self.n(ops, 1)?;
                 plain(Op::BarSync {

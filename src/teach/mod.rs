@@ -11,6 +11,7 @@
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
+mod async_copy;
 mod ballot;
 mod barrier;
 mod bounds;
@@ -220,6 +221,7 @@ fn help_for(c: &Case) -> String {
     match (&c.d.kind, &c.d.facts) {
         (DiagKind::OutOfBounds | DiagKind::Misaligned, Facts::Bounds { .. }) => bounds::help(c),
         (DiagKind::SharedRace | DiagKind::GlobalRace, Facts::Race { .. }) => race::help(c),
+        (_, Facts::AsyncCopy(_)) | (DiagKind::AsyncCopy, _) => async_copy::help(c),
         (DiagKind::BarrierDivergence, _) => barrier::help(c),
         (DiagKind::StepLimit, _) => endless::help(c),
         (_, Facts::Wmma(f)) => wmma::help(c, f),

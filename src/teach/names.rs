@@ -20,6 +20,13 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
             ..
         }
         | Facts::Uninitialized { element: Some(e) } => e.clone(),
+        // An async copy's shared destination (its global source is a buffer, named flat).
+        Facts::AsyncCopy(f) if f.hazard != crate::emu::facts::AsyncHazard::SourceOverwritten => {
+            match &f.element {
+                Some(e) => e.clone(),
+                None => return,
+            }
+        }
         _ => return,
     };
     let short = element.name.rsplit("::").next().unwrap_or(&element.name);

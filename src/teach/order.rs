@@ -11,7 +11,7 @@ fn rank(d: &Diagnostic) -> u8 {
     let base = match d.kind {
         DiagKind::OutOfBounds | DiagKind::Misaligned => 0,
         DiagKind::BarrierDivergence => 1,
-        DiagKind::WarpSync => 2,
+        DiagKind::WarpSync | DiagKind::AsyncCopy => 2,
         DiagKind::StepLimit => 3,
         DiagKind::GlobalRace | DiagKind::SharedRace => match d.facts {
             Facts::Race {

@@ -11,6 +11,8 @@
 mod collectives;
 mod instrs;
 mod lockstep;
+#[path = "../async_copy/barriers.rs"]
+mod named_barriers;
 pub(super) mod order;
 mod scheduler;
 mod step;
@@ -133,6 +135,8 @@ pub(super) struct Mem<'l> {
     pub(super) interval: Interval,
     pub(super) acquired: Acquired,
     pub(super) cross: Vec<CrossRace>,
+    /// Async copies in flight, mbarriers and named barriers (`emu/async_copy`).
+    pub(super) asyncs: super::async_copy::AsyncState,
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
@@ -212,6 +216,7 @@ impl<'l> Block<'l> {
                 interval: Interval::default(),
                 acquired: Acquired::default(),
                 cross: Vec::new(),
+                asyncs: Default::default(),
             },
             activemask_waiting: false,
             lockstep_ran: 0,
@@ -268,6 +273,7 @@ impl<'l> Block<'l> {
         m.gkey = block_key(m.block_index, m.epoch);
         m.diags = Diags::default();
         m.pending_uninit.clear();
+        m.asyncs.reset();
         if let Some(acc) = m.accesses.as_mut() {
             acc.iter_mut().for_each(Vec::clear);
         }
@@ -384,7 +390,7 @@ impl<'l> Mem<'l> {
 
     /// An operand's value for thread `th`, whose registers are `regs`.
     #[inline(always)]
-    fn val_in<R: Regs + ?Sized>(&self, th: &Thread, regs: &R, o: &Operand) -> u64 {
+    pub(super) fn val_in<R: Regs + ?Sized>(&self, th: &Thread, regs: &R, o: &Operand) -> u64 {
         match *o {
             Operand::Reg(r) => regs.get(r),
             Operand::Imm(v) => v,

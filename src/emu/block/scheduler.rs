@@ -265,7 +265,9 @@ impl<'l> Block<'l> {
                 return Err(Halt::Fatal(msg));
             }
             Stop::Wait => {
-                if self.threads[t].state == State::Warp {
+                if self.threads[t].state == State::Barrier && self.named_barrier_arrival(t) {
+                    tally.ready_left = true;
+                } else if self.threads[t].state == State::Warp {
                     if self.try_warp_collective(t, false) {
                         tally.ready_left = true;
                     } else if self.is_activemask_at(t) {
@@ -309,6 +311,9 @@ impl<'l> Block<'l> {
 
     /// Release the threads waiting at barriers, reporting divergence first.
     fn release_barrier(&mut self) {
+        if self.release_stuck_named_barrier() {
+            return;
+        }
         if self.release_converged_barrier() {
             return;
         }
@@ -416,6 +421,7 @@ impl<'l> Block<'l> {
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
         self.mem.order.barrier();
         self.mem.global_barrier();
+        self.mem.asyncs.block_barrier();
     }
 
     /// The usual case, without the bookkeeping of the general one: every thread waits at the
@@ -449,6 +455,7 @@ impl<'l> Block<'l> {
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
         self.mem.order.barrier();
         self.mem.global_barrier();
+        self.mem.asyncs.block_barrier();
         true
     }
 

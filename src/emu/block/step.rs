@@ -390,6 +390,23 @@ impl<'l> Block<'l> {
                         th.state = State::Warp;
                         return (Stop::Wait, n);
                     }
+                    Op::Async(a) => {
+                        use crate::emu::async_copy::{exec, Flow};
+                        let mut regs = std::mem::take(&mut th.regs);
+                        let flow = exec(mem, th, &mut regs[..], linear, inst, a);
+                        th.regs = regs;
+                        match flow {
+                            Flow::Next => {}
+                            Flow::Wait => {
+                                th.state = State::Barrier;
+                                return (Stop::Wait, n);
+                            }
+                            Flow::Yield => {
+                                th.pc += 1;
+                                return (Stop::Quantum, n);
+                            }
+                        }
+                    }
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
                     Op::Unsupported { text } => {

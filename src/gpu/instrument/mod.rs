@@ -42,8 +42,8 @@
 //! time.) The helpers themselves are in `helpers.rs`. Every kernel of the module is instrumented
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
-//! Instructions gpuzzle does not support (those the parser marks `Op::Unsupported`: `cp.async`,
-//! the indirect branch `brx.idx`, textures, ...) are not refused up front: the emulator minds one
+//! Instructions gpuzzle does not support (those the parser marks `Op::Unsupported`: bulk
+//! copies `cp.async.bulk`, the indirect branch `brx.idx`, textures, ...) are not refused up front: the emulator minds one
 //! only when a thread reaches it, so each is replaced by a run-time fault. A thread that reaches
 //! the site records its index (`ctl::CtlLayout::UNSUPPORTED`) and exits, the stop flag ends the
 //! others at their next backward branch, and the host names the instruction from the site table
@@ -55,11 +55,13 @@
 //! groups' tiles of more than 32 threads are not false out-of-bounds on the GPU.
 //!
 //! `st.async`/`red.async`, which the parser runs as a shared store and reduction, are checked as
-//! those. Still refused (`Unsupported`), should the parser ever learn to run them, when the
-//! launched kernel can reach them: `cp.async*` and `brx.idx`, which the helpers cannot check; and
+//! those; a `cp.async` copy is checked as a global read and a shared write (`async_site.rs`).
+//! Still refused (`Unsupported`), should the parser ever learn to run them, when the
+//! launched kernel can reach them: `cp.async.bulk*` and `brx.idx`, which the helpers cannot check; and
 //! a generic access through a symbol that is no variable (NVRTC never writes one). Recursion is
 //! metered by its calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
+mod async_site;
 mod helpers;
 mod scan;
 mod site;
@@ -110,7 +112,7 @@ pub struct SiteCounts {
 /// report it as the emulator does when a thread reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnsupportedSite {
-    /// The instruction as the emulator names it (`cp.async.ca.shared.global`).
+    /// The instruction as the emulator names it (`cp.async.bulk…`).
     pub what: String,
     /// Its line in the kernel's PTX (1-based).
     pub ptx_line: usize,
@@ -402,6 +404,17 @@ pub fn instrument(
                     sites.wmma += 1;
                     edits.push((s.span.start, s.span.end, text));
                 }
+                continue;
+            }
+            if async_site::is_copy(i) {
+                let orig = &ptx[i.start..s.span.end];
+                // At the learner's line the emulator names (the copy is inlined from NVIDIA's
+                // headers, whose `.loc` the parser follows out to the caller).
+                let at = ir_of[k].map_or(loc, |inst| pack_loc(inst.file, inst.line));
+                let text = w.async_copy(i, orig, at, s.line)?;
+                edits.push((s.span.start, s.span.end, text));
+                sites.global += 1;
+                sites.shared += 1;
                 continue;
             }
             let m = match site::mem_op(i, s.line) {
@@ -899,7 +912,7 @@ $L__BB0_3:
 \t.reg .pred \t%p<2>;
 \tld.param.u64 \t%rd1, [copy_async_param_0];
 \tsetp.eq.u64 \t%p1, %rd1, 0;
-\t@!%p1 cp.async.ca.shared.global [%r1], [%rd1], 16;
+\t@!%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r1];
 \tret;
 }
 
@@ -919,13 +932,16 @@ $L__BB0_3:
 ";
 
     #[test]
-    fn an_async_copy_becomes_a_run_time_fault_under_its_guard() {
+    fn a_bulk_copy_becomes_a_run_time_fault_under_its_guard() {
         let ptx = format!("{MAP}{OTHER}");
         for kernel in ["map", "other"] {
             let out = instrument(&ptx, kernel, &InstrumentOptions::default())
                 .unwrap_or_else(|e| panic!("{kernel}: {e}"));
             assert_eq!(out.unsupported.len(), 1, "{kernel}");
-            assert_eq!(out.unsupported[0].what, "cp.async.ca.shared.global");
+            assert_eq!(
+                out.unsupported[0].what,
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+            );
             // Only threads whose guard holds reach the fault.
             let at = out.ptx.find("// gpuzzle: not supported").unwrap();
             let site: Vec<&str> = out.ptx[at..].lines().take(3).collect();

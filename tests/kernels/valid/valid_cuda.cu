@@ -157,13 +157,14 @@ extern "C" __global__ void lane_skips_shuffle(int* out) {
     out[t] = v;
 }
 
-// --- refused by name where they execute ---
-
+// A named barrier every thread reaches (it runs).
 extern "C" __global__ void named_barrier(int* out) {
     out[threadIdx.x] = 1;
     asm volatile("bar.sync 1, 64;"); // @named_barrier
     out[threadIdx.x] = 2;
 }
+
+// --- refused by name where they execute ---
 
 extern "C" __global__ void invented_asm(int* out) {
     int v = 0;
