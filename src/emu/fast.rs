@@ -262,7 +262,8 @@ fn solo_accesses(body: &[Inst]) -> Vec<bool> {
                 | Op::Redux { .. }
                 | Op::MatchAny { .. }
                 | Op::MatchAll { .. }
-                | Op::Activemask { .. } => guarded && next(pc + 1),
+                | Op::Activemask { .. }
+                | Op::Tensor(_) => guarded && next(pc + 1),
                 _ => next(pc + 1),
             };
             if now {

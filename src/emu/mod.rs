@@ -46,6 +46,7 @@ pub mod result;
 mod shadow;
 pub mod spec;
 mod symbols;
+pub mod tensor;
 pub mod trace;
 pub mod value;
 

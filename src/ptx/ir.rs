@@ -656,6 +656,8 @@ pub enum Op {
         c: Operand,
         f: FFlags,
     },
+    /// The tensor-core family (`mma.sync`, `ldmatrix`, ...): see [`super::tensor`].
+    Tensor(Box<super::tensor::TensorOp>),
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

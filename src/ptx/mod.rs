@@ -5,6 +5,7 @@ pub mod ir;
 mod lexer;
 pub mod loops;
 mod parser;
+pub mod tensor;
 
 pub use ir::Module;
 pub use parser::SHARED_RED_ZONE;

@@ -6,6 +6,9 @@ use super::lexer::{lex, Tok, Token};
 use super::ParseError;
 use std::collections::HashMap;
 
+#[path = "parse_tensor.rs"]
+mod parse_tensor;
+
 type PResult<T> = Result<T, ParseError>;
 
 /// An operand as written, before it is typed by its instruction.
@@ -1579,6 +1582,9 @@ impl<'c> Builder<'c> {
         let m = Mods {
             words: parts.collect(),
         };
+        if parse_tensor::is_tensor(base, &m.words) {
+            return self.tensor(p, base, &m.words, ops);
+        }
         let types = m.types();
         let ty = types.last().copied().unwrap_or(Ty::B32);
         let f = m.fflags();

@@ -600,8 +600,18 @@ impl Puzzle {
         if !body.ends_with('\n') {
             body.push('\n');
         }
+        // A `__half` or `__nv_bfloat16` parameter needs its header (and so does the spec's
+        // arithmetic on it).
+        let mut includes = String::new();
+        let uses = |t: crate::emu::value::ElemType| self.params.iter().any(|p| p.elem_type() == t);
+        if uses(crate::emu::value::ElemType::F16) {
+            includes.push_str("#include <cuda_fp16.h>\n");
+        }
+        if uses(crate::emu::value::ElemType::Bf16) {
+            includes.push_str("#include <cuda_bf16.h>\n");
+        }
         format!(
-            "// The spec of puzzle {id} ({slug}): a sequential reference, run by one thread.\n\
+            "{includes}// The spec of puzzle {id} ({slug}): a sequential reference, run by one thread.\n\
              extern \"C\" __global__ void {SPEC_KERNEL}({params}) {{\n\
              #line {line} \"{file}\"\n\
              {body}}}\n",

@@ -14,6 +14,7 @@ mod lockstep;
 pub(super) mod order;
 mod scheduler;
 mod step;
+mod tensor;
 
 use super::context::Launch;
 use super::diag::{Diags, Namer, Site};
