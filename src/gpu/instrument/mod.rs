@@ -58,6 +58,7 @@
 //! metered by its calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
 mod helpers;
+mod matrix;
 mod scan;
 mod site;
 
@@ -351,6 +352,19 @@ pub fn instrument(
                 if backward && opts.step_limit {
                     edits.push((s.span.start, s.span.end, w.back_branch(i, whole, loc)));
                     sites.branches += 1;
+                }
+                continue;
+            }
+            // `ldmatrix`/`stmatrix`: each lane's 16-byte row checked and counted (`matrix.rs`).
+            if matrix::is_matrix_move(base) {
+                let orig = &ptx[i.start..s.span.end];
+                match matrix::checked(&mut w, i, orig, loc, s.line) {
+                    Ok(text) => {
+                        sites.shared += 1;
+                        edits.push((s.span.start, s.span.end, text));
+                    }
+                    Err(_) if !launched.contains(f.name.as_str()) => {}
+                    Err(e) => return Err(e),
                 }
                 continue;
             }

@@ -215,7 +215,7 @@ pub fn join(lines: &[String]) -> String {
 }
 
 /// The guard that skips when `guard` (as written after `@`) is false.
-fn skip_guard(guard: &str) -> String {
+pub(super) fn skip_guard(guard: &str) -> String {
     match guard.strip_prefix('!') {
         Some(p) => format!("@{p}"),
         None => format!("@!{guard}"),
@@ -223,14 +223,19 @@ fn skip_guard(guard: &str) -> String {
 }
 
 impl<'a> SiteWriter<'a> {
-    fn label(&mut self) -> u32 {
+    pub(super) fn label(&mut self) -> u32 {
         self.next_label += 1;
         self.next_label
     }
 
     /// The effective address of `[base+off]` in `%gz_rd0`: a global, generic or shared-window
     /// address, as the instruction's space says.
-    fn address(&self, op: &str, space: Space, line: usize) -> Result<Vec<String>, InstrumentError> {
+    pub(super) fn address(
+        &self,
+        op: &str,
+        space: Space,
+        line: usize,
+    ) -> Result<Vec<String>, InstrumentError> {
         let Some((base, off)) = parse_address(op) else {
             return Err(InstrumentError::Malformed {
                 line,
@@ -357,7 +362,11 @@ impl<'a> SiteWriter<'a> {
 
     /// `mov.bN reg, 0` for each destination of a load (`%f1` or `{%f1, %f2, _, _}`), with N the
     /// register's declared width (a load may widen into a larger register).
-    fn zero_destinations(&self, dst: &str, line: usize) -> Result<Vec<String>, InstrumentError> {
+    pub(super) fn zero_destinations(
+        &self,
+        dst: &str,
+        line: usize,
+    ) -> Result<Vec<String>, InstrumentError> {
         let mut v = Vec::new();
         for r in dst
             .trim_matches(|c| c == '{' || c == '}')
