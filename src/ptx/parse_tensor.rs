@@ -185,3 +185,103 @@ impl<'c> Builder<'c> {
         Ok(items)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ptx::ir::{Op, Space};
+    use crate::ptx::tensor::{MmaShape, MmaType, TensorOp};
+
+    /// The ops of a kernel whose body is `body`, with registers declared.
+    fn ops(body: &str) -> Result<Vec<Op>, crate::ptx::ParseError> {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n\
+             .reg .b32 %r<40>;\n.reg .f32 %f<40>;\n.reg .f64 %fd<10>;\n.reg .b64 %rd<4>;\n\
+             {body}\n\tret;\n}}\n"
+        );
+        let m = crate::ptx::parse(&text)?;
+        Ok(m.functions[0].body.iter().map(|i| i.op.clone()).collect())
+    }
+
+    fn tensor(op: &Op) -> &TensorOp {
+        match op {
+            Op::Tensor(t) => t,
+            other => panic!("not a tensor op: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_forms_people_write_parse() {
+        let got = ops(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};\n\
+             mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};\n\
+             mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r9, %r10}, {%r11, %r12, %r13, %r14};\n\
+             mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};\n\
+             mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7, %r8};\n\
+             ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%r9+16];\n\
+             stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd1], {%r1, %r2};\n\
+             movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;\n\
+             cvt.rna.tf32.f32 %r1, %f1;",
+        )
+        .expect("parses");
+        let TensorOp::Mma(m) = tensor(&got[0]) else {
+            panic!("{:?}", got[0])
+        };
+        assert_eq!(
+            (m.shape, m.a_ty, m.d_ty, m.a.len(), m.b.len()),
+            (MmaShape::M16N8K16, MmaType::F16, MmaType::F32, 4, 2)
+        );
+        let TensorOp::Mma(m) = tensor(&got[2]) else {
+            panic!("{:?}", got[2])
+        };
+        assert_eq!(
+            (m.a_ty, m.b_ty, m.satfinite),
+            (MmaType::S8, MmaType::U8, true)
+        );
+        let TensorOp::Mma(m) = tensor(&got[3]) else {
+            panic!("{:?}", got[3])
+        };
+        assert_eq!((m.shape, m.c.len()), (MmaShape::M8N8K4, 2));
+        let TensorOp::Ldmatrix(l) = tensor(&got[5]) else {
+            panic!("{:?}", got[5])
+        };
+        assert_eq!(
+            (l.num, l.trans, l.space, l.regs.len(), l.addr.offset),
+            (4, true, Space::Shared, 4, 16)
+        );
+        let TensorOp::Stmatrix(s) = tensor(&got[6]) else {
+            panic!("{:?}", got[6])
+        };
+        assert_eq!((s.num, s.trans, s.srcs.len()), (2, false, 2));
+        assert!(matches!(tensor(&got[7]), TensorOp::Movmatrix { .. }));
+        assert!(matches!(tensor(&got[8]), TensorOp::CvtTf32 { .. }));
+    }
+
+    #[test]
+    fn forms_gpuzzle_does_not_run_are_unsupported_until_reached() {
+        for body in [
+            // Volta's m8n8k4 on halves, sparse mma, fp8, a .b8 ldmatrix, another tf32 rounding.
+            "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};",
+            "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f1, %f2, %f3, %f4}, %r9, 0x0;",
+            "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};",
+            "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r3];",
+            "cvt.rn.tf32.f32 %r1, %f1;",
+        ] {
+            let got = ops(body).unwrap_or_else(|e| panic!("{body}: {e}"));
+            assert!(
+                matches!(&got[0], Op::Unsupported { .. }),
+                "{body}: {:?}",
+                got[0]
+            );
+        }
+    }
+
+    #[test]
+    fn a_fragment_of_the_wrong_size_is_a_parse_error() {
+        let e = ops("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, {%f1, %f2, %f3, %f4};")
+            .expect_err("two registers for A");
+        assert!(e.message.contains("needs 4 registers"), "{e}");
+        let e = ops("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%r9];")
+            .expect_err("x2, one register");
+        assert!(e.message.contains("needs 2 registers"), "{e}");
+    }
+}
