@@ -287,4 +287,26 @@ fn half_a_warp_at_mma_sync_is_a_warp_sync_error_at_its_line() {
         .unwrap_or_else(|| panic!("no warp-sync diagnostic: {v}"));
     let line = d["line"].as_u64().unwrap_or(0);
     assert!((105..=106).contains(&line), "{d}");
+    // The text report's help: no mask to fix, the whole warp must make the call.
+    let out = assert_cmd::Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .args([
+            "exec",
+            &format!("{DIR}/fragments.cu"),
+            "--kernel",
+            "half_warp",
+        ])
+        .args(["--grid", "1", "--block", "32", "--arg", "d=f32[32]:zeros"])
+        .output()
+        .expect("run gpuzzle");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("`mma.sync` is `.aligned`") && text.contains("if (lane < 16)"),
+        "{text}"
+    );
+    assert!(!text.contains("__ballot_sync"), "{text}");
 }
