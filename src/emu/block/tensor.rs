@@ -42,17 +42,18 @@ impl<'l> Block<'l> {
         };
         match &**op {
             TensorOp::Mma(m) => {
-                let mut lanes = vec![LaneFrags::default(); 32];
+                let mut lanes = [LaneFrags::default(); 32];
                 for &l in present {
                     let th = &self.threads[l];
-                    let vals = |ops: &[crate::ptx::ir::Operand]| -> Vec<u64> {
-                        ops.iter().map(|o| self.mem.val(th, o)).collect()
+                    let f = &mut lanes[l % 32];
+                    let fill = |regs: &mut [u64], ops: &[crate::ptx::ir::Operand]| {
+                        for (r, o) in regs.iter_mut().zip(ops) {
+                            *r = self.mem.val(th, o);
+                        }
                     };
-                    lanes[l % 32] = LaneFrags {
-                        a: vals(&m.a),
-                        b: vals(&m.b),
-                        c: vals(&m.c),
-                    };
+                    fill(&mut f.a, &m.a);
+                    fill(&mut f.b, &m.b);
+                    fill(&mut f.c, &m.c);
                 }
                 let out = mma::run(m, &lanes);
                 for &l in present {

@@ -17,12 +17,16 @@ use crate::emu::float::{bf16_to_f32, f16_to_f32, f64_to_half};
 use crate::ptx::ir::{Rounding, Ty};
 use crate::ptx::tensor::{Mma, MmaType};
 
-/// The registers of one lane's operands (raw values) as gathered from the warp.
-#[derive(Clone, Debug, Default)]
+/// Most registers an operand of a shape gpuzzle runs takes (A: 4, B: 2, C and D: 4).
+pub const MAX_REGS: usize = 4;
+
+/// The registers of one lane's operands (raw values) as gathered from the warp; unused
+/// registers are 0.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct LaneFrags {
-    pub a: Vec<u64>,
-    pub b: Vec<u64>,
-    pub c: Vec<u64>,
+    pub a: [u64; MAX_REGS],
+    pub b: [u64; MAX_REGS],
+    pub c: [u64; MAX_REGS],
 }
 
 /// A float element's value.
@@ -48,15 +52,17 @@ fn int_of(ty: MmaType, bits: u64) -> i64 {
 }
 
 /// Execute `op` for the 32 lanes of a warp: `lanes[l]` holds lane `l`'s operand registers
-/// (a lane that did not take part has zeros); returns each lane's destination registers.
-pub fn run(op: &Mma, lanes: &[LaneFrags]) -> Vec<Vec<u64>> {
+/// (a lane that did not take part has zeros); returns each lane's destination registers (the
+/// first `op.d.len()` of each). No allocation: the largest shape's matrices fit on the stack.
+pub fn run(op: &Mma, lanes: &[LaneFrags; 32]) -> [[u64; MAX_REGS]; 32] {
     let fam = Family::of(op.shape, op.a_ty);
     let (m, n, k) = op.shape.mnk();
     let (m, n, k) = (m as usize, n as usize, k as usize);
-    let mut a = vec![0u64; m * k];
-    let mut b = vec![0u64; k * n];
-    let mut c = vec![0u64; m * n];
-    for (lane, f) in lanes.iter().enumerate().take(32) {
+    // Raw elements: A at most 16 x 32, B 32 x 8, C and D 16 x 8.
+    let mut a = [0u64; 512];
+    let mut b = [0u64; 256];
+    let mut c = [0u64; 128];
+    for (lane, f) in lanes.iter().enumerate() {
         let lane = lane as u32;
         for i in 0..fam.len(Frag::A) {
             let (r, col) = fam.coord(Frag::A, lane, i);
@@ -71,49 +77,52 @@ pub fn run(op: &Mma, lanes: &[LaneFrags]) -> Vec<Vec<u64>> {
             c[r as usize * n + col as usize] = element(&f.c, op.c_ty, i);
         }
     }
-    let mut d = vec![0u64; m * n];
-    let int = matches!(op.a_ty, MmaType::S8 | MmaType::U8);
-    for i in 0..m {
-        for j in 0..n {
-            let cij = c[i * n + j];
-            d[i * n + j] = if int {
-                let mut s = int_of(op.c_ty, cij);
+    let mut d = [0u64; 128];
+    if matches!(op.a_ty, MmaType::S8 | MmaType::U8) {
+        let ai: [i64; 512] = std::array::from_fn(|x| int_of(op.a_ty, a[x]));
+        let bi: [i64; 256] = std::array::from_fn(|x| int_of(op.b_ty, b[x]));
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = int_of(op.c_ty, c[i * n + j]);
                 for kk in 0..k {
-                    s += int_of(op.a_ty, a[i * k + kk]) * int_of(op.b_ty, b[kk * n + j]);
+                    s += ai[i * k + kk] * bi[kk * n + j];
                 }
-                if op.satfinite {
+                d[i * n + j] = if op.satfinite {
                     s.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64
                 } else {
                     s as i32 as u32 as u64
-                }
-            } else if op.a_ty == MmaType::F64 {
-                let mut s = float_of(op.c_ty, cij);
-                for kk in 0..k {
-                    let (x, y) = (a[i * k + kk], b[kk * n + j]);
-                    s = float_of(op.a_ty, x).mul_add(float_of(op.b_ty, y), s);
-                }
-                s.to_bits()
-            } else {
-                let mut s = float_of(op.c_ty, cij);
-                for kk in 0..k {
-                    s += float_of(op.a_ty, a[i * k + kk]) * float_of(op.b_ty, b[kk * n + j]);
-                }
-                match op.d_ty {
-                    MmaType::F16 => f64_to_half(s, Ty::F16, Rounding::Rn) as u64,
-                    _ => (s as f32).to_bits() as u64,
-                }
-            };
+                };
+            }
+        }
+    } else {
+        let af: [f64; 512] = std::array::from_fn(|x| float_of(op.a_ty, a[x]));
+        let bf: [f64; 256] = std::array::from_fn(|x| float_of(op.b_ty, b[x]));
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = float_of(op.c_ty, c[i * n + j]);
+                d[i * n + j] = if op.a_ty == MmaType::F64 {
+                    for kk in 0..k {
+                        s = af[i * k + kk].mul_add(bf[kk * n + j], s);
+                    }
+                    s.to_bits()
+                } else {
+                    for kk in 0..k {
+                        s += af[i * k + kk] * bf[kk * n + j];
+                    }
+                    match op.d_ty {
+                        MmaType::F16 => f64_to_half(s, Ty::F16, Rounding::Rn) as u64,
+                        _ => (s as f32).to_bits() as u64,
+                    }
+                };
+            }
         }
     }
-    let mut out = Vec::with_capacity(lanes.len());
-    let nregs = op.d.len();
-    for lane in 0..lanes.len().min(32) as u32 {
-        let mut regs = vec![0u64; nregs];
+    let mut out = [[0u64; MAX_REGS]; 32];
+    for (lane, regs) in out.iter_mut().enumerate() {
         for i in 0..fam.len(Frag::C) {
-            let (r, col) = fam.coord(Frag::C, lane, i);
-            set_element(&mut regs, op.d_ty, i, d[r as usize * n + col as usize]);
+            let (r, col) = fam.coord(Frag::C, lane as u32, i);
+            set_element(regs, op.d_ty, i, d[r as usize * n + col as usize]);
         }
-        out.push(regs);
     }
     out
 }
@@ -169,13 +178,9 @@ mod tests {
     ) {
         let fam = Family::of(op.shape, op.a_ty);
         let (m, n, k) = op.shape.mnk();
-        let nregs = |t: MmaType, len: u32| len.div_ceil(t.per_reg()) as usize;
-        let mut lanes = vec![LaneFrags::default(); 32];
+        let mut lanes = [LaneFrags::default(); 32];
         for (lane, f) in lanes.iter_mut().enumerate() {
             let lane = lane as u32;
-            f.a = vec![0; nregs(op.a_ty, fam.len(Frag::A))];
-            f.b = vec![0; nregs(op.b_ty, fam.len(Frag::B))];
-            f.c = vec![0; nregs(op.c_ty, fam.len(Frag::C))];
             for i in 0..fam.len(Frag::A) {
                 let (r, c) = fam.coord(Frag::A, lane, i);
                 set_element(
@@ -286,11 +291,16 @@ mod tests {
         let near = |_: usize, _: usize| (i32::MAX - 10) as f64;
         for sat in [false, true] {
             let o = op(M16N8K32, S32, S8, S32, sat);
-            let mut lanes = vec![LaneFrags::default(); 32];
+            let mut lanes = [LaneFrags::default(); 32];
             for f in &mut lanes {
-                f.a = vec![enc(S8, big(0, 0)) * 0x0101_0101; 4];
-                f.b = vec![enc(S8, big(0, 0)) * 0x0101_0101; 2];
-                f.c = vec![enc(S32, near(0, 0)); 4];
+                f.a = [enc(S8, big(0, 0)) * 0x0101_0101; 4];
+                f.b = [
+                    enc(S8, big(0, 0)) * 0x0101_0101,
+                    enc(S8, big(0, 0)) * 0x0101_0101,
+                    0,
+                    0,
+                ];
+                f.c = [enc(S32, near(0, 0)); 4];
             }
             let out = run(&o, &lanes);
             let got = out[0][0] as u32 as i32;
@@ -314,11 +324,8 @@ mod tests {
         let a = |r: usize, c: usize| if r == 0 && c == 0 { x } else { 0.0 };
         let b = |r: usize, c: usize| if r == 0 && c == 0 { x } else { 0.0 };
         let fam = Family::Half16;
-        let mut lanes = vec![LaneFrags::default(); 32];
+        let mut lanes = [LaneFrags::default(); 32];
         for (lane, f) in lanes.iter_mut().enumerate() {
-            f.a = vec![0; 4];
-            f.b = vec![0; 2];
-            f.c = vec![0; 4];
             for i in 0..8 {
                 let (r, c) = fam.coord(Frag::A, lane as u32, i);
                 set_element(
