@@ -2,8 +2,9 @@
 //! an `ldmatrix` + `mma.sync` matmul at sizes that are not multiples of the tile, the bf16,
 //! tf32, s8 and f64 forms with fragments built by the PTX ISA's layouts, the three 8x8
 //! transposes (`ldmatrix .trans`, `movmatrix`, `stmatrix .trans`), and a half warp at an
-//! `mma.sync` reported at the learner's line. Each result is compared with a reference
-//! computed here from the same inputs.
+//! `mma.sync` reported at the learner's line (with help for an `.aligned` instruction), and the
+//! bank-conflict figure of ldmatrix (puzzle 51: 8-way unpadded, none padded or swizzled). Each
+//! result is compared with a reference computed here from the same inputs.
 
 mod exec_support;
 
@@ -309,4 +310,50 @@ fn half_a_warp_at_mma_sync_is_a_warp_sync_error_at_its_line() {
         "{text}"
     );
     assert!(!text.contains("__ballot_sync"), "{text}");
+}
+
+/// Puzzle 51 graded with tiles whose rows are 128 bytes apart: each 8x8 matrix an ldmatrix
+/// reads is 8 rows in the same 4 banks, 8-way; the XOR-swizzled and padded tiles are
+/// conflict-free (tests/mistakes/51_mma_ldmatrix_matmul/ holds the kernels).
+#[test]
+fn ldmatrix_bank_conflicts_are_8_way_unpadded_and_none_swizzled_or_padded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ws = dir.path().join("ws");
+    let gpuzzle = || {
+        let mut c = assert_cmd::Command::cargo_bin("gpuzzle").expect("the gpuzzle binary");
+        c.env("GPUZZLE_CACHE_DIR", cache())
+            .env("NO_COLOR", "1")
+            .env("GPUZZLE_BACKEND", "emu");
+        c
+    };
+    gpuzzle().arg("init").arg(&ws).assert().success();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let worst_ways = |file: &Path| -> f64 {
+        let text = std::fs::read_to_string(file).expect("kernel");
+        std::fs::write(ws.join("puzzles/51_mma_ldmatrix_matmul.cu"), text).expect("write");
+        let out = gpuzzle()
+            .current_dir(&ws)
+            .args(["check", "51", "--format", "json"])
+            .output()
+            .expect("run gpuzzle");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let tests = v["puzzles"][0]["tests"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(!tests.is_empty(), "{v}");
+        tests
+            .iter()
+            .flat_map(|t| t["perf"].as_array().cloned().unwrap_or_default())
+            .filter(|p| p["kind"] == "bank_ways")
+            .filter_map(|p| p["value"].as_f64())
+            .fold(0.0, f64::max)
+    };
+    let mistakes = root.join("tests/mistakes/51_mma_ldmatrix_matmul");
+    assert_eq!(worst_ways(&mistakes.join("unpadded.cu")), 8.0);
+    assert_eq!(worst_ways(&mistakes.join("alt_xor_swizzle.cu")), 1.0);
+    assert_eq!(
+        worst_ways(&root.join("solutions/51_mma_ldmatrix_matmul.cu")),
+        1.0
+    );
 }
