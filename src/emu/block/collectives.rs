@@ -1,6 +1,7 @@
-//! Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`, `activemask`): a lane
-//! that reaches one waits; the collective completes once every live lane of its mask waits at
-//! it, reading all sources before writing any result.
+//! Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`, `activemask`, and the
+//! `.aligned` tensor-core instructions, whose mask is the whole warp and whose work is in
+//! `tensor.rs`): a lane that reaches one waits; the collective completes once every live lane
+//! of its mask waits at it, reading all sources before writing any result.
 
 use super::scheduler::ACTIVEMASK_PATIENCE;
 use super::{Block, State, Thread};
