@@ -952,6 +952,23 @@ fn ldmatrix_rows_are_checked_and_counted_like_the_emulator() {
     assert_eq!(inst.result.counters.max_per_thread.shared_reads, 64);
 }
 
+/// ldmatrix, movmatrix and stmatrix: stmatrix's rows checked and counted as writes.
+#[test]
+fn stmatrix_rows_are_checked_and_counted_like_the_emulator() {
+    let inst = assert_equivalent(
+        "matrix_moves",
+        cfg([1, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("t1", ElemType::U16, 64),
+            zeros("t2", ElemType::U16, 64),
+            zeros("t3", ElemType::U16, 64),
+            buf("m", ElemType::U16, &arange(64)),
+        ],
+    );
+    // Lanes 0-7 write one 16-byte row each (4 writes) besides their 2 halves of the copy-in.
+    assert_eq!(inst.result.counters.max_per_thread.shared_writes, 6);
+}
+
 #[test]
 fn ldmatrix_out_of_bounds_is_skipped_and_reported_like_the_emulator() {
     assert_same_first_fault(
