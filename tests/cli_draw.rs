@@ -953,3 +953,18 @@ fn a_2d_grids_ghosts_sit_right_of_its_last_row() {
         "4 past out's end, 2 racing"
     );
 }
+
+/// `draw 51 --fragments`: the m16n8k16 layouts of the puzzle's mma.sync, a cell per element
+/// naming its lane and fragment index.
+#[test]
+fn the_fragments_picture_names_each_elements_lane() {
+    let dir = workspace(&[]);
+    let svg = draw(dir.path(), &["51", "--fragments", "--solution"]);
+    render(&svg, "mma-fragments");
+    assert!(
+        svg.contains("A (16 x 16)") && svg.contains("B (16 x 8)"),
+        "{svg}"
+    );
+    assert!(svg.contains("A[9][11]: lane 5 (g 1, t 1), a7"), "{svg}");
+    assert!(svg.contains("C, D[8][0]: lane 0 (g 0, t 0), c2"), "{svg}");
+}

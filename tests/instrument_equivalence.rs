@@ -1019,3 +1019,56 @@ fn nvrtc_13_ptx_runs_the_same_instrumented() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 15, "only {ran} kernels");
 }
+
+/// ldmatrix (x4 and x2) and mma.sync: each address-giving lane's 16-byte rows counted as four
+/// shared reads, as the emulator counts them.
+#[test]
+fn ldmatrix_rows_are_checked_and_counted_like_the_emulator() {
+    let (m, n, k) = (40usize, 20usize, 100usize);
+    let vals = |len: usize, s: usize| -> Vec<f64> {
+        (0..len).map(|i| ((i * 7 + s) % 9) as f64 - 4.0).collect()
+    };
+    let inst = assert_equivalent(
+        "ldmatrix_mma",
+        cfg([3, 3, 1], [32, 1, 1]),
+        vec![
+            zeros("c", ElemType::F32, m * n),
+            buf("a", ElemType::F16, &vals(m * k, 1)),
+            buf("w", ElemType::F16, &vals(n * k, 2)),
+            int(m as i64),
+            int(n as i64),
+            int(k as i64),
+        ],
+    );
+    assert_eq!(inst.result.counters.max_per_thread.shared_reads, 64);
+}
+
+/// ldmatrix, movmatrix and stmatrix: stmatrix's rows checked and counted as writes.
+#[test]
+fn stmatrix_rows_are_checked_and_counted_like_the_emulator() {
+    let inst = assert_equivalent(
+        "matrix_moves",
+        cfg([1, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("t1", ElemType::U16, 64),
+            zeros("t2", ElemType::U16, 64),
+            zeros("t3", ElemType::U16, 64),
+            buf("m", ElemType::U16, &arange(64)),
+        ],
+    );
+    // Lanes 0-7 write one 16-byte row each (4 writes) besides their 2 halves of the copy-in.
+    assert_eq!(inst.result.counters.max_per_thread.shared_writes, 6);
+}
+
+#[test]
+fn ldmatrix_out_of_bounds_is_skipped_and_reported_like_the_emulator() {
+    assert_same_first_fault(
+        "ldmatrix_oob",
+        cfg([1, 1, 1], [32, 1, 1]),
+        vec![
+            zeros("out", ElemType::U32, 32),
+            buf("a", ElemType::U16, &arange(64)),
+        ],
+        DiagKind::OutOfBounds,
+    );
+}

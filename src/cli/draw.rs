@@ -47,6 +47,10 @@ pub struct DrawArgs {
     /// access's lanes in the 32 banks, instead of the data flow.
     #[arg(long)]
     pub warps: bool,
+    /// Draw which lane holds which element of the A, B and C fragments of the kernel's
+    /// `mma.sync` (its first one; m16n8k16 on halves when it has none), instead of the data flow.
+    #[arg(long, conflicts_with = "warps")]
+    pub fragments: bool,
     /// Draw the reference solution instead of your file.
     #[arg(long)]
     pub solution: bool,
@@ -65,6 +69,21 @@ pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
         );
     }
     let (name, source) = read_kernel(&loaded.ws, puzzle, a.solution)?;
+    if a.fragments {
+        let (shape, ty) = crate::draw::fragments::shape_of(&source);
+        let svg =
+            crate::draw::fragments::draw(shape, ty, &format!("Puzzle {}, mma.sync", puzzle.id));
+        let path = match &a.out {
+            Some(p) => p.clone(),
+            None => default_path(&loaded.ws, puzzle, a.test, "fragments"),
+        };
+        write_picture(&path, &svg)?;
+        outln!(
+            "Fragments of the mma.sync in {name}: {}",
+            common::display_path(&path)
+        );
+        return Ok(0);
+    }
     let cap = match capture(puzzle, &name, &source, a.test - 1) {
         Ok(c) => c,
         Err(Failed::Kernel(m)) => {

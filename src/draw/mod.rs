@@ -5,6 +5,7 @@
 //! about, which `flow` draws in red.
 
 pub mod flow;
+pub mod fragments;
 pub mod html;
 pub mod marks;
 pub mod roofline;

@@ -263,7 +263,8 @@ fn solo_accesses(body: &[Inst]) -> Vec<bool> {
                 | Op::MatchAny { .. }
                 | Op::MatchAll { .. }
                 | Op::Wmma(_)
-                | Op::Activemask { .. } => guarded && next(pc + 1),
+                | Op::Activemask { .. }
+                | Op::Tensor(_) => guarded && next(pc + 1),
                 _ => next(pc + 1),
             };
             if now {

@@ -47,7 +47,7 @@ pub mod result;
 mod shadow;
 pub mod spec;
 mod symbols;
-pub(crate) mod tensor;
+pub mod tensor;
 pub mod trace;
 pub mod value;
 

@@ -661,6 +661,8 @@ pub enum Op {
     Wmma(Box<super::wmma::Wmma>),
     /// The async-copy family, mbarriers and named barriers (`ptx/parse_async.rs`).
     Async(Box<AsyncOp>),
+    /// The tensor-core family (`mma.sync`, `ldmatrix`, ...): see [`super::tensor`].
+    Tensor(Box<super::tensor::TensorOp>),
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

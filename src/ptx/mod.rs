@@ -6,6 +6,7 @@ mod lexer;
 pub mod loops;
 mod parser;
 pub mod wmma;
+pub mod tensor;
 
 pub use ir::Module;
 pub use parser::SHARED_RED_ZONE;

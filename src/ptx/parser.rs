@@ -9,6 +9,8 @@ use std::collections::HashMap;
 mod wmma;
 #[path = "parse_async.rs"]
 pub(super) mod parse_async;
+#[path = "parse_tensor.rs"]
+mod parse_tensor;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -1609,6 +1611,9 @@ impl<'c> Builder<'c> {
         let m = Mods {
             words: parts.collect(),
         };
+        if parse_tensor::is_tensor(base, &m.words) {
+            return self.tensor(p, base, &m.words, ops);
+        }
         let types = m.types();
         let ty = types.last().copied().unwrap_or(Ty::B32);
         let f = m.fflags();

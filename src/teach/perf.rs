@@ -21,6 +21,21 @@ pub fn advice(p: &PerfFigure, source: &str, values: &[(String, i64)]) -> Option<
     }
 }
 
+/// Whether the statement ending at `line` is an `ldmatrix`/`stmatrix` written as inline PTX
+/// (NVRTC puts a multi-line `asm` statement's location on its last line).
+fn matrix_move_at(src: &Source, line: u32) -> bool {
+    for l in (line.saturating_sub(4).max(1)..=line).rev() {
+        let code = src.line(l);
+        if code.contains("ldmatrix") || code.contains("stmatrix") {
+            return true;
+        }
+        if l != line && code.trim_end().ends_with(';') {
+            return false;
+        }
+    }
+    false
+}
+
 fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a.abs()
@@ -30,6 +45,10 @@ fn gcd(a: i64, b: i64) -> i64 {
 }
 
 fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<String> {
+    if matrix_move_at(src, line) {
+        let measured = p.value.round() as i64;
+        return Some(format!("ldmatrix (and stmatrix) move one 8x8 matrix at a time, eight 16-byte rows: rows a multiple of 128 bytes apart start in the same bank ({measured}-way on line {line}). Pad each row of the tile by 8 halves (16 bytes, so every row stays 16-byte aligned, as ldmatrix needs), e.g. `__half tile[16][64 + 8]`, or store each row's 16-byte chunk c at chunk `c ^ (row % 8)` and give ldmatrix the same swizzled address"));
+    }
     let code = src.line(line);
     // The two-dimensional shared arrays this line touches, with their row width.
     let (name, dims) = shared_arrays(src)
@@ -136,6 +155,18 @@ mod tests {
             a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"),
             "{a}"
         );
+    }
+
+    #[test]
+    fn an_ldmatrix_line_gets_padding_by_16_bytes_not_an_odd_width() {
+        let src = "__global__ void t() {\n    __shared__ __half sa[16][64];\n    unsigned r, a = 0;\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\"\n                 : \"=r\"(r) : \"r\"(a));\n}\n";
+        let a = advice(&figure(8.0, 5), src, &[]).unwrap();
+        assert!(a.contains("8-way") && a.contains("8 halves"), "{a}");
+        assert!(!a.contains("odd"), "{a}");
+        // A statement before it that ends does not make a later line an ldmatrix.
+        let src = "__global__ void t(float* o) {\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n    __shared__ float tile[32][32];\n    o[0] = tile[threadIdx.x][0];\n}\n";
+        let a = advice(&figure(32.0, 4), src, &[]).unwrap();
+        assert!(a.contains("tile[32][33]"), "{a}");
     }
 
     #[test]

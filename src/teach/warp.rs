@@ -24,6 +24,13 @@ pub fn help(c: &Case) -> String {
             let guard = c
                 .line
                 .and_then(|l| c.src.guards(l).into_iter().find(|g| !g.returns));
+            if let Some(op) = c.line.and_then(|l| aligned_op_at(c, l)) {
+                let place = match &guard {
+                    Some(g) => format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter", g.cond, g.line),
+                    None => format!("lane {lane} never reaches it{other}"),
+                };
+                return format!("`{op}` is `.aligned`: all 32 lanes of the warp must execute it together, and it takes no mask; {place}. Let every lane of the warp make the call (a lane with nothing to contribute passes zeros) and put the `if` around the loads and stores instead");
+            }
             if let (Some(g), LaneState::Exited | LaneState::Elsewhere | LaneState::AtOtherWarpOp | LaneState::AtBarrier) = (&guard, lane_state) {
                 return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call outside the if (before it), with every lane of the mask (a lane with nothing to add passes 0 or another neutral value), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
             }
@@ -48,4 +55,22 @@ pub fn help(c: &Case) -> String {
             }
         }
     }
+}
+
+/// The tensor-core instruction (`mma.sync`, `ldmatrix`, `stmatrix`, `movmatrix`) written as
+/// inline PTX in the statement ending at `line`, if that is one (NVRTC puts a multi-line `asm`
+/// statement's location on its last line).
+fn aligned_op_at(c: &Case, line: u32) -> Option<&'static str> {
+    for l in (line.saturating_sub(4).max(1)..=line).rev() {
+        let code = c.src.line(l);
+        for op in ["mma.sync", "ldmatrix", "stmatrix", "movmatrix"] {
+            if code.contains(op) {
+                return Some(op);
+            }
+        }
+        if l != line && code.trim_end().ends_with(';') {
+            return None;
+        }
+    }
+    None
 }

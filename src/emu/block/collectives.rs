@@ -1,6 +1,7 @@
-//! Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`, `activemask`): a lane
-//! that reaches one waits; the collective completes once every live lane of its mask waits at
-//! it, reading all sources before writing any result.
+//! Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`, `activemask`, and the
+//! `.aligned` tensor-core instructions, whose mask is the whole warp and whose work is in
+//! `tensor.rs`): a lane that reaches one waits; the collective completes once every live lane
+//! of its mask waits at it, reading all sources before writing any result.
 
 use super::scheduler::ACTIVEMASK_PATIENCE;
 use super::{Block, State, Thread};
@@ -30,6 +31,8 @@ impl<'l> Block<'l> {
             | Op::MatchAny { mask, .. }
             | Op::MatchAll { mask, .. } => *mask,
             Op::BarWarpSync { mask } => *mask,
+            // `.aligned` tensor instructions: the whole warp, every lane at the same one.
+            Op::Tensor(_) => Operand::Imm(0xffff_ffff),
             Op::Activemask { .. } => return self.try_activemask(t, lanes),
             Op::Wmma(_) => {
                 let met = crate::emu::tensor::wmma::try_complete(
@@ -49,6 +52,7 @@ impl<'l> Block<'l> {
         let mask = self.mem.val(th, &mask_op) as u32;
         let here = (th.func, th.pc);
         let is_syncwarp = matches!(inst.op, Op::BarWarpSync { .. });
+        let is_tensor = matches!(inst.op, Op::Tensor(_));
         let mut present = vec![t];
         let mut missing = Vec::new();
         let outside_mask = mask & (1 << (t % 32)) == 0;
@@ -140,6 +144,17 @@ impl<'l> Block<'l> {
             });
         }
         present.sort_unstable();
+        if is_tensor {
+            self.complete_tensor(&present);
+            for &l in &present {
+                let th = &mut self.threads[l];
+                th.pc += 1;
+                th.state = State::Ready;
+            }
+            let met = present.iter().fold(0u32, |m, &p| m | 1 << (p % 32));
+            self.mem.order.collective(warp, met);
+            return true;
+        }
         let launch = self.mem.launch;
         // Gather sources, then write results (all lanes read before any writes).
         let insts: Vec<(usize, &Inst)> = present

@@ -4,7 +4,7 @@
 //! `scheduler.rs` runs the threads and releases barriers, `lockstep.rs` runs a converged warp
 //! one instruction at a time for all its lanes, `step.rs` runs one thread (decoding and
 //! control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
-//! warp collectives, `order.rs` keeps which lanes of a warp those collectives ordered (for the
+//! warp collectives (`tensor.rs` those of the tensor-core family), `order.rs` keeps which lanes of a warp those collectives ordered (for the
 //! race checkers). The memory path (loads, stores, atomics and their checks) is `access.rs`
 //! and `race.rs` beside this module.
 
@@ -16,6 +16,7 @@ mod named_barriers;
 pub(super) mod order;
 mod scheduler;
 mod step;
+mod tensor;
 
 use super::context::Launch;
 use super::diag::{Diags, Namer, Site};

@@ -10,6 +10,7 @@ use crate::emu::facts::Facts;
 use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
 use crate::emu::result::{DiagKind, Severity};
 use crate::ptx::ir::*;
+use crate::ptx::tensor::TensorOp;
 
 /// Device-function calls a thread may nest, and the bytes of frames and local memory it may
 /// use (a GPU's default stack is only 1 KiB per thread).
@@ -407,6 +408,17 @@ impl<'l> Block<'l> {
                             }
                         }
                     }
+                    Op::Tensor(op) => match &**op {
+                        TensorOp::CvtTf32 { d, a } => {
+                            let v = crate::emu::tensor::mma::tf32_rna(mem.val(th, a) as u32);
+                            th.regs[*d as usize] = v as u64;
+                        }
+                        // The warp collectives (`block/tensor.rs`).
+                        _ => {
+                            th.state = State::Warp;
+                            return (Stop::Wait, n);
+                        }
+                    },
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
                     Op::Unsupported { text } => {

@@ -63,6 +63,7 @@
 
 mod async_site;
 mod helpers;
+mod matrix;
 mod scan;
 mod site;
 mod wmma;
@@ -415,6 +416,19 @@ pub fn instrument(
                 edits.push((s.span.start, s.span.end, text));
                 sites.global += 1;
                 sites.shared += 1;
+                continue;
+            }
+            // `ldmatrix`/`stmatrix`: each lane's 16-byte row checked and counted (`matrix.rs`).
+            if matrix::is_matrix_move(base) {
+                let orig = &ptx[i.start..s.span.end];
+                match matrix::checked(&mut w, i, orig, loc, s.line) {
+                    Ok(text) => {
+                        sites.shared += 1;
+                        edits.push((s.span.start, s.span.end, text));
+                    }
+                    Err(_) if !launched.contains(f.name.as_str()) => {}
+                    Err(e) => return Err(e),
+                }
                 continue;
             }
             let m = match site::mem_op(i, s.line) {

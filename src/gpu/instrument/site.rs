@@ -221,7 +221,7 @@ pub fn join(lines: &[String]) -> String {
 }
 
 /// The guard that skips when `guard` (as written after `@`) is false.
-fn skip_guard(guard: &str) -> String {
+pub(super) fn skip_guard(guard: &str) -> String {
     match guard.strip_prefix('!') {
         Some(p) => format!("@{p}"),
         None => format!("@!{guard}"),
