@@ -131,6 +131,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         grid: bench.grid,
         block: bench.block,
         dynamic_shared: bench.shared_bytes,
+        cooperative: false,
     };
     let work = BenchWork {
         compulsory_bytes: bench

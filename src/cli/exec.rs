@@ -27,6 +27,11 @@ pub struct ExecArgs {
     /// Dynamic shared memory in bytes (for `extern __shared__` arrays).
     #[arg(long, default_value_t = 0)]
     pub shared: u32,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block resident at once, so
+    /// `cg::this_grid().sync()` works. The grid must fit on the GPU at once (the emulator
+    /// models an A100's 108 SMs; a GPU its own occupancy).
+    #[arg(long)]
+    pub cooperative: bool,
     /// A preprocessor define for NVRTC: NAME or NAME=VALUE.
     #[arg(short = 'D', value_parser = parse_define)]
     pub define: Vec<(String, Option<String>)>,
@@ -137,6 +142,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         grid: a.grid,
         block: a.block,
         dynamic_shared: a.shared,
+        cooperative: a.cooperative,
     };
     let executor = if a.via_instrumented_ptx {
         Executor::InstrumentedEmulator

@@ -51,6 +51,20 @@ impl Kind {
     }
 }
 
+impl Mem<'_> {
+    /// The grid workspace of a cooperative launch, when the access at `p` may be in it (its
+    /// accesses are the library's: not counted, logged or checked; `cooperative.rs`).
+    #[inline(always)]
+    fn grid_workspace(&self, p: Place) -> Option<&super::cooperative::Workspace> {
+        match p {
+            Place::Global(a) if super::cooperative::Workspace::contains(a) => {
+                self.launch.grid_workspace.as_ref()
+            }
+            _ => None,
+        }
+    }
+}
+
 fn place(space: Space, addr: u64) -> Place {
     match space {
         Space::Global | Space::Const => Place::Global(addr),
@@ -118,6 +132,12 @@ impl<'l> Mem<'l> {
         out: &mut [u64],
     ) -> bool {
         let p = place(space, addr);
+        if let (Place::Global(a), [o], Some(ws)) = (p, &mut *out, self.grid_workspace(p)) {
+            if let Some(v) = ws.load(a, size) {
+                *o = v;
+                return true;
+            }
+        }
         if !self.check(th, inst, p, size, total, Kind::Read) {
             return false;
         }
@@ -171,6 +191,11 @@ impl<'l> Mem<'l> {
     ) {
         let total = size * vals.len() as u32;
         let p = place(space, addr);
+        if let (Place::Global(a), [v], Some(ws)) = (p, vals, self.grid_workspace(p)) {
+            if ws.store(a, size, *v) {
+                return;
+            }
+        }
         if !self.check(th, inst, p, size, total, Kind::Write) {
             return;
         }
@@ -229,6 +254,17 @@ impl<'l> Mem<'l> {
     ) -> u64 {
         let size = ty.size();
         let p = place(space, addr);
+        if let (Place::Global(a), Some(ws)) = (p, self.grid_workspace(p)) {
+            if let Some((old, flipped)) = ws.atomic(a, size, |old| atom_combine(op, ty, old, b, c))
+            {
+                if flipped {
+                    // Every block reached the grid sync: what came before it is ordered
+                    // before what comes after (`cooperative.rs`).
+                    self.launch.global.forget_races();
+                }
+                return old;
+            }
+        }
         if !self.check(th, inst, p, size, size, Kind::Atomic) {
             return 0;
         }

@@ -59,6 +59,8 @@ pub struct Launch<'m> {
     pub(super) lockstep: bool,
     /// The device heap `malloc` and `new` allocate from (`None` unless the module calls them).
     pub(super) heap: Option<super::heap::Heap>,
+    /// The grid workspace of a cooperative launch (`cooperative.rs`).
+    pub(super) grid_workspace: Option<super::cooperative::Workspace>,
 }
 
 impl<'m> Launch<'m> {

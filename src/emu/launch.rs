@@ -477,7 +477,13 @@ fn run_full_counting(
         MAX_CLAIM_BLOCKS
     };
     let jobs = jobs_for_local_memory(opts.jobs, module, entry, cfg);
-    let parallel = jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let parallel = jobs > 1
+        && nblocks > 2
+        && nblocks <= claimable
+        && !order_sensitive(module)
+        && !cfg.cooperative;
+    super::cooperative::check_co_resident(cfg, module.static_shared_of(entry))
+        .map_err(EmuError::Launch)?;
     let inputs = Inputs {
         args: &args,
         symbols: &symbol_bytes,
@@ -494,7 +500,17 @@ fn run_full_counting(
         trace_complete: true,
         ..Fold::default()
     };
-    {
+    if cfg.cooperative {
+        // Every block resident at once, run in slices (`cooperative.rs`).
+        let (outs, unfinished) = super::cooperative::run_blocks(&launch, nblocks);
+        let finished = outs.len();
+        for (out, b) in outs {
+            fold.add(summarise(&launch, out, b));
+        }
+        if unfinished && fold.fatal.is_none() {
+            stop_between_blocks(&launch, &mut fold, finished as u64, nblocks);
+        }
+    } else {
         let mut block = Block::new(&launch, block_idx(cfg, 0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
         let first = summarise(&launch, block.run(), block_idx(cfg, 0));
@@ -849,6 +865,7 @@ fn prepare<'m>(
         // one-thread-at-a-time schedule it retraces.
         lockstep: false,
         heap,
+        grid_workspace: cfg.cooperative.then(super::cooperative::Workspace::default),
     }
 }
 
@@ -1177,6 +1194,7 @@ mod tests {
             grid: [grid, 1, 1],
             block: [block, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         }
     }
 

@@ -466,6 +466,7 @@ fn run_test(
         grid: [1, 1, 1],
         block: [1, 1, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     // The spec gets the test's symbols it declares itself (it may read the table another way).
     let spec_symbols: Vec<_> = test
@@ -761,6 +762,7 @@ fn also_run(
             grid: at.step.grid,
             block: at.step.block,
             dynamic_shared: at.step.shared_bytes,
+            cooperative: false,
         };
         let result = at.args.map_err(|e| e.to_string()).and_then(|args| {
             launch_isolated(
@@ -841,6 +843,7 @@ fn launch_step(
         grid: step.grid,
         block: step.block,
         dynamic_shared: step.shared_bytes,
+        cooperative: false,
     };
     let run_emu = |args: Vec<KernelArg>, perf: bool| {
         let o = EmuOptions {

@@ -1,6 +1,7 @@
 //! Lexing and parsing the PTX that NVRTC emits into a compact IR, with source lines from `.loc`.
 
 pub mod demangle;
+mod header_code;
 pub mod ir;
 mod lexer;
 pub mod loops;

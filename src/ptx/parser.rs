@@ -235,8 +235,11 @@ impl<'a> Parser<'a> {
                 .zip(&outer)
                 .enumerate()
                 .filter_map(|(i, (inst, o))| {
-                    o.filter(|_| builtin(&self.module, inst.file))
-                        .map(|o| (i, o))
+                    o.filter(|_| {
+                        builtin(&self.module, inst.file)
+                            || super::header_code::at_call_site(&self.module, inst)
+                    })
+                    .map(|o| (i, o))
                 })
                 .collect();
             // Cooperative groups' `_CG_ABORT()` (a grid group's `sync()` outside a cooperative

@@ -159,6 +159,7 @@ pub fn capture(
             grid: step.grid,
             block: step.block,
             dynamic_shared: step.shared_bytes,
+            cooperative: false,
         };
         let args = at.args.map_err(JudgeError::from)?;
         let (trace, error, launched, diagnostics) =

@@ -102,6 +102,7 @@ pub fn cfg(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
         grid,
         block,
         dynamic_shared: 0,
+        cooperative: false,
     }
 }
 

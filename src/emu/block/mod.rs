@@ -431,8 +431,8 @@ impl<'l> Mem<'l> {
             // clusters (each block a cluster of one) and no CUDA graph.
             Special::NSmId | Special::GridId | Special::ClusterNCtaId(_) => 1,
             Special::ClusterNCtaRank => 1,
+            Special::EnvReg(i) => crate::emu::cooperative::envreg(cfg, i),
             Special::Pm(_)
-            | Special::EnvReg(_)
             | Special::IsExplicitCluster
             | Special::ClusterCtaId(_)
             | Special::ClusterCtaRank

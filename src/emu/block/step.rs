@@ -356,10 +356,9 @@ impl<'l> Block<'l> {
                     }
                     Op::Trap if module.group_sync_aborts.contains(&(th.func, th.pc)) => {
                         return (
-                            Stop::Fatal(format!(
-                                "grid-wide synchronisation (`this_grid().sync()`){} is not supported by gpuzzle's emulator yet: it needs a cooperative launch (`cudaLaunchCooperativeKernel`), and gpuzzle launches kernels the plain way, where CUDA aborts the kernel at this call",
-                                at_line(inst, launch)
-                            )),
+                            Stop::Fatal(crate::emu::cooperative::not_cooperative(&at_line(
+                                inst, launch,
+                            ))),
                             n,
                         );
                     }
