@@ -235,7 +235,10 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     b.name, p.size
                 )));
             }
-            KernelArg::Scalar(s) if p.is_array || p.size != s.ty.size() as u32 => {
+            // `__half` and `__nv_bfloat16` are structs: PTX passes them as 2-byte arrays.
+            KernelArg::Scalar(s)
+                if (p.is_array && !half_struct(s.ty)) || p.size != s.ty.size() as u32 =>
+            {
                 return Err(EmuError::Signature(format!(
                     "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
                     s.ty,
@@ -268,6 +271,13 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
         }
     }
     Ok(entry)
+}
+
+/// Whether a scalar of type `ty` is passed as a struct of its bytes (`__half`,
+/// `__nv_bfloat16`: `.param .align 2 .b8 p[2]`).
+fn half_struct(ty: crate::emu::value::ElemType) -> bool {
+    use crate::emu::value::ElemType;
+    matches!(ty, ElemType::F16 | ElemType::Bf16)
 }
 
 /// How `--arg` spells a scalar of C type `ty` (`long long` → `i64`).
