@@ -38,7 +38,9 @@ impl Arch {
             .or_else(|| t.strip_prefix("sm"))
             .unwrap_or(&t)
             .replace('.', "");
-        Arch::ALL.into_iter().find(|a| a.number().to_string() == digits)
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.number().to_string() == digits)
     }
 
     /// 80, 86, 89, 90.
@@ -77,7 +79,8 @@ impl fmt::Display for Arch {
 
 /// `--arch` on the command line.
 pub fn parse_arch_arg(s: &str) -> Result<Arch, String> {
-    Arch::parse(s).ok_or_else(|| format!("`{s}` is not a target gpuzzle compiles for: give {ARCH_NAMES}"))
+    Arch::parse(s)
+        .ok_or_else(|| format!("`{s}` is not a target gpuzzle compiles for: give {ARCH_NAMES}"))
 }
 
 #[cfg(test)]

@@ -29,8 +29,22 @@ pub(crate) const MATH_CONSTANTS: &str = "math.h";
 
 /// The constants glibc's `<math.h>` defines that kernels written for nvcc use unannounced.
 const MATH_CONSTANT_NAMES: [&str; 17] = [
-    "INFINITY", "NAN", "HUGE_VALF", "HUGE_VAL", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2",
-    "M_LN10", "M_PI", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2",
+    "INFINITY",
+    "NAN",
+    "HUGE_VALF",
+    "HUGE_VAL",
+    "M_E",
+    "M_LOG2E",
+    "M_LOG10E",
+    "M_LN2",
+    "M_LN10",
+    "M_PI",
+    "M_PI_2",
+    "M_PI_4",
+    "M_1_PI",
+    "M_2_PI",
+    "M_2_SQRTPI",
+    "M_SQRT2",
     "M_SQRT1_2",
 ];
 
@@ -357,9 +371,15 @@ mod tests {
     fn math_constants_are_pre_included_only_when_used_and_not_included() {
         assert!(needs_math_constants("float m = -INFINITY;"));
         assert!(needs_math_constants("x = M_PI * r;"));
-        assert!(!needs_math_constants("#include <math.h>\nfloat m = -INFINITY;"));
-        assert!(!needs_math_constants("#include <cuda/std/cmath>\nfloat m = NAN;"));
-        assert!(!needs_math_constants("float INFINITY_ish = 1; int NANO = 2;"));
+        assert!(!needs_math_constants(
+            "#include <math.h>\nfloat m = -INFINITY;"
+        ));
+        assert!(!needs_math_constants(
+            "#include <cuda/std/cmath>\nfloat m = NAN;"
+        ));
+        assert!(!needs_math_constants(
+            "float INFINITY_ish = 1; int NANO = 2;"
+        ));
     }
     use std::fs;
 

@@ -324,6 +324,13 @@ pub enum Half2Op {
     },
     Neg,
     Abs,
+    /// `ex2.approx`/`tanh.approx` of each half (`h2exp2`, `h2tanh_approx`).
+    Un(UnOp),
+    /// `min`/`max{.NaN}.xorsign.abs`: the smaller (larger) magnitude of a and b, with the
+    /// sign bits of a and b XORed (a NaN result keeps its own); also the scalar `.f16`/`.bf16`.
+    XorsignAbs {
+        max: bool,
+    },
     /// `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b`: d = {a as the high half, b as the
     /// low}; as a scalar, `cvt.rn.relu.f16.f32 d, a` is [`Op::Cvt`].
     PackCvt(HalfCvt),

@@ -1605,13 +1605,18 @@ impl<'c> Builder<'c> {
             if base == "atom" || base == "red" {
                 return self.atom(p, ops, &m, Some(hty));
             }
-            // `.xorsign.abs`, `.oob` and stochastic rounding (`cvt.rs`) are not implemented:
-            // computed without them the result would be wrong.
-            if m.has("xorsign") || m.has("oob") || m.has("rs") {
+            // `.oob` and stochastic rounding (`cvt.rs`) are not implemented: computed without
+            // them the result would be wrong.
+            if m.has("oob") || m.has("rs") || (m.has("xorsign") && !m.has("abs")) {
                 return self.unsupported();
             }
             let relu = m.has("relu");
             let op = match base {
+                "min" | "max" if m.has("xorsign") && !relu => {
+                    Half2Op::XorsignAbs { max: base == "max" }
+                }
+                "ex2" => Half2Op::Un(UnOp::Ex2),
+                "tanh" => Half2Op::Un(UnOp::Tanh),
                 "add" => Half2Op::Bin(BinOp::Add),
                 "sub" => Half2Op::Bin(BinOp::Sub),
                 "mul" => Half2Op::Bin(BinOp::MulLo),
@@ -1635,7 +1640,7 @@ impl<'c> Builder<'c> {
             };
             let n = match op {
                 Half2Op::Fma { .. } => 4,
-                Half2Op::Neg | Half2Op::Abs => 2,
+                Half2Op::Neg | Half2Op::Abs | Half2Op::Un(_) => 2,
                 _ => 3,
             };
             self.n(ops, n)?;
@@ -1693,8 +1698,23 @@ impl<'c> Builder<'c> {
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {
-                // `.cc` carries, `max.relu`, `min.xorsign.abs`: not implemented, and wrong if
-                // computed without.
+                // `min.xorsign.abs` of one half (`.f16`, `.bf16`): the packed form's op, alone.
+                if m.has("xorsign") && m.has("abs") && matches!(ty, Ty::F16 | Ty::BF16) {
+                    self.n(ops, 3)?;
+                    return plain(Op::Half2 {
+                        op: Half2Op::XorsignAbs { max: base == "max" },
+                        ty,
+                        pair: false,
+                        d: self.dreg(o(0))?,
+                        d2: None,
+                        a: self.src(p, o(1), ty)?,
+                        b: self.src(p, o(2), ty)?,
+                        c: Operand::Imm(0),
+                        f,
+                    });
+                }
+                // `.cc` carries, `max.relu`, `min.xorsign.abs` of f32: not implemented, and
+                // wrong if computed without.
                 if m.has("cc") || m.has("relu") || m.has("xorsign") {
                     return self.unsupported();
                 }
