@@ -131,7 +131,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         grid: bench.grid,
         block: bench.block,
         dynamic_shared: bench.shared_bytes,
-        cooperative: false,
+        cooperative: puzzle.cooperative,
     };
     let work = BenchWork {
         compulsory_bytes: bench
@@ -214,7 +214,7 @@ fn compile_kernel(
     source: &str,
     include_dirs: &[std::path::PathBuf],
 ) -> Result<String, CompileError> {
-    let include_options = crate::judge::include_options(include_dirs, puzzle);
+    let include_options = crate::judge::include_options(include_dirs, puzzle, None);
     let req = CompileRequest {
         file_name: name,
         source,

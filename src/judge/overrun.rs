@@ -42,7 +42,7 @@ pub(super) fn find_lines(
             grid: step.grid,
             block: step.block,
             dynamic_shared: step.shared_bytes,
-            cooperative: false,
+            cooperative: puzzle.cooperative,
         };
         let mine = kernels.iter_mut().find(|k| k.name == step.kernel);
         let blocks: Vec<[u32; 3]> = mine.as_ref().map_or_else(Vec::new, |k| {

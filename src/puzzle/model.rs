@@ -101,6 +101,12 @@ pub struct Puzzle {
     /// `points`: what passing the puzzle is worth in `check --format classroom` (default 1,
     /// at most `MAX_POINTS`).
     pub points: u32,
+    /// `cooperative = true`: the learner's kernels launch cooperatively
+    /// (`cudaLaunchCooperativeKernel`), so `cg::this_grid().sync()` works; the spec does not.
+    pub cooperative: bool,
+    /// `arch = "sm_90"`: the target its kernels (and spec) compile for; `None`: the default
+    /// (or the GPU's own on a GPU).
+    pub arch: Option<crate::compile::Arch>,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.

@@ -381,6 +381,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let mut unseen = parse_unseen(&cx, &raw, &defines, &decls, multi, &mut errs);
     let teaches = parse_teaches(&cx, &raw, &mut errs);
     let points = parse_points(&cx, &raw, &mut errs);
+    let arch = parse_arch(&cx, &raw, &mut errs);
 
     let budget = raw
         .budget
@@ -466,6 +467,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         unseen: unseen.map(|(_, u)| u),
         teaches,
         points,
+        cooperative: raw.cooperative.as_ref().is_some_and(|c| *c.get_ref()),
+        arch,
     };
     Ok(Parsed {
         puzzle,
@@ -657,6 +660,28 @@ fn parse_points(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
         return 1;
     }
     n
+}
+
+/// `arch = "sm_90"`: a target gpuzzle compiles for.
+fn parse_arch(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<crate::compile::Arch> {
+    let a = raw.arch.as_ref()?;
+    let arch = crate::compile::Arch::parse(a.get_ref());
+    if arch.is_none() {
+        errs.push(cx.err(
+            &a.span(),
+            "arch",
+            format!("`{}` is not a target gpuzzle compiles for", a.get_ref()),
+            format!(
+                "give {}, or leave `arch` out for sm_80",
+                crate::compile::ARCH_NAMES
+            ),
+        ));
+    }
+    arch
 }
 
 /// `teaches = ["bounds", ...]`: known tags, each once.

@@ -66,6 +66,12 @@ pub(super) struct RawPuzzle {
     /// `points = 3`: what the puzzle is worth in `check --format classroom` (default 1).
     #[serde(default)]
     pub points: Option<Spanned<u32>>,
+    /// `cooperative = true`: every launch is cooperative (`this_grid().sync()` works).
+    #[serde(default)]
+    pub cooperative: Option<Spanned<bool>>,
+    /// `arch = "sm_90"`: the target the puzzle's kernels compile for (default sm_80).
+    #[serde(default)]
+    pub arch: Option<Spanned<String>>,
 }
 
 /// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a
