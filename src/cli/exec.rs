@@ -230,6 +230,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             block: a.block,
             values,
             shapes: Vec::new(),
+            cooperative: a.cooperative,
         };
         crate::teach::explain(&mut result.diagnostics, &scene);
     }

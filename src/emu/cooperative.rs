@@ -196,12 +196,14 @@ pub(super) fn run_blocks(
     let mut done: Vec<Option<Option<String>>> = vec![None; nblocks];
     let mut left = nblocks;
     let mut stopped = false;
-    let mut fatal_at = None;
     while left > 0 && !stopped {
-        if let Some(msg) = grid_sync_deadlock(launch, &blocks, &done, left) {
-            // Every block still running waits at the grid sync for blocks that have returned.
+        if let Some((i, msg, facts)) = grid_sync_deadlock(launch, &done, left) {
+            // Every block still running waits at the grid sync for blocks that have returned:
+            // reported where the first of them waits, as the step limit a GPU would run into.
+            blocks[i].report_stuck(msg, facts);
             launch.abort();
-            fatal_at = Some(msg);
+            done[i] = Some(Some(STEP_LIMIT.to_string()));
+            left -= 1;
             break;
         }
         for i in 0..nblocks {
@@ -224,33 +226,29 @@ pub(super) fn run_blocks(
     }
     let mut out = Vec::with_capacity(nblocks);
     for (i, (block, s)) in blocks.iter_mut().zip(slices).enumerate() {
-        match done[i].take() {
-            Some(fatal) => out.push((block.finish_slices(s, fatal), block_idx(cfg, i))),
-            None if fatal_at.is_some() => {
-                let fatal = fatal_at.take();
-                out.push((block.finish_slices(s, fatal), block_idx(cfg, i)));
-            }
-            None => {}
+        if let Some(fatal) = done[i].take() {
+            out.push((block.finish_slices(s, fatal), block_idx(cfg, i)));
         }
     }
     (out, left > 0)
 }
 
+/// What `launch.rs` calls a launch stopped at its step limit.
+const STEP_LIMIT: &str = "step limit";
+
 /// When every block still running has arrived at the grid sync and some blocks have
-/// returned without arriving (so the sync can never complete), the message saying so, at the
-/// learner's line of the sync.
+/// returned without arriving (so the sync can never complete): the first waiting block, and
+/// the message and facts saying so (at the learner's line of the sync, where it waits).
 fn grid_sync_deadlock(
     launch: &Launch<'_>,
-    blocks: &[super::block::Block<'_>],
     done: &[Option<Option<String>>],
     left: usize,
-) -> Option<String> {
+) -> Option<(usize, String, super::facts::Facts)> {
     let ws = launch.grid_workspace.as_ref()?;
     if left == done.len() || ws.waiting() as usize != left {
         return None;
     }
     let first_waiting = done.iter().position(Option::is_none)?;
-    let at = blocks[first_waiting].waiting_line();
     let returned: Vec<String> = (0..done.len())
         .filter(|&i| done[i].is_some())
         .take(4)
@@ -261,12 +259,17 @@ fn grid_sync_deadlock(
         })
         .collect();
     let gone = done.len() - left;
-    Some(format!(
-        "the grid-wide sync (`this_grid().sync()`){at} never completes: {left} of the grid's {} blocks wait there for the other {gone}, which returned without reaching it ({}{}). Every block of the grid must reach each grid sync: move the `return` (or the condition around the sync) so that all blocks call it",
+    let message = format!(
+        "the grid-wide sync (`this_grid().sync()`) never completes: {left} of the grid's {} blocks wait there for the other {gone}, which returned without reaching it ({}{})",
         done.len(),
         returned.join(", "),
         if gone > returned.len() { ", ..." } else { "" }
-    ))
+    );
+    let facts = super::facts::Facts::GridSyncNeverCompletes {
+        waiting: left as u64,
+        returned: gone as u64,
+    };
+    Some((first_waiting, message, facts))
 }
 
 #[cfg(test)]

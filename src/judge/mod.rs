@@ -371,6 +371,7 @@ fn teach_scene<'a>(
         block: test.block,
         values,
         shapes,
+        cooperative: puzzle.cooperative,
     }
 }
 

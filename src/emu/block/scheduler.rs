@@ -89,17 +89,18 @@ impl<'l> Block<'l> {
         }
     }
 
-    /// Where the block's first ready thread is, as `" (from file:line)"` (empty if unknown):
-    /// the line a block run in slices waits at.
-    pub(crate) fn waiting_line(&self) -> String {
+    /// Report that this block, run in slices, can never go on (`message`, `facts`), at its
+    /// first ready thread: the step limit a GPU would run into.
+    pub(crate) fn report_stuck(&mut self, message: String, facts: Facts) {
         let t = (0..self.threads.len())
             .find(|&t| self.threads[t].state == State::Ready)
             .unwrap_or(0);
-        let (line, file) = self.line_of(t);
-        match self.mem.launch.file_name(file) {
-            Some(f) if line > 0 => format!(" (from {f}:{line})"),
-            _ => String::new(),
-        }
+        let site = self.site(t);
+        self.mem
+            .diags
+            .report(DiagKind::StepLimit, Severity::Error, site, None, || {
+                (message, facts)
+            });
     }
 
     /// The output of a block run in slices, once `run_slice` said it is done.
