@@ -218,7 +218,10 @@ pub fn instrument(
     edits.push((
         scanned.header_end,
         scanned.header_end,
-        helpers::module_text(module.uses_reserved_smem),
+        helpers::module_text(
+            module.uses_reserved_smem,
+            !module.group_sync_aborts.is_empty(),
+        ),
     ));
     let mut sites = SiteCounts::default();
     let mut unsupported: Vec<UnsupportedSite> = Vec::new();
