@@ -61,6 +61,8 @@ pub struct Launch<'m> {
     pub(super) heap: Option<super::heap::Heap>,
     /// The grid workspace of a cooperative launch (`cooperative.rs`).
     pub(super) grid_workspace: Option<super::cooperative::Workspace>,
+    /// A launch in thread-block clusters (`cluster.rs`).
+    pub(super) cluster: Option<super::cluster::ClusterRun>,
 }
 
 impl<'m> Launch<'m> {

@@ -184,20 +184,27 @@ pub fn not_cooperative(at: &str) -> String {
 /// was stopped with blocks not done.
 pub(super) fn run_blocks(
     launch: &Launch<'_>,
-    nblocks: usize,
+    members: &[usize],
 ) -> (Vec<(super::block::BlockOutput, [u32; 3])>, bool) {
     use super::block::Block;
     use super::context::block_idx;
     let cfg = &launch.cfg;
-    let mut blocks: Vec<Block> = (0..nblocks)
-        .map(|i| Block::new(launch, block_idx(cfg, i)))
+    let nblocks = members.len();
+    let mut blocks: Vec<Block> = members
+        .iter()
+        .map(|&i| Block::new(launch, block_idx(cfg, i)))
         .collect();
+    // In clusters, a block's shared memory rests where the others can reach it while it does
+    // not run (`cluster.rs`).
+    for (block, &m) in blocks.iter_mut().zip(members) {
+        super::cluster::swap(launch, m, block.shared_mut());
+    }
     let mut slices: Vec<_> = blocks.iter().map(Block::start_slices).collect();
     let mut done: Vec<Option<Option<String>>> = vec![None; nblocks];
     let mut left = nblocks;
     let mut stopped = false;
     while left > 0 && !stopped {
-        if let Some((i, msg, facts)) = grid_sync_deadlock(launch, &done, left) {
+        if let Some((i, msg, facts)) = grid_sync_deadlock(launch, members, &done, left) {
             // Every block still running waits at the grid sync for blocks that have returned:
             // reported where the first of them waits, as the step limit a GPU would run into.
             blocks[i].report_stuck(msg, facts);
@@ -210,7 +217,10 @@ pub(super) fn run_blocks(
             if done[i].is_some() {
                 continue;
             }
-            if let Some(fatal) = blocks[i].run_slice(&mut slices[i]) {
+            super::cluster::swap(launch, members[i], blocks[i].shared_mut());
+            let slice = blocks[i].run_slice(&mut slices[i]);
+            super::cluster::swap(launch, members[i], blocks[i].shared_mut());
+            if let Some(fatal) = slice {
                 stopped |= fatal.is_some() || launch.aborted();
                 done[i] = Some(fatal);
                 left -= 1;
@@ -226,8 +236,9 @@ pub(super) fn run_blocks(
     }
     let mut out = Vec::with_capacity(nblocks);
     for (i, (block, s)) in blocks.iter_mut().zip(slices).enumerate() {
+        super::cluster::swap(launch, members[i], block.shared_mut());
         if let Some(fatal) = done[i].take() {
-            out.push((block.finish_slices(s, fatal), block_idx(cfg, i)));
+            out.push((block.finish_slices(s, fatal), block_idx(cfg, members[i])));
         }
     }
     (out, left > 0)
@@ -241,6 +252,7 @@ const STEP_LIMIT: &str = "step limit";
 /// the message and facts saying so (at the learner's line of the sync, where it waits).
 fn grid_sync_deadlock(
     launch: &Launch<'_>,
+    members: &[usize],
     done: &[Option<Option<String>>],
     left: usize,
 ) -> Option<(usize, String, super::facts::Facts)> {
@@ -255,7 +267,7 @@ fn grid_sync_deadlock(
         .map(|i| {
             launch
                 .namer
-                .block(super::context::block_idx(&launch.cfg, i))
+                .block(super::context::block_idx(&launch.cfg, members[i]))
         })
         .collect();
     let gone = done.len() - left;

@@ -494,6 +494,8 @@ fn run_full_counting(
         && !cfg.cooperative;
     super::cooperative::check_co_resident(cfg, module.static_shared_of(entry))
         .map_err(EmuError::Launch)?;
+    let clustered = super::cluster::plan(module, entry, cfg).map_err(EmuError::Launch)?;
+    let parallel = parallel && clustered.is_none();
     let inputs = Inputs {
         args: &args,
         symbols: &symbol_bytes,
@@ -510,15 +512,26 @@ fn run_full_counting(
         trace_complete: true,
         ..Fold::default()
     };
-    if cfg.cooperative {
-        // Every block resident at once, run in slices (`cooperative.rs`).
-        let (outs, unfinished) = super::cooperative::run_blocks(&launch, nblocks);
-        let finished = outs.len();
-        for (out, b) in outs {
-            fold.add(summarise(&launch, out, b));
-        }
-        if unfinished && fold.fatal.is_none() {
-            stop_between_blocks(&launch, &mut fold, finished as u64, nblocks);
+    if cfg.cooperative || launch.cluster.is_some() {
+        // Every block resident at once (`cooperative.rs`), or the blocks of each cluster
+        // together, cluster after cluster (`cluster.rs`), run in slices.
+        let groups = match (&launch.cluster, cfg.cooperative) {
+            (Some(c), false) => super::cluster::clusters(cfg, c.dims),
+            _ => vec![(0..nblocks).collect()],
+        };
+        let mut finished = 0;
+        for members in groups {
+            let (outs, unfinished) = super::cooperative::run_blocks(&launch, &members);
+            finished += outs.len();
+            for (out, b) in outs {
+                fold.add(summarise(&launch, out, b));
+            }
+            if unfinished || fold.fatal.is_some() {
+                if fold.fatal.is_none() {
+                    stop_between_blocks(&launch, &mut fold, finished as u64, nblocks);
+                }
+                break;
+            }
         }
     } else {
         let mut block = Block::new(&launch, block_idx(cfg, 0));
@@ -876,6 +889,7 @@ fn prepare<'m>(
         lockstep: false,
         heap,
         grid_workspace: cfg.cooperative.then(super::cooperative::Workspace::default),
+        cluster: super::cluster::plan(module, entry, cfg).ok().flatten(),
     }
 }
 

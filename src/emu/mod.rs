@@ -30,6 +30,7 @@
 mod access;
 mod alu;
 mod block;
+mod cluster;
 mod context;
 pub mod cooperative;
 mod diag;

@@ -8,6 +8,10 @@ use std::collections::HashMap;
 
 type PResult<T> = Result<T, ParseError>;
 
+/// Thread-block clusters and `elect.sync` (sm_90), in a file of their own.
+#[path = "parse_cluster.rs"]
+mod parse_cluster;
+
 /// An operand as written, before it is typed by its instruction.
 #[derive(Clone, Debug)]
 enum Raw {
@@ -612,18 +616,22 @@ impl<'a> Parser<'a> {
             ctx.params.insert(r.name.clone(), r.offset);
             ctx.param_area += r.size;
         }
-        // Performance directives and attributes before the body.
+        // Performance directives and attributes before the body (a cluster's shape is kept).
+        let mut cluster = None;
         while let Some(Tok::Ident(w)) = self.peek() {
             if !w.starts_with('.') {
                 break;
             }
+            let directive = w.clone();
             self.pos += 1;
+            let mut args = Vec::new();
             while !self.is_punct('{')
                 && !self.is_punct(';')
                 && !matches!(self.peek(), Some(Tok::Ident(w)) if w.starts_with('.'))
             {
-                self.next()?;
+                args.push(self.next()?.clone());
             }
+            cluster = parse_cluster::cluster_directive(&directive, &args).or(cluster);
         }
         if self.eat_punct(';') {
             // A prototype (or an extern declaration such as vprintf).
@@ -660,6 +668,9 @@ impl<'a> Parser<'a> {
                 i
             }
         };
+        if let Some(dims) = cluster {
+            self.module.cluster_dims.push((fidx, dims));
+        }
         self.expect_punct('{')?;
         self.body(&mut ctx, fidx)?;
         for (inst, label, line) in std::mem::take(&mut ctx.pending_bras) {
@@ -1290,7 +1301,9 @@ impl<'s> Mods<'s> {
         for w in &self.words {
             match *w {
                 "global" => return Space::Global,
-                "shared" | "shared::cta" => return Space::Shared,
+                // A `shared::cluster` address is this block's shared memory, or another block's
+                // as `mapa` makes it (`emu/cluster.rs`).
+                "shared" | "shared::cta" | "shared::cluster" => return Space::Shared,
                 "local" => return Space::Local,
                 "const" => return Space::Const,
                 "param" => return Space::Param,
@@ -2190,6 +2203,9 @@ impl<'c> Builder<'c> {
             "membar" | "fence" if !m.has("cta") && !m.has("proxy") => plain(Op::Fence),
             "brkpt" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
             | "discard" | "griddepcontrol" => plain(Op::Nop),
+            "barrier" | "mapa" | "elect" if parse_cluster::is_cluster(base, &m) => {
+                parse_cluster::parse(&self, p, ops, base, &m).map(|op| (op, None, None))
+            }
             "bar" | "barrier" => {
                 if m.has("warp") {
                     self.n(ops, 1)?;

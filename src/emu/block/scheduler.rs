@@ -89,6 +89,11 @@ impl<'l> Block<'l> {
         }
     }
 
+    /// The block's shared memory, to lay to rest between its slices (`emu/cluster.rs`).
+    pub(crate) fn shared_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.mem.shared
+    }
+
     /// Report that this block, run in slices, can never go on (`message`, `facts`), at its
     /// first ready thread: the step limit a GPU would run into.
     pub(crate) fn report_stuck(&mut self, message: String, facts: Facts) {

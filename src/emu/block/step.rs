@@ -390,6 +390,16 @@ impl<'l> Block<'l> {
                     }
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
+                    Op::Cluster(c) => {
+                        if !crate::emu::cluster::exec(mem, th, c, linear) {
+                            // Waiting at the cluster barrier: this instruction again next turn.
+                            return (Stop::Quantum, n);
+                        }
+                        if th.state == State::Barrier {
+                            // The cluster barrier is over: the block's own barrier next.
+                            return (Stop::Wait, n);
+                        }
+                    }
                     Op::Unsupported { text } => {
                         return (
                             Stop::Fatal(crate::emu::diag::unsupported_instruction(

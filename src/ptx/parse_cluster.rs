@@ -1,0 +1,124 @@
+//! Parsing what sm_90 adds for thread-block clusters, and `elect.sync`: the kernel directive
+//! `.reqnctapercluster X, Y, Z` (from `__cluster_dims__`), `barrier.cluster.arrive{.release,
+//! .relaxed}{.aligned}` and `barrier.cluster.wait{.acquire}{.aligned}`, `mapa{.shared::cluster}
+//! .u32/.u64 d, a, rank`, and `elect.sync d|p, membermask`. A child of `parser.rs` (it uses the
+//! instruction builder); `emu/cluster.rs` runs them. `ld`/`st`/`atom` on `.shared::cluster` are
+//! shared-space accesses (`Mods::space`), whose addresses `mapa` may point into another block.
+
+use super::{Builder, Mods, PResult, Parser, Raw};
+use crate::ptx::ir::{ClusterOp, Op, Ty};
+use crate::ptx::lexer::Tok;
+
+/// The cluster shape a kernel directive gives: `.reqnctapercluster 2, 1, 1` (missing
+/// dimensions are 1); `None` for any other directive.
+pub(super) fn cluster_directive(directive: &str, args: &[Tok]) -> Option<[u32; 3]> {
+    if directive != ".reqnctapercluster" {
+        return None;
+    }
+    let mut dims = [1u32; 3];
+    let ints = args.iter().filter_map(|t| match t {
+        Tok::Int(v) => u32::try_from(*v).ok(),
+        _ => None,
+    });
+    for (d, v) in dims.iter_mut().zip(ints) {
+        *d = v.max(1);
+    }
+    Some(dims)
+}
+
+/// Whether `base` with these modifiers is one of this file's instructions (`barrier` only
+/// with `.cluster`: the others are block barriers).
+pub(super) fn is_cluster(base: &str, m: &Mods) -> bool {
+    match base {
+        "barrier" => m.has("cluster"),
+        "mapa" | "elect" => true,
+        _ => false,
+    }
+}
+
+/// The instruction, or `Op::Unsupported` for a form gpuzzle does not run.
+pub(super) fn parse(b: &Builder, p: &Parser, ops: &[Raw], base: &str, m: &Mods) -> PResult<Op> {
+    let unsupported = || -> PResult<Op> { b.unsupported().map(|(op, _, _)| op) };
+    match base {
+        "barrier" if m.has("arrive") => Ok(Op::Cluster(ClusterOp::Arrive)),
+        "barrier" if m.has("wait") => Ok(Op::Cluster(ClusterOp::Wait)),
+        "barrier" => unsupported(),
+        "mapa" => {
+            b.n(ops, 3)?;
+            let ty = if m.has("u32") { Ty::U32 } else { Ty::U64 };
+            Ok(Op::Cluster(ClusterOp::Mapa {
+                d: b.dreg(&ops[0])?,
+                a: b.src(p, &ops[1], ty)?,
+                rank: b.src(p, &ops[2], Ty::U32)?,
+                generic: !m.has("shared::cluster"),
+            }))
+        }
+        "elect" if m.has("sync") => {
+            b.n(ops, 2)?;
+            let (d, pr) = match &ops[0] {
+                Raw::Pair(d, pr) => (
+                    (d != "_")
+                        .then(|| b.dreg(&Raw::Name(d.clone())))
+                        .transpose()?,
+                    (pr != "_")
+                        .then(|| b.dreg(&Raw::Name(pr.clone())))
+                        .transpose()?,
+                ),
+                Raw::Sink => (None, None),
+                r => (Some(b.dreg(r)?), None),
+            };
+            Ok(Op::Cluster(ClusterOp::Elect {
+                d,
+                p: pr,
+                mask: b.src(p, &ops[1], Ty::B32)?,
+            }))
+        }
+        _ => unsupported(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ptx::ir::{ClusterOp, Op};
+
+    fn body(insts: &str) -> Vec<Op> {
+        let text = format!(
+            ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n{insts}\nret;\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.cluster_dims, vec![(0, [2, 1, 1])]);
+        m.functions[0].body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    #[test]
+    fn reads_cluster_barriers_mapa_and_elect() {
+        let ops = body(
+            "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire;\nmapa.u64 %rd1, %rd2, %r1;\nmapa.shared::cluster.u32 %r2, %r3, 1;\nelect.sync %r1|%p1, -1;\nld.shared::cluster.f32 %r1, [%r2];",
+        );
+        assert_eq!(ops[0], Op::Cluster(ClusterOp::Arrive));
+        assert_eq!(ops[1], Op::Cluster(ClusterOp::Wait));
+        assert!(matches!(
+            ops[2],
+            Op::Cluster(ClusterOp::Mapa { generic: true, .. })
+        ));
+        assert!(matches!(
+            ops[3],
+            Op::Cluster(ClusterOp::Mapa { generic: false, .. })
+        ));
+        assert!(matches!(
+            ops[4],
+            Op::Cluster(ClusterOp::Elect {
+                d: Some(_),
+                p: Some(_),
+                ..
+            })
+        ));
+        assert!(matches!(
+            ops[5],
+            Op::Ld {
+                space: crate::ptx::ir::Space::Shared,
+                ..
+            }
+        ));
+    }
+}
