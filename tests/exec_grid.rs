@@ -380,3 +380,184 @@ fn half_precision_special_functions_run() {
         );
     }
 }
+
+const CLUSTER_RING: &str = "tests/kernels/grid/cluster_ring.cu";
+
+#[test]
+fn clusters_share_their_blocks_shared_memory_with_arch_sm_90() {
+    let n = 700;
+    let r = run(&[
+        CLUSTER_RING,
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "cluster_ring",
+        "--grid",
+        "12",
+        "--block",
+        "64",
+        "--arg",
+        &format!("in=f32[{n}]:rand=9"),
+        "--arg",
+        &format!("out=f32[{n}]:zeros"),
+        "--arg",
+        "info=u32[48]:zeros",
+        "--arg",
+        &format!("n=i32:{n}"),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    assert_eq!(j["diagnostics"], Value::Array(Vec::new()), "{j}");
+    let (input, out, info) = (buffer(&j, "in"), buffer(&j, "out"), buffer(&j, "info"));
+    let at = |i: usize| input.get(i).copied().unwrap_or(0.0);
+    for (i, o) in out.iter().enumerate() {
+        let (block, t) = (i / 64, i % 64);
+        // The next block around its cluster of 4.
+        let next = block / 4 * 4 + (block % 4 + 1) % 4;
+        let want = at(i) + at(next * 64 + t);
+        assert!(
+            (o - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "out[{i}] (block {block}): {o} vs {want}"
+        );
+    }
+    for b in 0..12 {
+        let row = &info[4 * b..4 * b + 4];
+        // Rank in the cluster, blocks per cluster, which cluster, elect.sync's leader lane.
+        assert_eq!(row, [(b % 4) as f64, 4.0, (b / 4) as f64, 0.0], "block {b}");
+    }
+}
+
+#[test]
+fn a_grid_that_is_no_whole_number_of_clusters_is_refused() {
+    let r = run(&[
+        CLUSTER_RING,
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "cluster_ring",
+        "--grid",
+        "6",
+        "--block",
+        "64",
+        "--arg",
+        "in=f32[10]:ones",
+        "--arg",
+        "out=f32[10]:zeros",
+        "--arg",
+        "info=u32[24]:zeros",
+        "--arg",
+        "n=i32:10",
+    ]);
+    assert_ne!(r.code, 0);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(all.contains("clusters of 4 x 1 x 1"), "{all}");
+}
+
+#[test]
+fn without_arch_sm_90_a_cluster_kernel_does_not_compile() {
+    let r = run(&[
+        CLUSTER_RING,
+        "--kernel",
+        "cluster_ring",
+        "--grid",
+        "4",
+        "--block",
+        "64",
+        "--arg",
+        "in=f32[10]:ones",
+        "--arg",
+        "out=f32[10]:zeros",
+        "--arg",
+        "info=u32[16]:zeros",
+        "--arg",
+        "n=i32:10",
+    ]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    let r = run(&[
+        CLUSTER_RING,
+        "--arch",
+        "sm_75",
+        "--kernel",
+        "cluster_ring",
+        "--grid",
+        "4",
+        "--block",
+        "64",
+    ]);
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr.contains("sm_80, sm_86, sm_89 or sm_90"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn vector_atomics_add_each_element() {
+    let n = 150;
+    let r = run(&[
+        "tests/kernels/grid/vector_atomics.cu",
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "vector_atomics",
+        "--grid",
+        "3",
+        "--block",
+        "64",
+        "--arg",
+        "acc2=f32[2]:zeros",
+        "--arg",
+        "acc4=f32[4]:zeros",
+        "--arg",
+        "first=f32[4]:zeros",
+        "--arg",
+        &format!("x=f32[{n}]:arange"),
+        "--arg",
+        &format!("n=i32:{n}"),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    let x = buffer(&j, "x");
+    let sum: f64 = x.iter().sum();
+    assert_eq!(buffer(&j, "acc2"), [sum, 2.0 * sum]);
+    assert_eq!(buffer(&j, "acc4"), [sum, n as f64, -sum, 0.5 * n as f64]);
+    assert_eq!(buffer(&j, "first"), [0.0, 0.0, 0.0, 0.0]);
+    // Each element is an atomic of its own: 6 per thread.
+    assert_eq!(j["counters"]["max_per_thread"]["global_atomics"], 6, "{j}");
+}
+
+#[test]
+fn a_tma_copy_is_refused_by_name_at_the_learners_line() {
+    let file = "tests/kernels/grid/hopper_only.cu";
+    let args = |go: &'static str| {
+        [
+            file,
+            "--arch",
+            "sm_90",
+            "--kernel",
+            "tma_copy",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "out=f32[32]:zeros",
+            "--arg",
+            "tensor_map=u64:0",
+            "--arg",
+            go,
+        ]
+    };
+    // Never reached: the file runs.
+    let r = run(&args("go=i32:0"));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(buffer(&r.json(), "out"), vec![1.0; 32]);
+    // Reached: refused, naming the instruction and the learner's line, not the header's.
+    let r = run(&args("go=i32:1"));
+    assert_ne!(r.code, 0);
+    let msg = r.json()["error"].as_str().unwrap_or_default().to_string();
+    assert!(msg.contains("cp.async.bulk.tensor"), "{msg}");
+    let line = marked_line(file, "tma");
+    assert!(msg.contains(&format!("hopper_only.cu:{line}")), "{msg}");
+}

@@ -28,7 +28,7 @@
 use super::block::{Mem, State, Thread};
 use super::context::Launch;
 use super::LaunchConfig;
-use crate::ptx::ir::{ClusterOp, Module, Special};
+use crate::ptx::ir::{ClusterOp, Inst, Module, Op, Special};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -296,6 +296,31 @@ pub fn swap(launch: &Launch<'_>, b: usize, shared: &mut Vec<u8>) {
 /// `elect.sync`'s leader among the lanes of `mask`: the lowest (32 when the mask is empty).
 pub fn leader(mask: u32) -> u32 {
     mask.trailing_zeros()
+}
+
+/// `atom`/`red.global.add.v2/.v4.f32`: each element its own atomic, in order, counted as one
+/// atomic each; the old values into `d`.
+pub(super) fn atom_vec(mem: &mut Mem<'_>, th: &mut Thread, linear: u32, inst: &Inst) {
+    let Op::AtomVec {
+        space,
+        op,
+        ty,
+        d,
+        addr,
+        b,
+    } = &inst.op
+    else {
+        return;
+    };
+    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
+    for (i, src) in b.iter().enumerate() {
+        let v = mem.val(th, src);
+        let at = base.wrapping_add(i as u64 * ty.size() as u64);
+        let old = mem.atomic(th, linear, inst, *space, at, *op, *ty, v, 0);
+        if let Some(r) = d.get(i).and_then(|&r| th.regs.get_mut(r as usize)) {
+            *r = old;
+        }
+    }
 }
 
 /// Run a cluster instruction for thread `th` (its index in the block `linear`): false while it

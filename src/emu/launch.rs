@@ -342,7 +342,7 @@ fn order_sensitive(module: &Module) -> bool {
     module.functions.iter().any(|f| {
         f.body
             .iter()
-            .any(|i| matches!(&i.op, Op::Atom { space, .. } if *space != Space::Shared))
+            .any(|i| matches!(&i.op, Op::Atom { space, .. } | Op::AtomVec { space, .. } if *space != Space::Shared))
     })
 }
 

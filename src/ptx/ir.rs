@@ -692,6 +692,17 @@ pub enum Op {
     },
     /// Thread-block clusters and `elect.sync` (sm_90, `emu/cluster.rs`).
     Cluster(ClusterOp),
+    /// `atom`/`red.global.add.v2/.v4.f32` (sm_90, `atomicAdd(float2*)`/`float4*`): each
+    /// element its own atomic `op` on consecutive elements from `addr` (`emu/cluster.rs`); `d`
+    /// the old values (`red`: none).
+    AtomVec {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        d: Vec<u32>,
+        addr: Address,
+        b: Vec<Operand>,
+    },
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,

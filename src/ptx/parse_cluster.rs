@@ -6,7 +6,7 @@
 //! shared-space accesses (`Mods::space`), whose addresses `mapa` may point into another block.
 
 use super::{Builder, Mods, PResult, Parser, Raw};
-use crate::ptx::ir::{ClusterOp, Op, Ty};
+use crate::ptx::ir::{AtomOp, ClusterOp, Op, Ty};
 use crate::ptx::lexer::Tok;
 
 /// The cluster shape a kernel directive gives: `.reqnctapercluster 2, 1, 1` (missing
@@ -75,6 +75,53 @@ pub(super) fn parse(b: &Builder, p: &Parser, ops: &[Raw], base: &str, m: &Mods) 
         }
         _ => unsupported(),
     }
+}
+
+/// `atom`/`red{.sem}{.scope}.global.add.v2/.v4.f32` (`atomicAdd(float2*)` on sm_90): each
+/// element atomically on its own. Other vector atomics (`.v8`, packed halves, min/max) are
+/// not run: `Op::Unsupported`.
+pub(super) fn vector_atom(
+    b: &Builder,
+    p: &Parser,
+    ops: &[Raw],
+    m: &Mods,
+    aop: AtomOp,
+    pair: Option<Ty>,
+    red: bool,
+) -> PResult<Op> {
+    let ty = m.types().last().copied().unwrap_or(Ty::B32);
+    if aop != AtomOp::Add || pair.is_some() || ty != Ty::F32 || m.has("v8") {
+        return b.unsupported().map(|(op, _, _)| op);
+    }
+    let list = |r: &Raw| -> Vec<Raw> {
+        match r {
+            Raw::Vec(v) => v.clone(),
+            other => vec![other.clone()],
+        }
+    };
+    let (d, addr, src) = if red {
+        b.n(ops, 2)?;
+        (Vec::new(), &ops[0], &ops[1])
+    } else {
+        b.n(ops, 3)?;
+        let d = list(&ops[0])
+            .iter()
+            .map(|r| b.dreg(r))
+            .collect::<PResult<Vec<u32>>>()?;
+        (d, &ops[1], &ops[2])
+    };
+    let srcs = list(src)
+        .iter()
+        .map(|r| b.src(p, r, ty))
+        .collect::<PResult<Vec<_>>>()?;
+    Ok(Op::AtomVec {
+        space: m.space(),
+        op: aop,
+        ty,
+        d,
+        addr: b.addr(p, addr)?,
+        b: srcs,
+    })
 }
 
 #[cfg(test)]

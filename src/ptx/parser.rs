@@ -1531,7 +1531,8 @@ impl<'c> Builder<'c> {
             return self.unsupported();
         };
         if m.has("v2") || m.has("v4") || m.has("v8") {
-            return self.unsupported();
+            return parse_cluster::vector_atom(self, p, ops, m, aop, pair, base == "red")
+                .map(|op| (op, None, None));
         }
         let ty = m.types().last().copied().unwrap_or(Ty::B32);
         let (aop, ty) = match (pair, aop) {

@@ -390,6 +390,7 @@ impl<'l> Block<'l> {
                     }
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
+                    Op::AtomVec { .. } => crate::emu::cluster::atom_vec(mem, th, linear, inst),
                     Op::Cluster(c) => {
                         if !crate::emu::cluster::exec(mem, th, c, linear) {
                             // Waiting at the cluster barrier: this instruction again next turn.
