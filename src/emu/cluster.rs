@@ -77,7 +77,7 @@ pub fn plan(module: &Module, entry: u32, cfg: &LaunchConfig) -> Result<Option<Cl
             dims[0], dims[1], dims[2]
         ));
     }
-    if (0..3).any(|d| cfg.grid[d] % dims[d] != 0) {
+    if (0..3).any(|d| !cfg.grid[d].is_multiple_of(dims[d])) {
         return Err(format!(
             "the grid {:?} is not a whole number of clusters of {} x {} x {} blocks (`__cluster_dims__`): each grid dimension must be a multiple of the cluster's",
             cfg.grid, dims[0], dims[1], dims[2]

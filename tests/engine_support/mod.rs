@@ -51,6 +51,7 @@ impl Kernels {
             block,
             values: values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             shapes: Vec::new(),
+            cooperative: false,
         };
         gpuzzle::teach::explain(&mut r.diagnostics, &scene);
     }
