@@ -2792,8 +2792,7 @@ mod tests {
     #[test]
     fn unimplemented_half_modifiers_are_unsupported() {
         for line in [
-            "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
-            "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+            "min.xorsign.abs.f32 %f1, %f2, %f3;",
             "max.relu.s32 %r1, %r2, %r3;",
             "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;",
             "cvt.rn.satfinite.s32.f32 %r1, %f1;",
@@ -2804,6 +2803,29 @@ mod tests {
             let got = ops(line);
             assert!(
                 matches!(&got[0], Op::Unsupported { .. }),
+                "{line}: {:?}",
+                got[0]
+            );
+        }
+    }
+
+    #[test]
+    fn xorsign_and_the_half_special_functions_are_read() {
+        for (line, want) in [
+            (
+                "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
+                Half2Op::XorsignAbs { max: false },
+            ),
+            (
+                "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+                Half2Op::XorsignAbs { max: true },
+            ),
+            ("ex2.approx.f16x2 %r1, %r2;", Half2Op::Un(UnOp::Ex2)),
+            ("tanh.approx.bf16x2 %r1, %r2;", Half2Op::Un(UnOp::Tanh)),
+        ] {
+            let got = ops(line);
+            assert!(
+                matches!(&got[0], Op::Half2 { op, .. } if *op == want),
                 "{line}: {:?}",
                 got[0]
             );
