@@ -77,6 +77,32 @@ pub(super) fn parse(b: &Builder, p: &Parser, ops: &[Raw], base: &str, m: &Mods) 
     }
 }
 
+/// The first operand naming a `%` register that is neither declared nor a special register
+/// gpuzzle knows (`%foo` of a newer PTX ISA), if any: the instruction then becomes
+/// `Op::Unsupported` with that name, so only running it fails.
+pub(super) fn unknown_special(
+    ops: &[Raw],
+    regs: &std::collections::HashMap<String, u32>,
+) -> Option<String> {
+    fn names(r: &Raw, out: &mut Vec<String>) {
+        match r {
+            Raw::Name(n) | Raw::Not(n) => out.push(n.clone()),
+            Raw::Pair(a, b) => out.extend([a.clone(), b.clone()]),
+            Raw::Vec(v) => v.iter().for_each(|r| names(r, out)),
+            Raw::Addr(b, _) => names(b, out),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    ops.iter().for_each(|r| names(r, &mut all));
+    all.into_iter().find(|n| {
+        n.starts_with('%')
+            && !regs.contains_key(n.as_str())
+            && super::special(n).is_none()
+            && !n.starts_with("%gz_")
+    })
+}
+
 /// `atom`/`red{.sem}{.scope}.global.add.v2/.v4.f32` (`atomicAdd(float2*)` on sm_90): each
 /// element atomically on its own. Other vector atomics (`.v8`, packed halves, min/max) are
 /// not run: `Op::Unsupported`.
@@ -135,6 +161,20 @@ mod tests {
         let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.cluster_dims, vec![(0, [2, 1, 1])]);
         m.functions[0].body.iter().map(|i| i.op.clone()).collect()
+    }
+
+    #[test]
+    fn an_unknown_special_register_fails_only_its_instruction() {
+        let ops = body("mov.u32 %r1, %future_reg;\nmov.u32 %r2, %cluster_ctarank;");
+        assert_eq!(
+            ops[0],
+            Op::Unsupported {
+                text: "%future_reg".into()
+            }
+        );
+        assert!(matches!(ops[1], Op::Un { .. }));
+        let said = crate::emu::unsupported_instruction("%future_reg", " (from k.cu:3)");
+        assert!(said.contains("special register `%future_reg` (from k.cu:3)"), "{said}");
     }
 
     #[test]

@@ -1082,7 +1082,12 @@ impl<'a> Parser<'a> {
             parser_line: line,
             opcode: &opcode,
         };
-        let (op, call_name, bra_label) = b.build(self, &ops)?;
+        // A special register gpuzzle does not know (valid PTX of a newer ISA): the instruction
+        // fails if it runs, naming the register, and the rest of the file runs.
+        let (op, call_name, bra_label) = match parse_cluster::unknown_special(&ops, &b.ctx.regs) {
+            Some(name) => (Op::Unsupported { text: name }, None, None),
+            None => b.build(self, &ops)?,
+        };
         let idx = ctx.body.len();
         if let Some(name) = call_name {
             self.pending_calls.push((fidx, idx, name));
