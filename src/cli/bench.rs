@@ -85,6 +85,10 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         (name, source)
     };
     let source = source.map_err(anyhow::Error::msg)?;
+    // `--arch` over the puzzle's own target (the reference compiles for it too).
+    let mut targeted = puzzle.clone();
+    targeted.arch = a.include.arch.or(puzzle.arch);
+    let puzzle = &targeted;
     let include_dirs = a
         .include
         .resolve_for(&loaded.ws.kernel_path(puzzle, a.solution))?;

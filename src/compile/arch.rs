@@ -100,6 +100,19 @@ mod tests {
     }
 
     #[test]
+    fn the_target_is_among_the_options_so_in_the_cache_key() {
+        let extra = [Arch::Sm90.nvrtc_option()];
+        let mut req = crate::compile::CompileRequest::new("k.cu", "");
+        req.extra_options = &extra;
+        let with = crate::compile::options_for(&req).unwrap_or_default();
+        assert!(with.contains(&"--gpu-architecture=compute_90".to_string()));
+        assert!(!with.iter().any(|o| o.ends_with("compute_80")), "{with:?}");
+        let default = crate::compile::options_for(&crate::compile::CompileRequest::new("k.cu", ""))
+            .unwrap_or_default();
+        assert!(default.contains(&"--gpu-architecture=compute_80".to_string()));
+    }
+
+    #[test]
     fn a_device_gets_its_own_target_or_the_newest_below() {
         assert_eq!(Arch::for_device((9, 0)), Arch::Sm90);
         assert_eq!(Arch::for_device((8, 7)), Arch::Sm86);

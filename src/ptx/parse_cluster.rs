@@ -174,7 +174,10 @@ mod tests {
         );
         assert!(matches!(ops[1], Op::Un { .. }));
         let said = crate::emu::unsupported_instruction("%future_reg", " (from k.cu:3)");
-        assert!(said.contains("special register `%future_reg` (from k.cu:3)"), "{said}");
+        assert!(
+            said.contains("special register `%future_reg` (from k.cu:3)"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -2612,4 +2612,21 @@ buffers.out = { len = 100, output = true }
         let e = parse(&negative).expect_err("negative points are rejected");
         assert!(e.to_string().contains("points"), "{e}");
     }
+
+    #[test]
+    fn arch_and_cooperative_are_read_and_checked() {
+        let plain = parse(GOOD).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((plain.arch, plain.cooperative), (None, false));
+        let hopper = GOOD.replace(
+            "hints = [",
+            "arch = \"sm_90\"\ncooperative = true\nhints = [",
+        );
+        let p = parse(&hopper).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.arch, Some(crate::compile::Arch::Sm90));
+        assert!(p.cooperative);
+        let turing = GOOD.replace("hints = [", "arch = \"sm_75\"\nhints = [");
+        let inv = one_error(&turing, line_with(&turing, "arch =", 0), "arch");
+        assert!(inv.problem.contains("sm_75"), "{}", inv.problem);
+        assert!(inv.help.contains("sm_90"), "{}", inv.help);
+    }
 }
