@@ -561,3 +561,44 @@ fn a_tma_copy_is_refused_by_name_at_the_learners_line() {
     let line = marked_line(file, "tma");
     assert!(msg.contains(&format!("hopper_only.cu:{line}")), "{msg}");
 }
+
+/// The PTX the GPU backend runs (instrumented) lets a grid sync's workspace and another block's
+/// shared memory through, and computes what the plain emulator computes.
+#[test]
+fn the_gpu_backends_instrumented_ptx_runs_grid_syncs_and_clusters() {
+    let mut grid = grid_sum_args("6", 2000);
+    grid.push("--cooperative".into());
+    let mut cluster: Vec<String> = [
+        CLUSTER_RING,
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "cluster_ring",
+        "--grid",
+        "8",
+        "--block",
+        "64",
+        "--arg",
+        "in=f32[500]:rand=5",
+        "--arg",
+        "out=f32[500]:zeros",
+        "--arg",
+        "info=u32[32]:zeros",
+        "--arg",
+        "n=i32:500",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for args in [&mut grid, &mut cluster] {
+        let plain: Vec<&str> = args.iter().map(String::as_str).collect();
+        let want = run(&plain);
+        assert_eq!(want.code, 0, "{}\n{}", want.stdout, want.stderr);
+        args.push("--via-instrumented-ptx".into());
+        let via: Vec<&str> = args.iter().map(String::as_str).collect();
+        let got = run(&via);
+        assert_eq!(got.code, 0, "{}\n{}", got.stdout, got.stderr);
+        assert_eq!(got.json()["buffers"], want.json()["buffers"], "{args:?}");
+        assert_eq!(got.json()["diagnostics"], Value::Array(Vec::new()));
+    }
+}

@@ -221,6 +221,7 @@ pub fn instrument(
         helpers::module_text(
             module.uses_reserved_smem,
             !module.group_sync_aborts.is_empty(),
+            !module.cluster_dims.is_empty(),
         ),
     ));
     let mut sites = SiteCounts::default();
