@@ -602,3 +602,30 @@ fn the_gpu_backends_instrumented_ptx_runs_grid_syncs_and_clusters() {
         assert_eq!(got.json()["diagnostics"], Value::Array(Vec::new()));
     }
 }
+
+#[test]
+fn a_cluster_barrier_a_block_never_reaches_is_named_at_the_sync() {
+    let r = run(&[
+        CLUSTER_RING,
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "cluster_early_return",
+        "--grid",
+        "8",
+        "--block",
+        "32",
+        "--arg",
+        "out=f32[8]:zeros",
+    ]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    let j = r.json();
+    let d = &j["diagnostics"][0];
+    assert_eq!(d["kind"], "step-limit", "{}", j["diagnostics"]);
+    assert_eq!(d["line"], marked_line(CLUSTER_RING, "cluster_dead"), "{d}");
+    let m = d["message"].as_str().unwrap_or_default();
+    assert!(
+        m.contains("cluster barrier") && m.contains("block 1"),
+        "{m}"
+    );
+}

@@ -215,6 +215,56 @@ pub fn wait_over(launch: &Launch<'_>, block: [u32; 3], thread: u32) -> bool {
     true
 }
 
+/// When every thread of every block of the cluster still running waits at the cluster
+/// barrier and some blocks of the cluster have returned (so it can never complete): the first
+/// waiting block, and the message and facts saying so, as for a grid sync
+/// (`cooperative::grid_sync_deadlock`).
+pub(super) fn barrier_deadlock(
+    launch: &Launch<'_>,
+    members: &[usize],
+    done: &[Option<Option<String>>],
+    left: usize,
+) -> Option<(usize, String, super::facts::Facts)> {
+    let run = launch.cluster.as_ref()?;
+    if left == done.len() || left == 0 {
+        return None;
+    }
+    let threads: u32 = launch.cfg.block.iter().product();
+    let b = run.barrier.lock().unwrap_or_else(|e| e.into_inner());
+    let waiting = |m: usize| {
+        (0..threads).all(|t| {
+            b.thread
+                .get(&(m as u32, t))
+                .is_some_and(|(arrived, waited)| arrived > waited)
+        })
+    };
+    let running: Vec<usize> = (0..done.len()).filter(|&i| done[i].is_none()).collect();
+    if !running.iter().all(|&i| waiting(members[i])) {
+        return None;
+    }
+    let name = |i: usize| {
+        launch
+            .namer
+            .block(super::context::block_idx(&launch.cfg, members[i]))
+    };
+    let returned: Vec<String> = (0..done.len())
+        .filter(|&i| done[i].is_some())
+        .map(name)
+        .collect();
+    let message = format!(
+        "the cluster barrier (`cluster.sync()`, `barrier.cluster.wait`) never completes: {left} of the cluster's {} blocks wait there for the other {}, which returned without reaching it ({})",
+        done.len(),
+        returned.len(),
+        returned.join(", ")
+    );
+    let facts = super::facts::Facts::GridSyncNeverCompletes {
+        waiting: left as u64,
+        returned: returned.len() as u64,
+        cluster: true,
+    };
+    Some((running[0], message, facts))
+}
+
 /// `mapa`: the address `a` (this block's shared memory, generic or a shared-window offset)
 /// mapped into the shared memory of block `rank` of the cluster. An address that is no shared
 /// one, or a rank past the cluster, maps to one no block has (the access then faults).

@@ -204,7 +204,9 @@ pub(super) fn run_blocks(
     let mut left = nblocks;
     let mut stopped = false;
     while left > 0 && !stopped {
-        if let Some((i, msg, facts)) = grid_sync_deadlock(launch, members, &done, left) {
+        let stuck = grid_sync_deadlock(launch, members, &done, left)
+            .or_else(|| super::cluster::barrier_deadlock(launch, members, &done, left));
+        if let Some((i, msg, facts)) = stuck {
             // Every block still running waits at the grid sync for blocks that have returned:
             // reported where the first of them waits, as the step limit a GPU would run into.
             blocks[i].report_stuck(msg, facts);
@@ -280,6 +282,7 @@ fn grid_sync_deadlock(
     let facts = super::facts::Facts::GridSyncNeverCompletes {
         waiting: left as u64,
         returned: gone as u64,
+        cluster: false,
     };
     Some((first_waiting, message, facts))
 }

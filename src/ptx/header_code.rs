@@ -3,14 +3,14 @@
 //! that what a learner is told names a line of their own file:
 //! - an instruction the emulator does not implement (`Op::Unsupported`), from any of NVIDIA's
 //!   headers: it fails, if it runs, at the call (`wmma::mma_sync(...)`), not inside `mma.h`;
-//! - the grid-wide (and cluster) sync of cooperative groups (`cooperative_groups/details/
-//!   sync.h`): a grid sync that never completes (a block that returned before it) is a spin
-//!   loop the step limit reports, at the learner's `g.sync()`.
+//! - the grid-wide sync of cooperative groups (`cooperative_groups/details/sync.h`) and the
+//!   cluster barrier (`barrier.cluster.arrive/wait`, from `cluster.sync()`): a sync that never
+//!   completes (a block that returned before it) is reported at the learner's `g.sync()`.
 //!
 //! Other header code keeps its own lines (a tile's shuffles inside `cg::reduce` are reported
 //! where they are).
 
-use super::ir::{Inst, Module, Op};
+use super::ir::{ClusterOp, Inst, Module, Op};
 
 /// Whether `name` is the path of one of NVIDIA's headers (a toolkit's or a pip wheel's
 /// `include` folder, or NVRTC's built-in header).
@@ -31,7 +31,10 @@ pub(super) fn at_call_site(m: &Module, inst: &Inst) -> bool {
     if !is_nvidia_header(name) {
         return false;
     }
-    matches!(inst.op, Op::Unsupported { .. }) || name.ends_with("cooperative_groups/details/sync.h")
+    matches!(
+        inst.op,
+        Op::Unsupported { .. } | Op::Cluster(ClusterOp::Arrive | ClusterOp::Wait)
+    ) || name.ends_with("cooperative_groups/details/sync.h")
 }
 
 #[cfg(test)]

@@ -28,3 +28,11 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) cluster_ring(const float* i
     // No block may leave while another still reads its shared memory.
     cluster.sync();
 }
+
+// Block 1 of each cluster returns before the cluster barrier: the others wait forever.
+extern "C" __global__ void __cluster_dims__(4, 1, 1) cluster_early_return(float* out) {
+    cg::cluster_group cluster = cg::this_cluster();
+    if (blockIdx.x % 4 == 1) return;
+    if (threadIdx.x == 0) out[blockIdx.x] = 1.0f;
+    cluster.sync(); // @cluster_dead
+}
