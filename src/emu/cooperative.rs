@@ -18,7 +18,13 @@
 //! (`WORKSPACE_BASE`), in words of its own: its accesses are the library's, so they are not
 //! counted against the learner's budgets, logged, or race-checked. When the barrier flips,
 //! everything every block did before the sync is ordered before everything after it, so the
-//! global race checker forgets what it saw (`GlobalMem::forget_races`).
+//! global race checker forgets what it saw (`GlobalMem::forget_races`). The blocks of a
+//! thread-block cluster run the same way (`cluster.rs`).
+//!
+//! A sync that can never complete (every block still running has arrived, the others have
+//! returned) is found between rounds and reported as the step limit a GPU would run into, at
+//! the learner's `sync()` where the first waiting block waits, naming the blocks that returned
+//! (`Facts::GridSyncNeverCompletes`); any other endless wait ends at the step limit.
 //!
 //! The grid must fit on the GPU at once: the emulator models an A100 (sm_80: 108 SMs, each
 //! holding at most 32 blocks, 2048 threads and 164 KiB of shared memory; registers are not
