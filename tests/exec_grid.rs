@@ -629,3 +629,30 @@ fn a_cluster_barrier_a_block_never_reaches_is_named_at_the_sync() {
         "{m}"
     );
 }
+
+#[test]
+fn a_race_before_a_grid_sync_names_both_sides_and_asks_for_the_sync() {
+    let r = run(&[
+        GRID_SUM,
+        "--kernel",
+        "grid_race_before_sync",
+        "--cooperative",
+        "--grid",
+        "4",
+        "--block",
+        "32",
+        "--arg",
+        "partial=f32[4]:zeros",
+        "--arg",
+        "out=f32[2]:zeros",
+    ]);
+    assert_ne!(r.code, 0, "{}", r.stdout);
+    let j = r.json();
+    let d = &j["diagnostics"][0];
+    assert_eq!(d["kind"], "global-race", "{}", j["diagnostics"]);
+    assert_eq!(d["line"], marked_line(GRID_SUM, "race_write"), "{d}");
+    let m = d["message"].as_str().unwrap_or_default();
+    let read = marked_line(GRID_SUM, "race_read");
+    // The read before the sync, not the one after it.
+    assert!(m.contains(&format!("(line {read})")), "{m}");
+}

@@ -186,10 +186,12 @@ impl<'m> Launch<'m> {
                 continue;
             }
             if let Ok(mut seen) = self.seen.lock() {
-                if kind == Kind::Write {
+                if kind == Kind::Write && !(w.first && seen[i].write.is_some()) {
                     seen[i].write = Some((block, tid, line));
                 }
-                seen[i].any = Some((block, tid, line, kind));
+                if !(w.first && seen[i].any.is_some()) {
+                    seen[i].any = Some((block, tid, line, kind));
+                }
             }
         }
     }

@@ -944,12 +944,15 @@ fn watch_rerun(
     opts: &EmuOptions,
     races: &[CrossRace],
 ) -> Vec<Seen> {
+    let together = cfg.cooperative || super::cluster::declared(module, entry).is_some();
     let watch: Vec<Watch> = races
         .iter()
         .map(|r| Watch {
             word: r.word,
             block: r.other_block,
-            before: r.block_index,
+            // Blocks that run together: the other side may come after the racing block.
+            before: if together { u32::MAX } else { r.block_index },
+            first: together,
         })
         .collect();
     let until = races.iter().map(|r| r.block_index).max().unwrap_or(0) as usize;
@@ -968,6 +971,20 @@ fn watch_rerun(
         false,
         watch,
     );
+    if cfg.cooperative || launch.cluster.is_some() {
+        // Blocks that wait for each other run together, as in the launch (`cooperative.rs`).
+        let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+        let groups = match (&launch.cluster, cfg.cooperative) {
+            (Some(c), false) => super::cluster::clusters(cfg, c.dims),
+            _ => vec![(0..nblocks).collect()],
+        };
+        for members in groups {
+            if super::cooperative::run_blocks(&launch, &members).1 {
+                break;
+            }
+        }
+        return launch.seen.into_inner().unwrap_or_else(|e| e.into_inner());
+    }
     let mut block = Block::new(&launch, block_idx(cfg, 0));
     for i in 0..until {
         if i > 0 {

@@ -37,3 +37,12 @@ extern "C" __global__ void grid_sum_early_return(const float* in, float* partial
     grid.sync(); // @dead_sync
     if (blockIdx.x == 0 && threadIdx.x == 0) total[0] = partial[0];
 }
+
+// Block 0 reads block 1's value before the grid sync as well as after it: the first read races.
+extern "C" __global__ void grid_race_before_sync(float* partial, float* out) {
+    cg::grid_group grid = cg::this_grid();
+    if (threadIdx.x == 0) partial[blockIdx.x] = blockIdx.x + 1.0f; // @race_write
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = partial[1]; // @race_read
+    grid.sync();
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[1] = partial[1];
+}
