@@ -29,7 +29,7 @@ pub struct ExecArgs {
     pub shared: u32,
     /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block resident at once, so
     /// `cg::this_grid().sync()` works. The grid must fit on the GPU at once (the emulator
-    /// models an A100's 108 SMs; a GPU its own occupancy).
+    /// models the target's GPU: an A100 for sm_80, an H100 for sm_90; a GPU its own occupancy).
     #[arg(long)]
     pub cooperative: bool,
     /// The GPU architecture to compile for: sm_80 (the default), sm_86, sm_89 or sm_90 (thread-block

@@ -26,10 +26,11 @@
 //! the learner's `sync()` where the first waiting block waits, naming the blocks that returned
 //! (`Facts::GridSyncNeverCompletes`); any other endless wait ends at the step limit.
 //!
-//! The grid must fit on the GPU at once: the emulator models an A100 (sm_80: 108 SMs, each
-//! holding at most 32 blocks, 2048 threads and 164 KiB of shared memory; registers are not
-//! modelled, PTX does not say how many a thread needs) and refuses a larger grid, naming that
-//! limit ([`co_resident_limit`]). On a GPU the backend asks the device (its SM count times the
+//! The grid must fit on the GPU at once: the emulator models the flagship of the module's
+//! target (`modelled`; sm_80, the default: an A100, 108 SMs, each holding at most 32 blocks,
+//! 2048 threads and 164 KiB of shared memory; sm_86 an RTX 3090, sm_89 an RTX 4090, sm_90 an
+//! H100; registers are not modelled, PTX does not say how many a thread needs) and refuses a
+//! larger grid, naming that limit ([`co_resident_limit`]). On a GPU the backend asks the device (its SM count times the
 //! kernel's occupancy, `gpu/driver.rs`).
 
 use super::context::Launch;
@@ -126,48 +127,106 @@ pub fn envreg(cfg: &LaunchConfig, i: u8) -> u64 {
     }
 }
 
-/// SMs of the GPU the emulator models for co-residency (an A100).
-const SMS: u64 = 108;
-/// Per SM: blocks, threads and shared memory (bytes) it can hold at once.
-const BLOCKS_PER_SM: u64 = 32;
-const THREADS_PER_SM: u64 = 2048;
-const SHARED_PER_SM: u64 = 164 * 1024;
+/// A GPU the emulator models for co-residency: per SM, the blocks, threads and shared memory
+/// (bytes) it holds at once, and how many SMs it has.
+struct Gpu {
+    name: &'static str,
+    arch: &'static str,
+    sms: u64,
+    blocks: u64,
+    threads: u64,
+    shared: u64,
+}
+
+/// The GPU modelled for a module compiled for `target` (its `.target`): the datacenter or
+/// flagship part of each architecture gpuzzle compiles for; an A100 for anything else.
+fn modelled(target: &str) -> Gpu {
+    const KIB: u64 = 1024;
+    match target.split(',').next().unwrap_or("").trim() {
+        "sm_90" | "sm_90a" => Gpu {
+            name: "an H100",
+            arch: "sm_90",
+            sms: 132,
+            blocks: 32,
+            threads: 2048,
+            shared: 228 * KIB,
+        },
+        "sm_89" => Gpu {
+            name: "an RTX 4090",
+            arch: "sm_89",
+            sms: 128,
+            blocks: 24,
+            threads: 1536,
+            shared: 100 * KIB,
+        },
+        "sm_86" => Gpu {
+            name: "an RTX 3090",
+            arch: "sm_86",
+            sms: 82,
+            blocks: 16,
+            threads: 1536,
+            shared: 100 * KIB,
+        },
+        _ => Gpu {
+            name: "an A100",
+            arch: "sm_80",
+            sms: 108,
+            blocks: 32,
+            threads: 2048,
+            shared: 164 * KIB,
+        },
+    }
+}
 
 /// How many blocks of `threads` threads and `shared` bytes of shared memory (static plus
-/// dynamic) can be resident at once on the GPU the emulator models, and a sentence saying why.
-pub fn co_resident_limit(threads: u64, shared: u64) -> (u64, String) {
+/// dynamic) can be resident at once on the GPU the emulator models for `target`, and a
+/// sentence saying why.
+pub fn co_resident_limit(target: &str, threads: u64, shared: u64) -> (u64, String) {
+    let gpu = modelled(target);
     // A block occupies whole warps.
     let warps_threads = threads.div_ceil(32) * 32;
-    let by_threads = THREADS_PER_SM / warps_threads.max(1);
-    let by_shared = SHARED_PER_SM.checked_div(shared).unwrap_or(BLOCKS_PER_SM);
-    let per_sm = BLOCKS_PER_SM.min(by_threads).min(by_shared);
-    let (why, per) = if per_sm == by_shared && by_shared < BLOCKS_PER_SM.min(by_threads) {
+    let by_threads = gpu.threads / warps_threads.max(1);
+    let by_shared = gpu.shared.checked_div(shared).unwrap_or(gpu.blocks);
+    let per_sm = gpu.blocks.min(by_threads).min(by_shared);
+    let (why, per) = if per_sm == by_shared && by_shared < gpu.blocks.min(by_threads) {
         (
             format!("{shared} bytes of shared memory per block"),
-            "164 KiB of shared memory",
+            format!("{} KiB of shared memory", gpu.shared / 1024),
         )
-    } else if per_sm == by_threads && by_threads < BLOCKS_PER_SM {
-        (format!("{threads} threads per block"), "2048 threads")
+    } else if per_sm == by_threads && by_threads < gpu.blocks {
+        (
+            format!("{threads} threads per block"),
+            format!("{} threads", gpu.threads),
+        )
     } else {
-        ("its block size".to_string(), "32 blocks")
+        (
+            "its block size".to_string(),
+            format!("{} blocks", gpu.blocks),
+        )
     };
+    let all = gpu.sms * per_sm;
     (
-        SMS * per_sm,
+        all,
         format!(
-            "gpuzzle's emulator models an A100 (sm_80): {SMS} SMs, each holding at most {per}; at {why} that is {per_sm} blocks per SM, {} in all",
-            SMS * per_sm
+            "gpuzzle's emulator models {} ({}): {} SMs, each holding at most {per}; at {why} that is {per_sm} blocks per SM, {all} in all",
+            gpu.name, gpu.arch, gpu.sms
         ),
     )
 }
 
 /// Refuse a cooperative launch whose blocks could not all be resident at once.
-pub fn check_co_resident(cfg: &LaunchConfig, static_shared: u64) -> Result<(), String> {
+pub fn check_co_resident(
+    cfg: &LaunchConfig,
+    target: &str,
+    static_shared: u64,
+) -> Result<(), String> {
     if !cfg.cooperative {
         return Ok(());
     }
     let blocks: u64 = cfg.grid.iter().map(|&d| d as u64).product();
     let threads: u64 = cfg.block.iter().map(|&d| d as u64).product();
-    let (limit, why) = co_resident_limit(threads, static_shared + cfg.dynamic_shared as u64);
+    let (limit, why) =
+        co_resident_limit(target, threads, static_shared + cfg.dynamic_shared as u64);
     if blocks > limit {
         return Err(format!(
             "a cooperative launch needs every block resident on the GPU at once, and a grid of {blocks} blocks is too large: {why}. Launch at most {limit} blocks and loop over the data (a grid-stride loop), as `cudaOccupancyMaxActiveBlocksPerMultiprocessor` times the SM count would tell you on a GPU"
@@ -332,14 +391,20 @@ mod tests {
 
     #[test]
     fn the_co_resident_limit_names_what_bounds_it() {
-        let (n, why) = co_resident_limit(256, 1024);
+        let (n, why) = co_resident_limit("sm_80", 256, 1024);
         assert_eq!(n, 108 * 8);
         assert!(why.contains("256 threads per block"), "{why}");
-        let (n, why) = co_resident_limit(32, 0);
+        let (n, why) = co_resident_limit("sm_80", 32, 0);
         assert_eq!(n, 108 * 32);
         assert!(why.contains("32 blocks"), "{why}");
-        let (n, why) = co_resident_limit(64, 48 * 1024);
+        let (n, why) = co_resident_limit("sm_80", 64, 48 * 1024);
         assert_eq!(n, 108 * 3);
         assert!(why.contains("shared memory"), "{why}");
+        // The target picks the GPU: an H100 for sm_90, an RTX 3090 for sm_86.
+        let (n, why) = co_resident_limit("sm_90", 256, 1024);
+        assert_eq!(n, 132 * 8);
+        assert!(why.contains("H100"), "{why}");
+        let (n, _) = co_resident_limit("sm_86", 1024, 0);
+        assert_eq!(n, 82);
     }
 }

@@ -492,7 +492,7 @@ fn run_full_counting(
         && nblocks <= claimable
         && !order_sensitive(module)
         && !cfg.cooperative;
-    super::cooperative::check_co_resident(cfg, module.static_shared_of(entry))
+    super::cooperative::check_co_resident(cfg, &module.target, module.static_shared_of(entry))
         .map_err(EmuError::Launch)?;
     let clustered = super::cluster::plan(module, entry, cfg).map_err(EmuError::Launch)?;
     let parallel = parallel && clustered.is_none();
