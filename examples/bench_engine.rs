@@ -283,6 +283,7 @@ fn main() {
         grid: [16, 16, 1],
         block: [16, 16, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     let cases = vec![
         Case {
@@ -308,6 +309,7 @@ fn main() {
                 grid: [(len / 256) as u32, 1, 1],
                 block: [256, 1, 1],
                 dynamic_shared: 0,
+                cooperative: false,
             },
             args: vec![
                 floats("partial", &vec![0.0; len / 256]),
@@ -324,6 +326,7 @@ fn main() {
                 grid: [(copy_len / 256) as u32, 1, 1],
                 block: [256, 1, 1],
                 dynamic_shared: 0,
+                cooperative: false,
             },
             args: vec![
                 floats("out", &vec![0.0; copy_len]),

@@ -116,6 +116,7 @@ fn main() {
                 grid: [16, 16, 1],
                 block: [16, 16, 1],
                 dynamic_shared: 0,
+                cooperative: false,
             },
             vec![
                 buffer("c", ElemType::F32, &vec![0.0; n * n]),
@@ -131,6 +132,7 @@ fn main() {
                 grid: [(n / 8) as u32, (n / 16) as u32, 1],
                 block: [32, 1, 1],
                 dynamic_shared: 0,
+                cooperative: false,
             },
             vec![
                 buffer("c", ElemType::F32, &vec![0.0; n * n]),

@@ -577,6 +577,7 @@ extern "C" __global__ void sum(float* out, const float* a, int n, int reps) {
             grid: [blocks, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         run_traced(&module, "sum", &cfg, args, &EmuOptions::default()).unwrap()
     };

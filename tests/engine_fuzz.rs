@@ -152,6 +152,7 @@ fn exercise(text: &str, jobs: usize) {
         grid: [3, 1, 1],
         block: [40, 1, 1],
         dynamic_shared: 256,
+        cooperative: false,
     };
     let entries: Vec<String> = module.entries().take(3).map(|f| f.name.clone()).collect();
     for name in entries {
@@ -234,6 +235,7 @@ fn oversized_declarations_are_errors_not_aborts() {
         grid: [2, 1, 1],
         block: [256, 1, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     for (decl, body, says) in [
         (

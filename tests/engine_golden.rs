@@ -89,6 +89,7 @@ fn check_pack(solutions: bool) {
                             grid: step.grid,
                             block: step.block,
                             dynamic_shared: step.shared_bytes,
+                            cooperative: p.cooperative,
                         };
                         let what = format!("{file} test `{}` seed {seed:?} launch {li}", t.name);
                         let args = step

@@ -245,6 +245,7 @@ fn the_instrumented_kernel_names_the_same_overruns() {
         grid: [1, 1, 1],
         block: [4, 1, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     for (kernel, element) in [
         ("out_100", "out[100]"),

@@ -311,6 +311,7 @@ fn map_request(target: Target, n: usize, threads: u32) -> LaunchRequest {
             grid: [1, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         },
         args: args.iter().map(WireArg::from).collect(),
         step_budget: 10_000,

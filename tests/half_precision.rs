@@ -76,6 +76,7 @@ fn same_on_sm90(file: &str, kernel: &str, launch: &[&str], specs: &[&str], sm90_
         grid: [dim("--grid"), 1, 1],
         block: [dim("--block"), 1, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     let run = |arch: &str| {
         let options = [format!("--gpu-architecture={arch}")];

@@ -36,6 +36,7 @@ fn cfg(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
         grid,
         block,
         dynamic_shared: 0,
+        cooperative: false,
     }
 }
 
@@ -582,6 +583,7 @@ fn dynamic_and_static_shared_memory() {
         grid: [2, 1, 1],
         block: [32, 1, 1],
         dynamic_shared: 32 * 4,
+        cooperative: false,
     };
     let inst = assert_equivalent(
         "dyn_shared",
@@ -682,6 +684,7 @@ fn dynamic_shared_smaller_than_the_block_is_caught() {
         grid: [1, 1, 1],
         block: [32, 1, 1],
         dynamic_shared: 16 * 4,
+        cooperative: false,
     };
     assert_same_first_fault(
         "dyn_shared",
@@ -838,11 +841,13 @@ fn every_kernel_of_the_engine_corpus_runs_the_same_instrumented() {
             grid: [3, 1, 1],
             block: [64, 1, 1],
             dynamic_shared: 1024,
+            cooperative: false,
         },
         LaunchConfig {
             grid: [2, 1, 2],
             block: [16, 2, 2],
             dynamic_shared: 1024,
+            cooperative: false,
         },
     ];
     let corpus = corpus_files().into_iter().map(|f| engine_support::load(&f));
@@ -993,6 +998,7 @@ fn nvrtc_13_ptx_runs_the_same_instrumented() {
         grid: [2, 1, 1],
         block: [64, 1, 1],
         dynamic_shared: 1024,
+        cooperative: false,
     };
     let mut failures = Vec::new();
     let mut ran = 0;

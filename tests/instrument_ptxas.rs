@@ -135,6 +135,36 @@ fn ptxas_accepts_the_reserved_shared_memory_window() {
     }
 }
 
+/// A grid sync (the grid workspace let through, sm_80 and sm_90) and a cluster kernel with
+/// distributed shared memory (sm_90 only) instrumented: ptxas must accept both.
+#[test]
+fn ptxas_accepts_grid_sync_and_cluster_windows() {
+    let Some(ptxas) = ptxas() else {
+        let msg = "ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set GPUZZLE_PTXAS): instrumented PTX NOT checked with NVIDIA's assembler";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("{msg}");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let grid = compile_cu(&root.join("tests/kernels/grid/grid_sum.cu"));
+    let out = instrument(&grid, "grid_sum", &InstrumentOptions::default()).unwrap();
+    assert!(out.ptx.contains("%envreg1"));
+    if let Err(e) = assemble(&ptxas, &out.ptx, "grid_sum_instrumented") {
+        panic!("ptxas rejects the instrumented grid_sum.cu:\n{e}");
+    }
+    let p = root.join("tests/kernels/grid/cluster_ring.cu");
+    let src = std::fs::read_to_string(&p).unwrap();
+    let arch = [gpuzzle::compile::Arch::Sm90.nvrtc_option()];
+    let mut req = gpuzzle::compile::CompileRequest::new("cluster_ring.cu", &src);
+    req.extra_options = &arch;
+    let ptx = gpuzzle::compile::compile(&req).unwrap().ptx.to_string();
+    let out = instrument(&ptx, "cluster_ring", &InstrumentOptions::default()).unwrap();
+    assert!(out.ptx.contains("16777216"));
+    if let Err(e) = assemble_for(&ptxas, &out.ptx, "cluster_ring_instrumented", "sm_90") {
+        panic!("ptxas rejects the instrumented cluster_ring.cu:\n{e}");
+    }
+}
+
 /// With `GPUZZLE_DUMP=DIR`, write two instrumented corpus modules there for reading or for
 /// assembling by hand; otherwise nothing.
 #[test]

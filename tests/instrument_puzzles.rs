@@ -48,6 +48,7 @@ fn check_equivalence(solutions: bool) {
                         grid: step.grid,
                         block: step.block,
                         dynamic_shared: step.shared_bytes,
+                        cooperative: p.cooperative,
                     };
                     let what = format!(
                         "puzzle {} test `{}` seed {seed:?} launch {li} ({})",

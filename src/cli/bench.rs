@@ -85,6 +85,10 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         (name, source)
     };
     let source = source.map_err(anyhow::Error::msg)?;
+    // `--arch` over the puzzle's own target (the reference compiles for it too).
+    let mut targeted = puzzle.clone();
+    targeted.arch = a.include.arch.or(puzzle.arch);
+    let puzzle = &targeted;
     let include_dirs = a
         .include
         .resolve_for(&loaded.ws.kernel_path(puzzle, a.solution))?;
@@ -131,6 +135,7 @@ pub fn run(a: &BenchArgs, quiet: bool) -> Result<i32> {
         grid: bench.grid,
         block: bench.block,
         dynamic_shared: bench.shared_bytes,
+        cooperative: puzzle.cooperative,
     };
     let work = BenchWork {
         compulsory_bytes: bench
@@ -213,7 +218,7 @@ fn compile_kernel(
     source: &str,
     include_dirs: &[std::path::PathBuf],
 ) -> Result<String, CompileError> {
-    let include_options = crate::judge::include_options(include_dirs, puzzle);
+    let include_options = crate::judge::include_options(include_dirs, puzzle, None);
     let req = CompileRequest {
         file_name: name,
         source,

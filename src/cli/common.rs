@@ -48,6 +48,11 @@ pub struct IncludeArgs {
     /// kernel file; repeat for several. CUDA's headers are found without it.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// The GPU architecture to compile for: sm_80 (the default), sm_86, sm_89 or sm_90 (thread-block
+    /// clusters, distributed shared memory). Over a puzzle's own `arch`; on a GPU with neither,
+    /// the GPU's own.
+    #[arg(long, value_name = "SM", value_parser = crate::compile::parse_arch_arg)]
+    pub arch: Option<crate::compile::Arch>,
 }
 
 impl IncludeArgs {
@@ -398,6 +403,7 @@ fn with_includes(
 ) -> Result<JudgeOptions> {
     Ok(JudgeOptions {
         include_dirs: include.resolve_for(kernel)?,
+        arch: include.arch.or(opts.arch),
         ..opts.clone()
     })
 }

@@ -54,6 +54,10 @@ pub struct DrawArgs {
     /// Draw the reference solution instead of your file.
     #[arg(long)]
     pub solution: bool,
+    /// The GPU architecture to compile for: sm_80, sm_86, sm_89 or sm_90 (over the puzzle's own
+    /// `arch`).
+    #[arg(long, value_name = "SM", value_parser = crate::compile::parse_arch_arg)]
+    pub arch: Option<crate::compile::Arch>,
     #[command(flatten)]
     pub ws: WorkspaceArgs,
 }
@@ -69,6 +73,10 @@ pub fn run(a: &DrawArgs, quiet: bool) -> Result<i32> {
         );
     }
     let (name, source) = read_kernel(&loaded.ws, puzzle, a.solution)?;
+    // `--arch` over the puzzle's own target, as the judge would compile it.
+    let mut targeted = puzzle.clone();
+    targeted.arch = a.arch.or(puzzle.arch);
+    let puzzle = &targeted;
     if a.fragments {
         let (shape, ty) = crate::draw::fragments::shape_of(&source);
         let svg =

@@ -27,6 +27,15 @@ pub struct ExecArgs {
     /// Dynamic shared memory in bytes (for `extern __shared__` arrays).
     #[arg(long, default_value_t = 0)]
     pub shared: u32,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block resident at once, so
+    /// `cg::this_grid().sync()` works. The grid must fit on the GPU at once (the emulator
+    /// models the target's GPU: an A100 for sm_80, an H100 for sm_90; a GPU its own occupancy).
+    #[arg(long)]
+    pub cooperative: bool,
+    /// The GPU architecture to compile for: sm_80 (the default), sm_86, sm_89 or sm_90 (thread-block
+    /// clusters, distributed shared memory); on a GPU without it, the GPU's own.
+    #[arg(long, value_name = "SM", value_parser = crate::compile::parse_arch_arg)]
+    pub arch: Option<crate::compile::Arch>,
     /// A preprocessor define for NVRTC: NAME or NAME=VALUE.
     #[arg(short = 'D', value_parser = parse_define)]
     pub define: Vec<(String, Option<String>)>,
@@ -81,13 +90,23 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         .map_err(anyhow::Error::msg)?;
     let name = a.file.display().to_string();
     // As on the other commands: relative to the kernel file, and a missing folder is said here.
-    let include_options: Vec<String> = super::common::IncludeArgs {
+    let mut include_options: Vec<String> = super::common::IncludeArgs {
         include: a.include.clone(),
+        arch: None,
     }
     .resolve_for(&a.file)?
     .iter()
     .map(|dir| format!("-I{}", dir.display()))
     .collect();
+    // Without --arch: the GPU's own target when it may run there (selected after compiling).
+    let on_gpu = !matches!(
+        a.backend.choice(),
+        Ok(crate::gpu::backend::BackendChoice::Emu)
+    );
+    let device = || on_gpu.then(crate::gpu::backend::probed_arch).flatten();
+    if let Some(arch) = a.arch.or_else(device).filter(|a| *a != Default::default()) {
+        include_options.push(arch.nvrtc_option());
+    }
     let req = CompileRequest {
         file_name: &name,
         source: &source,
@@ -137,6 +156,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
         grid: a.grid,
         block: a.block,
         dynamic_shared: a.shared,
+        cooperative: a.cooperative,
     };
     let executor = if a.via_instrumented_ptx {
         Executor::InstrumentedEmulator
@@ -210,6 +230,7 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             block: a.block,
             values,
             shapes: Vec::new(),
+            cooperative: a.cooperative,
         };
         crate::teach::explain(&mut result.diagnostics, &scene);
     }

@@ -22,6 +22,54 @@ use std::path::{Path, PathBuf};
 /// Included before every kernel (NVRTC's `--pre-include`).
 pub(crate) const PRE_INCLUDE: &str = "gpuzzle_nvcc_habits.h";
 
+/// The stand-in pre-included when a kernel uses `INFINITY`, `NAN`, `HUGE_VALF`, `M_PI`...
+/// without including a math header: nvcc hands them to device code (its host `<math.h>`
+/// comes with `cuda_runtime.h`), NVRTC does not ([`needs_math_constants`]).
+pub(crate) const MATH_CONSTANTS: &str = "math.h";
+
+/// The constants glibc's `<math.h>` defines that kernels written for nvcc use unannounced.
+const MATH_CONSTANT_NAMES: [&str; 17] = [
+    "INFINITY",
+    "NAN",
+    "HUGE_VALF",
+    "HUGE_VAL",
+    "M_E",
+    "M_LOG2E",
+    "M_LOG10E",
+    "M_LN2",
+    "M_LN10",
+    "M_PI",
+    "M_PI_2",
+    "M_PI_4",
+    "M_1_PI",
+    "M_2_PI",
+    "M_2_SQRTPI",
+    "M_SQRT2",
+    "M_SQRT1_2",
+];
+
+/// Whether `source` uses one of the math constants and includes nothing that could define
+/// them (no `#include` naming `math`: `math.h`, `cmath`, `cuda/std/cmath`): then the math
+/// stand-in is pre-included. A source that includes one gets what it included, unchanged.
+pub(crate) fn needs_math_constants(source: &str) -> bool {
+    let includes_math = source.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with('#') && l.contains("include") && l.contains("math")
+    });
+    if includes_math {
+        return false;
+    }
+    let words = source
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty());
+    for w in words {
+        if MATH_CONSTANT_NAMES.contains(&w) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Every stand-in: (include name, text). The last two are for when no CUDA
 /// headers were found; the real ones win otherwise (see [`stand_ins`]).
 const STAND_INS: [(&str, &str); 22] = [
@@ -345,6 +393,21 @@ fn includes(text: &str) -> Vec<(bool, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn math_constants_are_pre_included_only_when_used_and_not_included() {
+        assert!(needs_math_constants("float m = -INFINITY;"));
+        assert!(needs_math_constants("x = M_PI * r;"));
+        assert!(!needs_math_constants(
+            "#include <math.h>\nfloat m = -INFINITY;"
+        ));
+        assert!(!needs_math_constants(
+            "#include <cuda/std/cmath>\nfloat m = NAN;"
+        ));
+        assert!(!needs_math_constants(
+            "float INFINITY_ish = 1; int NANO = 2;"
+        ));
+    }
     use std::fs;
 
     fn write(path: &Path, text: &str) {

@@ -18,6 +18,7 @@
 //! working directory in front; gpuzzle puts back the name as given, so the PTX
 //! and its cache entry do not depend on where gpuzzle was started.)
 
+mod arch;
 mod cache;
 mod discovery;
 mod error;
@@ -26,6 +27,7 @@ mod library;
 mod messages;
 mod search;
 
+pub use arch::{parse_arch_arg, Arch, ARCH_NAMES};
 pub use error::{CompileError, INSTALL_HINT};
 pub use headers::CudaHeaders;
 pub use messages::{parse_log, CompilerMessage, MessageSeverity};
@@ -248,11 +250,13 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, CompileError> {
 /// NVRTC's options for a request, in order: gpuzzle's fixed ones, the
 /// defines, then the request's extra options.
 pub fn options_for(req: &CompileRequest) -> Result<Vec<String>, CompileError> {
-    let mut options = vec![
-        "-lineinfo".to_string(),
-        format!("--gpu-architecture={DEFAULT_ARCH}"),
-        "-std=c++17".to_string(),
-    ];
+    let mut options = vec!["-lineinfo".to_string()];
+    // A target given in the request's options (`Arch::nvrtc_option`, `--arch`) replaces the
+    // default; either way it is among the options, so the cache key holds it.
+    if !(req.extra_options.iter()).any(|o| o.starts_with("--gpu-architecture=")) {
+        options.push(format!("--gpu-architecture={DEFAULT_ARCH}"));
+    }
+    options.push("-std=c++17".to_string());
     for (name, value) in req.defines {
         check_define_name(name)?;
         options.push(match value {
@@ -351,6 +355,9 @@ impl PtxCompiler {
             options.push(format!("-I{}", dir.display()));
         }
         options.push(format!("--pre-include={}", headers::PRE_INCLUDE));
+        if headers::needs_math_constants(req.source) {
+            options.push(format!("--pre-include={}", headers::MATH_CONSTANTS));
+        }
         let stand_ins = headers::stand_ins(headers.runtime.is_some());
         // Everything that decides the output is in the key (the request's
         // source and file name are the same for equal keys), so an entry can

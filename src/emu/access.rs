@@ -3,6 +3,7 @@
 
 use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, WarpOrder, NONE};
+use super::cluster::Target;
 use super::diag::Site;
 use super::facts::{Access as FAccess, Element, Facts, Hazard, Space as FSpace};
 use super::memory::{classify, GlobalMem, Window};
@@ -47,6 +48,33 @@ impl Kind {
             Kind::Read => "read",
             Kind::Write => "wrote",
             Kind::Atomic => "atomically updated",
+        }
+    }
+}
+
+impl Mem<'_> {
+    /// Where a shared access at `p` lands when its address is another block's shared memory
+    /// as `mapa` makes it (a thread-block cluster's distributed shared memory, `cluster.rs`);
+    /// `None` for every other access.
+    #[inline(always)]
+    fn cluster_place(&self, p: Place) -> Option<Target> {
+        match p {
+            Place::Shared(o) if o >= super::cluster::DSMEM_BIT => {
+                Some(super::cluster::target(self.launch, self.block, o))
+            }
+            _ => None,
+        }
+    }
+
+    /// The grid workspace of a cooperative launch, when the access at `p` may be in it (its
+    /// accesses are the library's: not counted, logged or checked; `cooperative.rs`).
+    #[inline(always)]
+    fn grid_workspace(&self, p: Place) -> Option<&super::cooperative::Workspace> {
+        match p {
+            Place::Global(a) if super::cooperative::Workspace::contains(a) => {
+                self.launch.grid_workspace.as_ref()
+            }
+            _ => None,
         }
     }
 }
@@ -117,7 +145,30 @@ impl<'l> Mem<'l> {
         total: u32,
         out: &mut [u64],
     ) -> bool {
-        let p = place(space, addr);
+        let mut p = place(space, addr);
+        if let (Place::Global(a), [o], Some(ws)) = (p, &mut *out, self.grid_workspace(p)) {
+            if let Some(v) = ws.load(a, size) {
+                *o = v;
+                return true;
+            }
+        }
+        match self.cluster_place(p) {
+            Some(Target::Local(o)) => p = Place::Shared(o),
+            Some(Target::Remote(b, o)) => {
+                let launch = self.launch;
+                let n = out.len() as u64;
+                let done = super::cluster::remote(launch, b, o, n * size as u64, |bytes| {
+                    for (o, c) in out.iter_mut().zip(bytes.chunks(size as usize)) {
+                        *o = le_read(c);
+                    }
+                });
+                if done.is_some() {
+                    th.counters.shared_reads += n;
+                    return true;
+                }
+            }
+            _ => {}
+        }
         if !self.check(th, inst, p, size, total, Kind::Read) {
             return false;
         }
@@ -173,7 +224,29 @@ impl<'l> Mem<'l> {
         vals: &[u64],
     ) {
         let total = size * vals.len() as u32;
-        let p = place(space, addr);
+        let mut p = place(space, addr);
+        if let (Place::Global(a), [v], Some(ws)) = (p, vals, self.grid_workspace(p)) {
+            if ws.store(a, size, *v) {
+                return;
+            }
+        }
+        match self.cluster_place(p) {
+            Some(Target::Local(o)) => p = Place::Shared(o),
+            Some(Target::Remote(b, o)) => {
+                let launch = self.launch;
+                let n = vals.len() as u64;
+                let done = super::cluster::remote(launch, b, o, n * size as u64, |bytes| {
+                    for (v, c) in vals.iter().zip(bytes.chunks_mut(size as usize)) {
+                        le_write(c, *v);
+                    }
+                });
+                if done.is_some() {
+                    th.counters.shared_writes += n;
+                    return;
+                }
+            }
+            _ => {}
+        }
         if !self.check(th, inst, p, size, total, Kind::Write) {
             return;
         }
@@ -237,7 +310,36 @@ impl<'l> Mem<'l> {
         c: u64,
     ) -> u64 {
         let size = ty.size();
-        let p = place(space, addr);
+        let mut p = place(space, addr);
+        match self.cluster_place(p) {
+            Some(Target::Local(o)) => p = Place::Shared(o),
+            Some(Target::Remote(blk, o)) => {
+                let launch = self.launch;
+                let done = super::cluster::remote(launch, blk, o, size as u64, |bytes| {
+                    let old = le_read(bytes);
+                    le_write(bytes, atom_combine(op, ty, old, b, c));
+                    old
+                });
+                if let Some(old) = done {
+                    th.counters.shared_reads += 1;
+                    th.counters.shared_writes += 1;
+                    th.counters.shared_atomics += 1;
+                    return old;
+                }
+            }
+            _ => {}
+        }
+        if let (Place::Global(a), Some(ws)) = (p, self.grid_workspace(p)) {
+            if let Some((old, flipped)) = ws.atomic(a, size, |old| atom_combine(op, ty, old, b, c))
+            {
+                if flipped {
+                    // Every block reached the grid sync: what came before it is ordered
+                    // before what comes after (`cooperative.rs`).
+                    self.launch.global.forget_races();
+                }
+                return old;
+            }
+        }
         if !self.check(th, inst, p, size, size, Kind::Atomic) {
             return 0;
         }

@@ -412,6 +412,8 @@ pub fn half2(op: Half2Op, ty: Ty, pair: bool, a: u64, b: u64, c: u64, f: FFlags)
             }
             Half2Op::Neg => un(UnOp::Neg, ty, x, f),
             Half2Op::Abs => un(UnOp::Abs, ty, x, f),
+            Half2Op::Un(u) => un(u, ty, x, f),
+            Half2Op::XorsignAbs { max } => xorsign_abs(max, ty, x, y, f),
             Half2Op::PackCvt(how) => {
                 let src = if i == 1 { a } else { b };
                 let x = f32_in(src, f) as f64;
@@ -426,6 +428,21 @@ pub fn half2(op: Half2Op, ty: Ty, pair: bool, a: u64, b: u64, c: u64, f: FFlags)
         (one(1) << 16 | one(0)) & 0xffff_ffff
     } else {
         one(0)
+    }
+}
+
+/// `min`/`max.xorsign.abs` of two 16-bit floats of type `ty`: min (max) of |x| and |y|, as
+/// `min`/`max` pick (a NaN loses to a number unless `.NaN`), then, unless the result is NaN,
+/// the sign bit of x XOR y.
+fn xorsign_abs(max: bool, ty: Ty, x: u64, y: u64, f: FFlags) -> u64 {
+    let sign = (x ^ y) & 0x8000;
+    let op = if max { BinOp::Max } else { BinOp::Min };
+    let r = bin(op, ty, x & 0x7fff, y & 0x7fff, f, Rounding::Default) & 0xffff;
+    let inf = if ty == Ty::BF16 { 0x7f80 } else { 0x7c00 };
+    if r & 0x7fff > inf {
+        r
+    } else {
+        r & 0x7fff | sign
     }
 }
 

@@ -59,6 +59,10 @@ pub struct Launch<'m> {
     pub(super) lockstep: bool,
     /// The device heap `malloc` and `new` allocate from (`None` unless the module calls them).
     pub(super) heap: Option<super::heap::Heap>,
+    /// The grid workspace of a cooperative launch (`cooperative.rs`).
+    pub(super) grid_workspace: Option<super::cooperative::Workspace>,
+    /// A launch in thread-block clusters (`cluster.rs`).
+    pub(super) cluster: Option<super::cluster::ClusterRun>,
 }
 
 impl<'m> Launch<'m> {
@@ -182,10 +186,12 @@ impl<'m> Launch<'m> {
                 continue;
             }
             if let Ok(mut seen) = self.seen.lock() {
-                if kind == Kind::Write {
+                if kind == Kind::Write && !(w.first && seen[i].write.is_some()) {
                     seen[i].write = Some((block, tid, line));
                 }
-                seen[i].any = Some((block, tid, line, kind));
+                if !(w.first && seen[i].any.is_some()) {
+                    seen[i].any = Some((block, tid, line, kind));
+                }
             }
         }
     }

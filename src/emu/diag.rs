@@ -61,6 +61,11 @@ pub fn unsupported_instruction(text: &str, at: &str) -> String {
              pass the data as a plain pointer (`const float* __restrict__ in`) and index it \
              (gpuzzle has no way to create a texture object either)"
         )
+    } else if text.starts_with('%') {
+        format!(
+            "the special register `{text}`{at} is not supported by gpuzzle's emulator yet (a \
+             limit of gpuzzle, not a mistake in your kernel)"
+        )
     } else if matches!(base, "bar" | "barrier") {
         format!(
             "named barriers are not supported by gpuzzle's emulator yet: `{text}`{at} waits at a \

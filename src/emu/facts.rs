@@ -102,6 +102,14 @@ pub enum Facts {
         /// The line of the loop latch the thread was in, if any.
         in_loop: bool,
     },
+    /// A grid-wide sync of a cooperative launch (or, with `cluster`, a thread-block cluster's
+    /// barrier) that can never complete: `waiting` blocks wait at it, and `returned` blocks
+    /// finished without reaching it (`emu/cooperative.rs`, `emu/cluster.rs`).
+    GridSyncNeverCompletes {
+        waiting: u64,
+        returned: u64,
+        cluster: bool,
+    },
     /// The launch as a whole ran past its step limit or time limit between two blocks (a grid
     /// of many blocks, each short): `blocks_run` of `blocks` ran, and the rest never started.
     LaunchStopped {

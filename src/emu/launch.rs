@@ -235,7 +235,10 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     b.name, p.size
                 )));
             }
-            KernelArg::Scalar(s) if p.is_array || p.size != s.ty.size() as u32 => {
+            // `__half` and `__nv_bfloat16` are structs: PTX passes them as 2-byte arrays.
+            KernelArg::Scalar(s)
+                if (p.is_array && !half_struct(s.ty)) || p.size != s.ty.size() as u32 =>
+            {
                 return Err(EmuError::Signature(format!(
                     "argument {n} is a {} scalar ({} bytes), but parameter {n} of `{kernel}` takes {} bytes{}",
                     s.ty,
@@ -268,6 +271,13 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
         }
     }
     Ok(entry)
+}
+
+/// Whether a scalar of type `ty` is passed as a struct of its bytes (`__half`,
+/// `__nv_bfloat16`: `.param .align 2 .b8 p[2]`).
+fn half_struct(ty: crate::emu::value::ElemType) -> bool {
+    use crate::emu::value::ElemType;
+    matches!(ty, ElemType::F16 | ElemType::Bf16)
 }
 
 /// How `--arg` spells a scalar of C type `ty` (`long long` → `i64`).
@@ -332,7 +342,7 @@ fn order_sensitive(module: &Module) -> bool {
     module.functions.iter().any(|f| {
         f.body
             .iter()
-            .any(|i| matches!(&i.op, Op::Atom { space, .. } if *space != Space::Shared))
+            .any(|i| matches!(&i.op, Op::Atom { space, .. } | Op::AtomVec { space, .. } if *space != Space::Shared))
     })
 }
 
@@ -477,7 +487,15 @@ fn run_full_counting(
         MAX_CLAIM_BLOCKS
     };
     let jobs = jobs_for_local_memory(opts.jobs, module, entry, cfg);
-    let parallel = jobs > 1 && nblocks > 2 && nblocks <= claimable && !order_sensitive(module);
+    let parallel = jobs > 1
+        && nblocks > 2
+        && nblocks <= claimable
+        && !order_sensitive(module)
+        && !cfg.cooperative;
+    super::cooperative::check_co_resident(cfg, &module.target, module.static_shared_of(entry))
+        .map_err(EmuError::Launch)?;
+    let clustered = super::cluster::plan(module, entry, cfg).map_err(EmuError::Launch)?;
+    let parallel = parallel && clustered.is_none();
     let inputs = Inputs {
         args: &args,
         symbols: &symbol_bytes,
@@ -494,7 +512,28 @@ fn run_full_counting(
         trace_complete: true,
         ..Fold::default()
     };
-    {
+    if cfg.cooperative || launch.cluster.is_some() {
+        // Every block resident at once (`cooperative.rs`), or the blocks of each cluster
+        // together, cluster after cluster (`cluster.rs`), run in slices.
+        let groups = match (&launch.cluster, cfg.cooperative) {
+            (Some(c), false) => super::cluster::clusters(cfg, c.dims),
+            _ => vec![(0..nblocks).collect()],
+        };
+        let mut finished = 0;
+        for members in groups {
+            let (outs, unfinished) = super::cooperative::run_blocks(&launch, &members);
+            finished += outs.len();
+            for (out, b) in outs {
+                fold.add(summarise(&launch, out, b));
+            }
+            if unfinished || fold.fatal.is_some() {
+                if fold.fatal.is_none() {
+                    stop_between_blocks(&launch, &mut fold, finished as u64, nblocks);
+                }
+                break;
+            }
+        }
+    } else {
         let mut block = Block::new(&launch, block_idx(cfg, 0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
         let first = summarise(&launch, block.run(), block_idx(cfg, 0));
@@ -849,6 +888,8 @@ fn prepare<'m>(
         // one-thread-at-a-time schedule it retraces.
         lockstep: false,
         heap,
+        grid_workspace: cfg.cooperative.then(super::cooperative::Workspace::default),
+        cluster: super::cluster::plan(module, entry, cfg).ok().flatten(),
     }
 }
 
@@ -903,12 +944,15 @@ fn watch_rerun(
     opts: &EmuOptions,
     races: &[CrossRace],
 ) -> Vec<Seen> {
+    let together = cfg.cooperative || super::cluster::declared(module, entry).is_some();
     let watch: Vec<Watch> = races
         .iter()
         .map(|r| Watch {
             word: r.word,
             block: r.other_block,
-            before: r.block_index,
+            // Blocks that run together: the other side may come after the racing block.
+            before: if together { u32::MAX } else { r.block_index },
+            first: together,
         })
         .collect();
     let until = races.iter().map(|r| r.block_index).max().unwrap_or(0) as usize;
@@ -927,6 +971,20 @@ fn watch_rerun(
         false,
         watch,
     );
+    if cfg.cooperative || launch.cluster.is_some() {
+        // Blocks that wait for each other run together, as in the launch (`cooperative.rs`).
+        let nblocks = cfg.grid.iter().map(|&d| d as usize).product::<usize>();
+        let groups = match (&launch.cluster, cfg.cooperative) {
+            (Some(c), false) => super::cluster::clusters(cfg, c.dims),
+            _ => vec![(0..nblocks).collect()],
+        };
+        for members in groups {
+            if super::cooperative::run_blocks(&launch, &members).1 {
+                break;
+            }
+        }
+        return launch.seen.into_inner().unwrap_or_else(|e| e.into_inner());
+    }
     let mut block = Block::new(&launch, block_idx(cfg, 0));
     for i in 0..until {
         if i > 0 {
@@ -1177,6 +1235,7 @@ mod tests {
             grid: [grid, 1, 1],
             block: [block, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         }
     }
 

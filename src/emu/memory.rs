@@ -160,6 +160,17 @@ impl GlobalMem {
         self.races = (0..self.words.len()).map(|_| AtomicU32::new(0)).collect();
     }
 
+    /// Forget what the race checker saw: every access so far is ordered before every later
+    /// one (a grid-wide sync, `cooperative.rs`).
+    pub fn forget_races(&self) {
+        for w in &self.races {
+            w.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
+        if let Ok(mut b) = self.race_bytes.lock() {
+            b.clear();
+        }
+    }
+
     /// Whether `claim` does anything (parallel blocks with the checkers off).
     #[inline(always)]
     pub fn claims_tracked(&self) -> bool {

@@ -31,7 +31,9 @@ mod access;
 mod alu;
 mod async_copy;
 mod block;
+mod cluster;
 mod context;
+pub mod cooperative;
 mod diag;
 pub mod facts;
 mod fast;
@@ -65,6 +67,9 @@ pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dynamic_shared: u32,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block is resident at once,
+    /// so blocks may wait for each other (`this_grid().sync()`); see `emu/cooperative.rs`.
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {

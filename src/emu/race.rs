@@ -552,12 +552,15 @@ pub(super) struct Seen {
     pub(super) any: Option<([u32; 3], [u32; 3], u32, Kind)>,
 }
 
-/// A word watched in a rerun: which blocks count (`block`, or any before `before`).
+/// A word watched in a rerun: which blocks count (`block`, or any before `before`). With
+/// `first`, the first access counted is kept (blocks that run together, `cooperative.rs`: what
+/// they do after the racing access comes later in the rerun too), else the last.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Watch {
     pub(super) word: usize,
     pub(super) block: Option<u32>,
     pub(super) before: u32,
+    pub(super) first: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

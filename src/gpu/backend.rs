@@ -149,8 +149,27 @@ pub fn select_for_grading_with(
     }
 }
 
+/// The compile target of the GPU this process grades or runs on, once a selection put
+/// kernels on a real one (see `gpu::device_arch`).
+static DEVICE_ARCH: OnceLock<crate::compile::Arch> = OnceLock::new();
+
+/// The target of the GPU a selection put kernels on, if it did (a real GPU only).
+pub fn selected_arch() -> Option<crate::compile::Arch> {
+    DEVICE_ARCH.get().copied()
+}
+
+/// The target of this machine's first GPU, asking the driver if nobody has yet.
+pub fn probed_arch() -> Option<crate::compile::Arch> {
+    let g = cached_probe().as_ref().ok()?.first()?;
+    Some(crate::compile::Arch::for_device(g.compute_capability))
+}
+
 /// Put "GPU" launches on `gpu` (the stand-in's executor in tests).
 fn on(mut s: Selection, gpu: Executor) -> Selection {
+    let on_gpu = s.executor == Executor::Gpu || s.also.is_some();
+    if let (Some(g), true, Executor::Gpu) = (&s.gpu, on_gpu, gpu) {
+        let _ = DEVICE_ARCH.set(crate::compile::Arch::for_device(g.compute_capability));
+    }
     if s.executor == Executor::Gpu {
         s.executor = gpu;
     }

@@ -380,6 +380,7 @@ mod tests {
             grid: [4, 1, 1],
             block: [256, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         let f = EmuFigures::new(&r, &w, &cfg, 4);
         assert_eq!(f.bytes_moved, 1280);

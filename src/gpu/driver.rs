@@ -476,18 +476,32 @@ fn launch(
         .collect();
     let g = cfg.grid;
     let b = cfg.block;
+    if cfg.cooperative {
+        check_co_resident(f, cfg)?;
+    }
     // SAFETY: one pointer per kernel parameter, each to at least as many bytes as the
     // parameter (checked against the PTX signature by `plan::check_args`), alive until the
     // launch has been synchronized (the caller synchronizes before `params` is dropped).
     unsafe {
-        result::launch_kernel(
-            f,
-            (g[0], g[1], g[2]),
-            (b[0], b[1], b[2]),
-            cfg.dynamic_shared,
-            result::stream::null(),
-            &mut ptrs,
-        )
+        if cfg.cooperative {
+            result::launch_cooperative_kernel(
+                f,
+                (g[0], g[1], g[2]),
+                (b[0], b[1], b[2]),
+                cfg.dynamic_shared,
+                result::stream::null(),
+                &mut ptrs,
+            )
+        } else {
+            result::launch_kernel(
+                f,
+                (g[0], g[1], g[2]),
+                (b[0], b[1], b[2]),
+                cfg.dynamic_shared,
+                result::stream::null(),
+                &mut ptrs,
+            )
+        }
     }
     .map_err(|e| {
         let hint = if e.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE {
@@ -497,6 +511,42 @@ fn launch(
         };
         DriverFailure(format!("cuLaunchKernel: {}{hint}", describe(e)))
     })
+}
+
+/// A cooperative launch needs every block resident at once: this device's SMs times the
+/// blocks of `f` one SM holds (its occupancy at this block size and shared memory). A larger
+/// grid is refused with that limit named, as `cudaLaunchCooperativeKernel` would refuse it.
+fn check_co_resident(f: sys::CUfunction, cfg: &LaunchConfig) -> Result<(), DriverFailure> {
+    let threads = cfg.block.iter().product::<u32>() as i32;
+    // SAFETY: a function of a loaded module, in the current context.
+    let per_sm = unsafe {
+        result::occupancy::max_active_block_per_multiprocessor(
+            f,
+            threads,
+            cfg.dynamic_shared as usize,
+        )
+    }
+    .map_err(|e| fail("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+    let mut dev: sys::CUdevice = 0;
+    // SAFETY: writes the current context's device into `dev`.
+    unsafe { sys::cuCtxGetDevice(&mut dev).result() }.map_err(|e| fail("cuCtxGetDevice", e))?;
+    // SAFETY: the current context's device.
+    let sms = unsafe {
+        result::device::get_attribute(
+            dev,
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        )
+    }
+    .map_err(|e| fail("cuDeviceGetAttribute(SM count)", e))?;
+    let blocks: u64 = cfg.grid.iter().map(|&d| d as u64).product();
+    let resident = per_sm.max(0) as u64 * sms.max(0) as u64;
+    if blocks > resident {
+        return Err(DriverFailure(format!(
+            "a cooperative launch needs every block resident at once: this GPU holds {resident} blocks of this kernel ({sms} SMs x {per_sm} per SM at {threads} threads and {} bytes of dynamic shared memory), and the grid has {blocks}",
+            cfg.dynamic_shared
+        )));
+    }
+    Ok(())
 }
 
 fn synchronize() -> Result<(), DriverFailure> {

@@ -7,6 +7,13 @@
 //! backend selection (`backend`) and the figures of `gpuzzle bench` (`bench`).
 
 pub mod backend;
+
+/// The compile target of the GPU kernels run on in this process, when no `--arch` or puzzle
+/// `arch` says otherwise: its own compute capability (the nearest gpuzzle knows below it);
+/// `None` on the emulator. Known once a backend was selected (`backend::selected_arch`).
+pub fn device_arch() -> Option<crate::compile::Arch> {
+    backend::selected_arch()
+}
 pub mod bench;
 pub mod ctl;
 pub mod driver;

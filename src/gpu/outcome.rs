@@ -344,6 +344,7 @@ mod tests {
             grid,
             block,
             dynamic_shared: 0,
+            cooperative: false,
         }
     }
 

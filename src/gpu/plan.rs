@@ -232,6 +232,7 @@ mod tests {
             grid: [2, 1, 1],
             block: [4, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         }
     }
 

@@ -232,6 +232,7 @@ $L__BB0_2:
             grid: [1, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         }
     }
 

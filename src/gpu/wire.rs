@@ -61,6 +61,9 @@ pub struct WireConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dynamic_shared: u32,
+    /// A cooperative launch (`cuLaunchCooperativeKernel`); absent in older requests.
+    #[serde(default)]
+    pub cooperative: bool,
 }
 
 impl From<&LaunchConfig> for WireConfig {
@@ -69,6 +72,7 @@ impl From<&LaunchConfig> for WireConfig {
             grid: c.grid,
             block: c.block,
             dynamic_shared: c.dynamic_shared,
+            cooperative: c.cooperative,
         }
     }
 }
@@ -79,6 +83,7 @@ impl From<WireConfig> for LaunchConfig {
             grid: c.grid,
             block: c.block,
             dynamic_shared: c.dynamic_shared,
+            cooperative: c.cooperative,
         }
     }
 }

@@ -351,6 +351,7 @@ mod tests {
                 grid: [1, 1, 1],
                 block: [threads, 1, 1],
                 dynamic_shared: 0,
+                cooperative: false,
             },
             args: args.iter().map(WireArg::from).collect(),
             step_budget: 1000,

@@ -63,6 +63,8 @@ pub struct JudgeOptions {
     /// Also run the puzzle's `[unseen]` test, after the others (`check` and `lint`; `run` and
     /// `watch` leave it out, since the learner cannot see it in advance).
     pub unseen: bool,
+    /// `--arch`: the target to compile for, over the puzzle's `arch` (see `target_arch`).
+    pub arch: Option<crate::compile::Arch>,
 }
 
 impl Default for JudgeOptions {
@@ -75,6 +77,7 @@ impl Default for JudgeOptions {
             also: None,
             include_dirs: Vec::new(),
             unseen: false,
+            arch: None,
         }
     }
 }
@@ -121,7 +124,7 @@ pub fn judge(
         file: display_name.to_string(),
         ..PuzzleOutcome::default()
     };
-    let include_options = include_options(&opts.include_dirs, puzzle);
+    let include_options = include_options(&opts.include_dirs, puzzle, opts.arch);
     // The learner's kernel once per distinct set of defines the tests use (most puzzles: one).
     let unseen = opts.unseen.then_some(puzzle.unseen.as_ref()).flatten();
     let sets = define_sets(puzzle, unseen.map(|u| &u.test));
@@ -380,6 +383,7 @@ fn teach_scene<'a>(
         block: test.block,
         values,
         shapes,
+        cooperative: puzzle.cooperative,
     }
 }
 
@@ -416,12 +420,30 @@ fn spec_error(puzzle: &Puzzle, message: String) -> JudgeError {
 }
 
 /// NVRTC's `-I` options for a puzzle's kernels: the command line's folders, then the puzzle's.
-pub fn include_options(command_line: &[PathBuf], puzzle: &Puzzle) -> Vec<String> {
-    command_line
+pub fn include_options(
+    command_line: &[PathBuf],
+    puzzle: &Puzzle,
+    arch: Option<crate::compile::Arch>,
+) -> Vec<String> {
+    let mut options: Vec<String> = command_line
         .iter()
         .chain(&puzzle.include_dirs)
         .map(|dir| format!("-I{}", dir.display()))
-        .collect()
+        .collect();
+    if let Some(arch) = target_arch(arch, puzzle.arch).filter(|a| *a != Default::default()) {
+        options.push(arch.nvrtc_option());
+    }
+    options
+}
+
+/// The target a kernel compiles for: `--arch`, else the puzzle's `arch`, else, when a GPU
+/// runs kernels in this process, that GPU's own (`Arch::for_device`); `None`: the default
+/// (sm_80).
+pub fn target_arch(
+    given: Option<crate::compile::Arch>,
+    puzzle: Option<crate::compile::Arch>,
+) -> Option<crate::compile::Arch> {
+    given.or(puzzle).or_else(crate::gpu::device_arch)
 }
 
 /// The spec, with one set of defines (`named`: say which, for a set after the first). It sees
@@ -478,6 +500,7 @@ fn run_test(
         grid: [1, 1, 1],
         block: [1, 1, 1],
         dynamic_shared: 0,
+        cooperative: false,
     };
     // The spec gets the test's symbols it declares itself (it may read the table another way).
     let spec_symbols: Vec<_> = test
@@ -773,6 +796,7 @@ fn also_run(
             grid: at.step.grid,
             block: at.step.block,
             dynamic_shared: at.step.shared_bytes,
+            cooperative: puzzle.cooperative,
         };
         let result = at.args.map_err(|e| e.to_string()).and_then(|args| {
             launch_isolated(
@@ -853,6 +877,7 @@ fn launch_step(
         grid: step.grid,
         block: step.block,
         dynamic_shared: step.shared_bytes,
+        cooperative: puzzle.cooperative,
     };
     let run_emu = |args: Vec<KernelArg>, perf: bool| {
         let o = EmuOptions {

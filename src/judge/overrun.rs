@@ -42,6 +42,7 @@ pub(super) fn find_lines(
             grid: step.grid,
             block: step.block,
             dynamic_shared: step.shared_bytes,
+            cooperative: puzzle.cooperative,
         };
         let mine = kernels.iter_mut().find(|k| k.name == step.kernel);
         let blocks: Vec<[u32; 3]> = mine.as_ref().map_or_else(Vec::new, |k| {
@@ -341,6 +342,7 @@ extern \"C\" __global__ void scaled(float* out, const float* a, int size) {
             grid: [2, 1, 1],
             block: [4, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         let opts = crate::emu::EmuOptions::default();
         let (r, raw) =

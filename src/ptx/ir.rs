@@ -325,6 +325,13 @@ pub enum Half2Op {
     },
     Neg,
     Abs,
+    /// `ex2.approx`/`tanh.approx` of each half (`h2exp2`, `h2tanh_approx`).
+    Un(UnOp),
+    /// `min`/`max{.NaN}.xorsign.abs`: the smaller (larger) magnitude of a and b, with the
+    /// sign bits of a and b XORed (a NaN result keeps its own); also the scalar `.f16`/`.bf16`.
+    XorsignAbs {
+        max: bool,
+    },
     /// `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b`: d = {a as the high half, b as the
     /// low}; as a scalar, `cvt.rn.relu.f16.f32 d, a` is [`Op::Cvt`].
     PackCvt(HalfCvt),
@@ -396,6 +403,33 @@ pub fn function_at(addr: u64, count: usize) -> Option<u32> {
     let off = addr.checked_sub(FUNCTION_ADDRESS_BASE)?;
     let idx = off / 16;
     (off % 16 == 0 && idx < count as u64).then_some(idx as u32)
+}
+
+/// What an [`Op::Cluster`] does (sm_90; `ptx/parse_cluster.rs` reads them, `emu/cluster.rs`
+/// runs them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClusterOp {
+    /// `barrier.cluster.arrive`: this thread has arrived at the cluster barrier's next phase.
+    Arrive,
+    /// `barrier.cluster.wait`: wait until every thread of the cluster arrived at this thread's
+    /// current phase.
+    Wait,
+    /// `mapa{.shared::cluster}.u32/.u64 d, a, rank`: the address of the variable at `a` (this
+    /// block's shared memory) in the shared memory of the cluster's block `rank`; `generic`:
+    /// a generic address (else a `shared::cluster` one).
+    Mapa {
+        d: u32,
+        a: Operand,
+        rank: Operand,
+        generic: bool,
+    },
+    /// `elect.sync d|p, membermask`: the lowest lane of the mask is the leader: `d` its lane
+    /// number, `p` true in it alone.
+    Elect {
+        d: Option<u32>,
+        p: Option<u32>,
+        mask: Operand,
+    },
 }
 
 /// One instruction. `dst` registers are indices into the frame's register file.
@@ -663,6 +697,19 @@ pub enum Op {
     Async(Box<AsyncOp>),
     /// The tensor-core family (`mma.sync`, `ldmatrix`, ...): see [`super::tensor`].
     Tensor(Box<super::tensor::TensorOp>),
+    /// Thread-block clusters and `elect.sync` (sm_90, `emu/cluster.rs`).
+    Cluster(ClusterOp),
+    /// `atom`/`red.global.add.v2/.v4.f32` (sm_90, `atomicAdd(float2*)`/`float4*`): each
+    /// element its own atomic `op` on consecutive elements from `addr` (`emu/cluster.rs`); `d`
+    /// the old values (`red`: none).
+    AtomVec {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        d: Vec<u32>,
+        addr: Address,
+        b: Vec<Operand>,
+    },
     /// Parsed but not implemented: an error naming it if it is ever executed.
     Unsupported {
         text: String,
@@ -779,6 +826,9 @@ pub struct Module {
     /// grid or multi-grid group syncs in a launch that is not cooperative, placed at the
     /// learner's line that called `sync()`.
     pub group_sync_aborts: Vec<(u32, u32)>,
+    /// Kernels declared with a cluster shape (`__cluster_dims__`: `.reqnctapercluster x, y,
+    /// z`): (function, blocks per cluster along x, y, z).
+    pub cluster_dims: Vec<(u32, [u32; 3])>,
     /// `.file` names by index.
     pub files: Vec<String>,
     /// Names of `.extern .func` declarations that are neither `vprintf` nor `__assertfail`.

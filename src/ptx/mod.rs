@@ -1,12 +1,13 @@
 //! Lexing and parsing the PTX that NVRTC emits into a compact IR, with source lines from `.loc`.
 
 pub mod demangle;
+mod header_code;
 pub mod ir;
 mod lexer;
 pub mod loops;
 mod parser;
-pub mod wmma;
 pub mod tensor;
+pub mod wmma;
 
 pub use ir::Module;
 pub use parser::SHARED_RED_ZONE;

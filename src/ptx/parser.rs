@@ -6,13 +6,17 @@ use super::lexer::{lex, Tok, Token};
 use super::ParseError;
 use std::collections::HashMap;
 
-mod wmma;
 #[path = "parse_async.rs"]
 pub(super) mod parse_async;
 #[path = "parse_tensor.rs"]
 mod parse_tensor;
+mod wmma;
 
 type PResult<T> = Result<T, ParseError>;
+
+/// Thread-block clusters and `elect.sync` (sm_90), in a file of their own.
+#[path = "parse_cluster.rs"]
+mod parse_cluster;
 
 /// An operand as written, before it is typed by its instruction.
 #[derive(Clone, Debug)]
@@ -254,8 +258,11 @@ impl<'a> Parser<'a> {
                 .zip(&outer)
                 .enumerate()
                 .filter_map(|(i, (inst, o))| {
-                    o.filter(|_| builtin(&self.module, inst.file))
-                        .map(|o| (i, o))
+                    o.filter(|_| {
+                        builtin(&self.module, inst.file)
+                            || super::header_code::at_call_site(&self.module, inst)
+                    })
+                    .map(|o| (i, o))
                 })
                 .collect();
             // Cooperative groups' `_CG_ABORT()` (a grid group's `sync()` outside a cooperative
@@ -635,18 +642,22 @@ impl<'a> Parser<'a> {
             ctx.params.insert(r.name.clone(), r.offset);
             ctx.param_area += r.size;
         }
-        // Performance directives and attributes before the body.
+        // Performance directives and attributes before the body (a cluster's shape is kept).
+        let mut cluster = None;
         while let Some(Tok::Ident(w)) = self.peek() {
             if !w.starts_with('.') {
                 break;
             }
+            let directive = w.clone();
             self.pos += 1;
+            let mut args = Vec::new();
             while !self.is_punct('{')
                 && !self.is_punct(';')
                 && !matches!(self.peek(), Some(Tok::Ident(w)) if w.starts_with('.'))
             {
-                self.next()?;
+                args.push(self.next()?.clone());
             }
+            cluster = parse_cluster::cluster_directive(&directive, &args).or(cluster);
         }
         if self.eat_punct(';') {
             // A prototype (or an extern declaration such as vprintf).
@@ -683,6 +694,9 @@ impl<'a> Parser<'a> {
                 i
             }
         };
+        if let Some(dims) = cluster {
+            self.module.cluster_dims.push((fidx, dims));
+        }
         self.expect_punct('{')?;
         self.body(&mut ctx, fidx)?;
         for (inst, label, line) in std::mem::take(&mut ctx.pending_bras) {
@@ -1099,7 +1113,12 @@ impl<'a> Parser<'a> {
             parser_line: line,
             opcode: &opcode,
         };
-        let (op, call_name, bra_label) = b.build(self, &ops)?;
+        // A special register gpuzzle does not know (valid PTX of a newer ISA): the instruction
+        // fails if it runs, naming the register, and the rest of the file runs.
+        let (op, call_name, bra_label) = match parse_cluster::unknown_special(&ops, &b.ctx.regs) {
+            Some(name) => (Op::Unsupported { text: name }, None, None),
+            None => b.build(self, &ops)?,
+        };
         let idx = ctx.body.len();
         if let Some(name) = call_name {
             self.pending_calls.push((fidx, idx, name));
@@ -1319,7 +1338,9 @@ impl<'s> Mods<'s> {
         for w in &self.words {
             match *w {
                 "global" => return Space::Global,
-                "shared" | "shared::cta" => return Space::Shared,
+                // A `shared::cluster` address is this block's shared memory, or another block's
+                // as `mapa` makes it (`emu/cluster.rs`).
+                "shared" | "shared::cta" | "shared::cluster" => return Space::Shared,
                 "local" => return Space::Local,
                 "const" => return Space::Const,
                 "param" => return Space::Param,
@@ -1547,7 +1568,8 @@ impl<'c> Builder<'c> {
             return self.unsupported();
         };
         if m.has("v2") || m.has("v4") || m.has("v8") {
-            return self.unsupported();
+            return parse_cluster::vector_atom(self, p, ops, m, aop, pair, base == "red")
+                .map(|op| (op, None, None));
         }
         let ty = m.types().last().copied().unwrap_or(Ty::B32);
         let (aop, ty) = match (pair, aop) {
@@ -1640,13 +1662,18 @@ impl<'c> Builder<'c> {
             if base == "atom" || base == "red" {
                 return self.atom(p, ops, &m, Some(hty));
             }
-            // `.xorsign.abs`, `.oob` and stochastic rounding (`cvt.rs`) are not implemented:
-            // computed without them the result would be wrong.
-            if m.has("xorsign") || m.has("oob") || m.has("rs") {
+            // `.oob` and stochastic rounding (`cvt.rs`) are not implemented: computed without
+            // them the result would be wrong.
+            if m.has("oob") || m.has("rs") || (m.has("xorsign") && !m.has("abs")) {
                 return self.unsupported();
             }
             let relu = m.has("relu");
             let op = match base {
+                "min" | "max" if m.has("xorsign") && !relu => {
+                    Half2Op::XorsignAbs { max: base == "max" }
+                }
+                "ex2" => Half2Op::Un(UnOp::Ex2),
+                "tanh" => Half2Op::Un(UnOp::Tanh),
                 "add" => Half2Op::Bin(BinOp::Add),
                 "sub" => Half2Op::Bin(BinOp::Sub),
                 "mul" => Half2Op::Bin(BinOp::MulLo),
@@ -1670,7 +1697,7 @@ impl<'c> Builder<'c> {
             };
             let n = match op {
                 Half2Op::Fma { .. } => 4,
-                Half2Op::Neg | Half2Op::Abs => 2,
+                Half2Op::Neg | Half2Op::Abs | Half2Op::Un(_) => 2,
                 _ => 3,
             };
             self.n(ops, n)?;
@@ -1728,8 +1755,23 @@ impl<'c> Builder<'c> {
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {
-                // `.cc` carries, `max.relu`, `min.xorsign.abs`: not implemented, and wrong if
-                // computed without.
+                // `min.xorsign.abs` of one half (`.f16`, `.bf16`): the packed form's op, alone.
+                if m.has("xorsign") && m.has("abs") && matches!(ty, Ty::F16 | Ty::BF16) {
+                    self.n(ops, 3)?;
+                    return plain(Op::Half2 {
+                        op: Half2Op::XorsignAbs { max: base == "max" },
+                        ty,
+                        pair: false,
+                        d: self.dreg(o(0))?,
+                        d2: None,
+                        a: self.src(p, o(1), ty)?,
+                        b: self.src(p, o(2), ty)?,
+                        c: Operand::Imm(0),
+                        f,
+                    });
+                }
+                // `.cc` carries, `max.relu`, `min.xorsign.abs` of f32: not implemented, and
+                // wrong if computed without.
                 if m.has("cc") || m.has("relu") || m.has("xorsign") {
                     return self.unsupported();
                 }
@@ -2205,6 +2247,9 @@ impl<'c> Builder<'c> {
             "membar" | "fence" if !m.has("cta") && !m.has("proxy") => plain(Op::Fence),
             "brkpt" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
             | "discard" | "griddepcontrol" => plain(Op::Nop),
+            "barrier" | "mapa" | "elect" if parse_cluster::is_cluster(base, &m) => {
+                parse_cluster::parse(&self, p, ops, base, &m).map(|op| (op, None, None))
+            }
             "bar" | "barrier" => {
                 if m.has("warp") {
                     self.n(ops, 1)?;
@@ -2832,8 +2877,7 @@ mod tests {
     #[test]
     fn unimplemented_half_modifiers_are_unsupported() {
         for line in [
-            "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
-            "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+            "min.xorsign.abs.f32 %f1, %f2, %f3;",
             "max.relu.s32 %r1, %r2, %r3;",
             "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;",
             "cvt.rn.satfinite.s32.f32 %r1, %f1;",
@@ -2844,6 +2888,29 @@ mod tests {
             let got = ops(line);
             assert!(
                 matches!(&got[0], Op::Unsupported { .. }),
+                "{line}: {:?}",
+                got[0]
+            );
+        }
+    }
+
+    #[test]
+    fn xorsign_and_the_half_special_functions_are_read() {
+        for (line, want) in [
+            (
+                "min.xorsign.abs.f16 %rs1, %rs2, %rs3;",
+                Half2Op::XorsignAbs { max: false },
+            ),
+            (
+                "max.NaN.xorsign.abs.bf16x2 %r1, %r2, %r3;",
+                Half2Op::XorsignAbs { max: true },
+            ),
+            ("ex2.approx.f16x2 %r1, %r2;", Half2Op::Un(UnOp::Ex2)),
+            ("tanh.approx.bf16x2 %r1, %r2;", Half2Op::Un(UnOp::Tanh)),
+        ] {
+            let got = ops(line);
+            assert!(
+                matches!(&got[0], Op::Half2 { op, .. } if *op == want),
                 "{line}: {:?}",
                 got[0]
             );

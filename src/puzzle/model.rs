@@ -104,6 +104,12 @@ pub struct Puzzle {
     /// `step_limit`: the test launches' step limit, where the default (`JudgeOptions`) is too
     /// small for the puzzle's largest test.
     pub step_limit: Option<u64>,
+    /// `cooperative = true`: the learner's kernels launch cooperatively
+    /// (`cudaLaunchCooperativeKernel`), so `cg::this_grid().sync()` works; the spec does not.
+    pub cooperative: bool,
+    /// `arch = "sm_90"`: the target its kernels (and spec) compile for; `None`: the default
+    /// (or the GPU's own on a GPU).
+    pub arch: Option<crate::compile::Arch>,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.

@@ -382,6 +382,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let teaches = parse_teaches(&cx, &raw, &mut errs);
     let points = parse_points(&cx, &raw, &mut errs);
     let step_limit = parse_step_limit(&cx, &raw, &mut errs);
+    let arch = parse_arch(&cx, &raw, &mut errs);
 
     let budget = raw
         .budget
@@ -468,6 +469,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         teaches,
         points,
         step_limit,
+        cooperative: raw.cooperative.as_ref().is_some_and(|c| *c.get_ref()),
+        arch,
     };
     Ok(Parsed {
         puzzle,
@@ -676,6 +679,28 @@ fn parse_step_limit(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> O
         return None;
     }
     Some(n)
+}
+
+/// `arch = "sm_90"`: a target gpuzzle compiles for.
+fn parse_arch(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<crate::compile::Arch> {
+    let a = raw.arch.as_ref()?;
+    let arch = crate::compile::Arch::parse(a.get_ref());
+    if arch.is_none() {
+        errs.push(cx.err(
+            &a.span(),
+            "arch",
+            format!("`{}` is not a target gpuzzle compiles for", a.get_ref()),
+            format!(
+                "give {}, or leave `arch` out for sm_80",
+                crate::compile::ARCH_NAMES
+            ),
+        ));
+    }
+    arch
 }
 
 /// `teaches = ["bounds", ...]`: known tags, each once.
@@ -2636,5 +2661,22 @@ buffers.out = { len = 100, output = true }
         let negative = GOOD.replace("hints = [", "points = -2\nhints = [");
         let e = parse(&negative).expect_err("negative points are rejected");
         assert!(e.to_string().contains("points"), "{e}");
+    }
+
+    #[test]
+    fn arch_and_cooperative_are_read_and_checked() {
+        let plain = parse(GOOD).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((plain.arch, plain.cooperative), (None, false));
+        let hopper = GOOD.replace(
+            "hints = [",
+            "arch = \"sm_90\"\ncooperative = true\nhints = [",
+        );
+        let p = parse(&hopper).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.arch, Some(crate::compile::Arch::Sm90));
+        assert!(p.cooperative);
+        let turing = GOOD.replace("hints = [", "arch = \"sm_75\"\nhints = [");
+        let inv = one_error(&turing, line_with(&turing, "arch =", 0), "arch");
+        assert!(inv.problem.contains("sm_75"), "{}", inv.problem);
+        assert!(inv.help.contains("sm_90"), "{}", inv.help);
     }
 }

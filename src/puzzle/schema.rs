@@ -70,6 +70,12 @@ pub(super) struct RawPuzzle {
     /// stopped as a loop that never ends (default 20 million), for puzzles with a large test.
     #[serde(default)]
     pub step_limit: Option<Spanned<u64>>,
+    /// `cooperative = true`: every launch is cooperative (`this_grid().sync()` works).
+    #[serde(default)]
+    pub cooperative: Option<Spanned<bool>>,
+    /// `arch = "sm_90"`: the target the puzzle's kernels compile for (default sm_80).
+    #[serde(default)]
+    pub arch: Option<Spanned<String>>,
 }
 
 /// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a

@@ -359,6 +359,7 @@ mod tests {
             grid: [4096, 1, 1],
             block: [256, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         let r = RunResult {
             counters: CounterSummary {

@@ -19,7 +19,12 @@ const HEADER_LOOKBACK: u32 = 3;
 /// named `file_name`) to name the innermost loop around its line; any other diagnostic, one in
 /// another file (a header), or one not in a loop, is left as it is.
 pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, source: &str) {
-    if d.kind != DiagKind::StepLimit {
+    if d.kind != DiagKind::StepLimit
+        || matches!(
+            d.facts,
+            crate::emu::facts::Facts::GridSyncNeverCompletes { .. }
+        )
+    {
         return;
     }
     let Some(line) = d.line else { return };

@@ -171,8 +171,15 @@ pub fn text_with_symbols(
     if !r.buffers.is_empty() {
         sections.push(buffers(&r.buffers));
     }
+    // The learner's own variables: the constants NVIDIA's headers define (cooperative groups'
+    // and libcu++'s `...::value`, `_INTERNAL_...`) are noise here (JSON keeps them all).
+    let symbols: Vec<Buffer> = symbols
+        .iter()
+        .filter(|b| !from_nvidia_headers(&b.name))
+        .cloned()
+        .collect();
     if !symbols.is_empty() {
-        let shown = buffers(symbols);
+        let shown = buffers(&symbols);
         let body = shown.split_once('\n').map_or("", |(_, rest)| rest);
         sections.push(format!("{}\n{body}", "__device__ variables".bold()));
     }
@@ -190,6 +197,20 @@ pub fn text_with_symbols(
     sections.push(counters::exec_table(&r.counters));
     sections.push(verdict(&r.diagnostics));
     sections.join("\n\n")
+}
+
+/// Whether a module variable's name (as shown) is one of NVIDIA's headers' own.
+fn from_nvidia_headers(name: &str) -> bool {
+    const PREFIXES: [&str; 7] = [
+        "cuda::",
+        "cooperative_groups::",
+        "nvcuda::",
+        "_INTERNAL_",
+        "_ZN4cuda",
+        "_ZN18cooperative_groups",
+        "_ZN6nvcuda",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 fn buffers(bs: &[Buffer]) -> String {
@@ -269,6 +290,21 @@ mod tests {
     use super::*;
     use crate::emu::result::{CounterSummary, Counters, DiagKind};
     use crate::emu::value::ElemType;
+
+    #[test]
+    fn nvidia_headers_variables_are_not_the_learners() {
+        assert!(from_nvidia_headers(
+            "cuda::std::__4::integral_constant<bool, false>::value"
+        ));
+        assert!(from_nvidia_headers(
+            "_INTERNAL_00000000_7_dead_cu_7bbf9377::cooperative_groups::__v1::details::grid_group_id"
+        ));
+        assert!(from_nvidia_headers(
+            "_ZN4cuda3std3__45ratioILx24ELx1EE3numE"
+        ));
+        assert!(!from_nvidia_headers("counter"));
+        assert!(!from_nvidia_headers("geo::cudaish"));
+    }
 
     fn diag(severity: Severity, file: Option<&str>, line: Option<u32>) -> Diagnostic {
         Diagnostic {

@@ -199,6 +199,7 @@ mod tests {
             block: [64, 1, 1],
             values: Vec::new(),
             shapes: Vec::new(),
+            cooperative: false,
         };
         let mut v = vec![Diagnostic {
             kind: DiagKind::AsyncCopy,

@@ -13,6 +13,22 @@ pub fn help(c: &Case) -> String {
     if matches!(c.d.facts, crate::emu::facts::Facts::TimedOut { .. }) {
         return "an endless loop, or a __syncthreads() that not every thread of the block reaches? Run it with --backend emu to see which thread and line; --timeout SECS allows longer runs".into();
     }
+    if let crate::emu::facts::Facts::GridSyncNeverCompletes {
+        returned, cluster, ..
+    } = c.d.facts
+    {
+        let some = if returned == 1 {
+            "a block"
+        } else {
+            "some blocks"
+        };
+        let (what, call, whose) = if cluster {
+            ("the cluster barrier", "cluster.sync()", "of the cluster")
+        } else {
+            ("the grid sync", "grid.sync()", "of the grid")
+        };
+        return format!("{some} returned before {what}, which waits for every thread of every block {whose}: guard the work instead of returning (`if (i < size) {{ ... }}`), keep `{call}` outside any `if`, and let every block reach each sync the same number of times");
+    }
     if let crate::emu::facts::Facts::LaunchStopped {
         blocks, by_time, ..
     } = c.d.facts

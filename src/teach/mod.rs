@@ -48,6 +48,8 @@ pub struct Scene<'a> {
     pub values: Vec<(String, i64)>,
     /// Buffers declared as matrices: name and `[rows, cols]`.
     pub shapes: Vec<(String, [usize; 2])>,
+    /// A cooperative launch: blocks can wait for each other (`this_grid().sync()`).
+    pub cooperative: bool,
 }
 
 impl Scene<'_> {
@@ -302,6 +304,7 @@ mod tests {
             block,
             values: values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             shapes: Vec::new(),
+            cooperative: false,
         };
         let mut v = vec![d];
         explain(&mut v, &scene);

@@ -364,6 +364,9 @@ impl Race<'_> {
         {
             return format!("blocks add into {s}[{idx}] at the same time ({other} too), and nothing orders blocks: each reads the old value and one block's addition is lost. Make the update atomic: {call}");
         }
+        if (self.mine == Access::Read || self.theirs == Access::Read) && self.c.scene.cooperative {
+            return format!("one block reads {s}[{idx}] and another writes it ({other} is one of them), and nothing makes the reader wait for the writer: in this cooperative launch every block can wait for the others, so call `grid.sync()` (`cg::grid_group grid = cg::this_grid();`) after the writes and before the reads, in every thread of every block");
+        }
         if self.mine == Access::Read || self.theirs == Access::Read {
             return format!("a block reads {s}[{idx}] that another block ({other}) writes in the same launch, but blocks run in any order and cannot wait for each other: let each block read only what it wrote itself, or move the reads into a second kernel launched after this one");
         }

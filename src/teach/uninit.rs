@@ -134,6 +134,7 @@ mod tests {
             block: [8, 8, 1],
             values: vec![("T".into(), 8)],
             shapes: Vec::new(),
+            cooperative: false,
         };
         let d = Diagnostic {
             kind: DiagKind::UninitializedRead,

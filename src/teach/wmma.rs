@@ -139,6 +139,7 @@ mod tests {
             block: [32, 1, 1],
             values: Vec::new(),
             shapes: Vec::new(),
+            cooperative: false,
         };
         let mut v = vec![Diagnostic {
             kind: DiagKind::WarpSync,

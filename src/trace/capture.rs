@@ -128,7 +128,7 @@ pub fn capture(
             count: puzzle.tests.len(),
         })?;
     // The puzzle's own include folders and this test's defines, as the judge compiled it.
-    let include_options = judge::include_options(&opts.include_dirs, puzzle);
+    let include_options = judge::include_options(&opts.include_dirs, puzzle, opts.arch);
     let compiled = compile::compile(&CompileRequest {
         file_name: display_name,
         source,
@@ -159,6 +159,7 @@ pub fn capture(
             grid: step.grid,
             block: step.block,
             dynamic_shared: step.shared_bytes,
+            cooperative: puzzle.cooperative,
         };
         let args = at.args.map_err(JudgeError::from)?;
         let (trace, error, launched, diagnostics) =

@@ -51,6 +51,7 @@ impl Kernels {
             block,
             values: values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             shapes: Vec::new(),
+            cooperative: false,
         };
         gpuzzle::teach::explain(&mut r.diagnostics, &scene);
     }
@@ -102,6 +103,7 @@ pub fn cfg(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
         grid,
         block,
         dynamic_shared: 0,
+        cooperative: false,
     }
 }
 

@@ -1050,6 +1050,7 @@ mod tests {
             grid: [1, 1, 1],
             block: [1, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         let out = KernelArg::Buffer(Buffer::zeros("out", ElemType::U32, 7));
         let r = emu::run(&module, "k", &cfg, vec![out], &EmuOptions::default()).expect("runs");

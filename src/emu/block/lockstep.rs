@@ -1280,6 +1280,7 @@ $L_top:
             grid: [1, 1, 1],
             block: [threads, 1, 1],
             dynamic_shared: 0,
+            cooperative: false,
         };
         let on = Run {
             trace: false,

@@ -434,18 +434,20 @@ impl<'l> Mem<'l> {
                     _ => now,
                 }
             }
-            // One SM, one launch, no performance counters, nothing the driver set, no
-            // clusters (each block a cluster of one) and no CUDA graph.
-            Special::NSmId | Special::GridId | Special::ClusterNCtaId(_) => 1,
-            Special::ClusterNCtaRank => 1,
-            Special::Pm(_)
-            | Special::EnvReg(_)
-            | Special::IsExplicitCluster
+            // Clusters (`emu/cluster.rs`; without them each block is a cluster of one).
+            Special::ClusterId(_)
+            | Special::NClusterId(_)
             | Special::ClusterCtaId(_)
+            | Special::ClusterNCtaId(_)
             | Special::ClusterCtaRank
-            | Special::CurrentGraphExec => 0,
-            Special::ClusterId(d) => self.block[d as usize] as u64,
-            Special::NClusterId(d) => cfg.grid[d as usize] as u64,
+            | Special::ClusterNCtaRank
+            | Special::IsExplicitCluster => {
+                crate::emu::cluster::special(self.launch, self.block, s).unwrap_or(0)
+            }
+            // One SM, one launch, no performance counters, and no CUDA graph.
+            Special::NSmId | Special::GridId => 1,
+            Special::EnvReg(i) => crate::emu::cooperative::envreg(cfg, i),
+            Special::Pm(_) | Special::CurrentGraphExec => 0,
             Special::TotalSmemSize => {
                 self.launch.module.static_shared_of(self.launch.entry) + cfg.dynamic_shared as u64
             }

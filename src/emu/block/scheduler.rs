@@ -42,15 +42,81 @@ enum Halt {
     Fatal(String),
 }
 
+/// A block run in slices (`Block::run_slice`): its count of instructions between slices.
+pub(crate) struct Slices(Tally);
+
+/// How far `Block::advance` got.
+enum Advance {
+    /// The block is done (or must stop, with this message).
+    Done(Option<String>),
+    /// A pass left threads ready (`slice` only): the block gives way and goes on later.
+    Yielded,
+}
+
 impl<'l> Block<'l> {
     /// Run the block to completion (or until the launch must stop).
     pub fn run(&mut self) -> BlockOutput {
-        let mut tally = Tally {
+        let mut tally = self.tally();
+        let fatal = match self.advance(&mut tally, false) {
+            Advance::Done(fatal) => fatal,
+            Advance::Yielded => None,
+        };
+        self.finish(tally, fatal)
+    }
+
+    fn tally(&self) -> Tally {
+        Tally {
             instructions: 0,
             unreported: 0,
             batch: (self.mem.launch.opts.step_limit / 16).clamp(1, STEP_BATCH),
             ready_left: false,
-        };
+        }
+    }
+
+    /// Start running the block in slices, beside other blocks that may wait for it (a
+    /// cooperative launch, `emu/cooperative.rs`).
+    pub(crate) fn start_slices(&self) -> Slices {
+        Slices(self.tally())
+    }
+
+    /// Run the block until a pass over its threads leaves some of them ready (a spin-wait, a
+    /// long loop): `None`, it gives way; or until it is done: `Some` of the message that
+    /// stops the launch, if one does. `finish` then makes its output.
+    pub(crate) fn run_slice(&mut self, s: &mut Slices) -> Option<Option<String>> {
+        match self.advance(&mut s.0, true) {
+            Advance::Done(fatal) => Some(fatal),
+            Advance::Yielded => None,
+        }
+    }
+
+    /// The block's shared memory, to lay to rest between its slices (`emu/cluster.rs`).
+    pub(crate) fn shared_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.mem.shared
+    }
+
+    /// Report that this block, run in slices, can never go on (`message`, `facts`), at its
+    /// first ready thread: the step limit a GPU would run into.
+    pub(crate) fn report_stuck(&mut self, message: String, facts: Facts) {
+        let t = (0..self.threads.len())
+            .find(|&t| self.threads[t].state == State::Ready)
+            .unwrap_or(0);
+        let site = self.site(t);
+        self.mem
+            .diags
+            .report(DiagKind::StepLimit, Severity::Error, site, None, || {
+                (message, facts)
+            });
+    }
+
+    /// The output of a block run in slices, once `run_slice` said it is done.
+    pub(crate) fn finish_slices(&mut self, s: Slices, fatal: Option<String>) -> BlockOutput {
+        self.finish(s.0, fatal)
+    }
+
+    /// Run ready threads, release barriers and force stuck collectives until the block is
+    /// done; with `slice`, give way after any pass that leaves threads ready.
+    fn advance(&mut self, tally: &mut Tally, slice: bool) -> Advance {
+        let tally = &mut *tally;
         let mut fatal = None;
         let n = self.threads.len();
         'outer: loop {
@@ -59,9 +125,9 @@ impl<'l> Block<'l> {
             let mut t = 0;
             while t < n {
                 if t % 32 == 0 && self.mem.launch.lockstep {
-                    if let Some(lanes) = self.lockstep_here(t, &tally) {
+                    if let Some(lanes) = self.lockstep_here(t, tally) {
                         progressed = true;
-                        match self.run_lockstep(t, lanes, &mut tally) {
+                        match self.run_lockstep(t, lanes, tally) {
                             Ok(()) => {}
                             Err(Halt::Aborted) => break 'outer,
                             Err(Halt::Fatal(msg)) => {
@@ -83,7 +149,7 @@ impl<'l> Block<'l> {
                 progressed = true;
                 self.hand_back_regs(t);
                 let (stop, ran) = self.step(t, QUANTUM);
-                if let Err(Halt::Fatal(msg)) = self.after_step(t, stop, ran, &mut tally) {
+                if let Err(Halt::Fatal(msg)) = self.after_step(t, stop, ran, tally) {
                     fatal = Some(msg);
                     break 'outer;
                 }
@@ -95,6 +161,9 @@ impl<'l> Block<'l> {
                     tally.ready_left = true;
                 }
                 if tally.ready_left {
+                    if slice {
+                        return Advance::Yielded;
+                    }
                     continue;
                 }
                 // Nobody was left ready: the next pass would run no one (and do nothing).
@@ -131,8 +200,13 @@ impl<'l> Block<'l> {
             }
             break;
         }
-        // The block is done: count the rest without stopping anyone (a later block that
-        // crosses the limit reports it).
+        Advance::Done(fatal)
+    }
+
+    /// The block is done (or stopped with `fatal`): its output.
+    fn finish(&mut self, tally: Tally, fatal: Option<String>) -> BlockOutput {
+        // Count the rest without stopping anyone (a later block that crosses the limit
+        // reports it).
         self.mem.launch.count_steps(tally.unreported);
         if fatal.is_none() {
             self.mem.resolve_uninit();

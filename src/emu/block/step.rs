@@ -357,10 +357,9 @@ impl<'l> Block<'l> {
                     }
                     Op::Trap if module.group_sync_aborts.contains(&(th.func, th.pc)) => {
                         return (
-                            Stop::Fatal(format!(
-                                "grid-wide synchronisation (`this_grid().sync()`){} is not supported by gpuzzle's emulator yet: it needs a cooperative launch (`cudaLaunchCooperativeKernel`), and gpuzzle launches kernels the plain way, where CUDA aborts the kernel at this call",
-                                at_line(inst, launch)
-                            )),
+                            Stop::Fatal(crate::emu::cooperative::not_cooperative(&at_line(
+                                inst, launch,
+                            ))),
                             n,
                         );
                     }
@@ -421,6 +420,17 @@ impl<'l> Block<'l> {
                     },
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
+                    Op::AtomVec { .. } => crate::emu::cluster::atom_vec(mem, th, linear, inst),
+                    Op::Cluster(c) => {
+                        if !crate::emu::cluster::exec(mem, th, c, linear) {
+                            // Waiting at the cluster barrier: this instruction again next turn.
+                            return (Stop::Quantum, n);
+                        }
+                        if th.state == State::Barrier {
+                            // The cluster barrier is over: the block's own barrier next.
+                            return (Stop::Wait, n);
+                        }
+                    }
                     Op::Unsupported { text } => {
                         return (
                             Stop::Fatal(crate::emu::diag::unsupported_instruction(

@@ -235,7 +235,12 @@ pub fn instrument(
     edits.push((
         scanned.header_end,
         scanned.header_end,
-        helpers::module_text(module.uses_reserved_smem, heap),
+        helpers::module_text(
+            module.uses_reserved_smem,
+            heap,
+            !module.group_sync_aborts.is_empty(),
+            !module.cluster_dims.is_empty(),
+        ),
     ));
     if let Some(at) = malloc_decl {
         edits.push((at, at, helpers::malloc_helper()));
