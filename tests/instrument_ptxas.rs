@@ -53,6 +53,25 @@ fn assemble_for(ptxas: &Path, text: &str, name: &str, arch: &str) -> Result<(), 
     }
 }
 
+/// ptxas's messages without the file and line they name (the instrumented module is another
+/// file, its lines moved by the rewrite): what is wrong, not where.
+fn without_places(errors: &str) -> Vec<String> {
+    errors
+        .lines()
+        .map(|l| {
+            let Some(start) = l.find("ptxas ") else {
+                return l.to_string();
+            };
+            match l[start..].find("; ") {
+                Some(semi) if l[start..start + semi].contains(", line ") => {
+                    format!("{}{}", &l[..start], &l[start + semi + 2..])
+                }
+                _ => l.to_string(),
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn ptxas_accepts_every_instrumented_module() {
     let Some(ptxas) = ptxas() else {
@@ -95,15 +114,23 @@ fn ptxas_accepts_every_instrumented_module() {
             // must be refused for the same reason, and for nothing the rewrite added.
             match (original, instrumented) {
                 (Ok(()), Ok(())) => {}
-                (Err(a), Err(b)) => assert_eq!(a, b, "{}: other ptxas errors", p.display()),
+                (Err(a), Err(b)) => assert_eq!(
+                    without_places(&a),
+                    without_places(&b),
+                    "{}: other ptxas errors",
+                    p.display()
+                ),
                 (Ok(()), Err(e)) => panic!("ptxas rejects the instrumented {}:\n{e}", p.display()),
+                // The instruction ptxas refuses for this target (a bulk copy needs sm_90) is one
+                // gpuzzle does not run either: the rewrite put a run-time fault in its place.
+                (Err(_), Ok(())) if out.sites.unsupported > 0 => {}
                 (Err(e), Ok(())) => panic!("{}: only the original is rejected: {e}", p.display()),
             }
             checked += 1;
         }
     }
     assert!(checked >= 20, "only {checked} modules checked");
-    for want in ["async_copy", "brx_jump_table"] {
+    for want in ["bulk_copy", "brx_jump_table"] {
         assert!(
             with_faults.iter().any(|s| s == want),
             "{want}: {with_faults:?}"
