@@ -273,6 +273,19 @@ fn spawn(
     args: &[String],
     lockstep: bool,
 ) -> std::io::Result<child::Finished> {
+    spawn_with_limit(cfg, dir, args, lockstep, cfg.time_limit)
+}
+
+/// `spawn` with its own `GPUZZLE_TIME_LIMIT` (None: gpuzzle's own deadline). A solution's
+/// baseline runs under gpuzzle's own: the campaign's short deadline is for mutants, and a
+/// puzzle with a large test (46) would otherwise fail its own reference.
+fn spawn_with_limit(
+    cfg: &Config,
+    dir: &Path,
+    args: &[String],
+    lockstep: bool,
+    time_limit: Option<f64>,
+) -> std::io::Result<child::Finished> {
     let mut cmd = Command::new(&cfg.bin);
     cmd.args(args)
         .current_dir(dir)
@@ -285,7 +298,7 @@ fn spawn(
     } else {
         cmd.env("GPUZZLE_LOCKSTEP", "off");
     }
-    match cfg.time_limit {
+    match time_limit {
         Some(t) => cmd.env("GPUZZLE_TIME_LIMIT", t.to_string()),
         None => cmd.env_remove("GPUZZLE_TIME_LIMIT"),
     };
@@ -689,7 +702,7 @@ impl Shared<'_> {
         let e = &self.pack[k];
         let graded = std::fs::write(dir.join(&e.kernel_file), &e.solution)
             .ok()
-            .and_then(|()| spawn(self.cfg, dir, &check_args(&e.puzzle), true).ok())
+            .and_then(|()| spawn_with_limit(self.cfg, dir, &check_args(&e.puzzle), true, None).ok())
             .map(|f| grade_check(&f));
         let item = format!("solution {}", e.solution_path.display());
         let value = match graded {
