@@ -273,3 +273,36 @@ fn watch_without_a_terminal_prints_each_verdict_once_per_change() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A bare `gpuzzle` in a terminal resumes where the learner left off: `watch` on the first
+/// puzzle not passed yet, keys and all.
+#[test]
+fn a_bare_gpuzzle_in_a_terminal_resumes_in_watch() {
+    let (_dir, ws) = workspace();
+    let solution =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("solutions/01_map.cu")).unwrap();
+    std::fs::write(ws.join("puzzles/01_map.cu"), solution).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["run", "1"])
+        .current_dir(&ws)
+        .env("GPUZZLE_BACKEND", "emu")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut t = Term::spawn(&ws, &[]);
+    t.wait_for("watch on puzzle 2", LIMIT, |s| {
+        s.contains("Puzzle 2 · Zip") && s.contains("q quit")
+    });
+    t.key("q");
+    let start = Instant::now();
+    loop {
+        t.pump(Duration::from_millis(20));
+        if t.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = t.child.kill();
+            panic!("a bare gpuzzle did not quit on q:\n{}", t.screen());
+        }
+    }
+}

@@ -37,8 +37,9 @@ pub struct Cli {
     /// Print more: which backend runs the kernels, and why there is no GPU when there is none.
     #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub verbose: bool,
-    /// Without one, in a workspace: `run` on the first puzzle not passed yet (where the
-    /// learner left off); elsewhere, this help.
+    /// Without one, in a workspace: `watch` on the first puzzle not passed yet (where the
+    /// learner left off; a single `run` when not in a terminal, or with -q); elsewhere, this
+    /// help.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -157,9 +158,12 @@ pub fn main() -> i32 {
     finish(result)
 }
 
-/// A bare `gpuzzle`: in a workspace, `run` on the first puzzle not passed yet, where the
-/// learner left off; elsewhere, the help and how to make a workspace.
+/// A bare `gpuzzle`: in a workspace, pick up where the learner left off, on the first puzzle
+/// not passed yet: `watch` in a terminal (rustlings-style), a single `run` otherwise (a
+/// script or pipe would wait on `watch` for ever) or with `-q` (the verdict line only);
+/// elsewhere, the help and how to make a workspace.
 fn resume(cli: &Cli) -> anyhow::Result<i32> {
+    use std::io::IsTerminal;
     let Ok(Cli {
         command: Some(Command::Run(args)),
         ..
@@ -167,6 +171,17 @@ fn resume(cli: &Cli) -> anyhow::Result<i32> {
     else {
         anyhow::bail!("internal error: `gpuzzle run` did not parse (please report this)");
     };
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if terminal && !cli.quiet && common::is_workspace(&args.ws) {
+        let Ok(Cli {
+            command: Some(Command::Watch(w)),
+            ..
+        }) = Cli::try_parse_from(["gpuzzle", "watch"])
+        else {
+            anyhow::bail!("internal error: `gpuzzle watch` did not parse (please report this)");
+        };
+        return watch::run(&w, cli.quiet);
+    }
     if !common::is_workspace(&args.ws) {
         use clap::CommandFactory;
         outln!("{}", Cli::command().render_help());
