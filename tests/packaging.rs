@@ -26,8 +26,10 @@ fn the_wheel_is_the_binary_with_nvidias_compiler_as_dependencies() {
     assert_eq!(dynamic, ["version"]);
     assert!(project.get("version").is_none());
     assert_eq!(py["tool"]["maturin"]["bindings"].as_str(), Some("bin"));
+    // Each with its platform marker: `nvidia-cuda-nvrtc-cu12; sys_platform == 'linux' ...`.
     let deps: Vec<&str> = (project["dependencies"].as_array().unwrap().iter())
         .filter_map(|v| v.as_str())
+        .map(|d| d.split(';').next().unwrap_or(d).trim())
         .collect();
     let readme = repo_file("README.md");
     let ci = repo_file(".ci/run");
@@ -54,4 +56,97 @@ fn the_release_workflow_builds_and_publishes_the_wheels() {
     ] {
         assert!(yaml.contains(needed), "missing {needed:?}");
     }
+}
+
+/// The wheel as a learner installs it: built with maturin (the debug profile, so the build is
+/// the one `cargo test` already made), installed into a fresh venv with its NVIDIA
+/// dependencies, then `gpuzzle init` and `gpuzzle run 1` with only that venv's `bin/` on PATH
+/// and no Python environment active: gpuzzle must find NVRTC beside itself. Needs maturin
+/// (`.ci/run` installs it) and pip's access to NVIDIA's wheels (cached after `.ci/run`).
+#[test]
+fn the_wheel_installs_into_a_fresh_venv_and_grades_puzzle_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |cmd: &mut std::process::Command, what: &str| {
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+        assert!(
+            out.status.success(),
+            "{what} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let maturin = std::process::Command::new("python3")
+        .args(["-m", "maturin", "--version"])
+        .output();
+    assert!(
+        maturin.is_ok_and(|o| o.status.success()),
+        "maturin is needed to build the wheel: python3 -m pip install 'maturin>=1.5,<2' (.ci/run does)"
+    );
+    let wheels = tmp.path().join("wheels");
+    run(
+        std::process::Command::new("python3")
+            .args([
+                "-m",
+                "maturin",
+                "build",
+                "--profile",
+                "dev",
+                "--strip",
+                "false",
+                "-o",
+            ])
+            .arg(&wheels)
+            .current_dir(root),
+        "maturin build",
+    );
+    let wheel = std::fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .expect("a wheel was built");
+    let venv = tmp.path().join("venv");
+    run(
+        std::process::Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv),
+        "python3 -m venv",
+    );
+    run(
+        std::process::Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .arg(&wheel),
+        "pip install the wheel",
+    );
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let gpuzzle = |args: &[&str], dir: &Path| {
+        std::process::Command::new(venv.join("bin/gpuzzle"))
+            .args(args)
+            .current_dir(dir)
+            .env_clear()
+            .env("PATH", venv.join("bin"))
+            .env("HOME", &home)
+            .env("NO_COLOR", "1")
+            .env("GPUZZLE_BACKEND", "emu")
+            .env("GPUZZLE_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap()
+    };
+    let init = gpuzzle(&["init", "work"], tmp.path());
+    assert!(init.status.success(), "{init:?}");
+    let graded = gpuzzle(&["run", "1"], &tmp.path().join("work"));
+    let text = String::from_utf8_lossy(&graded.stdout);
+    assert_eq!(
+        graded.status.code(),
+        Some(1),
+        "the untouched starter fails: {text}{}",
+        String::from_utf8_lossy(&graded.stderr)
+    );
+    assert!(text.starts_with("Puzzle 1 · Map"), "{text}");
+    assert!(text.contains("FAILED"), "{text}");
 }
