@@ -381,6 +381,26 @@ const CLUSTER_WINDOW: &str = "\tsetp.ge.u64 %gz_q2, %gz_a0, 16777216;
 \t@%gz_q2 bra $gz_reserved;
 ";
 
+/// In a generic access of a cluster module: an address in the cluster's shared memory but not
+/// this block's (`mapa` to another rank: distributed shared memory) is legal and counted as a
+/// shared access, its bounds not checked: where the hardware puts other blocks' shared memory
+/// in the shared window is not documented (on an H200 a `cvta.to.shared` of one lands below this
+/// block's variables). The emulator answers `.shared::cta` for any shared address, and its own
+/// shared check takes such offsets (`CLUSTER_WINDOW`), so both count the access alike.
+const OTHER_BLOCKS_SHARED: &str = "\tisspacep.shared::cta %gz_q1, %gz_a0;
+\t@%gz_q1 bra $gz_own;
+\t{
+\t.param .b32 gz_arg0;
+\t.param .b32 gz_arg1;
+\tmov.u32 %gz_b2, 1;
+\tst.param.b32 [gz_arg0], %gz_b2;
+\tst.param.b32 [gz_arg1], %gz_b0;
+\tcall __gpuzzle_count, (gz_arg0, gz_arg1);
+\t}
+\tbra $gz_done;
+$gz_own:
+";
+
 /// The module-level text inserted after the header: the pointer variable and the helpers.
 /// `reserved_smem`: the module reads `%reserved_smem_offset_*`, so the shared helper also
 /// accepts the runtime's reserved shared memory. `heap`: the module calls `malloc`, so the
@@ -486,7 +506,7 @@ pub fn module_text(reserved_smem: bool, heap: bool, grid_sync: bool, clusters: b
 \t@%gz_q0 bra $gz_global;
 \tisspacep.shared %gz_q0, %gz_a0;
 \t@!%gz_q0 bra $gz_done;
-\tcvta.to.shared.u64 %gz_a2, %gz_a0;
+{dsmem}\tcvta.to.shared.u64 %gz_a2, %gz_a0;
 \t{{
 \t.param .b64 gz_arg0;
 \t.param .b32 gz_arg1;
@@ -521,6 +541,7 @@ $gz_done:
 }}
 
 ",
+        dsmem = if clusters { OTHER_BLOCKS_SHARED } else { "" },
         zero = L::ZERO
     );
 
