@@ -185,6 +185,11 @@ fn check_scan() -> String {
 /// `check_scan`, but when no entry holds the access it jumps to `exhausted` instead of
 /// faulting (with `%gz_b7` already the out-of-bounds kind).
 fn check_scan_or(exhausted: &str) -> String {
+    check_scan_with(exhausted, "")
+}
+
+/// `check_scan_or`, with `base_fix` applied to each entry's base (`%gz_a4`) as it is read.
+fn check_scan_with(exhausted: &str, base_fix: &str) -> String {
     format!(
         "\tmov.u32 %gz_b6, 0;
 \tmov.u32 %gz_b7, {oob};
@@ -192,7 +197,7 @@ $gz_scan:
 \tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
 \t@%gz_q0 bra {exhausted};
 \tld.global.u64 %gz_a4, [%gz_a3];
-\tld.global.u64 %gz_a5, [%gz_a3+8];
+{base_fix}\tld.global.u64 %gz_a5, [%gz_a3+8];
 \tsub.s64 %gz_a6, %gz_a0, %gz_a4;
 \tsub.s64 %gz_a7, %gz_a5, %gz_a6;
 \tsetp.lt.u64 %gz_q1, %gz_a6, %gz_a5;
@@ -374,31 +379,16 @@ const GRID_WORKSPACE: &str = "\tmov.u32 %gz_b10, %envreg1;
 \t@%gz_q2 bra $gz_library;
 ";
 
-/// A shared access at an offset of 16 MiB or more, beyond any block's own shared memory, is
-/// another block's of a thread-block cluster (distributed shared memory, which `mapa` maps
-/// there): legal and counted, its bounds not checked. Only emitted for modules with clusters.
-const CLUSTER_WINDOW: &str = "\tsetp.ge.u64 %gz_q2, %gz_a0, 16777216;
-\t@%gz_q2 bra $gz_reserved;
+/// In a module with clusters, shared offsets are taken within a 16 MiB slice: the hardware
+/// gives each block of a cluster its own slice of the shared window (an H200 placed a block's
+/// own variables, and another's reached through `mapa`, 16 and 32 MiB apart), and the emulator
+/// puts another block's shared memory `(rank + 1) << 28` away. Every block has the same
+/// variables at the same place in its slice, so checking the offset within its slice against
+/// this block's variables checks another block's access too: legal and counted, or out of
+/// bounds. Applied to the address here and to each table entry's base in the scan.
+const CLUSTER_SLICE: &str = "\tand.b64 %gz_a0, %gz_a0, 16777215;
 ";
-
-/// In a generic access of a cluster module: an address in the cluster's shared memory but not
-/// this block's (`mapa` to another rank: distributed shared memory) is legal and counted as a
-/// shared access, its bounds not checked: where the hardware puts other blocks' shared memory
-/// in the shared window is not documented (on an H200 a `cvta.to.shared` of one lands below this
-/// block's variables). The emulator answers `.shared::cta` for any shared address, and its own
-/// shared check takes such offsets (`CLUSTER_WINDOW`), so both count the access alike.
-const OTHER_BLOCKS_SHARED: &str = "\tisspacep.shared::cta %gz_q1, %gz_a0;
-\t@%gz_q1 bra $gz_own;
-\t{
-\t.param .b32 gz_arg0;
-\t.param .b32 gz_arg1;
-\tmov.u32 %gz_b2, 1;
-\tst.param.b32 [gz_arg0], %gz_b2;
-\tst.param.b32 [gz_arg1], %gz_b0;
-\tcall __gpuzzle_count, (gz_arg0, gz_arg1);
-\t}
-\tbra $gz_done;
-$gz_own:
+const CLUSTER_SLICE_BASE: &str = "\tand.b64 %gz_a4, %gz_a4, 16777215;
 ";
 
 /// The module-level text inserted after the header: the pointer variable and the helpers.
@@ -479,10 +469,12 @@ pub fn module_text(reserved_smem: bool, heap: bool, grid_sync: bool, clusters: b
         s += RESERVED_WINDOW;
     }
     if clusters {
-        s += CLUSTER_WINDOW;
+        s += CLUSTER_SLICE;
+        s += &check_scan_with("$gz_fault", CLUSTER_SLICE_BASE);
+    } else {
+        s += &check_scan();
     }
-    s += &check_scan();
-    if reserved_smem || clusters {
+    if reserved_smem {
         s += "$gz_reserved:\n";
     }
     s += &slot("%gz_a1", "%gz_a9");
@@ -506,7 +498,7 @@ pub fn module_text(reserved_smem: bool, heap: bool, grid_sync: bool, clusters: b
 \t@%gz_q0 bra $gz_global;
 \tisspacep.shared %gz_q0, %gz_a0;
 \t@!%gz_q0 bra $gz_done;
-{dsmem}\tcvta.to.shared.u64 %gz_a2, %gz_a0;
+\tcvta.to.shared.u64 %gz_a2, %gz_a0;
 \t{{
 \t.param .b64 gz_arg0;
 \t.param .b32 gz_arg1;
@@ -541,7 +533,6 @@ $gz_done:
 }}
 
 ",
-        dsmem = if clusters { OTHER_BLOCKS_SHARED } else { "" },
         zero = L::ZERO
     );
 
