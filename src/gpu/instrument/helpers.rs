@@ -288,13 +288,8 @@ pub fn malloc_helper() -> String {
 \tatom.global.add.u32 %gz_b0, [%gz_a1+{len}], 1;
 \tsetp.ge.u32 %gz_q0, %gz_b0, {cap};
 \t@%gz_q0 bra $gz_done;
-\tld.global.u64 %gz_a3, [%gz_a1+{off}];
-\tld.global.u32 %gz_b6, [%gz_a1+{slen}];
-\tmul.wide.u32 %gz_a4, %gz_b6, {entry};
+{table}\tmul.wide.u32 %gz_a4, %gz_b0, {entry};
 \tadd.s64 %gz_a3, %gz_a3, %gz_a4;
-\tmul.wide.u32 %gz_a4, %gz_b0, {entry};
-\tadd.s64 %gz_a3, %gz_a3, %gz_a4;
-\tadd.s64 %gz_a3, %gz_a3, %gz_a1;
 \tst.global.u64 [%gz_a3], %gz_a2;
 \tst.global.u64 [%gz_a3+8], %gz_a0;
 \tmembar.gl;
@@ -305,8 +300,7 @@ $gz_done:
 ",
         len = L::HEAP_LEN,
         cap = L::HEAP_CAP,
-        off = L::SHARED_OFF,
-        slen = L::SHARED_LEN,
+        table = heap_table(),
         entry = L::ENTRY_BYTES,
     );
     s
