@@ -120,7 +120,10 @@ pub fn builtin(dir: &Path) -> Result<(Vec<Puzzle>, Vec<PinNote>), PuzzleError> {
             Some(t) if normalise(t) == *text => {}
             Some(_) => notes.push(PinNote {
                 file: shown(name),
-                message: "differs from the puzzle built into gpuzzle: graded with the built-in definition (CI pins the pack; restore the file with `git checkout`)".into(),
+                message: format!(
+                    "differs from the puzzle built into gpuzzle: graded with the built-in definition (CI pins the pack; restore the file with `git checkout origin/HEAD -- {}`)",
+                    shown(name).display()
+                ),
             }),
             None => notes.push(PinNote {
                 file: shown(name),
