@@ -1,6 +1,7 @@
 //! Loads, stores and atomics of one thread: resolving the state space, bounds and alignment
 //! checks, counters, and the shared-memory race and uninitialised-read checkers.
 
+use super::access_kind::Kind;
 use super::alu::{self, atom_combine};
 use super::block::{Mem, PendingUninit, Thread, WarpOrder, NONE};
 use super::cluster::Target;
@@ -24,32 +25,6 @@ enum Place {
     Shared(u64),
     Local(u64),
     Param(u64),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Read,
-    Write,
-    Atomic,
-}
-
-impl Kind {
-    /// As the facts say it.
-    pub(super) fn access(self) -> FAccess {
-        match self {
-            Kind::Read => FAccess::Read,
-            Kind::Write => FAccess::Write,
-            Kind::Atomic => FAccess::Atomic,
-        }
-    }
-
-    fn verb(self) -> &'static str {
-        match self {
-            Kind::Read => "read",
-            Kind::Write => "wrote",
-            Kind::Atomic => "atomically updated",
-        }
-    }
 }
 
 impl Mem<'_> {

@@ -4,7 +4,7 @@
 //! A kernel declared with `.reqnctapercluster X, Y, Z` launches in clusters of X x Y x Z
 //! blocks (the grid must be a multiple of it; at most 8 blocks, the portable cluster size).
 //! The blocks of one cluster are all made at once and run in slices like a cooperative launch
-//! (`cooperative::run_blocks`), cluster after cluster, so a block can wait for the others.
+//! (`cooperative::run::run_blocks`), cluster after cluster, so a block can wait for the others.
 //!
 //! - Special registers: `%clusterid` (which cluster), `%nclusterid`, `%cluster_ctaid` (the
 //!   block's place in its cluster), `%cluster_nctaid` (the cluster's shape),
@@ -24,13 +24,16 @@
 //!   accesses are checked as always).
 //! - `elect.sync d|p, mask`: every lane of `mask` executes it together (`.sync`), so the
 //!   leader is the mask's lowest lane, as on hardware.
+//!
+//! This file works on the launch (`ClusterRun` is kept in `context.rs`, which the blocks
+//! hold); the instructions, which work on a block, are `cluster/instrs.rs`.
 
-use super::block::{Mem, State, Thread};
-use super::context::Launch;
+use super::context::{Barrier, ClusterRun, Launch};
 use super::LaunchConfig;
-use crate::ptx::ir::{ClusterOp, Inst, Module, Op, Special};
-use std::collections::HashMap;
+use crate::ptx::ir::{Module, Special};
 use std::sync::Mutex;
+
+pub(super) mod instrs;
 
 /// Shared-window offsets at or above this name another block's shared memory: `(rank + 1)`
 /// times it, plus the offset there. Above any block's shared memory (at most 64 MiB).
@@ -38,23 +41,6 @@ pub const DSMEM_BIT: u64 = 1 << 28;
 
 /// The most blocks a cluster may have (CUDA's portable limit).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
-
-/// A launch in clusters: the shape, the cluster barrier, and the resting place of the shared
-/// memory of the blocks that are not running.
-pub struct ClusterRun {
-    pub dims: [u32; 3],
-    barrier: Mutex<Barrier>,
-    /// Per block of the grid (launch order): its shared memory while it does not run.
-    smem: Vec<Mutex<Vec<u8>>>,
-}
-
-#[derive(Default)]
-struct Barrier {
-    /// (cluster, phase) → threads arrived.
-    arrived: HashMap<(u32, u32), u32>,
-    /// (block index, thread) → (arrivals, completed waits).
-    thread: HashMap<(u32, u32), (u32, u32)>,
-}
 
 /// The cluster shape `entry` was declared with, if any.
 pub fn declared(module: &Module, entry: u32) -> Option<[u32; 3]> {
@@ -218,7 +204,7 @@ pub fn wait_over(launch: &Launch<'_>, block: [u32; 3], thread: u32) -> bool {
 /// When every thread of every block of the cluster still running waits at the cluster
 /// barrier and some blocks of the cluster have returned (so it can never complete): the first
 /// waiting block, and the message and facts saying so, as for a grid sync
-/// (`cooperative::grid_sync_deadlock`).
+/// (`cooperative::run::grid_sync_deadlock`).
 pub(super) fn barrier_deadlock(
     launch: &Launch<'_>,
     members: &[usize],
@@ -346,70 +332,6 @@ pub fn swap(launch: &Launch<'_>, b: usize, shared: &mut Vec<u8>) {
 /// `elect.sync`'s leader among the lanes of `mask`: the lowest (32 when the mask is empty).
 pub fn leader(mask: u32) -> u32 {
     mask.trailing_zeros()
-}
-
-/// `atom`/`red.global.add.v2/.v4.f32`: each element its own atomic, in order, counted as one
-/// atomic each; the old values into `d`.
-pub(super) fn atom_vec(mem: &mut Mem<'_>, th: &mut Thread, linear: u32, inst: &Inst) {
-    let Op::AtomVec {
-        space,
-        op,
-        ty,
-        d,
-        addr,
-        b,
-    } = &inst.op
-    else {
-        return;
-    };
-    let base = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
-    for (i, src) in b.iter().enumerate() {
-        let v = mem.val(th, src);
-        let at = base.wrapping_add(i as u64 * ty.size() as u64);
-        let old = mem.atomic(th, linear, inst, *space, at, *op, *ty, v, 0);
-        if let Some(r) = d.get(i).and_then(|&r| th.regs.get_mut(r as usize)) {
-            *r = old;
-        }
-    }
-}
-
-/// Run a cluster instruction for thread `th` (its index in the block `linear`): false while it
-/// waits at the cluster barrier (the instruction runs again at its next turn); after the
-/// barrier's wait is over the thread is left waiting at its block's barrier
-/// (`State::Barrier`).
-pub(super) fn exec(mem: &mut Mem<'_>, th: &mut Thread, op: &ClusterOp, linear: u32) -> bool {
-    let launch = mem.launch;
-    match *op {
-        ClusterOp::Arrive => arrive(launch, mem.block, linear),
-        ClusterOp::Wait => {
-            if !wait_over(launch, mem.block, linear) {
-                return false;
-            }
-            th.state = State::Barrier;
-        }
-        ClusterOp::Mapa {
-            d,
-            a,
-            rank,
-            generic,
-        } => {
-            let (a, rank) = (mem.val(th, &a), mem.val(th, &rank) as u32);
-            let v = mapa(launch, mem.block, a, rank, generic);
-            if let Some(r) = th.regs.get_mut(d as usize) {
-                *r = if generic { v } else { v & 0xffff_ffff };
-            }
-        }
-        ClusterOp::Elect { d, p, mask } => {
-            let lead = leader(mem.val(th, &mask) as u32);
-            if let Some(r) = d.and_then(|d| th.regs.get_mut(d as usize)) {
-                *r = lead as u64;
-            }
-            if let Some(r) = p.and_then(|p| th.regs.get_mut(p as usize)) {
-                *r = (linear % 32 == lead) as u64;
-            }
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -1,14 +1,17 @@
 //! What the blocks of one launch share: the module, the launch shape and options, global memory,
 //! the symbols' places, the decoded code, the step count and the checkers' launch-wide state.
-//! `launch.rs` builds it and runs the blocks (`block/`), which read it.
+//! `launch.rs` builds it and runs the blocks (`block/`), which read it. Also the launch-wide
+//! state of thread-block clusters (`ClusterRun`, run by `cluster.rs`) and the reserved shared
+//! memory's place, so that the blocks need not import the families that use them.
 
-use super::access::Kind;
+use super::access_kind::Kind;
 use super::diag::Namer;
 use super::fast::FastCode;
 use super::memory::GlobalMem;
 use super::race::{BlockSet, Seen, Watch};
 use super::{EmuOptions, LaunchConfig};
-use crate::ptx::ir::Module;
+use crate::ptx::ir::{Module, ReservedSmem};
+use crate::ptx::SHARED_RED_ZONE;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -62,7 +65,7 @@ pub struct Launch<'m> {
     /// The grid workspace of a cooperative launch (`cooperative.rs`).
     pub(super) grid_workspace: Option<super::cooperative::Workspace>,
     /// A launch in thread-block clusters (`cluster.rs`).
-    pub(super) cluster: Option<super::cluster::ClusterRun>,
+    pub(super) cluster: Option<ClusterRun>,
 }
 
 impl<'m> Launch<'m> {
@@ -210,6 +213,49 @@ impl<'m> Launch<'m> {
     pub fn nearest_shared(&self, off: u64) -> Option<(String, u64, u64)> {
         let best = super::diag::nearest_shared_var(&self.shared_vars, off)?;
         Some((best.0.clone(), best.1, best.2))
+    }
+}
+
+/// A launch in clusters (run by `cluster.rs`): the shape, the cluster barrier, and the resting
+/// place of the shared memory of the blocks that are not running.
+pub struct ClusterRun {
+    pub dims: [u32; 3],
+    pub(super) barrier: Mutex<Barrier>,
+    /// Per block of the grid (launch order): its shared memory while it does not run.
+    pub(super) smem: Vec<Mutex<Vec<u8>>>,
+}
+
+/// The cluster barrier's arrivals and waits (`cluster::arrive`, `cluster::wait_over`).
+#[derive(Default)]
+pub(super) struct Barrier {
+    /// (cluster, phase) → threads arrived.
+    pub(super) arrived: HashMap<(u32, u32), u32>,
+    /// (block index, thread) → (arrivals, completed waits).
+    pub(super) thread: HashMap<(u32, u32), (u32, u32)>,
+}
+
+/// Bytes of shared memory the system reserves per block (CUDA's
+/// `cudaDevAttrReservedSharedMemoryPerBlock` on sm_80 and later): cooperative groups keep a
+/// multi-warp tile's scratch there.
+pub const RESERVED_SMEM: u64 = 1024;
+
+/// Where the reserved shared region starts when the module reads a `%reserved_smem_offset_*`
+/// register: after the dynamic shared memory and a red zone, so an overflow of either is not
+/// taken for the other.
+pub(super) fn reserved_smem_base(module: &Module, cfg: &LaunchConfig) -> Option<u64> {
+    module.uses_reserved_smem.then(|| {
+        let dynamic_end = module.static_shared_size + cfg.dynamic_shared as u64;
+        dynamic_end.div_ceil(16) * 16 + SHARED_RED_ZONE
+    })
+}
+
+/// The value of a `%reserved_smem_offset_*` register in this launch.
+pub(super) fn reserved_smem_value(module: &Module, cfg: &LaunchConfig, which: ReservedSmem) -> u64 {
+    let base = reserved_smem_base(module, cfg).unwrap_or(0);
+    match which {
+        ReservedSmem::Begin | ReservedSmem::Offset(_) => base,
+        ReservedSmem::End => base + RESERVED_SMEM,
+        ReservedSmem::Cap => RESERVED_SMEM,
     }
 }
 

@@ -12,7 +12,7 @@
 //! ([`not_cooperative`]).
 //!
 //! How the emulator runs it: all blocks are made at once and run in slices, in block order,
-//! round and round (`run_blocks`): a block runs until a pass over its threads leaves one of
+//! round and round (`run.rs`): a block runs until a pass over its threads leaves one of
 //! them ready (the spin-wait above, or any long loop) and then gives way, so every block gets
 //! to the sync and the flip is seen. The workspace lives outside every allocation
 //! (`WORKSPACE_BASE`), in words of its own: its accesses are the library's, so they are not
@@ -33,9 +33,10 @@
 //! larger grid, naming that limit ([`co_resident_limit`]). On a GPU the backend asks the device (its SM count times the
 //! kernel's occupancy, `gpu/driver.rs`).
 
-use super::context::Launch;
 use super::LaunchConfig;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+pub(super) mod run;
 
 /// Where the grid workspace lies: in the global part of the address space, far above every
 /// allocation (`memory.rs` puts them 128 GiB apart from 128 GiB) and below function
@@ -241,115 +242,6 @@ pub fn not_cooperative(at: &str) -> String {
     format!(
         "grid-wide synchronisation (`this_grid().sync()`){at} needs a cooperative launch, where every block is resident at once: `cudaLaunchCooperativeKernel` (in gpuzzle: `exec --cooperative`, or `cooperative = true` in a puzzle file). In a plain launch CUDA aborts the kernel at this call"
     )
-}
-
-/// Run every block of a cooperative launch, all resident at once, in slices round and round
-/// (see the module docs): each block's output in block order, stopping at the first block
-/// whose slice stops the launch (the blocks not done then are dropped), and whether the launch
-/// was stopped with blocks not done.
-pub(super) fn run_blocks(
-    launch: &Launch<'_>,
-    members: &[usize],
-) -> (Vec<(super::block::BlockOutput, [u32; 3])>, bool) {
-    use super::block::Block;
-    use super::context::block_idx;
-    let cfg = &launch.cfg;
-    let nblocks = members.len();
-    let mut blocks: Vec<Block> = members
-        .iter()
-        .map(|&i| Block::new(launch, block_idx(cfg, i)))
-        .collect();
-    // In clusters, a block's shared memory rests where the others can reach it while it does
-    // not run (`cluster.rs`).
-    for (block, &m) in blocks.iter_mut().zip(members) {
-        super::cluster::swap(launch, m, block.shared_mut());
-    }
-    let mut slices: Vec<_> = blocks.iter().map(Block::start_slices).collect();
-    let mut done: Vec<Option<Option<String>>> = vec![None; nblocks];
-    let mut left = nblocks;
-    let mut stopped = false;
-    while left > 0 && !stopped {
-        let stuck = grid_sync_deadlock(launch, members, &done, left)
-            .or_else(|| super::cluster::barrier_deadlock(launch, members, &done, left));
-        if let Some((i, msg, facts)) = stuck {
-            // Every block still running waits at the grid sync for blocks that have returned:
-            // reported where the first of them waits, as the step limit a GPU would run into.
-            blocks[i].report_stuck(msg, facts);
-            launch.abort();
-            done[i] = Some(Some(STEP_LIMIT.to_string()));
-            left -= 1;
-            break;
-        }
-        for i in 0..nblocks {
-            if done[i].is_some() {
-                continue;
-            }
-            super::cluster::swap(launch, members[i], blocks[i].shared_mut());
-            let slice = blocks[i].run_slice(&mut slices[i]);
-            super::cluster::swap(launch, members[i], blocks[i].shared_mut());
-            if let Some(fatal) = slice {
-                stopped |= fatal.is_some() || launch.aborted();
-                done[i] = Some(fatal);
-                left -= 1;
-            } else if launch.aborted() || launch.over_limits() {
-                // The step limit is reported by the block whose turn crossed it; a launch
-                // over its deadline between slices stops the blocks where they are.
-                stopped = true;
-            }
-            if stopped {
-                break;
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(nblocks);
-    for (i, (block, s)) in blocks.iter_mut().zip(slices).enumerate() {
-        super::cluster::swap(launch, members[i], block.shared_mut());
-        if let Some(fatal) = done[i].take() {
-            out.push((block.finish_slices(s, fatal), block_idx(cfg, members[i])));
-        }
-    }
-    (out, left > 0)
-}
-
-/// What `launch.rs` calls a launch stopped at its step limit.
-const STEP_LIMIT: &str = "step limit";
-
-/// When every block still running has arrived at the grid sync and some blocks have
-/// returned without arriving (so the sync can never complete): the first waiting block, and
-/// the message and facts saying so (at the learner's line of the sync, where it waits).
-fn grid_sync_deadlock(
-    launch: &Launch<'_>,
-    members: &[usize],
-    done: &[Option<Option<String>>],
-    left: usize,
-) -> Option<(usize, String, super::facts::Facts)> {
-    let ws = launch.grid_workspace.as_ref()?;
-    if left == done.len() || ws.waiting() as usize != left {
-        return None;
-    }
-    let first_waiting = done.iter().position(Option::is_none)?;
-    let returned: Vec<String> = (0..done.len())
-        .filter(|&i| done[i].is_some())
-        .take(4)
-        .map(|i| {
-            launch
-                .namer
-                .block(super::context::block_idx(&launch.cfg, members[i]))
-        })
-        .collect();
-    let gone = done.len() - left;
-    let message = format!(
-        "the grid-wide sync (`this_grid().sync()`) never completes: {left} of the grid's {} blocks wait there for the other {gone}, which returned without reaching it ({}{})",
-        done.len(),
-        returned.join(", "),
-        if gone > returned.len() { ", ..." } else { "" }
-    );
-    let facts = super::facts::Facts::GridSyncNeverCompletes {
-        waiting: left as u64,
-        returned: gone as u64,
-        cluster: false,
-    };
-    Some((first_waiting, message, facts))
 }
 
 #[cfg(test)]

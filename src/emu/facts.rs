@@ -3,9 +3,8 @@
 //! about fixes; `teach` turns them, with the learner's source, into the help a learner reads.
 //! Both executors build the same facts, so the emulator and the GPU teach alike.
 
+use crate::ptx::ir::AsyncApi;
 use serde::{Deserialize, Serialize};
-
-pub use super::async_copy::{AsyncFacts, AsyncHazard};
 
 /// The memory space of an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,4 +177,68 @@ pub enum LaneState {
     AtOtherWarpOp,
     Exited,
     Elsewhere,
+}
+
+/// What went wrong with an async copy or an mbarrier, as the checker saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AsyncHazard {
+    /// The copy's destination was read before a wait covered the copy.
+    ReadBeforeWait,
+    /// Another thread read the destination after the issuing thread's wait, but with no
+    /// barrier between that wait and the read.
+    ReadBeforeBarrier,
+    /// The destination was written while the copy was in flight.
+    DestinationOverwritten,
+    /// The source was written while the copy was in flight.
+    SourceOverwritten,
+    /// An mbarrier used before `mbarrier.init` (or after `inval`).
+    BarrierNotInitialised,
+    /// A named barrier whose thread count never arrived.
+    NamedBarrierStuck,
+    /// An mbarrier phase that never completes (fewer arrivals than it was initialised for).
+    MbarrierStuck,
+}
+
+/// The facts of an `async-copy` diagnostic (and of a stuck named barrier).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AsyncFacts {
+    pub hazard: AsyncHazard,
+    /// The interface whose copy it was (`Ptx` for a named barrier or an mbarrier alone).
+    pub api: AsyncApi,
+    /// The element accessed: the copy's shared destination or its global source.
+    pub element: Option<Element>,
+    /// The thread that issued the copy, and the line.
+    pub issuer: [u32; 3],
+    pub issue_line: u32,
+    /// The thread at fault issued the copy itself.
+    pub own_copy: bool,
+    /// The copy was closed into a commit group.
+    pub committed: bool,
+    /// Groups its thread committed after the copy's: `wait_group n` covers it for `n` up to this.
+    pub newer_groups: u32,
+    /// The copy completes on an mbarrier (`cuda::barrier`, a block-scope `cuda::pipeline`).
+    pub via_barrier: bool,
+    /// A named barrier's number and thread count (`NamedBarrierStuck`), and how many arrived.
+    pub barrier_id: u32,
+    pub count: u32,
+    pub arrived: u32,
+}
+
+impl AsyncFacts {
+    pub(crate) fn new(hazard: AsyncHazard) -> AsyncFacts {
+        AsyncFacts {
+            hazard,
+            api: AsyncApi::Ptx,
+            element: None,
+            issuer: [0; 3],
+            issue_line: 0,
+            own_copy: false,
+            committed: false,
+            newer_groups: 0,
+            via_barrier: false,
+            barrier_id: 0,
+            count: 0,
+            arrived: 0,
+        }
+    }
 }

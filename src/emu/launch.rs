@@ -16,7 +16,7 @@
 
 use super::access::ACCESS_LOG_CAP;
 use super::block::{Block, BlockOutput};
-use super::context::{block_idx, Launch};
+use super::context::{block_idx, reserved_smem_base, Launch, RESERVED_SMEM};
 use super::diag::{Diags, Namer};
 use super::fast;
 use super::heap::{Heap, HEAP_NAME, HEAP_SIZE};
@@ -27,7 +27,7 @@ use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::demangle::ParamKind;
-use crate::ptx::ir::{demangle_var, Callee, EntryLookup, Module, Op, ReservedSmem, Space};
+use crate::ptx::ir::{demangle_var, Callee, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -521,7 +521,7 @@ fn run_full_counting(
         };
         let mut finished = 0;
         for members in groups {
-            let (outs, unfinished) = super::cooperative::run_blocks(&launch, &members);
+            let (outs, unfinished) = super::cooperative::run::run_blocks(&launch, &members);
             finished += outs.len();
             for (out, b) in outs {
                 fold.add(summarise(&launch, out, b));
@@ -662,7 +662,7 @@ fn run_full_counting(
     }
     if !fold.cross.is_empty() {
         let seen = watch_rerun(module, entry, cfg, &args, &symbol_bytes, opts, &fold.cross);
-        let found = race::report_cross(&launch, launch.namer, &fold.cross, &seen);
+        let found = race::check::report_cross(&launch, launch.namer, &fold.cross, &seen);
         fold.diags.merge(found);
     }
     let mut buffers = Vec::new();
@@ -896,31 +896,6 @@ fn prepare<'m>(
 /// Races between blocks at most reported per launch (each costs a watch in the rerun).
 const MAX_CROSS_RACES: usize = 8;
 
-/// Bytes of shared memory the system reserves per block (CUDA's
-/// `cudaDevAttrReservedSharedMemoryPerBlock` on sm_80 and later): cooperative groups keep a
-/// multi-warp tile's scratch there.
-pub const RESERVED_SMEM: u64 = 1024;
-
-/// Where the reserved shared region starts when the module reads a `%reserved_smem_offset_*`
-/// register: after the dynamic shared memory and a red zone, so an overflow of either is not
-/// taken for the other.
-pub(super) fn reserved_smem_base(module: &Module, cfg: &LaunchConfig) -> Option<u64> {
-    module.uses_reserved_smem.then(|| {
-        let dynamic_end = module.static_shared_size + cfg.dynamic_shared as u64;
-        dynamic_end.div_ceil(16) * 16 + SHARED_RED_ZONE
-    })
-}
-
-/// The value of a `%reserved_smem_offset_*` register in this launch.
-pub(super) fn reserved_smem_value(module: &Module, cfg: &LaunchConfig, which: ReservedSmem) -> u64 {
-    let base = reserved_smem_base(module, cfg).unwrap_or(0);
-    match which {
-        ReservedSmem::Begin | ReservedSmem::Offset(_) => base,
-        ReservedSmem::End => base + RESERVED_SMEM,
-        ReservedSmem::Cap => RESERVED_SMEM,
-    }
-}
-
 /// The element size diagnostics index a module variable by: NVRTC declares arrays as bytes
 /// (`.align 4 .b8 histogram[16]` for `int histogram[4]`), so a byte array aligned wider than a
 /// byte is taken to hold elements of its alignment (`histogram[4]`, not `histogram[16]`).
@@ -979,7 +954,7 @@ fn watch_rerun(
             _ => vec![(0..nblocks).collect()],
         };
         for members in groups {
-            if super::cooperative::run_blocks(&launch, &members).1 {
+            if super::cooperative::run::run_blocks(&launch, &members).1 {
                 break;
             }
         }

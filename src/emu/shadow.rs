@@ -13,7 +13,7 @@
 //! both lanes took part in lies between them (`block/order.rs`: a `__syncwarp(mask)` orders
 //! the lanes of its mask that arrived, no others).
 
-use super::access::Kind;
+use super::access_kind::Kind;
 use super::block::{ordered_by, WarpOrder};
 
 /// No thread (as a linear thread index).

@@ -8,10 +8,9 @@
 //! A child of `emu::block` (it works on the block's threads), kept beside the rest of the
 //! async family in `emu/async_copy/`.
 
-use super::scheduler::thread_list;
-use super::{Block, State};
-use crate::emu::async_copy::{AsyncFacts, AsyncHazard, Named, NAMED_BARRIERS};
-use crate::emu::facts::Facts;
+use super::{thread_list, Block, State};
+use crate::emu::async_copy::{Named, NAMED_BARRIERS};
+use crate::emu::facts::{AsyncFacts, AsyncHazard, Facts};
 use crate::emu::result::{DiagKind, Severity};
 use crate::ptx::ir::{AsyncApi, AsyncOp, Op};
 

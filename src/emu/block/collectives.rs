@@ -3,8 +3,7 @@
 //! `tensor.rs`): a lane that reaches one waits; the collective completes once every live lane
 //! of its mask waits at it, reading all sources before writing any result.
 
-use super::scheduler::ACTIVEMASK_PATIENCE;
-use super::{Block, State, Thread};
+use super::{Block, State, Thread, ACTIVEMASK_PATIENCE};
 use crate::emu::alu::atom_combine;
 use crate::emu::facts::{Facts, LaneState, WarpSyncFacts};
 use crate::emu::result::{DiagKind, Severity};

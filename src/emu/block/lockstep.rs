@@ -46,8 +46,7 @@
 //! at a time: outputs, counts and diagnostics.
 
 use super::instrs;
-use super::scheduler::QUANTUM;
-use super::{Block, Lane, State, Thread, WarpRegs};
+use super::{Block, Lane, LaneCounts, State, Thread, WarpRegs, QUANTUM};
 use crate::emu::access::le_read;
 use crate::emu::alu;
 use crate::emu::fast::{self, Fast, FastInst, FloatOp, IntOp, Src, NO_GUARD};
@@ -70,18 +69,6 @@ macro_rules! per_variant {
             }
         }
     };
-}
-
-/// Per-lane counts of a lockstep run, kept in the block (`Block::lane_counts`) and cleared
-/// only by a run that needs them: most runs (a reduction's between its many barriers) need
-/// none, and clearing them cost a few percent of such a short run.
-#[derive(Default)]
-pub(super) struct LaneCounts {
-    /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`) and lane
-    /// (see `Reads`).
-    reads: [[u64; 32]; 2],
-    /// Instructions each lane did not run while it waited (see `Park`).
-    behind: [u64; 32],
 }
 
 /// The spaces `Reads` counts, as indices.

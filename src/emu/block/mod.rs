@@ -6,7 +6,9 @@
 //! control flow), `instrs/` executes the instructions by family, `collectives.rs` completes
 //! warp collectives (`tensor.rs` those of the tensor-core family), `order.rs` keeps which lanes of a warp those collectives ordered (for the
 //! race checkers). The memory path (loads, stores, atomics and their checks) is `access.rs`
-//! and `race.rs` beside this module.
+//! and `race/check.rs` beside this module. This file holds the state only, a layer below the
+//! memory path and the families' instructions, which work on it; the parts above run it
+//! (the layers are in `emu/mod.rs`).
 
 mod collectives;
 mod instrs;
@@ -75,6 +77,13 @@ pub(super) struct Thread {
 /// `%globaltimer` does: the emulator keeps no time, so each thread's clock is a counter of
 /// its own reads (deterministic, and the same in lockstep or a thread at a time).
 pub(super) const CLOCK_TICK: u64 = 1000;
+
+/// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
+pub(super) const QUANTUM: u64 = 4096;
+
+/// Scheduling passes an `activemask` waits for the other lanes of its warp to settle before it
+/// completes with the lanes already there (lanes spinning on a flag never settle).
+pub(super) const ACTIVEMASK_PATIENCE: u32 = 16;
 
 /// A read of never-written shared memory, reported at the next barrier unless a race explains it.
 pub(super) struct PendingUninit {
@@ -152,11 +161,23 @@ pub struct Block<'l> {
     /// Per warp, its lanes' registers while lockstep holds them (`lockstep.rs`).
     warp_regs: Vec<WarpRegs>,
     /// The per-lane counts of the last lockstep run.
-    lane_counts: lockstep::LaneCounts,
+    lane_counts: LaneCounts,
     /// Per warp, the collective its first lane waits at (function, instruction) and the live
     /// lanes of its mask that were elsewhere then: one of them that finishes without joining
     /// never reached it (`collectives.rs`).
     warp_absent: Vec<Option<(u32, u32, u32)>>,
+}
+
+/// Per-lane counts of a lockstep run, kept in the block (`Block::lane_counts`) and cleared
+/// only by a run that needs them: most runs (a reduction's between its many barriers) need
+/// none, and clearing them cost a few percent of such a short run.
+#[derive(Default)]
+pub(super) struct LaneCounts {
+    /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`) and lane
+    /// (see `Reads` in `lockstep.rs`).
+    reads: [[u64; 32]; 2],
+    /// Instructions each lane did not run while it waited (see `Park` in `lockstep.rs`).
+    behind: [u64; 32],
 }
 
 enum Stop {
@@ -222,7 +243,7 @@ impl<'l> Block<'l> {
             activemask_waiting: false,
             lockstep_ran: 0,
             warp_regs: (0..n.div_ceil(32)).map(|_| WarpRegs::default()).collect(),
-            lane_counts: lockstep::LaneCounts::default(),
+            lane_counts: LaneCounts::default(),
             warp_absent: vec![None; n.div_ceil(32)],
         }
     }
@@ -332,6 +353,17 @@ fn at_line(inst: &Inst, launch: &Launch) -> String {
 
 fn unsupported_call(name: &str, inst: &Inst, launch: &Launch) -> String {
     crate::emu::diag::unsupported_call(name, &at_line(inst, launch))
+}
+
+/// Up to four threads by name, then how many more (for the barrier messages).
+pub(super) fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
+    let names: Vec<String> = ts.iter().take(4).map(|&t| namer.thread(t)).collect();
+    let more = if ts.len() > 4 {
+        format!(" and {} more", ts.len() - 4)
+    } else {
+        String::new()
+    };
+    format!("{}{more}", names.join(", "))
 }
 
 /// A thread's registers, wherever they are kept: its own `Thread::regs` (one thread at a
@@ -454,7 +486,7 @@ impl<'l> Mem<'l> {
             Special::AggrSmemSize => {
                 self.launch.module.static_shared_of(self.launch.entry)
                     + cfg.dynamic_shared as u64
-                    + super::launch::RESERVED_SMEM
+                    + super::context::RESERVED_SMEM
             }
             Special::LaneMaskEq => 1u64 << lane,
             Special::LaneMaskLt => (1u64 << lane) - 1,
@@ -464,7 +496,7 @@ impl<'l> Mem<'l> {
             Special::SmId => 0,
             Special::DynamicSmemSize => cfg.dynamic_shared as u64,
             Special::ReservedSmem(r) => {
-                super::launch::reserved_smem_value(self.launch.module, cfg, r)
+                super::context::reserved_smem_value(self.launch.module, cfg, r)
             }
         }
     }

@@ -3,20 +3,12 @@
 //! releases barriers (reporting divergence) once no thread can run.
 
 use super::lockstep::Together;
-use super::{Block, BlockOutput, State, Stop};
-use crate::emu::diag::Namer;
+use super::{thread_list, Block, BlockOutput, State, Stop, ACTIVEMASK_PATIENCE, QUANTUM};
 use crate::emu::facts::Facts;
 use crate::emu::perf;
 use crate::emu::printf;
 use crate::emu::result::{DiagKind, PerfStats, Severity};
 use crate::ptx::ir::*;
-
-/// Instructions a thread runs before the scheduler moves on (so spin-waits make progress).
-pub(super) const QUANTUM: u64 = 4096;
-
-/// Scheduling passes an `activemask` waits for the other lanes of its warp to settle before it
-/// completes with the lanes already there (lanes spinning on a flag never settle).
-pub(super) const ACTIVEMASK_PATIENCE: u32 = 16;
 
 /// Executed instructions are added to the launch-wide count in batches of at most this many
 /// (one shared atomic per thread switch would make cores fight over its cache line).
@@ -576,14 +568,4 @@ fn loop_latch(body: &[Inst], pc: u32) -> Option<u32> {
             Op::Bra { target } if target <= pc && (i as u32) >= pc => Some(inst.line),
             _ => None,
         })
-}
-
-pub(super) fn thread_list(ts: &[[u32; 3]], namer: Namer) -> String {
-    let names: Vec<String> = ts.iter().take(4).map(|&t| namer.thread(t)).collect();
-    let more = if ts.len() > 4 {
-        format!(" and {} more", ts.len() - 4)
-    } else {
-        String::new()
-    };
-    format!("{}{more}", names.join(", "))
 }

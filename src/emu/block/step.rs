@@ -391,7 +391,7 @@ impl<'l> Block<'l> {
                         return (Stop::Wait, n);
                     }
                     Op::Async(a) => {
-                        use crate::emu::async_copy::{exec, Flow};
+                        use crate::emu::async_copy::{instrs::exec, Flow};
                         let mut regs = std::mem::take(&mut th.regs);
                         let flow = exec(mem, th, &mut regs[..], linear, inst, a);
                         th.regs = regs;
@@ -420,9 +420,11 @@ impl<'l> Block<'l> {
                     },
                     Op::Fence => th.fenced = true,
                     Op::Nop => {}
-                    Op::AtomVec { .. } => crate::emu::cluster::atom_vec(mem, th, linear, inst),
+                    Op::AtomVec { .. } => {
+                        crate::emu::cluster::instrs::atom_vec(mem, th, linear, inst)
+                    }
                     Op::Cluster(c) => {
-                        if !crate::emu::cluster::exec(mem, th, c, linear) {
+                        if !crate::emu::cluster::instrs::exec(mem, th, c, linear) {
                             // Waiting at the cluster barrier: this instruction again next turn.
                             return (Stop::Quantum, n);
                         }
