@@ -1078,3 +1078,49 @@ fn ldmatrix_out_of_bounds_is_skipped_and_reported_like_the_emulator() {
         DiagKind::OutOfBounds,
     );
 }
+
+/// mbarrier operations (`cuda::barrier`): the 8-byte barrier object is checked on both
+/// executors and counted on neither. A barrier initialised past the array, or inside it at an
+/// offset that is not a multiple of 8, is skipped and reported at the same line, block and
+/// thread, as a shared out-of-bounds or misaligned access.
+#[test]
+fn mbarrier_objects_are_checked_like_the_emulator() {
+    let c = cfg([1, 1, 1], [8, 1, 1]);
+    let args = |extra: i64| vec![zeros("out", ElemType::F32, 8), int(extra)];
+    let inst = assert_equivalent("mbarrier", c, args(-1));
+    assert!(inst.ptx.contains("call (gz_ret), __gpuzzle_shared_check"));
+    assert_eq!(
+        inst.result.buffers[0].values(),
+        (0..8).map(|i| 2.0 * i as f64).collect::<Vec<_>>()
+    );
+    assert_eq!(inst.result.counters.max_per_thread.shared_reads, 0);
+    for (extra, kind) in [(16, DiagKind::OutOfBounds), (4, DiagKind::Misaligned)] {
+        let (plain, inst) = both("mbarrier", c, args(extra), 10_000_000, 100_000);
+        assert!(
+            inst.emulator_diagnostics.iter().all(|d| d.kind != kind),
+            "{extra}: an illegal mbarrier got through: {:?}",
+            inst.emulator_diagnostics
+        );
+        assert_eq!(plain.buffers, inst.result.buffers, "{extra}");
+        assert_eq!(plain.counters.total, inst.result.counters.total, "{extra}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(p.kind, kind, "{extra}: {:?}", plain.diagnostics);
+        assert_eq!(
+            (g.kind, g.line, g.block, g.thread),
+            (p.kind, p.line, p.block, p.thread),
+            "{extra}: {}",
+            g.message
+        );
+        assert_eq!(p.thread, [2, 0, 0]);
+        // Named as the GPU names a shared access: the barrier array and the element.
+        assert!(g.message.contains("bars["), "{}", g.message);
+        if kind == DiagKind::OutOfBounds {
+            assert!(
+                p.message
+                    .starts_with("thread 2 of block 0 used an mbarrier at shared bars[2] (line "),
+                "{}",
+                p.message
+            );
+        }
+    }
+}

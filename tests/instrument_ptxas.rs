@@ -85,8 +85,10 @@ fn ptxas_accepts_every_instrumented_module() {
     // Modules with an instruction gpuzzle does not support, now a run-time fault in its place.
     let mut with_faults = Vec::new();
     // tests/ptx/instrument: hand-written PTX NVRTC does not give us (a jump table's `brx.idx`).
+    // tests/kernels/async: every form of cp.async and mbarrier the three async-copy APIs emit.
     let dirs = [
         "tests/kernels",
+        "tests/kernels/async",
         "tests/kernels/instrument",
         "tests/ptx",
         "tests/ptx/instrument",

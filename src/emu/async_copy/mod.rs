@@ -722,20 +722,33 @@ fn barrier_place(mem: &mut Mem, th: &Thread, inst: &Inst, space: Space, a: u64) 
     let site = mem.site(th, inst);
     let who = mem.namer.who(th.tid, mem.block);
     let line = site.line;
-    let (kind, msg, misaligned) = if inside {
-        (
+    let (kind, msg, misaligned, element) = match off {
+        Some(o) if inside => (
             DiagKind::Misaligned,
-            format!("{who} used an mbarrier (line {line}) at shared offset {}, which is not aligned to 8 bytes", off.unwrap_or(0)),
+            format!("{who} used an mbarrier (line {line}) at shared offset {o}, which is not aligned to 8 bytes"),
             Some(8),
-        )
-    } else {
-        (
+            shared_element(mem, o, 8),
+        ),
+        // In the shared window but past every variable: named as any shared access is.
+        Some(o) => {
+            let (msg, element) = super::diag::shared_oob_message(
+                &mem.launch.shared_vars,
+                o,
+                8,
+                &who,
+                "used an mbarrier at",
+                &format!(" (line {line})"),
+            );
+            (DiagKind::OutOfBounds, msg, None, element)
+        }
+        None => (
             DiagKind::OutOfBounds,
             format!(
                 "{who} used an mbarrier (line {line}) at an address outside shared memory ({a:#x})"
             ),
             None,
-        )
+            None,
+        ),
     };
     mem.diags.report(kind, Severity::Error, site, None, || {
         (
@@ -743,7 +756,7 @@ fn barrier_place(mem: &mut Mem, th: &Thread, inst: &Inst, space: Space, a: u64) 
             Facts::Bounds {
                 space: super::facts::Space::Shared,
                 access: super::facts::Access::Atomic,
-                element: None,
+                element,
                 address: a,
                 bytes: 8,
                 misaligned_to: misaligned,

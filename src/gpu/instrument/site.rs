@@ -59,8 +59,8 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
             what: what.to_string(),
         })
     };
-    // `cp.async` copies are checked by `async_site.rs` before they get here, and the rest of
-    // the family (groups, waits, mbarrier arrivals) touches nothing the helpers check; the bulk
+    // `cp.async` copies are checked by `async_site.rs` and mbarrier operations by
+    // `mbarrier.rs` before they get here; groups and waits touch nothing checked; the bulk
     // copies move memory the helpers cannot check (the parser marks them unsupported, so they
     // become run-time faults before they get here: this guards against the parser learning
     // them). `st.async`/`red.async` (which the parser runs as a store and a reduction on shared memory)
