@@ -1124,3 +1124,83 @@ fn mbarrier_objects_are_checked_like_the_emulator() {
         }
     }
 }
+
+/// WMMA's alignment rules: a tile pointer not 32-byte aligned (a load's, a store's) or a
+/// leading dimension not a multiple of 16 bytes is reported by both executors at the same
+/// line, block and thread, in the same words (the pointer's value aside), and the
+/// instruction is skipped on both.
+#[test]
+fn wmma_alignment_is_checked_like_the_emulator() {
+    let c = cfg([1, 1, 1], [32, 1, 1]);
+    let a: Vec<f64> = (0..300).map(|i| ((i * 7) % 9) as f64 - 4.0).collect();
+    let args = |shift: i64, ldm: i64, oshift: i64| {
+        vec![
+            zeros("out", ElemType::F32, 264),
+            buf("a", ElemType::F16, &a),
+            int(shift),
+            int(ldm),
+            int(oshift),
+        ]
+    };
+    let inst = assert_equivalent("wmma_align", c, args(0, 16, 0));
+    assert!(inst.ptx.contains("call __gpuzzle_fault_with"));
+    let cases = [
+        ((4, 16, 0), "load_matrix_sync with a global pointer ("),
+        (
+            (0, 12, 0),
+            "load_matrix_sync with a leading dimension of 12 elements (24 bytes); WMMA needs a multiple of 16 bytes (8 elements of this type)",
+        ),
+        ((0, 16, 4), "store_matrix_sync with a global pointer ("),
+    ];
+    for ((shift, ldm, oshift), words) in cases {
+        let (plain, inst) = both(
+            "wmma_align",
+            c,
+            args(shift, ldm, oshift),
+            10_000_000,
+            100_000,
+        );
+        let case = format!("shift {shift}, ldm {ldm}, oshift {oshift}");
+        assert!(
+            inst.emulator_diagnostics.is_empty(),
+            "{case}: the instrumented run reached the emulator's checks: {:?}",
+            inst.emulator_diagnostics
+        );
+        assert_eq!(plain.buffers, inst.result.buffers, "{case}");
+        assert_eq!(plain.counters.total, inst.result.counters.total, "{case}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(
+            p.kind,
+            DiagKind::Misaligned,
+            "{case}: {:?}",
+            plain.diagnostics
+        );
+        assert_eq!(
+            (g.kind, g.line, g.block, g.thread),
+            (p.kind, p.line, p.block, p.thread),
+            "{case}: {}",
+            g.message
+        );
+        // Up to the pointer's value, and without the closing "(n other threads ...)" /
+        // "(n more faults ...)".
+        let head = |m: &str| {
+            let m = m.split(" (0x").next().unwrap_or("");
+            match m.rsplit_once(" (") {
+                Some((h, tail))
+                    if tail.contains(" other thread") || tail.contains(" more fault") =>
+                {
+                    h.to_string()
+                }
+                _ => m.to_string(),
+            }
+        };
+        assert_eq!(head(&g.message), head(&p.message), "{case}");
+        assert!(
+            g.message
+                .starts_with(&format!("thread 0 of block 0 called wmma::{words}")),
+            "{case}: {}",
+            g.message
+        );
+        assert_eq!(g.facts, p.facts, "{case}");
+    }
+}

@@ -73,6 +73,12 @@ pub enum FaultKind {
     Trap = 4,
     /// `__assertfail` (a failed `assert()`): recorded, and the thread goes on, as on the emulator.
     Assert = 5,
+    /// A WMMA load or store whose pointer is not 32-byte aligned (`addr`: the pointer; the
+    /// access: load or store, element size, space).
+    WmmaPointer = 6,
+    /// A WMMA load or store whose leading dimension is not a multiple of 16 bytes (`addr`: the
+    /// leading dimension in elements).
+    WmmaStride = 7,
 }
 
 impl FaultKind {
@@ -83,6 +89,8 @@ impl FaultKind {
             3 => Some(FaultKind::Misaligned),
             4 => Some(FaultKind::Trap),
             5 => Some(FaultKind::Assert),
+            6 => Some(FaultKind::WmmaPointer),
+            7 => Some(FaultKind::WmmaStride),
             _ => None,
         }
     }

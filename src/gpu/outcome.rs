@@ -2,7 +2,7 @@
 //! `CounterSummary`, the first fault into a `Diagnostic` worded like the emulator's, so the judge
 //! and the reports cannot tell which executor ran.
 
-use crate::emu::facts::{Access, Element, Facts, Space};
+use crate::emu::facts::{Access, Element, Facts, Space, WmmaFacts};
 use crate::emu::result::{
     BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId,
 };
@@ -194,6 +194,33 @@ pub fn fault_diagnostic(
             ),
             Facts::StepLimit { in_loop: true },
         ),
+        // Worded as `emu/tensor/wmma.rs` words them; the access says which call and where
+        // (`gpu/instrument/wmma.rs`: `n` 1 for a global pointer, 0 for a generic one).
+        (FaultKind::WmmaPointer | FaultKind::WmmaStride, Some(acc)) => {
+            let call = match acc.kind {
+                AccessKind::Write => "store_matrix_sync",
+                _ => "load_matrix_sync",
+            };
+            let size = acc.elem_bytes.max(1);
+            let a = f.addr;
+            let (message, facts) = if f.kind == FaultKind::WmmaStride {
+                (
+                    format!("{who} called wmma::{call} with a leading dimension of {a} elements ({} bytes); WMMA needs a multiple of 16 bytes ({} elements of this type)", a.wrapping_mul(size as u64), 16 / size),
+                    WmmaFacts::LeadingDimension { elements: a, elem_bytes: size },
+                )
+            } else {
+                let space = match (acc.shared, acc.n) {
+                    (true, _) => "shared ",
+                    (false, 1) => "global ",
+                    _ => "",
+                };
+                (
+                    format!("{who} called wmma::{call} with a {space}pointer ({a:#x}) that is not aligned to 32 bytes, as WMMA needs"),
+                    WmmaFacts::Pointer { address: a },
+                )
+            };
+            (DiagKind::Misaligned, message, Facts::Wmma(facts))
+        }
         (fk, Some(acc)) => {
             let verb = match acc.kind {
                 AccessKind::Read => "read",

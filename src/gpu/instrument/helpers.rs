@@ -27,6 +27,9 @@
 //!   then exits the thread, where a GPU would abort the whole kernel and lose the context) or a
 //!   failed `assert()` (the site replaces the call to `__assertfail`, which would trap too;
 //!   `addr` is the message's address). The emulator treats both so.
+//! - `__gpuzzle_fault_with(kind, loc, addr, access)`: the same with an access code, for a
+//!   fault about an access that is no bounds check's (a WMMA pointer or leading dimension that
+//!   breaks the API's alignment rules).
 //! - `__gpuzzle_unsupported(site)`: a thread reached an instruction gpuzzle does not support
 //!   (the instrumenter put this call and an `exit` in its place): keep the first such site in
 //!   the control block and raise the stop flag, so every other thread exits at its next backward
@@ -51,6 +54,7 @@ pub const SHARED_CHECK: &str = "__gpuzzle_shared_check";
 pub const STEP: &str = "__gpuzzle_step";
 pub const UNSUPPORTED: &str = "__gpuzzle_unsupported";
 pub const FAULT: &str = "__gpuzzle_fault";
+pub const FAULT_WITH: &str = "__gpuzzle_fault_with";
 pub const MALLOC: &str = "__gpuzzle_malloc";
 pub const FREE: &str = "__gpuzzle_free";
 
@@ -562,6 +566,22 @@ $gz_done:
     s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
     s += "\tret;\n}\n\n";
 
+    // __gpuzzle_fault_with(kind, loc, addr, access)
+    s += &format!(
+        ".func {FAULT_WITH}(\n\t.param .b32 gz_kind,\n\t.param .b32 gz_loc,\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b7, [gz_kind];
+\tld.param.u32 %gz_b1, [gz_loc];
+\tld.param.u64 %gz_a0, [gz_addr];
+\tld.param.u32 %gz_b0, [gz_access];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
+"
+    );
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tret;\n}\n\n";
+
     // __gpuzzle_unsupported(site)
     s += &format!(".func {UNSUPPORTED}(\n\t.param .b32 gz_site\n)\n{{\n");
     s += DECLS;
@@ -670,6 +690,7 @@ mod tests {
                 STEP,
                 UNSUPPORTED,
                 FAULT,
+                FAULT_WITH,
             ];
             if heap {
                 names.extend([MALLOC, FREE]);
