@@ -1204,3 +1204,48 @@ fn wmma_alignment_is_checked_like_the_emulator() {
         assert_eq!(g.facts, p.facts, "{case}");
     }
 }
+
+/// sm_90's vector atomics (`atomicAdd(float2*)`, `atomicAdd(float4*)`): one atomic per
+/// element on both executors, as a float4 load is four reads; the same sums and old values.
+#[test]
+fn vector_atomics_count_one_per_element_like_the_emulator() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/grid/vector_atomics.cu");
+    let src = std::fs::read_to_string(&p).unwrap();
+    let arch = [gpuzzle::compile::Arch::Sm90.nvrtc_option()];
+    let mut req = gpuzzle::compile::CompileRequest::new("vector_atomics.cu", &src);
+    req.extra_options = &arch;
+    let ptx = gpuzzle::compile::compile(&req).unwrap().ptx.to_string();
+    let n = 40;
+    let x: Vec<f64> = (0..n).map(|i| (i % 5) as f64 - 1.5).collect();
+    let args = vec![
+        zeros("acc2", ElemType::F32, 2),
+        zeros("acc4", ElemType::F32, 4),
+        zeros("first", ElemType::F32, 4),
+        buf("x", ElemType::F32, &x),
+        int(n as i64),
+    ];
+    let (plain, inst) = both_ptx(&ptx, "vector_atomics", cfg([2, 1, 1], [32, 1, 1]), args);
+    assert!(plain.diagnostics.is_empty(), "{:?}", plain.diagnostics);
+    assert!(
+        inst.result.diagnostics.is_empty(),
+        "{:?}",
+        inst.result.diagnostics
+    );
+    assert!(
+        inst.emulator_diagnostics.is_empty(),
+        "{:?}",
+        inst.emulator_diagnostics
+    );
+    assert_eq!(plain.buffers, inst.result.buffers);
+    assert_eq!(plain.counters.total, inst.result.counters.total);
+    assert_eq!(
+        plain.counters.max_per_thread,
+        inst.result.counters.max_per_thread
+    );
+    // A thread below n: 2 + 4 element atomics (each a read and a write too), and x[i] read
+    // twice (the first atomic might have changed it).
+    let max = inst.result.counters.max_per_thread;
+    assert_eq!(max.global_atomics, 6, "{max:?}");
+    assert_eq!(max.global_reads, 2 + 6, "{max:?}");
+    assert_eq!(plain.buffers[1].values()[1], n as f64);
+}

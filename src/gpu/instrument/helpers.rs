@@ -100,18 +100,17 @@ fn slot(ctl: &str, dst: &str) -> String {
 
 /// Add the packed access in `acc` to the read, write and atomic counters of one space at
 /// `[rec]`, `[rec+8]`, `[rec+16]`. Atomics count one read, one write and one atomic; vectors
-/// count one per element.
+/// count one per element (a vector atomic one atomic per element, as on the emulator).
 fn count(rec: &str, acc: &str) -> String {
     format!(
         "\tand.b32 %gz_c0, {acc}, 255;
 \tshr.u32 %gz_c1, {acc}, 16;
 \tand.b32 %gz_c1, %gz_c1, 255;
-\tsetp.eq.u32 %gz_q3, %gz_c1, 2;
-\t@%gz_q3 mov.u32 %gz_c0, 1;
-\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];
-\t@%gz_q3 add.s64 %gz_d1, %gz_d1, 1;
-\t@%gz_q3 st.global.u64 [{rec}+{atomics}], %gz_d1;
 \tcvt.u64.u32 %gz_d0, %gz_c0;
+\tsetp.eq.u32 %gz_q3, %gz_c1, 2;
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];
+\t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
+\t@%gz_q3 st.global.u64 [{rec}+{atomics}], %gz_d1;
 \tsetp.ne.u32 %gz_q3, %gz_c1, 1;
 \t@%gz_q3 ld.global.u64 %gz_d1, [{rec}];
 \t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
