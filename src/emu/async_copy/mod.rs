@@ -23,8 +23,10 @@
 //! thread whose `test_wait`/`try_wait` finds the phase incomplete ends its turn, so a spin
 //! loop gives the other threads their turn as a barrier would.
 //!
-//! **Named barriers** (`bar.sync id, count`, `bar.arrive id, count`) count arrivals per id
-//! and release their waiters at the count (`barriers.rs`, the block's side).
+//! **Named barriers** (`bar.sync id, count`, `bar.arrive id, count`) count arrivals per id,
+//! 32 for each warp that arrives as the hardware counts them, and release their waiters at
+//! the count (`barriers.rs`, the block's side); a count that is not a multiple of 32 is
+//! reported.
 
 use super::access::Kind;
 use super::block::{Mem, Regs, Thread};
@@ -72,6 +74,8 @@ pub enum AsyncHazard {
     BarrierNotInitialised,
     /// A named barrier whose thread count never arrived.
     NamedBarrierStuck,
+    /// A named barrier's thread count that is not a multiple of the warp size (32).
+    NamedBarrierCount,
     /// An mbarrier phase that never completes (fewer arrivals than it was initialised for).
     MbarrierStuck,
 }
@@ -95,7 +99,8 @@ pub struct AsyncFacts {
     pub newer_groups: u32,
     /// The copy completes on an mbarrier (`cuda::barrier`, a block-scope `cuda::pipeline`).
     pub via_barrier: bool,
-    /// A named barrier's number and thread count (`NamedBarrierStuck`), and how many arrived.
+    /// A named barrier's number and thread count (`NamedBarrierStuck`, `NamedBarrierCount`),
+    /// and how many arrived (32 per warp).
     pub barrier_id: u32,
     pub count: u32,
     pub arrived: u32,
@@ -160,11 +165,14 @@ struct Mbar {
     phase: u32,
 }
 
-/// A named barrier's arrivals so far.
+/// A named barrier's arrivals so far. The hardware counts warps: a warp that arrives adds 32
+/// (`WARP`) however many of its lanes run the instruction; `slots` are those warp arrivals
+/// (the warp, and the lanes of it that came), `arrived` 32 per slot.
 #[derive(Default, Clone)]
 pub(super) struct Named {
     pub(super) count: u32,
     pub(super) arrived: u32,
+    pub(super) slots: Vec<(u32, u32)>,
     pub(super) waiters: Vec<u32>,
     pub(super) arrivers: Vec<u32>,
     pub(super) line: u32,
