@@ -20,13 +20,22 @@
 //!   at such an address go to that block's shared memory (`remote`): the blocks of the
 //!   running cluster keep their shared memory in `ClusterRun::smem` while they do not run, and
 //!   take it back for their turn (`swap_in`/`swap_out`). They count as shared reads and writes
-//!   of the thread; the race and uninitialised-read checkers do not follow them (a block's own
-//!   accesses are checked as always).
+//!   of the thread. With the checkers on, every access to a block's shared memory in a
+//!   cluster launch (its own and other blocks') is also kept per 4-byte word (`dsmem_access`):
+//!   two accesses by threads of different blocks, one of them a write, are a `shared-race`
+//!   unless a cluster barrier orders them (the thread of the later one completed a
+//!   `barrier.cluster.wait` that needed the other thread's arrival after its access); a word
+//!   another block wrote is not uninitialised for its owner (`dsmem_written`). A block's own
+//!   threads are checked against each other by the shared checkers as always.
 //! - `elect.sync d|p, mask`: every lane of `mask` executes it together (`.sync`), so the
 //!   leader is the mask's lowest lane, as on hardware.
 
+use super::access::Kind;
 use super::block::{Mem, State, Thread};
 use super::context::Launch;
+use super::diag::Site;
+use super::facts::{Facts, Hazard};
+use super::result::{DiagKind, Severity};
 use super::LaunchConfig;
 use crate::ptx::ir::{ClusterOp, Inst, Module, Op, Special};
 use std::collections::HashMap;
@@ -46,6 +55,30 @@ pub struct ClusterRun {
     barrier: Mutex<Barrier>,
     /// Per block of the grid (launch order): its shared memory while it does not run.
     smem: Vec<Mutex<Vec<u8>>>,
+    /// The distributed-shared-memory race check's record: (block index, 4-byte word of its
+    /// shared memory) → the accesses since its last write, by any block of its cluster.
+    dsmem: Mutex<HashMap<(u32, u64), Word>>,
+}
+
+/// One access to a block's shared memory, as the distributed-shared-memory check keeps it.
+#[derive(Clone, Copy)]
+struct Touch {
+    /// The accessing thread's block (launch order), coordinates and linear index in it.
+    block: u32,
+    blk: [u32; 3],
+    tid: [u32; 3],
+    line: u32,
+    kind: Kind,
+    /// Cluster-barrier arrivals of the thread before the access: a thread of another block
+    /// that has since completed that many waits is ordered after it.
+    arrivals: u32,
+}
+
+/// A word's last write, and the reads after it (one per block).
+#[derive(Default)]
+struct Word {
+    write: Option<Touch>,
+    reads: Vec<Touch>,
 }
 
 #[derive(Default)]
@@ -88,6 +121,7 @@ pub fn plan(module: &Module, entry: u32, cfg: &LaunchConfig) -> Result<Option<Cl
         dims,
         barrier: Mutex::new(Barrier::default()),
         smem: (0..blocks).map(|_| Mutex::new(Vec::new())).collect(),
+        dsmem: Mutex::new(HashMap::new()),
     }))
 }
 
@@ -340,6 +374,179 @@ pub fn remote<R>(
 pub fn swap(launch: &Launch<'_>, b: usize, shared: &mut Vec<u8>) {
     if let Some(slot) = launch.cluster.as_ref().and_then(|c| c.smem.get(b)) {
         std::mem::swap(&mut *slot.lock().unwrap_or_else(|e| e.into_inner()), shared);
+    }
+}
+
+/// `Read`, `Write` or `Atomic` in the words of a diagnostic.
+fn verb(k: Kind) -> &'static str {
+    match k {
+        Kind::Read => "read",
+        Kind::Write => "wrote",
+        Kind::Atomic => "atomically updated",
+    }
+}
+
+/// Whether two accesses by different blocks conflict: one writes, and not both are atomic.
+fn conflict(a: Kind, b: Kind) -> bool {
+    (a != Kind::Read || b != Kind::Read) && !(a == Kind::Atomic && b == Kind::Atomic)
+}
+
+impl Mem<'_> {
+    /// Check and keep thread `me`'s access (`th`, by `inst`) to `len` bytes at `off` of the
+    /// shared memory of block `target` (launch order; this block's own, or another's through
+    /// `mapa`), in a cluster launch with the checkers on: an access of another block's thread
+    /// to the same word, one of them a write, that no cluster barrier orders before this one
+    /// is reported as a `shared-race` at both lines.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn dsmem_access(
+        &mut self,
+        th: &Thread,
+        me: u32,
+        inst: &Inst,
+        target: u32,
+        off: u64,
+        len: u32,
+        kind: Kind,
+    ) {
+        let launch = self.launch;
+        let Some(run) = launch.cluster.as_ref() else {
+            return;
+        };
+        let block = launch.block_index(self.block);
+        let (arrivals, waits) = run
+            .barrier
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .thread
+            .get(&(block, me))
+            .copied()
+            .unwrap_or((0, 0));
+        let now = Touch {
+            block,
+            blk: self.block,
+            tid: th.tid,
+            line: inst.line,
+            kind,
+            arrivals,
+        };
+        let unordered = |t: &Touch| t.block != block && waits <= t.arrivals;
+        let mut found: Option<(Touch, u64)> = None;
+        {
+            let mut words = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
+            let first = off / 4;
+            let last = (off + u64::from(len.max(1)) - 1) / 4;
+            for w in first..=last {
+                let word = words.entry((target, w)).or_default();
+                let hit = word
+                    .write
+                    .iter()
+                    .chain(word.reads.iter())
+                    .find(|t| unordered(t) && conflict(t.kind, kind));
+                if let (Some(t), None) = (hit, found) {
+                    found = Some((*t, w * 4));
+                }
+                if kind == Kind::Read {
+                    word.reads.retain(|t| t.block != block);
+                    word.reads.push(now);
+                } else {
+                    word.write = Some(now);
+                    word.reads.clear();
+                }
+            }
+        }
+        if let Some((other, at)) = found {
+            self.report_dsmem_race(th, inst, target, at.max(off), len, kind, other);
+        }
+    }
+
+    /// Whether every byte of `[off, off + len)` of this block's shared memory was written by
+    /// some thread of its cluster as the distributed-shared-memory check saw it (another
+    /// block's write through `mapa` initialises it, which this block's own shadow cannot see).
+    pub(super) fn dsmem_written(&self, off: u64, len: u32) -> bool {
+        let Some(run) = self.launch.cluster.as_ref() else {
+            return false;
+        };
+        let block = self.launch.block_index(self.block);
+        let words = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
+        let (first, last) = (off / 4, (off + u64::from(len.max(1)) - 1) / 4);
+        (first..=last).all(|w| {
+            words
+                .get(&(block, w))
+                .is_some_and(|word| word.write.is_some())
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn report_dsmem_race(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        target: u32,
+        off: u64,
+        len: u32,
+        kind: Kind,
+        other: Touch,
+    ) {
+        let launch = self.launch;
+        let element = super::diag::nearest_shared_var(&launch.shared_vars, off)
+            .map(|v| super::diag::shared_element(v, off, len.min(4)));
+        let what = element.as_ref().map_or(format!("offset {off}"), |e| {
+            format!("{}[{}]", e.name, e.index)
+        });
+        let who = self.namer.who(th.tid, self.block);
+        let other_who = self.namer.who(other.tid, other.blk);
+        let (line, oline) = (inst.line, other.line);
+        let here = launch.block_index(self.block);
+        let whose = if target == here {
+            format!("its block's shared {what} (line {line})")
+        } else {
+            format!(
+                "shared {what} of {} (line {line}, through map_shared_rank)",
+                self.namer.block(launch.block_coords(target))
+            )
+        };
+        let theirs = if target == other.block {
+            format!("in its own block (line {oline})")
+        } else {
+            format!("through map_shared_rank (line {oline})")
+        };
+        let message = format!(
+            "{who} {} {whose}, and {other_who} {} it {theirs}, with no cluster.sync() between them: the blocks of a cluster run at the same time, so which comes first is luck",
+            verb(kind),
+            verb(other.kind)
+        );
+        let hazard = match (other.kind, kind) {
+            (Kind::Atomic, _) | (_, Kind::Atomic) => Hazard::AtomicAndPlain,
+            (Kind::Write, Kind::Read) => Hazard::ReadAfterWrite,
+            (Kind::Read, _) => Hazard::WriteAfterRead,
+            _ => Hazard::WriteAfterWrite,
+        };
+        let facts = Facts::Race {
+            space: super::facts::Space::Shared,
+            hazard,
+            element,
+            other_thread: Some(other.tid),
+            other_block: Some(other.blk),
+            across_blocks: true,
+            same_warp: false,
+            block_threads: launch.threads_per_block(),
+            mine: kind.access(),
+            theirs: other.kind.access(),
+        };
+        let site = Site {
+            file: launch.file_name(inst.file),
+            line,
+            block: self.block,
+            thread: th.tid,
+        };
+        self.diags.report(
+            DiagKind::SharedRace,
+            Severity::Error,
+            site,
+            Some(oline),
+            || (message, facts),
+        );
     }
 }
 
