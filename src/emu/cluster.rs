@@ -55,10 +55,15 @@ pub struct ClusterRun {
     barrier: Mutex<Barrier>,
     /// Per block of the grid (launch order): its shared memory while it does not run.
     smem: Vec<Mutex<Vec<u8>>>,
-    /// The distributed-shared-memory race check's record: (block index, 4-byte word of its
-    /// shared memory) → the accesses since its last write, by any block of its cluster.
-    dsmem: Mutex<HashMap<(u32, u64), Word>>,
+    /// The distributed-shared-memory race check's record for the cluster running now (its
+    /// number): (block index, 4-byte word of its shared memory) → the accesses since its last
+    /// write, by any block of the cluster. Clusters run one after another, so the record is
+    /// dropped when the next one starts.
+    dsmem: Mutex<(u32, Words)>,
 }
+
+/// (block index, 4-byte word of its shared memory) → what the DSMEM check keeps of it.
+type Words = HashMap<(u32, u64), Word>;
 
 /// One access to a block's shared memory, as the distributed-shared-memory check keeps it.
 #[derive(Clone, Copy)]
@@ -121,7 +126,7 @@ pub fn plan(module: &Module, entry: u32, cfg: &LaunchConfig) -> Result<Option<Cl
         dims,
         barrier: Mutex::new(Barrier::default()),
         smem: (0..blocks).map(|_| Mutex::new(Vec::new())).collect(),
-        dsmem: Mutex::new(HashMap::new()),
+        dsmem: Mutex::new((0, HashMap::new())),
     }))
 }
 
@@ -431,8 +436,13 @@ impl Mem<'_> {
         };
         let unordered = |t: &Touch| t.block != block && waits <= t.arrivals;
         let mut found: Option<(Touch, u64)> = None;
+        let cluster = cluster_of(launch, self.block);
         {
-            let mut words = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
+            let mut record = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
+            if record.0 != cluster {
+                *record = (cluster, HashMap::new());
+            }
+            let words = &mut record.1;
             let first = off / 4;
             let last = (off + u64::from(len.max(1)) - 1) / 4;
             for w in first..=last {
@@ -467,10 +477,11 @@ impl Mem<'_> {
             return false;
         };
         let block = self.launch.block_index(self.block);
-        let words = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
+        let record = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
         let (first, last) = (off / 4, (off + u64::from(len.max(1)) - 1) / 4);
         (first..=last).all(|w| {
-            words
+            record
+                .1
                 .get(&(block, w))
                 .is_some_and(|word| word.write.is_some())
         })
