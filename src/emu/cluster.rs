@@ -444,7 +444,7 @@ impl Mem<'_> {
             }
             let words = &mut record.1;
             let first = off / 4;
-            let last = (off + u64::from(len.max(1)) - 1) / 4;
+            let last = off.saturating_add(u64::from(len.max(1)) - 1) / 4;
             for w in first..=last {
                 let word = words.entry((target, w)).or_default();
                 let hit = word
@@ -478,7 +478,7 @@ impl Mem<'_> {
         };
         let block = self.launch.block_index(self.block);
         let record = run.dsmem.lock().unwrap_or_else(|e| e.into_inner());
-        let (first, last) = (off / 4, (off + u64::from(len.max(1)) - 1) / 4);
+        let (first, last) = (off / 4, off.saturating_add(u64::from(len.max(1)) - 1) / 4);
         (first..=last).all(|w| {
             record
                 .1

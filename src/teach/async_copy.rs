@@ -53,7 +53,7 @@ pub fn help(c: &Case) -> String {
         }
         AsyncHazard::NamedBarrierCount => {
             let (id, count) = (f.barrier_id, f.count);
-            let (down, up) = (count / 32 * 32, count.div_ceil(32) * 32);
+            let (down, up) = (count / 32 * 32, count.div_ceil(32).saturating_mul(32));
             let choices = if down > 0 && down != up {
                 format!("{down} or {up}")
             } else {
@@ -344,5 +344,8 @@ mod tests {
         );
         let h = help("\n\n\n\n", count(16), 4);
         assert!(h.contains("(32 here)"), "{h}");
+        // A count from a register can be anything.
+        let h = help("\n\n\n\n", count(u32::MAX), 4);
+        assert!(h.contains("`bar.sync 2, 4294967295`"), "{h}");
     }
 }

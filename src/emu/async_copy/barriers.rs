@@ -57,7 +57,7 @@ impl Block<'_> {
             Some(c) if c == 0 || !c.is_multiple_of(WARP) => {
                 self.report_named_count(t, id, c, line);
                 // Go on as the warps it can only mean: the next multiple of 32.
-                c.div_ceil(WARP).max(1) * WARP
+                c.div_ceil(WARP).max(1).saturating_mul(WARP)
             }
             Some(c) => c,
         };
@@ -86,7 +86,7 @@ impl Block<'_> {
             Some((_, lanes)) => *lanes |= lane,
             None => {
                 nb.slots.push((warp, lane));
-                nb.arrived += WARP;
+                nb.arrived = nb.arrived.saturating_add(WARP);
             }
         }
         nb.arrivers.push(t as u32);
