@@ -1001,13 +1001,13 @@ fn mbarrier_and_wmma_are_checked_like_the_emulator(executor: &[&str]) {
             with_args(&MBARRIER, &["out=f32[8]:zeros", "extra=i32:16"]),
             "out-of-bounds",
             11,
-            "thread 2 of block 0 atomically updated shared bars[2] (line 11)",
+            "thread 2 of block 0 used an mbarrier at shared bars[2] (line 11), but bars has 2 elements",
         ),
         (
             with_args(&MBARRIER, &["out=f32[8]:zeros", "extra=i32:4"]),
             "misaligned",
             11,
-            "thread 2 of block 0 atomically updated 8 bytes at bars[0] (line 11)",
+            "thread 2 of block 0 used an mbarrier at shared bars[0] (line 11), 4 bytes past an 8-byte boundary",
         ),
         (
             with_args(

@@ -102,6 +102,9 @@ pub enum AccessKind {
     Read = 0,
     Write = 1,
     Atomic = 2,
+    /// An mbarrier operation on its 8-byte object: checked, never counted
+    /// (`instrument/mbarrier.rs`); named so in a fault.
+    Barrier = 3,
 }
 
 /// One memory access as the instrumentation passes it to its helpers: `n` elements of
@@ -131,6 +134,7 @@ impl Access {
             0 => AccessKind::Read,
             1 => AccessKind::Write,
             2 => AccessKind::Atomic,
+            3 => AccessKind::Barrier,
             _ => return None,
         };
         if v >> 25 != 0 {
@@ -460,7 +464,14 @@ mod tests {
         assert_eq!(v.pack(), 0x0100_0404);
         assert_eq!(Access::unpack(v.pack()), Some(v));
         assert_eq!(Access::unpack(v.pack()).map(|a| a.total_bytes()), Some(16));
-        assert_eq!(Access::unpack(3 << 16), None);
+        let b = Access {
+            kind: AccessKind::Barrier,
+            elem_bytes: 8,
+            n: 1,
+            shared: true,
+        };
+        assert_eq!(Access::unpack(b.pack()), Some(b));
+        assert_eq!(Access::unpack(4 << 16), None);
         assert_eq!(Access::unpack(1 << 25), None);
     }
 

@@ -226,6 +226,7 @@ pub fn fault_diagnostic(
                 AccessKind::Read => "read",
                 AccessKind::Write => "wrote",
                 AccessKind::Atomic => "atomically updated",
+                AccessKind::Barrier => "used an mbarrier at",
             };
             let a = f.addr;
             let size = acc.elem_bytes;
@@ -234,7 +235,7 @@ pub fn fault_diagnostic(
             let access = match acc.kind {
                 AccessKind::Read => Access::Read,
                 AccessKind::Write => Access::Write,
-                AccessKind::Atomic => Access::Atomic,
+                AccessKind::Atomic | AccessKind::Barrier => Access::Atomic,
             };
             let facts = |space: Space, element: Option<Element>, misaligned: bool| Facts::Bounds {
                 space,
@@ -253,6 +254,16 @@ pub fn fault_diagnostic(
                     len: len / elem.max(1),
                 };
                 let (kind, message, facts) = match (fk, near) {
+                    // Worded as `emu/async_copy` words it.
+                    (FaultKind::Misaligned, Some((base, len, name, elem)))
+                        if acc.kind == AccessKind::Barrier =>
+                    {
+                        (
+                            DiagKind::Misaligned,
+                            format!("{who} used an mbarrier at shared {name}[{}]{at_line}, {} bytes past an 8-byte boundary: an mbarrier must be aligned to 8 bytes", idx(base, elem), a % 8),
+                            facts(Space::Shared, Some(element(base, len, name, elem)), true),
+                        )
+                    }
                     (FaultKind::Misaligned, Some((base, len, name, elem))) => (
                         DiagKind::Misaligned,
                         format!("{who} {verb} {total} bytes at {name}[{}]{at_line}, which is not aligned to {align} bytes", idx(base, elem)),

@@ -731,12 +731,18 @@ fn barrier_place(mem: &mut Mem, th: &Thread, inst: &Inst, space: Space, a: u64) 
     let who = mem.namer.who(th.tid, mem.block);
     let line = site.line;
     let (kind, msg, misaligned, element) = match off {
-        Some(o) if inside => (
-            DiagKind::Misaligned,
-            format!("{who} used an mbarrier (line {line}) at shared offset {o}, which is not aligned to 8 bytes"),
-            Some(8),
-            shared_element(mem, o, 8),
-        ),
+        Some(o) if inside => {
+            let element = shared_element(mem, o, 8);
+            let what = element.as_ref().map_or(format!("offset {o}"), |e| {
+                format!("{}[{}]", e.name, e.index)
+            });
+            (
+                DiagKind::Misaligned,
+                format!("{who} used an mbarrier at shared {what} (line {line}), {} bytes past an 8-byte boundary: an mbarrier must be aligned to 8 bytes", o % 8),
+                Some(8),
+                element,
+            )
+        }
         // In the shared window but past every variable: named as any shared access is.
         Some(o) => {
             let (msg, element) = super::diag::shared_oob_message(

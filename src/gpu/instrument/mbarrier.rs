@@ -26,10 +26,11 @@ pub(super) fn is_mbarrier_op(i: &Instr) -> bool {
     on_object || copy_arrive
 }
 
-/// The access a fault records: the 8-byte object, updated atomically.
+/// The access a fault records: the 8-byte object (`Barrier`: the host words the fault as the
+/// emulator words an mbarrier's).
 fn object() -> Access {
     Access {
-        kind: AccessKind::Atomic,
+        kind: AccessKind::Barrier,
         elem_bytes: 8,
         n: 1,
         shared: true,
