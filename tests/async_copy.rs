@@ -215,6 +215,95 @@ fn producer_and_consumer_warps_on_named_barriers_match_the_reference() {
     assert_clean("named", code, &v, &want);
 }
 
+/// A named barrier counts warps (32 each, however many lanes run it): the producer warp whose
+/// upper lanes returned early still arrives, so the consumers are released and read what the
+/// lanes that stayed wrote.
+#[test]
+fn a_warp_arrives_at_a_named_barrier_as_a_whole() {
+    let n = 20;
+    let (code, v) = exec(
+        "named",
+        "half_producer",
+        1,
+        64,
+        &[
+            "--arg",
+            "in=f32[32]:arange",
+            "--arg",
+            "out=f32[32]:zeros",
+            "--arg",
+            &format!("n=i32:{n}"),
+        ],
+    );
+    let want: Vec<f64> = (0..32)
+        .map(|i| if i < n { 3.0 * i as f64 } else { 0.0 })
+        .collect();
+    assert_clean("half_producer", code, &v, &want);
+}
+
+/// A named barrier's count that is not a multiple of 32 is reported where each thread meets
+/// it (the producers' `bar.arrive` and the consumers' `bar.sync`), with help that says why
+/// and which counts would do; the barrier still works as the whole warps it rounds up to.
+#[test]
+fn a_named_barrier_count_that_is_not_whole_warps_is_reported_at_its_line() {
+    let (code, v) = exec(
+        "bugs",
+        "named_count_not_warps",
+        1,
+        96,
+        &["--arg", "in=f32[40]:arange", "--arg", "out=f32[40]:zeros"],
+    );
+    assert_eq!(code, 1, "{v}");
+    let line = bug_line("named_count_not_warps");
+    let ds = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let found: Vec<(String, u64)> = ds
+        .iter()
+        .map(|d| {
+            (
+                d["kind"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("barrier-divergence".to_string(), line - 2),
+            ("barrier-divergence".to_string(), line)
+        ],
+        "{v}"
+    );
+    assert!(
+        ds[1]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("with a count of 80 threads, which is not a multiple of 32"),
+        "{v}"
+    );
+    let out = gpuzzle()
+        .arg("exec")
+        .arg(file("bugs"))
+        .args([
+            "--kernel",
+            "named_count_not_warps",
+            "--grid",
+            "1",
+            "--block",
+            "96",
+        ])
+        .args(["--arg", "in=f32[40]:arange", "--arg", "out=f32[40]:zeros"])
+        .output()
+        .expect("run gpuzzle");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("32 times the number of warps that take part (64 or 96 here)"),
+        "{text}"
+    );
+    // Rounded up to three warps, the barrier released the consumers.
+    let out = floats(&v, "out");
+    assert_eq!(out, (0..40).map(|i| (39 - i) as f64).collect::<Vec<_>>());
+}
+
 /// The line of `bugs.cu` marked `// BUG {kernel}`.
 fn bug_line(kernel: &str) -> u64 {
     let src = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file("bugs")))

@@ -656,3 +656,109 @@ fn a_race_before_a_grid_sync_names_both_sides_and_asks_for_the_sync() {
     // The read before the sync, not the one after it.
     assert!(m.contains(&format!("(line {read})")), "{m}");
 }
+
+const CLUSTER_RACE: &str = "tests/kernels/grid/cluster_race.cu";
+
+fn cluster_race(sync: i32) -> Exec {
+    run(&[
+        CLUSTER_RACE,
+        "--arch",
+        "sm_90",
+        "--kernel",
+        "dsmem_push",
+        "--grid",
+        "4",
+        "--block",
+        "64",
+        "--arg",
+        "in=f32[256]:arange",
+        "--arg",
+        "out=f32[256]:zeros",
+        "--arg",
+        &format!("sync=i32:{sync}"),
+    ])
+}
+
+/// Each block writes the other block's `inbox` through `map_shared_rank`: with a
+/// `cluster.sync()` between the writes and the reads the run is clean (the other block's
+/// writes initialise the inbox), and each block reads what its partner sent.
+#[test]
+fn distributed_shared_memory_ordered_by_a_cluster_barrier_is_clean() {
+    let r = cluster_race(1);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    assert_eq!(j["diagnostics"], Value::Array(Vec::new()), "{j}");
+    let want: Vec<f64> = (0..256)
+        .map(|i| {
+            let (block, t) = (i / 64, i % 64);
+            let partner = block / 2 * 2 + (block % 2 + 1) % 2;
+            (partner * 64 + t) as f64
+        })
+        .collect();
+    assert_eq!(buffer(&j, "out"), want);
+}
+
+/// Without the cluster barrier, block A's write into block B's shared memory and B's read of
+/// the same element race: reported as `shared-race` at both lines, with help that names
+/// `cluster.sync()`.
+#[test]
+fn distributed_shared_memory_without_a_cluster_barrier_is_a_shared_race() {
+    let r = cluster_race(0);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let j = r.json();
+    let (push, pull) = (
+        marked_line(CLUSTER_RACE, "push"),
+        marked_line(CLUSTER_RACE, "pull"),
+    );
+    let races: Vec<&Value> = j["diagnostics"]
+        .as_array()
+        .map(|a| a.iter().filter(|d| d["kind"] == "shared-race").collect())
+        .unwrap_or_default();
+    let mut lines: Vec<u64> = races
+        .iter()
+        .map(|d| d["line"].as_u64().unwrap_or(0))
+        .collect();
+    lines.sort();
+    assert_eq!(lines, vec![push, pull], "{}", j["diagnostics"]);
+    let read = races
+        .iter()
+        .find(|d| d["line"].as_u64() == Some(pull))
+        .and_then(|d| d["message"].as_str())
+        .unwrap_or("");
+    assert!(
+        read.contains(&format!("read its block's shared inbox[0] (line {pull})"))
+            && read.contains(&format!("through map_shared_rank (line {push})"))
+            && read.contains("with no cluster.sync() between them"),
+        "{read}"
+    );
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_gpuzzle"))
+        .args([
+            "exec",
+            CLUSTER_RACE,
+            "--arch",
+            "sm_90",
+            "--kernel",
+            "dsmem_push",
+            "--grid",
+            "2",
+            "--block",
+            "64",
+            "--arg",
+            "in=f32[128]:arange",
+            "--arg",
+            "out=f32[128]:zeros",
+            "--arg",
+            "sync=i32:0",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GPUZZLE_CACHE_DIR", cache())
+        .env("GPUZZLE_BACKEND", "emu")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run gpuzzle");
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains(&format!("call `cluster.sync()` (`cg::this_cluster().sync()`) in every thread of every block of the cluster after the write (line {push}) and before the read (line {pull})")),
+        "{text}"
+    );
+}

@@ -948,3 +948,184 @@ fn gpu_auto_grades_on_the_emulator_and_also_on_the_gpu() {
         );
     }
 }
+
+// ---- mbarrier objects, WMMA alignment and vector atomics: the GPU checks as the emulator --
+
+/// `case` with `extra` arguments appended (the planted bug's switch).
+fn with_args(c: &Case, extra: &'static [&'static str]) -> Case {
+    Case {
+        name: c.name,
+        grid: c.grid,
+        block: c.block,
+        shared: c.shared,
+        args: extra,
+    }
+}
+
+const MBARRIER: Case = Case {
+    name: "mbarrier",
+    grid: "1",
+    block: "8",
+    shared: "0",
+    args: &["out=f32[8]:zeros", "extra=i32:-1"],
+};
+
+const WMMA_ALIGN: Case = Case {
+    name: "wmma_align",
+    grid: "1",
+    block: "32",
+    shared: "0",
+    args: &[
+        "out=f32[264]:zeros",
+        "a=f16[300]:arange",
+        "shift=i32:0",
+        "ldm=i32:16",
+        "oshift=i32:0",
+    ],
+};
+
+/// Correct mbarrier and WMMA kernels give the emulator's buffers and counters on `executor`;
+/// an mbarrier past its array or misaligned, and a WMMA pointer or leading dimension that
+/// breaks the API's alignment, are reported at the emulator's kind and line (the WMMA ones in
+/// its words), and the run survives them.
+fn mbarrier_and_wmma_are_checked_like_the_emulator(executor: &[&str]) {
+    for c in [&MBARRIER, &WMMA_ALIGN] {
+        let (_, plain) = exec_json(c, &["--backend", "emu"]);
+        let (code, other) = exec_json(c, executor);
+        assert_eq!(code, 0, "{}: {other}", c.name);
+        assert_eq!(other["buffers"], plain["buffers"], "{}", c.name);
+        assert_eq!(other["counters"], plain["counters"], "{}", c.name);
+    }
+    let bugs: [(Case, &str, u64, &str); 5] = [
+        (
+            with_args(&MBARRIER, &["out=f32[8]:zeros", "extra=i32:16"]),
+            "out-of-bounds",
+            11,
+            "thread 2 of block 0 used an mbarrier at shared bars[2] (line 11), but bars has 2 elements",
+        ),
+        (
+            with_args(&MBARRIER, &["out=f32[8]:zeros", "extra=i32:4"]),
+            "misaligned",
+            11,
+            "thread 2 of block 0 used an mbarrier at shared bars[0] (line 11), 4 bytes past an 8-byte boundary",
+        ),
+        (
+            with_args(
+                &WMMA_ALIGN,
+                &[
+                    "out=f32[264]:zeros",
+                    "a=f16[300]:arange",
+                    "shift=i32:4",
+                    "ldm=i32:16",
+                    "oshift=i32:0",
+                ],
+            ),
+            "misaligned",
+            13,
+            "called wmma::load_matrix_sync with a global pointer (0x",
+        ),
+        (
+            with_args(
+                &WMMA_ALIGN,
+                &[
+                    "out=f32[264]:zeros",
+                    "a=f16[300]:arange",
+                    "shift=i32:0",
+                    "ldm=i32:12",
+                    "oshift=i32:0",
+                ],
+            ),
+            "misaligned",
+            13,
+            "called wmma::load_matrix_sync with a leading dimension of 12 elements (24 bytes)",
+        ),
+        (
+            with_args(
+                &WMMA_ALIGN,
+                &[
+                    "out=f32[264]:zeros",
+                    "a=f16[300]:arange",
+                    "shift=i32:0",
+                    "ldm=i32:16",
+                    "oshift=i32:4",
+                ],
+            ),
+            "misaligned",
+            16,
+            "called wmma::store_matrix_sync with a global pointer (0x",
+        ),
+    ];
+    for (c, kind, line, words) in bugs {
+        let (code, v) = exec_json(&c, executor);
+        assert_eq!(code, 1, "{}: {v}", c.name);
+        let d = &v["diagnostics"][0];
+        assert_eq!(
+            (d["kind"].as_str(), d["line"].as_u64()),
+            (Some(kind), Some(line)),
+            "{d}"
+        );
+        assert!(d["message"].as_str().unwrap_or("").contains(words), "{d}");
+    }
+}
+
+#[test]
+fn via_instrumented_ptx_checks_mbarriers_and_wmma_alignment_like_the_emulator() {
+    mbarrier_and_wmma_are_checked_like_the_emulator(&["--via-instrumented-ptx"]);
+}
+
+#[test]
+fn gpu_checks_mbarriers_and_wmma_alignment_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_checks_mbarriers_and_wmma_alignment_like_the_emulator",
+            &why,
+        );
+    }
+    mbarrier_and_wmma_are_checked_like_the_emulator(&["--backend", "gpu"]);
+}
+
+/// sm_90's vector atomics count one atomic per element on the GPU as on the emulator (needs
+/// an sm_90 GPU: an H100 or H200).
+#[test]
+fn gpu_vector_atomics_count_one_per_element_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_vector_atomics_count_one_per_element_like_the_emulator",
+            &why,
+        );
+    }
+    let args = |backend: &str| {
+        let (code, out, err) = run(&[
+            "exec",
+            "tests/kernels/grid/vector_atomics.cu",
+            "--arch",
+            "sm_90",
+            "--kernel",
+            "vector_atomics",
+            "--grid",
+            "3",
+            "--block",
+            "64",
+            "--arg",
+            "acc2=f32[2]:zeros",
+            "--arg",
+            "acc4=f32[4]:zeros",
+            "--arg",
+            "first=f32[4]:zeros",
+            "--arg",
+            "x=f32[150]:arange",
+            "--arg",
+            "n=i32:150",
+            "--backend",
+            backend,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{backend}: {out}{err}");
+        json(&out)
+    };
+    let (plain, gpu) = (args("emu"), args("gpu"));
+    assert_eq!(gpu["counters"], plain["counters"]);
+    assert_eq!(gpu["counters"]["max_per_thread"]["global_atomics"], 6);
+    assert_eq!(gpu["buffers"]["acc4"][1], plain["buffers"]["acc4"][1]);
+}

@@ -1078,3 +1078,173 @@ fn ldmatrix_out_of_bounds_is_skipped_and_reported_like_the_emulator() {
         DiagKind::OutOfBounds,
     );
 }
+
+/// mbarrier operations (`cuda::barrier`): the 8-byte barrier object is checked on both
+/// executors and counted on neither. A barrier initialised past the array, or inside it at an
+/// offset that is not a multiple of 8, is skipped and reported at the same line, block and
+/// thread, in the same words.
+#[test]
+fn mbarrier_objects_are_checked_like_the_emulator() {
+    let c = cfg([1, 1, 1], [8, 1, 1]);
+    let args = |extra: i64| vec![zeros("out", ElemType::F32, 8), int(extra)];
+    let inst = assert_equivalent("mbarrier", c, args(-1));
+    assert!(inst.ptx.contains("call (gz_ret), __gpuzzle_shared_check"));
+    assert_eq!(
+        inst.result.buffers[0].values(),
+        (0..8).map(|i| 2.0 * i as f64).collect::<Vec<_>>()
+    );
+    assert_eq!(inst.result.counters.max_per_thread.shared_reads, 0);
+    for (extra, kind) in [(16, DiagKind::OutOfBounds), (4, DiagKind::Misaligned)] {
+        let (plain, inst) = both("mbarrier", c, args(extra), 10_000_000, 100_000);
+        assert!(
+            inst.emulator_diagnostics.iter().all(|d| d.kind != kind),
+            "{extra}: an illegal mbarrier got through: {:?}",
+            inst.emulator_diagnostics
+        );
+        assert_eq!(plain.buffers, inst.result.buffers, "{extra}");
+        assert_eq!(plain.counters.total, inst.result.counters.total, "{extra}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(p.kind, kind, "{extra}: {:?}", plain.diagnostics);
+        assert_eq!(
+            (g.kind, g.line, g.block, g.thread),
+            (p.kind, p.line, p.block, p.thread),
+            "{extra}: {}",
+            g.message
+        );
+        assert_eq!(p.thread, [2, 0, 0]);
+        // Named as the GPU names a shared access: the barrier array and the element.
+        // The same words on both: the barrier array and the element.
+        assert_eq!(g.message, p.message);
+        let want = if kind == DiagKind::OutOfBounds {
+            "thread 2 of block 0 used an mbarrier at shared bars[2] (line 11), but bars has 2 elements"
+        } else {
+            "thread 2 of block 0 used an mbarrier at shared bars[0] (line 11), 4 bytes past an 8-byte boundary: an mbarrier must be aligned to 8 bytes"
+        };
+        assert!(p.message.starts_with(want), "{}", p.message);
+    }
+}
+
+/// WMMA's alignment rules: a tile pointer not 32-byte aligned (a load's, a store's) or a
+/// leading dimension not a multiple of 16 bytes is reported by both executors at the same
+/// line, block and thread, in the same words (the pointer's value aside), and the
+/// instruction is skipped on both.
+#[test]
+fn wmma_alignment_is_checked_like_the_emulator() {
+    let c = cfg([1, 1, 1], [32, 1, 1]);
+    let a: Vec<f64> = (0..300).map(|i| ((i * 7) % 9) as f64 - 4.0).collect();
+    let args = |shift: i64, ldm: i64, oshift: i64| {
+        vec![
+            zeros("out", ElemType::F32, 264),
+            buf("a", ElemType::F16, &a),
+            int(shift),
+            int(ldm),
+            int(oshift),
+        ]
+    };
+    let inst = assert_equivalent("wmma_align", c, args(0, 16, 0));
+    assert!(inst.ptx.contains("call __gpuzzle_fault_with"));
+    let cases = [
+        ((4, 16, 0), "load_matrix_sync with a global pointer ("),
+        (
+            (0, 12, 0),
+            "load_matrix_sync with a leading dimension of 12 elements (24 bytes); WMMA needs a multiple of 16 bytes (8 elements of this type)",
+        ),
+        ((0, 16, 4), "store_matrix_sync with a global pointer ("),
+    ];
+    for ((shift, ldm, oshift), words) in cases {
+        let (plain, inst) = both(
+            "wmma_align",
+            c,
+            args(shift, ldm, oshift),
+            10_000_000,
+            100_000,
+        );
+        let case = format!("shift {shift}, ldm {ldm}, oshift {oshift}");
+        assert!(
+            inst.emulator_diagnostics.is_empty(),
+            "{case}: the instrumented run reached the emulator's checks: {:?}",
+            inst.emulator_diagnostics
+        );
+        assert_eq!(plain.buffers, inst.result.buffers, "{case}");
+        assert_eq!(plain.counters.total, inst.result.counters.total, "{case}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(
+            p.kind,
+            DiagKind::Misaligned,
+            "{case}: {:?}",
+            plain.diagnostics
+        );
+        assert_eq!(
+            (g.kind, g.line, g.block, g.thread),
+            (p.kind, p.line, p.block, p.thread),
+            "{case}: {}",
+            g.message
+        );
+        // Up to the pointer's value, and without the closing "(n other threads ...)" /
+        // "(n more faults ...)".
+        let head = |m: &str| {
+            let m = m.split(" (0x").next().unwrap_or("");
+            match m.rsplit_once(" (") {
+                Some((h, tail))
+                    if tail.contains(" other thread") || tail.contains(" more fault") =>
+                {
+                    h.to_string()
+                }
+                _ => m.to_string(),
+            }
+        };
+        assert_eq!(head(&g.message), head(&p.message), "{case}");
+        assert!(
+            g.message
+                .starts_with(&format!("thread 0 of block 0 called wmma::{words}")),
+            "{case}: {}",
+            g.message
+        );
+        assert_eq!(g.facts, p.facts, "{case}");
+    }
+}
+
+/// sm_90's vector atomics (`atomicAdd(float2*)`, `atomicAdd(float4*)`): one atomic per
+/// element on both executors, as a float4 load is four reads; the same sums and old values.
+#[test]
+fn vector_atomics_count_one_per_element_like_the_emulator() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/grid/vector_atomics.cu");
+    let src = std::fs::read_to_string(&p).unwrap();
+    let arch = [gpuzzle::compile::Arch::Sm90.nvrtc_option()];
+    let mut req = gpuzzle::compile::CompileRequest::new("vector_atomics.cu", &src);
+    req.extra_options = &arch;
+    let ptx = gpuzzle::compile::compile(&req).unwrap().ptx.to_string();
+    let n = 40;
+    let x: Vec<f64> = (0..n).map(|i| (i % 5) as f64 - 1.5).collect();
+    let args = vec![
+        zeros("acc2", ElemType::F32, 2),
+        zeros("acc4", ElemType::F32, 4),
+        zeros("first", ElemType::F32, 4),
+        buf("x", ElemType::F32, &x),
+        int(n as i64),
+    ];
+    let (plain, inst) = both_ptx(&ptx, "vector_atomics", cfg([2, 1, 1], [32, 1, 1]), args);
+    assert!(plain.diagnostics.is_empty(), "{:?}", plain.diagnostics);
+    assert!(
+        inst.result.diagnostics.is_empty(),
+        "{:?}",
+        inst.result.diagnostics
+    );
+    assert!(
+        inst.emulator_diagnostics.is_empty(),
+        "{:?}",
+        inst.emulator_diagnostics
+    );
+    assert_eq!(plain.buffers, inst.result.buffers);
+    assert_eq!(plain.counters.total, inst.result.counters.total);
+    assert_eq!(
+        plain.counters.max_per_thread,
+        inst.result.counters.max_per_thread
+    );
+    // A thread below n: 2 + 4 element atomics (each a read and a write too), and x[i] read
+    // twice (the first atomic might have changed it).
+    let max = inst.result.counters.max_per_thread;
+    assert_eq!(max.global_atomics, 6, "{max:?}");
+    assert_eq!(max.global_reads, 2 + 6, "{max:?}");
+    assert_eq!(plain.buffers[1].values()[1], n as f64);
+}

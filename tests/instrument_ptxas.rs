@@ -85,8 +85,10 @@ fn ptxas_accepts_every_instrumented_module() {
     // Modules with an instruction gpuzzle does not support, now a run-time fault in its place.
     let mut with_faults = Vec::new();
     // tests/ptx/instrument: hand-written PTX NVRTC does not give us (a jump table's `brx.idx`).
+    // tests/kernels/async: every form of cp.async and mbarrier the three async-copy APIs emit.
     let dirs = [
         "tests/kernels",
+        "tests/kernels/async",
         "tests/kernels/instrument",
         "tests/ptx",
         "tests/ptx/instrument",
@@ -163,7 +165,8 @@ fn ptxas_accepts_the_reserved_shared_memory_window() {
 }
 
 /// A grid sync (the grid workspace let through, sm_80 and sm_90) and a cluster kernel with
-/// distributed shared memory (sm_90 only) instrumented: ptxas must accept both.
+/// distributed shared memory (sm_90 only) instrumented, and sm_90's vector atomics: ptxas must
+/// accept them.
 #[test]
 fn ptxas_accepts_grid_sync_and_cluster_windows() {
     let Some(ptxas) = ptxas() else {
@@ -189,6 +192,17 @@ fn ptxas_accepts_grid_sync_and_cluster_windows() {
     assert!(out.ptx.contains("16777216"));
     if let Err(e) = assemble_for(&ptxas, &out.ptx, "cluster_ring_instrumented", "sm_90") {
         panic!("ptxas rejects the instrumented cluster_ring.cu:\n{e}");
+    }
+    // sm_90's vector atomics, whose skipped form zeroes each old value.
+    let p = root.join("tests/kernels/grid/vector_atomics.cu");
+    let src = std::fs::read_to_string(&p).unwrap();
+    let mut req = gpuzzle::compile::CompileRequest::new("vector_atomics.cu", &src);
+    req.extra_options = &arch;
+    let ptx = gpuzzle::compile::compile(&req).unwrap().ptx.to_string();
+    let out = instrument(&ptx, "vector_atomics", &InstrumentOptions::default()).unwrap();
+    assert!(out.ptx.contains("atom.global.add.v4.f32"));
+    if let Err(e) = assemble_for(&ptxas, &out.ptx, "vector_atomics_instrumented", "sm_90") {
+        panic!("ptxas rejects the instrumented vector_atomics.cu:\n{e}");
     }
 }
 

@@ -139,6 +139,9 @@ impl<'l> Mem<'l> {
                 });
                 if done.is_some() {
                     th.counters.shared_reads += n;
+                    if self.shadow.is_on() {
+                        self.dsmem_access(th, linear, inst, b, o, total, Kind::Read);
+                    }
                     return true;
                 }
             }
@@ -217,6 +220,9 @@ impl<'l> Mem<'l> {
                 });
                 if done.is_some() {
                     th.counters.shared_writes += n;
+                    if self.shadow.is_on() {
+                        self.dsmem_access(th, linear, inst, b, o, total, Kind::Write);
+                    }
                     return;
                 }
             }
@@ -299,6 +305,9 @@ impl<'l> Mem<'l> {
                     th.counters.shared_reads += 1;
                     th.counters.shared_writes += 1;
                     th.counters.shared_atomics += 1;
+                    if self.shadow.is_on() {
+                        self.dsmem_access(th, linear, inst, blk, o, size, Kind::Atomic);
+                    }
                     return old;
                 }
             }
@@ -715,7 +724,9 @@ impl<'l> Mem<'l> {
         if self.asyncs.live() && launch.shared_var(off, size as u64).is_some() {
             self.async_shared(th, linear, inst, off, size, kind);
         }
-        if size == 4 {
+        // (In a cluster launch every shared access goes through `shared_checks`, which also
+        // checks it against the other blocks' accesses.)
+        if size == 4 && launch.cluster.is_none() {
             // The common access, one word: its record gives the bounds and the checkers'
             // answer at once.
             let probe = Self::probe(&self.order, (self.epoch, self.gen), linear, inst, kind);
@@ -999,7 +1010,13 @@ impl<'l> Mem<'l> {
         kind: Kind,
     ) {
         let probe = Self::probe(&self.order, (self.epoch, self.gen), me, inst, kind);
-        let found = self.shadow.check(&probe, off, total);
+        let mut found = self.shadow.check(&probe, off, total);
+        // In a cluster launch: against the other blocks' accesses too (`cluster.rs`).
+        if self.launch.cluster.is_some() {
+            found.uninit &= !self.dsmem_written(off, total);
+            let here = self.launch.block_index(self.block);
+            self.dsmem_access(th, me, inst, here, off, total, kind);
+        }
         if found.uninit || found.conflict.is_some() {
             self.shared_found(th, me, inst, off, total, found);
         }

@@ -20,8 +20,13 @@
 //!   at such an address go to that block's shared memory (`remote`): the blocks of the
 //!   running cluster keep their shared memory in `ClusterRun::smem` while they do not run, and
 //!   take it back for their turn (`swap_in`/`swap_out`). They count as shared reads and writes
-//!   of the thread; the race and uninitialised-read checkers do not follow them (a block's own
-//!   accesses are checked as always).
+//!   of the thread. With the checkers on, every access to a block's shared memory in a
+//!   cluster launch (its own and other blocks') is also kept per 4-byte word (`dsmem_access`):
+//!   two accesses by threads of different blocks, one of them a write, are a `shared-race`
+//!   unless a cluster barrier orders them (the thread of the later one completed a
+//!   `barrier.cluster.wait` that needed the other thread's arrival after its access); a word
+//!   another block wrote is not uninitialised for its owner (`dsmem_written`). A block's own
+//!   threads are checked against each other by the shared checkers as always.
 //! - `elect.sync d|p, mask`: every lane of `mask` executes it together (`.sync`), so the
 //!   leader is the mask's lowest lane, as on hardware.
 //!
@@ -74,6 +79,7 @@ pub fn plan(module: &Module, entry: u32, cfg: &LaunchConfig) -> Result<Option<Cl
         dims,
         barrier: Mutex::new(Barrier::default()),
         smem: (0..blocks).map(|_| Mutex::new(Vec::new())).collect(),
+        dsmem: Mutex::new((0, std::collections::HashMap::new())),
     }))
 }
 

@@ -223,6 +223,35 @@ pub struct ClusterRun {
     pub(super) barrier: Mutex<Barrier>,
     /// Per block of the grid (launch order): its shared memory while it does not run.
     pub(super) smem: Vec<Mutex<Vec<u8>>>,
+    /// The distributed-shared-memory race check's record for the cluster running now (its
+    /// number): (block index, 4-byte word of its shared memory) → the accesses since its last
+    /// write, by any block of the cluster. Clusters run one after another, so the record is
+    /// dropped when the next one starts.
+    pub(super) dsmem: Mutex<(u32, Words)>,
+}
+
+/// (block index, 4-byte word of its shared memory) → what the DSMEM check keeps of it.
+pub(super) type Words = HashMap<(u32, u64), Word>;
+
+/// One access to a block's shared memory, as the distributed-shared-memory check keeps it.
+#[derive(Clone, Copy)]
+pub(super) struct Touch {
+    /// The accessing thread's block (launch order), coordinates and linear index in it.
+    pub(super) block: u32,
+    pub(super) blk: [u32; 3],
+    pub(super) tid: [u32; 3],
+    pub(super) line: u32,
+    pub(super) kind: Kind,
+    /// Cluster-barrier arrivals of the thread before the access: a thread of another block
+    /// that has since completed that many waits is ordered after it.
+    pub(super) arrivals: u32,
+}
+
+/// A word's last write, and the reads after it (one per block).
+#[derive(Default)]
+pub(super) struct Word {
+    pub(super) write: Option<Touch>,
+    pub(super) reads: Vec<Touch>,
 }
 
 /// The cluster barrier's arrivals and waits (`cluster::arrive`, `cluster::wait_over`).

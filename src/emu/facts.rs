@@ -195,6 +195,8 @@ pub enum AsyncHazard {
     BarrierNotInitialised,
     /// A named barrier whose thread count never arrived.
     NamedBarrierStuck,
+    /// A named barrier's thread count that is not a multiple of the warp size (32).
+    NamedBarrierCount,
     /// An mbarrier phase that never completes (fewer arrivals than it was initialised for).
     MbarrierStuck,
 }
@@ -218,7 +220,8 @@ pub struct AsyncFacts {
     pub newer_groups: u32,
     /// The copy completes on an mbarrier (`cuda::barrier`, a block-scope `cuda::pipeline`).
     pub via_barrier: bool,
-    /// A named barrier's number and thread count (`NamedBarrierStuck`), and how many arrived.
+    /// A named barrier's number and thread count (`NamedBarrierStuck`, `NamedBarrierCount`),
+    /// and how many arrived (32 per warp).
     pub barrier_id: u32,
     pub count: u32,
     pub arrived: u32,

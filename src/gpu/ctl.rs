@@ -73,6 +73,12 @@ pub enum FaultKind {
     Trap = 4,
     /// `__assertfail` (a failed `assert()`): recorded, and the thread goes on, as on the emulator.
     Assert = 5,
+    /// A WMMA load or store whose pointer is not 32-byte aligned (`addr`: the pointer; the
+    /// access: load or store, element size, space).
+    WmmaPointer = 6,
+    /// A WMMA load or store whose leading dimension is not a multiple of 16 bytes (`addr`: the
+    /// leading dimension in elements).
+    WmmaStride = 7,
 }
 
 impl FaultKind {
@@ -83,6 +89,8 @@ impl FaultKind {
             3 => Some(FaultKind::Misaligned),
             4 => Some(FaultKind::Trap),
             5 => Some(FaultKind::Assert),
+            6 => Some(FaultKind::WmmaPointer),
+            7 => Some(FaultKind::WmmaStride),
             _ => None,
         }
     }
@@ -94,6 +102,9 @@ pub enum AccessKind {
     Read = 0,
     Write = 1,
     Atomic = 2,
+    /// An mbarrier operation on its 8-byte object: checked, never counted
+    /// (`instrument/mbarrier.rs`); named so in a fault.
+    Barrier = 3,
 }
 
 /// One memory access as the instrumentation passes it to its helpers: `n` elements of
@@ -123,6 +134,7 @@ impl Access {
             0 => AccessKind::Read,
             1 => AccessKind::Write,
             2 => AccessKind::Atomic,
+            3 => AccessKind::Barrier,
             _ => return None,
         };
         if v >> 25 != 0 {
@@ -452,7 +464,14 @@ mod tests {
         assert_eq!(v.pack(), 0x0100_0404);
         assert_eq!(Access::unpack(v.pack()), Some(v));
         assert_eq!(Access::unpack(v.pack()).map(|a| a.total_bytes()), Some(16));
-        assert_eq!(Access::unpack(3 << 16), None);
+        let b = Access {
+            kind: AccessKind::Barrier,
+            elem_bytes: 8,
+            n: 1,
+            shared: true,
+        };
+        assert_eq!(Access::unpack(b.pack()), Some(b));
+        assert_eq!(Access::unpack(4 << 16), None);
         assert_eq!(Access::unpack(1 << 25), None);
     }
 

@@ -2,7 +2,7 @@
 //! `CounterSummary`, the first fault into a `Diagnostic` worded like the emulator's, so the judge
 //! and the reports cannot tell which executor ran.
 
-use crate::emu::facts::{Access, Element, Facts, Space};
+use crate::emu::facts::{Access, Element, Facts, Space, WmmaFacts};
 use crate::emu::result::{
     BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId,
 };
@@ -194,11 +194,39 @@ pub fn fault_diagnostic(
             ),
             Facts::StepLimit { in_loop: true },
         ),
+        // Worded as `emu/tensor/wmma.rs` words them; the access says which call and where
+        // (`gpu/instrument/wmma.rs`: `n` 1 for a global pointer, 0 for a generic one).
+        (FaultKind::WmmaPointer | FaultKind::WmmaStride, Some(acc)) => {
+            let call = match acc.kind {
+                AccessKind::Write => "store_matrix_sync",
+                _ => "load_matrix_sync",
+            };
+            let size = acc.elem_bytes.max(1);
+            let a = f.addr;
+            let (message, facts) = if f.kind == FaultKind::WmmaStride {
+                (
+                    format!("{who} called wmma::{call} with a leading dimension of {a} elements ({} bytes); WMMA needs a multiple of 16 bytes ({} elements of this type)", a.wrapping_mul(size as u64), 16 / size),
+                    WmmaFacts::LeadingDimension { elements: a, elem_bytes: size },
+                )
+            } else {
+                let space = match (acc.shared, acc.n) {
+                    (true, _) => "shared ",
+                    (false, 1) => "global ",
+                    _ => "",
+                };
+                (
+                    format!("{who} called wmma::{call} with a {space}pointer ({a:#x}) that is not aligned to 32 bytes, as WMMA needs"),
+                    WmmaFacts::Pointer { address: a },
+                )
+            };
+            (DiagKind::Misaligned, message, Facts::Wmma(facts))
+        }
         (fk, Some(acc)) => {
             let verb = match acc.kind {
                 AccessKind::Read => "read",
                 AccessKind::Write => "wrote",
                 AccessKind::Atomic => "atomically updated",
+                AccessKind::Barrier => "used an mbarrier at",
             };
             let a = f.addr;
             let size = acc.elem_bytes;
@@ -207,7 +235,7 @@ pub fn fault_diagnostic(
             let access = match acc.kind {
                 AccessKind::Read => Access::Read,
                 AccessKind::Write => Access::Write,
-                AccessKind::Atomic => Access::Atomic,
+                AccessKind::Atomic | AccessKind::Barrier => Access::Atomic,
             };
             let facts = |space: Space, element: Option<Element>, misaligned: bool| Facts::Bounds {
                 space,
@@ -226,6 +254,16 @@ pub fn fault_diagnostic(
                     len: len / elem.max(1),
                 };
                 let (kind, message, facts) = match (fk, near) {
+                    // Worded as `emu/async_copy` words it.
+                    (FaultKind::Misaligned, Some((base, len, name, elem)))
+                        if acc.kind == AccessKind::Barrier =>
+                    {
+                        (
+                            DiagKind::Misaligned,
+                            format!("{who} used an mbarrier at shared {name}[{}]{at_line}, {} bytes past an 8-byte boundary: an mbarrier must be aligned to 8 bytes", idx(base, elem), a % 8),
+                            facts(Space::Shared, Some(element(base, len, name, elem)), true),
+                        )
+                    }
                     (FaultKind::Misaligned, Some((base, len, name, elem))) => (
                         DiagKind::Misaligned,
                         format!("{who} {verb} {total} bytes at {name}[{}]{at_line}, which is not aligned to {align} bytes", idx(base, elem)),

@@ -1,5 +1,5 @@
 //! Async copies read or overwritten while in flight, mbarriers used before `init`, and named
-//! barriers whose count never arrives. The help names the wait that was missing in the words
+//! barriers whose count never arrives or is not whole warps. The help names the wait that was missing in the words
 //! of the interface the learner's copy came from (`__pipeline_wait_prior`, `cg::wait`,
 //! `pipe.consumer_wait()`, a `cuda::barrier`'s `arrive_and_wait()`, `cp.async.wait_group`),
 //! with the learner's own names for the pipeline or barrier where the source shows them.
@@ -50,6 +50,16 @@ pub fn help(c: &Case) -> String {
         AsyncHazard::MbarrierStuck => {
             let (count, got) = (f.count, f.arrived);
             format!("the barrier expects {count} arrivals per phase (the count given to `init(&bar, count)` or `mbarrier.init`), but only {got} threads arrived, so its waiters wait forever: initialise it with the number of threads that arrive on it (`block.size()` when every thread of the block does) and make every one of them arrive (no early return, no if around the arrival)")
+        }
+        AsyncHazard::NamedBarrierCount => {
+            let (id, count) = (f.barrier_id, f.count);
+            let (down, up) = (count / 32 * 32, count.div_ceil(32).saturating_mul(32));
+            let choices = if down > 0 && down != up {
+                format!("{down} or {up}")
+            } else {
+                up.max(32).to_string()
+            };
+            format!("a named barrier counts whole warps: each warp that reaches `bar.sync {id}, {count}` (or `bar.arrive`) adds 32, even when only some of its lanes run it, so the count must be 32 times the number of warps that take part ({choices} here), producers' `bar.arrive` included; give whole warps their roles (`threadIdx.x / 32`), not single threads")
         }
         AsyncHazard::NamedBarrierStuck => {
             let (id, count, got) = (f.barrier_id, f.count, f.arrived);
@@ -318,5 +328,24 @@ mod tests {
             h.contains("named barrier 1") && h.contains("only 32"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn a_count_that_is_not_whole_warps_names_the_counts_that_are() {
+        let count = |n: u32| AsyncFacts {
+            barrier_id: 2,
+            count: n,
+            ..AsyncFacts::new(AsyncHazard::NamedBarrierCount)
+        };
+        let h = help("\n\n\n\n", count(80), 4);
+        assert!(
+            h.contains("`bar.sync 2, 80`") && h.contains("(64 or 96 here)"),
+            "{h}"
+        );
+        let h = help("\n\n\n\n", count(16), 4);
+        assert!(h.contains("(32 here)"), "{h}");
+        // A count from a register can be anything.
+        let h = help("\n\n\n\n", count(u32::MAX), 4);
+        assert!(h.contains("`bar.sync 2, 4294967295`"), "{h}");
     }
 }

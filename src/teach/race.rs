@@ -2,6 +2,8 @@
 //!
 //! - `warp_slot`: two writes through a slot counted from a ballot (see `ballot`).
 //! - `atomic_and_plain`: a plain store or read of an element others update atomically.
+//! - `across_cluster`: two blocks of a cluster touching one element of a block's shared
+//!   memory (`map_shared_rank`) with no `cluster.sync()` between.
 //! - `across_blocks`: blocks writing one element (a block-independent index such as
 //!   `out[threadIdx.x]` gets the global index; one element for all, atomics or a partial per
 //!   block), or a block reading what another writes (a second launch).
@@ -55,6 +57,9 @@ pub fn help(c: &Case) -> String {
         if let Some(m) = r.warp_slot() {
             return m;
         }
+    }
+    if *across_blocks && *space == Space::Shared {
+        return r.across_cluster();
     }
     if *across_blocks {
         return r.across_blocks();
@@ -351,6 +356,32 @@ impl Race<'_> {
             };
         }
         format!("the plain store to {s}[{idx}] on {plain_line} can land before or after other blocks' atomic updates of it and wipe them, and nothing orders blocks. Touch {s}[{idx}] only with atomics inside the kernel; to start it at 0, rely on the buffer starting zeroed, or set it in a separate launch before the one that adds into it")
+    }
+
+    /// Two blocks of a cluster touch one element of a block's shared memory (distributed
+    /// shared memory, `map_shared_rank`), one writing, with no cluster barrier between.
+    fn across_cluster(&self) -> String {
+        let s = &self.short;
+        let idx = self.e.index;
+        let (ot, ob) = self.other();
+        let other = self.c.who(ot, ob);
+        let at = |l: Option<u32>| l.map_or("the other access".to_string(), |l| format!("line {l}"));
+        let (mine, theirs) = (at(self.c.d.line), at(self.c.d.other_line));
+        let (first, then) = match (self.mine, self.theirs) {
+            (Access::Read, _) => (
+                format!("the write ({theirs})"),
+                format!("the read ({mine})"),
+            ),
+            (_, Access::Read) => (
+                format!("the write ({mine})"),
+                format!("the read ({theirs})"),
+            ),
+            _ => (
+                format!("one write ({theirs})"),
+                format!("the other ({mine})"),
+            ),
+        };
+        format!("{s}[{idx}] lives in one block's shared memory and another block of the cluster touches it too ({other}); nothing orders two blocks but the cluster barrier: call `cluster.sync()` (`cg::this_cluster().sync()`) in every thread of every block of the cluster after {first} and before {then}, and once more before any block exits while others may still use its shared memory")
     }
 
     fn across_blocks(&self) -> String {

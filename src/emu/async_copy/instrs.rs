@@ -353,20 +353,39 @@ fn barrier_place(mem: &mut Mem, th: &Thread, inst: &Inst, space: Space, a: u64) 
     let site = mem.site(th, inst);
     let who = mem.namer.who(th.tid, mem.block);
     let line = site.line;
-    let (kind, msg, misaligned) = if inside {
-        (
-            DiagKind::Misaligned,
-            format!("{who} used an mbarrier (line {line}) at shared offset {}, which is not aligned to 8 bytes", off.unwrap_or(0)),
-            Some(8),
-        )
-    } else {
-        (
+    let (kind, msg, misaligned, element) = match off {
+        Some(o) if inside => {
+            let element = shared_element(mem, o, 8);
+            let what = element.as_ref().map_or(format!("offset {o}"), |e| {
+                format!("{}[{}]", e.name, e.index)
+            });
+            (
+                DiagKind::Misaligned,
+                format!("{who} used an mbarrier at shared {what} (line {line}), {} bytes past an 8-byte boundary: an mbarrier must be aligned to 8 bytes", o % 8),
+                Some(8),
+                element,
+            )
+        }
+        // In the shared window but past every variable: named as any shared access is.
+        Some(o) => {
+            let (msg, element) = crate::emu::diag::shared_oob_message(
+                &mem.launch.shared_vars,
+                o,
+                8,
+                &who,
+                "used an mbarrier at",
+                &format!(" (line {line})"),
+            );
+            (DiagKind::OutOfBounds, msg, None, element)
+        }
+        None => (
             DiagKind::OutOfBounds,
             format!(
                 "{who} used an mbarrier (line {line}) at an address outside shared memory ({a:#x})"
             ),
             None,
-        )
+            None,
+        ),
     };
     mem.diags.report(kind, Severity::Error, site, None, || {
         (
@@ -374,7 +393,7 @@ fn barrier_place(mem: &mut Mem, th: &Thread, inst: &Inst, space: Space, a: u64) 
             Facts::Bounds {
                 space: crate::emu::facts::Space::Shared,
                 access: crate::emu::facts::Access::Atomic,
-                element: None,
+                element,
                 address: a,
                 bytes: 8,
                 misaligned_to: misaligned,

@@ -23,8 +23,10 @@
 //! thread whose `test_wait`/`try_wait` finds the phase incomplete ends its turn, so a spin
 //! loop gives the other threads their turn as a barrier would.
 //!
-//! **Named barriers** (`bar.sync id, count`, `bar.arrive id, count`) count arrivals per id
-//! and release their waiters at the count (`barriers.rs`, the block's side).
+//! **Named barriers** (`bar.sync id, count`, `bar.arrive id, count`) count arrivals per id,
+//! 32 for each warp that arrives as the hardware counts them, and release their waiters at
+//! the count (`barriers.rs`, the block's side); a count that is not a multiple of 32 is
+//! reported.
 
 use super::facts::{AsyncFacts, AsyncHazard};
 use super::memory::{classify, Window};
@@ -93,11 +95,14 @@ struct Mbar {
     phase: u32,
 }
 
-/// A named barrier's arrivals so far.
+/// A named barrier's arrivals so far. The hardware counts warps: a warp that arrives adds 32
+/// (`WARP`) however many of its lanes run the instruction; `slots` are those warp arrivals
+/// (the warp, and the lanes of it that came), `arrived` 32 per slot.
 #[derive(Default, Clone)]
 pub(super) struct Named {
     pub(super) count: u32,
     pub(super) arrived: u32,
+    pub(super) slots: Vec<(u32, u32)>,
     pub(super) waiters: Vec<u32>,
     pub(super) arrivers: Vec<u32>,
     pub(super) line: u32,

@@ -26,7 +26,8 @@
 //! (the parser moves `crt/mma.hpp`'s lines to the line that called it), the global/shared
 //! read and write counters, races, uninitialised reads, coalescing and bank conflicts. The
 //! CUDA guide's rules for the pointer (32-byte aligned) and the leading dimension (a multiple
-//! of 16 bytes) are checked as `misaligned`, since a GPU computes garbage or faults.
+//! of 16 bytes) are checked as `misaligned`, since a GPU computes garbage or faults; the
+//! lane's load (zeros) or store is then skipped, as on the GPU backend.
 //!
 //! **Rounding.** The products of two `.f16` or `.bf16` values are exact; D = A×B + C is summed
 //! in f64 (exact unless the terms span more than 53 bits) and rounded once, to nearest even, to
@@ -179,7 +180,15 @@ pub(in crate::emu) fn try_complete(
                 let th = &mut warp[l];
                 let at = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
                 let stride = mem.val(th, stride) & 0xffff_ffff;
-                check_alignment(mem, th, inst, op, *space, at, stride, *ty);
+                if !check_alignment(mem, th, inst, op, *space, at, stride, *ty) {
+                    // Skipped, as the GPU backend skips it: the fragment is zeros.
+                    for r in d {
+                        if let Some(reg) = th.regs.get_mut(*r as usize) {
+                            *reg = 0;
+                        }
+                    }
+                    continue;
+                }
                 let n = unique(*shape, *matrix);
                 let mut elems = Vec::with_capacity(n);
                 for i in 0..n {
@@ -216,7 +225,9 @@ pub(in crate::emu) fn try_complete(
                 let th = &mut warp[l];
                 let at = mem.val(th, &addr.base).wrapping_add(addr.offset as u64);
                 let stride = mem.val(th, stride) & 0xffff_ffff;
-                check_alignment(mem, th, inst, op, *space, at, stride, *ty);
+                if !check_alignment(mem, th, inst, op, *space, at, stride, *ty) {
+                    continue;
+                }
                 let regs: Vec<u64> = src.iter().map(|o| mem.val(th, o)).collect();
                 for i in 0..unique(*shape, Matrix::C) {
                     let off = offset(*layout, stride, coord(*shape, Matrix::C, l, i));
@@ -377,7 +388,10 @@ fn report_missing(
 }
 
 /// The CUDA guide's rules for `load_matrix_sync`/`store_matrix_sync`: the pointer 32-byte
-/// aligned, the leading dimension a multiple of 16 bytes (8 halves, 4 floats).
+/// aligned, the leading dimension a multiple of 16 bytes (8 halves, 4 floats). Broken, it is
+/// reported and the lane's part is skipped (false), as the GPU backend skips the instruction
+/// (`gpu/instrument/wmma.rs`, worded alike in `gpu/outcome.rs`): on a GPU it faults or
+/// computes garbage.
 #[allow(clippy::too_many_arguments)]
 fn check_alignment(
     mem: &mut Mem,
@@ -388,12 +402,12 @@ fn check_alignment(
     at: u64,
     stride: u64,
     ty: Ty,
-) {
+) -> bool {
     let size = ty.size() as u64;
     let stride_bytes = stride.wrapping_mul(size);
     let aligned = at.is_multiple_of(32);
     if aligned && stride_bytes.is_multiple_of(16) {
-        return;
+        return true;
     }
     let site = mem.site(th, inst);
     let who = mem.namer.who(th.tid, mem.block);
@@ -419,6 +433,7 @@ fn check_alignment(
         .report(DiagKind::Misaligned, Severity::Error, site, None, || {
             (message, Facts::Wmma(facts))
         });
+    false
 }
 
 #[cfg(test)]

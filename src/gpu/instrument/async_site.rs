@@ -4,9 +4,9 @@
 //! both are legal (an illegal one is skipped, so the context survives). The source check
 //! covers the bytes actually read: the source-size operand (an immediate or a register; 0
 //! reads nothing, so nothing is checked or counted) or the `ignore-src` predicate (true:
-//! nothing read). The other instructions of the family (`commit_group`, `wait_group`,
-//! `mbarrier.*`, `cp.async.mbarrier.arrive`) touch no memory the helpers check and run as
-//! they are; the bulk (TMA) copies the parser leaves unsupported become run-time faults
+//! nothing read). `commit_group` and `wait_group` touch no memory and run as they are; the
+//! mbarrier operations (`mbarrier.*`, `cp.async.mbarrier.arrive`) have their barrier object
+//! checked by `mbarrier.rs`; the bulk (TMA) copies the parser leaves unsupported become run-time faults
 //! before they get here.
 
 use super::helpers::{GLOBAL, SHARED};

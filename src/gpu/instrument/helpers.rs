@@ -17,6 +17,9 @@
 //! - `__gpuzzle_shared(addr, access, loc) -> b32`: the same against the shared table, for a
 //!   shared-window address; returns 1 when legal (counted), 0 when skipped (the site zeroes the
 //!   destinations itself: there is no zero area in shared memory).
+//! - `__gpuzzle_shared_check(addr, access, loc) -> b32`: the same check, counting nothing: an
+//!   mbarrier object (8 bytes, 8-byte aligned, inside one shared variable), which the emulator
+//!   checks but does not count as an access.
 //! - `__gpuzzle_generic(addr, access, loc) -> b64`: classify a generic address with `isspacep`:
 //!   global → as `__gpuzzle_global`; shared → as `__gpuzzle_shared`; anything else (local) →
 //!   nothing. Returns 0 or the zero area as above.
@@ -24,6 +27,9 @@
 //!   then exits the thread, where a GPU would abort the whole kernel and lose the context) or a
 //!   failed `assert()` (the site replaces the call to `__assertfail`, which would trap too;
 //!   `addr` is the message's address). The emulator treats both so.
+//! - `__gpuzzle_fault_with(kind, loc, addr, access)`: the same with an access code, for a
+//!   fault about an access that is no bounds check's (a WMMA pointer or leading dimension that
+//!   breaks the API's alignment rules).
 //! - `__gpuzzle_unsupported(site)`: a thread reached an instruction gpuzzle does not support
 //!   (the instrumenter put this call and an `exit` in its place): keep the first such site in
 //!   the control block and raise the stop flag, so every other thread exits at its next backward
@@ -43,9 +49,12 @@ pub const COUNT: &str = "__gpuzzle_count";
 pub const GLOBAL: &str = "__gpuzzle_global";
 pub const GENERIC: &str = "__gpuzzle_generic";
 pub const SHARED: &str = "__gpuzzle_shared";
+/// The shared check without the count (mbarrier operands).
+pub const SHARED_CHECK: &str = "__gpuzzle_shared_check";
 pub const STEP: &str = "__gpuzzle_step";
 pub const UNSUPPORTED: &str = "__gpuzzle_unsupported";
 pub const FAULT: &str = "__gpuzzle_fault";
+pub const FAULT_WITH: &str = "__gpuzzle_fault_with";
 pub const MALLOC: &str = "__gpuzzle_malloc";
 pub const FREE: &str = "__gpuzzle_free";
 
@@ -91,18 +100,17 @@ fn slot(ctl: &str, dst: &str) -> String {
 
 /// Add the packed access in `acc` to the read, write and atomic counters of one space at
 /// `[rec]`, `[rec+8]`, `[rec+16]`. Atomics count one read, one write and one atomic; vectors
-/// count one per element.
+/// count one per element (a vector atomic one atomic per element, as on the emulator).
 fn count(rec: &str, acc: &str) -> String {
     format!(
         "\tand.b32 %gz_c0, {acc}, 255;
 \tshr.u32 %gz_c1, {acc}, 16;
 \tand.b32 %gz_c1, %gz_c1, 255;
-\tsetp.eq.u32 %gz_q3, %gz_c1, 2;
-\t@%gz_q3 mov.u32 %gz_c0, 1;
-\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];
-\t@%gz_q3 add.s64 %gz_d1, %gz_d1, 1;
-\t@%gz_q3 st.global.u64 [{rec}+{atomics}], %gz_d1;
 \tcvt.u64.u32 %gz_d0, %gz_c0;
+\tsetp.eq.u32 %gz_q3, %gz_c1, 2;
+\t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];
+\t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
+\t@%gz_q3 st.global.u64 [{rec}+{atomics}], %gz_d1;
 \tsetp.ne.u32 %gz_q3, %gz_c1, 1;
 \t@%gz_q3 ld.global.u64 %gz_d1, [{rec}];
 \t@%gz_q3 add.s64 %gz_d1, %gz_d1, %gz_d0;
@@ -385,6 +393,46 @@ const CLUSTER_SLICE: &str = "\tand.b64 %gz_a0, %gz_a0, 16777215;
 const CLUSTER_SLICE_BASE: &str = "\tand.b64 %gz_a4, %gz_a4, 16777215;
 ";
 
+/// `__gpuzzle_shared(addr, access, loc) -> b32` (`counted`), or `__gpuzzle_shared_check`, the
+/// same check that counts nothing (an mbarrier operation, which the emulator does not count
+/// as an access).
+fn shared_helper(name: &str, counted: bool, reserved_smem: bool, clusters: bool) -> String {
+    let mut s = format!(
+        ".func (.param .b32 gz_ret) {name}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &check_prefix(&format!(
+        "\tor.b32 %gz_b0, %gz_b0, {};\n",
+        Access::SHARED_BIT
+    ));
+    s += &format!(
+        "\tld.global.u32 %gz_b5, [%gz_a1+{len}];\n\tld.global.u64 %gz_a3, [%gz_a1+{off}];\n\tadd.s64 %gz_a3, %gz_a3, %gz_a1;\n",
+        len = L::SHARED_LEN,
+        off = L::SHARED_OFF,
+    );
+    if reserved_smem {
+        s += RESERVED_WINDOW;
+    }
+    if clusters {
+        s += CLUSTER_SLICE;
+        s += &check_scan_with("$gz_fault", CLUSTER_SLICE_BASE);
+    } else {
+        s += &check_scan();
+    }
+    if reserved_smem {
+        s += "$gz_reserved:\n";
+    }
+    if counted {
+        s += &slot("%gz_a1", "%gz_a9");
+        s += &format!("\tadd.s64 %gz_a9, %gz_a9, {};\n", L::REC_SHARED_READS);
+        s += &count("%gz_a9", "%gz_b0");
+    }
+    s += "\tmov.u32 %gz_b9, 1;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n$gz_fault:\n";
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tmov.u32 %gz_b9, 0;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n}\n\n";
+    s
+}
+
 /// The module-level text inserted after the header: the pointer variable and the helpers.
 /// `reserved_smem`: the module reads `%reserved_smem_offset_*`, so the shared helper also
 /// accepts the runtime's reserved shared memory. `heap`: the module calls `malloc`, so the
@@ -445,38 +493,9 @@ pub fn module_text(reserved_smem: bool, heap: bool, grid_sync: bool, clusters: b
         zero = L::ZERO
     );
 
-    // __gpuzzle_shared(addr, access, loc) -> b32
-    s += &format!(
-        ".func (.param .b32 gz_ret) {SHARED}(\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access,\n\t.param .b32 gz_loc\n)\n{{\n"
-    );
-    s += DECLS;
-    s += &check_prefix(&format!(
-        "\tor.b32 %gz_b0, %gz_b0, {};\n",
-        Access::SHARED_BIT
-    ));
-    s += &format!(
-        "\tld.global.u32 %gz_b5, [%gz_a1+{len}];\n\tld.global.u64 %gz_a3, [%gz_a1+{off}];\n\tadd.s64 %gz_a3, %gz_a3, %gz_a1;\n",
-        len = L::SHARED_LEN,
-        off = L::SHARED_OFF,
-    );
-    if reserved_smem {
-        s += RESERVED_WINDOW;
-    }
-    if clusters {
-        s += CLUSTER_SLICE;
-        s += &check_scan_with("$gz_fault", CLUSTER_SLICE_BASE);
-    } else {
-        s += &check_scan();
-    }
-    if reserved_smem {
-        s += "$gz_reserved:\n";
-    }
-    s += &slot("%gz_a1", "%gz_a9");
-    s += &format!("\tadd.s64 %gz_a9, %gz_a9, {};\n", L::REC_SHARED_READS);
-    s += &count("%gz_a9", "%gz_b0");
-    s += "\tmov.u32 %gz_b9, 1;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n$gz_fault:\n";
-    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
-    s += "\tmov.u32 %gz_b9, 0;\n\tst.param.b32 [gz_ret], %gz_b9;\n\tret;\n}\n\n";
+    // __gpuzzle_shared(addr, access, loc) -> b32, and the same check without the count.
+    s += &shared_helper(SHARED, true, reserved_smem, clusters);
+    s += &shared_helper(SHARED_CHECK, false, reserved_smem, clusters);
 
     // __gpuzzle_generic(addr, access, loc) -> b64
     s += &format!(
@@ -541,6 +560,22 @@ $gz_done:
 \tld.param.u64 %gz_a0, [gz_addr];
 \tld.global.u64 %gz_a1, [{CTL_PTR}];
 \tmov.u32 %gz_b0, 0;
+"
+    );
+    s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
+    s += "\tret;\n}\n\n";
+
+    // __gpuzzle_fault_with(kind, loc, addr, access)
+    s += &format!(
+        ".func {FAULT_WITH}(\n\t.param .b32 gz_kind,\n\t.param .b32 gz_loc,\n\t.param .b64 gz_addr,\n\t.param .b32 gz_access\n)\n{{\n"
+    );
+    s += DECLS;
+    s += &format!(
+        "\tld.param.u32 %gz_b7, [gz_kind];
+\tld.param.u32 %gz_b1, [gz_loc];
+\tld.param.u64 %gz_a0, [gz_addr];
+\tld.param.u32 %gz_b0, [gz_access];
+\tld.global.u64 %gz_a1, [{CTL_PTR}];
 "
     );
     s += &record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b0", "%gz_a0");
@@ -645,7 +680,17 @@ mod tests {
             );
             let m = crate::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             assert_eq!(m.uses_reserved_smem, reserved_smem);
-            let mut names = vec![COUNT, GLOBAL, SHARED, GENERIC, STEP, UNSUPPORTED, FAULT];
+            let mut names = vec![
+                COUNT,
+                GLOBAL,
+                SHARED,
+                SHARED_CHECK,
+                GENERIC,
+                STEP,
+                UNSUPPORTED,
+                FAULT,
+                FAULT_WITH,
+            ];
             if heap {
                 names.extend([MALLOC, FREE]);
             }

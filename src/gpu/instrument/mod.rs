@@ -24,6 +24,9 @@
 //! - every `wmma.load`/`wmma.store` (WMMA, `mma.h`) checks and counts each element of each
 //!   lane's fragment through the same helpers (`wmma.rs`); the warp skips the instruction
 //!   together when any lane found an illegal element (a skipped load leaves zeros);
+//! - every `mbarrier.*` operation (and `cp.async.mbarrier.arrive`) checks its 8-byte barrier
+//!   object against the shared variables, without counting it (`mbarrier.rs`), and is skipped
+//!   when it is illegal;
 //! - `ld.const` counts as a global read (as in the emulator) without a check; `.local` and
 //!   `.param` accesses are left alone;
 //! - every taken backward branch (`bra` to an earlier label), and every entry into a device
@@ -64,6 +67,7 @@
 mod async_site;
 mod helpers;
 mod matrix;
+mod mbarrier;
 mod scan;
 mod site;
 mod wmma;
@@ -107,6 +111,8 @@ pub struct SiteCounts {
     pub heap: usize,
     /// WMMA loads and stores whose fragment elements are checked and counted.
     pub wmma: usize,
+    /// mbarrier operations whose barrier object is checked (not counted).
+    pub mbarrier: usize,
 }
 
 /// An instruction gpuzzle does not support, replaced by a run-time fault: what the host needs to
@@ -409,6 +415,20 @@ pub fn instrument(
                 {
                     sites.wmma += 1;
                     edits.push((s.span.start, s.span.end, text));
+                }
+                continue;
+            }
+            // mbarrier operations: the 8-byte barrier object checked, not counted (`mbarrier.rs`).
+            if mbarrier::is_mbarrier_op(i) {
+                let orig = &ptx[i.start..s.span.end];
+                let at = ir_of[k].map_or(loc, |inst| pack_loc(inst.file, inst.line));
+                match mbarrier::checked(&mut w, i, orig, at, s.line) {
+                    Ok(text) => {
+                        sites.mbarrier += 1;
+                        edits.push((s.span.start, s.span.end, text));
+                    }
+                    Err(_) if !launched.contains(f.name.as_str()) => {}
+                    Err(e) => return Err(e),
                 }
                 continue;
             }
@@ -810,7 +830,8 @@ $L__BB0_3:
                 unsupported: 0,
                 traps: 0,
                 heap: 0,
-                wmma: 0
+                wmma: 0,
+                mbarrier: 0
             }
         );
         assert_eq!(out.layout.module_vars.len(), 1);

@@ -59,8 +59,8 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
             what: what.to_string(),
         })
     };
-    // `cp.async` copies are checked by `async_site.rs` before they get here, and the rest of
-    // the family (groups, waits, mbarrier arrivals) touches nothing the helpers check; the bulk
+    // `cp.async` copies are checked by `async_site.rs` and mbarrier operations by
+    // `mbarrier.rs` before they get here; groups and waits touch nothing checked; the bulk
     // copies move memory the helpers cannot check (the parser marks them unsupported, so they
     // become run-time faults before they get here: this guards against the parser learning
     // them). `st.async`/`red.async` (which the parser runs as a store and a reduction on shared memory)
@@ -127,10 +127,12 @@ pub fn mem_op(i: &Instr, line: usize) -> Result<Option<MemOp>, InstrumentError> 
             Fail::Nothing,
         ),
         _ => {
+            // A vector atomic (sm_90 `atomicAdd(float4*)`) is one atomic per element, as the
+            // emulator runs it and as vector loads and stores count.
             let access = Access {
                 kind: AccessKind::Atomic,
-                elem_bytes: elem * n,
-                n: 1,
+                elem_bytes: elem,
+                n,
                 shared,
             };
             let fail = match (base, i.operands.first()) {
@@ -350,6 +352,8 @@ impl<'a> SiteWriter<'a> {
                 ops[m.addr_idx] = "[%gz_rd1]".into();
                 vec![format!("{} {};", i.opcode, ops.join(", "))]
             }
+            // A vector's old values: each register of the braces.
+            Fail::Zero { dst, .. } if dst.starts_with('{') => self.zero_destinations(dst, line)?,
             Fail::Zero { dst, bits } => vec![format!("mov.b{bits} {dst}, 0;")],
         };
         if fail_text.is_empty() {
@@ -576,6 +580,19 @@ mod tests {
                 dst: "%r4".into(),
                 bits: 32
             }
+        );
+        let m = mem_op(
+            &instr(
+                "atom.global.add.v4.f32",
+                &["{%f1, %f2, %f3, %f4}", "[%rd9]", "{%f5, %f6, %f7, %f8}"],
+            ),
+            1,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (m.access.kind, m.access.n, m.access.elem_bytes),
+            (AccessKind::Atomic, 4, 4)
         );
         let m = mem_op(&instr("red.add.u64", &["[%rd2]", "%rd1"]), 1)
             .unwrap()

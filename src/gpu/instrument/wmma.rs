@@ -4,19 +4,22 @@
 //! checking helper; then the warp decides together (`vote.sync.any` over `activemask`) whether
 //! any lane found an illegal element, and if one did the whole warp skips the instruction (a
 //! load leaves zeros), since a `.aligned` WMMA instruction must be run by all 32 lanes or none.
-//! `wmma.mma` touches no memory and stays as it is. Not checked here: the API's alignment rules
-//! (a 32-byte-aligned pointer, ldm a multiple of 16 bytes), which the emulator reports.
+//! `wmma.mma` touches no memory and stays as it is. Before the elements, each lane checks the
+//! API's alignment rules as the emulator does (a 32-byte-aligned pointer, ldm a multiple of
+//! 16 bytes): a lane that breaks one records a `WmmaPointer`/`WmmaStride` fault, which the
+//! host words as the emulator does (`gpu/outcome.rs`), and the warp skips the instruction.
 //!
 //! A lane's element i sits at (row, col) = (α + Rᵢ, β + Cᵢ), where α and β are the lane's
 //! group (lane / 4) and twice its index in the group (2 × (lane % 4)) in an order fixed by the
 //! operand, and (Rᵢ, Cᵢ) is element i of lane 0: the layout is affine in them (checked by a
 //! test), so the site computes α and β once from `%laneid` and adds constants.
 
+use super::helpers::FAULT_WITH;
 use super::scan::Instr;
 use super::site::{join, SiteWriter, Space};
 use super::InstrumentError;
 use crate::emu::tensor::wmma::{coord, unique};
-use crate::gpu::ctl::{Access, AccessKind};
+use crate::gpu::ctl::{Access, AccessKind, FaultKind};
 use crate::ptx::wmma::{Layout, Matrix, Wmma};
 
 /// Registers a site uses, declared in its own scope.
@@ -111,6 +114,7 @@ pub fn site(
     l.push(format!("shr.u32 {group}, %gz_v0, 2;"));
     l.push(format!("and.b32 {pair}, %gz_v0, 3;"));
     l.push(format!("shl.b32 {pair}, {pair}, 1;"));
+    l.extend(alignment(n, loc, esize, space, load));
     l.push("setp.ne.u32 %gz_q0, 0, 0;".into());
     let helper = match space {
         Space::Generic => super::helpers::GENERIC,
@@ -163,6 +167,7 @@ pub fn site(
     }
     // All the warp's lanes run a `.aligned` instruction, or none. The vote's mask is the lanes
     // here (a lane that exited cannot vote; the emulator reports such a warp).
+    l.push(format!("$gz_V{n}:"));
     l.push("activemask.b32 %gz_v0;".into());
     l.push("vote.sync.any.pred %gz_q0, %gz_q0, %gz_v0;".into());
     let zeros = if load {
@@ -182,6 +187,56 @@ pub fn site(
     l.push(format!("$gz_E{n}:"));
     l.push("}".into());
     Ok(Some(join(&l)))
+}
+
+/// The API's alignment rules, checked as the emulator checks them (`emu/tensor/wmma.rs`): the
+/// pointer (`%gz_w0`) 32-byte aligned, then the leading dimension (`%gz_v4` elements of
+/// `esize` bytes) a multiple of 16 bytes. A lane that breaks one records the fault
+/// (`WmmaPointer` with the pointer, `WmmaStride` with the leading dimension) and goes to the
+/// warp's vote (`$gz_V{n}`) with `%gz_q0` true, checking and counting no element; one that
+/// keeps both goes on at `$gz_C{n}`. The access recorded says which call (a load reads, a
+/// store writes), the element size, and the space (shared bit; `n` 1 for global, 0 generic).
+fn alignment(n: u32, loc: u32, esize: u32, space: Space, load: bool) -> Vec<String> {
+    let access = Access {
+        kind: if load {
+            AccessKind::Read
+        } else {
+            AccessKind::Write
+        },
+        elem_bytes: esize,
+        n: u32::from(space == Space::Global),
+        shared: space == Space::Shared,
+    };
+    vec![
+        "and.b64 %gz_w2, %gz_w0, 31;".into(),
+        "setp.ne.u64 %gz_q0, %gz_w2, 0;".into(),
+        format!("mov.u32 %gz_r0, {};", FaultKind::WmmaPointer as u32),
+        "mov.b64 %gz_rd1, %gz_w0;".into(),
+        format!("@%gz_q0 bra $gz_A{n};"),
+        format!("mul.lo.u32 %gz_v3, %gz_v4, {esize};"),
+        "and.b32 %gz_v3, %gz_v3, 15;".into(),
+        "setp.ne.u32 %gz_q0, %gz_v3, 0;".into(),
+        format!("mov.u32 %gz_r0, {};", FaultKind::WmmaStride as u32),
+        "mov.b64 %gz_rd1, %gz_w1;".into(),
+        format!("@!%gz_q0 bra $gz_C{n};"),
+        format!("$gz_A{n}:"),
+        "{".into(),
+        ".param .b32 gz_arg0;".into(),
+        ".param .b32 gz_arg1;".into(),
+        ".param .b64 gz_arg2;".into(),
+        ".param .b32 gz_arg3;".into(),
+        "st.param.b32 [gz_arg0], %gz_r0;".into(),
+        format!("mov.u32 %gz_r0, {loc};"),
+        "st.param.b32 [gz_arg1], %gz_r0;".into(),
+        "st.param.b64 [gz_arg2], %gz_rd1;".into(),
+        format!("mov.u32 %gz_r0, {};", access.pack()),
+        "st.param.b32 [gz_arg3], %gz_r0;".into(),
+        format!("call {FAULT_WITH}, (gz_arg0, gz_arg1, gz_arg2, gz_arg3);"),
+        "}".into(),
+        "setp.eq.u32 %gz_q0, 0, 0;".into(),
+        format!("bra $gz_V{n};"),
+        format!("$gz_C{n}:"),
+    ]
 }
 
 #[cfg(test)]

@@ -85,6 +85,19 @@ __global__ void named_count_too_high(const float* in, float* out) {
     }
 }
 
+// 40 producer threads and 40 consumers: a count of 80, which is no whole number of warps.
+__global__ void named_count_not_warps(const float* in, float* out) {
+    __shared__ float buf[40];
+    int i = threadIdx.x;
+    if (i < 40) {
+        buf[i] = in[i];
+        asm volatile("bar.arrive 1, 80;" ::: "memory");
+    } else if (i < 80) {
+        asm volatile("bar.sync 1, 80;" ::: "memory"); // BUG named_count_not_warps
+        out[i - 40] = buf[79 - i];
+    }
+}
+
 __global__ void cg_missing_wait(const float* in, float* out) {
     __shared__ float tile[T];
     cg::thread_block block = cg::this_thread_block();

@@ -18,3 +18,21 @@ __global__ void relay(const float* in, float* out) {
         }
     }
 }
+
+// The producer warp's upper lanes have nothing to produce and return early: the warp still
+// arrives as a whole (the hardware counts 32 per warp, however many lanes run bar.arrive), so
+// `bar.sync 1, 64` releases the consumer warp once both warps came. out = 3 in, and 0 where no
+// producer wrote.
+__global__ void half_producer(const float* in, float* out, int n) {
+    __shared__ float buf[32];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (warp == 0) {
+        buf[lane] = 0.0f;
+        if (lane >= n) return;
+        buf[lane] = in[lane] * 3.0f;
+        bar_arrive(1, 64);
+    } else {
+        bar_sync(1, 64);
+        out[lane] = buf[lane];
+    }
+}
