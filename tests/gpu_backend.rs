@@ -197,7 +197,7 @@ fn via_instrumented_ptx_reports_an_overrun_as_out_of_bounds() {
 }
 
 /// The instrumented kernel knows the device heap's blocks: a read of one after `free` is out
-/// of bounds, named as malloc'd memory, at its line (the emulator checks the heap as a whole).
+/// of bounds, named as malloc'd memory, at its line.
 #[test]
 fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
     let c = Case {
@@ -219,6 +219,52 @@ fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
             .contains("in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran"),
         "{d}"
     );
+}
+
+/// Planted heap bugs of tests/kernels/instrument: one thread, so that on a GPU no other block
+/// of the heap can be live where the overrun lands. (kernel, line of the bad access).
+const HEAP_BUGS: &[(&str, u64)] = &[("heap_overrun", 5), ("heap_after_free", 7)];
+
+fn heap_bug(name: &'static str) -> Case {
+    Case {
+        name,
+        grid: "1",
+        block: "1",
+        shared: "0",
+        args: &["out=f32[1]:zeros", "a=f32[1]:arange", "size=i32:1"],
+    }
+}
+
+/// An overrun of a malloc'd block and a use after free: out of bounds at the same line, in the
+/// same words (the emulator adds what it knows of the block), from `executor` as from the
+/// emulator.
+fn heap_bugs_are_reported_like_the_emulator(executor: &[&str]) {
+    const SAID_BY_BOTH: &str = "in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran";
+    for &(name, line) in HEAP_BUGS {
+        let c = heap_bug(name);
+        for extra in [&["--backend", "emu"][..], executor] {
+            let (code, v) = exec_json(&c, extra);
+            assert_eq!(code, 1, "{name} {extra:?}: {v}");
+            let d = &v["diagnostics"][0];
+            assert_eq!(d["kind"], "out-of-bounds", "{name} {extra:?}: {d}");
+            assert_eq!(d["line"], line, "{name} {extra:?}: {d}");
+            let m = d["message"].as_str().unwrap_or_default();
+            assert!(m.contains(SAID_BY_BOTH), "{name} {extra:?}: {m}");
+        }
+    }
+}
+
+#[test]
+fn via_instrumented_ptx_reports_heap_bugs_like_the_emulator() {
+    heap_bugs_are_reported_like_the_emulator(&["--via-instrumented-ptx"]);
+}
+
+#[test]
+fn gpu_reports_heap_bugs_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_reports_heap_bugs_like_the_emulator", &why);
+    }
+    heap_bugs_are_reported_like_the_emulator(&["--backend", "gpu"]);
 }
 
 #[test]

@@ -235,30 +235,19 @@ impl<'l> Block<'l> {
                         }
                         Ok(Callee::Malloc) => {
                             let size = args.first().map_or(0, |&a| param_u64(&th.params, a));
-                            let p = launch.heap.as_ref().map_or(0, |h| h.malloc(size));
+                            let p = launch
+                                .heap
+                                .as_ref()
+                                .map_or(0, |h| h.malloc(size, inst.line));
                             if let Some(r) = ret {
                                 write_param(&mut th.params, *r, 8, p);
                             }
                         }
                         Ok(Callee::Free) => {
                             let p = args.first().map_or(0, |&a| param_u64(&th.params, a));
-                            if let Some(Err(e)) = launch.heap.as_ref().map(|h| h.free(p)) {
-                                let site = mem.site(th, inst);
-                                let who = mem.namer.who(th.tid, mem.block);
-                                mem.diags.report(
-                                    DiagKind::OutOfBounds,
-                                    Severity::Error,
-                                    site,
-                                    None,
-                                    || {
-                                        (
-                                            format!(
-                                                "{who} called free (or delete) on {p:#x}, but {e}"
-                                            ),
-                                            Facts::None,
-                                        )
-                                    },
-                                );
+                            if let Some(Err(e)) = launch.heap.as_ref().map(|h| h.free(p, inst.line))
+                            {
+                                mem.free_refused(th, inst, p, &e);
                             }
                         }
                         Ok(Callee::Indirect(_)) => {}
