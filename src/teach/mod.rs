@@ -239,6 +239,9 @@ fn help_for(c: &Case) -> String {
                     .into()
             }
         }
+        (DiagKind::OutOfBounds, Facts::None) if c.d.message.contains("(brx.idx)") => {
+            "an indirect branch (`brx.idx`) jumps to the label its index picks from its `.branchtargets` list: check the index against the list's length before the branch, as a `switch` does with its `default` case".into()
+        }
         (DiagKind::OutOfBounds, _) => bounds::help(c),
         (DiagKind::SharedRace | DiagKind::GlobalRace, _) => race::help(c),
         (DiagKind::Misaligned, _) => bounds::help(c),
