@@ -267,6 +267,56 @@ fn gpu_reports_heap_bugs_like_the_emulator() {
     heap_bugs_are_reported_like_the_emulator(&["--backend", "gpu"]);
 }
 
+/// A jump table (`brx.idx`, written as inline assembly): run as written where the index is in
+/// the table, and an index past it stops the thread with the emulator's words, at its line.
+fn jump_tables_run_like_the_emulator(executor: &[&str]) {
+    let file = "tests/kernels/brx/brx.cu";
+    for (kernel, ok) in [("brx_pick", true), ("brx_past", false)] {
+        let run_with = |extra: &[&str]| {
+            let mut args = vec![
+                "exec", file, "--kernel", kernel, "--grid", "1", "--block", "8",
+            ];
+            args.extend(["--arg", "out=i32[8]:zeros", "--arg", "a=i32[8]:arange"]);
+            args.extend(["--arg", "size=i32:8", "--format", "json"]);
+            args.extend(extra);
+            let (code, out, err) = run(&args);
+            assert!(!err.contains("panicked"), "{kernel}: {err}");
+            (code, json(&out))
+        };
+        let (code, emu) = run_with(&["--backend", "emu"]);
+        let (other_code, other) = run_with(executor);
+        assert_eq!(
+            (code, other_code),
+            if ok { (0, 0) } else { (1, 1) },
+            "{kernel}: {other}"
+        );
+        assert_eq!(other["buffers"], emu["buffers"], "{kernel}");
+        if ok {
+            assert_eq!(other["diagnostics"], Value::Array(vec![]), "{kernel}");
+            continue;
+        }
+        let (d, e) = (&other["diagnostics"][0], &emu["diagnostics"][0]);
+        assert_eq!((&d["kind"], &d["line"]), (&e["kind"], &e["line"]), "{d}");
+        let said = "thread 3 of block 0 took an indirect branch (brx.idx) (line 21) with index 3, but its jump table has 3 entries (0 to 2)";
+        for m in [&d["message"], &e["message"]] {
+            assert!(m.as_str().unwrap_or_default().starts_with(said), "{m}");
+        }
+    }
+}
+
+#[test]
+fn via_instrumented_ptx_runs_jump_tables_like_the_emulator() {
+    jump_tables_run_like_the_emulator(&["--via-instrumented-ptx"]);
+}
+
+#[test]
+fn gpu_runs_jump_tables_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_runs_jump_tables_like_the_emulator", &why);
+    }
+    jump_tables_run_like_the_emulator(&["--backend", "gpu"]);
+}
+
 #[test]
 fn via_instrumented_ptx_stops_an_endless_loop() {
     let c = Case {

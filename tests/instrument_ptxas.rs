@@ -91,6 +91,7 @@ fn ptxas_accepts_every_instrumented_module() {
         "tests/kernels/instrument",
         "tests/ptx",
         "tests/ptx/instrument",
+        "tests/kernels/brx",
     ];
     for dir in dirs {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {

@@ -12,7 +12,7 @@
 //! (the global access path asks only for addresses in the heap's range).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use super::facts::{HeapFacts, HeapProblem};
 
@@ -54,7 +54,9 @@ pub struct BlockInfo {
 
 pub struct Heap {
     base: u64,
-    state: Mutex<State>,
+    /// Written by `malloc` and `free`, read by every heap access (blocks run on several
+    /// cores at once).
+    state: RwLock<State>,
 }
 
 #[derive(Default)]
@@ -72,7 +74,7 @@ impl Heap {
     pub fn new(base: u64) -> Heap {
         Heap {
             base,
-            state: Mutex::new(State::default()),
+            state: RwLock::new(State::default()),
         }
     }
 
@@ -86,7 +88,7 @@ impl Heap {
     /// An allocation of `size` bytes for the `malloc` at `line`, or 0 (NULL) when the heap has
     /// no room left.
     pub fn malloc(&self, size: u64, line: u32) -> u64 {
-        let Ok(mut s) = self.state.lock() else {
+        let Ok(mut s) = self.state.write() else {
             return 0;
         };
         let len = size.max(1).div_ceil(ALIGN).saturating_mul(ALIGN);
@@ -113,7 +115,7 @@ impl Heap {
         if addr == 0 {
             return Ok(());
         }
-        let Ok(mut s) = self.state.lock() else {
+        let Ok(mut s) = self.state.write() else {
             return Ok(());
         };
         if let Some(b) = s.blocks.get_mut(&addr) {
@@ -135,7 +137,7 @@ impl Heap {
     /// The access of `bytes` bytes at `addr` (inside the heap's range): `None` when it lies
     /// wholly in a live block, else what is wrong, as facts about the block it concerns.
     pub fn check(&self, addr: u64, bytes: u32) -> Option<HeapFacts> {
-        let s = self.state.lock().ok()?;
+        let s = self.state.read().ok()?;
         let facts = |problem, base: u64, b: &BlockInfo| HeapFacts {
             problem,
             offset: addr as i128 - base as i128,

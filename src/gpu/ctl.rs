@@ -73,6 +73,9 @@ pub enum FaultKind {
     Trap = 4,
     /// `__assertfail` (a failed `assert()`): recorded, and the thread goes on, as on the emulator.
     Assert = 5,
+    /// `brx.idx` with an index past its `.branchtargets` list: the fault's address holds the
+    /// list's length in its high 32 bits and the index in its low ones; the thread stops.
+    BranchIndex = 6,
 }
 
 impl FaultKind {
@@ -83,6 +86,7 @@ impl FaultKind {
             3 => Some(FaultKind::Misaligned),
             4 => Some(FaultKind::Trap),
             5 => Some(FaultKind::Assert),
+            6 => Some(FaultKind::BranchIndex),
             _ => None,
         }
     }
@@ -339,7 +343,10 @@ impl CtlLayout {
                 .ok_or_else(|| CtlError(format!("unknown fault kind {code}")))?;
             let loc = get32(Self::FAULT_LOC);
             let access = match kind {
-                FaultKind::StepLimit | FaultKind::Trap | FaultKind::Assert => None,
+                FaultKind::StepLimit
+                | FaultKind::Trap
+                | FaultKind::Assert
+                | FaultKind::BranchIndex => None,
                 _ => Some(Access::unpack(get32(Self::FAULT_ACCESS)).ok_or_else(|| {
                     CtlError(format!("bad access code {:#x}", get32(Self::FAULT_ACCESS)))
                 })?),

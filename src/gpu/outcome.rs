@@ -186,6 +186,17 @@ pub fn fault_diagnostic(
             };
             (DiagKind::Assert, message, Facts::None)
         }
+        (FaultKind::BranchIndex, _) => {
+            let (len, index) = (f.addr >> 32, f.addr & 0xffff_ffff);
+            (
+                DiagKind::OutOfBounds,
+                format!(
+                    "{who} took an indirect branch (brx.idx){at_line} with index {index}, but its jump table has {len} entries (0 to {}); on a GPU the jump lands anywhere",
+                    len as i64 - 1
+                ),
+                Facts::None,
+            )
+        }
         (FaultKind::StepLimit, _) | (_, None) => (
             DiagKind::StepLimit,
             format!(

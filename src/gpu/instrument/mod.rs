@@ -352,10 +352,24 @@ pub fn instrument(
             if base == "brx" {
                 // A jump table whose targets all lie ahead (a `switch`) makes no loop the step
                 // meter would miss: it runs as written. One that jumps back is refused.
+                // Its index is checked against the table first, as the emulator checks it.
                 let pc = ir_of[..k].iter().filter(|x| x.is_some()).count() as u32;
-                let forward = matches!(ir_of[k], Some(Inst { op: Op::Brx { targets, .. }, .. })
-                    if targets.iter().all(|&t| t > pc));
-                if forward || !launched.contains(f.name.as_str()) {
+                let table = match ir_of[k] {
+                    Some(Inst {
+                        op: Op::Brx { targets, .. },
+                        ..
+                    }) => Some(targets),
+                    _ => None,
+                };
+                let forward = table.is_some_and(|t| t.iter().all(|&t| t > pc));
+                if forward {
+                    if let (Some(t), Some(index)) = (table, i.operands.first()) {
+                        let check = w.brx_check(i.guard.as_deref(), index, t.len(), loc);
+                        edits.push((s.span.start, s.span.start, format!("{check}\n\t")));
+                    }
+                    continue;
+                }
+                if !launched.contains(f.name.as_str()) {
                     continue;
                 }
                 return Err(InstrumentError::Unsupported {
@@ -892,10 +906,21 @@ $L__BB0_3:
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.sites.unsupported, 0);
         assert!(out.unsupported.is_empty());
+        // Its index is checked against the table's two targets first.
+        assert!(
+            out.ptx.contains("setp.lt.u32 %gz_p0, %r1, 2;"),
+            "{}",
+            out.ptx
+        );
+        assert!(out.ptx.contains(&format!(
+            "mov.u32 %gz_r0, {};",
+            crate::gpu::ctl::FaultKind::BranchIndex as u32
+        )));
         // The table and the branch are kept as they were, and read the same again.
-        assert!(out.ptx.contains(
-            "$L_brx_0: .branchtargets $L__BB0_3, $L__BB0_2;\n\tbrx.idx \t%r1, $L_brx_0;"
-        ));
+        assert!(out
+            .ptx
+            .contains("$L_brx_0: .branchtargets $L__BB0_3, $L__BB0_2;"));
+        assert!(out.ptx.contains("\tbrx.idx \t%r1, $L_brx_0;"));
         let again = crate::ptx::parse(&out.ptx).unwrap_or_else(|e| panic!("{e}\n{}", out.ptx));
         assert!(again
             .functions
