@@ -142,6 +142,9 @@ pub enum HeapProblem {
     AfterFree,
     /// An access in the heap before any block was allocated there.
     NoBlock,
+    /// An access in the heap outside every live block, past a block's end or after its
+    /// `free`, which one not known (the GPU backend, which reads the heap table afterwards).
+    NoLiveBlock,
     /// `free` of a block already freed.
     DoubleFree,
     /// `free` of an address `malloc` never returned (inside a block, or in none).

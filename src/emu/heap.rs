@@ -179,6 +179,9 @@ pub fn access_message(f: &HeapFacts) -> String {
     let block = format!("the malloc'd block of {} bytes{from}", f.block_size);
     let detail = match f.problem {
         HeapProblem::NoBlock => "no block was malloc'd at or before this address".to_string(),
+        HeapProblem::NoLiveBlock => {
+            "past the end of a block, or a block used after free".to_string()
+        }
         HeapProblem::AfterFree => format!(
             "it is byte {} of {block}, freed{} (a use after free)",
             f.offset,

@@ -38,6 +38,7 @@ pub fn help(c: &Case, f: &HeapFacts) -> String {
         ),
         HeapProblem::BadFree => "free (and delete) take only a pointer malloc (or new) returned: not a buffer passed to the kernel, a shared or local array, or a pointer moved after malloc".into(),
         HeapProblem::NoBlock => "the address is in the device heap, but malloc returned no block there: check the pointer arithmetic on the malloc'd pointer".into(),
+        HeapProblem::NoLiveBlock => "the address is in the device heap, but in no block that was live when it ran: either the index went past the size passed to malloc (pass it the size of everything you store, `malloc(n * sizeof(float))` for n floats), or the block was freed before this access (move the free after the block's last use)".into(),
     }
 }
 
