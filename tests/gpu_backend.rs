@@ -197,7 +197,7 @@ fn via_instrumented_ptx_reports_an_overrun_as_out_of_bounds() {
 }
 
 /// The instrumented kernel knows the device heap's blocks: a read of one after `free` is out
-/// of bounds, named as malloc'd memory, at its line (the emulator checks the heap as a whole).
+/// of bounds, named as malloc'd memory, at its line.
 #[test]
 fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
     let c = Case {
@@ -219,6 +219,102 @@ fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
             .contains("in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran"),
         "{d}"
     );
+}
+
+/// Planted heap bugs of tests/kernels/instrument: one thread, so that on a GPU no other block
+/// of the heap can be live where the overrun lands. (kernel, line of the bad access).
+const HEAP_BUGS: &[(&str, u64)] = &[("heap_overrun", 5), ("heap_after_free", 7)];
+
+fn heap_bug(name: &'static str) -> Case {
+    Case {
+        name,
+        grid: "1",
+        block: "1",
+        shared: "0",
+        args: &["out=f32[1]:zeros", "a=f32[1]:arange", "size=i32:1"],
+    }
+}
+
+/// An overrun of a malloc'd block and a use after free: out of bounds at the same line, in the
+/// same words (the emulator adds what it knows of the block), from `executor` as from the
+/// emulator.
+fn heap_bugs_are_reported_like_the_emulator(executor: &[&str]) {
+    const SAID_BY_BOTH: &str = "in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran";
+    for &(name, line) in HEAP_BUGS {
+        let c = heap_bug(name);
+        for extra in [&["--backend", "emu"][..], executor] {
+            let (code, v) = exec_json(&c, extra);
+            assert_eq!(code, 1, "{name} {extra:?}: {v}");
+            let d = &v["diagnostics"][0];
+            assert_eq!(d["kind"], "out-of-bounds", "{name} {extra:?}: {d}");
+            assert_eq!(d["line"], line, "{name} {extra:?}: {d}");
+            let m = d["message"].as_str().unwrap_or_default();
+            assert!(m.contains(SAID_BY_BOTH), "{name} {extra:?}: {m}");
+        }
+    }
+}
+
+#[test]
+fn via_instrumented_ptx_reports_heap_bugs_like_the_emulator() {
+    heap_bugs_are_reported_like_the_emulator(&["--via-instrumented-ptx"]);
+}
+
+#[test]
+fn gpu_reports_heap_bugs_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_reports_heap_bugs_like_the_emulator", &why);
+    }
+    heap_bugs_are_reported_like_the_emulator(&["--backend", "gpu"]);
+}
+
+/// A jump table (`brx.idx`, written as inline assembly): run as written where the index is in
+/// the table, and an index past it stops the thread with the emulator's words, at its line.
+fn jump_tables_run_like_the_emulator(executor: &[&str]) {
+    let file = "tests/kernels/brx/brx.cu";
+    for (kernel, ok) in [("brx_pick", true), ("brx_past", false)] {
+        let run_with = |extra: &[&str]| {
+            let mut args = vec![
+                "exec", file, "--kernel", kernel, "--grid", "1", "--block", "8",
+            ];
+            args.extend(["--arg", "out=i32[8]:zeros", "--arg", "a=i32[8]:arange"]);
+            args.extend(["--arg", "size=i32:8", "--format", "json"]);
+            args.extend(extra);
+            let (code, out, err) = run(&args);
+            assert!(!err.contains("panicked"), "{kernel}: {err}");
+            (code, json(&out))
+        };
+        let (code, emu) = run_with(&["--backend", "emu"]);
+        let (other_code, other) = run_with(executor);
+        assert_eq!(
+            (code, other_code),
+            if ok { (0, 0) } else { (1, 1) },
+            "{kernel}: {other}"
+        );
+        assert_eq!(other["buffers"], emu["buffers"], "{kernel}");
+        if ok {
+            assert_eq!(other["diagnostics"], Value::Array(vec![]), "{kernel}");
+            continue;
+        }
+        let (d, e) = (&other["diagnostics"][0], &emu["diagnostics"][0]);
+        assert_eq!((&d["kind"], &d["line"]), (&e["kind"], &e["line"]), "{d}");
+        let said = "thread 3 of block 0 took an indirect branch (brx.idx) (line 21) with index 3, but its jump table has 3 entries (0 to 2)";
+        for m in [&d["message"], &e["message"]] {
+            assert!(m.as_str().unwrap_or_default().starts_with(said), "{m}");
+        }
+    }
+}
+
+#[test]
+fn via_instrumented_ptx_runs_jump_tables_like_the_emulator() {
+    jump_tables_run_like_the_emulator(&["--via-instrumented-ptx"]);
+}
+
+#[test]
+fn gpu_runs_jump_tables_like_the_emulator() {
+    if let Some(why) = no_gpu() {
+        return skip("gpu_runs_jump_tables_like_the_emulator", &why);
+    }
+    jump_tables_run_like_the_emulator(&["--backend", "gpu"]);
 }
 
 #[test]

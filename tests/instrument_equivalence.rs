@@ -449,15 +449,12 @@ fn every_instrumented_module_still_parses() {
     assert!(n >= 100, "only {n} kernels found");
 }
 
-/// An instruction gpuzzle does not support (an async copy written as inline assembly, a jump
-/// table's indirect branch) is a fault only where a thread reaches it, as on the emulator: not
+/// An instruction gpuzzle does not support (an async copy written as inline assembly) is a
+/// fault only where a thread reaches it, as on the emulator: not
 /// reached, the instrumented run gives the plain emulator's buffers and counters; reached, both
 /// fail with the same message.
 #[test]
 fn unsupported_instructions_fail_only_where_the_emulator_fails() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let jump_table =
-        std::fs::read_to_string(root.join("tests/ptx/instrument/brx_jump_table.ptx")).unwrap();
     let cases = [
         (
             kernel_ptx("bulk_copy"),
@@ -467,12 +464,6 @@ fn unsupported_instructions_fail_only_where_the_emulator_fails() {
                 buf("a", ElemType::F32, &arange(8)),
             ],
             "the instruction `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` (from bulk_copy.cu:10)",
-        ),
-        (
-            jump_table,
-            "jump_table",
-            vec![zeros("out", ElemType::U32, 8)],
-            "the instruction `.branchtargets` (from jump_table.cu:5)",
         ),
     ];
     for (ptx, name, buffers, message) in cases {
@@ -497,6 +488,35 @@ fn unsupported_instructions_fail_only_where_the_emulator_fails() {
                 (p, i) => panic!("{name} with size {size}: plain {p:?}, instrumented {i:?}"),
             }
         }
+    }
+}
+
+/// A jump table's indirect branch (`brx.idx` through `.branchtargets`) runs, plain and
+/// instrumented alike: threads at or past `size` take it, odd ones to the store of 9.
+#[test]
+fn a_jump_table_runs_as_on_the_emulator() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ptx =
+        std::fs::read_to_string(root.join("tests/ptx/instrument/brx_jump_table.ptx")).unwrap();
+    let module = gpuzzle::ptx::parse(&ptx).unwrap();
+    let c = cfg([1, 1, 1], [8, 1, 1]);
+    for (size, want) in [(8, [7.0; 8]), (5, [7., 7., 7., 7., 7., 9., 7., 9.])] {
+        let args = vec![zeros("out", ElemType::U32, 8), int(size)];
+        let p = emu::run(
+            &module,
+            "jump_table",
+            &c,
+            args.clone(),
+            &EmuOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("size {size}: {e}"));
+        let i = run_detailed_untimed(&ptx, "jump_table", &c, args, 1_000)
+            .unwrap_or_else(|e| panic!("size {size}: {e}"));
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        assert_eq!(p.buffers[0].values(), want, "size {size}");
+        assert_eq!(i.result.buffers, p.buffers, "size {size}");
+        assert_eq!(i.result.counters, p.counters, "size {size}");
+        assert!(i.result.diagnostics.is_empty(), "size {size}");
     }
 }
 

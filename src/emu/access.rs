@@ -18,6 +18,15 @@ use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 /// its threads; past it a thread's further accesses are not logged.
 pub(super) const ACCESS_LOG_CAP: usize = 1 << 21;
 
+/// " (line L)" after what a thread did, or nothing when the line is unknown.
+fn at_line(line: u32) -> String {
+    if line > 0 {
+        format!(" (line {line})")
+    } else {
+        String::new()
+    }
+}
+
 /// Where an access lands after resolving generic addresses.
 #[derive(Clone, Copy)]
 enum Place {
@@ -553,6 +562,16 @@ impl<'l> Mem<'l> {
             }
         }
         match g.find(addr, size) {
+            // The device heap is checked block by block (`check`), never through the cache.
+            Some(_)
+                if self
+                    .launch
+                    .heap
+                    .as_ref()
+                    .is_some_and(|h| h.at_or_after(addr)) =>
+            {
+                false
+            }
             Some(i) => {
                 if let Some(c) = self.alloc_cache.get_mut(slot as usize) {
                     *c = i as u32;
@@ -847,6 +866,16 @@ impl<'l> Mem<'l> {
                 .checked_add(total as u64)
                 .is_some_and(|e| e <= th.params.len() as u64),
         };
+        if inside {
+            if let (Place::Global(a), Some(h)) = (p, self.launch.heap.as_ref()) {
+                if h.at_or_after(a) {
+                    if let Some(f) = h.check(a, total) {
+                        self.heap_fault(th, inst, a, total, kind, f);
+                        return false;
+                    }
+                }
+            }
+        }
         if inside && off % align == 0 {
             return true;
         }
@@ -902,6 +931,55 @@ impl<'l> Mem<'l> {
                 (message, facts(element, None))
             });
         false
+    }
+
+    /// An access in the device heap outside every live block (`Heap::check`), reported.
+    #[cold]
+    fn heap_fault(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        a: u64,
+        total: u32,
+        kind: Kind,
+        f: super::facts::HeapFacts,
+    ) {
+        self.log_failed(th, Place::Global(a), total, kind);
+        let site = self.site(th, inst);
+        let who = self.namer.who(th.tid, self.block);
+        let verb = kind.verb();
+        let at_line = at_line(site.line);
+        self.diags
+            .report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                let rest = super::heap::access_message(&f);
+                (
+                    format!("{who} {verb} {total} bytes at address {a:#x}{at_line}, {rest}"),
+                    Facts::Heap(f),
+                )
+            });
+    }
+
+    /// A `free` (or `delete`) of `p` that the heap refused, reported at its line.
+    pub(super) fn free_refused(
+        &mut self,
+        th: &Thread,
+        inst: &Inst,
+        p: u64,
+        e: &super::heap::FreeError,
+    ) {
+        let site = self.site(th, inst);
+        let who = self.namer.who(th.tid, self.block);
+        let at_line = at_line(site.line);
+        self.diags
+            .report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                (
+                    format!(
+                        "{who} called free (or delete) on {p:#x}{at_line}, but {}",
+                        super::heap::free_message(e)
+                    ),
+                    Facts::Heap(super::heap::free_facts(e, p)),
+                )
+            });
     }
 
     /// The element `p` names in the nearest array (global or shared), as facts.

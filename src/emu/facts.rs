@@ -124,9 +124,46 @@ pub enum Facts {
     WarpSync(WarpSyncFacts),
     /// A WMMA call (`mma.h`) that broke one of its rules (`emu/tensor/wmma.rs`).
     Wmma(WmmaFacts),
+    /// An access to the device heap outside every live block, or a refused `free`
+    /// (`emu/heap.rs`).
+    Heap(HeapFacts),
     /// An async copy read or overwritten while in flight, an mbarrier misused, a named
     /// barrier whose count never arrived (`emu/async_copy`).
     AsyncCopy(AsyncFacts),
+}
+
+/// What went wrong with a block of the device heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeapProblem {
+    /// An access at or past the end of the block (in its red zone or beyond).
+    PastEnd,
+    /// An access inside a block after it was freed.
+    AfterFree,
+    /// An access in the heap before any block was allocated there.
+    NoBlock,
+    /// An access in the heap outside every live block, past a block's end or after its
+    /// `free`, which one not known (the GPU backend, which reads the heap table afterwards).
+    NoLiveBlock,
+    /// `free` of a block already freed.
+    DoubleFree,
+    /// `free` of an address `malloc` never returned (inside a block, or in none).
+    BadFree,
+}
+
+/// A heap access or `free` that went wrong, and the block it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapFacts {
+    pub problem: HeapProblem,
+    /// The address's distance from the block's start (the access's, or the freed pointer's).
+    pub offset: i128,
+    /// Bytes of the access (0 for a free).
+    pub bytes: u32,
+    /// Bytes the program asked `malloc` for (0: no block).
+    pub block_size: u64,
+    /// The line of the block's `malloc` (0: unknown or no block).
+    pub malloc_line: u32,
+    /// The line of its `free`, once freed.
+    pub freed_line: Option<u32>,
 }
 
 /// How a WMMA call went wrong.

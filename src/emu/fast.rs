@@ -251,6 +251,9 @@ fn solo_accesses(body: &[Inst]) -> Vec<bool> {
             let now = match &inst.op {
                 Op::Atom { .. } | Op::Call { .. } => true,
                 Op::Bra { target } => next(*target as usize) || (guarded && next(pc + 1)),
+                Op::Brx { targets, .. } => {
+                    targets.iter().any(|&t| next(t as usize)) || (guarded && next(pc + 1))
+                }
                 Op::Ret | Op::Exit | Op::Trap => guarded && next(pc + 1),
                 // The thread waits here (unless its guard is false): what follows runs after
                 // every lane has done what precedes.

@@ -19,7 +19,7 @@ use super::block::{Block, BlockOutput};
 use super::context::{block_idx, reserved_smem_base, Launch, RESERVED_SMEM};
 use super::diag::{Diags, Namer};
 use super::fast;
-use super::heap::{Heap, HEAP_NAME, HEAP_SIZE};
+use super::heap::{Heap, HEAP_NAME, REGION as HEAP_REGION};
 use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
 use super::result::{BlockTotals, CounterSummary, Counters, PerfStats, RunResult, ThreadId};
@@ -759,7 +759,7 @@ fn prepare<'m>(
         })
     });
     if uses_heap {
-        items.push((HEAP_NAME.to_string(), vec![0; HEAP_SIZE as usize], 1));
+        items.push((HEAP_NAME.to_string(), vec![0; HEAP_REGION as usize], 1));
     }
     let mut global = GlobalMem::new(&items);
     // Memory stays near the buffers' own size: the copies went into `global`.

@@ -308,7 +308,7 @@ impl Acquired {
 }
 
 /// Who touched a word in the current barrier interval of the block. Threads are linear
-/// indices within the block (at most 1024, so 16 bits; `NOBODY` for none), so a record is 32
+/// indices within the block (at most 1024, so 16 bits; `NOBODY` for none), so a record is 44
 /// bytes.
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
@@ -323,6 +323,12 @@ pub(super) struct Entry {
     atomic: u16,
     /// A second, different thread also read it.
     many: bool,
+    /// With `many`: the second reader, its line and warp count (later readers are not
+    /// recorded; most take the fast path). A write is checked against it as well as against
+    /// `reader`, which may be the writer itself or ordered before it.
+    reader2: u16,
+    rline2: u32,
+    rsync2: u32,
     /// The last atomic was a compare-and-swap or an exchange: a plain read racing it is the
     /// first read of a compare-and-swap loop (correct), not checked.
     acas: bool,
@@ -342,6 +348,9 @@ const ENTRY0: Entry = Entry {
     reader: NOBODY,
     atomic: NOBODY,
     many: false,
+    reader2: NOBODY,
+    rline2: 0,
+    rsync2: 0,
     acas: false,
 };
 

@@ -38,6 +38,12 @@ pub(super) struct Record {
     reader: u16,
     /// A second, different thread also read in this interval.
     many: bool,
+    /// With `many`: the second reader, its line and warp count (later readers are not
+    /// recorded: they take `unchanged` or `clean_read`). A write is checked against it as
+    /// well as against `reader`, which may be the writer itself or ordered before it.
+    reader2: u16,
+    rline2: u32,
+    rsync2: u32,
     /// The writer's last write was an atomic update: it conflicts with plain reads and
     /// writes of other threads, never with their atomics.
     atomic: bool,
@@ -77,6 +83,9 @@ const RECORD0: Record = Record {
     writer: NOBODY,
     reader: NOBODY,
     many: false,
+    reader2: NOBODY,
+    rline2: 0,
+    rsync2: 0,
     atomic: false,
     split: false,
     var: VAR_UNKNOWN,
@@ -168,6 +177,7 @@ impl Probe<'_> {
             s.writer = NOBODY;
             s.reader = NOBODY;
             s.many = false;
+            s.reader2 = NOBODY;
             s.atomic = false;
         }
         if self.kind != Kind::Write && s.init_gen != self.gen {
@@ -205,16 +215,20 @@ impl Probe<'_> {
                     if reader != self.me { reader } else { NONE },
                     s.rline,
                 ));
-            } else if self.kind == Kind::Write
-                && reader != NONE
-                && (reader != self.me || s.many)
-                && !self.ordered(reader, s.rsync)
-            {
-                found.conflict = Some((
-                    "WAR",
-                    if reader != self.me { reader } else { NONE },
-                    s.rline,
-                ));
+            } else if self.kind == Kind::Write && reader != NONE {
+                // Several readers: the first two are checked (either may be this thread, or
+                // ordered before it by a `__syncwarp`). Readers of two warps are never both
+                // ordered before one write.
+                let reader2 = who(s.reader2);
+                if reader != self.me && !self.ordered(reader, s.rsync) {
+                    found.conflict = Some(("WAR", reader, s.rline));
+                } else if s.many
+                    && reader2 != NONE
+                    && reader2 != self.me
+                    && !self.ordered(reader2, s.rsync2)
+                {
+                    found.conflict = Some(("WAR", reader2, s.rline2));
+                }
             }
         }
         match self.kind {
@@ -223,8 +237,11 @@ impl Probe<'_> {
                     s.reader = me;
                     s.rline = self.line;
                     s.rsync = self.sync;
-                } else if s.reader != me {
+                } else if s.reader != me && !s.many {
                     s.many = true;
+                    s.reader2 = me;
+                    s.rline2 = self.line;
+                    s.rsync2 = self.sync;
                 }
             }
             _ => {
@@ -568,6 +585,51 @@ mod tests {
         // Lanes 0 and 1 met, or the whole warp did.
         assert_eq!(read_after(0b11), None);
         assert_eq!(read_after(u32::MAX), None);
+    }
+
+    #[test]
+    fn a_write_after_several_readers_is_checked_against_more_than_the_first() {
+        fn p(me: u32, kind: Kind, epoch: u32, order: &WarpOrder) -> Probe<'_> {
+            Probe {
+                me,
+                line: 10 + me,
+                kind,
+                epoch,
+                gen: 1,
+                sync: order.sync_of(me),
+                know: order.row(me),
+            }
+        }
+        // Written before the barrier; then lane 0 reads, the warp meets, lane 1 reads, lane 0
+        // writes: lane 0's own read is ordered before its write, lane 1's is not.
+        let (mut order, mut sh) = (WarpOrder::new(64), SharedShadow::new(8, true));
+        sh.check(&p(2, Kind::Write, 0, &order), 0, 4);
+        assert_eq!(
+            sh.check(&p(0, Kind::Read, 1, &order), 0, 4),
+            Found::default()
+        );
+        order.collective(0, u32::MAX);
+        assert_eq!(
+            sh.check(&p(1, Kind::Read, 1, &order), 0, 4),
+            Found::default()
+        );
+        let f = sh.check(&p(0, Kind::Write, 1, &order), 0, 4);
+        assert_eq!(f.conflict, Some(("WAR", 1, 11)));
+        // Both reads before the meeting: ordered, no race.
+        let (mut order, mut sh) = (WarpOrder::new(64), SharedShadow::new(8, true));
+        sh.check(&p(2, Kind::Write, 0, &order), 0, 4);
+        sh.check(&p(0, Kind::Read, 1, &order), 0, 4);
+        sh.check(&p(1, Kind::Read, 1, &order), 0, 4);
+        order.collective(0, u32::MAX);
+        assert_eq!(sh.check(&p(0, Kind::Write, 1, &order), 0, 4).conflict, None);
+        // A reader of another warp is never ordered before the write.
+        let (mut order, mut sh) = (WarpOrder::new(64), SharedShadow::new(8, true));
+        sh.check(&p(2, Kind::Write, 0, &order), 0, 4);
+        sh.check(&p(0, Kind::Read, 1, &order), 0, 4);
+        sh.check(&p(40, Kind::Read, 1, &order), 0, 4);
+        order.collective(0, u32::MAX);
+        let f = sh.check(&p(0, Kind::Write, 1, &order), 0, 4);
+        assert_eq!(f.conflict, Some(("WAR", 40, 50)));
     }
 
     #[test]

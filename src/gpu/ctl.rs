@@ -79,6 +79,9 @@ pub enum FaultKind {
     /// A WMMA load or store whose leading dimension is not a multiple of 16 bytes (`addr`: the
     /// leading dimension in elements).
     WmmaStride = 7,
+    /// `brx.idx` with an index past its `.branchtargets` list: the fault's address holds the
+    /// list's length in its high 32 bits and the index in its low ones; the thread stops.
+    BranchIndex = 8,
 }
 
 impl FaultKind {
@@ -91,6 +94,7 @@ impl FaultKind {
             5 => Some(FaultKind::Assert),
             6 => Some(FaultKind::WmmaPointer),
             7 => Some(FaultKind::WmmaStride),
+            8 => Some(FaultKind::BranchIndex),
             _ => None,
         }
     }
@@ -351,7 +355,10 @@ impl CtlLayout {
                 .ok_or_else(|| CtlError(format!("unknown fault kind {code}")))?;
             let loc = get32(Self::FAULT_LOC);
             let access = match kind {
-                FaultKind::StepLimit | FaultKind::Trap | FaultKind::Assert => None,
+                FaultKind::StepLimit
+                | FaultKind::Trap
+                | FaultKind::Assert
+                | FaultKind::BranchIndex => None,
                 _ => Some(Access::unpack(get32(Self::FAULT_ACCESS)).ok_or_else(|| {
                     CtlError(format!("bad access code {:#x}", get32(Self::FAULT_ACCESS)))
                 })?),

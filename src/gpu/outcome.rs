@@ -186,6 +186,17 @@ pub fn fault_diagnostic(
             };
             (DiagKind::Assert, message, Facts::None)
         }
+        (FaultKind::BranchIndex, _) => {
+            let (len, index) = (f.addr >> 32, f.addr & 0xffff_ffff);
+            (
+                DiagKind::OutOfBounds,
+                format!(
+                    "{who} took an indirect branch (brx.idx){at_line} with index {index}, but its jump table has {len} entries (0 to {}); on a GPU the jump lands anywhere",
+                    len as i64 - 1
+                ),
+                Facts::None,
+            )
+        }
         (FaultKind::StepLimit, _) | (_, None) => (
             DiagKind::StepLimit,
             format!(
@@ -291,7 +302,15 @@ pub fn fault_diagnostic(
                 .then(|| heap_fault(a, &state.heap, &who, verb, size, &at_line))
                 .flatten()
             {
-                let facts = facts(Space::Global, None, fk == FaultKind::Misaligned);
+                // Which block, and whether it was overrun or freed, is not known here.
+                let facts = Facts::Heap(crate::emu::facts::HeapFacts {
+                    problem: crate::emu::facts::HeapProblem::NoLiveBlock,
+                    offset: 0,
+                    bytes: total,
+                    block_size: 0,
+                    malloc_line: 0,
+                    freed_line: None,
+                });
                 return Some(diagnostic(f, DiagKind::OutOfBounds, message + &more, facts, files));
             }
             let element = |base: u64, n: &TableName| {
@@ -456,6 +475,46 @@ mod tests {
                 text: None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_fault_in_the_device_heap_carries_heap_facts() {
+        let acc = Access {
+            kind: AccessKind::Read,
+            elem_bytes: 4,
+            n: 1,
+            shared: false,
+        };
+        let mut st = state(FaultKind::OutOfBounds, 0x7_0000_0010, Some(acc));
+        st.heap = vec![(0x7_0000_0000, 16)];
+        let c = cfg([1, 1, 1], [10, 1, 1]);
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert!(
+            d.message.contains("in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran"),
+            "{}",
+            d.message
+        );
+        assert!(matches!(
+            d.facts,
+            Facts::Heap(crate::emu::facts::HeapFacts {
+                problem: crate::emu::facts::HeapProblem::NoLiveBlock,
+                bytes: 4,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_jump_table_index_past_the_table_is_worded_like_the_emulator() {
+        let c = cfg([1, 1, 1], [10, 1, 1]);
+        let st = state(FaultKind::BranchIndex, (3 << 32) | 5, None);
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert_eq!(
+            d.message,
+            "thread 8 of block 0 took an indirect branch (brx.idx) (line 4) with index 5, but its jump table has 3 entries (0 to 2); on a GPU the jump lands anywhere (2 more faults after this one)"
+        );
     }
 
     #[test]

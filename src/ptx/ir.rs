@@ -586,6 +586,12 @@ pub enum Op {
     Bra {
         target: u32,
     },
+    /// `brx.idx index, tlist`: a jump to `targets[index]` (the `.branchtargets` list's labels);
+    /// an index past the list is an error where it runs (`parse_brx.rs`).
+    Brx {
+        index: Operand,
+        targets: Vec<u32>,
+    },
     Call {
         callee: Callee,
         ret: Option<u32>,

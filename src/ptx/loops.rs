@@ -93,8 +93,9 @@ fn describe(body: &[Inst], start: u32, back_branch: u32) -> Loop {
         .unwrap_or(0);
     let exits: Vec<usize> = range
         .clone()
-        .filter(|&i| match body[i].op {
-            Op::Bra { target } => !inside(target),
+        .filter(|&i| match &body[i].op {
+            Op::Bra { target } => !inside(*target),
+            Op::Brx { targets, .. } => targets.iter().any(|&t| !inside(t)),
             Op::Ret | Op::Exit | Op::Trap => true,
             _ => false,
         })

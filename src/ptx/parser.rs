@@ -18,6 +18,10 @@ type PResult<T> = Result<T, ParseError>;
 #[path = "parse_cluster.rs"]
 mod parse_cluster;
 
+/// `brx.idx` and its `.branchtargets` jump table.
+#[path = "parse_brx.rs"]
+mod parse_brx;
+
 /// An operand as written, before it is typed by its instruction.
 #[derive(Clone, Debug)]
 enum Raw {
@@ -67,6 +71,8 @@ struct FnCtx {
     local_vars: Vec<(Variable, u64)>,
     local_size: u64,
     labels: HashMap<String, u32>,
+    /// `.branchtargets` lists by their label (`parse_brx.rs`).
+    branch_tables: HashMap<String, Vec<String>>,
     pending_bras: Vec<(usize, String, usize)>,
     body: Vec<Inst>,
     line: u32,
@@ -700,6 +706,9 @@ impl<'a> Parser<'a> {
         self.expect_punct('{')?;
         self.body(&mut ctx, fidx)?;
         for (inst, label, line) in std::mem::take(&mut ctx.pending_bras) {
+            if parse_brx::resolve(&mut ctx, inst, &label, line)? {
+                continue;
+            }
             match ctx.labels.get(&label) {
                 Some(&t) => {
                     if let Some(Inst {
@@ -911,6 +920,10 @@ impl<'a> Parser<'a> {
                         // the signature of an indirect call, which the call's own parameters
                         // already give.
                         self.skip_to_semicolon()?;
+                        continue;
+                    }
+                    if parse_brx::at_table(self) {
+                        parse_brx::table(self, ctx, label)?;
                         continue;
                     }
                     ctx.labels.insert(label, ctx.body.len() as u32);
@@ -2180,7 +2193,7 @@ impl<'c> Builder<'c> {
             "atom" | "red" => self.atom(p, ops, &m, None),
             "bra" | "brx" => {
                 if base == "brx" {
-                    return self.unsupported();
+                    return parse_brx::build(&self, p, ops);
                 }
                 self.n(ops, 1)?;
                 let Raw::Name(label) = o(0) else {

@@ -17,6 +17,7 @@ mod barrier;
 mod bounds;
 mod endless;
 pub mod eval;
+mod heap;
 pub mod hints;
 mod index;
 mod names;
@@ -222,6 +223,7 @@ pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
 fn help_for(c: &Case) -> String {
     match (&c.d.kind, &c.d.facts) {
         (DiagKind::OutOfBounds | DiagKind::Misaligned, Facts::Bounds { .. }) => bounds::help(c),
+        (_, Facts::Heap(f)) => heap::help(c, f),
         (DiagKind::SharedRace | DiagKind::GlobalRace, Facts::Race { .. }) => race::help(c),
         (_, Facts::AsyncCopy(_)) | (DiagKind::AsyncCopy, _) => async_copy::help(c),
         (DiagKind::BarrierDivergence, _) => barrier::help(c),
@@ -236,6 +238,9 @@ fn help_for(c: &Case) -> String {
                 "an assert() in the kernel did not hold; on a GPU this aborts the whole kernel"
                     .into()
             }
+        }
+        (DiagKind::OutOfBounds, Facts::None) if c.d.message.contains("(brx.idx)") => {
+            "an indirect branch (`brx.idx`) jumps to the label its index picks from its `.branchtargets` list: check the index against the list's length before the branch, as a `switch` does with its `default` case".into()
         }
         (DiagKind::OutOfBounds, _) => bounds::help(c),
         (DiagKind::SharedRace | DiagKind::GlobalRace, _) => race::help(c),

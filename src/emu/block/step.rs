@@ -218,6 +218,28 @@ impl<'l> Block<'l> {
                         th.pc = *target;
                         break 'general;
                     }
+                    Op::Brx { index, targets } => {
+                        let i = mem.val(th, index) as u32;
+                        if let Some(&t) = targets.get(i as usize) {
+                            th.pc = t;
+                            break 'general;
+                        }
+                        let site = mem.site(th, inst);
+                        let who = mem.namer.who(th.tid, mem.block);
+                        let len = targets.len();
+                        mem.diags.report(DiagKind::OutOfBounds, Severity::Error, site, None, || {
+                            (
+                                format!(
+                                    "{who} took an indirect branch (brx.idx){} with index {i}, but its jump table has {len} entries (0 to {}); on a GPU the jump lands anywhere",
+                                    if inst.line > 0 { format!(" (line {})", inst.line) } else { String::new() },
+                                    len as i64 - 1
+                                ),
+                                Facts::None,
+                            )
+                        });
+                        th.state = State::Exited;
+                        return (Stop::Exit, n);
+                    }
                     Op::Call { callee, ret, args } => match resolve_callee(*callee, th, module) {
                         Err(addr) => {
                             let site = mem.site(th, inst);
@@ -235,30 +257,19 @@ impl<'l> Block<'l> {
                         }
                         Ok(Callee::Malloc) => {
                             let size = args.first().map_or(0, |&a| param_u64(&th.params, a));
-                            let p = launch.heap.as_ref().map_or(0, |h| h.malloc(size));
+                            let p = launch
+                                .heap
+                                .as_ref()
+                                .map_or(0, |h| h.malloc(size, inst.line));
                             if let Some(r) = ret {
                                 write_param(&mut th.params, *r, 8, p);
                             }
                         }
                         Ok(Callee::Free) => {
                             let p = args.first().map_or(0, |&a| param_u64(&th.params, a));
-                            if let Some(Err(e)) = launch.heap.as_ref().map(|h| h.free(p)) {
-                                let site = mem.site(th, inst);
-                                let who = mem.namer.who(th.tid, mem.block);
-                                mem.diags.report(
-                                    DiagKind::OutOfBounds,
-                                    Severity::Error,
-                                    site,
-                                    None,
-                                    || {
-                                        (
-                                            format!(
-                                                "{who} called free (or delete) on {p:#x}, but {e}"
-                                            ),
-                                            Facts::None,
-                                        )
-                                    },
-                                );
+                            if let Some(Err(e)) = launch.heap.as_ref().map(|h| h.free(p, inst.line))
+                            {
+                                mem.free_refused(th, inst, p, &e);
                             }
                         }
                         Ok(Callee::Indirect(_)) => {}

@@ -66,12 +66,11 @@ impl Who<'_> {
             Kind::Write => {
                 if unordered(writer, e.wsync) {
                     Some((Hazard::WriteAfterWrite, writer, e.wline))
-                } else if reader != NONE
-                    && (reader != me || e.many)
-                    && (e.many || unordered(reader, e.rsync))
-                {
-                    let other = if reader != me { reader } else { NONE };
-                    Some((Hazard::WriteAfterRead, other, e.rline))
+                } else if unordered(reader, e.rsync) {
+                    Some((Hazard::WriteAfterRead, reader, e.rline))
+                } else if e.many && unordered(who(e.reader2), e.rsync2) {
+                    // The first reader is this thread or ordered before it; the second is not.
+                    Some((Hazard::WriteAfterRead, who(e.reader2), e.rline2))
                 } else if unordered(atomic, e.async_) {
                     Some((Hazard::Mixed, atomic, e.aline))
                 } else {
@@ -96,8 +95,11 @@ impl Who<'_> {
                     e.reader = me16;
                     e.rline = self.line;
                     e.rsync = sync;
-                } else if e.reader != me16 {
+                } else if e.reader != me16 && !e.many {
                     e.many = true;
+                    e.reader2 = me16;
+                    e.rline2 = self.line;
+                    e.rsync2 = sync;
                 }
             }
             Kind::Write => {
@@ -694,4 +696,38 @@ fn interval_check_bytes(
         found = found.or(f);
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_after_several_readers_is_checked_against_more_than_the_first() {
+        let at = |me: u32, sync: u32, kind: Kind| Who {
+            me,
+            sync,
+            row: &[],
+            line: 10 + me,
+            kind,
+            cas: false,
+        };
+        // Lane 0 reads (warp count 0), the warp meets (count 1), lane 1 reads, lane 0 writes.
+        let mut e = ENTRY0;
+        assert!(at(0, 0, Kind::Read).check(&mut e).is_none());
+        assert!(at(1, 1, Kind::Read).check(&mut e).is_none());
+        let found = at(0, 1, Kind::Write).check(&mut e);
+        assert!(matches!(found, Some((Hazard::WriteAfterRead, 1, 11))));
+        // Both reads before the meeting: ordered, no race.
+        let mut e = ENTRY0;
+        at(0, 0, Kind::Read).check(&mut e);
+        at(1, 0, Kind::Read).check(&mut e);
+        assert!(at(0, 1, Kind::Write).check(&mut e).is_none());
+        // A reader of another warp is never ordered before the write.
+        let mut e = ENTRY0;
+        at(0, 0, Kind::Read).check(&mut e);
+        at(40, 0, Kind::Read).check(&mut e);
+        let found = at(0, 1, Kind::Write).check(&mut e);
+        assert!(matches!(found, Some((Hazard::WriteAfterRead, 40, 50))));
+    }
 }

@@ -46,7 +46,7 @@
 //! (kernels may share device functions); `kernel` names the one the caller means to launch.
 //!
 //! Instructions gpuzzle does not support (those the parser marks `Op::Unsupported`: bulk
-//! copies `cp.async.bulk`, the indirect branch `brx.idx`, textures, ...) are not refused up front: the emulator minds one
+//! copies `cp.async.bulk`, textures, ...) are not refused up front: the emulator minds one
 //! only when a thread reaches it, so each is replaced by a run-time fault. A thread that reaches
 //! the site records its index (`ctl::CtlLayout::UNSUPPORTED`) and exits, the stop flag ends the
 //! others at their next backward branch, and the host names the instruction from the site table
@@ -59,8 +59,11 @@
 //!
 //! `st.async`/`red.async`, which the parser runs as a shared store and reduction, are checked as
 //! those; a `cp.async` copy is checked as a global read and a shared write (`async_site.rs`).
-//! Still refused (`Unsupported`), should the parser ever learn to run them, when the
-//! launched kernel can reach them: `cp.async.bulk*` and `brx.idx`, which the helpers cannot check; and
+//! The indirect branch `brx.idx` runs as written when every target of its `.branchtargets`
+//! table lies ahead of it (NVRTC's `switch`; an index past the table is the GPU's to fault on,
+//! where the emulator names it). Still refused (`Unsupported`) when the launched kernel can
+//! reach them: a `brx.idx` that jumps back (a loop the step meter would not count);
+//! `cp.async.bulk*`, should the parser ever learn to run it, which the helpers cannot check; and
 //! a generic access through a symbol that is no variable (NVRTC never writes one). Recursion is
 //! metered by its calls, not its depth, so recursion deeper than the GPU stack still overflows it.
 
@@ -353,12 +356,31 @@ pub fn instrument(
             };
             let base = i.opcode.split('.').next().unwrap_or("");
             if base == "brx" {
+                // A jump table whose targets all lie ahead (a `switch`) makes no loop the step
+                // meter would miss: it runs as written. One that jumps back is refused.
+                // Its index is checked against the table first, as the emulator checks it.
+                let pc = ir_of[..k].iter().filter(|x| x.is_some()).count() as u32;
+                let table = match ir_of[k] {
+                    Some(Inst {
+                        op: Op::Brx { targets, .. },
+                        ..
+                    }) => Some(targets),
+                    _ => None,
+                };
+                let forward = table.is_some_and(|t| t.iter().all(|&t| t > pc));
+                if forward {
+                    if let (Some(t), Some(index)) = (table, i.operands.first()) {
+                        let check = w.brx_check(i.guard.as_deref(), index, t.len(), loc);
+                        edits.push((s.span.start, s.span.start, format!("{check}\n\t")));
+                    }
+                    continue;
+                }
                 if !launched.contains(f.name.as_str()) {
                     continue;
                 }
                 return Err(InstrumentError::Unsupported {
                     line: s.line,
-                    what: format!("the indirect branch `{}`", i.opcode),
+                    what: format!("the indirect branch `{}` back into a loop", i.opcode),
                 });
             }
             // A trap would abort the kernel and take the CUDA context with it; the emulator
@@ -507,8 +529,8 @@ pub fn instrument(
 }
 
 /// Directives the parser reads as declarations inside a body (`.callprototype`: an indirect
-/// call's signature); it reads any other directive there (`.branchtargets`) as an
-/// instruction, unsupported, and so do we.
+/// call's signature; `.branchtargets`: a jump table); it reads any other directive there as
+/// an instruction, unsupported, and so do we.
 const BODY_DECLARATIONS: &[&str] = &[
     ".pragma",
     ".reg",
@@ -518,6 +540,7 @@ const BODY_DECLARATIONS: &[&str] = &[
     ".global",
     ".const",
     ".callprototype",
+    ".branchtargets",
 ];
 
 /// The parsed instruction of each statement of `f` (None for labels, `.loc`, declarations), so
@@ -883,8 +906,8 @@ $L__BB0_3:
         ));
     }
 
-    /// `map` with an indirect branch (NVRTC's jump table for a `switch`) that only threads past
-    /// the end of the data take.
+    /// `map` with an indirect branch (NVRTC's jump table for a `switch`) whose targets both
+    /// lie ahead of it.
     fn with_brx() -> String {
         MAP.replace(
             "\tmul.wide.s32 \t%rd3, %r1, 4;",
@@ -893,51 +916,60 @@ $L__BB0_3:
     }
 
     #[test]
-    fn an_indirect_branch_becomes_a_run_time_fault() {
+    fn an_indirect_branch_ahead_runs_as_written() {
         let ptx = with_brx();
-        // The emulator runs this module until a thread reaches brx.idx.
         let m = crate::ptx::parse(&ptx).unwrap_or_else(|e| panic!("{e}"));
         assert!(m.entries().any(|f| f
             .body
             .iter()
-            .any(|i| matches!(&i.op, Op::Unsupported { text } if text == "brx.idx"))));
+            .any(|i| matches!(&i.op, Op::Brx { targets, .. } if targets.len() == 2))));
         let out = instrument(&ptx, "map", &InstrumentOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
-        // The parser reads the jump table's `.branchtargets` as an instruction it cannot run,
-        // met just before the branch: both are sites, in the order a thread meets them.
-        assert_eq!(out.sites.unsupported, 2);
-        let line_of = |what: &str| ptx.lines().position(|l| l.contains(what)).unwrap() + 1;
-        assert_eq!(
-            out.unsupported,
-            [".branchtargets", "brx.idx"]
-                .map(|what| UnsupportedSite {
-                    what: what.into(),
-                    ptx_line: line_of(what),
-                    file: 1,
-                    line: 7,
-                })
-                .to_vec()
+        assert_eq!(out.sites.unsupported, 0);
+        assert!(out.unsupported.is_empty());
+        // Its index is checked against the table's two targets first.
+        assert!(
+            out.ptx.contains("setp.lt.u32 %gz_p0, %r1, 2;"),
+            "{}",
+            out.ptx
         );
-        // The instruction is gone (a comment says what was there), the fault is in its place.
-        let code: Vec<&str> = out
+        assert!(out.ptx.contains(&format!(
+            "mov.u32 %gz_r0, {};",
+            crate::gpu::ctl::FaultKind::BranchIndex as u32
+        )));
+        // The table and the branch are kept as they were, and read the same again.
+        assert!(out
             .ptx
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect();
-        assert!(!code
-            .iter()
-            .any(|l| l.contains("brx.idx") || l.contains(".branchtargets")));
-        assert!(out.ptx.contains(
-            "// gpuzzle: not supported, a run-time fault instead: brx.idx %r1, $L_brx_0;"
-        ));
-        assert!(out.ptx.contains(
-            "mov.u32 %gz_r0, 1;\n\tst.param.b32 [gz_arg0], %gz_r0;\n\tcall __gpuzzle_unsupported, (gz_arg0);\n\t}\n\texit;"
-        ));
+            .contains("$L_brx_0: .branchtargets $L__BB0_3, $L__BB0_2;"));
+        assert!(out.ptx.contains("\tbrx.idx \t%r1, $L_brx_0;"));
         let again = crate::ptx::parse(&out.ptx).unwrap_or_else(|e| panic!("{e}\n{}", out.ptx));
+        assert!(again
+            .functions
+            .iter()
+            .any(|f| f.body.iter().any(|i| matches!(i.op, Op::Brx { .. }))));
         assert!(!again.functions.iter().any(|f| f
             .body
             .iter()
             .any(|i| matches!(i.op, Op::Unsupported { .. }))));
+    }
+
+    #[test]
+    fn an_indirect_branch_back_into_a_loop_is_refused_by_name() {
+        // Jumping back to the loop's head: a loop the step meter would not count.
+        let ptx = MAP.replace(
+            "\tadd.s32 \t%r3, %r3, 1;",
+            "\tadd.s32 \t%r3, %r3, 1;\n\t$L_brx_0: .branchtargets $L__BB0_2, $L__BB0_3;\n\tbrx.idx \t%r3, $L_brx_0;",
+        );
+        assert!(ptx.contains("brx.idx"));
+        match instrument(&ptx, "map", &InstrumentOptions::default()) {
+            Err(InstrumentError::Unsupported { what, .. }) => {
+                assert!(
+                    what.contains("brx.idx") && what.contains("back into a loop"),
+                    "{what}"
+                )
+            }
+            other => panic!("{:?}", other.map(|o| o.ptx)),
+        }
     }
 
     /// A second kernel with an instruction gpuzzle does not support, reached through a device

@@ -457,6 +457,34 @@ impl<'a> SiteWriter<'a> {
         join(&l)
     }
 
+    /// Before `brx.idx index, tlist` (a jump table of `len` targets): an index past the table
+    /// records a fault (length and index in its address) and the thread exits, as the
+    /// emulator stops it; within it the branch runs as written.
+    pub fn brx_check(&mut self, guard: Option<&str>, index: &str, len: usize, loc: u32) -> String {
+        let n = self.label();
+        let mut l = vec![format!(
+            "// gpuzzle: the jump table's index checked (it has {len} targets)"
+        )];
+        if let Some(g) = guard {
+            l.push(format!("{} bra $gz_B{n};", skip_guard(g)));
+        }
+        l.extend([
+            format!("setp.lt.u32 %gz_p0, {index}, {len};"),
+            format!("@%gz_p0 bra $gz_B{n};"),
+            format!("cvt.u64.u32 %gz_rd0, {index};"),
+            format!("or.b64 %gz_rd0, %gz_rd0, {};", (len as u64) << 32),
+        ]);
+        l.extend(self.fault(
+            None,
+            FaultKind::BranchIndex,
+            loc,
+            "%gz_rd0",
+            &["exit;".to_string()],
+        ));
+        l.push(format!("$gz_B{n}:"));
+        join(&l)
+    }
+
     /// A call to `__assertfail` in place of `whole`: record a failed assert (`message`: the
     /// operand that holds its message's address) and go on, as the emulator does; the real
     /// function would trap.

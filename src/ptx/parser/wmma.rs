@@ -190,9 +190,16 @@ pub(super) fn mark_unset_accumulators(body: &mut [Inst]) {
     let succ = |pc: usize| -> Vec<usize> {
         // A guarded branch, return or exit may also fall through.
         let through = body[pc].guard.is_some();
-        let mut s = match body[pc].op {
-            Op::Bra { target } if through => vec![target as usize, pc + 1],
-            Op::Bra { target } => vec![target as usize],
+        let mut s = match &body[pc].op {
+            Op::Bra { target } if through => vec![*target as usize, pc + 1],
+            Op::Bra { target } => vec![*target as usize],
+            Op::Brx { targets, .. } => {
+                let mut s: Vec<usize> = targets.iter().map(|&t| t as usize).collect();
+                if through {
+                    s.push(pc + 1);
+                }
+                s
+            }
             Op::Ret | Op::Exit | Op::Trap if through => vec![pc + 1],
             Op::Ret | Op::Exit | Op::Trap => Vec::new(),
             _ => vec![pc + 1],
