@@ -435,7 +435,11 @@ fn a_long_starter_fits_80x24_and_scrolls_without_filling_the_scrollback() {
     );
 
     // PgDn moves the body a page, j a row, Home back to the top; title and keys stay.
-    let body_top = |t: &Term| t.row(9);
+    // The body's first row: the one under the rule below the counters.
+    let body_top = |t: &Term| {
+        let rule = (0..24).find(|&i| t.row(i).starts_with("────")).unwrap_or(0);
+        t.row(rule + 1)
+    };
     let top_before = body_top(&t);
     t.key("\x1b[6~");
     t.wait_for("a page down", LIMIT, |s| !s.contains(&first));

@@ -4,7 +4,8 @@
 //! ```text
 //! Puzzle 11 · 1D convolution  FAILED              run 2 · hint 1 of 3 · 3/35 passed   title
 //!   FAIL  test "6 values, filter of 3, one block"  grid 1, block 8                    verdict rows
-//!   per thread: global reads 0/2 · global writes 0/1 · shared reads 0/8 · …         counters
+//!   per thread: global reads 0/2 · global writes 0/1 · shared reads 0/8             counters
+//!    shared writes 0/2                                                              (folded)
 //! ──────────────────────────────────────────────────────────────────────────────
 //!   out: 5 of 6 elements differ                                                     body: scrolls
 //!   …
@@ -45,9 +46,44 @@ pub struct Verdict {
     /// One per test, in the judge's order.
     pub rows: Vec<Row>,
     /// Each counter's use against its budget: one line, or one per kernel.
-    pub counters: Vec<Line<'static>>,
+    pub counters: Vec<CounterLine>,
     /// The report below its head.
     pub body: Vec<Line<'static>>,
+}
+
+/// `per thread: global reads 0/2 · …`, folded to the width between figures, not inside one.
+#[derive(Clone, Debug)]
+pub struct CounterLine {
+    /// `per thread:`, or `` `kernel` per thread:``.
+    pub head: String,
+    /// `global reads 0/2`, each styled (red where over budget).
+    pub items: Vec<Span<'static>>,
+}
+
+impl CounterLine {
+    /// The line as rows at most `width` wide (a figure wider than that alone on its row).
+    fn rows(&self, width: usize) -> Vec<Line<'static>> {
+        let mut rows = Vec::new();
+        let mut row = vec![Span::raw("  "), Span::styled(self.head.clone(), dim())];
+        let mut used: usize = row.iter().map(Span::width).sum();
+        let mut fresh = true;
+        for item in &self.items {
+            let sep = if fresh { " " } else { " · " };
+            if !fresh && used + sep.len() + item.width() > width {
+                rows.push(Line::from(std::mem::take(&mut row)));
+                row = vec![Span::raw("   ")];
+                used = 3;
+            } else {
+                row.push(Span::raw(sep));
+                used += Span::raw(sep).width();
+            }
+            row.push(item.clone());
+            used += item.width();
+            fresh = false;
+        }
+        rows.push(Line::from(row));
+        rows
+    }
 }
 
 /// A test's row: its verdict and the line that says it.
@@ -164,7 +200,7 @@ fn test_rows(tests: &[TestOutcome]) -> Vec<Row> {
 
 /// `per thread: global reads 0/2 · …`: each counter's most per thread over the tests against
 /// its budget, red where the judge found it over; one line per kernel of a multi-launch puzzle.
-fn counter_lines(tests: &[TestOutcome]) -> Vec<Line<'static>> {
+fn counter_lines(tests: &[TestOutcome]) -> Vec<CounterLine> {
     let mut kernels: Vec<&str> = Vec::new();
     for k in tests.iter().flat_map(|t| &t.kernels) {
         if !kernels.contains(&k.name.as_str()) {
@@ -220,12 +256,9 @@ fn counter_line(
     budgets: &[&Budget],
     over: &[&OverBudget],
     perf: &[&PerfFigure],
-) -> Line<'static> {
-    let mut spans = vec![Span::raw("  "), Span::styled(head, dim())];
-    let mut first = true;
-    let mut item = |spans: &mut Vec<Span<'static>>, label: &str, value: String, is_over: bool| {
-        spans.push(Span::raw(if first { " " } else { " · " }));
-        first = false;
+) -> CounterLine {
+    let mut spans = Vec::new();
+    let item = |spans: &mut Vec<Span<'static>>, label: &str, value: String, is_over: bool| {
         let style = if is_over {
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
         } else {
@@ -263,7 +296,7 @@ fn counter_line(
         let value = format!("{}/{budget}", counters::perf_value(worst));
         item(&mut spans, label, value, figures.iter().any(|p| p.over()));
     }
-    Line::from(spans)
+    CounterLine { head, items: spans }
 }
 
 fn dim() -> Style {
@@ -391,10 +424,11 @@ pub fn draw(frame: &mut Frame, s: &Screen, scroll: &mut Scroll, list: &mut ListS
     if w == 0 || h == 0 {
         return;
     }
-    let rows_wanted = match s.view {
-        View::Verdict | View::Page(_) | View::List(_) => s.verdict.rows.len(),
-    };
-    let p = plan(h, rows_wanted, s.verdict.counters.len());
+    let rows_wanted = s.verdict.rows.len();
+    let counter_rows: Vec<Line<'static>> = (s.verdict.counters.iter())
+        .flat_map(|c| c.rows(w as usize))
+        .collect();
+    let p = plan(h, rows_wanted, counter_rows.len());
     let mut y = area.y;
     let mut next = |n: u16| {
         let r = Rect::new(area.x, y, w, n);
@@ -412,7 +446,7 @@ pub fn draw(frame: &mut Frame, s: &Screen, scroll: &mut Scroll, list: &mut ListS
 
     frame.render_widget(Paragraph::new(title_line(s, w)), title);
     frame.render_widget(Paragraph::new(verdict_rows(&s.verdict.rows, p.rows)), rows);
-    frame.render_widget(Paragraph::new(s.verdict.counters.clone()), counters);
+    frame.render_widget(Paragraph::new(counter_rows), counters);
 
     let (caption, position) = match s.view {
         View::Verdict => {
@@ -608,7 +642,11 @@ fn show_list(frame: &mut Frame, area: Rect, items: &[ListRow], state: &mut ListS
             ListItem::new(Line::from(spans))
         })
         .collect();
-    let widget = List::new(list).highlight_style(Style::new().add_modifier(Modifier::REVERSED));
+    // The cursor stays a third of the way from either edge where the list allows: what is
+    // around it stays in view as it moves.
+    let widget = List::new(list)
+        .highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .scroll_padding(area.height as usize / 3);
     frame.render_stateful_widget(widget, area, state);
 }
 

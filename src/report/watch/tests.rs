@@ -122,13 +122,15 @@ fn at_80x24_the_title_rows_and_keys_stay_put_around_the_body() {
         "{r:#?}"
     );
     assert!(r[5].contains("(random inputs)"), "{r:#?}");
+    // The counters fold to the width.
     assert!(r[9].starts_with("  per thread: global reads 3/2 · global writes 1/1"));
-    assert!(r[10].starts_with("────"));
-    assert_eq!(r[11], "  body line 1");
+    assert_eq!(r[10], "   shared writes 0", "{r:#?}");
+    assert!(r[11].starts_with("────"));
+    assert_eq!(r[12], "  body line 1");
     // The body ends above the bottom rule, which says where the view is.
     let body_rows = r.iter().filter(|l| l.starts_with("  body line")).count();
-    assert_eq!(body_rows, 10, "{r:#?}");
-    assert!(r[21].ends_with("rows 1–10 of 60 ↓ ──"), "{r:#?}");
+    assert_eq!(body_rows, 9, "{r:#?}");
+    assert!(r[21].ends_with("rows 1–9 of 60 ↓ ──"), "{r:#?}");
     assert_eq!(r[22], "Save puzzles/11_conv_1d.cu to re-run.");
     assert_eq!(
         r[23],
@@ -237,12 +239,12 @@ fn scrolling_moves_the_body_and_stops_at_its_ends() {
     let mut scroll = Scroll::default();
     let mut list = ListState::default();
     draw_at(80, 24, &s, &mut scroll, &mut list);
-    assert_eq!(scroll.page, 10);
+    assert_eq!(scroll.page, 9);
     scroll.by(scroll.page_step());
     let d = draw_at(80, 24, &s, &mut scroll, &mut list);
-    assert_eq!(d.rows[11], "  body line 10");
+    assert_eq!(d.rows[12], "  body line 9");
     assert!(
-        d.rows[21].ends_with("rows 10–19 of 60 ↑↓ ──"),
+        d.rows[21].ends_with("rows 9–17 of 60 ↑↓ ──"),
         "{:#?}",
         d.rows
     );
@@ -250,13 +252,13 @@ fn scrolling_moves_the_body_and_stops_at_its_ends() {
     scroll.by(isize::MAX);
     let d = draw_at(80, 24, &s, &mut scroll, &mut list);
     assert_eq!(d.rows[20], "  body line 60");
-    assert_eq!(scroll.top, 50);
+    assert_eq!(scroll.top, 51);
     scroll.by(-1);
     let d = draw_at(80, 24, &s, &mut scroll, &mut list);
     assert_eq!(d.rows[20], "  body line 59");
     scroll.by(isize::MIN);
     let d = draw_at(80, 24, &s, &mut scroll, &mut list);
-    assert_eq!(d.rows[11], "  body line 1");
+    assert_eq!(d.rows[12], "  body line 1");
 }
 
 #[test]
@@ -280,7 +282,7 @@ fn a_new_hint_scrolls_into_view_and_the_counter_says_how_many() {
     );
     // Near the end of the body the view stops at the end: the hint is on screen all the same.
     assert!(
-        d.rows[11..21].iter().any(|l| l == "Hint 2 of 3: second"),
+        d.rows[12..21].iter().any(|l| l == "Hint 2 of 3: second"),
         "{:#?}",
         d.rows
     );
@@ -307,7 +309,7 @@ fn the_list_marks_the_current_puzzle_and_highlights_the_cursor() {
     let mut list = ListState::default().with_selected(Some(12));
     let d = draw_at(80, 24, &s, &mut Scroll::default(), &mut list);
     let r = &d.rows;
-    assert!(r[10].ends_with("all puzzles · 3 of 35 passed ──"), "{r:#?}");
+    assert!(r[11].ends_with("all puzzles · 3 of 35 passed ──"), "{r:#?}");
     let current = r
         .iter()
         .position(|l| l.contains("▶ 11  Title 11"))
