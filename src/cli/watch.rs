@@ -166,27 +166,24 @@ impl<'a> Watch<'a> {
     }
 
     /// In a terminal: one screen on the alternate screen, single keys.
-    fn interactive(self, mut current: &'a Puzzle, tx: mpsc::Sender<Event>) -> Result<i32> {
+    fn interactive(self, first: &'a Puzzle, tx: mpsc::Sender<Event>) -> Result<i32> {
         let mut tui = Tui::enter()?;
         std::thread::spawn(move || read_keys(tx));
+        let mut on = On::new(self.loaded, first);
         let mut view = View::Verdict;
         let mut note: Option<String> = None;
         let mut grade = true;
-        let mut runs = 0;
         let mut verdict = screen::Verdict::default();
-        let mut hints: Vec<(String, String)> = Vec::new();
-        // Progressive hints shown in this session (mistake hints are counted by the state).
-        let mut progressive = 0;
         let mut body_scroll = Scroll::default();
         let mut page_scroll = Scroll::default();
         let mut cursor = ListState::default();
-        let mut file = self.loaded.ws.kernel_path(current, false);
-        let mut seen = content_hash(&file);
+        let mut seen = content_hash(&on.file);
         loop {
+            let current = on.puzzle;
             if grade {
                 grade = false;
-                runs += 1;
-                seen = content_hash(&file);
+                on.runs += 1;
+                seen = content_hash(&on.file);
                 verdict = self.grade(current);
                 body_scroll = Scroll::default();
                 // Anything the grading wrote to the terminal behind ratatui's back goes.
@@ -212,7 +209,7 @@ impl<'a> Watch<'a> {
                     current: p.id == current.id,
                 })
                 .collect();
-            let display = common::display_path(&file);
+            let display = common::display_path(&on.file);
             let page;
             let (shown_view, scroll) = match view {
                 View::Verdict => (screen::View::Verdict, &mut body_scroll),
@@ -226,10 +223,10 @@ impl<'a> Watch<'a> {
                 puzzle: current,
                 file: &display,
                 progress,
-                runs,
+                runs: on.runs,
                 verdict: &verdict,
-                hints: &hints,
-                hint_count: (progressive, current.hints.len()),
+                hints: &on.hints,
+                hint_count: (on.progressive, current.hints.len()),
                 mistake: mistake.as_deref(),
                 note: note.as_deref(),
                 view: shown_view,
@@ -244,7 +241,7 @@ impl<'a> Watch<'a> {
                     Ok(Event::WatchFailed(m)) => anyhow::bail!("watching files failed: {m}"),
                     Ok(Event::Resize) => break None,
                     Ok(Event::Touched(paths)) => {
-                        if touches(&paths, &file) && changed(&file, &mut seen) {
+                        if touches(&paths, &on.file) && changed(&on.file, &mut seen) {
                             grade = true;
                             view = View::Verdict;
                             break None;
@@ -274,11 +271,7 @@ impl<'a> Watch<'a> {
                         view = View::Verdict;
                         let chosen = cursor.selected().and_then(|i| self.loaded.puzzles.get(i));
                         if let Some(p) = chosen.filter(|p| p.id != current.id) {
-                            current = p;
-                            file = self.loaded.ws.kernel_path(current, false);
-                            hints.clear();
-                            progressive = 0;
-                            runs = 0;
+                            on = On::new(self.loaded, p);
                             grade = true;
                         }
                     }
@@ -305,19 +298,15 @@ impl<'a> Watch<'a> {
                         page_scroll = Scroll::default();
                     }
                     Key::Char('h') => {
-                        let before = hints.len();
-                        note = self.next_hint(current, &mut hints, &mut progressive);
-                        if hints.len() > before {
-                            body_scroll.to_hint = Some(hints.len() - 1);
+                        let before = on.hints.len();
+                        note = self.next_hint(current, &mut on.hints, &mut on.progressive);
+                        if on.hints.len() > before {
+                            body_scroll.to_hint = Some(on.hints.len() - 1);
                         }
                     }
                     Key::Char('n') => match common::next_of(&self.loaded.puzzles, current) {
                         Some(next) => {
-                            current = next;
-                            file = self.loaded.ws.kernel_path(current, false);
-                            hints.clear();
-                            progressive = 0;
-                            runs = 0;
+                            on = On::new(self.loaded, next);
                             grade = true;
                         }
                         None => {
@@ -399,6 +388,30 @@ impl<'a> Watch<'a> {
                 p.id
             )),
             None => Some(crate::report::catalog::no_more_hints(p)),
+        }
+    }
+}
+
+/// The puzzle the screen is on, and what this session did with it; a new one on `n` or Enter.
+struct On<'a> {
+    puzzle: &'a Puzzle,
+    file: PathBuf,
+    /// Times graded since watch came to it.
+    runs: u32,
+    /// The hints shown, headings and texts, in order.
+    hints: Vec<(String, String)>,
+    /// Progressive hints among them (mistake hints are counted by the state).
+    progressive: usize,
+}
+
+impl<'a> On<'a> {
+    fn new(loaded: &Loaded, puzzle: &'a Puzzle) -> On<'a> {
+        On {
+            puzzle,
+            file: loaded.ws.kernel_path(puzzle, false),
+            runs: 0,
+            hints: Vec::new(),
+            progressive: 0,
         }
     }
 }

@@ -426,3 +426,75 @@ fn a_narrow_title_drops_the_progress_then_the_hints_before_the_run_count() {
     let tiny = title_line(&s, 20).to_string();
     assert_eq!(tiny, "Puzzle 11 · 1D convolution  FAILED");
 }
+
+#[test]
+fn a_multi_launch_puzzle_has_a_counter_line_per_kernel() {
+    use crate::emu::result::ThreadId;
+    use crate::judge::outcome::{BlockLimits, KernelUse};
+    let kernel = |name: &str, reads: u64, budget: u64| KernelUse {
+        name: name.into(),
+        counters: Counters {
+            global_reads: reads,
+            ..Counters::default()
+        },
+        argmax: [ThreadId::default(); Counters::N],
+        budget: Budget {
+            global_reads: Some(budget),
+            ..Budget::default()
+        },
+        over_budget: vec![],
+        blocks: None,
+        block_budget: BlockLimits::default(),
+        require: BlockLimits::default(),
+        block_overruns: vec![],
+    };
+    let mut t = test_with("two launches", [0; 4]);
+    t.kernels = vec![kernel("partial", 4, 4), kernel("finish", 9, 2)];
+    t.kernels[1].over_budget.push(OverBudget {
+        counter: "global_reads",
+        used: 9,
+        budget: 2,
+        thread: Default::default(),
+        kernel: Some("finish".into()),
+        lines: vec![],
+    });
+    let lines = counter_lines(&[t]);
+    let text: Vec<String> = lines
+        .iter()
+        .flat_map(|c| c.rows(200))
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(text.len(), 2, "{text:#?}");
+    assert!(text[0].starts_with("  `partial` per thread: global reads 4/4 · global writes 0"));
+    assert!(text[1].starts_with("  `finish` per thread: global reads 9/2"));
+    assert_eq!(lines[1].items[0].style.fg, Some(Color::Red));
+    assert_eq!(lines[0].items[0].style.fg, None);
+}
+
+#[test]
+fn the_status_line_names_a_waiting_mistake_hint_and_a_note_replaces_it() {
+    let p = puzzle(11);
+    let v = long_verdict(3);
+    let mut s = screen(&p, &v, &[]);
+    s.mistake = Some("shared-race, line 14");
+    let d = draw_at(
+        100,
+        24,
+        &s,
+        &mut Scroll::default(),
+        &mut ListState::default(),
+    );
+    assert_eq!(
+        d.rows[22],
+        "Save puzzles/11_conv_1d.cu to re-run.  h: a hint for this mistake (shared-race, line 14)"
+    );
+    s.note = Some("Puzzle 11 has no more hints.");
+    let d = draw_at(
+        100,
+        24,
+        &s,
+        &mut Scroll::default(),
+        &mut ListState::default(),
+    );
+    assert_eq!(d.rows[22], "Puzzle 11 has no more hints.");
+}
