@@ -233,7 +233,6 @@ impl<'a> Watch<'a> {
             };
             tui.terminal
                 .draw(|f| screen::draw(f, &s, scroll, &mut cursor))?;
-            note = None;
             // Wait for something that changes the screen.
             let key = loop {
                 match self.rx.recv() {
@@ -251,6 +250,8 @@ impl<'a> Watch<'a> {
                 }
             };
             let Some(key) = key else { continue };
+            // A note answers one key: the next key (not a resize) takes it away.
+            note = None;
             if key == Key::Quit || key == Key::Char('q') {
                 return Ok(0);
             }
