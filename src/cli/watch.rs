@@ -170,69 +170,26 @@ impl<'a> Watch<'a> {
         let mut tui = Tui::enter()?;
         std::thread::spawn(move || read_keys(tx));
         let mut on = On::new(self.loaded, first);
-        let mut view = View::Verdict;
-        let mut note: Option<String> = None;
+        let mut ui = Ui::default();
         let mut grade = true;
-        let mut verdict = screen::Verdict::default();
-        let mut body_scroll = Scroll::default();
-        let mut page_scroll = Scroll::default();
-        let mut cursor = ListState::default();
         let mut seen = content_hash(&on.file);
         loop {
             let current = on.puzzle;
             if grade {
                 grade = false;
-                on.runs += 1;
                 seen = content_hash(&on.file);
-                verdict = self.grade(current);
-                body_scroll = Scroll::default();
+                // Say so while it runs: on the GPU or a slow kernel it takes seconds.
+                let file = common::display_path(&on.file);
+                ui.note = Some(format!("Grading {file}…"));
+                self.draw(&mut tui, &on, &mut ui)?;
+                ui.verdict = self.grade(current);
+                ui.note = None;
+                on.runs += 1;
+                ui.body_scroll = Scroll::default();
                 // Anything the grading wrote to the terminal behind ratatui's back goes.
                 tui.clear()?;
             }
-            let (state, _) = State::load(&self.loaded.ws);
-            let progress = (
-                state.passed_count(self.loaded.puzzles.iter().map(|p| p.slug.as_str())),
-                self.loaded.puzzles.len(),
-            );
-            // A `[[mistake]]` hint for the last failure that `h` has not shown yet.
-            let mistake = (!verdict.passed)
-                .then(|| hints::waiting(&state, current))
-                .flatten();
-            let rows: Vec<ListRow> = self
-                .loaded
-                .puzzles
-                .iter()
-                .map(|p| ListRow {
-                    id: p.id,
-                    title: p.title.clone(),
-                    status: state.status(&p.slug),
-                    current: p.id == current.id,
-                })
-                .collect();
-            let display = common::display_path(&on.file);
-            let page;
-            let (shown_view, scroll) = match view {
-                View::Verdict => (screen::View::Verdict, &mut body_scroll),
-                View::List => (screen::View::List(&rows), &mut page_scroll),
-                View::Show => {
-                    page = crate::report::catalog::show(current, &display, false);
-                    (screen::View::Page(&page), &mut page_scroll)
-                }
-            };
-            let s = Screen {
-                puzzle: current,
-                file: &display,
-                progress,
-                runs: on.runs,
-                verdict: &verdict,
-                hints: &on.hints,
-                hint_count: (on.progressive, current.hints.len()),
-                mistake: mistake.as_deref(),
-                note: note.as_deref(),
-                view: shown_view,
-            };
-            tui.terminal
-                .draw(|f| screen::draw(f, &s, scroll, &mut cursor))?;
+            self.draw(&mut tui, &on, &mut ui)?;
             // Wait for something that changes the screen.
             let key = loop {
                 match self.rx.recv() {
@@ -242,7 +199,7 @@ impl<'a> Watch<'a> {
                     Ok(Event::Touched(paths)) => {
                         if touches(&paths, &on.file) && changed(&on.file, &mut seen) {
                             grade = true;
-                            view = View::Verdict;
+                            ui.view = View::Verdict;
                             break None;
                         }
                     }
@@ -251,29 +208,34 @@ impl<'a> Watch<'a> {
             };
             let Some(key) = key else { continue };
             // A note answers one key: the next key (not a resize) takes it away.
-            note = None;
+            ui.note = None;
             if key == Key::Quit || key == Key::Char('q') {
                 return Ok(0);
             }
-            let scroll = match view {
-                View::Verdict => &mut body_scroll,
-                View::List | View::Show => &mut page_scroll,
+            let scroll = match ui.view {
+                View::Verdict => &mut ui.body_scroll,
+                View::List | View::Show => &mut ui.page_scroll,
             };
-            match view {
+            match ui.view {
                 View::List => match key {
-                    Key::Up | Key::Char('k') => cursor.select_previous(),
-                    Key::Down | Key::Char('j') => cursor.select_next(),
-                    Key::PageUp => cursor.scroll_up_by(list_page(scroll)),
-                    Key::PageDown => cursor.scroll_down_by(list_page(scroll)),
-                    Key::Home => cursor.select_first(),
-                    Key::End => cursor.select_last(),
-                    Key::Esc | Key::Char('l') => view = View::Verdict,
+                    Key::Up | Key::Char('k') => ui.cursor.select_previous(),
+                    Key::Down | Key::Char('j') => ui.cursor.select_next(),
+                    Key::PageUp => ui.cursor.scroll_up_by(list_page(scroll)),
+                    Key::PageDown => ui.cursor.scroll_down_by(list_page(scroll)),
+                    Key::Home => ui.cursor.select_first(),
+                    Key::End => ui.cursor.select_last(),
+                    Key::Esc | Key::Char('l') => ui.view = View::Verdict,
                     Key::Enter => {
-                        view = View::Verdict;
-                        let chosen = cursor.selected().and_then(|i| self.loaded.puzzles.get(i));
+                        ui.view = View::Verdict;
+                        let chosen = ui
+                            .cursor
+                            .selected()
+                            .and_then(|i| self.loaded.puzzles.get(i));
                         if let Some(p) = chosen.filter(|p| p.id != current.id) {
                             on = On::new(self.loaded, p);
                             grade = true;
+                            // No verdict yet: the last one was another puzzle's.
+                            ui.verdict = screen::Verdict::default();
                         }
                     }
                     _ => {}
@@ -286,32 +248,34 @@ impl<'a> Watch<'a> {
                     Key::Home => scroll.top = 0,
                     Key::End => scroll.by(isize::MAX),
                     // On another page any other key goes back to the verdict.
-                    _ if view == View::Show => view = View::Verdict,
+                    _ if ui.view == View::Show => ui.view = View::Verdict,
                     Key::Esc => return Ok(0),
                     Key::Char('r') => grade = true,
                     Key::Char('l') => {
-                        view = View::List;
+                        ui.view = View::List;
                         let at = self.loaded.puzzles.iter().position(|p| p.id == current.id);
-                        cursor.select(at);
+                        ui.cursor.select(at);
                     }
                     Key::Char('s') => {
-                        view = View::Show;
-                        page_scroll = Scroll::default();
+                        ui.view = View::Show;
+                        ui.page_scroll = Scroll::default();
                     }
                     Key::Char('h') => {
                         let before = on.hints.len();
-                        note = self.next_hint(current, &mut on.hints, &mut on.progressive);
+                        ui.note = self.next_hint(current, &mut on.hints, &mut on.progressive);
                         if on.hints.len() > before {
-                            body_scroll.to_hint = Some(on.hints.len() - 1);
+                            ui.body_scroll.to_hint = Some(on.hints.len() - 1);
                         }
                     }
                     Key::Char('n') => match common::next_of(&self.loaded.puzzles, current) {
                         Some(next) => {
                             on = On::new(self.loaded, next);
                             grade = true;
+                            // No verdict yet: the last one was another puzzle's.
+                            ui.verdict = screen::Verdict::default();
                         }
                         None => {
-                            note = Some(format!(
+                            ui.note = Some(format!(
                                 "Puzzle {} is the last one: press l to see what is left.",
                                 current.id
                             ))
@@ -321,6 +285,56 @@ impl<'a> Watch<'a> {
                 },
             }
         }
+    }
+
+    /// Draw the screen as `ui` and the state file say it is now.
+    fn draw(&self, tui: &mut Tui, on: &On, ui: &mut Ui) -> Result<()> {
+        let current = on.puzzle;
+        let (state, _) = State::load(&self.loaded.ws);
+        let progress = (
+            state.passed_count(self.loaded.puzzles.iter().map(|p| p.slug.as_str())),
+            self.loaded.puzzles.len(),
+        );
+        // A `[[mistake]]` hint for the last failure that `h` has not shown yet.
+        let mistake = (!ui.verdict.passed)
+            .then(|| hints::waiting(&state, current))
+            .flatten();
+        let rows: Vec<ListRow> = self
+            .loaded
+            .puzzles
+            .iter()
+            .map(|p| ListRow {
+                id: p.id,
+                title: p.title.clone(),
+                status: state.status(&p.slug),
+                current: p.id == current.id,
+            })
+            .collect();
+        let display = common::display_path(&on.file);
+        let page;
+        let (shown_view, scroll) = match ui.view {
+            View::Verdict => (screen::View::Verdict, &mut ui.body_scroll),
+            View::List => (screen::View::List(&rows), &mut ui.page_scroll),
+            View::Show => {
+                page = crate::report::catalog::show(current, &display, false);
+                (screen::View::Page(&page), &mut ui.page_scroll)
+            }
+        };
+        let s = Screen {
+            puzzle: current,
+            file: &display,
+            progress,
+            runs: on.runs,
+            verdict: &ui.verdict,
+            hints: &on.hints,
+            hint_count: (on.progressive, current.hints.len()),
+            mistake: mistake.as_deref(),
+            note: ui.note.as_deref(),
+            view: shown_view,
+        };
+        tui.terminal
+            .draw(|f| screen::draw(f, &s, scroll, &mut ui.cursor))?;
+        Ok(())
     }
 
     /// Grade `p` for the screen. Quiet: the report goes on the screen, and warnings on stderr
@@ -393,6 +407,18 @@ impl<'a> Watch<'a> {
     }
 }
 
+/// What the screen shows besides the puzzle: the page, the last verdict, the note from the last
+/// key, where each page is scrolled to, the list's cursor.
+#[derive(Default)]
+struct Ui {
+    view: View,
+    note: Option<String>,
+    verdict: screen::Verdict,
+    body_scroll: Scroll,
+    page_scroll: Scroll,
+    cursor: ListState,
+}
+
 /// The puzzle the screen is on, and what this session did with it; a new one on `n` or Enter.
 struct On<'a> {
     puzzle: &'a Puzzle,
@@ -417,8 +443,9 @@ impl<'a> On<'a> {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 enum View {
+    #[default]
     Verdict,
     List,
     Show,
