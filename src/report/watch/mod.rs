@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! Puzzle 11 · 1D convolution  FAILED              run 2 · hint 1 of 3 · 3/35 passed   title
-//!   FAIL  test "6 values, filter of 3, one block"  grid 1, block 8                    verdict rows
+//!   FAIL    test "6 values, filter of 3, one block"  grid 1, block 8                  verdict rows
 //!   per thread: global reads 0/2 · global writes 0/1 · shared reads 0/8             counters
 //!    shared writes 0/2                                                              (folded)
 //! ──────────────────────────────────────────────────────────────────────────────
@@ -16,11 +16,13 @@
 //!
 //! The title, verdict rows and keys never scroll; the body (the first failing test's diff, then
 //! the diagnostics, the memory table and the hints shown) scrolls under them. When the terminal
-//! is too short, the parts give way in order: the rules, then verdict rows (folded into a count
-//! line), then the body down to nothing; the title and keys go last. The body is `run`'s own
-//! report (its colours turned into styles by `ansi`, folded to the width by `wrap`), less its
-//! head (redrawn here as the verdict rows) and its closing "Stuck?"/"Next:" lines, which ask
-//! for commands where the keys line names keys.
+//! is too short, the body keeps a third of it (at least three rows) and the other parts give
+//! way in order: the verdict rows fold into failed ones and a count line, then the rules, the
+//! counters, the count line and the status line go; the title and keys go last.
+//!
+//! The body is `run`'s own report (its colours turned into styles by `ansi`, folded to the width
+//! by `wrap`), less its head (redrawn here as the verdict rows) and its closing "Stuck?"/"Next:"
+//! lines, which ask for commands where the keys line names keys.
 //!
 //! The event loop lives in `cli::watch`; this module only lays out and draws.
 
