@@ -1,26 +1,34 @@
 //! `gpuzzle watch [N]`: re-grade a puzzle whenever the content of its file changes.
 //!
-//! In a terminal it draws one fixed screen (progress, puzzle, verdict, hints, keys) and takes
-//! single keys: `h` next hint, `n` next puzzle, `r` re-run, `l` list, `s` show, `q` quit. After a
-//! pass it stays on the puzzle until `n`. Without a terminal it prints each verdict in turn and
-//! moves on after a pass, as a plain re-run loop.
+//! In a terminal it draws one screen the size of the terminal on its alternate screen
+//! (`report::watch` lays it out, with ratatui; nothing reaches the scrollback, and the shell's
+//! screen comes back on quit, on an error and on a panic) and takes single keys: `h` next hint,
+//! `n` next puzzle, `r` re-run, `l` the list of puzzles (arrows or j/k and Enter to open one),
+//! `s` show, `q` (or Esc, Ctrl-C) quit; arrows, j/k, PgUp/PgDn, Home/End scroll the body. A
+//! resize redraws. After a pass it stays on the puzzle until `n`. Without a terminal it prints
+//! each verdict in turn and moves on after a pass, as a plain re-run loop.
 //!
 //! A file event alone never re-grades: grading itself opens the file, editors write twice, and
 //! some file systems report reads. Only a change of the file's content (its hash) does.
 
 use super::common::{self, BackendArgs, IncludeArgs, Loaded, WorkspaceArgs};
+use super::default_jobs;
 use super::output::{self, outln};
 use super::run::{grade_report, Detail};
+use crate::judge::JudgeOptions;
 use crate::puzzle::{Puzzle, State};
-use crate::report::watch::{self as screen, Body, Screen};
+use crate::report::watch::{self as screen, ListRow, Screen, Scroll};
 use crate::teach::hints;
 use anyhow::{Context, Result};
 use clap::Args;
 use colored::Colorize;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
+use ratatui::backend::CrosstermBackend;
+use ratatui::widgets::ListState;
+use ratatui::Terminal;
 use std::hash::{Hash, Hasher};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -41,7 +49,9 @@ enum Event {
     /// Files of the puzzle directory were written (maybe without a change of content).
     Touched(Vec<PathBuf>),
     /// A key pressed in the terminal.
-    Key(char),
+    Key(Key),
+    /// The terminal changed size.
+    Resize,
     /// The watcher failed; the message says why.
     WatchFailed(String),
 }
@@ -143,7 +153,7 @@ impl<'a> Watch<'a> {
                 match self.rx.recv() {
                     Err(_) => return Ok(0),
                     Ok(Event::WatchFailed(m)) => anyhow::bail!("watching files failed: {m}"),
-                    Ok(Event::Key(_)) => {}
+                    Ok(Event::Key(_) | Event::Resize) => {}
                     Ok(Event::Touched(paths)) => {
                         if touches(&paths, &file) && changed(&file, &mut seen) {
                             outln!();
@@ -155,141 +165,206 @@ impl<'a> Watch<'a> {
         }
     }
 
-    /// In a terminal: one screen, single keys.
-    fn interactive(self, mut current: &'a Puzzle, tx: mpsc::Sender<Event>) -> Result<i32> {
-        let _raw = RawMode::enable()?;
+    /// In a terminal: one screen on the alternate screen, single keys.
+    fn interactive(self, first: &'a Puzzle, tx: mpsc::Sender<Event>) -> Result<i32> {
+        let mut tui = Tui::enter()?;
         std::thread::spawn(move || read_keys(tx));
-        let mut view = View::Verdict;
-        let mut note: Option<String> = None;
+        let mut on = On::new(self.loaded, first);
+        let mut ui = Ui::default();
         let mut grade = true;
-        let mut runs = 0;
-        let mut verdict = (false, String::new());
-        let mut hints: Vec<(String, String)> = Vec::new();
-        // Progressive hints shown in this session (mistake hints are counted by the state).
-        let mut progressive = 0;
-        let mut file = self.loaded.ws.kernel_path(current, false);
-        let mut seen = content_hash(&file);
+        let mut seen = content_hash(&on.file);
         loop {
+            let current = on.puzzle;
             if grade {
                 grade = false;
-                runs += 1;
-                seen = content_hash(&file);
-                // quiet: the report goes on the screen; warnings on stderr would tear it.
-                verdict = match grade_report(
-                    self.loaded,
-                    current,
-                    false,
-                    Detail {
-                        quiet: true,
-                        verbose: false,
-                    },
-                    (self.backend, self.include),
-                    false,
-                ) {
-                    Ok(v) => v,
-                    Err(e) => (false, format!("{}: {e:#}", "error".red().bold())),
-                };
+                seen = content_hash(&on.file);
+                // Say so while it runs: on the GPU or a slow kernel it takes seconds.
+                let file = common::display_path(&on.file);
+                ui.note = Some(format!("Grading {file}…"));
+                self.draw(&mut tui, &on, &mut ui)?;
+                ui.verdict = self.grade(current);
+                ui.note = None;
+                on.runs += 1;
+                ui.body_scroll = Scroll::default();
+                // Anything the grading wrote to the terminal behind ratatui's back goes.
+                tui.clear()?;
             }
-            let (state, _) = State::load(&self.loaded.ws);
-            let progress = (
-                state.passed_count(self.loaded.puzzles.iter().map(|p| p.slug.as_str())),
-                self.loaded.puzzles.len(),
-            );
-            let page;
-            let body = match view {
-                View::Verdict => Body::Verdict(&verdict.1),
-                View::List => {
-                    let rows: Vec<_> = self
-                        .loaded
-                        .puzzles
-                        .iter()
-                        .map(|p| (p, state.status(&p.slug)))
-                        .collect();
-                    page = crate::report::catalog::list_with_broken(
-                        &rows,
-                        &super::learn::broken_rows(self.loaded),
-                    );
-                    Body::Page(&page)
-                }
-                View::Show => {
-                    page =
-                        crate::report::catalog::show(current, &common::display_path(&file), false);
-                    Body::Page(&page)
+            self.draw(&mut tui, &on, &mut ui)?;
+            // Wait for something that changes the screen.
+            let key = loop {
+                match self.rx.recv() {
+                    Err(_) => return Ok(0),
+                    Ok(Event::WatchFailed(m)) => anyhow::bail!("watching files failed: {m}"),
+                    Ok(Event::Resize) => break None,
+                    Ok(Event::Touched(paths)) => {
+                        if touches(&paths, &on.file) && changed(&on.file, &mut seen) {
+                            grade = true;
+                            ui.view = View::Verdict;
+                            break None;
+                        }
+                    }
+                    Ok(Event::Key(k)) => break Some(k),
                 }
             };
-            let text = screen::screen(
-                &Screen {
-                    puzzle: current,
-                    file: &common::display_path(&file),
-                    progress,
-                    runs,
-                    passed: verdict.0,
-                    hints: &hints,
-                    note: note.as_deref(),
-                },
-                body,
-            );
-            draw(&text)?;
-            note = None;
-            // Wait for something that changes the screen.
-            loop {
-                let event = match self.rx.recv() {
-                    Ok(e) => e,
-                    Err(_) => return Ok(0),
-                };
-                match event {
-                    Event::WatchFailed(m) => anyhow::bail!("watching files failed: {m}"),
-                    Event::Touched(paths) => {
-                        if touches(&paths, &file) && changed(&file, &mut seen) {
+            let Some(key) = key else { continue };
+            // A note answers one key: the next key (not a resize) takes it away.
+            ui.note = None;
+            if key == Key::Quit || key == Key::Char('q') {
+                return Ok(0);
+            }
+            let scroll = match ui.view {
+                View::Verdict => &mut ui.body_scroll,
+                View::List | View::Show => &mut ui.page_scroll,
+            };
+            match ui.view {
+                View::List => match key {
+                    Key::Up | Key::Char('k') => ui.cursor.select_previous(),
+                    Key::Down | Key::Char('j') => ui.cursor.select_next(),
+                    Key::PageUp => ui.cursor.scroll_up_by(list_page(scroll)),
+                    Key::PageDown => ui.cursor.scroll_down_by(list_page(scroll)),
+                    Key::Home => ui.cursor.select_first(),
+                    Key::End => ui.cursor.select_last(),
+                    Key::Esc | Key::Char('l') => ui.view = View::Verdict,
+                    Key::Enter => {
+                        ui.view = View::Verdict;
+                        let chosen = ui
+                            .cursor
+                            .selected()
+                            .and_then(|i| self.loaded.puzzles.get(i));
+                        if let Some(p) = chosen.filter(|p| p.id != current.id) {
+                            on = On::new(self.loaded, p);
                             grade = true;
-                            view = View::Verdict;
-                            break;
+                            // No verdict yet: the last one was another puzzle's.
+                            ui.verdict = screen::Verdict::default();
                         }
                     }
-                    Event::Key(k) if view != View::Verdict && k != 'q' => {
-                        view = View::Verdict;
-                        break;
+                    _ => {}
+                },
+                View::Verdict | View::Show => match key {
+                    Key::Up | Key::Char('k') => scroll.by(-1),
+                    Key::Down | Key::Char('j') => scroll.by(1),
+                    Key::PageUp => scroll.by(-scroll.page_step()),
+                    Key::PageDown => scroll.by(scroll.page_step()),
+                    Key::Home => scroll.top = 0,
+                    Key::End => scroll.by(isize::MAX),
+                    // On another page any other key goes back to the verdict.
+                    _ if ui.view == View::Show => ui.view = View::Verdict,
+                    Key::Esc => return Ok(0),
+                    Key::Char('r') => grade = true,
+                    Key::Char('l') => {
+                        ui.view = View::List;
+                        let at = self.loaded.puzzles.iter().position(|p| p.id == current.id);
+                        ui.cursor.select(at);
                     }
-                    Event::Key('q') => return Ok(0),
-                    Event::Key('r') => {
-                        grade = true;
-                        break;
+                    Key::Char('s') => {
+                        ui.view = View::Show;
+                        ui.page_scroll = Scroll::default();
                     }
-                    Event::Key('l') => {
-                        view = View::List;
-                        break;
-                    }
-                    Event::Key('s') => {
-                        view = View::Show;
-                        break;
-                    }
-                    Event::Key('h') => {
-                        note = self.next_hint(current, &mut hints, &mut progressive);
-                        break;
-                    }
-                    Event::Key('n') => {
-                        match common::next_of(&self.loaded.puzzles, current) {
-                            Some(next) => {
-                                current = next;
-                                file = self.loaded.ws.kernel_path(current, false);
-                                hints.clear();
-                                progressive = 0;
-                                runs = 0;
-                                grade = true;
-                            }
-                            None => {
-                                note = Some(format!(
-                                    "Puzzle {} is the last one: `gpuzzle list` shows what is left.",
-                                    current.id
-                                ))
-                            }
+                    Key::Char('h') => {
+                        let before = on.hints.len();
+                        ui.note = self.next_hint(current, &mut on.hints, &mut on.progressive);
+                        if on.hints.len() > before {
+                            ui.body_scroll.to_hint = Some(on.hints.len() - 1);
                         }
-                        break;
                     }
-                    Event::Key(_) => {}
-                }
+                    Key::Char('n') => match common::next_of(&self.loaded.puzzles, current) {
+                        Some(next) => {
+                            on = On::new(self.loaded, next);
+                            grade = true;
+                            // No verdict yet: the last one was another puzzle's.
+                            ui.verdict = screen::Verdict::default();
+                        }
+                        None => {
+                            ui.note = Some(format!(
+                                "Puzzle {} is the last one: press l to see what is left.",
+                                current.id
+                            ))
+                        }
+                    },
+                    _ => {}
+                },
             }
         }
+    }
+
+    /// Draw the screen as `ui` and the state file say it is now.
+    fn draw(&self, tui: &mut Tui, on: &On, ui: &mut Ui) -> Result<()> {
+        let current = on.puzzle;
+        let (state, _) = State::load(&self.loaded.ws);
+        let progress = (
+            state.passed_count(self.loaded.puzzles.iter().map(|p| p.slug.as_str())),
+            self.loaded.puzzles.len(),
+        );
+        // A `[[mistake]]` hint for the last failure that `h` has not shown yet.
+        let mistake = (!ui.verdict.passed)
+            .then(|| hints::waiting(&state, current))
+            .flatten();
+        let rows: Vec<ListRow> = self
+            .loaded
+            .puzzles
+            .iter()
+            .map(|p| ListRow {
+                id: p.id,
+                title: p.title.clone(),
+                status: state.status(&p.slug),
+                current: p.id == current.id,
+            })
+            .collect();
+        let display = common::display_path(&on.file);
+        let page;
+        let (shown_view, scroll) = match ui.view {
+            View::Verdict => (screen::View::Verdict, &mut ui.body_scroll),
+            View::List => (screen::View::List(&rows), &mut ui.page_scroll),
+            View::Show => {
+                page = crate::report::catalog::show(current, &display, false);
+                (screen::View::Page(&page), &mut ui.page_scroll)
+            }
+        };
+        let s = Screen {
+            puzzle: current,
+            file: &display,
+            progress,
+            runs: on.runs,
+            verdict: &ui.verdict,
+            hints: &on.hints,
+            hint_count: (on.progressive, current.hints.len()),
+            mistake: mistake.as_deref(),
+            note: ui.note.as_deref(),
+            view: shown_view,
+        };
+        tui.terminal
+            .draw(|f| screen::draw(f, &s, scroll, &mut ui.cursor))?;
+        Ok(())
+    }
+
+    /// Grade `p` for the screen. Quiet: the report goes on the screen, and warnings on stderr
+    /// would tear it.
+    fn grade(&self, p: &Puzzle) -> screen::Verdict {
+        let run = || -> Result<screen::Verdict> {
+            let selection = self.backend.select_for_grading(false)?;
+            let opts = JudgeOptions {
+                jobs: default_jobs(),
+                executor: selection.executor,
+                also: selection.also,
+                timeout: self.backend.timeout,
+                ..JudgeOptions::default()
+            };
+            let (outcome, source) = common::grade(&self.loaded.ws, p, false, &opts, self.include)?;
+            common::record(&self.loaded.ws, &[&outcome], true);
+            // No hint counts and no next puzzle: the screen's title and keys say those, and
+            // its body leaves out the lines that would ask for commands.
+            let report = crate::report::puzzle::text_with(
+                &outcome,
+                source.as_deref(),
+                None,
+                (0, 0),
+                false,
+                false,
+            );
+            Ok(screen::Verdict::new(&outcome, &report))
+        };
+        run()
+            .unwrap_or_else(|e| screen::Verdict::error(&format!("{}: {e:#}", "error".red().bold())))
     }
 
     /// Put the next hint of `p` on screen and remember it was shown (as `gpuzzle hint` does):
@@ -332,8 +407,45 @@ impl<'a> Watch<'a> {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// What the screen shows besides the puzzle: the page, the last verdict, the note from the last
+/// key, where each page is scrolled to, the list's cursor.
+#[derive(Default)]
+struct Ui {
+    view: View,
+    note: Option<String>,
+    verdict: screen::Verdict,
+    body_scroll: Scroll,
+    page_scroll: Scroll,
+    cursor: ListState,
+}
+
+/// The puzzle the screen is on, and what this session did with it; a new one on `n` or Enter.
+struct On<'a> {
+    puzzle: &'a Puzzle,
+    file: PathBuf,
+    /// Times graded since watch came to it.
+    runs: u32,
+    /// The hints shown, headings and texts, in order.
+    hints: Vec<(String, String)>,
+    /// Progressive hints among them (mistake hints are counted by the state).
+    progressive: usize,
+}
+
+impl<'a> On<'a> {
+    fn new(loaded: &Loaded, puzzle: &'a Puzzle) -> On<'a> {
+        On {
+            puzzle,
+            file: loaded.ws.kernel_path(puzzle, false),
+            runs: 0,
+            hints: Vec::new(),
+            progressive: 0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 enum View {
+    #[default]
     Verdict,
     List,
     Show,
@@ -382,62 +494,127 @@ fn changed(path: &Path, seen: &mut Option<u64>) -> bool {
     }
 }
 
-/// Send each key press as a character; Ctrl-C and Esc count as `q` in raw mode, where the
-/// terminal no longer turns them into signals.
+/// Send each key press and resize; Ctrl-C counts as `q` in raw mode, where the terminal no
+/// longer turns it into a signal.
 fn read_keys(tx: mpsc::Sender<Event>) {
     loop {
-        let key = match crossterm::event::read() {
-            Ok(crossterm::event::Event::Key(k)) => k,
+        let event = match crossterm::event::read() {
+            Ok(crossterm::event::Event::Key(k)) => match key_of(k) {
+                Some(k) => Event::Key(k),
+                None => continue,
+            },
+            Ok(crossterm::event::Event::Resize(..)) => Event::Resize,
             Ok(_) => continue,
             Err(_) => return,
         };
-        if let Some(c) = key_char(key) {
-            if tx.send(Event::Key(c)).is_err() {
-                return;
+        if tx.send(event).is_err() {
+            return;
+        }
+    }
+}
+
+/// A key the screen knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Char(char),
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Enter,
+    Esc,
+    /// Ctrl-C.
+    Quit,
+}
+
+fn key_of(k: KeyEvent) -> Option<Key> {
+    if k.kind == KeyEventKind::Release {
+        return None;
+    }
+    Some(match k.code {
+        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Key::Quit,
+        KeyCode::Char(c) => Key::Char(c.to_ascii_lowercase()),
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        _ => return None,
+    })
+}
+
+/// A list page: the rows the body showed last, less one.
+fn list_page(scroll: &Scroll) -> u16 {
+    u16::try_from(scroll.page_step()).unwrap_or(u16::MAX)
+}
+
+/// The terminal as the screen uses it, until dropped (also when an error or a panic unwinds,
+/// and a panic hook restores it before the message is printed): raw mode (keys arrive one by
+/// one, unechoed), the alternate screen (nothing drawn reaches the scrollback, and the shell's
+/// screen comes back on quit), the cursor hidden.
+struct Tui {
+    terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+}
+
+impl Tui {
+    fn enter() -> Result<Tui> {
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                restore();
+                previous(info);
+            }));
+        });
+        crossterm::terminal::enable_raw_mode()
+            .context("cannot read single keys from this terminal")?;
+        // From here on, dropping the guard undoes what was done.
+        let mut stdout = std::io::stdout();
+        let entered = crossterm::execute!(
+            stdout,
+            crossterm::terminal::EnterAlternateScreen,
+            crossterm::cursor::Hide
+        );
+        let terminal = entered.and_then(|()| Terminal::new(CrosstermBackend::new(stdout)));
+        match terminal {
+            Ok(terminal) => Ok(Tui { terminal }),
+            Err(e) => {
+                restore();
+                Err(e).context("cannot draw on this terminal")
             }
         }
     }
 }
 
-fn key_char(k: KeyEvent) -> Option<char> {
-    if k.kind == KeyEventKind::Release {
-        return None;
-    }
-    match k.code {
-        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Some('q'),
-        KeyCode::Char(c) => Some(c.to_ascii_lowercase()),
-        KeyCode::Esc => Some('q'),
-        KeyCode::Enter => Some('\n'),
-        _ => None,
-    }
-}
-
-/// Clear the terminal and draw `text` from the top. In raw mode a newline does not return the
-/// carriage, so each line ends with `\r\n`.
-fn draw(text: &str) -> Result<()> {
-    use crossterm::{cursor::MoveTo, queue, terminal::Clear, terminal::ClearType};
-    let mut out = std::io::stdout().lock();
-    queue!(out, MoveTo(0, 0), Clear(ClearType::All))?;
-    out.write_all(text.replace('\n', "\r\n").as_bytes())?;
-    out.flush()?;
-    Ok(())
-}
-
-/// The terminal in raw mode (keys arrive one by one, unechoed) until dropped, also when a
-/// panic unwinds.
-struct RawMode;
-
-impl RawMode {
-    fn enable() -> Result<RawMode> {
-        crossterm::terminal::enable_raw_mode()
-            .context("cannot read single keys from this terminal")?;
-        Ok(RawMode)
+impl Tui {
+    /// Clear the screen and have the next draw redraw it whole. (Not `Terminal::clear`: it asks
+    /// the terminal where its cursor is, and waits for an answer that, with keys read on
+    /// another thread, can be taken for a key or never come.)
+    fn clear(&mut self) -> Result<()> {
+        let size = self.terminal.size()?;
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+        Ok(())
     }
 }
 
-impl Drop for RawMode {
+impl Drop for Tui {
     fn drop(&mut self) {
-        let _ = crossterm::terminal::disable_raw_mode();
-        outln!();
+        restore();
     }
+}
+
+/// Leave the alternate screen and raw mode, and show the cursor again.
+fn restore() {
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = crossterm::execute!(
+        std::io::stdout(),
+        crossterm::cursor::Show,
+        crossterm::terminal::LeaveAlternateScreen
+    );
 }
