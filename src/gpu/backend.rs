@@ -6,6 +6,7 @@
 //! run from here: callers keep their own emulator path and call `launch` for the other two.
 
 use super::isolate::{IsolateError, Isolated, WorkerCommand};
+use super::loader::LoadPath;
 use super::probe::{self, GpuInfo};
 use super::session::Session;
 use super::wire::{WireArg, WireConfig};
@@ -317,7 +318,10 @@ pub fn launch(
         Err(e) => return Err(e.into()),
     };
     match isolated.reply {
-        Reply::Launch(w) => {
+        Reply::Launch(mut w) => {
+            if let Some(how) = w.loaded_as.take() {
+                let _ = LOADED_AS.set(how);
+            }
             let mut r = RunResult::try_from(w).map_err(GpuError::Internal)?;
             // Device printf reached the worker's stdout.
             r.stdout.push_str(&isolated.printed);
@@ -328,6 +332,15 @@ pub fn launch(
             "the worker answered a launch with a bench".into(),
         )),
     }
+}
+
+/// How this process's first GPU launch loaded its module (CUBIN or PTX, and why), once there
+/// was one: `-v` says it once, `doctor` as its own line.
+static LOADED_AS: OnceLock<LoadPath> = OnceLock::new();
+
+/// See [`LOADED_AS`].
+pub fn loaded_as() -> Option<&'static LoadPath> {
+    LOADED_AS.get()
 }
 
 /// Run a bench request on the GPU in a worker process.
