@@ -182,60 +182,26 @@ impl Gpu {
     /// every attempt with the JIT's own log, and names the driver's and NVRTC's versions and
     /// the fixes when the driver refused the PTX's version.
     pub fn load(&self, ptx: &str) -> Result<(Module, LoadPath), DriverFailure> {
+        let cache = crate::compile::CubinCache::default_place();
         let cc = self.specs.compute_capability;
-        let assembler = crate::compile::assembler();
-        let plan = loader::cubin_plan(
-            crate::compile::cubin_disabled(),
-            assembler.as_ref().map(|a| *a),
-            ptx,
-            cc,
-            self.driver,
-        );
-        let why = match (plan, assembler) {
-            (Ok(target), Ok(asm)) => match self.load_cubin(ptx, &target, asm) {
-                Ok(m) => {
-                    let path = LoadPath::Cubin {
-                        target,
-                        assembler: asm.name(),
-                    };
-                    return Ok((m, path));
+        let why = match loader::cubin_for_device(ptx, cc, self.driver, &cache) {
+            Ok((cubin, how)) => match load_image(&cubin.bytes) {
+                Ok(m) => return Ok((Module(m), how)),
+                // Not for this GPU after all, or a driver that cannot read it: the PTX then.
+                Err((err, log)) => {
+                    let log = log.trim();
+                    format!(
+                        "the driver refused the CUBIN for {}: {}{}{log}",
+                        cubin.header.target(),
+                        describe(err),
+                        if log.is_empty() { "" } else { ": " }
+                    )
                 }
-                Err(why) => why,
             },
-            (Err(why), _) => why,
-            (Ok(_), Err(missing)) => loader::why_no_assembler(&missing),
+            Err(why) => why,
         };
         let module = self.load_ptx(ptx, &why)?;
         Ok((module, LoadPath::Ptx { why }))
-    }
-
-    /// Assemble (or take from the cache) and load a CUBIN for `target`; `Err` says why not.
-    fn load_cubin(
-        &self,
-        ptx: &str,
-        target: &str,
-        assembler: &crate::compile::Assembler,
-    ) -> Result<Module, String> {
-        let text = loader::ptx_for_assembler(ptx, assembler.version);
-        let cubin = crate::compile::CubinCache::default_place()
-            .get(&text, target, assembler)
-            .map_err(|e| format!("{} could not assemble it: {e}", assembler.name()))?;
-        let (major, minor) = self.specs.compute_capability;
-        let mine = (major * 10 + minor) as u32;
-        if cubin.header.sm != mine {
-            return Err(format!(
-                "the CUBIN is for {}, and this GPU is sm_{mine}",
-                cubin.header.target()
-            ));
-        }
-        load_image(&cubin.bytes).map(Module).map_err(|(err, log)| {
-            let log = log.trim();
-            format!(
-                "the driver refused the CUBIN for {target}: {}{}{log}",
-                describe(err),
-                if log.is_empty() { "" } else { ": " }
-            )
-        })
     }
 
     /// Load the PTX (and its lowered forms); `cubin_why`: why no CUBIN was loaded instead.

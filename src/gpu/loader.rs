@@ -11,7 +11,7 @@
 //! loading itself is `driver::Gpu::load`. The path taken travels back to the parent with each
 //! launch (`LoadPath`), for `-v` and `doctor` to say once.
 
-use crate::compile::{Assembler, AssemblerMissing};
+use crate::compile::{Assembler, AssemblerMissing, Cubin, CubinCache, CubinHeader};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -106,6 +106,61 @@ pub fn cubin_plan(
         ));
     }
     cubin_target(ptx, cc)
+}
+
+/// Test-only: assemble for this target (`sm_80`) instead of the device's own, and skip the
+/// check that the device runs it, so that the driver's refusal and the fallback to PTX can be
+/// seen on a real GPU (`tests/gpu_backend.rs`).
+pub const CUBIN_TARGET_ENV: &str = "GPUZZLE_CUBIN_TARGET";
+
+/// Whether a CUBIN whose header says `header` runs on a device of compute capability `cc`:
+/// only one made for that very SM is loaded (an `sm_80` CUBIN does not run on an sm_90 GPU).
+pub fn runs_on(header: &CubinHeader, cc: (i32, i32)) -> Result<(), String> {
+    let mine = (cc.0.max(0) * 10 + cc.1.max(0)) as u32;
+    if header.sm == mine {
+        Ok(())
+    } else {
+        Err(format!(
+            "the CUBIN is for {}, and this GPU is sm_{mine}",
+            header.target()
+        ))
+    }
+}
+
+/// The CUBIN to load for `ptx` on a device of compute capability `cc` under CUDA driver
+/// `driver`, from `cache` or assembled now by the process's ptxas, with the load path to
+/// report; `Err` is why the PTX is loaded instead. What `driver::Gpu::load` tries first.
+pub fn cubin_for_device(
+    ptx: &str,
+    cc: (i32, i32),
+    driver: (i32, i32),
+    cache: &CubinCache,
+) -> Result<(Cubin, LoadPath), String> {
+    let assembler = crate::compile::assembler();
+    let own = cubin_plan(
+        crate::compile::cubin_disabled(),
+        assembler.as_ref().copied(),
+        ptx,
+        cc,
+        driver,
+    )?;
+    let asm = assembler.map_err(|e| why_no_assembler(&e))?;
+    let forced = std::env::var(CUBIN_TARGET_ENV)
+        .ok()
+        .filter(|t| !t.trim().is_empty());
+    let target = forced.clone().unwrap_or(own);
+    let text = ptx_for_assembler(ptx, asm.version);
+    let cubin = cache
+        .get(&text, &target, asm)
+        .map_err(|e| format!("{} could not assemble it for {target}: {e}", asm.name()))?;
+    if forced.is_none() {
+        runs_on(&cubin.header, cc)?;
+    }
+    let how = LoadPath::Cubin {
+        target,
+        assembler: asm.name(),
+    };
+    Ok((cubin, how))
 }
 
 /// `ptx` as `assembler` reads it: its `.version` lowered where it is newer than the PTX ISA of
@@ -264,6 +319,20 @@ mod tests {
         }
         .to_string();
         assert_eq!(shown, "CUBIN for sm_90 via ptxas 12.9.1");
+    }
+
+    #[test]
+    fn a_cubin_for_another_sm_is_not_loaded() {
+        let h = |sm, accelerated| CubinHeader {
+            sm,
+            accelerated,
+            abi_version: 7,
+        };
+        assert_eq!(runs_on(&h(90, false), (9, 0)), Ok(()));
+        assert_eq!(runs_on(&h(90, true), (9, 0)), Ok(()));
+        let e = runs_on(&h(80, false), (9, 0)).unwrap_err();
+        assert_eq!(e, "the CUBIN is for sm_80, and this GPU is sm_90");
+        assert!(runs_on(&h(80, false), (8, 6)).is_err());
     }
 
     #[test]
