@@ -186,6 +186,6 @@ fn trial_launch(cc: (i32, i32)) -> Result<String, String> {
         ));
     }
     backend::loaded_as()
-        .map(ToString::to_string)
+        .map(|how| how.to_string())
         .ok_or_else(|| "the worker did not say how it loaded the module".to_string())
 }
