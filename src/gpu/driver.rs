@@ -822,6 +822,17 @@ mod tests {
     }
 
     #[test]
+    fn a_jit_log_about_the_ptx_version_is_recognised() {
+        // What an older driver's JIT writes for PTX newer than it reads.
+        let log = "ptxas application ptx input, line 5; fatal   : Unsupported .version 8.8; current version is '8.4'";
+        assert!(is_version_complaint(log));
+        assert!(!is_version_complaint(
+            "ptxas application ptx input, line 40; error   : Illegal operand type to instruction 'add'"
+        ));
+        assert!(!is_version_complaint(""));
+    }
+
+    #[test]
     fn fp32_lanes_follow_the_architecture() {
         assert_eq!(fp32_lanes_per_sm((8, 0)), 64);
         assert_eq!(fp32_lanes_per_sm((8, 6)), 128);
