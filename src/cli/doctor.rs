@@ -139,9 +139,10 @@ pub fn run(a: &DoctorArgs) -> Result<i32> {
         Err(e) => outln!("{}  no workspace here: {e}", "info".cyan().bold()),
     }
     outln!(
-        "{}  PTX cache {}",
+        "{}  PTX cache {} (the GPU's CUBINs in {})",
         "info".cyan().bold(),
-        compile::cache_dir().display()
+        compile::cache_dir().display(),
+        compile::cubin_cache_dir().display()
     );
     Ok(if ok { 0 } else { super::EXIT_USAGE })
 }
