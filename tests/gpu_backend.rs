@@ -1225,3 +1225,98 @@ fn gpu_vector_atomics_count_one_per_element_like_the_emulator() {
     assert_eq!(gpu["counters"]["max_per_thread"]["global_atomics"], 6);
     assert_eq!(gpu["buffers"]["acc4"][1], plain["buffers"]["acc4"][1]);
 }
+
+/// `gpuzzle -v` with `args` (GPU tests of the CUBIN path): exit code, stdout, stderr.
+fn verbose_with(env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut c = gpuzzle();
+    c.env_remove("GPUZZLE_NO_CUBIN")
+        .env_remove("GPUZZLE_CUBIN_TARGET")
+        .arg("-v")
+        .args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run gpuzzle");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The line `-v` prints about how kernels reached the GPU.
+fn loaded_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("kernels loaded on the GPU as "))
+        .unwrap_or_else(|| panic!("no `kernels loaded on the GPU as` line:\n{stderr}"))
+}
+
+/// On a GPU, kernels load as a CUBIN for the device's own architecture, assembled by ptxas;
+/// with CUBIN turned off (`GPUZZLE_NO_CUBIN=1`), or with a CUBIN for an architecture this GPU
+/// cannot run (`GPUZZLE_CUBIN_TARGET`), they load as PTX and still pass. Needs ptxas on the GPU
+/// machine (found beside NVRTC, or `GPUZZLE_PTXAS`).
+#[test]
+fn gpu_loads_a_cubin_for_its_own_architecture_and_falls_back_to_ptx() {
+    if let Some(why) = no_gpu() {
+        return skip(
+            "gpu_loads_a_cubin_for_its_own_architecture_and_falls_back_to_ptx",
+            &why,
+        );
+    }
+    if let Err(e) = gpuzzle::compile::assembler() {
+        panic!("the CUBIN path needs ptxas on this machine: {e}");
+    }
+    let cc = gpuzzle::gpu::probe::probe().unwrap()[0].compute_capability;
+    let own = format!("sm_{}{}", cc.0, cc.1);
+    // Puzzle 1, and 51 (mma.sync, ldmatrix): one kernel of each kind.
+    for puzzle in ["1", "51"] {
+        let (code, out, err) =
+            verbose_with(&[], &["run", puzzle, "--solution", "--backend", "gpu"]);
+        assert_eq!(code, 0, "{puzzle}: {out}{err}");
+        let line = loaded_line(&err);
+        assert!(
+            line.starts_with(&format!(
+                "kernels loaded on the GPU as CUBIN for {own} via ptxas "
+            )),
+            "{puzzle}: {line}"
+        );
+        eprintln!("puzzle {puzzle}: {line}");
+    }
+
+    let (code, out, err) = verbose_with(
+        &[("GPUZZLE_NO_CUBIN", "1")],
+        &["run", "1", "--solution", "--backend", "gpu"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        loaded_line(&err),
+        "kernels loaded on the GPU as PTX, JIT-compiled by the driver: GPUZZLE_NO_CUBIN is set"
+    );
+
+    // A CUBIN of another major architecture: the driver refuses it, and the PTX runs.
+    let other = if cc.0 >= 9 { "sm_80" } else { "sm_90" };
+    let (code, out, err) = verbose_with(
+        &[("GPUZZLE_CUBIN_TARGET", other)],
+        &["run", "1", "--solution", "--backend", "gpu"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let line = loaded_line(&err);
+    assert!(
+        line.starts_with(&format!(
+            "kernels loaded on the GPU as PTX, JIT-compiled by the driver: the driver refused the CUBIN for {other}: "
+        )),
+        "{line}"
+    );
+    eprintln!("{line}");
+
+    // doctor runs a kernel there and says how it loaded.
+    let (code, out, err) = verbose_with(&[], &["doctor"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "a test kernel ran on the GPU, loaded as CUBIN for {own} via ptxas "
+        )),
+        "{out}"
+    );
+}

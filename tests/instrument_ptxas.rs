@@ -1,28 +1,23 @@
 //! NVIDIA's own assembler must accept the instrumented PTX, for sm_80 and sm_90, so that the
-//! driver would too. ptxas needs no GPU; it comes with `pip install nvidia-cuda-nvcc-cu12`
-//! (found in Python's site-packages) or from `GPUZZLE_PTXAS`. `.ci/run` installs it, and under CI
-//! a missing ptxas fails the test; elsewhere the test says plainly that it checked nothing.
+//! driver would too. ptxas needs no GPU; it comes with `pip install nvidia-cuda-nvcc-cu12`, and
+//! is found where gpuzzle finds it for its CUBINs (`compile::assembler`; `GPUZZLE_PTXAS` first).
+//! `.ci/run` installs it, and under CI a missing ptxas fails the test; elsewhere the test says
+//! plainly that it checked nothing.
 
 use gpuzzle::gpu::instrument::{instrument, InstrumentOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// ptxas as gpuzzle finds it for the GPU's CUBINs (`compile::assembler`: `GPUZZLE_PTXAS`, beside
+/// NVRTC, toolkits, PATH, site-packages).
 fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("GPUZZLE_PTXAS") {
-        return Some(PathBuf::from(p));
+    match gpuzzle::compile::assembler() {
+        Ok(a) => Some(a.path.clone()),
+        Err(e) => {
+            eprintln!("{e}");
+            None
+        }
     }
-    // `pip install nvidia-cuda-nvcc-cu12` puts it under site-packages/nvidia/cuda_nvcc/bin.
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))",
-        ])
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|d| Path::new(d.trim()).join("nvidia/cuda_nvcc/bin/ptxas"))
-        .find(|p| p.is_file())
 }
 
 const ARCHES: [&str; 2] = ["sm_80", "sm_90"];

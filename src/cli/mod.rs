@@ -155,6 +155,13 @@ pub fn main() -> i32 {
             Ok(0)
         }
     };
+    if cli.verbose {
+        // Said once, after the command: how kernels reached the GPU (CUBIN, or PTX and why).
+        if let Some(how) = crate::gpu::backend::loaded_as() {
+            let line = format!("kernels loaded on the GPU as {how}");
+            errln!("{}", colored::Colorize::dimmed(line.as_str()));
+        }
+    }
     finish(result)
 }
 

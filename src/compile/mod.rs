@@ -4,7 +4,8 @@
 //! ([`cuda_headers`]), compiling ([`compile`]), the PTX cache keyed by a
 //! content hash ([`cache_dir`]; the learner's included files are part of it)
 //! and mapping NVRTC's messages onto the learner's file ([`CompilerMessage`]).
-//! It never runs a kernel.
+//! It also finds NVIDIA's PTX assembler (`assembler.rs`) and keeps the CUBINs it makes
+//! (`cubin.rs`), for the GPU backend. It never runs a kernel.
 //!
 //! Besides the options below, every compile gets `-I` for CUDA's include
 //! folders, `--pre-include` of gcc's predefined macros and, by name, the
@@ -19,7 +20,9 @@
 //! and its cache entry do not depend on where gpuzzle was started.)
 
 mod arch;
+mod assembler;
 mod cache;
+mod cubin;
 mod discovery;
 mod error;
 mod headers;
@@ -28,6 +31,10 @@ mod messages;
 mod search;
 
 pub use arch::{parse_arch_arg, Arch, ARCH_NAMES};
+pub use assembler::{
+    assembler, cubin_disabled, Assembler, AssemblerMissing, NO_CUBIN_ENV, PTXAS_ENV,
+};
+pub use cubin::{cubin_cache_dir, cubin_header, Cubin, CubinCache, CubinHeader};
 pub use error::{CompileError, INSTALL_HINT};
 pub use headers::CudaHeaders;
 pub use messages::{parse_log, CompilerMessage, MessageSeverity};
@@ -94,6 +101,12 @@ static LOADED: OnceLock<Result<NvrtcLibrary, Vec<String>>> = OnceLock::new();
 
 fn memo_path() -> PathBuf {
     cache_dir().join(discovery::MEMO_FILE)
+}
+
+/// NVRTC's version, without loading it when an earlier run found it (`None` when there is
+/// no NVRTC): for messages that compare it with the driver's.
+pub fn nvrtc_version() -> Option<(i32, i32)> {
+    nvrtc_location().ok().map(|l| l.version)
 }
 
 /// Where NVRTC is, without loading it when an earlier run found it.

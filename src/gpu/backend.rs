@@ -6,6 +6,7 @@
 //! run from here: callers keep their own emulator path and call `launch` for the other two.
 
 use super::isolate::{IsolateError, Isolated, WorkerCommand};
+use super::loader::LoadPath;
 use super::probe::{self, GpuInfo};
 use super::session::Session;
 use super::wire::{WireArg, WireConfig};
@@ -317,7 +318,10 @@ pub fn launch(
         Err(e) => return Err(e.into()),
     };
     match isolated.reply {
-        Reply::Launch(w) => {
+        Reply::Launch(mut w) => {
+            if let Some(how) = w.loaded_as.take() {
+                remember_load(how);
+            }
             let mut r = RunResult::try_from(w).map_err(GpuError::Internal)?;
             // Device printf reached the worker's stdout.
             r.stdout.push_str(&isolated.printed);
@@ -328,6 +332,34 @@ pub fn launch(
             "the worker answered a launch with a bench".into(),
         )),
     }
+}
+
+/// How this process's GPU launches loaded their modules (CUBIN or PTX, and why), once there
+/// was one: the first launch's way, or the first fallback to PTX after it, which is the one
+/// worth saying. `-v` says it once, `doctor` as its own line.
+static LOADED_AS: Mutex<Option<LoadPath>> = Mutex::new(None);
+
+fn remember_load(how: LoadPath) {
+    let mut slot = LOADED_AS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    *slot = Some(pick_load(slot.take(), how));
+}
+
+/// What `LOADED_AS` says after `how`: the first way, unless a fallback to PTX comes later.
+fn pick_load(said: Option<LoadPath>, how: LoadPath) -> LoadPath {
+    match (said, &how) {
+        (Some(LoadPath::Cubin { .. }), LoadPath::Ptx { .. }) | (None, _) => how,
+        (Some(said), _) => said,
+    }
+}
+
+/// See [`LOADED_AS`].
+pub fn loaded_as() -> Option<LoadPath> {
+    LOADED_AS
+        .lock()
+        .map(|s| s.clone())
+        .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
 }
 
 /// Run a bench request on the GPU in a worker process.
@@ -450,6 +482,20 @@ mod tests {
         let s = select_for_grading_with(BackendChoice::Auto, &without).unwrap();
         assert_eq!((s.executor, s.also), (Executor::Emulator, None));
         assert!(select_for_grading_with(BackendChoice::Gpu, &without).is_err());
+    }
+
+    #[test]
+    fn the_load_path_said_is_the_first_or_the_first_fallback_after_it() {
+        let cubin = || LoadPath::Cubin {
+            target: "sm_90".into(),
+            assembler: "ptxas 12.9.86".into(),
+        };
+        let ptx = |why: &str| LoadPath::Ptx { why: why.into() };
+        assert_eq!(pick_load(None, cubin()), cubin());
+        assert_eq!(pick_load(Some(cubin()), cubin()), cubin());
+        assert_eq!(pick_load(Some(cubin()), ptx("a")), ptx("a"));
+        assert_eq!(pick_load(Some(ptx("a")), ptx("b")), ptx("a"));
+        assert_eq!(pick_load(Some(ptx("a")), cubin()), ptx("a"));
     }
 
     #[test]

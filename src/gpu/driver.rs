@@ -10,6 +10,7 @@
 //! tested without a GPU; the rest is exercised by `tests/gpu_backend.rs` when a GPU is present.
 
 use super::bench::DeviceSpecs;
+use super::loader::{self, LoadPath};
 use super::plan::Plan;
 use super::probe::describe;
 use super::spread::Spread;
@@ -175,16 +176,53 @@ impl Gpu {
         })
     }
 
-    /// Load a module, retrying with the lowered `.version`/`.target` texts when the driver
-    /// refuses it as compiled. The error lists every attempt with the JIT's own log.
-    pub fn load(&self, ptx: &str) -> Result<Module, DriverFailure> {
+    /// Load a module: as a CUBIN for this GPU's own architecture where ptxas is at hand
+    /// (`loader`), else as PTX, retrying with the lowered `.version`/`.target` texts when the
+    /// driver refuses it as compiled. Returns the module and how it was loaded. The error lists
+    /// every attempt with the JIT's own log, and names the driver's and NVRTC's versions and
+    /// the fixes when the driver refused the PTX's version.
+    pub fn load(&self, ptx: &str) -> Result<(Module, LoadPath), DriverFailure> {
+        let cache = crate::compile::CubinCache::default_place();
+        let cc = self.specs.compute_capability;
+        let why = match loader::cubin_for_device(ptx, cc, self.driver, &cache) {
+            Ok((cubin, how)) => match load_image(&cubin.bytes) {
+                Ok(m) => return Ok((Module(m), how)),
+                // Not for this GPU after all, or a driver that cannot read it: the PTX then.
+                Err((err, log)) => {
+                    let log = log.trim();
+                    format!(
+                        "the driver refused the CUBIN for {}: {}{}{log}",
+                        cubin.header.target(),
+                        describe(err),
+                        if log.is_empty() { "" } else { ": " }
+                    )
+                }
+            },
+            Err(why) => why,
+        };
+        let module = self.load_ptx(ptx, &why)?;
+        Ok((module, LoadPath::Ptx { why }))
+    }
+
+    /// Load the PTX (and its lowered forms); `cubin_why`: why no CUBIN was loaded instead.
+    fn load_ptx(&self, ptx: &str, cubin_why: &str) -> Result<Module, DriverFailure> {
         let cc = self.specs.compute_capability;
         let mut tried = Vec::new();
+        let mut version_refused = false;
         for (what, text) in load_candidates(ptx, self.driver, cc) {
-            match load_with_log(&text) {
+            let image = match CString::new(text) {
+                Ok(c) => c,
+                Err(_) => {
+                    tried.push(format!("{what}: the PTX contains a NUL byte"));
+                    break;
+                }
+            };
+            match load_image(image.as_bytes_with_nul()) {
                 Ok(m) => return Ok(Module(m)),
                 Err((err, log)) => {
                     let log = log.trim();
+                    version_refused |= err.0 == sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                        || is_version_complaint(log);
                     tried.push(if log.is_empty() {
                         format!("{what}: {}", describe(err))
                     } else {
@@ -203,8 +241,19 @@ impl Gpu {
                 }
             }
         }
+        if version_refused {
+            let nvrtc = loader::nvrtc_of_ptx(ptx).or_else(crate::compile::nvrtc_version);
+            return Err(DriverFailure(format!(
+                "{} (on {}, compute capability {}.{}; tried {})",
+                loader::driver_too_old(self.driver, nvrtc, ptx_version(ptx), cubin_why),
+                self.specs.name,
+                cc.0,
+                cc.1,
+                tried.join("; ")
+            )));
+        }
         Err(DriverFailure(format!(
-            "the CUDA driver {}.{} could not load the kernel's PTX on {} (compute capability {}.{}); tried {}. Run it on the emulator with --backend emu, or update the driver",
+            "the CUDA driver {}.{} could not load the kernel's PTX on {} (compute capability {}.{}); tried {}; CUBIN was not used: {cubin_why}. Run it on the emulator with --backend emu, or update the driver",
             self.driver.0,
             self.driver.1,
             self.specs.name,
@@ -253,14 +302,16 @@ fn specs_of(device: sys::CUdevice, driver: (i32, i32)) -> Result<DeviceSpecs, re
     })
 }
 
-/// cuModuleLoadDataEx with the JIT's error log captured.
-fn load_with_log(ptx: &str) -> Result<sys::CUmodule, (result::DriverError, String)> {
-    let image = CString::new(ptx).map_err(|_| {
-        (
-            result::DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE),
-            "the PTX contains a NUL byte".to_string(),
-        )
-    })?;
+/// Whether a JIT log complains about the PTX's version (`Unsupported .version 8.8; current
+/// version is '8.4'`).
+pub fn is_version_complaint(log: &str) -> bool {
+    let log = log.to_ascii_lowercase();
+    log.contains("unsupported .version") || log.contains("ptx version")
+}
+
+/// cuModuleLoadDataEx of an image (NUL-terminated PTX, or a CUBIN) with the JIT's error log
+/// captured.
+fn load_image(image: &[u8]) -> Result<sys::CUmodule, (result::DriverError, String)> {
     let mut log = vec![0u8; 8192];
     let mut options = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -268,8 +319,10 @@ fn load_with_log(ptx: &str) -> Result<sys::CUmodule, (result::DriverError, Strin
     ];
     let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
     let mut module = std::mem::MaybeUninit::uninit();
-    // SAFETY: a NUL-terminated image, and option values as the driver API documents them
-    // (a buffer pointer, and its size passed as a pointer-sized integer).
+    // SAFETY: an image the driver reads whole (a NUL-terminated PTX text, or an ELF whose
+    // header gives its size, checked by `compile::cubin_header`), and option values as the
+    // driver API documents them (a buffer pointer, and its size passed as a pointer-sized
+    // integer).
     let r = unsafe {
         sys::cuModuleLoadDataEx(
             module.as_mut_ptr(),
@@ -564,8 +617,8 @@ pub fn run_plan(
     gpu: &Gpu,
     plan: &Plan,
     args: &[KernelArg],
-) -> Result<RunResult, super::worker::Failure> {
-    let module = gpu.load(&plan.inst.ptx)?;
+) -> Result<(RunResult, LoadPath), super::worker::Failure> {
+    let (module, how) = gpu.load(&plan.inst.ptx)?;
     let f = module.function(&plan.inst.entry)?;
     let mut l = Launchable::new(gpu, args)?;
     let ctl = gpu.alloc(plan.ctl_size() as u64)?;
@@ -579,7 +632,7 @@ pub fn run_plan(
         .decode(&block)
         .map_err(|e| DriverFailure(format!("{e} (a gpuzzle bug)")))?;
     // Device printf goes to this process's stdout; the parent collects it.
-    Ok(plan.result(&state, buffers, String::new())?)
+    Ok((plan.result(&state, buffers, String::new())?, how))
 }
 
 /// What timing one kernel gave.
@@ -601,7 +654,7 @@ pub fn time_kernel(
     warmup: u32,
     reps: u32,
 ) -> Result<Timed, DriverFailure> {
-    let module = gpu.load(ptx)?;
+    let (module, _) = gpu.load(ptx)?;
     let f = module.function(kernel)?;
     let mut l = Launchable::new(gpu, args)?;
     launch(f, cfg, &mut l.params)?;
@@ -766,6 +819,17 @@ mod tests {
             assert_eq!(c.len(), 3, "{name}");
             assert!(c[2].1.contains(".version 9.0\n.target sm_75\n"), "{name}");
         }
+    }
+
+    #[test]
+    fn a_jit_log_about_the_ptx_version_is_recognised() {
+        // What an older driver's JIT writes for PTX newer than it reads.
+        let log = "ptxas application ptx input, line 5; fatal   : Unsupported .version 8.8; current version is '8.4'";
+        assert!(is_version_complaint(log));
+        assert!(!is_version_complaint(
+            "ptxas application ptx input, line 40; error   : Illegal operand type to instruction 'add'"
+        ));
+        assert!(!is_version_complaint(""));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! count its memory accesses, check its global and shared accesses and meter its loops
 //! (`instrument`), the control block it reports into (`ctl`, decoded by `outcome`), one launch
 //! prepared and read back whatever executes it (`plan`), the executors of instrumented PTX: the
-//! GPU through the CUDA driver (`driver`) and the CPU emulator (`via_emu`, which is how all of
+//! GPU through the CUDA driver (`driver`, which loads a module as a CUBIN or as PTX as `loader`
+//! decides) and the CPU emulator (`via_emu`, which is how all of
 //! this is tested without a GPU), the worker process they run in (`worker`, `isolate`, `wire`),
 //! backend selection (`backend`) and the figures of `gpuzzle bench` (`bench`).
 
@@ -19,6 +20,7 @@ pub mod ctl;
 pub mod driver;
 pub mod instrument;
 pub mod isolate;
+pub mod loader;
 pub mod outcome;
 pub mod plan;
 pub mod probe;

@@ -297,6 +297,9 @@ pub struct WireRun {
     pub perf: [u64; 4],
     pub max_bank_ways: u32,
     pub instructions: u64,
+    /// How the module reached the GPU (absent on the emulator): for `-v` and `doctor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_as: Option<super::loader::LoadPath>,
 }
 
 impl From<&RunResult> for WireRun {
@@ -324,6 +327,7 @@ impl From<&RunResult> for WireRun {
             ],
             max_bank_ways: r.perf.max_bank_ways,
             instructions: r.instructions,
+            loaded_as: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 use super::bench::DeviceSpecs;
 use super::driver::{self, Gpu};
 use super::isolate;
+use super::loader::LoadPath;
 use super::plan::{Plan, PlanError};
 use super::wire::{WireArg, WireBuffer, WireConfig, WireRun};
 use crate::emu::result::RunResult;
@@ -222,7 +223,11 @@ pub fn handle(request: Request) -> Reply {
 /// Answer one request with the GPU this worker may already have opened.
 pub fn handle_with(request: Request, gpu: &mut GpuSlot) -> Reply {
     let r = match request {
-        Request::Launch(l) => launch(l, gpu).map(|r| Reply::Launch(WireRun::from(&r))),
+        Request::Launch(l) => launch(l, gpu).map(|(r, how)| {
+            let mut w = WireRun::from(&r);
+            w.loaded_as = how;
+            Reply::Launch(w)
+        }),
         Request::Bench(b) => bench(b, gpu).map(|b| Reply::Bench(Box::new(b))),
     };
     r.unwrap_or_else(Reply::Failed)
@@ -237,7 +242,8 @@ fn open_gpu() -> Result<Gpu, Failure> {
     Ok(Gpu::open(0)?)
 }
 
-fn launch(req: LaunchRequest, gpu: &mut GpuSlot) -> Result<RunResult, Failure> {
+/// One launch, and how its module reached the GPU (`None` on the emulator).
+fn launch(req: LaunchRequest, gpu: &mut GpuSlot) -> Result<(RunResult, Option<LoadPath>), Failure> {
     let cfg = LaunchConfig::from(req.cfg);
     let args = args_of(req.args);
     let plan = Plan::new(&req.ptx, &req.kernel, &cfg, &args, req.step_budget)?;
@@ -249,9 +255,12 @@ fn launch(req: LaunchRequest, gpu: &mut GpuSlot) -> Result<RunResult, Failure> {
                     message: other.to_string(),
                 },
             })?;
-            Ok(run.result)
+            Ok((run.result, None))
         }
-        Target::Gpu => Ok(driver::run_plan(gpu.get()?, &plan, &args)?),
+        Target::Gpu => {
+            let (r, how) = driver::run_plan(gpu.get()?, &plan, &args)?;
+            Ok((r, Some(how)))
+        }
     }
 }
 
@@ -278,7 +287,7 @@ fn bench(req: BenchRequest, gpu: &mut GpuSlot) -> Result<BenchReply, Failure> {
     let args = args_of(req.args);
     let plan = Plan::new(&req.learner_ptx, &req.kernel, &cfg, &args, req.step_budget)?;
     let gpu = gpu.get()?;
-    let check = driver::run_plan(gpu, &plan, &args)?;
+    let (check, _) = driver::run_plan(gpu, &plan, &args)?;
     let timed = |ptx: &str| -> Result<TimedWire, Failure> {
         let name = entry_name(ptx, &req.kernel)?;
         let t = driver::time_kernel(gpu, ptx, &name, &cfg, &args, req.warmup, req.reps)?;
