@@ -1294,11 +1294,36 @@ fn gpu_loads_a_cubin_for_its_own_architecture_and_falls_back_to_ptx() {
         "kernels loaded on the GPU as PTX, JIT-compiled by the driver: GPUZZLE_NO_CUBIN is set"
     );
 
-    // A CUBIN of another major architecture: the driver refuses it, and the PTX runs.
+    // A CUBIN of another major architecture: the driver refuses it, and the PTX runs. The PTX
+    // is compiled for sm_80 (which ptxas assembles for either target); on the device's own
+    // architecture above sm_80, ptxas itself refuses the older target, also a fallback.
     let other = if cc.0 >= 9 { "sm_80" } else { "sm_90" };
+    if cc.0 >= 9 {
+        let (code, out, err) = verbose_with(
+            &[("GPUZZLE_CUBIN_TARGET", other)],
+            &["run", "1", "--solution", "--backend", "gpu"],
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        let line = loaded_line(&err);
+        assert!(
+            line.starts_with(
+                "kernels loaded on the GPU as PTX, JIT-compiled by the driver: ptxas "
+            ) && line.contains(&format!("could not assemble it for {other}: ")),
+            "{line}"
+        );
+        eprintln!("{line}");
+    }
     let (code, out, err) = verbose_with(
         &[("GPUZZLE_CUBIN_TARGET", other)],
-        &["run", "1", "--solution", "--backend", "gpu"],
+        &[
+            "run",
+            "1",
+            "--solution",
+            "--backend",
+            "gpu",
+            "--arch",
+            "sm_80",
+        ],
     );
     assert_eq!(code, 0, "{out}{err}");
     let line = loaded_line(&err);
