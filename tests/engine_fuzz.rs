@@ -246,7 +246,7 @@ fn oversized_declarations_are_errors_not_aborts() {
         (
             ".global .align 4 .b8 g[4000000000];",
             "st.global.u32 [g], 1;",
-            "1 GiB",
+            "512 MiB",
         ),
         (
             "",

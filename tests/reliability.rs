@@ -634,3 +634,32 @@ fn exec_json_of_a_large_buffer_stays_near_the_buffers_size() {
         extra / 1024
     );
 }
+
+#[test]
+fn the_largest_launch_exec_accepts_stays_under_the_fuzzers_memory_bound() {
+    // 512 MiB of buffers, the most one launch may take: held up to three times at the peak
+    // (the inputs kept for a re-run, the emulator's copy, the results), under 2 GiB in all.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = kernel_file(
+        tmp.path(),
+        "k.cu",
+        "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }\n",
+    );
+    let exec = |spec: &str| {
+        let mut c = gpuzzle(tmp.path());
+        c.arg("exec").arg(&file).args([
+            "--kernel", "k", "--grid", "1", "--block", "32", "--arg", spec,
+        ]);
+        measure(c, Duration::from_secs(120))
+    };
+    let f = exec("x=f32[134217728]:zeros");
+    assert_eq!(f.code, Some(0), "{}", f.stderr);
+    assert!(
+        f.max_rss_kb < 2 * 1024 * 1024,
+        "a 512 MiB launch peaked at {} MiB",
+        f.max_rss_kb / 1024
+    );
+    let f = exec("x=f32[134217729]:zeros");
+    assert_eq!(f.code, Some(2), "{}", f.stderr);
+    assert!(f.stderr.contains("(512 MiB)"), "{}", f.stderr);
+}

@@ -87,7 +87,10 @@ const SHARED_MAX: u64 = 227 * KIB;
 /// Local memory per thread a GPU allows.
 const LOCAL_MAX: u64 = 512 * KIB;
 /// What the emulator is willing to allocate for global memory and for one block's threads.
-pub(crate) const GLOBAL_MAX: u64 = 1024 * MIB;
+/// Global memory: 512 MiB of buffers, since a launch holds them up to three times at its peak
+/// (the caller's inputs, kept for a re-run one thread at a time; the emulator's copy; the
+/// results), and one run must stay well under 2 GiB.
+pub(crate) const GLOBAL_MAX: u64 = 512 * MIB;
 const BLOCK_STATE_MAX: u64 = 1024 * MIB;
 
 /// Refuse launches a GPU could not run, or that would exhaust the emulator's memory, with a
@@ -141,7 +144,7 @@ fn check_resources(
     let variables: u64 = module.globals.iter().map(|g| g.size).sum();
     if buffers + variables > GLOBAL_MAX {
         return Err(EmuError::Launch(format!(
-            "the buffers ({buffers} bytes) and __device__/__constant__ variables ({variables} bytes) are more global memory than gpuzzle's emulator supports (1 GiB)"
+            "the buffers ({buffers} bytes) and __device__/__constant__ variables ({variables} bytes) are more global memory than gpuzzle's emulator supports (512 MiB)"
         )));
     }
     Ok(())
