@@ -59,6 +59,10 @@ pub(crate) struct Layout {
     pub user_prefix: &'static str,
     /// The system's own Python library folders (under the system root).
     pub system_lib_dirs: &'static [&'static str],
+    /// Where `uv tool install` and `pipx` keep gpuzzle's venv, as (environment variable, path
+    /// under it), for where the `gpuzzle` on PATH is a copy rather than a link into that venv
+    /// (Windows: `~\.local\bin\gpuzzle.exe`), so that its own path leads nowhere.
+    pub tool_venvs: &'static [(&'static str, &'static str)],
 }
 
 /// Linux (and every other Unix gpuzzle builds on).
@@ -88,6 +92,8 @@ pub(crate) const LINUX: Layout = Layout {
     user_base: ".local/lib",
     user_prefix: "python3",
     system_lib_dirs: &["usr/local/lib", "usr/lib"],
+    // uv and pipx link the executable into their venv: its own path leads there.
+    tool_venvs: &[],
 };
 
 /// Windows: the toolkit installer's `%CUDA_PATH%\bin` (CUDA 13: `bin\x64`) and
@@ -119,6 +125,14 @@ pub(crate) const WINDOWS: Layout = Layout {
     user_base: "Python",
     user_prefix: "Python3",
     system_lib_dirs: &[],
+    tool_venvs: &[
+        ("UV_TOOL_DIR", "gpuzzle"),
+        ("APPDATA", "uv/tools/gpuzzle"),
+        ("APPDATA", "uv/data/tools/gpuzzle"),
+        ("PIPX_HOME", "venvs/gpuzzle"),
+        ("USERPROFILE", "pipx/venvs/gpuzzle"),
+        ("LOCALAPPDATA", "pipx/pipx/venvs/gpuzzle"),
+    ],
 };
 
 /// The layout of the system gpuzzle was built for.
@@ -171,6 +185,14 @@ impl Layout {
         }
     }
 
+    /// The tool venvs of [`Layout::tool_venvs`] under the variables `var` knows, in order.
+    pub(crate) fn tool_venvs(&self, var: impl Fn(&str) -> Option<PathBuf>) -> Vec<PathBuf> {
+        self.tool_venvs
+            .iter()
+            .filter_map(|(name, sub)| var(name).map(|base| base.join(sub)))
+            .collect()
+    }
+
     /// The prefixes an interpreter (or gpuzzle's own executable) may belong to:
     /// `/x/bin/python3` → `/x`; `C:\Python312\python.exe` → `C:\Python312`,
     /// `<venv>\Scripts\python.exe` → `<venv>`.
@@ -218,6 +240,24 @@ mod tests {
             root(&WINDOWS, "C:/CUDA/v13.0/bin/x64/nvrtc64_130_0.dll"),
             Some(PathBuf::from("C:/CUDA/v13.0"))
         );
+    }
+
+    #[test]
+    fn windows_tool_venvs_of_uv_and_pipx_are_under_their_variables() {
+        let var = |name: &str| match name {
+            "APPDATA" => Some(PathBuf::from("C:/Users/a/AppData/Roaming")),
+            "USERPROFILE" => Some(PathBuf::from("C:/Users/a")),
+            _ => None,
+        };
+        assert_eq!(
+            WINDOWS.tool_venvs(var),
+            vec![
+                PathBuf::from("C:/Users/a/AppData/Roaming/uv/tools/gpuzzle"),
+                PathBuf::from("C:/Users/a/AppData/Roaming/uv/data/tools/gpuzzle"),
+                PathBuf::from("C:/Users/a/pipx/venvs/gpuzzle"),
+            ]
+        );
+        assert!(LINUX.tool_venvs(var).is_empty());
     }
 
     #[test]

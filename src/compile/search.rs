@@ -362,7 +362,8 @@ pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
 pub(crate) struct PythonPlaces {
     /// `VIRTUAL_ENV`, `CONDA_PREFIX`: an active environment, where `pip` installs; and the
     /// prefix gpuzzle itself runs from (`<prefix>/bin/gpuzzle`, `<venv>\Scripts\gpuzzle.exe`),
-    /// where `pip install gpuzzle` put NVIDIA's wheels beside it, activated or not.
+    /// where `pip install gpuzzle` put NVIDIA's wheels beside it, activated or not; on Windows
+    /// also uv's and pipx's gpuzzle venvs (their `gpuzzle.exe` on PATH is a copy).
     pub active_envs: Vec<PathBuf>,
     /// Python interpreters on PATH.
     pub pythons: Vec<PathBuf>,
@@ -392,6 +393,7 @@ impl PythonPlaces {
                 .into_iter()
                 .filter_map(non_empty)
                 .chain(own_prefixes)
+                .chain(layout.tool_venvs(non_empty))
                 .collect(),
             pythons: pythons_on_path(std::env::var_os("PATH").unwrap_or_default(), &layout),
             pyenv_root: non_empty("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv"))),
