@@ -273,6 +273,7 @@ fn python_site_packages_are_searched_via_path() {
 /// dependencies) in the same prefix's site-packages: gpuzzle finds NVRTC there with no
 /// environment activated and no Python on PATH.
 #[test]
+#[cfg(unix)] // links the wheel's files into a fake venv
 fn nvrtc_beside_gpuzzles_own_prefix_is_found_without_an_activated_env() {
     let real = real_nvrtc();
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));

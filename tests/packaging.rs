@@ -150,3 +150,47 @@ fn the_wheel_installs_into_a_fresh_venv_and_grades_puzzle_one() {
     assert!(text.starts_with("Puzzle 1 · Map"), "{text}");
     assert!(text.contains("FAILED"), "{text}");
 }
+
+/// The archives the release attaches are the ones `cargo binstall` asks for: Cargo.toml's
+/// `pkg-url` file names, with the tag for `v{ version }`, name the files release.yml writes,
+/// for every target it builds; and Windows has its wheel and zip, macOS none (no NVRTC there).
+#[test]
+fn binstall_finds_the_archives_the_release_attaches() {
+    let yaml = repo_file(".github/workflows/release.yml");
+    let cargo: toml::Table = toml::from_str(&repo_file("Cargo.toml")).unwrap();
+    let binstall = &cargo["package"]["metadata"]["binstall"];
+    let file_name = |url: &str, target: &str| {
+        let name = url.rsplit('/').next().unwrap_or(url);
+        name.replace("{ name }", "gpuzzle")
+            .replace("v{ version }", "${GITHUB_REF_NAME}")
+            .replace("{ target }", target)
+    };
+    let linux_url = binstall["pkg-url"].as_str().unwrap();
+    assert_eq!(binstall["pkg-fmt"].as_str(), Some("tgz"));
+    for triple in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+        assert!(yaml.contains(&format!("triple: {triple}")), "{triple}");
+    }
+    let linux = file_name(linux_url, "${{ matrix.triple }}");
+    assert!(yaml.contains(&linux), "release.yml writes no {linux}");
+    let windows = &binstall["overrides"]["x86_64-pc-windows-msvc"];
+    assert_eq!(windows["pkg-fmt"].as_str(), Some("zip"));
+    let zip = file_name(
+        windows["pkg-url"].as_str().unwrap(),
+        "x86_64-pc-windows-msvc",
+    );
+    assert!(yaml.contains(&zip), "release.yml writes no {zip}");
+    assert!(yaml.contains("runs-on: windows-latest"));
+    assert!(yaml.contains("target: x86_64-pc-windows-msvc"));
+    assert!(
+        !yaml.contains("macos-"),
+        "no macOS job: NVIDIA ships no NVRTC for macOS"
+    );
+    // Archives hold the binary alone, where `bin-dir` says.
+    assert_eq!(binstall["bin-dir"].as_str(), Some("{ bin }{ binary-ext }"));
+    // The NVIDIA wheels are asked for on Windows too (all four exist for win_amd64).
+    let py: toml::Table = toml::from_str(&repo_file("pyproject.toml")).unwrap();
+    for dep in py["project"]["dependencies"].as_array().unwrap() {
+        let dep = dep.as_str().unwrap();
+        assert!(dep.contains("platform_system == 'Windows'"), "{dep}");
+    }
+}

@@ -14,7 +14,8 @@
 //! 1. `GPUZZLE_PTXAS` (the file, or a folder holding `ptxas`): when set, the only place tried.
 //! 2. Beside the NVRTC gpuzzle uses: a toolkit's `bin/` next to its `lib64/`; the CUDA 12 wheel's
 //!    `nvidia/cuda_nvcc/bin` next to `nvidia/cuda_nvrtc/lib`; CUDA 13's `nvidia/cu13/bin`. Same
-//!    toolkit, same PTX versions understood.
+//!    toolkit, same PTX versions understood. (On Windows, `ptxas.exe`, with NVRTC in `bin\` or
+//!    `bin\x64\`: the folders are named by `layout.rs`.)
 //! 3. `CUDA_PATH`, `CUDA_HOME`, then `/usr/local/cuda*` (their `bin/`).
 //! 4. `ptxas` on PATH.
 //! 5. The site-packages folders pip installs into (the ones the NVRTC search knows, no Python
@@ -31,12 +32,6 @@ use std::time::{Duration, Instant};
 pub const PTXAS_ENV: &str = "GPUZZLE_PTXAS";
 /// Set (to anything but empty or `0`) to load kernels as PTX, never as CUBIN.
 pub const NO_CUBIN_ENV: &str = "GPUZZLE_NO_CUBIN";
-
-/// The executable's file name.
-#[cfg(windows)]
-const PTXAS: &str = "ptxas.exe";
-#[cfg(not(windows))]
-const PTXAS: &str = "ptxas";
 
 /// How long one assembly may take before it is stopped (and the PTX loaded instead).
 const ASSEMBLY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -80,6 +75,8 @@ pub(crate) struct AssemblerPlaces {
     pub path: Vec<PathBuf>,
     /// site-packages folders.
     pub sites: Vec<PathBuf>,
+    /// The operating system's names and folders.
+    pub layout: super::layout::Layout,
 }
 
 impl AssemblerPlaces {
@@ -101,16 +98,14 @@ impl AssemblerPlaces {
             toolkits,
             path: std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect(),
             sites: super::search::known_site_dirs(env.home.as_deref()),
+            layout: env.layout,
         }
     }
 }
 
 /// The `bin/` folders that may hold the ptxas of the toolkit or wheels NVRTC `lib` came from.
-fn beside_nvrtc(nvrtc: &Path) -> Vec<PathBuf> {
-    let Some(lib) = nvrtc.parent() else {
-        return Vec::new();
-    };
-    let Some(root) = lib.parent() else {
+fn beside_nvrtc(nvrtc: &Path, layout: &super::layout::Layout) -> Vec<PathBuf> {
+    let Some(root) = layout.nvrtc_root(nvrtc) else {
         return Vec::new();
     };
     if root.ends_with("nvidia/cuda_nvrtc") {
@@ -125,9 +120,10 @@ fn beside_nvrtc(nvrtc: &Path) -> Vec<PathBuf> {
 
 /// Finds ptxas (see the module doc for the order); `Err` lists every place looked at.
 pub(crate) fn find(places: &AssemblerPlaces) -> Result<(PathBuf, String), Vec<String>> {
+    let ptxas = places.layout.ptxas;
     if let Some(explicit) = &places.explicit {
         let file = if explicit.is_dir() {
-            explicit.join(PTXAS)
+            explicit.join(ptxas)
         } else {
             explicit.clone()
         };
@@ -144,7 +140,7 @@ pub(crate) fn find(places: &AssemblerPlaces) -> Result<(PathBuf, String), Vec<St
     let mut candidates: Vec<(PathBuf, String)> = Vec::new();
     match &places.nvrtc {
         Some(nvrtc) => {
-            for bin in beside_nvrtc(nvrtc) {
+            for bin in beside_nvrtc(nvrtc, &places.layout) {
                 candidates.push((bin, "beside NVRTC".into()));
             }
         }
@@ -166,7 +162,7 @@ pub(crate) fn find(places: &AssemblerPlaces) -> Result<(PathBuf, String), Vec<St
     }
     let mut on_path = 0;
     for (dir, found_by) in candidates {
-        let file = dir.join(PTXAS);
+        let file = dir.join(ptxas);
         if file.is_file() {
             return Ok((file, found_by));
         }
@@ -426,6 +422,41 @@ mod tests {
         let (file, by) = find(&places).unwrap();
         assert_eq!(file, site.join("nvidia/cu13/bin/ptxas"));
         assert!(by.starts_with("python site-packages"), "{by}");
+    }
+
+    #[test]
+    fn windows_ptxas_exe_is_found_beside_the_wheels_and_toolkits_nvrtc() {
+        use crate::compile::layout::WINDOWS;
+        let t = tempfile::tempdir().unwrap();
+        let nvidia = t.path().join("venv/Lib/site-packages/nvidia");
+        touch(&nvidia.join("cuda_nvcc/bin/ptxas.exe"));
+        touch(&nvidia.join("cu13/bin/ptxas.exe"));
+        let mut places = AssemblerPlaces {
+            nvrtc: Some(nvidia.join("cuda_nvrtc/bin/nvrtc64_120_0.dll")),
+            layout: WINDOWS,
+            ..Default::default()
+        };
+        assert_eq!(
+            find(&places).unwrap(),
+            (
+                nvidia.join("cuda_nvcc/bin/ptxas.exe"),
+                "beside NVRTC".into()
+            )
+        );
+        places.nvrtc = Some(nvidia.join("cu13/bin/x86_64/nvrtc64_130_0.dll"));
+        assert_eq!(find(&places).unwrap().0, nvidia.join("cu13/bin/ptxas.exe"));
+        // A toolkit: CUDA 13 keeps its DLLs in `bin\x64`, its programs in `bin`.
+        let toolkit = t.path().join("NVIDIA GPU Computing Toolkit/CUDA/v13.0");
+        touch(&toolkit.join("bin/ptxas.exe"));
+        places.nvrtc = Some(toolkit.join("bin/x64/nvrtc64_130_0.dll"));
+        assert_eq!(find(&places).unwrap().0, toolkit.join("bin/ptxas.exe"));
+        // A folder setting means `ptxas.exe` in it; a Linux `ptxas` there is not it.
+        let folder = t.path().join("mine");
+        touch(&folder.join("ptxas"));
+        places.explicit = Some(folder.clone());
+        assert!(find(&places).is_err());
+        touch(&folder.join("ptxas.exe"));
+        assert_eq!(find(&places).unwrap().0, folder.join("ptxas.exe"));
     }
 
     #[test]

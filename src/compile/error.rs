@@ -45,10 +45,12 @@ pub enum CompileError {
 /// The one message a learner sees when NVRTC cannot be found: what to run,
 /// the alternatives, and where gpuzzle looked.
 fn missing_message(searched: &[String]) -> String {
+    // `libnvrtc.so.12`; Windows: `nvrtc64_120_0.dll`.
+    let library = super::layout::HOST.nvrtc_files[0];
     let mut text = format!(
         "NVRTC not found: {INSTALL_HINT}\n\
          (CUDA 13: {INSTALL_HINT_13}; or install the CUDA toolkit, \
-         or set GPUZZLE_NVRTC=/path/to/libnvrtc.so.12)\n\
+         or set GPUZZLE_NVRTC=/path/to/{library})\n\
          gpuzzle compiles kernels with NVIDIA's NVRTC library; it needs no GPU."
     );
     if !searched.is_empty() {

@@ -206,8 +206,19 @@ pub(crate) fn find_cuda_headers_lazily(
 /// site-packages. A runtime folder whose `CUDART_VERSION` is of another
 /// major version is skipped (with its CCCL).
 pub(crate) fn find_cuda_headers(nvrtc: &Path, major: i32, places: &HeaderPlaces) -> CudaHeaders {
+    find_cuda_headers_in(&super::layout::HOST, nvrtc, major, places)
+}
+
+/// [`find_cuda_headers`] for an operating system's `layout` (Windows: NVRTC in `bin\` or
+/// `bin\x86_64\`, not `lib/`).
+fn find_cuda_headers_in(
+    layout: &super::layout::Layout,
+    nvrtc: &Path,
+    major: i32,
+    places: &HeaderPlaces,
+) -> CudaHeaders {
     let mut candidates = Vec::new();
-    if let Some(root) = nvrtc.parent().and_then(Path::parent) {
+    if let Some(root) = layout.nvrtc_root(nvrtc) {
         if root.ends_with("nvidia/cuda_nvrtc") {
             if let Some(nvidia) = root.parent() {
                 candidates.push(wheel12(nvidia, "beside NVRTC"));
@@ -427,6 +438,38 @@ mod tests {
 
     fn cccl(dir: &Path) {
         write(&dir.join("cuda/std/version"), "");
+    }
+
+    #[test]
+    fn windows_wheels_beside_nvrtc() {
+        // NVIDIA's win_amd64 wheels: CUDA 12's DLL in `nvidia\cuda_nvrtc\bin`, CUDA 13's in
+        // `nvidia\cu13\bin\x86_64`; the headers where the Linux wheels have them.
+        use crate::compile::layout::WINDOWS;
+        let site = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let nvidia = site.path().join("nvidia");
+        runtime(&nvidia.join("cuda_runtime/include"), 12);
+        cccl(&nvidia.join("cuda_cccl/include"));
+        write(&nvidia.join("cuda_nvcc/include/crt/mma.h"), "");
+        let nvrtc = nvidia.join("cuda_nvrtc/bin/nvrtc64_120_0.dll");
+        let found = find_cuda_headers_in(&WINDOWS, &nvrtc, 12, &HeaderPlaces::default());
+        assert_eq!(
+            found.dirs(),
+            vec![
+                nvidia.join("cuda_runtime/include"),
+                nvidia.join("cuda_cccl/include"),
+                nvidia.join("cuda_nvcc/include")
+            ]
+        );
+        let cu13 = nvidia.join("cu13");
+        runtime(&cu13.join("include"), 13);
+        cccl(&cu13.join("include/cccl"));
+        let nvrtc = cu13.join("bin/x86_64/nvrtc64_130_0.dll");
+        let found = find_cuda_headers_in(&WINDOWS, &nvrtc, 13, &HeaderPlaces::default());
+        assert_eq!(
+            found.dirs(),
+            vec![cu13.join("include"), cu13.join("include/cccl")]
+        );
+        assert_eq!(found.runtime.map(|r| r.1).as_deref(), Some("beside NVRTC"));
     }
 
     #[test]

@@ -274,7 +274,40 @@ fn open_global(spec: &LibrarySpec) -> Result<libloading::Library, String> {
     }
 }
 
-#[cfg(not(unix))]
+/// Windows: a DLL loaded by path finds the DLLs beside it (`LOAD_WITH_ALTERED_SEARCH_PATH`), and
+/// its folder is added to the process's DLL search (`SetDllDirectoryW`), so that NVRTC's own
+/// later load of `nvrtc-builtins64_129.dll` finds the copy beside it. Not run on Windows yet.
+#[cfg(windows)]
+fn open_global(spec: &LibrarySpec) -> Result<libloading::Library, String> {
+    use libloading::os::windows::{Library, LOAD_WITH_ALTERED_SEARCH_PATH};
+    use std::os::windows::ffi::OsStrExt;
+    extern "system" {
+        fn SetDllDirectoryW(path: *const u16) -> i32;
+    }
+    let (target, flags): (&std::ffi::OsStr, _) = match spec {
+        LibrarySpec::File(path) => (path.as_os_str(), LOAD_WITH_ALTERED_SEARCH_PATH),
+        LibrarySpec::LoaderName(name) => (name.as_ref(), 0),
+    };
+    // SAFETY: loading NVRTC runs its initialisers, which have no preconditions.
+    let library = unsafe { Library::load_with_flags(target, flags) }.map_err(|err| {
+        let why = match std::error::Error::source(&err) {
+            Some(source) => format!("{err}: {source}"),
+            None => err.to_string(),
+        };
+        loader_reason(target, &why)
+    })?;
+    if let LibrarySpec::File(path) = spec {
+        if let Some(dir) = path.parent() {
+            let wide: Vec<u16> = dir.as_os_str().encode_wide().chain([0]).collect();
+            // SAFETY: `wide` is a NUL-terminated UTF-16 string that outlives the call. A failure
+            // only leaves the search as it was.
+            unsafe { SetDllDirectoryW(wide.as_ptr()) };
+        }
+    }
+    Ok(library.into())
+}
+
+#[cfg(not(any(unix, windows)))]
 fn open_global(spec: &LibrarySpec) -> Result<libloading::Library, String> {
     let target: &std::ffi::OsStr = match spec {
         LibrarySpec::File(path) => path.as_os_str(),

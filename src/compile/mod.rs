@@ -26,6 +26,7 @@ mod cubin;
 mod discovery;
 mod error;
 mod headers;
+mod layout;
 mod library;
 mod messages;
 mod search;

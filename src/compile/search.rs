@@ -22,6 +22,7 @@
 //! The search is written against [`Host`] so that tests can drive it with fake
 //! loaders and interpreters; [`SystemHost`] is the real one.
 
+use super::layout::Layout;
 use super::library::LibrarySpec;
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -29,22 +30,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// File names tried in each directory, best first: CUDA 12 is what gpuzzle is
-/// built and tested against; the others expose the same C API.
-const FILE_NAMES: [&str; 4] = [
-    "libnvrtc.so.12",
-    "libnvrtc.so",
-    "libnvrtc.so.13",
-    "libnvrtc.so.11.2",
-];
-
-/// Names handed to the dynamic loader as they are.
-const LOADER_NAMES: [&str; 3] = ["libnvrtc.so.12", "libnvrtc.so", "libnvrtc.so.13"];
-
-/// Where the pip wheels put the library inside a site-packages directory:
-/// CUDA 12's `nvidia-cuda-nvrtc-cu12`, then CUDA 13's `nvidia-cuda-nvrtc`.
-const WHEEL_LIB_DIRS: [&str; 2] = ["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"];
 
 /// Prints one site-packages directory per line: global ones, then the user's.
 /// Old virtualenvs lack `getsitepackages`, hence the guards.
@@ -68,6 +53,8 @@ pub(crate) struct SearchEnv {
     /// Normally `/usr/local`; a temporary directory in tests.
     pub usr_local: PathBuf,
     pub home: Option<PathBuf>,
+    /// The operating system's names and folders.
+    pub layout: Layout,
 }
 
 impl SearchEnv {
@@ -77,11 +64,13 @@ impl SearchEnv {
             .into_iter()
             .filter_map(|name| non_empty(name).map(|value| (name, PathBuf::from(value))))
             .collect();
+        let layout = super::layout::HOST;
         SearchEnv {
             explicit: non_empty("GPUZZLE_NVRTC").map(PathBuf::from),
             cuda_roots,
-            usr_local: PathBuf::from("/usr/local"),
-            home: non_empty("HOME").map(PathBuf::from),
+            usr_local: layout.toolkits_parent_from_process().unwrap_or_default(),
+            home: non_empty(layout.user_var).map(PathBuf::from),
+            layout,
         }
     }
 }
@@ -109,6 +98,7 @@ pub(crate) struct Found<L> {
 pub(crate) fn search<L>(env: &SearchEnv, host: &mut dyn Host<L>) -> Result<Found<L>, Vec<String>> {
     let mut search = Search {
         host,
+        layout: env.layout,
         searched: Vec::new(),
         tried_dirs: HashSet::new(),
     };
@@ -140,6 +130,7 @@ pub(crate) fn search<L>(env: &SearchEnv, host: &mut dyn Host<L>) -> Result<Found
 
 struct Search<'h, L> {
     host: &'h mut dyn Host<L>,
+    layout: Layout,
     searched: Vec<String>,
     /// Canonical directories already tried (CUDA_HOME is often /usr/local/cuda).
     tried_dirs: HashSet<PathBuf>,
@@ -149,7 +140,10 @@ impl<L> Search<'_, L> {
     fn explicit(&mut self, setting: &Path) -> Result<Found<L>, Vec<String>> {
         let path = std::path::absolute(setting).unwrap_or_else(|_| setting.to_path_buf());
         let shown = format!("GPUZZLE_NVRTC={}", setting.display());
-        let fix = "unset GPUZZLE_NVRTC to search the usual places, or point it at libnvrtc.so.12";
+        let fix = format!(
+            "unset GPUZZLE_NVRTC to search the usual places, or point it at {}",
+            self.layout.nvrtc_files[0]
+        );
         if path.is_dir() {
             if let Some(found) = self.try_dir(&path, "GPUZZLE_NVRTC") {
                 return Ok(found);
@@ -176,7 +170,7 @@ impl<L> Search<'_, L> {
                 .push("CUDA_PATH, CUDA_HOME: not set".to_string());
         }
         for (variable, root) in roots {
-            for sub in ["lib64", "lib"] {
+            for sub in self.layout.root_lib_dirs {
                 if let Some(found) = self.try_dir(&root.join(sub), variable) {
                     return Some(found);
                 }
@@ -186,15 +180,20 @@ impl<L> Search<'_, L> {
     }
 
     fn usr_local(&mut self, usr_local: &Path) -> Option<Found<L>> {
-        let toolkits = cuda_toolkit_dirs(usr_local);
+        let toolkits = toolkit_dirs(usr_local, self.layout.toolkit_prefix);
         if toolkits.is_empty() {
-            self.searched
-                .push(format!("{}/cuda*: none", usr_local.display()));
+            self.searched.push(format!(
+                "{}/{}*: none",
+                usr_local.display(),
+                self.layout.toolkit_prefix
+            ));
         }
         for toolkit in toolkits {
             let found_by = toolkit.display().to_string();
-            if let Some(found) = self.try_dir(&toolkit.join("lib64"), &found_by) {
-                return Some(found);
+            for sub in self.layout.toolkit_lib_dirs {
+                if let Some(found) = self.try_dir(&toolkit.join(sub), &found_by) {
+                    return Some(found);
+                }
             }
         }
         None
@@ -202,7 +201,7 @@ impl<L> Search<'_, L> {
 
     fn loader(&mut self) -> Option<Found<L>> {
         let mut reasons = Vec::new();
-        for name in LOADER_NAMES {
+        for &name in self.layout.loader_names {
             match self.host.load(&LibrarySpec::LoaderName(name)) {
                 Ok(library) => {
                     return Some(Found {
@@ -210,14 +209,15 @@ impl<L> Search<'_, L> {
                         found_by: "dynamic loader".to_string(),
                     })
                 }
-                Err(why) if why.ends_with("No such file or directory") => {
+                Err(why) if why.ends_with(self.layout.loader_not_found) => {
                     reasons.push(format!("{name}: not found"))
                 }
                 Err(why) => reasons.push(format!("{name}: {why}")),
             }
         }
         self.searched.push(format!(
-            "dynamic loader (LD_LIBRARY_PATH, ld.so.cache): {}",
+            "dynamic loader ({}): {}",
+            self.layout.loader_places,
             reasons.join("; ")
         ));
         None
@@ -226,7 +226,7 @@ impl<L> Search<'_, L> {
     fn likely_sites(&mut self) -> Option<Found<L>> {
         for site in self.host.likely_sites() {
             let found_by = format!("python site-packages ({})", site.display());
-            for wheel in WHEEL_LIB_DIRS {
+            for wheel in self.layout.wheel_lib_dirs {
                 let dir = site.join(wheel);
                 // Most of these folders hold no wheel: not worth a line each in "looked in".
                 if dir.is_dir() {
@@ -250,7 +250,7 @@ impl<L> Search<'_, L> {
             match self.host.site_dirs(&python) {
                 Ok(sites) => {
                     for site in sites {
-                        for wheel in WHEEL_LIB_DIRS {
+                        for wheel in self.layout.wheel_lib_dirs {
                             if let Some(found) = self.try_dir(&site.join(wheel), &found_by) {
                                 return Some(found);
                             }
@@ -264,8 +264,8 @@ impl<L> Search<'_, L> {
     }
 
     fn user_sites(&mut self, home: &Path) -> Option<Found<L>> {
-        for site in user_site_dirs(home) {
-            for wheel in WHEEL_LIB_DIRS {
+        for site in user_site_dirs(home, &self.layout) {
+            for wheel in self.layout.wheel_lib_dirs {
                 if let Some(found) = self.try_dir(&site.join(wheel), "user site-packages") {
                     return Some(found);
                 }
@@ -286,7 +286,7 @@ impl<L> Search<'_, L> {
             return None;
         }
         let mut any_file = false;
-        for name in FILE_NAMES {
+        for &name in self.layout.nvrtc_files {
             let path = dir.join(name);
             if !path.is_file() {
                 continue;
@@ -305,21 +305,30 @@ impl<L> Search<'_, L> {
             }
         }
         if !any_file {
-            self.searched
-                .push(format!("{found_by}: {}: no libnvrtc.so*", dir.display()));
+            self.searched.push(format!(
+                "{found_by}: {}: no {}",
+                dir.display(),
+                self.layout.nvrtc_pattern
+            ));
         }
         None
     }
 }
 
-/// `~/.local/lib/python3*/site-packages`, sorted.
-fn user_site_dirs(home: &Path) -> Vec<PathBuf> {
-    let lib = home.join(".local/lib");
+/// `~/.local/lib/python3*/site-packages` (Windows: `%APPDATA%\Python\Python3*\site-packages`),
+/// sorted.
+fn user_site_dirs(home: &Path, layout: &Layout) -> Vec<PathBuf> {
+    let lib = home.join(layout.user_base);
     let mut sites: Vec<PathBuf> = std::fs::read_dir(&lib)
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with("python3"))
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(layout.user_prefix)
+        })
         .map(|entry| entry.path().join("site-packages"))
         .collect();
     sites.sort();
@@ -337,8 +346,12 @@ pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
         .lines()
         .flat_map(|line| line.split('\t').skip(1).map(PathBuf::from))
         .collect();
-    sites.extend(home.map(user_site_dirs).unwrap_or_default());
-    sites.extend(likely_site_dirs(&PythonPlaces::from_process()));
+    let places = PythonPlaces::from_process();
+    sites.extend(
+        home.map(|h| user_site_dirs(h, &places.layout))
+            .unwrap_or_default(),
+    );
+    sites.extend(likely_site_dirs(&places));
     let mut seen = HashSet::new();
     sites.retain(|site| seen.insert(site.clone()));
     sites
@@ -348,8 +361,9 @@ pub(crate) fn known_site_dirs(home: Option<&Path>) -> Vec<PathBuf> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PythonPlaces {
     /// `VIRTUAL_ENV`, `CONDA_PREFIX`: an active environment, where `pip` installs; and the
-    /// prefix gpuzzle itself runs from (`<prefix>/bin/gpuzzle`), where `pip install gpuzzle`
-    /// put NVIDIA's wheels beside it, activated or not.
+    /// prefix gpuzzle itself runs from (`<prefix>/bin/gpuzzle`, `<venv>\Scripts\gpuzzle.exe`),
+    /// where `pip install gpuzzle` put NVIDIA's wheels beside it, activated or not; on Windows
+    /// also uv's and pipx's gpuzzle venvs (their `gpuzzle.exe` on PATH is a copy).
     pub active_envs: Vec<PathBuf>,
     /// Python interpreters on PATH.
     pub pythons: Vec<PathBuf>,
@@ -358,6 +372,8 @@ pub(crate) struct PythonPlaces {
     pub home: Option<PathBuf>,
     /// Normally `/`; a temporary directory in tests.
     pub system_root: PathBuf,
+    /// The operating system's names and folders.
+    pub layout: Layout,
 }
 
 impl PythonPlaces {
@@ -367,20 +383,23 @@ impl PythonPlaces {
                 .filter(|value| !value.is_empty())
                 .map(PathBuf::from)
         };
-        let home = non_empty("HOME");
-        let own_prefix = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()));
+        let layout = super::layout::HOST;
+        let home = non_empty(layout.user_var);
+        let own_prefixes = std::env::current_exe()
+            .map(|exe| layout.exe_prefixes(&exe))
+            .unwrap_or_default();
         PythonPlaces {
             active_envs: ["VIRTUAL_ENV", "CONDA_PREFIX"]
                 .into_iter()
                 .filter_map(non_empty)
-                .chain(own_prefix)
+                .chain(own_prefixes)
+                .chain(layout.tool_venvs(non_empty))
                 .collect(),
-            pythons: pythons_on_path(std::env::var_os("PATH").unwrap_or_default()),
+            pythons: pythons_on_path(std::env::var_os("PATH").unwrap_or_default(), &layout),
             pyenv_root: non_empty("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv"))),
             home,
             system_root: PathBuf::from("/"),
+            layout,
         }
     }
 }
@@ -395,9 +414,7 @@ pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
     let mut prefixes: Vec<PathBuf> = places.active_envs.clone();
     for python in &places.pythons {
         let real = python.canonicalize().unwrap_or_else(|_| python.clone());
-        if let Some(prefix) = real.parent().and_then(Path::parent) {
-            prefixes.push(prefix.to_path_buf());
-        }
+        prefixes.extend(places.layout.exe_prefixes(&real));
     }
     if let Some(root) = &places.pyenv_root {
         let mut versions = sorted_entries(&root.join("versions"), |_| true);
@@ -406,14 +423,12 @@ pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
     }
     let mut sites = Vec::new();
     for prefix in &prefixes {
-        for lib in python_lib_dirs(&prefix.join("lib")) {
-            sites.push(lib.join("site-packages"));
-        }
+        sites.extend(places.layout.prefix_sites(prefix));
     }
     if let Some(home) = &places.home {
-        sites.extend(user_site_dirs(home));
+        sites.extend(user_site_dirs(home, &places.layout));
     }
-    for system in ["usr/local/lib", "usr/lib"] {
+    for system in places.layout.system_lib_dirs {
         let lib = places.system_root.join(system);
         for dir in python_lib_dirs(&lib) {
             sites.push(dir.join("dist-packages"));
@@ -427,7 +442,7 @@ pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
 
 /// `lib/python3.12`, `lib/python3` ...: the `python3*` folders of `lib`,
 /// newest first.
-fn python_lib_dirs(lib: &Path) -> Vec<PathBuf> {
+pub(crate) fn python_lib_dirs(lib: &Path) -> Vec<PathBuf> {
     let mut dirs = sorted_entries(lib, |name| name.starts_with("python3"));
     dirs.sort_by_key(|dir| {
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -455,18 +470,24 @@ fn sorted_entries(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 }
 
 /// `/usr/local/cuda` first (the installer's "current" link), then versioned
-/// toolkits newest first (`cuda-12.10` before `cuda-12.9`).
+/// toolkits newest first (`cuda-12.10` before `cuda-12.9`); on Windows the
+/// installer's `v13.0`, `v12.9` (see [`Layout::toolkits_parent`]).
 pub(crate) fn cuda_toolkit_dirs(usr_local: &Path) -> Vec<PathBuf> {
-    let mut names: Vec<String> = std::fs::read_dir(usr_local)
+    toolkit_dirs(usr_local, super::layout::HOST.toolkit_prefix)
+}
+
+/// The folders of `parent` named `prefix` and a version, sorted as [`cuda_toolkit_dirs`] says.
+fn toolkit_dirs(parent: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut names: Vec<String> = std::fs::read_dir(parent)
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.starts_with("cuda"))
+        .filter(|name| name.starts_with(prefix))
         .collect();
     names.sort_by_key(|name| {
         let version: Vec<u32> = name
-            .trim_start_matches("cuda")
+            .trim_start_matches(prefix)
             .trim_start_matches('-')
             .split('.')
             .filter_map(|part| part.parse().ok())
@@ -475,7 +496,7 @@ pub(crate) fn cuda_toolkit_dirs(usr_local: &Path) -> Vec<PathBuf> {
     });
     names
         .into_iter()
-        .map(|name| usr_local.join(name))
+        .map(|name| parent.join(name))
         .filter(|path| path.is_dir())
         .collect()
 }
@@ -495,7 +516,10 @@ impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
     }
 
     fn pythons(&mut self) -> Vec<PathBuf> {
-        pythons_on_path(std::env::var_os("PATH").unwrap_or_default())
+        pythons_on_path(
+            std::env::var_os("PATH").unwrap_or_default(),
+            &super::layout::HOST,
+        )
     }
 
     fn site_dirs(&mut self, python: &Path) -> Result<Vec<PathBuf>, String> {
@@ -503,10 +527,12 @@ impl<L, F: FnMut(&LibrarySpec) -> Result<L, String>> Host<L> for SystemHost<F> {
         // answer is remembered beside the PTX cache and reused while it still leads to NVRTC.
         let memo = super::cache_dir().join("python-sites.txt");
         if let Some(sites) = remembered_sites(&memo, python) {
-            if sites
-                .iter()
-                .any(|s| WHEEL_LIB_DIRS.iter().any(|w| s.join(w).is_dir()))
-            {
+            if sites.iter().any(|s| {
+                super::layout::HOST
+                    .wheel_lib_dirs
+                    .iter()
+                    .any(|w| s.join(w).is_dir())
+            }) {
                 return Ok(sites);
             }
         }
@@ -560,13 +586,14 @@ fn remember_sites(memo: &Path, python: &Path, sites: &[PathBuf]) {
     }
 }
 
-/// Executable `python3`/`python` files on `path`, in order, each interpreter
-/// once (by canonical path: `/bin/python3` and `/usr/bin/python3` are one).
-fn pythons_on_path(path: OsString) -> Vec<PathBuf> {
+/// Executable `python3`/`python` files on `path` (Windows: `python.exe`, `python3.exe`), in
+/// order, each interpreter once (by canonical path: `/bin/python3` and `/usr/bin/python3` are
+/// one).
+fn pythons_on_path(path: OsString, layout: &Layout) -> Vec<PathBuf> {
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     for dir in std::env::split_paths(&path) {
-        for name in ["python3", "python"] {
+        for &name in layout.pythons {
             let candidate = dir.join(name);
             if !is_executable_file(&candidate) {
                 continue;
@@ -672,10 +699,19 @@ fn parse_site_dirs(output: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::layout::{LINUX, WINDOWS};
     use std::fs;
 
     /// The CUDA 12 wheel's folder.
-    const WHEEL_LIB_DIR: &str = WHEEL_LIB_DIRS[0];
+    const WHEEL_LIB_DIR: &str = LINUX.wheel_lib_dirs[0];
+
+    /// Linux's names, whatever the system running the tests.
+    fn linux_env() -> SearchEnv {
+        SearchEnv {
+            layout: LINUX,
+            ..SearchEnv::default()
+        }
+    }
 
     /// A scripted machine: records every load, succeeds only for `good`.
     #[derive(Default)]
@@ -728,7 +764,7 @@ mod tests {
     fn bogus_gpuzzle_nvrtc_is_an_error_naming_it() {
         let env = SearchEnv {
             explicit: Some(PathBuf::from("/nonexistent/gpuzzle-test/libnvrtc.so.12")),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost::default();
         let searched = search(&env, &mut host).err().unwrap_or_default();
@@ -752,7 +788,7 @@ mod tests {
         touch(&bogus);
         let env = SearchEnv {
             explicit: Some(bogus.clone()),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost::default();
         let searched = search(&env, &mut host).err().unwrap_or_default();
@@ -775,6 +811,7 @@ mod tests {
             cuda_roots: vec![("CUDA_PATH", cuda)],
             usr_local: dir.path().to_path_buf(),
             home: None,
+            layout: LINUX,
         };
         let mut host = FakeHost {
             good: Some(file(&chosen)),
@@ -789,7 +826,7 @@ mod tests {
         // A directory is accepted too.
         let env = SearchEnv {
             explicit: Some(dir.path().join("mine")),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&chosen)),
@@ -832,6 +869,7 @@ mod tests {
             ],
             usr_local: usr_local.clone(),
             home: Some(home.clone()),
+            layout: LINUX,
         };
         let mut host = FakeHost {
             pythons: vec![PathBuf::from("/py/broken"), PathBuf::from("/py/python3")],
@@ -889,7 +927,7 @@ mod tests {
         touch(&wheel);
         let env = SearchEnv {
             usr_local: dir.path().join("no-usr-local"),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&wheel)),
@@ -916,7 +954,7 @@ mod tests {
         touch(&wheel);
         let env = SearchEnv {
             usr_local: dir.path().join("no-usr-local"),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&wheel)),
@@ -964,6 +1002,7 @@ mod tests {
             pyenv_root: Some(root.join("pyenv")),
             home: Some(root.join("home")),
             system_root: root.join("sys"),
+            layout: LINUX,
         };
         assert_eq!(
             likely_site_dirs(&places),
@@ -981,7 +1020,7 @@ mod tests {
         touch(&wheel);
         let env = SearchEnv {
             usr_local: dir.path().join("no-usr-local"),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&wheel)),
@@ -1001,7 +1040,7 @@ mod tests {
         let env = SearchEnv {
             usr_local: dir.path().join("no-usr-local"),
             home: Some(home),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&user)),
@@ -1021,7 +1060,7 @@ mod tests {
         touch(&w13);
         let env = SearchEnv {
             usr_local: dir.path().join("no-usr-local"),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(file(&w12)),
@@ -1035,10 +1074,131 @@ mod tests {
     }
 
     #[test]
+    fn windows_names_and_folders_in_order_when_nothing_loads() {
+        // A fake Windows tree, searched with Windows' names: CUDA_PATH's `bin`, then `bin\x64`;
+        // the installer's toolkits under Program Files, newest first; the loader by DLL name;
+        // the wheels' `bin` folders; the user site under %APPDATA%.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let cuda_path = root.join("CUDA/v12.9");
+        touch(&cuda_path.join("bin/nvrtc64_120_0.dll"));
+        touch(&cuda_path.join("lib/x64/nvrtc.lib")); // the import library: never loaded
+        let toolkits = root.join("Program Files/NVIDIA GPU Computing Toolkit/CUDA");
+        touch(&toolkits.join("v13.0/bin/x64/nvrtc64_130_0.dll"));
+        touch(&toolkits.join("v12.4/bin/nvrtc64_120_0.dll"));
+        let venv_site = root.join("venv/Lib/site-packages");
+        touch(&venv_site.join("nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll"));
+        touch(&venv_site.join("nvidia/cu13/bin/x86_64/nvrtc64_130_0.dll"));
+        let appdata = root.join("AppData/Roaming");
+        let user = appdata.join("Python/Python312/site-packages");
+        touch(&user.join("nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll"));
+        // Linux names in a Windows folder are not Windows' NVRTC.
+        touch(&venv_site.join("nvidia/cuda_nvrtc/bin/libnvrtc.so.12"));
+
+        let env = SearchEnv {
+            explicit: None,
+            cuda_roots: vec![("CUDA_PATH", cuda_path.clone())],
+            usr_local: toolkits.clone(),
+            home: Some(appdata.clone()),
+            layout: WINDOWS,
+        };
+        let mut host = FakeHost {
+            likely: vec![venv_site.clone()],
+            ..FakeHost::default()
+        };
+        let searched = search(&env, &mut host).err().unwrap_or_default();
+        assert_eq!(
+            host.loads,
+            vec![
+                file(&cuda_path.join("bin/nvrtc64_120_0.dll")),
+                file(&toolkits.join("v13.0/bin/x64/nvrtc64_130_0.dll")),
+                file(&toolkits.join("v12.4/bin/nvrtc64_120_0.dll")),
+                LibrarySpec::LoaderName("nvrtc64_120_0.dll"),
+                LibrarySpec::LoaderName("nvrtc64_130_0.dll"),
+                file(&venv_site.join("nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll")),
+                file(&venv_site.join("nvidia/cu13/bin/x86_64/nvrtc64_130_0.dll")),
+                file(&user.join("nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll")),
+            ]
+        );
+        let text = searched.join("\n");
+        assert!(text.contains("dynamic loader (PATH)"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "{}: no nvrtc64_*.dll",
+                toolkits.join("v13.0/bin").display()
+            )),
+            "{text}"
+        );
+
+        // A setting that names a folder without Windows' DLL says which file it wants.
+        let env = SearchEnv {
+            explicit: Some(root.join("AppData")),
+            layout: WINDOWS,
+            ..SearchEnv::default()
+        };
+        let searched = search(&env, &mut FakeHost::default())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            searched[0].contains("point it at nvrtc64_120_0.dll"),
+            "{searched:?}"
+        );
+    }
+
+    #[test]
+    fn windows_sites_of_venvs_installed_pythons_and_the_user() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let venv = root.join("venv");
+        let venv_site = venv.join("Lib/site-packages");
+        let python = root.join("Python312");
+        let python_site = python.join("Lib/site-packages");
+        let user = root.join("AppData/Roaming/Python/Python311/site-packages");
+        for site in [&venv_site, &python_site, &user] {
+            fs::create_dir_all(site).unwrap_or_else(|e| panic!("{e}"));
+        }
+        touch(&python.join("python.exe"));
+        touch(&python.join("Scripts/pip.exe"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(python.join("python.exe"), fs::Permissions::from_mode(0o755))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let places = PythonPlaces {
+            // gpuzzle.exe in the venv's Scripts folder: its prefixes, as from_process finds them.
+            active_envs: WINDOWS.exe_prefixes(&venv.join("Scripts/gpuzzle.exe")),
+            pythons: pythons_on_path(
+                std::env::join_paths([python.join("Scripts"), python.clone()])
+                    .unwrap_or_else(|e| panic!("{e}")),
+                &WINDOWS,
+            ),
+            pyenv_root: None,
+            home: Some(root.join("AppData/Roaming")),
+            system_root: root.join("no-system"),
+            layout: WINDOWS,
+        };
+        assert_eq!(places.pythons, vec![python.join("python.exe")]);
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let found: Vec<PathBuf> = likely_site_dirs(&places)
+            .iter()
+            .map(|p| canonical(p))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                canonical(&venv_site),
+                canonical(&python_site),
+                canonical(&user)
+            ]
+        );
+    }
+
+    #[test]
     fn the_loader_is_asked_by_bare_name() {
         let env = SearchEnv {
             usr_local: PathBuf::from("/nonexistent/gpuzzle-test"),
-            ..SearchEnv::default()
+            ..linux_env()
         };
         let mut host = FakeHost {
             good: Some(LibrarySpec::LoaderName("libnvrtc.so")),
@@ -1076,7 +1236,7 @@ mod tests {
         let path =
             std::env::join_paths([&a, &b, &dir.path().join("c")]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            pythons_on_path(path),
+            pythons_on_path(path, &LINUX),
             vec![a.join("python3"), a.join("python"), b.join("python3")]
         );
     }
@@ -1085,7 +1245,10 @@ mod tests {
     fn a_real_python_answers_with_site_dirs() {
         // Needs some python3 on PATH, which every machine that runs the
         // test suite has (NVRTC comes from pip). A missing one is a failure.
-        let pythons = pythons_on_path(std::env::var_os("PATH").unwrap_or_default());
+        let pythons = pythons_on_path(
+            std::env::var_os("PATH").unwrap_or_default(),
+            &crate::compile::layout::HOST,
+        );
         let python = pythons
             .first()
             .unwrap_or_else(|| panic!("no python3 or python on PATH"));

@@ -273,7 +273,8 @@ pub fn write_reply<R: Serialize>(nonce: &str, reply: &R) -> Result<(), String> {
         .map_err(|e| format!("cannot write the reply: {e}"))
 }
 
-#[cfg(test)]
+// Every test here drives a shell worker.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -18,12 +18,19 @@ pub struct GpuInfo {
     pub memory_bytes: u64,
 }
 
+/// What [`probe`] says without a driver. cudarc's candidate names include Windows' `nvcuda.dll`,
+/// which the driver installs.
+#[cfg(windows)]
+const NO_DRIVER: &str = "no CUDA driver (nvcuda.dll) found";
+#[cfg(not(windows))]
+const NO_DRIVER: &str = "no CUDA driver (libcuda.so.1) found";
+
 /// The GPUs usable through the CUDA driver, at least one; `Err` says why
 /// there are none ("no CUDA driver (libcuda.so.1) found", "... sees no GPU").
 pub fn probe() -> Result<Vec<GpuInfo>, String> {
     // SAFETY: only dlopens cudarc's candidate names and closes them again.
     if !driver_soname_loads() || !unsafe { sys::is_culib_present() } {
-        return Err("no CUDA driver (libcuda.so.1) found".to_string());
+        return Err(NO_DRIVER.to_string());
     }
     std::panic::catch_unwind(probe_driver).unwrap_or_else(|_| {
         Err("the CUDA driver library is present but unusable (a function is missing)".to_string())
@@ -143,10 +150,7 @@ mod tests {
         let answer = probe();
         eprintln!("probe() = {answer:?}");
         if !driver_present {
-            assert_eq!(
-                answer,
-                Err("no CUDA driver (libcuda.so.1) found".to_string())
-            );
+            assert_eq!(answer, Err(NO_DRIVER.to_string()));
             return;
         }
         match answer {

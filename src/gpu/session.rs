@@ -229,7 +229,8 @@ impl Drop for Session {
     }
 }
 
-#[cfg(test)]
+// Every test here drives a shell worker.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
