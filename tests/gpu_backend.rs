@@ -222,8 +222,18 @@ fn via_instrumented_ptx_reports_a_use_after_free_in_the_heap() {
 }
 
 /// Planted heap bugs of tests/kernels/instrument: one thread, so that on a GPU no other block
-/// of the heap can be live where the overrun lands. (kernel, line of the bad access).
-const HEAP_BUGS: &[(&str, u64)] = &[("heap_overrun", 5), ("heap_after_free", 7)];
+/// of the heap can be live where the overrun lands. (kernel, line of the bad access or free,
+/// what both say).
+const HEAP_BUGS: &[(&str, u64, &str)] = &[
+    ("heap_overrun", 5, SAID_BY_BOTH),
+    ("heap_after_free", 7, SAID_BY_BOTH),
+    (
+        "heap_double_free",
+        8,
+        "but it was already freed at line 7 (the block of 4 bytes malloc'd",
+    ),
+];
+const SAID_BY_BOTH: &str = "in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran";
 
 fn heap_bug(name: &'static str) -> Case {
     Case {
@@ -235,12 +245,11 @@ fn heap_bug(name: &'static str) -> Case {
     }
 }
 
-/// An overrun of a malloc'd block and a use after free: out of bounds at the same line, in the
-/// same words (the emulator adds what it knows of the block), from `executor` as from the
-/// emulator.
+/// An overrun of a malloc'd block, a use after free and a double free: out of bounds at the
+/// same line, in the same words (the emulator adds what it knows of the block), from
+/// `executor` as from the emulator.
 fn heap_bugs_are_reported_like_the_emulator(executor: &[&str]) {
-    const SAID_BY_BOTH: &str = "in malloc'd memory (the device heap) but in no block that was allocated and not yet freed when it ran";
-    for &(name, line) in HEAP_BUGS {
+    for &(name, line, said) in HEAP_BUGS {
         let c = heap_bug(name);
         for extra in [&["--backend", "emu"][..], executor] {
             let (code, v) = exec_json(&c, extra);
@@ -249,7 +258,7 @@ fn heap_bugs_are_reported_like_the_emulator(executor: &[&str]) {
             assert_eq!(d["kind"], "out-of-bounds", "{name} {extra:?}: {d}");
             assert_eq!(d["line"], line, "{name} {extra:?}: {d}");
             let m = d["message"].as_str().unwrap_or_default();
-            assert!(m.contains(SAID_BY_BOTH), "{name} {extra:?}: {m}");
+            assert!(m.contains(said), "{name} {extra:?}: {m}");
         }
     }
 }

@@ -1268,3 +1268,52 @@ fn vector_atomics_count_one_per_element_like_the_emulator() {
     assert_eq!(max.global_reads, 2 + 6, "{max:?}");
     assert_eq!(plain.buffers[1].values()[1], n as f64);
 }
+
+/// A double free and a free of a pointer moved into its block: the instrumented kernel refuses
+/// each at the free's line, in the emulator's words (less the line of the `malloc`, which the
+/// GPU does not keep), and skips the free, so the emulator's own heap never sees it.
+#[test]
+fn double_and_bad_frees_are_refused_like_the_emulator() {
+    let ptx = kernel_ptx("heap_double_free");
+    let cases = [
+        (
+            "heap_double_free",
+            8,
+            "but it was already freed at line 7 (the block of 4 bytes malloc'd",
+        ),
+        (
+            "heap_bad_free",
+            16,
+            "but its address was never returned by malloc or new: it points into the block of 8 bytes malloc'd",
+        ),
+    ];
+    for (name, line, said) in cases {
+        let args = vec![
+            zeros("out", ElemType::F32, 1),
+            buf("a", ElemType::F32, &arange(1)),
+            int(1),
+        ];
+        let (plain, inst) = both_ptx(&ptx, name, cfg([1, 1, 1], [1, 1, 1]), args);
+        assert_eq!(plain.buffers, inst.result.buffers, "{name}");
+        let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
+        assert_eq!(
+            p.kind,
+            DiagKind::OutOfBounds,
+            "{name}: {:?}",
+            plain.diagnostics
+        );
+        assert_eq!(
+            (g.kind, g.line, g.thread),
+            (p.kind, p.line, p.thread),
+            "{name}"
+        );
+        assert_eq!(g.line, Some(line), "{name}");
+        assert!(p.message.contains(said), "{name}: {}", p.message);
+        assert!(g.message.contains(said), "{name}: {}", g.message);
+        assert!(
+            inst.emulator_diagnostics.is_empty(),
+            "{name}: the free was not skipped: {:?}",
+            inst.emulator_diagnostics
+        );
+    }
+}

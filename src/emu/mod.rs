@@ -61,7 +61,7 @@ mod diag;
 pub mod facts;
 mod fast;
 mod float;
-mod heap;
+pub(crate) mod heap;
 mod launch;
 mod local;
 mod memory;

@@ -8,11 +8,13 @@
 //! ```text
 //! offset size  field
 //!      0  u32  fault_flag    0 until the first fault; set 0→1 with atom.cas, so only the FIRST fault is kept
-//!      4  u32  fault_kind    1 out-of-bounds, 2 step-limit, 3 misaligned, 4 trap, 5 failed assert
+//!      4  u32  fault_kind    1 out-of-bounds, 2 step-limit, 3 misaligned, 4 trap, 5 failed assert,
+//!                            … 9 double free, 10 bad free (`FaultKind`)
 //!      8  u32×3 fault_block  %ctaid.x/y/z of the faulting thread
 //!     20  u32×3 fault_thread %tid.x/y/z
 //!     32  u32  fault_loc     file index << 24 | source line, from the `.loc` in force (0: unknown)
-//!     36  u32  fault_access  the access, packed by `Access::pack` (0 for step-limit, trap, assert)
+//!     36  u32  fault_access  the access, packed by `Access::pack` (0 for step-limit, trap, assert;
+//!                            a refused free: 1 + the heap-table entry concerned, 0 for none)
 //!     40  u64  fault_addr    the generic address accessed; the host maps it to `buffer[index]`
 //!                            (a failed assert: its message's address, a module string)
 //!     48  u64  fault_count   faulting accesses and step-limit stops over all threads
@@ -82,6 +84,13 @@ pub enum FaultKind {
     /// `brx.idx` with an index past its `.branchtargets` list: the fault's address holds the
     /// list's length in its high 32 bits and the index in its low ones; the thread stops.
     BranchIndex = 8,
+    /// `free` of a pointer whose block was freed already (`addr`: the pointer; the access
+    /// word: 1 + the freed block's heap-table entry). The free is skipped.
+    DoubleFree = 9,
+    /// `free` of a pointer that is not the start of a block `malloc` returned and the kernel
+    /// has not freed (`addr`: the pointer; the access word: 1 + the entry of a block it points
+    /// into, 0 for none). The free is skipped.
+    BadFree = 10,
 }
 
 impl FaultKind {
@@ -95,6 +104,8 @@ impl FaultKind {
             6 => Some(FaultKind::WmmaPointer),
             7 => Some(FaultKind::WmmaStride),
             8 => Some(FaultKind::BranchIndex),
+            9 => Some(FaultKind::DoubleFree),
+            10 => Some(FaultKind::BadFree),
             _ => None,
         }
     }
@@ -183,7 +194,8 @@ pub struct CtlLayout {
     /// The module calls `malloc` (device `malloc`/`new`): the block holds a heap table of
     /// [`CtlLayout::HEAP_CAP`] (address, length) entries after the shared table, filled as the
     /// kernel allocates, so accesses to malloc'd memory are legal (a freed entry's address has
-    /// [`CtlLayout::HEAP_FREED`] set).
+    /// [`CtlLayout::HEAP_FREED`] set, and the high 32 bits of its length the packed location
+    /// of the `free`).
     pub heap: bool,
 }
 
@@ -206,6 +218,9 @@ pub struct Fault {
     /// `None` for step-limit, trap and assert faults.
     pub access: Option<Access>,
     pub addr: u64,
+    /// A refused free ([`FaultKind::DoubleFree`], [`FaultKind::BadFree`]): the heap-table entry
+    /// of the block concerned, when there is one.
+    pub heap_entry: Option<usize>,
 }
 
 /// Everything an instrumented launch reported, decoded from the control block.
@@ -230,6 +245,9 @@ pub struct CtlState {
     /// (address, length) of each block the kernel malloc'd (the address with
     /// `CtlLayout::HEAP_FREED` set once freed), when the module calls `malloc`.
     pub heap: Vec<(u64, u64)>,
+    /// Per heap-table entry, the packed location (`pack_loc`) of the `free` that freed it
+    /// (0: not freed, or unknown).
+    pub heap_freed_at: Vec<u32>,
 }
 
 impl CtlLayout {
@@ -358,7 +376,9 @@ impl CtlLayout {
                 FaultKind::StepLimit
                 | FaultKind::Trap
                 | FaultKind::Assert
-                | FaultKind::BranchIndex => None,
+                | FaultKind::BranchIndex
+                | FaultKind::DoubleFree
+                | FaultKind::BadFree => None,
                 _ => Some(Access::unpack(get32(Self::FAULT_ACCESS)).ok_or_else(|| {
                     CtlError(format!("bad access code {:#x}", get32(Self::FAULT_ACCESS)))
                 })?),
@@ -371,6 +391,12 @@ impl CtlLayout {
                 line: loc & 0x00ff_ffff,
                 access,
                 addr: get64(Self::FAULT_ADDR),
+                heap_entry: match kind {
+                    FaultKind::DoubleFree | FaultKind::BadFree => {
+                        (get32(Self::FAULT_ACCESS) as usize).checked_sub(1)
+                    }
+                    _ => None,
+                },
             })
         } else {
             None
@@ -390,17 +416,19 @@ impl CtlLayout {
                 (get64(at), get64(at + 8))
             })
             .collect();
-        let heap = if self.heap {
+        // An entry's length is the size asked of `malloc` (the default device heap is 8 MiB,
+        // so it fits 32 bits); its high 32 bits hold where the block was freed.
+        let (heap, heap_freed_at) = if self.heap {
             let h0 = self.heap_offset(buffers);
             let used = (get32(Self::HEAP_LEN) as usize).min(Self::HEAP_CAP);
             (0..used)
                 .map(|i| {
                     let at = h0 + Self::ENTRY_BYTES * i;
-                    (get64(at), get64(at + 8))
+                    ((get64(at), u64::from(get32(at + 8))), get32(at + 12))
                 })
-                .collect()
+                .unzip()
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let rec0 = self.records_offset(buffers);
         let mut counters = Vec::with_capacity(threads as usize);
@@ -427,6 +455,7 @@ impl CtlLayout {
             steps,
             unsupported: get32(Self::UNSUPPORTED).checked_sub(1),
             heap,
+            heap_freed_at,
         })
     }
 }
@@ -609,5 +638,42 @@ mod tests {
         b[CtlLayout::UNSUPPORTED] = 4;
         assert_eq!(l.decode(&b, 2, 4).unwrap().unsupported, Some(3));
         assert!(l.decode(&b[..100], 2, 4).is_err());
+    }
+
+    #[test]
+    fn a_refused_free_names_its_heap_entry_and_freed_blocks_their_free() {
+        let l = CtlLayout {
+            heap: true,
+            ..CtlLayout::default()
+        };
+        let mut b = l.encode(10, &[], 1);
+        let h = l.heap_offset(0);
+        b[CtlLayout::HEAP_LEN] = 2;
+        // Entry 0: 8 bytes at 0x7000, freed at line 7 of file 1; entry 1: 4 bytes, live.
+        b[h..h + 8].copy_from_slice(&(0x7000 | CtlLayout::HEAP_FREED).to_le_bytes());
+        b[h + 8..h + 16].copy_from_slice(&(8 | u64::from(pack_loc(1, 7)) << 32).to_le_bytes());
+        b[h + 16..h + 24].copy_from_slice(&0x7100u64.to_le_bytes());
+        b[h + 24..h + 32].copy_from_slice(&4u64.to_le_bytes());
+        b[CtlLayout::FAULT_FLAG] = 1;
+        b[CtlLayout::FAULT_KIND] = FaultKind::DoubleFree as u8;
+        b[CtlLayout::FAULT_ACCESS] = 1;
+        b[CtlLayout::FAULT_ADDR..CtlLayout::FAULT_ADDR + 8]
+            .copy_from_slice(&0x7000u64.to_le_bytes());
+        let s = l.decode(&b, 0, 1).unwrap();
+        assert_eq!(
+            s.heap,
+            vec![(0x7000 | CtlLayout::HEAP_FREED, 8), (0x7100, 4)]
+        );
+        assert_eq!(s.heap_freed_at, vec![pack_loc(1, 7), 0]);
+        let f = s.fault.unwrap();
+        assert_eq!(
+            (f.kind, f.heap_entry, f.access),
+            (FaultKind::DoubleFree, Some(0), None)
+        );
+        // A bad free into no block: no entry.
+        b[CtlLayout::FAULT_KIND] = FaultKind::BadFree as u8;
+        b[CtlLayout::FAULT_ACCESS] = 0;
+        let f = l.decode(&b, 0, 1).unwrap().fault.unwrap();
+        assert_eq!((f.kind, f.heap_entry), (FaultKind::BadFree, None));
     }
 }

@@ -118,6 +118,51 @@ fn heap_fault(
     })
 }
 
+/// A `free` the instrumented kernel refused (and skipped), in the emulator's words
+/// (`emu::heap::free_message`). The heap-table entry the helper saw gives the block's size and
+/// where it was freed; where `malloc` was called is not kept on the GPU, so it goes unsaid.
+fn refused_free(f: &Fault, state: &CtlState, who: &str, at_line: &str) -> (String, Facts) {
+    use crate::emu::heap::{free_facts, free_message, BlockInfo, FreeError};
+    let p = f.addr;
+    let entry = f.heap_entry.and_then(|i| {
+        let &(addr, size) = state.heap.get(i)?;
+        let freed_at = state.heap_freed_at.get(i).copied().unwrap_or(0) & 0x00ff_ffff;
+        let base = addr & !crate::gpu::ctl::CtlLayout::HEAP_FREED;
+        let info = BlockInfo {
+            size,
+            malloc_line: 0,
+            freed_line: (addr != base).then_some(freed_at),
+        };
+        Some((base, info))
+    });
+    let error = match (f.kind, entry) {
+        (FaultKind::DoubleFree, Some((_, b))) => FreeError::Twice(b),
+        (FaultKind::DoubleFree, None) => {
+            // The block's entry did not come back: say only what the helper saw.
+            let message = format!(
+                "{who} called free (or delete) on {p:#x}{at_line}, but it was already freed"
+            );
+            let facts = crate::emu::facts::HeapFacts {
+                problem: crate::emu::facts::HeapProblem::DoubleFree,
+                offset: 0,
+                bytes: 0,
+                block_size: 0,
+                malloc_line: 0,
+                freed_line: None,
+            };
+            return (message, Facts::Heap(facts));
+        }
+        (_, within) => FreeError::NotAllocated { within },
+    };
+    (
+        format!(
+            "{who} called free (or delete) on {p:#x}{at_line}, but {}",
+            free_message(&error)
+        ),
+        Facts::Heap(free_facts(&error, p)),
+    )
+}
+
 /// The shared variable an offset belongs to or overflows from, as the emulator picks it: the
 /// last one starting at or before it, else the first. Its element size is the declaration's, or
 /// the access's when the declaration is bytes (NVRTC's `.b8 name[N]`).
@@ -196,6 +241,10 @@ pub fn fault_diagnostic(
                 ),
                 Facts::None,
             )
+        }
+        (FaultKind::DoubleFree | FaultKind::BadFree, _) => {
+            let (message, facts) = refused_free(f, state, &who, &at_line);
+            (DiagKind::OutOfBounds, message, facts)
         }
         (FaultKind::StepLimit, _) | (_, None) => (
             DiagKind::StepLimit,
@@ -458,6 +507,7 @@ mod tests {
                 line: 4,
                 access,
                 addr,
+                heap_entry: None,
             }),
             fault_count: 3,
             step_budget: 1000,
@@ -674,5 +724,72 @@ mod tests {
         assert_eq!(d.kind, DiagKind::Misaligned);
         assert!(d.message.contains("read 16 bytes at a[1]"), "{}", d.message);
         assert!(fault_diagnostic(&CtlState::default(), &names(), &[], &[], &c).is_none());
+    }
+
+    #[test]
+    fn refused_frees_are_worded_like_the_emulator() {
+        use crate::emu::facts::{HeapFacts, HeapProblem};
+        use crate::gpu::ctl::{pack_loc, CtlLayout};
+        let c = cfg([1, 1, 1], [1, 1, 1]);
+        let mut st = state(FaultKind::DoubleFree, 0x7_0000_0000, None);
+        st.fault_count = 1;
+        st.heap = vec![
+            (0x7_0000_0000 | CtlLayout::HEAP_FREED, 4),
+            (0x7_0000_0100, 8),
+        ];
+        st.heap_freed_at = vec![pack_loc(1, 7), 0];
+        st.fault.as_mut().unwrap().heap_entry = Some(0);
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert_eq!(d.kind, DiagKind::OutOfBounds);
+        assert_eq!(d.line, Some(4));
+        assert_eq!(
+            d.message,
+            "thread 8 of block 0 called free (or delete) on 0x700000000 (line 4), but it was already freed at line 7 (the block of 4 bytes malloc'd)"
+        );
+        assert!(matches!(
+            d.facts,
+            Facts::Heap(HeapFacts {
+                problem: HeapProblem::DoubleFree,
+                block_size: 4,
+                freed_line: Some(7),
+                ..
+            })
+        ));
+        // Without its entry, only what was seen.
+        st.fault.as_mut().unwrap().heap_entry = None;
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert!(
+            d.message.ends_with("(line 4), but it was already freed"),
+            "{}",
+            d.message
+        );
+        // A pointer 4 bytes into the live block of entry 1.
+        let f = st.fault.as_mut().unwrap();
+        f.kind = FaultKind::BadFree;
+        f.addr = 0x7_0000_0104;
+        f.heap_entry = Some(1);
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert_eq!(
+            d.message,
+            "thread 8 of block 0 called free (or delete) on 0x700000104 (line 4), but its address was never returned by malloc or new: it points into the block of 8 bytes malloc'd, which starts at 0x700000100"
+        );
+        assert!(matches!(
+            d.facts,
+            Facts::Heap(HeapFacts {
+                problem: HeapProblem::BadFree,
+                offset: 4,
+                block_size: 8,
+                ..
+            })
+        ));
+        // Into no block.
+        st.fault.as_mut().unwrap().heap_entry = None;
+        let d = fault_diagnostic(&st, &names(), &[], &[], &c).unwrap();
+        assert!(
+            d.message
+                .ends_with("(line 4), but its address was never returned by malloc or new"),
+            "{}",
+            d.message
+        );
     }
 }

@@ -35,6 +35,8 @@
 //!   the control block and raise the stop flag, so every other thread exits at its next backward
 //!   branch, as the emulator ends the launch there. Nothing is kept once the launch is stopping
 //!   (a step-limit fault came first, and the emulator would have stopped at that).
+//! - `__gpuzzle_malloc(size) -> ptr`, `__gpuzzle_free(ptr, loc)`: the device heap's calls,
+//!   keeping its blocks in the heap table; a free of no live block's start is a fault, skipped.
 //! - `__gpuzzle_step(loc) -> b32`: one backward branch taken; returns 1 when the thread must exit
 //!   (its budget is spent, recorded as a step-limit fault, or another thread's step-limit fault
 //!   set the stop flag).
@@ -314,20 +316,33 @@ $gz_done:
     s
 }
 
-/// `__gpuzzle_free(ptr)`, put in place of every call to `free`: the block's heap-table entry
-/// gets the `HEAP_FREED` bit in its address (so no access matches it, and a use after free is
-/// out of bounds, still named by its block), then the real `free`. Emitted after
-/// the module's own declaration of `free`.
+/// `__gpuzzle_free(ptr, loc)`, put in place of every call to `free` (the site adds its
+/// location): the block's heap-table entry gets the `HEAP_FREED` bit in its address (so no
+/// access matches it, and a use after free is out of bounds, still named by its block) and
+/// the free's location in the high 32 bits of its length, then the real `free`. A pointer that
+/// starts no live block is refused as the emulator refuses it, and the real `free` is skipped
+/// (on a GPU it would corrupt the heap or abort the kernel): a double free when a freed block
+/// starts there (the last such entry, since `malloc` may hand an address out again), else a
+/// bad free, naming the block it points into if any. The fault's access word is 1 + that
+/// entry. When the table overflowed (`HEAP_CAP`), an unknown pointer may be a block it does
+/// not hold: it is freed as asked. `free(NULL)` does nothing. Emitted after the module's own
+/// declaration of `free`.
 pub fn free_helper() -> String {
-    let mut s = format!("\n.func {FREE}(\n\t.param .b64 gz_ptr\n)\n{{\n");
+    let mut s = format!("\n.func {FREE}(\n\t.param .b64 gz_ptr,\n\t.param .b32 gz_loc\n)\n{{\n");
     s += DECLS;
     s += &format!(
         "\tld.param.u64 %gz_a0, [gz_ptr];
+\tld.param.u32 %gz_b1, [gz_loc];
+\tsetp.eq.u64 %gz_q0, %gz_a0, 0;
+\t@%gz_q0 bra $gz_call;
 \tld.global.u64 %gz_a1, [{CTL_PTR}];
-{table}\tmov.u32 %gz_b6, 0;
+{table}\tmov.u64 %gz_a8, %gz_a3;
+\tld.global.u32 %gz_b8, [%gz_a1+{len}];
+\tor.b64 %gz_a9, %gz_a0, {freed};
+\tmov.u32 %gz_b6, 0;
 $gz_scan:
 \tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
-\t@%gz_q0 bra $gz_call;
+\t@%gz_q0 bra $gz_missing;
 \tld.global.u64 %gz_a4, [%gz_a3];
 \tsetp.eq.u64 %gz_q1, %gz_a4, %gz_a0;
 \t@%gz_q1 bra $gz_found;
@@ -335,8 +350,40 @@ $gz_scan:
 \tadd.s32 %gz_b6, %gz_b6, 1;
 \tbra $gz_scan;
 $gz_found:
-\tor.b64 %gz_a5, %gz_a4, {freed};
-\tst.global.u64 [%gz_a3], %gz_a5;
+\tatom.global.cas.b64 %gz_a6, [%gz_a3], %gz_a0, %gz_a9;
+\tsetp.ne.u64 %gz_q1, %gz_a6, %gz_a0;
+\t@%gz_q1 bra $gz_missing;
+\tst.global.u32 [%gz_a3+12], %gz_b1;
+\tbra $gz_call;
+$gz_missing:
+\tsetp.gt.u32 %gz_q0, %gz_b8, {cap};
+\t@%gz_q0 bra $gz_call;
+\tmov.u32 %gz_b7, {bad};
+\tmov.u32 %gz_b9, 0;
+\tmov.u64 %gz_a3, %gz_a8;
+\tmov.u32 %gz_b6, 0;
+$gz_why:
+\tsetp.ge.u32 %gz_q0, %gz_b6, %gz_b5;
+\t@%gz_q0 bra $gz_refuse;
+\tadd.s32 %gz_b10, %gz_b6, 1;
+\tld.global.u64 %gz_a4, [%gz_a3];
+\tsetp.eq.u64 %gz_q1, %gz_a4, %gz_a9;
+\t@%gz_q1 mov.u32 %gz_b9, %gz_b10;
+\t@%gz_q1 mov.u32 %gz_b7, {double};
+\t@%gz_q1 bra $gz_next;
+\tand.b64 %gz_a4, %gz_a4, {addr_mask};
+\tld.global.u32 %gz_b11, [%gz_a3+8];
+\tcvt.u64.u32 %gz_a5, %gz_b11;
+\tsub.s64 %gz_a6, %gz_a0, %gz_a4;
+\tsetp.lt.u64 %gz_q2, %gz_a6, %gz_a5;
+\tsetp.eq.and.u32 %gz_q2, %gz_b7, {bad}, %gz_q2;
+\t@%gz_q2 mov.u32 %gz_b9, %gz_b10;
+$gz_next:
+\tadd.s64 %gz_a3, %gz_a3, {entry};
+\tadd.s32 %gz_b6, %gz_b6, 1;
+\tbra $gz_why;
+$gz_refuse:
+{record}\tret;
 $gz_call:
 \t{{
 \t.param .b64 gz_p;
@@ -347,8 +394,14 @@ $gz_call:
 }}
 ",
         table = heap_table(),
+        len = L::HEAP_LEN,
+        cap = L::HEAP_CAP,
         entry = L::ENTRY_BYTES,
         freed = L::HEAP_FREED,
+        addr_mask = !L::HEAP_FREED,
+        bad = FaultKind::BadFree as u32,
+        double = FaultKind::DoubleFree as u32,
+        record = record("%gz_a1", "%gz_b7", "%gz_b1", "%gz_b9", "%gz_a0"),
     );
     s
 }

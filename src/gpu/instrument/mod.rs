@@ -398,7 +398,14 @@ pub fn instrument(
                     _ => None,
                 });
                 if let Some((name, helper)) = callee {
-                    if let Some(text) = replace_word(whole, name, helper) {
+                    let text = if name == "free" {
+                        // At the learner's line the emulator names.
+                        let at = ir_of[k].map_or(loc, |inst| pack_loc(inst.file, inst.line));
+                        free_call(whole, at)
+                    } else {
+                        replace_word(whole, name, helper)
+                    };
+                    if let Some(text) = text {
                         edits.push((s.span.start, s.span.end, text));
                         sites.heap += 1;
                         continue;
@@ -773,6 +780,19 @@ fn replace_word(text: &str, word: &str, with: &str) -> Option<String> {
     Some(format!("{}{with}{}", &text[..at], &text[at + word.len()..]))
 }
 
+/// A call to `free` made a call to the free helper, with the call's location as a second
+/// argument: `call.uni free, (p);` becomes, in a scope of its own,
+/// `st.param.b32 [gz_free_loc], loc; call.uni __gpuzzle_free, (p, gz_free_loc);`.
+fn free_call(whole: &str, loc: u32) -> Option<String> {
+    let called = replace_word(whole, "free", helpers::FREE)?;
+    let close = called.rfind(')')?;
+    Some(format!(
+        "{{\n\t.param .b32 gz_free_loc;\n\tst.param.b32 [gz_free_loc], {loc};\n\t{}, gz_free_loc{}\n\t}}",
+        &called[..close],
+        &called[close..]
+    ))
+}
+
 fn apply(text: &str, mut edits: Vec<(usize, usize, String)>) -> String {
     edits.sort_by_key(|e| (e.0, e.1));
     let mut out = String::with_capacity(text.len() * 3);
@@ -1105,6 +1125,15 @@ $L__BB0_3:
             "{text}"
         );
         assert!(text.contains("call.uni \n\t__gpuzzle_free, "), "{text}");
+        // The free passes its location (none here: the module has no `.loc`).
+        assert!(
+            text.contains("st.param.b32 [gz_free_loc], 0;\n\tcall.uni \n\t__gpuzzle_free, \n\t(\n\tparam0\n\t, gz_free_loc);"),
+            "{text}"
+        );
+        assert_eq!(
+            free_call("@%p1 call.uni free, (param0);", pack_loc(1, 9)).as_deref(),
+            Some("{\n\t.param .b32 gz_free_loc;\n\tst.param.b32 [gz_free_loc], 16777225;\n\t@%p1 call.uni __gpuzzle_free, (param0, gz_free_loc);\n\t}")
+        );
         // The helpers themselves still call the real functions.
         assert!(text.contains("call.uni (gz_r), malloc, (gz_p);"));
         assert!(text.contains("call.uni free, (gz_p);"));
