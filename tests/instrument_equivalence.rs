@@ -5,7 +5,7 @@
 //! engine's corpus (`tests/kernels/*.cu`, found by listing the folder), launched with arguments
 //! made from its signature.
 
-use gpuzzle::emu::result::{DiagKind, RunResult};
+use gpuzzle::emu::result::{Counters, DiagKind, RunResult};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use gpuzzle::emu::{self, EmuOptions, LaunchConfig};
 use gpuzzle::gpu::instrument::{instrument, InstrumentOptions, CTL_PARAM};
@@ -102,19 +102,23 @@ fn assert_equivalent(name: &str, c: LaunchConfig, args: Vec<KernelArg>) -> EmuRu
     assert_eq!(plain.buffers, inst.result.buffers, "{name}: buffers differ");
     assert_eq!(plain.stdout, inst.result.stdout, "{name}: printf differs");
     assert_eq!(
-        plain.counters.max_per_thread, inst.result.counters.max_per_thread,
+        plain.counters.max_per_thread.memory(),
+        inst.result.counters.max_per_thread.memory(),
         "{name}: max per thread differs"
     );
     assert_eq!(
-        plain.counters.total, inst.result.counters.total,
+        plain.counters.total.memory(),
+        inst.result.counters.total.memory(),
         "{name}: totals differ"
     );
     assert_eq!(
-        plain.counters.argmax, inst.result.counters.argmax,
+        plain.counters.argmax[..Counters::MEMORY],
+        inst.result.counters.argmax[..Counters::MEMORY],
         "{name}: argmax differs"
     );
     assert_eq!(
-        plain.counters.blocks, inst.result.counters.blocks,
+        plain.counters.memory().blocks,
+        inst.result.counters.memory().blocks,
         "{name}: block totals differ"
     );
     assert!(
@@ -325,7 +329,10 @@ fn a_wmma_load_past_its_buffer_is_skipped_by_the_warp_and_reported_like_the_emul
     );
     assert_eq!((g.block, g.thread), (p.block, p.thread));
     // The legal elements are counted alike on both sides.
-    assert_eq!(plain.counters.total, inst.result.counters.total);
+    assert_eq!(
+        plain.counters.total.memory(),
+        inst.result.counters.total.memory()
+    );
 }
 
 #[test]
@@ -342,10 +349,13 @@ fn out_of_bounds_write_is_skipped_and_reported_like_the_emulator() {
         100_000,
     );
     assert_eq!(plain.buffers, inst.result.buffers);
-    assert_eq!(plain.counters.total, inst.result.counters.total);
     assert_eq!(
-        plain.counters.max_per_thread,
-        inst.result.counters.max_per_thread
+        plain.counters.total.memory(),
+        inst.result.counters.total.memory()
+    );
+    assert_eq!(
+        plain.counters.max_per_thread.memory(),
+        inst.result.counters.max_per_thread.memory()
     );
     assert!(
         inst.emulator_diagnostics.is_empty(),
@@ -478,7 +488,7 @@ fn unsupported_instructions_fail_only_where_the_emulator_fails() {
                 (Ok(p), Ok(i)) if size == 8 => {
                     assert!(p.diagnostics.is_empty(), "{name}: {:?}", p.diagnostics);
                     assert_eq!(i.result.buffers, p.buffers, "{name}");
-                    assert_eq!(i.result.counters, p.counters, "{name}");
+                    assert_eq!(i.result.counters.memory(), p.counters.memory(), "{name}");
                     assert!(i.result.diagnostics.is_empty(), "{name}");
                 }
                 (Err(p), Err(i)) if size == 6 => {
@@ -515,7 +525,11 @@ fn a_jump_table_runs_as_on_the_emulator() {
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
         assert_eq!(p.buffers[0].values(), want, "size {size}");
         assert_eq!(i.result.buffers, p.buffers, "size {size}");
-        assert_eq!(i.result.counters, p.counters, "size {size}");
+        assert_eq!(
+            i.result.counters.memory(),
+            p.counters.memory(),
+            "size {size}"
+        );
         assert!(i.result.diagnostics.is_empty(), "size {size}");
     }
 }
@@ -545,7 +559,11 @@ fn trap_and_a_failed_assert_are_reported_like_the_emulator() {
     for (name, args) in cases {
         let (plain, inst) = both_ptx(&ptx, name, c, args);
         assert_eq!(inst.result.buffers, plain.buffers, "{name}");
-        assert_eq!(inst.result.counters, plain.counters, "{name}");
+        assert_eq!(
+            inst.result.counters.memory(),
+            plain.counters.memory(),
+            "{name}"
+        );
         let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
         assert_eq!(p.kind, DiagKind::Assert, "{name}");
         assert_eq!(
@@ -647,8 +665,9 @@ fn async_copies_count_and_check_like_the_emulator() {
         })
         .collect();
     assert_eq!(out, want);
-    assert_eq!(inst.result.counters.max_per_thread.global_reads, 2);
-    assert_eq!(inst.result.counters.max_per_thread.shared_writes, 2);
+    // A 4-byte copy and a 16-byte one: 1 + 4 words each way.
+    assert_eq!(inst.result.counters.max_per_thread.global_reads, 5);
+    assert_eq!(inst.result.counters.max_per_thread.shared_writes, 5);
     assert_same_first_fault("async_copy", c, args(30, 25), DiagKind::OutOfBounds);
 }
 
@@ -657,9 +676,14 @@ fn async_copies_count_and_check_like_the_emulator() {
 fn assert_same_first_fault(name: &str, c: LaunchConfig, args: Vec<KernelArg>, kind: DiagKind) {
     let (plain, inst) = both(name, c, args, 10_000_000, 100_000);
     assert_eq!(plain.buffers, inst.result.buffers, "{name}");
-    assert_eq!(plain.counters.total, inst.result.counters.total, "{name}");
     assert_eq!(
-        plain.counters.max_per_thread, inst.result.counters.max_per_thread,
+        plain.counters.total.memory(),
+        inst.result.counters.total.memory(),
+        "{name}"
+    );
+    assert_eq!(
+        plain.counters.max_per_thread.memory(),
+        inst.result.counters.max_per_thread.memory(),
         "{name}"
     );
     assert!(
@@ -985,7 +1009,7 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
         .diagnostics
         .iter()
         .any(|d| matches!(d.kind, DiagKind::SharedRace | DiagKind::GlobalRace))
-        && plain.counters != g.counters
+        && plain.counters.memory() != g.counters.memory()
     {
         return Ok(());
     }
@@ -998,8 +1022,8 @@ fn compare(k: &engine_support::Kernels, name: &str, c: &LaunchConfig) -> Result<
             plain.stdout, g.stdout
         ));
     }
-    if plain.counters.total != g.counters.total
-        || plain.counters.max_per_thread != g.counters.max_per_thread
+    if plain.counters.total.memory() != g.counters.total.memory()
+        || plain.counters.max_per_thread.memory() != g.counters.max_per_thread.memory()
     {
         return Err(format!(
             "counters differ: {:?} vs {:?}",
@@ -1122,7 +1146,11 @@ fn mbarrier_objects_are_checked_like_the_emulator() {
             inst.emulator_diagnostics
         );
         assert_eq!(plain.buffers, inst.result.buffers, "{extra}");
-        assert_eq!(plain.counters.total, inst.result.counters.total, "{extra}");
+        assert_eq!(
+            plain.counters.total.memory(),
+            inst.result.counters.total.memory(),
+            "{extra}"
+        );
         let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
         assert_eq!(p.kind, kind, "{extra}: {:?}", plain.diagnostics);
         assert_eq!(
@@ -1186,7 +1214,11 @@ fn wmma_alignment_is_checked_like_the_emulator() {
             inst.emulator_diagnostics
         );
         assert_eq!(plain.buffers, inst.result.buffers, "{case}");
-        assert_eq!(plain.counters.total, inst.result.counters.total, "{case}");
+        assert_eq!(
+            plain.counters.total.memory(),
+            inst.result.counters.total.memory(),
+            "{case}"
+        );
         let (p, g) = (&plain.diagnostics[0], &inst.result.diagnostics[0]);
         assert_eq!(
             p.kind,
@@ -1256,10 +1288,13 @@ fn vector_atomics_count_one_per_element_like_the_emulator() {
         inst.emulator_diagnostics
     );
     assert_eq!(plain.buffers, inst.result.buffers);
-    assert_eq!(plain.counters.total, inst.result.counters.total);
     assert_eq!(
-        plain.counters.max_per_thread,
-        inst.result.counters.max_per_thread
+        plain.counters.total.memory(),
+        inst.result.counters.total.memory()
+    );
+    assert_eq!(
+        plain.counters.max_per_thread.memory(),
+        inst.result.counters.max_per_thread.memory()
     );
     // A thread below n: 2 + 4 element atomics (each a read and a write too), and x[i] read
     // twice (the first atomic might have changed it).

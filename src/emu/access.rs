@@ -12,6 +12,7 @@ use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
 use super::shadow::{Found, Probe};
+use super::technique::{words, Family};
 use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
@@ -147,7 +148,7 @@ impl<'l> Mem<'l> {
                     }
                 });
                 if done.is_some() {
-                    th.counters.shared_reads += n;
+                    th.counters.shared_reads += n * words(size as u64);
                     if self.shadow.is_on() {
                         self.dsmem_access(th, linear, inst, b, o, total, Kind::Read);
                     }
@@ -162,7 +163,7 @@ impl<'l> Mem<'l> {
         let n = out.len() as u64;
         match p {
             Place::Global(a) => {
-                th.counters.global_reads += n;
+                th.counters.global_reads += n * words(size as u64);
                 self.global_race(th, linear, inst, a, total, Kind::Read);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
@@ -170,7 +171,7 @@ impl<'l> Mem<'l> {
                 self.log_at(th, a, total, false, Kind::Read);
             }
             Place::Shared(off) => {
-                th.counters.shared_reads += n;
+                th.counters.shared_reads += n * words(size as u64);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, total, Kind::Read);
                 }
@@ -184,6 +185,8 @@ impl<'l> Mem<'l> {
                 self.log_at(th, off, total, true, Kind::Read);
             }
             Place::Local(off) => {
+                th.counters
+                    .count(Family::LocalReads, n * words(size as u64));
                 for (i, o) in out.iter_mut().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
                     *o = th.local.read(s, size as usize).unwrap_or(0);
@@ -228,7 +231,7 @@ impl<'l> Mem<'l> {
                     }
                 });
                 if done.is_some() {
-                    th.counters.shared_writes += n;
+                    th.counters.shared_writes += n * words(size as u64);
                     if self.shadow.is_on() {
                         self.dsmem_access(th, linear, inst, b, o, total, Kind::Write);
                     }
@@ -243,7 +246,7 @@ impl<'l> Mem<'l> {
         let n = vals.len() as u64;
         match p {
             Place::Global(a) => {
-                th.counters.global_writes += n;
+                th.counters.global_writes += n * words(size as u64);
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, total);
                 }
@@ -256,7 +259,7 @@ impl<'l> Mem<'l> {
                 self.log_at(th, a, total, false, Kind::Write);
             }
             Place::Shared(off) => {
-                th.counters.shared_writes += n;
+                th.counters.shared_writes += n * words(size as u64);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, total, Kind::Write);
                 }
@@ -270,6 +273,8 @@ impl<'l> Mem<'l> {
                 self.log_at(th, off, total, true, Kind::Write);
             }
             Place::Local(off) => {
+                th.counters
+                    .count(Family::LocalWrites, n * words(size as u64));
                 for (i, v) in vals.iter().enumerate() {
                     let s = (off + i as u64 * size as u64) as usize;
                     th.local.write(s, size as usize, *v);
@@ -325,6 +330,9 @@ impl<'l> Mem<'l> {
         if let (Place::Global(a), Some(ws)) = (p, self.grid_workspace(p)) {
             if let Some((old, flipped)) = ws.atomic(a, size, |old| atom_combine(op, ty, old, b, c))
             {
+                if super::cooperative::Workspace::is_arrival(a, size) {
+                    th.counters.count(Family::GridSyncs, 1);
+                }
                 if flipped {
                     // Every block reached the grid sync: what came before it is ordered
                     // before what comes after (`cooperative.rs`).
@@ -413,7 +421,7 @@ impl<'l> Mem<'l> {
         size: u32,
     ) -> u64 {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
-        th.counters.global_reads += 1;
+        th.counters.global_reads += words(size as u64);
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Read);
         }
@@ -455,7 +463,7 @@ impl<'l> Mem<'l> {
             self.async_global_write(th, linear, inst, addr, size);
         }
         self.global_race(th, linear, inst, addr, size, Kind::Write);
-        th.counters.global_writes += 1;
+        th.counters.global_writes += words(size as u64);
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Write);
         }
@@ -686,9 +694,9 @@ impl<'l> Mem<'l> {
             return false;
         }
         if kind == Kind::Read {
-            th.counters.shared_reads += 1;
+            th.counters.shared_reads += words(size as u64);
         } else {
-            th.counters.shared_writes += 1;
+            th.counters.shared_writes += words(size as u64);
         }
         if self.accesses.is_some() {
             self.log_at(th, off, size, true, kind);
@@ -754,9 +762,9 @@ impl<'l> Mem<'l> {
                 .check_word(&probe, off, |o| launch.shared_var(o, 4))
             {
                 if WRITE {
-                    th.counters.shared_writes += 1;
+                    th.counters.shared_writes += words(size as u64);
                 } else {
-                    th.counters.shared_reads += 1;
+                    th.counters.shared_reads += words(size as u64);
                 }
                 if found.uninit || found.conflict.is_some() {
                     self.shared_found(th, linear, inst, off, size, found);
@@ -777,9 +785,9 @@ impl<'l> Mem<'l> {
             return false;
         }
         if WRITE {
-            th.counters.shared_writes += 1;
+            th.counters.shared_writes += words(size as u64);
         } else {
-            th.counters.shared_reads += 1;
+            th.counters.shared_reads += words(size as u64);
         }
         self.shared_checks(th, linear, inst, off, size, kind);
         if self.accesses.is_some() {

@@ -109,6 +109,12 @@ impl Workspace {
         Some((old as u64, flipped))
     }
 
+    /// Whether an atomic at `addr` is a block's arrival at the grid barrier (what
+    /// `technique::Family::GridSyncs` counts).
+    pub fn is_arrival(addr: u64, size: u32) -> bool {
+        Self::word(addr, size) == Some(1)
+    }
+
     /// Blocks waiting at the grid barrier for the others.
     pub fn waiting(&self) -> u32 {
         self.arrived.load(Ordering::SeqCst)

@@ -709,6 +709,7 @@ fn run_full_counting(
         counters: fold.counters,
         perf: fold.perf,
         instructions: fold.instructions,
+        families_uncounted: false,
     };
     Ok((result, device_vars, trace))
 }

@@ -7,8 +7,9 @@
 //! state sits low and its instructions high, in a child module (`race/check.rs`,
 //! `async_copy/instrs.rs`, `cluster/instrs.rs`, `cooperative/run.rs`), so that the blocks and
 //! the launch can hold the state and the instructions can work on the blocks.
-//! 1. leaves: `config`, `float`, `value`, `facts`, `access_kind`, `result`, `perf`, `trace`,
-//!    `diag`, `memory`, `local`, `heap`, `printf`, `alu`, `fast`, `symbols`, `tensor`,
+//! 1. leaves: `config`, `float`, `value`, `facts`, `technique`, `access_kind`, `result`,
+//!    `perf`, `trace`, `diag`, `memory`, `local`, `heap`, `printf`, `alu`, `fast`, `symbols`,
+//!    `tensor`,
 //!    `tensor::layout`, `tensor::matrix`, `tensor::mma`, `block::order`
 //! 2. checkers' and families' state: `shadow`, `race`, `async_copy`, `cooperative`
 //! 3. what the blocks of a launch share: `context`
@@ -72,6 +73,7 @@ pub mod result;
 mod shadow;
 pub mod spec;
 mod symbols;
+pub mod technique;
 pub mod tensor;
 pub mod trace;
 pub mod value;

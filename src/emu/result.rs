@@ -2,6 +2,7 @@
 //! Both executors (the emulator and the GPU backend) fill this same shape, so the judge and the
 //! reports never care which one ran.
 
+use super::technique::{Family, Technique};
 use serde::Serialize;
 
 /// The kinds of problem gpuzzle reports. Spelled exactly as `as_str` says: scripts match on them.
@@ -92,8 +93,9 @@ pub struct Diagnostic {
     pub other_line: Option<u32>,
 }
 
-/// Memory operations of one thread (or summed over threads). Atomics count as a read and a write
-/// (and one atomic); a vector access counts one per element.
+/// Memory operations of one thread (or summed over threads), and how it computed. A read or a
+/// write counts one per 4-byte word it moves (`technique::words`: a `float4` is 4, a `double`
+/// 2, a `char` 1); atomics count as one read, one write and one atomic per element.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
     pub global_reads: u64,
@@ -105,11 +107,17 @@ pub struct Counters {
     pub global_atomics: u64,
     /// Atomic operations on shared memory, each also a shared read and a shared write.
     pub shared_atomics: u64,
+    /// Instruction families and local memory (`technique.rs`): counters 6 and up.
+    #[serde(flatten)]
+    pub how: Technique,
 }
 
 impl Counters {
+    /// How many memory counters there are (the families follow them).
+    pub const MEMORY: usize = 6;
+
     /// How many counters there are.
-    pub const N: usize = 6;
+    pub const N: usize = Counters::MEMORY + Family::N;
 
     pub const NAMES: [&'static str; Counters::N] = [
         "global_reads",
@@ -118,7 +126,29 @@ impl Counters {
         "shared_writes",
         "global_atomics",
         "shared_atomics",
+        "local_reads",
+        "local_writes",
+        "shuffles",
+        "votes",
+        "matches",
+        "warp_reduces",
+        "barriers",
+        "grid_syncs",
+        "mma",
+        "wmma",
+        "ldmatrix",
+        "cp_async",
+        "cp_async_overlap",
+        "dp4a",
+        "f16x2",
+        "f64",
     ];
+
+    /// The family counter `i` counts (`None` for the memory counters).
+    pub fn family(i: usize) -> Option<Family> {
+        i.checked_sub(Counters::MEMORY)
+            .and_then(|k| Family::ALL.get(k).copied())
+    }
 
     /// The index of the counter `name` spells.
     pub fn index(name: &str) -> Option<usize> {
@@ -126,14 +156,15 @@ impl Counters {
     }
 
     pub fn get(&self, i: usize) -> u64 {
-        [
-            self.global_reads,
-            self.global_writes,
-            self.shared_reads,
-            self.shared_writes,
-            self.global_atomics,
-            self.shared_atomics,
-        ][i]
+        match i {
+            0 => self.global_reads,
+            1 => self.global_writes,
+            2 => self.shared_reads,
+            3 => self.shared_writes,
+            4 => self.global_atomics,
+            5 => self.shared_atomics,
+            _ => self.how.0.get(i - Counters::MEMORY).copied().unwrap_or(0),
+        }
     }
 
     pub fn get_mut(&mut self, i: usize) -> &mut u64 {
@@ -143,8 +174,23 @@ impl Counters {
             2 => &mut self.shared_reads,
             3 => &mut self.shared_writes,
             4 => &mut self.global_atomics,
-            _ => &mut self.shared_atomics,
+            5 => &mut self.shared_atomics,
+            _ => &mut self.how.0[(i - Counters::MEMORY).min(Family::N - 1)],
         }
+    }
+
+    /// The memory counters alone (the families at 0): what the GPU's instrumenter counts.
+    pub fn memory(&self) -> Counters {
+        Counters {
+            how: Technique::default(),
+            ..*self
+        }
+    }
+
+    /// Count `n` of family `f`.
+    #[inline(always)]
+    pub fn count(&mut self, f: Family, n: u64) {
+        self.how.count(f, n);
     }
 
     /// Per counter, the larger of `self` and `o`; `at` follows to `o_at` (the thread that used
@@ -239,6 +285,33 @@ pub struct CounterSummary {
 }
 
 impl CounterSummary {
+    /// The memory counters alone, families at 0 (and their threads and blocks at the origin):
+    /// what the GPU's instrumenter counts, to compare an executor with another.
+    pub fn memory(&self) -> CounterSummary {
+        let mut argmax = self.argmax;
+        for a in &mut argmax[Counters::MEMORY..] {
+            *a = ThreadId::default();
+        }
+        CounterSummary {
+            max_per_thread: self.max_per_thread.memory(),
+            total: self.total.memory(),
+            argmax,
+            blocks: self.blocks.map(|b| {
+                let mut m = BlockTotals {
+                    most: b.most.memory(),
+                    least: b.least.memory(),
+                    ..b
+                };
+                for at in [&mut m.most_at, &mut m.least_at] {
+                    for a in &mut at[Counters::MEMORY..] {
+                        *a = [0; 3];
+                    }
+                }
+                m
+            }),
+        }
+    }
+
     /// Fold another launch's block extremes into `self.blocks`.
     pub fn merge_blocks(&mut self, o: &Option<BlockTotals>) {
         match (&mut self.blocks, o) {
@@ -360,6 +433,9 @@ pub struct RunResult {
     pub perf: PerfStats,
     /// Thread-instructions executed (for speed figures and the step limit).
     pub instructions: u64,
+    /// The instruction families (`technique.rs`) were not counted: a run on the GPU, whose
+    /// instrumenter counts memory only. Their limits cannot be judged from this run.
+    pub families_uncounted: bool,
 }
 
 impl RunResult {
@@ -397,5 +473,16 @@ mod tests {
         assert_eq!(s.blocks, Some(b));
         assert_eq!(Counters::NAMES.len(), Counters::N);
         assert_eq!(Counters::index("nope"), None);
+        // The families follow the memory counters, in their own order and names.
+        for f in Family::ALL {
+            let i = Counters::index(f.name()).expect("a family is a counter");
+            assert_eq!(Counters::family(i), Some(f));
+            let mut c = Counters::default();
+            c.count(f, 3);
+            assert_eq!(c.get(i), 3);
+            *c.get_mut(i) += 1;
+            assert_eq!(c.how.get(f), 4);
+        }
+        assert_eq!(Counters::family(0), None);
     }
 }

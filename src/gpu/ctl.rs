@@ -442,6 +442,8 @@ impl CtlLayout {
                 shared_writes: get64(at + Self::REC_SHARED_WRITES),
                 global_atomics: get64(at + Self::REC_GLOBAL_ATOMICS),
                 shared_atomics: get64(at + Self::REC_SHARED_ATOMICS),
+                // The instrumenter counts memory only (`RunResult::families_uncounted`).
+                how: Default::default(),
             });
             steps.push(get64(at + Self::REC_STEPS));
         }

@@ -159,6 +159,7 @@ impl Plan {
             counters: counter_summary(&ctl.counters, &self.cfg),
             perf: Default::default(),
             instructions: 0,
+            families_uncounted: true,
         })
     }
 

@@ -297,6 +297,9 @@ pub struct WireRun {
     pub perf: [u64; 4],
     pub max_bank_ways: u32,
     pub instructions: u64,
+    /// `RunResult::families_uncounted`.
+    #[serde(default)]
+    pub families_uncounted: bool,
     /// How the module reached the GPU (absent on the emulator): for `-v` and `doctor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loaded_as: Option<super::loader::LoadPath>,
@@ -327,6 +330,7 @@ impl From<&RunResult> for WireRun {
             ],
             max_bank_ways: r.perf.max_bank_ways,
             instructions: r.instructions,
+            families_uncounted: r.families_uncounted,
             loaded_as: None,
         }
     }
@@ -366,6 +370,7 @@ impl TryFrom<WireRun> for RunResult {
                 sites: Vec::new(),
             },
             instructions: w.instructions,
+            families_uncounted: w.families_uncounted,
         })
     }
 }
@@ -408,6 +413,7 @@ mod tests {
                     shared_writes: 4,
                     global_atomics: 5,
                     shared_atomics: 6,
+                    how: crate::emu::technique::Technique([7; crate::emu::technique::Family::N]),
                 },
                 total: Counters {
                     global_reads: 10,
@@ -437,6 +443,7 @@ mod tests {
                 sites: Vec::new(),
             },
             instructions: 99,
+            families_uncounted: true,
         }
     }
 
@@ -454,6 +461,7 @@ mod tests {
         assert_eq!(back.counters.blocks, r.counters.blocks);
         assert_eq!(back.perf, r.perf);
         assert_eq!(back.instructions, 99);
+        assert!(back.families_uncounted);
     }
 
     #[test]

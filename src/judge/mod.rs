@@ -30,11 +30,11 @@ use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
 use crate::puzzle::{
-    run_steps, Launched, ParamKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
+    run_steps, Launched, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
 };
 use outcome::{
-    BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PerfKind,
-    PuzzleOutcome, TestInput, TestOutcome,
+    BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PuzzleOutcome,
+    TestInput, TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -580,6 +580,16 @@ fn run_test(
             }
         };
         let (u, p) = &mut uses[use_at];
+        if got.result.families_uncounted {
+            // The GPU's instrumenter counts memory only: its run cannot judge a family's limit
+            // (the emulator's can, and grades by default).
+            for i in Counters::MEMORY..Counters::N {
+                let limits = [u.budget.slot(i), u.block_budget.slot(i), u.require.slot(i)];
+                for l in limits.into_iter().flatten() {
+                    *l = None;
+                }
+            }
+        }
         let c = &got.result.counters;
         u.counters
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);

@@ -2,101 +2,9 @@
 //! diagnostics. Plain data: `report` formats it, `cli` picks the exit code from `passed`.
 
 use crate::emu::result::{Counters, Diagnostic, ThreadId};
+use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// Per-thread maxima a puzzle allows; `None` means no limit for that counter.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Budget {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_reads: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_writes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_reads: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_writes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_atomics: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_atomics: Option<u64>,
-    /// Most 32-byte sectors per warp-level global access, averaged over each source line's
-    /// accesses; the budget holds for the worst line (4 is a coalesced row of floats). A
-    /// warp-level access is what the warp's lanes do at one line, each its n-th time there,
-    /// however many instructions the compiler made of it (`emu::perf`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sectors_per_access: Option<u64>,
-    /// Most bank-conflict ways of any warp-level shared access (1 = conflict-free).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bank_ways: Option<u64>,
-}
-
-impl Budget {
-    /// The limit on counter `i` (`Counters::NAMES` order).
-    pub fn get(&self, i: usize) -> Option<u64> {
-        [
-            self.global_reads,
-            self.global_writes,
-            self.shared_reads,
-            self.shared_writes,
-            self.global_atomics,
-            self.shared_atomics,
-        ][i]
-    }
-
-    /// Whether a performance figure is budgeted (then the emulator must measure them).
-    pub fn has_perf(&self) -> bool {
-        self.sectors_per_access.is_some() || self.bank_ways.is_some()
-    }
-
-    /// The limit on `kind`.
-    pub fn perf(&self, kind: PerfKind) -> Option<u64> {
-        match kind {
-            PerfKind::SectorsPerAccess => self.sectors_per_access,
-            PerfKind::BankWays => self.bank_ways,
-        }
-    }
-}
-
-/// Limits on a block's total of each counter (the sum over its threads): `block_budget`
-/// (maxima, judged on the block with the most) and `require` (minima, judged on the block with
-/// the least). `None` means no limit for that counter.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BlockLimits {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_reads: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_writes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_reads: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_writes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub global_atomics: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_atomics: Option<u64>,
-}
-
-impl BlockLimits {
-    /// The limit on counter `i` (`Counters::NAMES` order).
-    pub fn get(&self, i: usize) -> Option<u64> {
-        [
-            self.global_reads,
-            self.global_writes,
-            self.shared_reads,
-            self.shared_writes,
-            self.global_atomics,
-            self.shared_atomics,
-        ][i]
-    }
-
-    /// Whether any counter is limited.
-    pub fn any(&self) -> bool {
-        (0..Counters::N).any(|i| self.get(i).is_some())
-    }
-}
 
 /// Which of a block's limits a `BlockOverrun` broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -126,35 +34,6 @@ pub struct BlockOverrun {
     /// source line, adding up to `used` (from a traced re-run, as `OverBudget::lines`; empty
     /// when that run could not account for every access).
     pub lines: Vec<LineUse>,
-}
-
-/// A memory-efficiency figure a puzzle can budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum PerfKind {
-    /// 32-byte sectors per warp-level global access (the worst line's average).
-    SectorsPerAccess,
-    /// Bank-conflict ways of a warp-level shared access (the worst line's maximum).
-    BankWays,
-}
-
-impl PerfKind {
-    pub const ALL: [PerfKind; 2] = [PerfKind::SectorsPerAccess, PerfKind::BankWays];
-
-    /// The budget key, also the `counter` of its `OverBudget`.
-    pub fn key(self) -> &'static str {
-        match self {
-            PerfKind::SectorsPerAccess => "sectors_per_access",
-            PerfKind::BankWays => "bank_ways",
-        }
-    }
-
-    /// As a learner reads it.
-    pub fn label(self) -> &'static str {
-        match self {
-            PerfKind::SectorsPerAccess => "sectors per access",
-            PerfKind::BankWays => "bank-conflict ways",
-        }
-    }
 }
 
 /// A measured performance figure of one kernel in one test: its worst source line.

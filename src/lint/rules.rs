@@ -255,6 +255,24 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
             }
         }
     }
+    if let Some(t) = &p.technique {
+        let line = line_of(text, "[technique]", 1).or(teaches_line);
+        for &i in &t.counters {
+            let name = crate::emu::result::Counters::NAMES[i];
+            let required = p.require.get(i).is_some_and(|n| n > 0)
+                || p.kernels
+                    .iter()
+                    .any(|k| k.require.get(i).is_some_and(|n| n > 0));
+            if !required {
+                out.push(problem(
+                    line,
+                    "technique-unrequired",
+                    format!("the technique \"{}\" is shown by `{name}`, but nothing `require`s it, so a kernel that does without it passes", t.name),
+                    format!("add `require = {{ {name} = N }}` with the N every block of the reference solution reaches"),
+                ));
+            }
+        }
+    }
     let sized = p.tests.iter().any(|t| !t.scalars.is_empty());
     if sized && p.unseen.is_none() {
         out.push(problem(
@@ -491,6 +509,25 @@ budget = {{ global_reads = 1, global_writes = 1 }}
             rules(&format!("teaches = [\"bounds\"]\n{UNSEEN}"), &tests),
             Vec::<&str>::new()
         );
+    }
+
+    #[test]
+    fn a_declared_technique_must_be_required() {
+        let tests = test("full", 1, 8, 8) + &test("partial", 2, 8, 13);
+        let technique = "[technique]\nname = \"a shuffle fold\"\ncounters = [\"shuffles\"]\n";
+        // `require` before the table, so that it stays a top-level key.
+        let unrequired = format!("teaches = [\"bounds\"]\n{UNSEEN}{technique}");
+        assert_eq!(rules(&unrequired, &tests), ["technique-unrequired"]);
+        let (p, text) = puzzle(&unrequired, &tests);
+        let found = check(&p, &text);
+        assert_eq!(found[0].line, line_of(&text, "[technique]", 1));
+        assert!(found[0].what.contains("shuffles"), "{}", found[0].what);
+        let required =
+            format!("teaches = [\"bounds\"]\nrequire = {{ shuffles = 1 }}\n{UNSEEN}{technique}");
+        assert_eq!(rules(&required, &tests), Vec::<&str>::new());
+        // Required at 0 is not required.
+        let zero = required.replace("shuffles = 1", "shuffles = 0");
+        assert_eq!(rules(&zero, &tests), ["technique-unrequired"]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::model::{
 use super::parse::{is_c_identifier, Ctx, MAX_BUFFER_LEN, TYPE_HELP};
 use super::schema::{RawKernel, RawLaunch, RawPuzzle, RawScratch};
 use crate::emu::value::ElemType;
-use crate::judge::outcome::{BlockLimits, Budget};
+use crate::puzzle::{BlockLimits, Budget};
 
 /// The top-level limits, which a `[[kernels]]` table without its own inherits.
 #[derive(Clone, Copy, Debug, Default)]

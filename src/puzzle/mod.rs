@@ -19,6 +19,7 @@ mod expr;
 pub mod gitignore;
 mod index;
 mod launches;
+pub mod limits;
 mod load;
 mod model;
 mod pack;
@@ -33,6 +34,7 @@ mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
 pub use index::{Entry as IndexEntry, Index};
+pub use limits::{BlockLimits, Budget, PerfKind, Technique};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     defines_text, store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep,

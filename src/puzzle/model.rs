@@ -5,7 +5,7 @@
 use super::error::PuzzleError;
 use super::random;
 use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
-use crate::judge::outcome::{BlockLimits, Budget};
+use crate::puzzle::{BlockLimits, Budget};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -110,6 +110,8 @@ pub struct Puzzle {
     /// `arch = "sm_90"`: the target its kernels (and spec) compile for; `None`: the default
     /// (or the GPU's own on a GPU).
     pub arch: Option<crate::compile::Arch>,
+    /// `[technique]`: the technique the puzzle teaches, for messages and `gpuzzle lint`.
+    pub technique: Option<super::limits::Technique>,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.

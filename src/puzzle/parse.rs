@@ -2,11 +2,13 @@
 //! the line and the field, with a fix; independent mistakes in one file are all reported.
 
 use super::error::{line_of, PuzzleError};
+use super::limits::Budget;
 use super::model::{
     BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
     Tolerance, Unseen, SPEC_KERNEL,
 };
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
+use crate::emu::result::Counters;
 use crate::emu::value::ElemType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -384,11 +386,14 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let step_limit = parse_step_limit(&cx, &raw, &mut errs);
     let arch = parse_arch(&cx, &raw, &mut errs);
 
-    let budget = raw
+    let mut budget = raw
         .budget
         .as_ref()
         .map(|b| *b.get_ref())
         .unwrap_or_default();
+    let forbidden = parse_forbid(&cx, &raw, &mut errs);
+    forbid(&mut budget, forbidden);
+    let technique = parse_technique(&cx, &raw, &mut errs);
     let block_budget = (raw.block_budget.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
     let require = (raw.require.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
     let mut kernels = Vec::new();
@@ -425,6 +430,9 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
                     t.launches = launches;
                 }
                 kernels = m.kernels;
+                for k in &mut kernels {
+                    forbid(&mut k.budget, forbidden);
+                }
             }
         }
         params
@@ -471,6 +479,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         step_limit,
         cooperative: raw.cooperative.as_ref().is_some_and(|c| *c.get_ref()),
         arch,
+        technique,
     };
     Ok(Parsed {
         puzzle,
@@ -662,6 +671,94 @@ fn parse_points(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
         return 1;
     }
     n
+}
+
+/// `forbid = [...]`: counter names, as a bit set over `Counters::NAMES`.
+fn parse_forbid(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
+    let Some(list) = &raw.forbid else { return 0 };
+    let mut bits = 0u32;
+    for name in list.get_ref() {
+        match Counters::index(name.get_ref()) {
+            Some(i)
+                if raw
+                    .budget
+                    .as_ref()
+                    .and_then(|b| b.get_ref().get(i))
+                    .is_some() =>
+            {
+                errs.push(cx.err(
+                    &name.span(),
+                    "forbid",
+                    format!("`{}` is also in `budget`", name.get_ref()),
+                    "a forbidden counter's budget is 0: keep it in one of the two",
+                ))
+            }
+            Some(i) => bits |= 1 << i,
+            None => errs.push(cx.err(
+                &name.span(),
+                "forbid",
+                format!("`{}` is not a counter", name.get_ref()),
+                format!("name one of: {}", Counters::NAMES.join(", ")),
+            )),
+        }
+    }
+    bits
+}
+
+/// A budget of 0 for each counter in `forbidden`, marked as forbidden.
+fn forbid(budget: &mut Budget, forbidden: u32) {
+    for i in (0..Counters::N).filter(|&i| forbidden & (1 << i) != 0) {
+        if let Some(slot) = budget.slot(i) {
+            *slot = Some(0);
+        }
+    }
+    budget.forbidden |= forbidden;
+}
+
+/// `[technique]`: a name, at least one counter (each a counter name), what the budget is for.
+fn parse_technique(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    errs: &mut Vec<PuzzleError>,
+) -> Option<super::limits::Technique> {
+    let t = raw.technique.as_ref()?.get_ref();
+    let name = t.name.get_ref().trim().to_string();
+    if name.is_empty() {
+        errs.push(cx.err(
+            &t.name.span(),
+            "technique.name",
+            "is empty",
+            "say what the puzzle teaches as a message would name it: name = \"`__dp4a`\"",
+        ));
+    }
+    let mut counters = Vec::new();
+    for c in t.counters.get_ref() {
+        match Counters::index(c.get_ref()) {
+            Some(i) => counters.push(i),
+            None => errs.push(cx.err(
+                &c.span(),
+                "technique.counters",
+                format!("`{}` is not a counter", c.get_ref()),
+                format!("name one of: {}", Counters::NAMES.join(", ")),
+            )),
+        }
+    }
+    if t.counters.get_ref().is_empty() {
+        errs.push(cx.err(
+            &t.counters.span(),
+            "technique.counters",
+            "is empty",
+            "name the counters that show a kernel uses the technique (counters = [\"dp4a\"]), and require them",
+        ));
+    }
+    Some(super::limits::Technique {
+        name,
+        counters,
+        budget_for: t
+            .budget_for
+            .as_ref()
+            .map(|b| b.get_ref().trim().to_string()),
+    })
 }
 
 /// `step_limit = N`: between a million (less would stop correct kernels of any size) and ten
@@ -1545,9 +1642,9 @@ fn toml_kind(v: &toml::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::outcome::Budget;
     use crate::puzzle::error::Invalid;
     use crate::puzzle::model::Init;
+    use crate::puzzle::Budget;
 
     const GOOD: &str = r#"id = 9
 slug = "pooling"
@@ -2313,6 +2410,58 @@ scalars = { size = 100 }
 buffers.a = { len = 100, init = "arange" }
 buffers.out = { len = 100, output = true }
 "#;
+
+    #[test]
+    fn forbid_and_technique_limit_instruction_families_and_name_a_bad_key() {
+        let text = GOOD.replace(
+            "budget = {",
+            "forbid = [\"f64\", \"local_reads\"]\nrequire = { shuffles = 5 }\n[technique]\nname = \"a shuffle fold\"\ncounters = [\"shuffles\"]\nbudget_for = \"five shuffles a warp\"\n\n[budget_table_moved]\nbudget = {",
+        )
+        .replace("[budget_table_moved]\n", "");
+        // `budget = {...}` now follows `[technique]`: move it to the top instead.
+        let (head, rest) = text.split_at(text.find("forbid =").expect("inserted"));
+        let budget_line = rest
+            .lines()
+            .find(|l| l.starts_with("budget = {"))
+            .expect("a budget line")
+            .to_string();
+        let text = format!(
+            "{head}{budget_line}\n{}",
+            rest.replacen(&budget_line, "", 1)
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let f64 = Counters::index("f64").expect("a counter");
+        let local = Counters::index("local_reads").expect("a counter");
+        let shuffles = Counters::index("shuffles").expect("a counter");
+        assert_eq!(p.budget.get(f64), Some(0));
+        assert!(p.budget.forbids(f64) && p.budget.forbids(local));
+        assert!(!p.budget.forbids(shuffles));
+        assert_eq!(p.budget.global_reads, Some(1), "the budget is kept beside");
+        assert_eq!(p.require.get(shuffles), Some(5));
+        let t = p.technique.as_ref().expect("a technique");
+        assert_eq!(t.name, "a shuffle fold");
+        assert_eq!(t.counters, vec![shuffles]);
+        assert_eq!(t.budget_for.as_deref(), Some("five shuffles a warp"));
+        // A name that is no counter is an error at its line, naming the counters.
+        let bad = text.replace("\"local_reads\"]", "\"local_read\"]");
+        let at = line_of(&bad, "forbid =");
+        let inv = one_error(&bad, at, "forbid");
+        assert!(inv.problem.contains("local_read"), "{inv}");
+        assert!(inv.help.contains("local_reads"), "{inv}");
+        let bad = text.replace("counters = [\"shuffles\"]", "counters = [\"shuffle\"]");
+        one_error(&bad, line_of(&bad, "counters = ["), "technique.counters");
+        // Forbidding a counter the budget also limits is one error.
+        let bad = text.replace("forbid = [\"f64\"", "forbid = [\"global_reads\"");
+        one_error(&bad, line_of(&bad, "forbid ="), "forbid");
+    }
+
+    /// The 1-based line of the first line of `text` that starts with `prefix`.
+    fn line_of(text: &str, prefix: &str) -> usize {
+        text.lines()
+            .position(|l| l.starts_with(prefix))
+            .expect("a line with the prefix")
+            + 1
+    }
 
     #[test]
     fn block_budget_and_require_limit_block_totals_and_name_a_bad_key() {

@@ -75,7 +75,7 @@ pub fn run_steps<'p, E>(
 mod tests {
     use super::*;
     use crate::emu::value::ElemType;
-    use crate::judge::outcome::Budget;
+    use crate::puzzle::Budget;
     use crate::puzzle::{ArgSource, Param, ParamKind};
 
     fn params() -> Vec<Param> {

@@ -3,7 +3,7 @@
 //! everywhere, so a misspelt key is an error, not a silently ignored setting.
 //! CONTRIBUTING.md documents these fields one by one; keep the two in step.
 
-use crate::judge::outcome::{BlockLimits, Budget};
+use crate::puzzle::{BlockLimits, Budget};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -76,6 +76,24 @@ pub(super) struct RawPuzzle {
     /// `arch = "sm_90"`: the target the puzzle's kernels compile for (default sm_80).
     #[serde(default)]
     pub arch: Option<Spanned<String>>,
+    /// `forbid = ["f64", "local_reads"]`: counters every thread must keep at 0 (a budget of 0
+    /// that messages call forbidden).
+    #[serde(default)]
+    pub forbid: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `[technique]`: what the puzzle teaches and the counters that show a kernel uses it.
+    #[serde(default)]
+    pub technique: Option<Spanned<RawTechnique>>,
+}
+
+/// `[technique]`: `name` as messages say it, `counters` that show it (each in `require`),
+/// `budget_for` what the budget is built for.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTechnique {
+    pub name: Spanned<String>,
+    pub counters: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub budget_for: Option<Spanned<String>>,
 }
 
 /// `[unseen]`: a test written with ranges and expressions instead of numbers. Scalars are a

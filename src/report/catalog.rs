@@ -1,7 +1,7 @@
 //! Text for browsing the pack: `gpuzzle list` (progress) and `gpuzzle show` (one puzzle, with a
 //! picture of its launch shape).
 
-use crate::judge::outcome::{BlockLimits, Budget, PerfKind};
+use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use crate::puzzle::{Puzzle, Status};
 use colored::Colorize;
 use std::fmt::Write;

@@ -3,9 +3,8 @@
 
 use super::layout;
 use crate::emu::result::{BlockTotals, CounterSummary, Counters};
-use crate::judge::outcome::{
-    BlockLimits, BlockOverrun, Budget, OverBudget, PerfFigure, PerfKind, TestOutcome,
-};
+use crate::judge::outcome::{BlockOverrun, OverBudget, PerfFigure, TestOutcome};
+use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use colored::Colorize;
 
 /// The counters in `Counters::NAMES` order, as a learner reads them.
@@ -16,12 +15,34 @@ pub(crate) const LABELS: [&str; Counters::N] = [
     "shared writes",
     "global atomics",
     "shared atomics",
+    "local reads",
+    "local writes",
+    "shuffles",
+    "votes",
+    "matches",
+    "warp reduces",
+    "barriers",
+    "grid syncs",
+    "mma.sync",
+    "wmma::mma_sync",
+    "ldmatrix",
+    "cp.async",
+    "cp.async overlap",
+    "dp4a",
+    "half2 math",
+    "double math",
 ];
 
 /// Whether a table shows counter `i`: the four access counters always, the atomics where a
-/// kernel made one or a limit names them (most kernels make none).
+/// kernel made one or a limit names them (most kernels make none), and the instruction
+/// families where a limit names them, or (`exec`, which has no limits) where a kernel used one.
 fn shown(i: usize, used: u64, limited: bool) -> bool {
-    i < 4 || used > 0 || limited
+    i < 4 || limited || (used > 0 && i < Counters::MEMORY)
+}
+
+/// `shown` for `exec`'s table: how the kernel computed is what it is run to see.
+fn shown_in_exec(i: usize, used: u64) -> bool {
+    i < 4 || used > 0
 }
 
 /// `max per thread` and `total` for one launch.
@@ -31,7 +52,7 @@ pub(crate) fn exec_table(c: &CounterSummary) -> String {
         "memory", "max per thread", "total"
     )];
     for (i, label) in LABELS.iter().enumerate() {
-        if !shown(i, c.total.get(i), false) {
+        if !shown_in_exec(i, c.total.get(i)) {
             continue;
         }
         lines.push(format!(

@@ -376,8 +376,12 @@ mod tests {
         );
         assert_eq!(v["diagnostics"][1]["file"], Value::Null);
         assert_eq!(v["diagnostics"][1]["line"], Value::Null);
-        let c = json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0, "shared_writes": 0,
-                       "global_atomics": 0, "shared_atomics": 0});
+        let mut c = json!({"global_reads": 1, "global_writes": 1, "shared_reads": 0,
+                           "shared_writes": 0, "global_atomics": 0, "shared_atomics": 0});
+        // Every instruction family too (`emu::technique`), 0 when unused.
+        for f in crate::emu::technique::Family::ALL {
+            c[f.name()] = json!(0);
+        }
         assert_eq!(v["counters"]["max_per_thread"], c);
         assert_eq!(v["counters"]["total"]["global_reads"], json!(8));
         // And it serializes (a NaN must not make serde_json fail).

@@ -4,7 +4,8 @@
 
 use super::{layout, reason};
 use crate::emu::result::Severity;
-use crate::judge::outcome::{PerfKind, PuzzleOutcome};
+use crate::judge::outcome::PuzzleOutcome;
+use crate::puzzle::PerfKind;
 use std::fmt::Write;
 
 /// One annotation before escaping.

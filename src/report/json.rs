@@ -3,9 +3,8 @@
 //! here in one place and does not move when a shared type gains a field.
 
 use crate::emu::result::{BlockTotals, Counters, Diagnostic};
-use crate::judge::outcome::{
-    BlockLimitKind, BlockLimits, BlockOverrun, Budget, OverBudget, PerfFigure, PerfKind,
-};
+use crate::judge::outcome::{BlockLimitKind, BlockOverrun, OverBudget, PerfFigure};
+use crate::puzzle::{BlockLimits, Budget, PerfKind};
 
 use serde_json::{json, Map, Value};
 
@@ -49,7 +48,8 @@ pub(crate) fn diagnostics_with_help(ds: &[Diagnostic]) -> Value {
     )
 }
 
-/// `{"global_reads": n, "global_writes": n, "shared_reads": n, "shared_writes": n}`.
+/// `{"global_reads": n, "global_writes": n, ...}`: every counter of `Counters::NAMES`, the
+/// memory counters and the instruction families (`emu::technique`), 0 included.
 pub(crate) fn counters(c: &Counters) -> Value {
     let map: Map<String, Value> = Counters::NAMES
         .iter()
@@ -203,11 +203,14 @@ mod tests {
             shared_writes: 4,
             global_atomics: 5,
             shared_atomics: 0,
+            how: Default::default(),
         };
-        assert_eq!(
-            counters(&c),
-            json!({"global_reads": 1, "global_writes": 2, "shared_reads": 3, "shared_writes": 4,
-                   "global_atomics": 5, "shared_atomics": 0})
-        );
+        let mut want = json!({"global_reads": 1, "global_writes": 2, "shared_reads": 3,
+                   "shared_writes": 4, "global_atomics": 5, "shared_atomics": 0});
+        // Every instruction family too, always present (0 when unused).
+        for f in crate::emu::technique::Family::ALL {
+            want[f.name()] = json!(0);
+        }
+        assert_eq!(counters(&c), want);
     }
 }

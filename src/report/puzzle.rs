@@ -5,7 +5,8 @@
 
 use super::{counters, diff, layout, snippet};
 use crate::emu::result::Diagnostic;
-use crate::judge::outcome::{BlockLimitKind, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{BlockLimitKind, PerfFigure, PuzzleOutcome, TestOutcome};
+use crate::puzzle::PerfKind;
 use colored::Colorize;
 
 /// Distinct diagnostics shown in full; more are counted.
@@ -189,8 +190,7 @@ fn passed(o: &PuzzleOutcome, solutions: bool) -> String {
         layout::count(o.tests.len(), "test", "tests"),
         counters::phrase(&o.tests)
     );
-    let budgeted =
-        |b: &crate::judge::outcome::Budget| (0..4).any(|i| b.get(i).is_some()) || b.has_perf();
+    let budgeted = |b: &crate::puzzle::Budget| (0..4).any(|i| b.get(i).is_some()) || b.has_perf();
     if o.tests
         .iter()
         .any(|t| budgeted(&t.budget) || t.kernels.iter().any(|k| budgeted(&k.budget)))

@@ -5,7 +5,8 @@
 
 use super::eval::{self, Env};
 use super::source::Source;
-use crate::judge::outcome::{PerfFigure, PerfKind};
+use crate::judge::outcome::PerfFigure;
+use crate::puzzle::PerfKind;
 
 /// The fix for `p` in the learner's words, or `None` where the source does not show the array.
 pub fn advice(p: &PerfFigure, source: &str, values: &[(String, i64)]) -> Option<String> {

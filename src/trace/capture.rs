@@ -8,8 +8,9 @@ use crate::emu::result::Diagnostic;
 use crate::emu::value::Buffer;
 use crate::emu::{self, EmuOptions, LaunchConfig};
 use crate::gpu::backend::Executor;
-use crate::judge::outcome::{Budget, TestOutcome};
+use crate::judge::outcome::TestOutcome;
 use crate::judge::{self, JudgeError, JudgeOptions};
+use crate::puzzle::Budget;
 use crate::puzzle::{run_steps, ArgSource, Launched, Puzzle};
 use std::collections::BTreeMap;
 

@@ -8,6 +8,7 @@ use crate::emu::block::{Mem, Regs, Thread};
 use crate::emu::diag::Site;
 use crate::emu::facts::{Element, Facts};
 use crate::emu::result::{DiagKind, Severity};
+use crate::emu::technique::{words, Family};
 use crate::ptx::ir::{Address, AsyncApi, AsyncOp, Inst, Space};
 
 /// The shared offset of an mbarrier operand (`None`: not in shared memory).
@@ -58,6 +59,7 @@ pub(in crate::emu) fn exec<R: Regs + ?Sized>(
                     .map_or(*size as u64, |o| mem.val_in(th, regs, o))
                     .min(*size as u64) as u32
             };
+            th.counters.count(Family::CpAsync, 1);
             copy(
                 mem,
                 th,
@@ -84,15 +86,22 @@ pub(in crate::emu) fn exec<R: Regs + ?Sized>(
                 let st = &mut mem.asyncs;
                 let committed = st.thread(linear).committed;
                 let recs = st.thread(linear).recs.clone();
+                let mut left: Vec<u32> = Vec::new();
                 for i in recs {
                     if let Some(r) = st.recs.get_mut(i as usize).and_then(Option::as_mut) {
                         let covered =
                             *all || r.group.is_some_and(|g| g.saturating_add(*n) < committed);
                         if covered {
                             r.cover = Cover::Waited;
+                        } else if let (Some(g), Cover::InFlight) = (r.group, r.cover) {
+                            if !left.contains(&g) {
+                                left.push(g);
+                            }
                         }
                     }
                 }
+                // Groups still loading while the thread goes on: copies overlapping work.
+                th.counters.count(Family::CpAsyncOverlap, left.len() as u64);
             }
         }
         AsyncOp::CopyArrive { bar, space, noinc } => {
@@ -473,7 +482,7 @@ fn copy(
             }
             pos += piece;
         }
-        th.counters.global_reads = reads + 1;
+        th.counters.global_reads = reads + words(n as u64);
     }
     let elem = size.min(4);
     let vals: Vec<u64> = bytes[..size as usize]
@@ -484,7 +493,7 @@ fn copy(
     mem.store_vec(th, linear, inst, dst_space, dst, elem, &vals);
     let wrote = th.counters.shared_writes > writes;
     if wrote {
-        th.counters.shared_writes = writes + 1;
+        th.counters.shared_writes = writes + words(size as u64);
     }
     if !(checking && wrote) {
         return;

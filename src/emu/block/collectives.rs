@@ -7,6 +7,7 @@ use super::{Block, State, Thread, ACTIVEMASK_PATIENCE};
 use crate::emu::alu::atom_combine;
 use crate::emu::facts::{Facts, LaneState, WarpSyncFacts};
 use crate::emu::result::{DiagKind, Severity};
+use crate::emu::technique::Family;
 use crate::ptx::ir::*;
 
 impl<'l> Block<'l> {
@@ -144,9 +145,20 @@ impl<'l> Block<'l> {
         }
         present.sort_unstable();
         if is_tensor {
+            let family = match &inst.op {
+                Op::Tensor(op) => match **op {
+                    crate::ptx::tensor::TensorOp::Mma(_) => Some(Family::Mma),
+                    crate::ptx::tensor::TensorOp::Ldmatrix(_) => Some(Family::Ldmatrix),
+                    _ => None,
+                },
+                _ => None,
+            };
             self.complete_tensor(&present);
             for &l in &present {
                 let th = &mut self.threads[l];
+                if let Some(f) = family {
+                    th.counters.count(f, 1);
+                }
                 th.pc += 1;
                 th.state = State::Ready;
             }
@@ -270,7 +282,17 @@ impl<'l> Block<'l> {
                 }
                 _ => Vec::new(),
             };
+            let family = match &inst.op {
+                Op::Shfl { .. } => Some(Family::Shuffles),
+                Op::Vote { .. } => Some(Family::Votes),
+                Op::Redux { .. } => Some(Family::WarpReduces),
+                Op::MatchAny { .. } | Op::MatchAll { .. } => Some(Family::Matches),
+                _ => None,
+            };
             let th = &mut self.threads[l];
+            if let Some(f) = family {
+                th.counters.count(f, 1);
+            }
             for (r, v) in writes {
                 th.regs[r as usize] = v;
             }

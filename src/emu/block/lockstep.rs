@@ -50,6 +50,7 @@ use super::{Block, Lane, LaneCounts, State, Thread, WarpRegs, QUANTUM};
 use crate::emu::access::le_read;
 use crate::emu::alu;
 use crate::emu::fast::{self, Fast, FastInst, FloatOp, IntOp, Src, NO_GUARD};
+use crate::emu::technique::Family;
 use crate::ptx::ir::*;
 
 /// `$body` with `$op` bound to the variant `$e` holds, as a constant for each variant listed
@@ -330,9 +331,13 @@ impl<'l> Block<'l> {
                 ),
                 Fast::Fma32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma32),
                 Fast::F64 { op, d, a, b } => {
-                    lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y))
+                    lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y));
+                    for_lanes(warp, on, |_, th| th.counters.count(Family::F64, 1));
                 }
-                Fast::Fma64 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma64),
+                Fast::Fma64 { d, a, b, c } => {
+                    lanes3(file, on, d, [a, b, c], fast::fma64);
+                    for_lanes(warp, on, |_, th| th.counters.count(Family::F64, 1));
+                }
                 Fast::Setp { cmp, ty, d, a, b } => match ty {
                     // The comparisons loops and branches are made of.
                     Ty::S32 => per_variant!(cmp, CmpOp::{Eq, Ne, Lt, Le, Gt, Ge}, |cmp| {
@@ -558,6 +563,9 @@ impl<'l> Block<'l> {
                             for_lanes(warp, on, |i, th| {
                                 instrs::arith(m, th, &mut Lane { file, lane: i }, &inst.op)
                             });
+                            if let Some(f) = instrs::arith_family(&inst.op) {
+                                for_lanes(warp, on, |_, th| th.counters.count(f, 1));
+                            }
                         }
                         // Plain loads and stores (vectors, local memory, generic addresses, and
                         // what the fast path declined): the general path, lane by lane.

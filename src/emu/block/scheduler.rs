@@ -8,6 +8,7 @@ use crate::emu::facts::Facts;
 use crate::emu::perf;
 use crate::emu::printf;
 use crate::emu::result::{DiagKind, PerfStats, Severity};
+use crate::emu::technique::Family;
 use crate::ptx::ir::*;
 
 /// Executed instructions are added to the launch-wide count in batches of at most this many
@@ -479,6 +480,13 @@ impl<'l> Block<'l> {
                     BarRedOp::And => all as u64,
                     BarRedOp::Or => any as u64,
                 };
+                th.counters.count(Family::Barriers, 1);
+            } else if let Some(Inst {
+                op: Op::BarSync { .. },
+                ..
+            }) = f.body.get(th.pc as usize)
+            {
+                th.counters.count(Family::Barriers, 1);
             }
             th.pc += 1;
             th.state = State::Ready;
@@ -514,6 +522,7 @@ impl<'l> Block<'l> {
             return false;
         }
         for th in &mut self.threads {
+            th.counters.count(Family::Barriers, 1);
             th.pc += 1;
             th.state = State::Ready;
         }

@@ -9,6 +9,7 @@ use crate::emu::alu;
 use crate::emu::facts::Facts;
 use crate::emu::fast::{self, Fast, FastInst, NO_GUARD};
 use crate::emu::result::{DiagKind, Severity};
+use crate::emu::technique::Family;
 use crate::ptx::ir::*;
 use crate::ptx::tensor::TensorOp;
 
@@ -84,12 +85,14 @@ impl<'l> Block<'l> {
                 }
                 Fast::F64 { op, d, a, b } => {
                     th.regs[d as usize] = fast::float64(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.counters.count(Family::F64, 1);
                     pc += 1;
                     continue;
                 }
                 Fast::Fma64 { d, a, b, c } => {
                     let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
                     th.regs[d as usize] = fast::fma64(x, y, z);
+                    th.counters.count(Family::F64, 1);
                     pc += 1;
                     continue;
                 }
@@ -208,6 +211,9 @@ impl<'l> Block<'l> {
                         let mut regs = std::mem::take(&mut th.regs);
                         instrs::arith(mem, th, &mut regs[..], &inst.op);
                         th.regs = regs;
+                        if let Some(f) = instrs::arith_family(&inst.op) {
+                            th.counters.count(f, 1);
+                        }
                     }
                     Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
                         let mut regs = std::mem::take(&mut th.regs);

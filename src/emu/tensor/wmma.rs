@@ -38,6 +38,7 @@ use crate::emu::block::{Mem, State, Thread};
 use crate::emu::facts::{Facts, LaneState, WmmaFacts};
 use crate::emu::float::{bf16_to_f32, f16_to_f32, f64_to_half};
 use crate::emu::result::{DiagKind, Severity};
+use crate::emu::technique::Family;
 use crate::ptx::ir::{Inst, Op, Operand, Rounding, Space, Ty};
 use crate::ptx::wmma::{Layout, Matrix, Shape, Wmma};
 
@@ -165,6 +166,11 @@ pub(in crate::emu) fn try_complete(
         report_missing(mem, warp, lead, inst, op, &missing);
     }
     let lanes: Vec<usize> = (0..warp.len()).filter(|l| met & (1 << l) != 0).collect();
+    if matches!(op.as_ref(), Wmma::Mma { .. }) {
+        for &l in &lanes {
+            warp[l].counters.count(Family::Wmma, 1);
+        }
+    }
     match op.as_ref() {
         Wmma::Load {
             matrix,

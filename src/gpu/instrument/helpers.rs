@@ -101,13 +101,21 @@ fn slot(ctl: &str, dst: &str) -> String {
 }
 
 /// Add the packed access in `acc` to the read, write and atomic counters of one space at
-/// `[rec]`, `[rec+8]`, `[rec+16]`. Atomics count one read, one write and one atomic; vectors
-/// count one per element (a vector atomic one atomic per element, as on the emulator).
+/// `[rec]`, `[rec+8]`, `[rec+16]`. Atomics count one read, one write and one atomic per
+/// element; loads and stores one per 4-byte word of each element, rounded up (`emu::technique::
+/// words`: a float4 counts 4, a double 2), as on the emulator.
 fn count(rec: &str, acc: &str) -> String {
     format!(
         "\tand.b32 %gz_c0, {acc}, 255;
 \tshr.u32 %gz_c1, {acc}, 16;
 \tand.b32 %gz_c1, %gz_c1, 255;
+\tshr.u32 %gz_c2, {acc}, 8;
+\tand.b32 %gz_c2, %gz_c2, 255;
+\tadd.u32 %gz_c2, %gz_c2, 3;
+\tshr.u32 %gz_c2, %gz_c2, 2;
+\tmax.u32 %gz_c2, %gz_c2, 1;
+\tsetp.ne.u32 %gz_q3, %gz_c1, 2;
+\t@%gz_q3 mul.lo.u32 %gz_c0, %gz_c0, %gz_c2;
 \tcvt.u64.u32 %gz_d0, %gz_c0;
 \tsetp.eq.u32 %gz_q3, %gz_c1, 2;
 \t@%gz_q3 ld.global.u64 %gz_d1, [{rec}+{atomics}];

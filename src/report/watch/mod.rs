@@ -31,7 +31,8 @@ mod wrap;
 
 use super::{counters, layout};
 use crate::emu::result::Counters;
-use crate::judge::outcome::{Budget, OverBudget, PerfFigure, PerfKind, PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{OverBudget, PerfFigure, PuzzleOutcome, TestOutcome};
+use crate::puzzle::{Budget, PerfKind};
 use crate::puzzle::{Puzzle, Status};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -272,7 +273,8 @@ fn counter_line(
         // The tightest budget any test sets on this counter.
         let budget = budgets.iter().filter_map(|b| b.get(i)).min();
         let used = max.get(i);
-        if i >= 4 && used == 0 && budget.is_none() {
+        // Atomics where used; the instruction families only where a budget names them.
+        if i >= 4 && budget.is_none() && (used == 0 || i >= Counters::MEMORY) {
             continue;
         }
         let value = match budget {

@@ -430,7 +430,8 @@ fn a_narrow_title_drops_the_progress_then_the_hints_before_the_run_count() {
 #[test]
 fn a_multi_launch_puzzle_has_a_counter_line_per_kernel() {
     use crate::emu::result::ThreadId;
-    use crate::judge::outcome::{BlockLimits, KernelUse};
+    use crate::judge::outcome::KernelUse;
+    use crate::puzzle::BlockLimits;
     let kernel = |name: &str, reads: u64, budget: u64| KernelUse {
         name: name.into(),
         counters: Counters {

@@ -1,7 +1,7 @@
 // Asynchronous copies from global to shared memory (`cp.async`, sm_80) in inline assembly:
 // 4 bytes a thread, and a second copy of 16 bytes whose source size stops at `size` (the rest
-// zero-filled). Each copy is one global read and one shared write on both executors, and an
-// access past `a` is skipped and reported alike.
+// zero-filled). Each copy counts its 4-byte words read and written (1 and 4) on both
+// executors, and an access past `a` is skipped and reported alike.
 extern "C" __global__ void async_copy(float* out, const float* a, int size, int reach) {
     __shared__ __align__(16) float tile[64];
     __shared__ __align__(16) float wide[64 * 4];

@@ -4,6 +4,7 @@
 use super::super::{low_mask, Mem, Regs, Thread};
 use crate::emu::alu;
 use crate::emu::memory::{classify, Window, LOCAL_WINDOW, SHARED_WINDOW};
+use crate::emu::technique::Family;
 use crate::ptx::ir::*;
 
 /// The pattern of this family's instructions (what `arith` executes), one list for the
@@ -33,6 +34,20 @@ macro_rules! arith_op {
     };
 }
 pub(in crate::emu::block) use arith_op;
+
+/// The family (`emu::technique`) an instruction of this family counts in, if any: `dp4a`,
+/// packed half arithmetic, `f64` arithmetic. Counted by the dispatchers, once per execution.
+#[inline]
+pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
+    match op {
+        Op::Dot { .. } => Some(Family::Dp4a),
+        Op::Half2 { pair: true, .. } => Some(Family::F16x2),
+        Op::Bin { ty: Ty::F64, .. } | Op::Un { ty: Ty::F64, .. } | Op::Mad { ty: Ty::F64, .. } => {
+            Some(Family::F64)
+        }
+        _ => None,
+    }
+}
 
 /// Execute `op`, one of this family (the dispatcher in `step.rs` sends only those here).
 pub(in crate::emu::block) fn arith<R: Regs + ?Sized>(

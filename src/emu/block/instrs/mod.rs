@@ -5,5 +5,5 @@
 mod arith;
 mod memory;
 
-pub(super) use arith::{arith, arith_op};
+pub(super) use arith::{arith, arith_family, arith_op};
 pub(super) use memory::memory;

@@ -1,0 +1,217 @@
+//! How a kernel computes, as counts a teacher can grade: which instruction families a thread
+//! executed (shuffles, votes, barriers, tensor-core operations, async copies, `dp4a`, packed
+//! half arithmetic, `f64` arithmetic) and how much it moved through local memory. The
+//! emulator counts them per thread beside its memory counters (`result::Counters`), so
+//! budgets, block budgets and `require` limit them with the same keys and the same reports;
+//! `teach` reads them to say which technique a run did without.
+//!
+//! The one rule for memory traffic, here and in every count: a read or a write costs one per
+//! 4-byte word of each element it moves, rounded up per element ([`words`]). A `float4` load
+//! is 4 reads, a `double` or a `float2` 2, a `char` or a `__half` 1, a 16-byte `cp.async` 4,
+//! and an 8-byte integer load counts what the `float2` it stands in for counts, so width cannot
+//! hide traffic. (A vector of 1- or 2-byte elements counts one per element; NVRTC loads a
+//! `char4` or a `__half2` as one 32-bit word, which counts 1.) Atomics count one per element
+//! (an atomic is one operation, however wide).
+//!
+//! Each count is made once per execution by the code that completes the instruction: a warp
+//! collective when its lanes meet (`block/collectives.rs`, `block/tensor.rs`), a barrier when
+//! it releases (`block/scheduler.rs`), an async copy when issued and its wait when it returns
+//! (`async_copy/instrs.rs`), arithmetic when computed (`block/instrs/arith.rs` and the fast
+//! paths), local memory in `access.rs`. A thread waiting at one is not counted twice.
+
+use serde::ser::SerializeMap;
+use serde::Serialize;
+
+/// Words (4 bytes, rounded up, at least one) an element of `bytes` bytes moves: what it counts
+/// as reads or writes.
+#[inline(always)]
+pub fn words(bytes: u64) -> u64 {
+    bytes.div_ceil(4).max(1)
+}
+
+/// One family of instructions (or of accesses) a puzzle can require, forbid or budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// `ld.local` words: arrays indexed at run time, spills.
+    LocalReads,
+    /// `st.local` words.
+    LocalWrites,
+    /// `shfl.sync` (`__shfl_*_sync`, cooperative groups' `shfl`).
+    Shuffles,
+    /// `vote.sync` (`__ballot_sync`, `__any_sync`, `__all_sync`).
+    Votes,
+    /// `match.any/all.sync` (`__match_any_sync`, `__match_all_sync`).
+    Matches,
+    /// `redux.sync` (`__reduce_add_sync`, ...).
+    WarpReduces,
+    /// Block barriers that released the thread: `bar.sync`/`barrier.sync` (`__syncthreads()`,
+    /// named barriers) and `bar.red` (`__syncthreads_count/_and/_or`).
+    Barriers,
+    /// Grid-wide syncs (`cg::this_grid().sync()`), counted on the thread that arrives for its
+    /// block.
+    GridSyncs,
+    /// `mma.sync` tensor-core operations.
+    Mma,
+    /// `wmma.mma` (`nvcuda::wmma::mma_sync`).
+    Wmma,
+    /// `ldmatrix` loads of matrix fragments from shared memory.
+    Ldmatrix,
+    /// `cp.async` copies issued (`__pipeline_memcpy_async`, `cuda::memcpy_async`).
+    CpAsync,
+    /// Groups of async copies left in flight when a wait returned, summed over the waits:
+    /// more than 0 only when copies overlap computation (double buffering).
+    CpAsyncOverlap,
+    /// `dp4a`/`dp2a` (`__dp4a`, `__dp2a_lo/hi`).
+    Dp4a,
+    /// Packed half-precision arithmetic (`.f16x2`/`.bf16x2`: `__hadd2`, `__hfma2`, ...).
+    F16x2,
+    /// Double-precision arithmetic (`add/mul/fma/div/...f64`).
+    F64,
+}
+
+impl Family {
+    pub const N: usize = 16;
+
+    pub const ALL: [Family; Family::N] = [
+        Family::LocalReads,
+        Family::LocalWrites,
+        Family::Shuffles,
+        Family::Votes,
+        Family::Matches,
+        Family::WarpReduces,
+        Family::Barriers,
+        Family::GridSyncs,
+        Family::Mma,
+        Family::Wmma,
+        Family::Ldmatrix,
+        Family::CpAsync,
+        Family::CpAsyncOverlap,
+        Family::Dp4a,
+        Family::F16x2,
+        Family::F64,
+    ];
+
+    /// The key a puzzle's TOML and the JSON output spell it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::LocalReads => "local_reads",
+            Family::LocalWrites => "local_writes",
+            Family::Shuffles => "shuffles",
+            Family::Votes => "votes",
+            Family::Matches => "matches",
+            Family::WarpReduces => "warp_reduces",
+            Family::Barriers => "barriers",
+            Family::GridSyncs => "grid_syncs",
+            Family::Mma => "mma",
+            Family::Wmma => "wmma",
+            Family::Ldmatrix => "ldmatrix",
+            Family::CpAsync => "cp_async",
+            Family::CpAsyncOverlap => "cp_async_overlap",
+            Family::Dp4a => "dp4a",
+            Family::F16x2 => "f16x2",
+            Family::F64 => "f64",
+        }
+    }
+
+    /// How a learner reads it in a table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::LocalReads => "local reads",
+            Family::LocalWrites => "local writes",
+            Family::Shuffles => "shuffles",
+            Family::Votes => "votes",
+            Family::Matches => "matches",
+            Family::WarpReduces => "warp reduces",
+            Family::Barriers => "barriers",
+            Family::GridSyncs => "grid syncs",
+            Family::Mma => "mma.sync",
+            Family::Wmma => "wmma::mma_sync",
+            Family::Ldmatrix => "ldmatrix",
+            Family::CpAsync => "cp.async",
+            Family::CpAsyncOverlap => "cp.async overlap",
+            Family::Dp4a => "dp4a",
+            Family::F16x2 => "half2 math",
+            Family::F64 => "double math",
+        }
+    }
+
+    /// What the CUDA C looks like, for a message that names the technique.
+    pub fn spelled(self) -> &'static str {
+        match self {
+            Family::LocalReads | Family::LocalWrites => {
+                "local memory (a per-thread array indexed at run time, or spilled registers)"
+            }
+            Family::Shuffles => "warp shuffles (`__shfl_down_sync`, `__shfl_xor_sync`, ...)",
+            Family::Votes => "warp votes (`__ballot_sync`, `__any_sync`, `__all_sync`)",
+            Family::Matches => "`__match_any_sync`",
+            Family::WarpReduces => "`__reduce_add_sync`",
+            Family::Barriers => "block barriers (`__syncthreads()` and its `_count/_and/_or`)",
+            Family::GridSyncs => "grid syncs (`cg::this_grid().sync()`)",
+            Family::Mma => "tensor-core `mma.sync`",
+            Family::Wmma => "`wmma::mma_sync`",
+            Family::Ldmatrix => "`ldmatrix`",
+            Family::CpAsync => "async copies (`cp.async`, `__pipeline_memcpy_async`)",
+            Family::CpAsyncOverlap => {
+                "copies left in flight across a wait (`cp.async.wait_group` with a later group still loading: double buffering)"
+            }
+            Family::Dp4a => "`__dp4a`",
+            Family::F16x2 => "packed `__half2` arithmetic (`__hadd2`, `__hfma2`, ...)",
+            Family::F64 => "`double` arithmetic",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+/// Per family, how many a thread (or a block, or a launch) executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Technique(pub [u64; Family::N]);
+
+impl Technique {
+    #[inline(always)]
+    pub fn count(&mut self, f: Family, n: u64) {
+        self.0[f as usize] += n;
+    }
+
+    pub fn get(&self, f: Family) -> u64 {
+        self.0[f as usize]
+    }
+}
+
+impl Serialize for Technique {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(Family::N))?;
+        for f in Family::ALL {
+            m.serialize_entry(f.name(), &self.get(f))?;
+        }
+        m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_up_and_never_count_zero() {
+        assert_eq!(words(1), 1);
+        assert_eq!(words(2), 1);
+        assert_eq!(words(4), 1);
+        assert_eq!(words(8), 2);
+        assert_eq!(words(12), 3);
+        assert_eq!(words(16), 4);
+        assert_eq!(words(0), 1);
+    }
+
+    #[test]
+    fn every_family_has_one_name_and_the_order_of_the_enum() {
+        for (i, f) in Family::ALL.into_iter().enumerate() {
+            assert_eq!(f as usize, i);
+            assert_eq!(Family::from_name(f.name()), Some(f));
+            assert!(!f.label().is_empty() && !f.spelled().is_empty());
+        }
+        assert_eq!(Family::from_name("global_reads"), None);
+    }
+}

@@ -1,0 +1,222 @@
+//! How a kernel computes, counted (issue 34): memory traffic in 4-byte words whatever the
+//! width of the access, and each instruction family (shuffles, votes, matches, warp reduces,
+//! barriers, dp4a, packed half and double arithmetic, local memory, async copies and their
+//! overlap, mma/ldmatrix, wmma) once per execution per thread. Each planted kernel that uses a
+//! family has a twin, written with other names, that does the same work without it and must
+//! count 0. Lockstep and one thread at a time must agree. Needs NVRTC.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+const DIR: &str = "tests/kernels/technique";
+
+/// `exec --format json` of `kernel` in `file`, both schedules (which must agree): the JSON.
+fn exec(file: &str, kernel: &str, grid: &str, block: &str, args: &[&str]) -> Value {
+    let mut seen = Vec::new();
+    for lockstep in ["on", "off"] {
+        let mut cmd = Command::cargo_bin("gpuzzle").expect("the gpuzzle binary");
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env(
+                "GPUZZLE_CACHE_DIR",
+                PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("engine-technique-cache"),
+            )
+            .env("NO_COLOR", "1")
+            .env("GPUZZLE_BACKEND", "emu")
+            .env("GPUZZLE_LOCKSTEP", lockstep)
+            .args(["exec", file, "--kernel", kernel, "--format", "json"])
+            .args(["--grid", grid, "--block", block]);
+        for a in args {
+            cmd.args(["--arg", a]);
+        }
+        let out = cmd.output().expect("run gpuzzle");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{kernel}: exit {:?}\n{stdout}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("{kernel}: not JSON ({e}): {stdout}"));
+        assert_eq!(v["diagnostics"], Value::Array(Vec::new()), "{kernel}: {v}");
+        seen.push(v);
+    }
+    assert_eq!(
+        seen[0]["counters"], seen[1]["counters"],
+        "{kernel}: lockstep and one thread at a time count differently"
+    );
+    seen.swap_remove(0)
+}
+
+/// The per-thread maximum of `counter`.
+fn max(v: &Value, counter: &str) -> u64 {
+    v["counters"]["max_per_thread"][counter]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no counter {counter} in {}", v["counters"]))
+}
+
+fn total(v: &Value, counter: &str) -> u64 {
+    v["counters"]["total"][counter]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no counter {counter} in {}", v["counters"]))
+}
+
+const WIDTH_ARGS: [&str; 6] = [
+    "out=f32[8]:zeros",
+    "a=f32[16]:arange",
+    "d=f64[8]:arange",
+    "u=u64[8]:arange",
+    "c=u8[4]:arange",
+    "h=f16[4]:arange",
+];
+
+#[test]
+fn width_cannot_hide_traffic() {
+    let file = format!("{DIR}/widths.cu");
+    let wide = exec(&file, "widths", "1", "4", &WIDTH_ARGS);
+    // float4 4 + double 2 + 8-byte integer 2 + char 1 + half 1; a float2 store is 2.
+    assert_eq!(max(&wide, "global_reads"), 10, "{}", wide["counters"]);
+    assert_eq!(max(&wide, "global_writes"), 2);
+    assert_eq!(total(&wide, "global_reads"), 40);
+    let narrow = exec(&file, "narrow", "1", "4", &WIDTH_ARGS);
+    assert_eq!(max(&narrow, "global_reads"), 10, "{}", narrow["counters"]);
+    assert_eq!(max(&narrow, "global_writes"), 2);
+    // Neither computes in double: a conversion is not double arithmetic.
+    assert_eq!(max(&wide, "f64"), 0);
+}
+
+#[test]
+fn warp_collectives_and_barriers_count_once_per_thread() {
+    let v = exec(
+        &format!("{DIR}/families.cu"),
+        "warp_families",
+        "1",
+        "32",
+        &["out=i32[32]:zeros", "keys=i32[32]:arange"],
+    );
+    for (counter, n) in [
+        ("shuffles", 5),
+        ("votes", 1),
+        ("matches", 1),
+        ("warp_reduces", 1),
+        ("barriers", 2),
+    ] {
+        assert_eq!(max(&v, counter), n, "{counter}: {}", v["counters"]);
+        assert_eq!(total(&v, counter), 32 * n, "{counter}");
+    }
+    for counter in [
+        "mma",
+        "ldmatrix",
+        "cp_async",
+        "dp4a",
+        "f16x2",
+        "f64",
+        "local_reads",
+    ] {
+        assert_eq!(total(&v, counter), 0, "{counter}");
+    }
+}
+
+#[test]
+fn dp4a_half2_and_double_math_are_counted_and_their_plain_twins_are_not() {
+    let file = format!("{DIR}/families.cu");
+    let args = [
+        "out=f32[4]:zeros",
+        "a=i32[4]:arange",
+        "b=i32[4]:ones",
+        "h=f16[8]:arange",
+        "d=f64[4]:arange",
+    ];
+    let v = exec(&file, "math_families", "1", "4", &args);
+    assert_eq!(max(&v, "dp4a"), 1, "{}", v["counters"]);
+    assert_eq!(max(&v, "f16x2"), 1);
+    assert_eq!(max(&v, "f64"), 1);
+    let plain = exec(&file, "math_plain", "1", "4", &args);
+    for counter in ["dp4a", "f16x2", "f64"] {
+        assert_eq!(
+            total(&plain, counter),
+            0,
+            "{counter}: {}",
+            plain["counters"]
+        );
+    }
+}
+
+#[test]
+fn a_run_time_indexed_array_counts_local_traffic_and_a_register_array_none() {
+    let file = format!("{DIR}/families.cu");
+    let args = ["out=f32[4]:zeros", "a=f32[4]:arange", "idx=i32[4]:arange"];
+    let v = exec(&file, "local_array", "1", "4", &args);
+    assert!(max(&v, "local_writes") >= 4, "{}", v["counters"]);
+    assert!(max(&v, "local_reads") >= 4, "{}", v["counters"]);
+    let r = exec(&file, "register_array", "1", "4", &args);
+    assert_eq!(total(&r, "local_reads") + total(&r, "local_writes"), 0);
+}
+
+#[test]
+fn async_copies_count_their_words_and_overlap_only_when_a_group_stays_in_flight() {
+    let file = format!("{DIR}/families.cu");
+    let run = |overlap: &str| {
+        let o = format!("overlap=i32:{overlap}");
+        exec(
+            &file,
+            "copies",
+            "1",
+            "32",
+            &["out=f32[32]:zeros", "a=f32[512]:arange", "tiles=i32:4", &o],
+        )
+    };
+    let double = run("1");
+    let single = run("0");
+    for v in [&double, &single] {
+        assert_eq!(max(v, "cp_async"), 4, "{}", v["counters"]);
+        // A 16-byte copy reads and writes 4 words.
+        assert_eq!(max(v, "global_reads"), 16);
+        assert_eq!(max(v, "barriers"), 8);
+    }
+    assert_eq!(
+        max(&double, "cp_async_overlap"),
+        3,
+        "{}",
+        double["counters"]
+    );
+    assert_eq!(total(&single, "cp_async_overlap"), 0);
+    assert_eq!(double["buffers"], single["buffers"]);
+}
+
+#[test]
+fn tensor_core_operations_count_per_lane() {
+    let v = exec(
+        "tests/kernels/instrument/ldmatrix_mma.cu",
+        "ldmatrix_mma",
+        "1",
+        "32",
+        &[
+            "c=f32[128]:zeros",
+            "a=f16[1024]:arange",
+            "w=f16[512]:ones",
+            "m=i32:16",
+            "n=i32:8",
+            "k=i32:64",
+        ],
+    );
+    // One tile of 64 along k: 4 steps of 16, each an mma and two ldmatrix.
+    assert_eq!(max(&v, "mma"), 4, "{}", v["counters"]);
+    assert_eq!(max(&v, "ldmatrix"), 8);
+    assert_eq!(total(&v, "mma"), 32 * 4);
+    let w = exec(
+        "tests/kernels/instrument/wmma.cu",
+        "wmma",
+        "1",
+        "32",
+        &[
+            "out=f32[256]:zeros",
+            "a=f16[512]:ones",
+            "b=f16[512]:ones",
+            "k=i32:32",
+        ],
+    );
+    assert_eq!(max(&w, "wmma"), 2, "{}", w["counters"]);
+    assert_eq!(total(&w, "mma") + total(&w, "ldmatrix"), 0);
+}

@@ -1,0 +1,88 @@
+// Each instruction family counted once per execution by the thread that executed it (issue 34).
+// One warp of 32 threads.
+#include <cuda_fp16.h>
+extern "C" __global__ void warp_families(int* out, const int* keys) {
+    int lane = threadIdx.x;
+    int v = keys[lane];
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);  // 5 shuffles
+    unsigned b = __ballot_sync(0xffffffffu, keys[lane] > 0);                           // 1 vote
+    unsigned same = __match_any_sync(0xffffffffu, keys[lane] & 3);                     // 1 match
+    int total = __reduce_add_sync(0xffffffffu, keys[lane]);                             // 1 redux
+    __syncthreads();                                                                    // 1 barrier
+    int evens = __syncthreads_count(lane % 2 == 0);                                     // 1 barrier
+    out[lane] = v + (int)__popc(b) + (int)__popc(same) + total + evens;
+}
+
+// dp4a, packed half arithmetic and double arithmetic, one of each a thread.
+extern "C" __global__ void math_families(float* out, const int* a, const int* b, const __half2* h, const double* d) {
+    int t = threadIdx.x;
+    int dot = __dp4a(a[t], b[t], 0);
+    __half2 y = __hfma2(h[t], h[t], h[t]);
+    double z = d[t] * 3.0;
+    out[t] = (float)dot + __low2float(y) + __high2float(y) + (float)z;
+}
+
+// The same kernel with the bytes multiplied one by one in float (NVRTC turns an integer
+// byte-by-byte dot product into dp4a itself), floats instead of half2 and float instead of
+// double: none of the three families.
+extern "C" __global__ void math_plain(float* out, const int* a, const int* b, const __half2* h, const double* d) {
+    int t = threadIdx.x;
+    float dot = 0.0f;
+    for (int k = 0; k < 4; k++) dot += (float)(signed char)(a[t] >> (8 * k)) * (float)(signed char)(b[t] >> (8 * k));
+    float lo = __low2float(h[t]), hi = __high2float(h[t]);
+    const float* df = reinterpret_cast<const float*>(d);
+    out[t] = (float)dot + (lo * lo + lo) + (hi * hi + hi) + df[2 * t] * 3.0f;
+}
+
+// A per-thread array indexed at run time lives in local memory: 8 local writes and 8 reads.
+extern "C" __global__ void local_array(float* out, const float* a, const int* idx) {
+    int t = threadIdx.x;
+    float arr[8];
+    for (int k = 0; k < 8; k++) arr[(k + idx[t]) & 7] = a[t] * k;
+    float s = 0.0f;
+    for (int k = 0; k < 8; k++) s += arr[(k * 3 + idx[t]) & 7];
+    out[t] = s;
+}
+
+// The same array with indexes the compiler knows: registers, no local memory.
+extern "C" __global__ void register_array(float* out, const float* a, const int* idx) {
+    int t = threadIdx.x;
+    float vals[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) vals[k] = a[t] * k;
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; k++) s += vals[k];
+    out[t] = s + (float)(idx[t] & 0);
+}
+
+// Async copies: tile by tile, waiting for each before the next is issued (no overlap), or
+// with the next tile in flight while the current one is summed (double buffering).
+extern "C" __global__ void copies(float* out, const float* a, int tiles, int overlap) {
+    __shared__ __align__(16) float buf[2][32 * 4];
+    int t = threadIdx.x;
+    float s = 0.0f;
+    unsigned dst0 = (unsigned)__cvta_generic_to_shared(&buf[0][4 * t]);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst0), "l"(a + 4 * t) : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    for (int k = 0; k < tiles; k++) {
+        int cur = k % 2;
+        if (overlap && k + 1 < tiles) {
+            unsigned dst = (unsigned)__cvta_generic_to_shared(&buf[1 - cur][4 * t]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(a + (k + 1) * 128 + 4 * t) : "memory");
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            asm volatile("cp.async.wait_group 1;" ::: "memory");
+        } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+        }
+        __syncthreads();
+        s += buf[cur][(4 * t + 5) % 128];
+        __syncthreads();
+        if (!overlap && k + 1 < tiles) {
+            unsigned dst = (unsigned)__cvta_generic_to_shared(&buf[1 - cur][4 * t]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(a + (k + 1) * 128 + 4 * t) : "memory");
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+    }
+    out[t] = s;
+}
