@@ -19,7 +19,7 @@ use std::sync::Mutex;
 pub enum CheckFormat {
     /// A table: one line per puzzle with the reason it failed.
     Text,
-    /// JSON for scripts (the shape is documented in CONTRIBUTING.md).
+    /// JSON for scripts (the shape is documented in docs/classroom.md).
     Json,
     /// JUnit XML for CI dashboards: a testcase per test, with its time, file and line.
     Junit,

@@ -64,7 +64,7 @@ pub fn next_steps(ci: Ci, install: Option<&str>) -> String {
                 "Wrote {GITHUB_WORKFLOW_PATH}: on each push it installs NVRTC, and gpuzzle from \
                  {source}, then runs `gpuzzle check --all --format github` (failures annotated at \
                  the learner's lines) and keeps `--format junit` as an artifact. Commit the \
-                 workspace to a GitHub repository to start; CONTRIBUTING.md (For instructors) \
+                 workspace to a GitHub repository to start; docs/classroom.md \
                  says more."
             )
         }
@@ -73,7 +73,7 @@ pub fn next_steps(ci: Ci, install: Option<&str>) -> String {
              installs NVRTC, and gpuzzle from {source}, then runs `gpuzzle check --all --format \
              classroom` and Classroom's grading reporter, which gives each puzzle its `points` \
              (default 1) on the assignment's dashboard. Use this workspace as the assignment's \
-             starter repository; CONTRIBUTING.md (For instructors) says more."
+             starter repository; docs/classroom.md says more."
         ),
     }
 }
