@@ -47,7 +47,7 @@ pub use run::{run_steps, Launched, StepLaunch, StepsRun};
 pub use state::{MistakeSeen, Progress, State, Status};
 pub use unseen::show_number;
 
-pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
+pub use workspace::{civil_from_days, Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;
 
