@@ -98,8 +98,8 @@ pub enum Command {
     /// Check a puzzle pack (for instructors): solutions pass, starters fail without warnings,
     /// lazy kernels fail, tests cover what each puzzle teaches.
     Lint(lint::LintArgs),
-    /// Print a shell completion script (commands, options, puzzle numbers and names); see the
-    /// README for where to put it.
+    /// Print a shell completion script (commands, options, puzzle numbers and names); see
+    /// docs/usage.md for where to put it.
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
