@@ -473,15 +473,20 @@ fn every_generated_ci_installs_every_wheel_the_pack_needs() {
 
 /// The install step as Actions runs it, with `pip` and `cargo` stand-ins that record their
 /// arguments (`pip` fails for `gpuzzle==...` when `wheel` is false: no release exists).
-fn run_install_step(wheel: bool, install: &str) -> (Option<i32>, String, String) {
+fn run_install_step(ci: &str, wheel: bool, install: &str) -> (Option<i32>, String, String) {
     let dir = tempfile::tempdir().unwrap();
     gpuzzle()
         .arg("init")
         .arg(dir.path())
-        .args(["--ci", "github", "--ci-only", "--ci-install", install])
+        .args(["--ci", ci, "--ci-only", "--ci-install", install])
         .assert()
         .success();
-    let yaml = std::fs::read_to_string(dir.path().join(".github/workflows/gpuzzle.yml")).unwrap();
+    let file = if ci == "github" {
+        "gpuzzle.yml"
+    } else {
+        "classroom.yml"
+    };
+    let yaml = std::fs::read_to_string(dir.path().join(".github/workflows").join(file)).unwrap();
     let step = run_steps(&yaml)
         .into_iter()
         .find(|s| s.name.as_deref() == Some("Install gpuzzle"))
@@ -541,22 +546,27 @@ fn run_install_step(wheel: bool, install: &str) -> (Option<i32>, String, String)
 #[test]
 fn gpuzzle_is_installed_prebuilt_and_built_only_without_a_release() {
     let install = "--git https://example.org/gpuzzle --rev 0123abc gpuzzle";
-    let (code, calls, outputs) = run_install_step(true, install);
-    let version = outputs.lines().next().unwrap_or_default().to_string();
-    assert!(!version.is_empty() && version.contains('.'), "{version}");
-    assert_eq!(code, Some(0), "{calls}");
-    assert_eq!(
-        calls,
-        format!("pip install --only-binary=:all: gpuzzle=={version}\n"),
-        "the release wheel, never a source build"
-    );
-    assert!(!outputs.contains("built=true"), "{outputs}");
-    // No release of that version: cargo install, and the binary is saved to the cache.
-    let (code, calls, outputs) = run_install_step(false, install);
-    assert_eq!(code, Some(0), "{calls}");
-    assert_eq!(
-        calls,
-        format!("pip install --only-binary=:all: gpuzzle=={version}\ncargo install --locked {install}\n")
-    );
-    assert!(outputs.contains("built=true"), "{outputs}");
+    for ci in ["github", "classroom"] {
+        let (code, calls, outputs) = run_install_step(ci, true, install);
+        let version = outputs.lines().next().unwrap_or_default().to_string();
+        assert!(!version.is_empty() && version.contains('.'), "{version}");
+        assert_eq!(code, Some(0), "{ci}: {calls}");
+        assert_eq!(
+            calls,
+            format!("pip install --only-binary=:all: gpuzzle=={version}\n"),
+            "{ci}: the release wheel, never a source build"
+        );
+        assert!(!outputs.contains("built=true"), "{outputs}");
+        // No release of that version: cargo install, and the binary is saved to the cache.
+        let (code, calls, outputs) = run_install_step(ci, false, install);
+        assert_eq!(code, Some(0), "{ci}: {calls}");
+        assert_eq!(
+            calls,
+            format!(
+                "pip install --only-binary=:all: gpuzzle=={version}\ncargo install --locked {install}\n"
+            ),
+            "{ci}"
+        );
+        assert!(outputs.contains("built=true"), "{ci}: {outputs}");
+    }
 }
