@@ -305,3 +305,105 @@ fn without_the_runners_environment_it_is_an_infrastructure_error() {
     assert!(err.contains("CLASSROOM"), "{err}");
     assert!(!ws.join("result.json").exists());
 }
+
+/// Without gpuzzle on PATH the autograder installs it into ~/.gpuzzle-venv: NVIDIA's wheels,
+/// then the release wheel of its pinned version, and `cargo install` only when that fails.
+/// `pip` (the venv's python) and `cargo` are stand-ins here that record their arguments and
+/// "install" the gpuzzle this test built.
+fn install_path(release_exists: bool) -> (Vec<String>, Value) {
+    let (dir, ws) = checkout();
+    let home = dir.path().join("home");
+    let venv_bin = home.join(".gpuzzle-venv/bin");
+    let tools = dir.path().join("tools");
+    std::fs::create_dir_all(&venv_bin).unwrap();
+    std::fs::create_dir_all(&tools).unwrap();
+    let log = dir.path().join("calls.log");
+    let bin = assert_cmd::cargo::cargo_bin("gpuzzle");
+    let install_ok = if release_exists { "0" } else { "1" };
+    let python = format!(
+        "#!/bin/sh\n# the venv's python: `-m pip install ...` only\nshift 2\necho \"pip $*\" >> '{log}'\ncase \"$*\" in\n  *gpuzzle==*) [ {install_ok} = 0 ] && cp '{bin}' '{venv}/gpuzzle'; exit {install_ok};;\nesac\nexit 0\n",
+        log = log.display(),
+        bin = bin.display(),
+        venv = venv_bin.display(),
+    );
+    let cargo = format!(
+        "#!/bin/sh\necho \"cargo $*\" >> '{log}'\nmkdir -p \"$4/bin\" && cp '{bin}' \"$4/bin/gpuzzle\"\n",
+        log = log.display(),
+        bin = bin.display(),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    for (path, text) in [
+        (venv_bin.join("python"), python),
+        (tools.join("cargo"), cargo),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // PATH without any gpuzzle, the stand-in cargo first.
+    let path: Vec<String> = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !Path::new(d).join("gpuzzle").exists())
+        .map(String::from)
+        .collect();
+    let script = ws.join("classroom50/autograder.py");
+    let text = std::fs::read_to_string(&script).unwrap();
+    let text = text.replacen(
+        "GPUZZLE_INSTALL = \"\"",
+        "GPUZZLE_INSTALL = \"--git https://example.org/gpuzzle --rev 0123abc gpuzzle\"",
+        1,
+    );
+    std::fs::write(&script, text).unwrap();
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script)
+        .current_dir(&ws)
+        .env("HOME", &home)
+        .env("PATH", format!("{}:{}", tools.display(), path.join(":")))
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES");
+    for (k, v) in RUNNER_ENV {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("python3 runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect();
+    let v = serde_json::from_str(&std::fs::read_to_string(ws.join("result.json")).unwrap())
+        .expect("result.json");
+    (calls, v)
+}
+
+#[test]
+fn without_gpuzzle_on_path_it_installs_the_release_and_builds_only_without_one() {
+    let version = env!("CARGO_PKG_VERSION");
+    let wheels = "nvidia-cuda-nvrtc-cu12 nvidia-cuda-runtime-cu12 nvidia-cuda-cccl-cu12 nvidia-cuda-nvcc-cu12";
+    let (calls, v) = install_path(true);
+    assert_eq!(
+        calls,
+        vec![
+            format!("pip install --disable-pip-version-check {wheels}"),
+            format!(
+                "pip install --disable-pip-version-check --only-binary=:all: gpuzzle=={version}"
+            ),
+        ]
+    );
+    assert_eq!(v["schema"], "classroom50/result/v1");
+    let (calls, v) = install_path(false);
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert!(
+        calls[2].starts_with("cargo install --locked --root ")
+            && calls[2]
+                .ends_with(".gpuzzle-venv --git https://example.org/gpuzzle --rev 0123abc gpuzzle"),
+        "{calls:?}"
+    );
+    assert_eq!(v["schema"], "classroom50/result/v1");
+}
