@@ -99,9 +99,15 @@ fn check_install(install: &str) -> Result<()> {
 pub fn next_steps(ci: Ci, install: Option<&str>) -> String {
     let fallback = match install.map(str::trim).filter(|s| !s.is_empty()) {
         Some(args) => format!("`cargo install --locked {args}`"),
-        None => "`cargo install` of GPUZZLE_INSTALL (unset: set it, or run init again with \
-                 --ci-only --ci-install, to build gpuzzle where no release exists)"
-            .to_string(),
+        None => match ci {
+            Ci::Classroom50 => "`cargo install` of GPUZZLE_INSTALL (empty: set it at the top of \
+                                the autograder to build gpuzzle where no release exists)"
+                .to_string(),
+            _ => "`cargo install` of GPUZZLE_INSTALL (unset: set the organisation variable \
+                  GPUZZLE_INSTALL, or its value in the workflow, to build gpuzzle where no \
+                  release exists)"
+                .to_string(),
+        },
     };
     let pinned_by = match ci {
         Ci::Classroom50 => "GPUZZLE_VERSION at the top of the autograder pins another",
