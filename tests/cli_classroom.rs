@@ -259,9 +259,9 @@ fn without_an_install_source_the_install_step_says_what_to_set() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.starts_with(
-            "::error title=gpuzzle source not set::Set the repository variable GPUZZLE_INSTALL"
-        ),
+        text.starts_with("::error title=gpuzzle source not set::No release wheel of gpuzzle ''")
+            && text.contains("GPUZZLE_VERSION")
+            && text.contains("GPUZZLE_INSTALL"),
         "{text}"
     );
     // init refuses a source that would break the YAML, writing nothing.
@@ -326,4 +326,247 @@ fn untouched_starters_are_not_started_not_annotated() {
         )),
         "{text}"
     );
+}
+
+/// Every `#include <...>` and `#include "..."` name in `text`.
+fn includes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix('#')?.trim_start();
+            let rest = rest.strip_prefix("include")?.trim_start();
+            let (open, close) = match rest.chars().next()? {
+                '<' => ('<', '>'),
+                '"' => ('"', '"'),
+                _ => return None,
+            };
+            let inner = rest.strip_prefix(open)?;
+            Some(inner[..inner.find(close)?].to_string())
+        })
+        .collect()
+}
+
+/// The `include` folders of NVIDIA's wheels installed for this machine's python3, by wheel
+/// folder (`cuda_runtime`, `cuda_nvcc`, ...).
+fn nvidia_include_dirs() -> Vec<(String, PathBuf)> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import nvidia\nfor p in nvidia.__path__: print(p)"])
+        .output()
+        .expect("python3 runs");
+    let roots = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut dirs = Vec::new();
+    for root in roots.lines() {
+        for e in std::fs::read_dir(root).into_iter().flatten().flatten() {
+            let include = e.path().join("include");
+            if include.is_dir() {
+                dirs.push((e.file_name().to_string_lossy().into_owned(), include));
+            }
+        }
+    }
+    assert!(
+        dirs.iter().any(|(w, _)| w == "cuda_runtime"),
+        "this test reads NVIDIA's wheels (pip install nvidia-cuda-runtime-cu12 ...; .ci/run installs them), found {dirs:?}"
+    );
+    dirs
+}
+
+/// The pip packages the pack needs: NVRTC, and the wheel of every header a puzzle's starter,
+/// solution or lazy kernel includes, followed through the headers' own includes (`mma.h`, in
+/// the runtime wheel, includes `crt/mma.h`, in the compiler's). A name no wheel has must be
+/// one of the host headers gpuzzle stands in for.
+fn packages_the_pack_needs() -> Vec<String> {
+    let dirs = nvidia_include_dirs();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = Vec::new();
+    let mut stack = vec![root.join("puzzles"), root.join("solutions")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "cu") {
+                sources.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    const STAND_INS: [&str; 4] = ["cfloat", "cmath", "cstdint", "climits"];
+    let mut needed = vec!["cuda_nvrtc".to_string()];
+    let mut seen = std::collections::HashSet::new();
+    let mut todo: Vec<(String, bool)> = sources
+        .iter()
+        .flat_map(|s| includes(s))
+        .map(|h| (h, true))
+        .collect();
+    while let Some((header, direct)) = todo.pop() {
+        if !seen.insert(header.clone()) {
+            continue;
+        }
+        match dirs.iter().find(|(_, d)| d.join(&header).is_file()) {
+            Some((wheel, d)) => {
+                if !needed.contains(wheel) {
+                    needed.push(wheel.clone());
+                }
+                let text = std::fs::read_to_string(d.join(&header)).unwrap_or_default();
+                todo.extend(includes(&text).into_iter().map(|h| (h, false)));
+            }
+            // A header's own includes may be for other platforms or compilers.
+            None => assert!(
+                !direct || STAND_INS.contains(&header.as_str()),
+                "the pack includes <{header}>, which no installed NVIDIA wheel has"
+            ),
+        }
+    }
+    assert!(
+        needed.iter().any(|w| w == "cuda_nvcc"),
+        "puzzle 50's <mma.h> needs crt/mma.h from the compiler wheel: {needed:?}"
+    );
+    needed
+        .into_iter()
+        .map(|w| format!("nvidia-{}-cu12", w.replace('_', "-")))
+        .collect()
+}
+
+/// Every file `init --ci` writes installs every NVIDIA wheel the pack needs, on the line that
+/// installs them.
+#[test]
+fn every_generated_ci_installs_every_wheel_the_pack_needs() {
+    let needed = packages_the_pack_needs();
+    for (ci, file, install_line) in [
+        (
+            "github",
+            ".github/workflows/gpuzzle.yml",
+            "run: pip install ",
+        ),
+        (
+            "classroom",
+            ".github/workflows/classroom.yml",
+            "run: pip install ",
+        ),
+        (
+            "classroom50",
+            "classroom50/autograder.py",
+            "NVIDIA_WHEELS = ",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        gpuzzle()
+            .arg("init")
+            .arg(dir.path())
+            .args(["--ci", ci, "--ci-only"])
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(install_line))
+            .unwrap_or_else(|| panic!("{ci}: no `{install_line}` line in {file}"));
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == '"')
+            .collect();
+        for package in &needed {
+            assert!(
+                words.contains(&package.as_str()),
+                "{ci}: {file} does not install {package}: {line}"
+            );
+        }
+    }
+}
+
+/// The install step as Actions runs it, with `pip` and `cargo` stand-ins that record their
+/// arguments (`pip` fails for `gpuzzle==...` when `wheel` is false: no release exists).
+fn run_install_step(ci: &str, wheel: bool, install: &str) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    gpuzzle()
+        .arg("init")
+        .arg(dir.path())
+        .args(["--ci", ci, "--ci-only", "--ci-install", install])
+        .assert()
+        .success();
+    let file = if ci == "github" {
+        "gpuzzle.yml"
+    } else {
+        "classroom.yml"
+    };
+    let yaml = std::fs::read_to_string(dir.path().join(".github/workflows").join(file)).unwrap();
+    let step = run_steps(&yaml)
+        .into_iter()
+        .find(|s| s.name.as_deref() == Some("Install gpuzzle"))
+        .expect("an install step");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.path().join("calls.log");
+    let pip_exit = if wheel { "0" } else { "1" };
+    for (name, body) in [
+        (
+            "pip",
+            format!(
+                "echo \"pip $*\" >> '{}'\ncase \"$*\" in *gpuzzle==*) exit {pip_exit};; esac\n",
+                log.display()
+            ),
+        ),
+        (
+            "cargo",
+            format!("echo \"cargo $*\" >> '{}'\n", log.display()),
+        ),
+    ] {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let version = yaml
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("GPUZZLE_VERSION: ${{ vars.GPUZZLE_VERSION || '")
+        })
+        .and_then(|v| v.strip_suffix("' }}"))
+        .expect("a pinned version")
+        .to_string();
+    let output = dir.path().join("github_output");
+    let out = std::process::Command::new("bash")
+        .args([
+            "--noprofile",
+            "--norc",
+            "-eo",
+            "pipefail",
+            "-c",
+            &step.script,
+        ])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("GPUZZLE_VERSION", &version)
+        .env("GPUZZLE_INSTALL", install)
+        .env("GITHUB_OUTPUT", &output)
+        .output()
+        .unwrap();
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let outputs = std::fs::read_to_string(&output).unwrap_or_default();
+    (out.status.code(), calls, format!("{version}\n{outputs}"))
+}
+
+#[test]
+fn gpuzzle_is_installed_prebuilt_and_built_only_without_a_release() {
+    let install = "--git https://example.org/gpuzzle --rev 0123abc gpuzzle";
+    for ci in ["github", "classroom"] {
+        let (code, calls, outputs) = run_install_step(ci, true, install);
+        let version = outputs.lines().next().unwrap_or_default().to_string();
+        assert!(!version.is_empty() && version.contains('.'), "{version}");
+        assert_eq!(code, Some(0), "{ci}: {calls}");
+        assert_eq!(
+            calls,
+            format!("pip install --only-binary=:all: gpuzzle=={version}\n"),
+            "{ci}: the release wheel, never a source build"
+        );
+        assert!(!outputs.contains("built=true"), "{outputs}");
+        // No release of that version: cargo install, and the binary is saved to the cache.
+        let (code, calls, outputs) = run_install_step(ci, false, install);
+        assert_eq!(code, Some(0), "{ci}: {calls}");
+        assert_eq!(
+            calls,
+            format!(
+                "pip install --only-binary=:all: gpuzzle=={version}\ncargo install --locked {install}\n"
+            ),
+            "{ci}"
+        );
+        assert!(outputs.contains("built=true"), "{ci}: {outputs}");
+    }
 }

@@ -287,12 +287,72 @@ fn reset_backs_up_the_learners_work() {
 #[test]
 fn init_refuses_to_overwrite() {
     let dir = workspace();
-    gpuzzle()
+    let out = gpuzzle()
         .arg("init")
         .arg(dir.path().join("ws"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // A count and the first few paths, not every path; and how to add CI instead.
+    let files = 2 * pack_size();
+    assert!(
+        err.contains(&format!("refusing to overwrite {files} existing files: ")),
+        "{err}"
+    );
+    assert!(err.contains("01_map") && err.contains(" more\n"), "{err}");
+    assert!(err.len() < 600, "{} characters: {err}", err.len());
+    assert!(err.contains("--ci SERVICE --ci-only"), "{err}");
+    // Which adds the CI files alone, and refuses them the second time.
+    in_ws(dir.path())
+        .args(["init", ".", "--ci", "classroom50", "--ci-only"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "gh teacher autograder set-default",
+        ));
+    assert!(dir.path().join("ws/classroom50/autograder.py").is_file());
+    in_ws(dir.path())
+        .args(["init", ".", "--ci", "classroom50", "--ci-only"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("01_map"));
+        .stderr(predicate::str::contains("2 existing files"));
+}
+
+#[test]
+fn reset_restores_a_broken_puzzle_file_after_backing_it_up() {
+    let dir = workspace();
+    let toml = dir.path().join("ws/puzzles/05_broadcast.toml");
+    let original = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, "id = 5\ntitle = \"Broadcast\n").unwrap();
+    in_ws(dir.path()).args(["run", "5"]).assert().code(2);
+    in_ws(dir.path())
+        .args(["reset", "5"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Restored the puzzle file puzzles/05_broadcast.toml.",
+        ));
+    assert_eq!(std::fs::read_to_string(&toml).unwrap(), original);
+    let saved: Vec<String> = std::fs::read_dir(dir.path().join("ws/.gpuzzle/backup"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(saved, vec!["id = 5\ntitle = \"Broadcast\n".to_string()]);
+    in_ws(dir.path()).args(["run", "5"]).assert().code(1);
+}
+
+#[test]
+fn an_empty_kernel_file_names_gpuzzle_reset() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("ws/puzzles/04_map_2d.cu"), "").unwrap();
+    in_ws(dir.path())
+        .args(["run", "4"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "`gpuzzle reset 4` puts the starter back",
+        ));
 }
 
 #[test]

@@ -136,7 +136,7 @@ fn a_renamed_or_deleted_kernel_is_one_error_naming_what_the_file_defines() {
     let (code, text) = run(&["run", "1"]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("  error: puzzles/01_map.cu has no kernel `map`; it defines no `__global__` function: put the kernel back as the starter declares it: `extern \"C\" __global__ void map(float* out, const float* a)`\n"),
+        text.contains("  error: puzzles/01_map.cu has no kernel `map`; it defines no `__global__` function: put the kernel back as the starter declares it: `extern \"C\" __global__ void map(float* out, const float* a)`; or `gpuzzle reset 1` puts the starter back (your file is saved in .gpuzzle/backup/ first)\n"),
         "{text}"
     );
     assert!(!text.contains("memory per thread"), "{text}");

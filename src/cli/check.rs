@@ -19,7 +19,7 @@ use std::sync::Mutex;
 pub enum CheckFormat {
     /// A table: one line per puzzle with the reason it failed.
     Text,
-    /// JSON for scripts (the shape is documented in CONTRIBUTING.md).
+    /// JSON for scripts (the shape is documented in docs/classroom.md).
     Json,
     /// JUnit XML for CI dashboards: a testcase per test, with its time, file and line.
     Junit,
@@ -28,7 +28,11 @@ pub enum CheckFormat {
     Github,
     /// GitHub Classroom's grading reporter: one line, `result=` and the base64 of its JSON
     /// (one test per puzzle, scored by the puzzle's `points`), for `>> "$GITHUB_OUTPUT"`.
+    /// Legacy: GitHub Classroom has been sunset.
     Classroom,
+    /// Classroom 50's `result.json` (`classroom50/result/v1`): one test per puzzle, scored by
+    /// its `points`; the submission's identity from the runner's environment variables.
+    Classroom50,
 }
 
 #[derive(Args, Debug)]
@@ -43,8 +47,8 @@ pub struct CheckArgs {
     /// where it has the file, else the solutions built into gpuzzle.
     #[arg(long)]
     pub solutions: bool,
-    /// Output: a table (text), JSON, JUnit XML, GitHub Actions annotations (github), or GitHub
-    /// Classroom's step output (classroom).
+    /// Output: a table (text), JSON, JUnit XML, GitHub Actions annotations (github), Classroom
+    /// 50's result.json (classroom50), or GitHub Classroom's step output (classroom, legacy).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// The puzzle definitions to grade with, for CI: `builtin` (those built into this gpuzzle;
@@ -73,6 +77,11 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
         outln!("{}", pin::pin_for(&loaded.ws.puzzles_dir)?);
         return Ok(0);
     }
+    // Classroom 50 names the submission in the environment: without it there is no valid
+    // result to write, which is the runner's problem, said before any grading.
+    let identity = (a.format == CheckFormat::Classroom50)
+        .then(super::classroom::classroom50_identity)
+        .transpose()?;
     let mut pin_notes = Vec::new();
     match &a.pack {
         Some(PackPin::Builtin) => {
@@ -186,24 +195,24 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
             write_step_summary(&report::github::summary(&outcomes, a.solutions));
         }
         CheckFormat::Classroom => {
-            // A broken puzzle file has no points to read: it counts for the default, 1.
-            let graded: Vec<(&PuzzleOutcome, u32)> = outcomes
-                .iter()
-                .map(|o| {
-                    let points = (!o.broken_puzzle_file)
-                        .then(|| loaded.puzzles.iter().find(|p| p.id == o.id))
-                        .flatten()
-                        .map_or(1, |p| p.points);
-                    (o, points)
-                })
-                .collect();
+            let graded = with_points(&outcomes, &loaded.puzzles);
             out!("{}", report::classroom::output_line(&graded));
             write_step_summary(&report::github::summary(&outcomes, a.solutions));
+        }
+        CheckFormat::Classroom50 => {
+            let graded = with_points(&outcomes, &loaded.puzzles);
+            if let Some(identity) = &identity {
+                let when = super::classroom::submission_instant(&loaded.ws.root);
+                outln!(
+                    "{}",
+                    report::classroom50::result_json(&graded, identity, when)
+                );
+            }
         }
     }
     // Classroom's graders succeed whenever they wrote the result: the reporter step reads the
     // scores and fails the job itself, so the step that grades must not stop it first.
-    if a.format == CheckFormat::Classroom {
+    if matches!(a.format, CheckFormat::Classroom | CheckFormat::Classroom50) {
         return Ok(0);
     }
     Ok(if outcomes.iter().all(|o| o.passed) {
@@ -211,6 +220,24 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     } else {
         EXIT_FAIL
     })
+}
+
+/// Each outcome with what passing it is worth: its puzzle's `points`. A broken puzzle file has
+/// no points to read: it counts for the default, 1.
+fn with_points<'a>(
+    outcomes: &'a [PuzzleOutcome],
+    puzzles: &[Puzzle],
+) -> Vec<(&'a PuzzleOutcome, u32)> {
+    outcomes
+        .iter()
+        .map(|o| {
+            let points = (!o.broken_puzzle_file)
+                .then(|| puzzles.iter().find(|p| p.id == o.id))
+                .flatten()
+                .map_or(1, |p| p.points);
+            (o, points)
+        })
+        .collect()
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal (CI) or output is machine-read.

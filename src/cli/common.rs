@@ -325,7 +325,23 @@ pub fn grade(
     let mut outcome = judge::judge(puzzle, &name, &source, &opts)?;
     outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
     outcome.not_started = !solutions && !outcome.passed && hints::is_untouched(puzzle, &source);
+    name_reset(&mut outcome, &source, solutions);
     Ok((outcome, Some(source)))
+}
+
+/// A learner's file with no kernel at all (emptied, or every `__global__` deleted): its message
+/// also names the command that restores the starter, in every report that shows it. (A kernel
+/// renamed is told to rename it back: a reset would throw the work away.)
+fn name_reset(outcome: &mut PuzzleOutcome, source: &str, solutions: bool) {
+    if solutions || outcome.missing_kernel.is_none() || source.contains("__global__") {
+        return;
+    }
+    if let Some(message) = &mut outcome.compile_error {
+        message.push_str(&format!(
+            "; or `gpuzzle reset {}` puts the starter back (your file is saved in .gpuzzle/backup/ first)",
+            outcome.id
+        ));
+    }
 }
 
 /// Grade one puzzle among many (for `check`): a missing file fails that puzzle, with the
@@ -345,6 +361,7 @@ pub fn grade_in_batch(
             outcome.mistakes = hints::for_outcome(puzzle, &outcome, Some(&source));
             outcome.not_started =
                 !solutions && !outcome.passed && hints::is_untouched(puzzle, &source);
+            name_reset(&mut outcome, &source, solutions);
             Ok(outcome)
         }
         Err(message) => Ok(PuzzleOutcome {

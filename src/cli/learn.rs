@@ -267,7 +267,22 @@ pub struct ResetArgs {
 }
 
 pub fn reset(a: &ResetArgs) -> Result<i32> {
-    let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    let (mut l, mut query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+    // A puzzle file that does not load: the pack's own back first (the learner's backed up),
+    // then the kernel as for any puzzle.
+    if l.ws.find(&l.puzzles, &query).is_err() {
+        if let Some(b) = l.broken.iter().find(|b| b.matches(&query)) {
+            let file = common::display_path(&b.toml_path);
+            match l.ws.reset_puzzle_file(b)? {
+                Some(backup) => outln!(
+                    "Saved your {file} as {}\nRestored the puzzle file {file}.",
+                    common::display_path(&backup)
+                ),
+                None => outln!("Restored the puzzle file {file}."),
+            }
+            (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
+        }
+    }
     let p = l.ws.find(&l.puzzles, &query)?;
     let file = common::display_path(&l.ws.kernel_path(p, false));
     match l.ws.reset(p)? {
@@ -300,15 +315,20 @@ pub fn reset(a: &ResetArgs) -> Result<i32> {
 pub struct InitArgs {
     /// Where to create the workspace (made if missing).
     pub dir: PathBuf,
-    /// Also write a CI workflow for a classroom repository: `github` writes
-    /// .github/workflows/gpuzzle.yml (NVRTC, gpuzzle, `check --all --format github`, JUnit);
-    /// `classroom` writes .github/workflows/classroom.yml (GitHub Classroom autograding: each
-    /// puzzle's points through Classroom's grading reporter).
+    /// Also write what grades a classroom repository: `github` writes
+    /// .github/workflows/gpuzzle.yml (`check --all --format github`, JUnit); `classroom50`
+    /// writes classroom50/autograder.py and classroom50/runtime.json for Classroom 50 (each
+    /// puzzle's points); `classroom` writes .github/workflows/classroom.yml (GitHub Classroom,
+    /// legacy: sunset).
     #[arg(long, value_enum, value_name = "SERVICE")]
     pub ci: Option<Ci>,
-    /// Where the workflow installs gpuzzle from: the arguments of `cargo install`, e.g.
-    /// "--git https://github.com/you/gpuzzle --rev 1a2b3c4 gpuzzle". Without it, the
-    /// repository variable GPUZZLE_INSTALL must say it.
+    /// Write only the CI files (into an existing workspace, e.g. to add or change CI), not the
+    /// puzzles.
+    #[arg(long, requires = "ci")]
+    pub ci_only: bool,
+    /// Where CI builds gpuzzle from when no release of its pinned version exists: the arguments
+    /// of `cargo install`, e.g. "--git https://github.com/you/gpuzzle --rev 1a2b3c4 gpuzzle".
+    /// The variable GPUZZLE_INSTALL overrides it in GitHub Actions.
     #[arg(
         long,
         value_name = "CARGO_INSTALL_ARGS",
@@ -319,9 +339,27 @@ pub struct InitArgs {
 }
 
 pub fn init(a: &InitArgs) -> Result<i32> {
-    let mut extra = Vec::new();
-    if let Some(ci) = a.ci {
-        extra.push(classroom::workflow(ci, a.ci_install.as_deref())?);
+    let extra = match a.ci {
+        Some(ci) => classroom::files(ci, a.ci_install.as_deref())?,
+        None => Vec::new(),
+    };
+    if let (true, Some(ci)) = (a.ci_only, a.ci) {
+        let written: Vec<String> = extra.iter().map(|(p, _)| p.display().to_string()).collect();
+        Workspace::write_files(&a.dir, extra)?;
+        outln!(
+            "Wrote {} in {}.",
+            written.join(" and "),
+            shell_word(&a.dir.display().to_string())
+        );
+        if !a.dir.join("puzzles").is_dir() {
+            errln!(
+                "warning: {} has no puzzles/ folder: CI grades the workspace it runs in (create \
+                 one with `gpuzzle init DIR`)",
+                a.dir.display()
+            );
+        }
+        outln!("{}", classroom::next_steps(ci, a.ci_install.as_deref()));
+        return Ok(0);
     }
     Workspace::init_with(&a.dir, extra)?;
     let shown = shell_word(&a.dir.display().to_string());

@@ -81,8 +81,8 @@ pub enum Command {
     Solution(learn::SolutionArgs),
     /// Restore a puzzle's starter (your file is backed up first).
     Reset(learn::ResetArgs),
-    /// Create a fresh workspace from the built-in puzzle pack (with --ci github, a classroom
-    /// repository's grading workflow too).
+    /// Create a fresh workspace from the built-in puzzle pack (with --ci github|classroom50|
+    /// classroom, what grades a classroom repository too; --ci-only adds just that).
     Init(learn::InitArgs),
     /// Re-run a puzzle each time you save it.
     Watch(watch::WatchArgs),
@@ -98,8 +98,8 @@ pub enum Command {
     /// Check a puzzle pack (for instructors): solutions pass, starters fail without warnings,
     /// lazy kernels fail, tests cover what each puzzle teaches.
     Lint(lint::LintArgs),
-    /// Print a shell completion script (commands, options, puzzle numbers and names); see the
-    /// README for where to put it.
+    /// Print a shell completion script (commands, options, puzzle numbers and names); see
+    /// docs/usage.md for where to put it.
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]

@@ -404,11 +404,15 @@ impl PythonPlaces {
     }
 }
 
+/// `~/.gpuzzle-venv`: the venv the README's quick start and Classroom 50's autograder install
+/// NVIDIA's wheels into.
+pub(crate) const QUICKSTART_VENV: &str = ".gpuzzle-venv";
+
 /// The site-packages folders pip usually installs into, found by looking,
 /// not by running Python, best first: the active environments; the prefix of
 /// each interpreter on PATH (`/x/bin/python3` → `/x/lib/python3.*/`, links
 /// followed, so a venv's or a toolchain's own); pyenv's versions, newest
-/// first (its shims are scripts, which name no prefix); the user site; the
+/// first (its shims are scripts, which name no prefix); `~/.gpuzzle-venv`; the user site; the
 /// system's (`/usr/local/lib`, `/usr/lib`). Only folders that exist.
 pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
     let mut prefixes: Vec<PathBuf> = places.active_envs.clone();
@@ -420,6 +424,11 @@ pub(crate) fn likely_site_dirs(places: &PythonPlaces) -> Vec<PathBuf> {
         let mut versions = sorted_entries(&root.join("versions"), |_| true);
         versions.reverse();
         prefixes.extend(versions);
+    }
+    // The venv the README's quick start makes for NVIDIA's wheels: found without activating it
+    // (a distribution Python refuses `pip install` outside a venv, PEP 668).
+    if let Some(home) = &places.home {
+        prefixes.push(home.join(QUICKSTART_VENV));
     }
     let mut sites = Vec::new();
     for prefix in &prefixes {
@@ -987,11 +996,20 @@ mod tests {
         let pyenv_old = root.join("pyenv/versions/3.10.1/lib/python3.10/site-packages");
         let pyenv_new = root.join("pyenv/versions/3.12.0/lib/python3.12/site-packages");
         let user = root.join("home/.local/lib/python3.11/site-packages");
+        let quickstart = root.join("home/.gpuzzle-venv/lib/python3.13/site-packages");
         let system = root.join("sys/usr/lib/python3/dist-packages");
         let local_new = root.join("sys/usr/local/lib/python3.12/dist-packages");
         let local_old = root.join("sys/usr/local/lib/python3.8/dist-packages");
         for site in [
-            &venv, &own, &pyenv_old, &pyenv_new, &user, &system, &local_new, &local_old,
+            &venv,
+            &own,
+            &pyenv_old,
+            &pyenv_new,
+            &user,
+            &quickstart,
+            &system,
+            &local_new,
+            &local_old,
         ] {
             mkdir(site);
         }
@@ -1006,7 +1024,7 @@ mod tests {
         };
         assert_eq!(
             likely_site_dirs(&places),
-            vec![venv, own, pyenv_new, pyenv_old, user, local_new, local_old, system]
+            vec![venv, own, pyenv_new, pyenv_old, quickstart, user, local_new, local_old, system]
         );
     }
 

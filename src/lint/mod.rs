@@ -124,7 +124,7 @@ pub fn lint_pack(dir: &Path, jobs: usize) -> Result<Vec<PuzzleLint>, LintError> 
                 line: None,
                 rule: "puzzle-file",
                 what: b.error.to_string(),
-                fix: "fix the puzzle file (CONTRIBUTING.md documents every field)".into(),
+                fix: "fix the puzzle file (docs/puzzle-format.md documents every field)".into(),
             }]
         } else {
             invalids

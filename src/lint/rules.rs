@@ -279,7 +279,7 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
             line_of(text, "[[test]]", 1),
             "unseen-missing",
             "the tests have sizes but there is no [unseen] test, so a kernel with a hard-coded size can pass".into(),
-            "add an [unseen] table with a range to draw each size from, e.g. scalars = { size = [40, 200] } (CONTRIBUTING.md: [unseen])".into(),
+            "add an [unseen] table with a range to draw each size from, e.g. scalars = { size = [40, 200] } (docs/puzzle-format.md: [unseen])".into(),
         ));
     }
     let desc_line = key_line(text, "description").unwrap_or(1);

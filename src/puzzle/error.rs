@@ -77,7 +77,7 @@ pub enum PuzzleError {
         valid: String,
     },
 
-    #[error("refusing to overwrite existing files: {}\n  help: choose an empty directory, or move those files away first", list_paths(.paths))]
+    #[error("refusing to overwrite {}: {}\n  help: choose an empty directory, or move those files away first; to add CI to an existing workspace, write only its files: `gpuzzle init DIR --ci SERVICE --ci-only`", count_files(.paths.len()), first_paths(.paths))]
     WouldOverwrite { paths: Vec<PathBuf> },
 
     /// The learner's file was to be backed up before being replaced, and the backup could not
@@ -153,6 +153,22 @@ fn join_errors(errors: &[PuzzleError]) -> String {
         .map(|e| e.to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `1 existing file`, `104 existing files`.
+fn count_files(n: usize) -> String {
+    format!("{n} existing file{}", if n == 1 { "" } else { "s" })
+}
+
+/// The first few of `paths` and how many more: a refused `init` in a full folder says a line,
+/// not every path.
+fn first_paths(paths: &[PathBuf]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = list_paths(&paths[..paths.len().min(SHOWN)]);
+    if paths.len() > SHOWN {
+        text.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    text
 }
 
 fn list_paths(paths: &[PathBuf]) -> String {

@@ -49,7 +49,7 @@ pub use run::{run_steps, Launched, StepLaunch, StepsRun};
 pub use state::{MistakeSeen, Progress, State, Status};
 pub use unseen::show_number;
 
-pub use workspace::{Reference, Workspace, PUZZLES_ENV, STATE_DIR};
+pub use workspace::{civil_from_days, Reference, Workspace, PUZZLES_ENV, STATE_DIR};
 
 use std::path::Path;
 
@@ -68,13 +68,13 @@ pub fn kernel_signature(puzzle: &Puzzle) -> String {
 mod tests {
     use super::*;
 
-    const CONTRIBUTING: &str = include_str!("../../CONTRIBUTING.md");
+    const CONTRIBUTING: &str = include_str!("../../docs/puzzle-format.md");
 
-    /// The ```toml block after the example marker in CONTRIBUTING.md.
+    /// The ```toml block after the example marker in docs/puzzle-format.md.
     fn contributing_example() -> &'static str {
         let marker = CONTRIBUTING
             .find("<!-- example: puzzles/36_reverse.toml")
-            .expect("example marker in CONTRIBUTING.md");
+            .expect("example marker in docs/puzzle-format.md");
         let rest = &CONTRIBUTING[marker..];
         let start = rest.find("```toml\n").expect("toml block") + "```toml\n".len();
         let len = rest[start..].find("```").expect("end of block");
@@ -108,7 +108,7 @@ mod tests {
         let e = parse_puzzle(&text, Path::new("puzzles/36_reverse.toml")).unwrap_err();
         assert!(
             CONTRIBUTING.contains(&e.to_string()),
-            "update CONTRIBUTING.md: {e}"
+            "update docs/puzzle-format.md: {e}"
         );
     }
 }

@@ -30,7 +30,7 @@ pub(crate) struct Parsed {
 pub(super) const MAX_BUFFER_LEN: usize = 1 << 28;
 
 pub(super) const TYPE_HELP: &str = "use one of f32 (float), f64 (double), i32 (int), i64 (long long), u32 (unsigned int), u64, i8, i16, u8, u16";
-const FORMAT_HELP: &str = "CONTRIBUTING.md documents every field of a puzzle file";
+const FORMAT_HELP: &str = "docs/puzzle-format.md documents every field of a puzzle file";
 
 /// Where we are: the file and its text, to turn spans into lines.
 pub(super) struct Ctx<'a> {
@@ -827,7 +827,7 @@ fn parse_teaches(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec<
                     format!("teaches[{i}]"),
                     problem,
                     format!(
-                        "use {} (CONTRIBUTING.md says what `gpuzzle lint` checks for each)",
+                        "use {} (docs/classroom.md says what `gpuzzle lint` checks for each)",
                         valid.join(", ")
                     ),
                 ));

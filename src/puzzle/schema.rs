@@ -1,7 +1,7 @@
 //! The puzzle file as written: serde structs that mirror the TOML, with spans kept for error
 //! lines. `parse` checks them and turns them into `model` types. Unknown fields are rejected
 //! everywhere, so a misspelt key is an error, not a silently ignored setting.
-//! CONTRIBUTING.md documents these fields one by one; keep the two in step.
+//! docs/puzzle-format.md documents these fields one by one; keep the two in step.
 
 use crate::puzzle::{BlockLimits, Budget};
 use serde::Deserialize;

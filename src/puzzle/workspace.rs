@@ -5,7 +5,7 @@
 
 use super::error::PuzzleError;
 use super::index::{self, Entry, Index};
-use super::load::{load_catalog, load_dir, Catalog};
+use super::load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 use super::model::Puzzle;
 use super::pack::{self, PUZZLES_DIR, SOLUTIONS_DIR};
 use super::parse::parse_puzzle;
@@ -227,6 +227,17 @@ impl Workspace {
                 .into_iter()
                 .map(|(p, c)| (p, std::borrow::Cow::Owned(c))),
         );
+        Workspace::write_files(dir, files)?;
+        Ok(Workspace::at_root(dir))
+    }
+
+    /// Write `files` (path relative to `dir`, contents) into `dir`, made if needed: all or
+    /// nothing, refused if any exists or would land outside `dir` through a symlink. `init
+    /// --ci-only` writes its CI files into an existing workspace with it.
+    pub fn write_files<C: AsRef<[u8]>>(
+        dir: &Path,
+        files: Vec<(PathBuf, C)>,
+    ) -> Result<(), PuzzleError> {
         // `symlink_metadata`: a dangling symlink exists too (writing to it would create its
         // target, wherever that is).
         let existing: Vec<PathBuf> = files
@@ -248,9 +259,9 @@ impl Workspace {
                     .map_err(|e| PuzzleError::io("create directory", parent, e))?;
             }
             ensure_inside(dir, &path)?;
-            write_new(&path, contents).map_err(|e| PuzzleError::io("write", &path, e))?;
+            write_new(&path, contents.as_ref()).map_err(|e| PuzzleError::io("write", &path, e))?;
         }
-        Ok(Workspace::at_root(dir))
+        Ok(())
     }
 
     /// Put the starter of `puzzle` back. The learner's current file, if it differs from the
@@ -258,6 +269,31 @@ impl Workspace {
     /// returned. Only the pack's own puzzles have a known starter.
     pub fn reset(&self, puzzle: &Puzzle) -> Result<Option<PathBuf>, PuzzleError> {
         self.reset_writing_backup_with(puzzle, write_new)
+    }
+
+    /// Put the pack's own puzzle file back over a broken one (`gpuzzle reset N` of a `.toml`
+    /// that does not load): the learner's file is first backed up as a kernel is, whose path is
+    /// returned. Only a file the pack has (same name) can be restored.
+    pub fn reset_puzzle_file(&self, broken: &BrokenPuzzle) -> Result<Option<PathBuf>, PuzzleError> {
+        let name = broken
+            .toml_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let original = pack::embedded_toml(&name).ok_or_else(|| PuzzleError::NoStarter {
+            slug: broken.slug.clone(),
+            file: broken.toml_path.display().to_string(),
+        })?;
+        let path = &broken.toml_path;
+        let backup = match std::fs::read(path) {
+            Ok(current) if current == original.as_bytes() => None,
+            Ok(current) => Some(self.back_up(path, &name, &current, write_new)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(PuzzleError::io("read", path, e)),
+        };
+        ensure_inside(&self.root, path)?;
+        replace_file(path, original.as_bytes()).map_err(|e| PuzzleError::io("write", path, e))?;
+        Ok(backup)
     }
 
     /// [`Workspace::reset`], the backup's temporary file written by `write` (tests inject a
@@ -413,7 +449,7 @@ fn utc_timestamp(t: SystemTime) -> String {
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -570,6 +606,58 @@ mod tests {
             b"my work"
         );
         assert_ne!(before, b"my work");
+        // Every file of the pack exists: a count, the first three, and the way to add CI.
+        let total = pack::pack_files().len();
+        assert!(
+            msg.starts_with(&format!("refusing to overwrite {total} existing files: ")),
+            "{msg}"
+        );
+        assert!(msg.contains(&format!(" and {} more\n", total - 3)), "{msg}");
+        assert!(msg.contains("--ci-only"), "{msg}");
+        assert!(msg.lines().all(|l| l.len() < 300), "{msg}");
+    }
+
+    #[test]
+    fn write_files_adds_files_to_a_workspace_all_or_nothing() {
+        let (_tmp, ws) = fresh();
+        let files = vec![
+            (PathBuf::from("ci/a.yml"), b"a".to_vec()),
+            (PathBuf::from("ci/b.yml"), b"b".to_vec()),
+        ];
+        Workspace::write_files(&ws.root, files.clone()).unwrap();
+        assert_eq!(std::fs::read(ws.root.join("ci/b.yml")).unwrap(), b"b");
+        std::fs::remove_file(ws.root.join("ci/a.yml")).unwrap();
+        let e = Workspace::write_files(&ws.root, files).unwrap_err();
+        assert!(e.to_string().contains("1 existing file: "), "{e}");
+        assert!(!ws.root.join("ci/a.yml").exists(), "nothing written");
+    }
+
+    #[test]
+    fn reset_puzzle_file_backs_up_a_broken_toml_and_restores_the_packs() {
+        let (_tmp, ws) = fresh();
+        let path = ws.puzzles_dir.join("05_broadcast.toml");
+        let original = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, "id = 5\ntitle = \"unterminated\n").unwrap();
+        let catalog = ws.load_catalog().unwrap();
+        let broken = catalog
+            .broken
+            .iter()
+            .find(|b| b.matches("5"))
+            .expect("puzzle 5 is broken");
+        let backup = ws.reset_puzzle_file(broken).unwrap().expect("a backup");
+        assert!(backup.starts_with(ws.root.join(".gpuzzle/backup")));
+        assert!(std::fs::read_to_string(&backup)
+            .unwrap()
+            .contains("unterminated"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+        assert!(ws.load_catalog().unwrap().broken.is_empty());
+        // A file the pack does not have is left alone.
+        let own = ws.puzzles_dir.join("77_mine.toml");
+        std::fs::write(&own, "id = ").unwrap();
+        let catalog = ws.load_catalog().unwrap();
+        let mine = catalog.broken.iter().find(|b| b.matches("77")).unwrap();
+        assert!(ws.reset_puzzle_file(mine).is_err());
+        assert_eq!(std::fs::read_to_string(&own).unwrap(), "id = ");
     }
 
     #[test]

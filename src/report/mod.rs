@@ -9,6 +9,7 @@ pub mod bench;
 pub mod catalog;
 pub mod check;
 pub mod classroom;
+pub mod classroom50;
 pub mod endless_loop;
 pub mod exec;
 pub mod github;
