@@ -197,6 +197,7 @@ pub fn judge(
             for p in t.perf.iter_mut().filter(|p| p.over()) {
                 p.help = crate::teach::perf::advice(p, source, &scene.values);
             }
+            technique_help(puzzle, &mut t, learner, display_name, source);
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)
         };
@@ -635,6 +636,7 @@ fn run_test(
                         thread: u.argmax[i],
                         kernel: multi.then(|| u.name.clone()),
                         lines: Vec::new(),
+                        help: None,
                     });
                 }
             }
@@ -753,6 +755,58 @@ fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -
     }
 }
 
+/// Help for each counter a test broke, from `teach::technique`: a family under `require` or
+/// over its budget (or `forbid`), a memory counter over a budget whose `[technique]` says what
+/// it is built for. The census of the learner's lines is read only when there is one.
+fn technique_help(
+    puzzle: &Puzzle,
+    t: &mut TestOutcome,
+    learner: &Module,
+    file: &str,
+    source: &str,
+) {
+    let family = |name: &str| Counters::index(name).is_some_and(|i| i >= Counters::MEMORY);
+    let wanted = t.over_budget.iter().any(|o| o.is_counter())
+        || (t.block_overruns.iter()).any(|o| family(o.counter));
+    if !wanted {
+        return;
+    }
+    let census = crate::ptx::census::Census::of(learner, file);
+    let cx = crate::teach::technique::Context {
+        puzzle_id: puzzle.id,
+        technique: puzzle.technique.as_ref(),
+        census: &census,
+        source,
+    };
+    use crate::teach::technique::{help, Miss};
+    for o in t.over_budget.iter_mut() {
+        let Some(i) = Counters::index(o.counter) else {
+            continue;
+        };
+        let forbidden = puzzle.budget.forbids(i)
+            || (puzzle.kernels.iter())
+                .any(|k| Some(&k.name) == o.kernel.as_ref() && k.budget.forbids(i));
+        let miss = Miss::OverBudget {
+            used: o.used,
+            limit: o.budget,
+            forbidden,
+        };
+        o.help = help(i, miss, &cx);
+    }
+    for o in t.block_overruns.iter_mut() {
+        let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
+            continue;
+        };
+        if o.limit_kind == BlockLimitKind::Require {
+            let miss = Miss::Required {
+                used: o.used,
+                min: o.limit,
+            };
+            o.help = help(i, miss, &cx);
+        }
+    }
+}
+
 /// The blocks of one kernel's launches over its `block_budget` (the block with the most of a
 /// counter) or under its `require` (the block with the least), in `Counters::NAMES` order,
 /// the budget's before the requirement's.
@@ -771,6 +825,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 block: b.most_at[i],
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
+                help: None,
             });
         }
     }
@@ -784,6 +839,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 block: b.least_at[i],
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
+                help: None,
             });
         }
     }

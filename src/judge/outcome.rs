@@ -34,6 +34,10 @@ pub struct BlockOverrun {
     /// source line, adding up to `used` (from a traced re-run, as `OverBudget::lines`; empty
     /// when that run could not account for every access).
     pub lines: Vec<LineUse>,
+    /// What to change, from `teach::technique` (a technique `require`d and not used); not in
+    /// the JSON.
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 /// A measured performance figure of one kernel in one test: its worst source line.
@@ -115,6 +119,10 @@ pub struct OverBudget {
     /// for perf figures, and when that run could not account for every access (a thread whose
     /// accesses depend on the schedule, a log past its cap).
     pub lines: Vec<LineUse>,
+    /// What to change, from `teach::technique` (a family's budget or `forbid`, or what a
+    /// memory budget is built for); not in the JSON.
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 impl OverBudget {

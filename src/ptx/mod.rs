@@ -1,5 +1,6 @@
 //! Lexing and parsing the PTX that NVRTC emits into a compact IR, with source lines from `.loc`.
 
+pub mod census;
 pub mod demangle;
 mod header_code;
 pub mod ir;

@@ -726,6 +726,7 @@ mod tests {
                     count: 16,
                     ..LineUse::default()
                 }],
+                help: None,
             },
             BlockOverrun {
                 limit_kind: BlockLimitKind::Require,
@@ -735,6 +736,7 @@ mod tests {
                 block: [0, 0, 0],
                 kernel: None,
                 lines: Vec::new(),
+                help: None,
             },
         ];
         // The table's reason names the first: what was counted, the limit, the block.

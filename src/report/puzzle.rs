@@ -99,6 +99,7 @@ pub fn text_with(
         sections.extend(overrun_lines(o, source));
         sections.extend(block_lines(&o.tests, &o.file, source));
         sections.extend(only_budget_note(&o.tests));
+        sections.extend(technique_help(&o.tests));
         sections.extend(stuck(o.id, &hints));
     }
     sections.join("\n\n")
@@ -402,6 +403,25 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
         [init @ .., last] => format!("{}, and {last}", init.join(", ")),
     };
     Some(format!("  Correct output, but {text}."))
+}
+
+/// The help `teach::technique` wrote for the counters the tests broke (a technique a puzzle
+/// requires and the kernel skipped, a family over its budget or forbidden, what a budget is
+/// built for), each said once.
+fn technique_help(tests: &[TestOutcome]) -> Vec<String> {
+    let mut said: Vec<&str> = Vec::new();
+    let helps = tests.iter().flat_map(|t| {
+        (t.block_overruns.iter().filter_map(|o| o.help.as_deref()))
+            .chain(t.over_budget.iter().filter_map(|o| o.help.as_deref()))
+    });
+    for h in helps {
+        if !said.contains(&h) {
+            said.push(h);
+        }
+    }
+    said.into_iter()
+        .map(|h| format!("  {}: {h}", "help".cyan().bold()))
+        .collect()
 }
 
 /// `global reads` for `global_reads`; a perf key as it is.

@@ -25,6 +25,7 @@ mod order;
 pub mod perf;
 mod race;
 pub mod source;
+pub mod technique;
 mod uninit;
 mod warp;
 mod wmma;
