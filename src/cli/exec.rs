@@ -55,10 +55,11 @@ pub struct ExecArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
-    /// over the threads as a per-thread loop budget). On the emulator a wall-clock deadline
-    /// scaled to it (at least 3 s; `GPUZZLE_TIME_LIMIT` sets it) also stops a runaway kernel.
-    /// Both bound the whole launch, whatever the grid: a grid of many short blocks is stopped
-    /// between two blocks.
+    /// over the threads as a per-thread loop budget). The count decides, on any machine; on the
+    /// emulator a wall clock far above what the count costs (at least a minute;
+    /// `GPUZZLE_TIME_LIMIT` sets it) is only a backstop for pathologically slow steps. It bounds
+    /// the whole launch, whatever the grid: a grid of many short blocks is stopped between two
+    /// blocks.
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
     /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
