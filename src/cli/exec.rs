@@ -44,7 +44,8 @@ pub struct ExecArgs {
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
     /// A kernel argument, in parameter order: NAME=TYPE:VALUE, NAME=TYPE[LEN]:INIT
-    /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
+    /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH), NAME={TYPE:VALUE,...}, or NAME=null
+    /// for a null pointer (an optional pointer argument, `int* partial_sums = NULL`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
     /// Set a `__constant__` or `__device__` variable before the launch (as cudaMemcpyToSymbol
@@ -139,8 +140,24 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             errln!("{w}");
         }
     }
-    let module = crate::ptx::parse(&compiled.ptx)
-        .context("gpuzzle could not read the PTX NVRTC produced (please report this)")?;
+    let module = match crate::ptx::parse(&compiled.ptx) {
+        Ok(m) => m,
+        Err(e) => match crate::ptx::learner_asm_error(&compiled.ptx, &e, &name) {
+            // Invalid inline assembly is the learner's error at the `asm` line, as a compile
+            // error is.
+            Some(message) => {
+                match a.format {
+                    Format::Json => outln!("{}", compile_error_json(&message)),
+                    Format::Text => errln!("{message}"),
+                }
+                return Ok(EXIT_FAIL);
+            }
+            None => {
+                return Err(anyhow::Error::new(e)
+                    .context("gpuzzle could not read the PTX NVRTC produced (please report this)"))
+            }
+        },
+    };
     // What `teach` may use to explain a diagnostic: the integer defines and scalars by name.
     let mut values = crate::teach::Scene::define_values(&a.define);
     for (text, arg) in a.args.iter().zip(&args) {
@@ -213,8 +230,13 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             }
             return Ok(EXIT_FAIL);
         }
+        // A launch refused before it ran (a limit, the arguments against the signature): the
+        // same exit code in both formats, and JSON for scripts that asked for it.
         Err(e) => {
-            errln!("error: {e}");
+            match a.format {
+                Format::Json => outln!("{}", compile_error_json(&e.to_string())),
+                Format::Text => errln!("error: {e}"),
+            }
             return Ok(EXIT_USAGE);
         }
     };

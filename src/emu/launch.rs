@@ -217,6 +217,9 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     scalar_spelling(ty)
                 )));
             }
+            // A null pointer (`--arg NAME=null`): a 64-bit zero is what a GPU gets too.
+            (KernelArg::Scalar(s), Some(ParamKind::Pointer(_)))
+                if *s == super::spec::null_pointer() => {}
             (KernelArg::Scalar(s), Some(ParamKind::Pointer(ty))) => {
                 let ty = if ty.contains(crate::ptx::demangle::UNKNOWN) {
                     String::new()
@@ -224,7 +227,7 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     format!(" (`{ty}`)")
                 };
                 return Err(EmuError::Signature(format!(
-                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros",
+                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros, or NAME=null for a null pointer",
                     s.ty,
                     pname()
                 )));

@@ -1,8 +1,21 @@
 //! Kernel arguments written as text, as `gpuzzle exec --arg NAME=SPEC` takes them:
-//! a scalar `TYPE:VALUE`, a buffer `TYPE[LEN]:INIT`, or a struct `{TYPE:VALUE,...}`.
+//! a scalar `TYPE:VALUE`, a buffer `TYPE[LEN]:INIT`, a struct `{TYPE:VALUE,...}`, or `null`,
+//! a null pointer (an optional argument a kernel tests, `int* partial_sums = NULL`).
 
 use super::value::{Buffer, ElemType, KernelArg, Scalar};
 use std::path::Path;
+
+/// How `--arg` spells a null pointer: `--arg partial_sums=null`.
+pub const NULL: &str = "null";
+
+/// A null pointer as an argument: a 64-bit zero, which the launch accepts for a pointer
+/// parameter (and only zero: any other scalar for a pointer is refused).
+pub fn null_pointer() -> Scalar {
+    Scalar {
+        ty: ElemType::U64,
+        bits: 0,
+    }
+}
 
 /// Parse `NAME=SPEC`. `base_dir` resolves `json=PATH`.
 pub fn parse_arg(text: &str, base_dir: &Path) -> Result<KernelArg, String> {
@@ -101,6 +114,9 @@ pub fn check_buffer_sizes(args: &[String], symbols: &[String]) -> Result<(), Str
 }
 
 fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, String> {
+    if spec == NULL {
+        return Ok(KernelArg::Scalar(null_pointer()));
+    }
     if let Some(inner) = spec.strip_prefix('{') {
         let inner = inner
             .strip_suffix('}')

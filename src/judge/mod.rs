@@ -160,9 +160,13 @@ pub fn judge(
         let learner = match crate::ptx::parse(&learner.ptx) {
             Ok(m) => m,
             Err(e) => {
-                outcome.compile_error = Some(format!(
-                    "gpuzzle could not read the PTX of your kernel (please report this): {e}"
-                ));
+                // Invalid inline assembly is the learner's error, at the `asm` line.
+                outcome.compile_error = Some(
+                    crate::ptx::learner_asm_error(&learner_ptx, &e, display_name)
+                        .unwrap_or_else(|| format!(
+                            "gpuzzle could not read the PTX of your kernel (please report this): {e}"
+                        )),
+                );
                 return Ok(outcome);
             }
         };
