@@ -197,3 +197,55 @@ fn arg_null_passes_a_null_pointer() {
     assert_eq!(r.code, Some(2), "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("NAME=null"), "{}", r.stderr);
 }
+
+/// A grid sync that half a block skips (an early `return` of some of its threads) is the
+/// `barrier-divergence` it is, at the sync, whichever half leaves; the grid's endless wait
+/// that follows when the block's arriving thread (thread 0) is among them is no second fault
+/// (`step-limit`). A whole block skipping it stays the grid sync that never completes.
+#[test]
+fn a_grid_sync_half_a_block_skips_is_barrier_divergence() {
+    let src = |cond: &str| {
+        format!(
+            "#include <cooperative_groups.h>\n\
+             namespace cg = cooperative_groups;\n\
+             extern \"C\" __global__ void k(float* out) {{\n\
+             \x20   cg::grid_group grid = cg::this_grid();\n\
+             \x20   if ({cond}) return;\n\
+             \x20   out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;\n\
+             \x20   grid.sync();\n\
+             \x20   out[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f;\n\
+             }}\n"
+        )
+    };
+    let args = [
+        "--kernel",
+        "k",
+        "--cooperative",
+        "--grid",
+        "2",
+        "--block",
+        "32",
+        "--arg",
+        "out=f32[64]:zeros",
+        "--format",
+        "json",
+    ];
+    for cond in [
+        "blockIdx.x == 1 && threadIdx.x >= 16",
+        "blockIdx.x == 1 && threadIdx.x < 16",
+    ] {
+        let r = exec("gs.cu", &src(cond), &args);
+        assert_eq!(r.code, Some(1), "{cond}: {}{}", r.stdout, r.stderr);
+        let v = json(&r);
+        let kinds: Vec<&str> = v["diagnostics"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .filter_map(|d| d["kind"].as_str())
+            .collect();
+        assert_eq!(kinds, vec!["barrier-divergence"], "{cond}: {v}");
+        assert_eq!(v["diagnostics"][0]["line"], 7, "{cond}: {v}");
+    }
+    let v = json(&exec("gs.cu", &src("blockIdx.x == 1"), &args));
+    assert_eq!(v["diagnostics"][0]["kind"], "step-limit", "{v}");
+}

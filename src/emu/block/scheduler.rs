@@ -100,6 +100,11 @@ impl<'l> Block<'l> {
             });
     }
 
+    /// Whether this block reported a barrier only part of it reached.
+    pub(crate) fn diverged(&self) -> bool {
+        self.mem.diags.has(DiagKind::BarrierDivergence)
+    }
+
     /// The output of a block run in slices, once `run_slice` said it is done.
     pub(crate) fn finish_slices(&mut self, s: Slices, fatal: Option<String>) -> BlockOutput {
         self.finish(s.0, fatal)
