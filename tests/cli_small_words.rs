@@ -249,3 +249,87 @@ fn a_grid_sync_half_a_block_skips_is_barrier_divergence() {
     let v = json(&exec("gs.cu", &src("blockIdx.x == 1"), &args));
     assert_eq!(v["diagnostics"][0]["kind"], "step-limit", "{v}");
 }
+
+/// A puzzle's test whose buffers are more than one launch may hold is refused before any
+/// buffer is filled, in `exec`'s words, and the other tests still run.
+#[test]
+fn a_puzzle_test_over_the_launch_limit_is_refused_up_front_in_execs_words() {
+    const PUZZLE: &str = r#"id = 1
+slug = "double"
+title = "Double"
+part = "Basics"
+kernel = "double_it"
+params = ["out", "a", "size"]
+description = "out[i] = 2 * a[i]"
+spec = """
+for (int i = 0; i < size; i++) out[i] = 2.0f * a[i];
+"""
+hints = ["One thread per element."]
+
+[[test]]
+name = "small"
+grid = [1]
+block = [8]
+scalars = { size = 8 }
+buffers.a = { len = 8, init = "arange" }
+buffers.out = { len = 8, output = true }
+
+[[test]]
+name = "huge"
+grid = [1]
+block = [8]
+scalars = { size = 8 }
+buffers.a = { len = 150000000, init = "arange" }
+buffers.out = { len = 8, output = true }
+"#;
+    const KERNEL: &str = r#"extern "C" __global__ void double_it(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) out[i] = 2.0f * a[i];
+}
+"#;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for sub in ["puzzles", "solutions"] {
+        std::fs::create_dir_all(dir.path().join(sub)).expect("a folder");
+    }
+    std::fs::write(dir.path().join("puzzles/01_double.toml"), PUZZLE).expect("write");
+    std::fs::write(dir.path().join("puzzles/01_double.cu"), KERNEL).expect("write");
+    std::fs::write(dir.path().join("solutions/01_double.cu"), KERNEL).expect("write");
+    let started = std::time::Instant::now();
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("the gpuzzle binary")
+        .current_dir(dir.path())
+        .env(
+            "GPUZZLE_CACHE_DIR",
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-small-words-cache"),
+        )
+        .env("NO_COLOR", "1")
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES")
+        .args(["check", "1", "--format", "json"])
+        .output()
+        .expect("run gpuzzle");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}{stderr}"));
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    let tests = v["puzzles"][0]["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"));
+    let small = tests.iter().find(|t| t["name"] == "small");
+    assert!(small.is_some_and(|t| t["passed"] == true), "{v}");
+    let huge = tests
+        .iter()
+        .find(|t| t["name"] == "huge")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(huge["passed"], false, "{v}");
+    let said = huge.to_string();
+    assert!(
+        said.contains("`a` would take 600000000 bytes")
+            && said.contains("more than gpuzzle holds for the buffers of one launch (512 MiB)"),
+        "{huge}"
+    );
+    assert!(!said.contains("spec of puzzle"), "{huge}");
+    // Nothing was filled: 600 MB of `arange` (and its random variant) would take far longer.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}

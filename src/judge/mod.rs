@@ -489,6 +489,18 @@ fn run_test(
     learner: (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
+    // Buffers more than one launch may hold: refused before any is filled, in exec's words.
+    let sizes = (test
+        .buffers
+        .iter()
+        .chain(&test.scratch)
+        .chain(&test.symbols))
+    .map(|(n, b)| (String::new(), n.clone(), b.len as u64 * b.ty.size() as u64));
+    if let Err(m) = emu::spec::check_launch_bytes(sizes) {
+        let mut out = blank_outcome(puzzle, test, seed);
+        out.error = Some(m);
+        return Ok(out);
+    }
     let args = test.kernel_args(&puzzle.params, seed)?;
     let steps = puzzle.steps(test);
     // Perf figures cost emulator time: measured only where a kernel budgets one.
