@@ -231,12 +231,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             return Ok(EXIT_FAIL);
         }
         // A launch refused before it ran (a limit, the arguments against the signature): the
-        // same exit code in both formats, and JSON for scripts that asked for it.
+        // same exit code and message in both formats, and JSON too for scripts that asked.
         Err(e) => {
-            match a.format {
-                Format::Json => outln!("{}", compile_error_json(&e.to_string())),
-                Format::Text => errln!("error: {e}"),
+            if a.format == Format::Json {
+                outln!("{}", compile_error_json(&e.to_string()));
             }
+            errln!("error: {e}");
             return Ok(EXIT_USAGE);
         }
     };
