@@ -547,8 +547,8 @@ fn run_test(
             },
         ));
     }
-    // The learner's launches of this test get a wall-clock deadline as well as the step limit,
-    // so a runaway kernel ends within seconds whatever its steps cost.
+    // The learner's launches of this test get a wall-clock backstop as well as the step limit
+    // (which decides), so a kernel whose steps are pathologically slow still ends.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
