@@ -160,9 +160,13 @@ pub fn judge(
         let learner = match crate::ptx::parse(&learner.ptx) {
             Ok(m) => m,
             Err(e) => {
-                outcome.compile_error = Some(format!(
-                    "gpuzzle could not read the PTX of your kernel (please report this): {e}"
-                ));
+                // Invalid inline assembly is the learner's error, at the `asm` line.
+                outcome.compile_error = Some(
+                    crate::ptx::learner_asm_error(&learner_ptx, &e, display_name)
+                        .unwrap_or_else(|| format!(
+                            "gpuzzle could not read the PTX of your kernel (please report this): {e}"
+                        )),
+                );
                 return Ok(outcome);
             }
         };
@@ -486,6 +490,18 @@ fn run_test(
     learner: (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
+    // Buffers more than one launch may hold: refused before any is filled, in exec's words.
+    let sizes = (test
+        .buffers
+        .iter()
+        .chain(&test.scratch)
+        .chain(&test.symbols))
+    .map(|(n, b)| (String::new(), n.clone(), b.len as u64 * b.ty.size() as u64));
+    if let Err(m) = emu::spec::check_launch_bytes(sizes) {
+        let mut out = blank_outcome(puzzle, test, seed);
+        out.error = Some(m);
+        return Ok(out);
+    }
     let args = test.kernel_args(&puzzle.params, seed)?;
     let steps = puzzle.steps(test);
     // Perf figures cost emulator time: measured only where a kernel budgets one.
@@ -532,8 +548,8 @@ fn run_test(
             },
         ));
     }
-    // The learner's launches of this test get a wall-clock deadline as well as the step limit,
-    // so a runaway kernel ends within seconds whatever its steps cost.
+    // The learner's launches of this test get a wall-clock backstop as well as the step limit
+    // (which decides), so a kernel whose steps are pathologically slow still ends.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
