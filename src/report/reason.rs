@@ -86,8 +86,12 @@ fn stopped(t: &TestOutcome) -> Option<String> {
 fn differs(t: &TestOutcome) -> Option<String> {
     let (name, c) = t.outputs.iter().find(|(_, c)| !c.mismatches.is_empty())?;
     let len = c.expected.len().max(c.got.len());
+    let never = match c.unwritten.len() {
+        0 => String::new(),
+        n => format!(" ({n} never written)"),
+    };
     Some(format!(
-        "{} of {len} elements differ in {name}",
+        "{} of {len} elements differ in {name}{never}",
         c.mismatches.len()
     ))
 }
@@ -185,6 +189,7 @@ mod tests {
                 got: vec![1.0; 8],
                 mismatches: vec![1, 2, 3],
                 shape: None,
+                ..Default::default()
             },
         );
         t.diagnostics = vec![
