@@ -203,6 +203,23 @@ mod tests {
     }
 
     #[test]
+    fn elements_never_written_are_counted_in_the_reason() {
+        let mut t = test_with("t", [0; 4]);
+        t.passed = false;
+        t.outputs.insert(
+            "hist".into(),
+            OutputCompare {
+                expected: vec![0.0; 4],
+                got: vec![f64::NAN, f64::NAN, 1.0, 0.0],
+                mismatches: vec![0, 1, 2],
+                unwritten: vec![0, 1],
+                ..Default::default()
+            },
+        );
+        assert_eq!(test(&t), "3 of 4 elements differ in hist (2 never written)");
+    }
+
+    #[test]
     fn over_budget_alone_names_the_counter() {
         let mut t = test_with("t", [9, 0, 0, 0]);
         t.over_budget.push(OverBudget {
