@@ -129,8 +129,12 @@ fn same_values(expected: &[f64], got: &[f64], tol: &Tolerance) -> bool {
     e.iter().zip(&g).all(|(a, b)| tol.accepts(*a, *b))
 }
 
-/// The one factor (not 1, not 0) every wrong element is off by, within 1e-6 relative.
+/// The one factor (not 1, not 0) every wrong element is off by, within 1e-6 relative (at
+/// least two of them: one wrong value is off by some factor whatever went wrong).
 fn factor(expected: &[f64], got: &[f64], mismatches: &[usize]) -> Option<f64> {
+    if mismatches.len() < 2 {
+        return None;
+    }
     let mut f = None;
     for &i in mismatches {
         let (e, g) = (expected[i], got[i]);
@@ -304,6 +308,11 @@ mod tests {
             pattern(&e, &g, None, 0),
             Some(OutputPattern::GrowsWithMagnitude { largest_wrong: 7 })
         );
+    }
+
+    #[test]
+    fn one_wrong_element_is_no_factor() {
+        assert_eq!(pattern(&[1.0, 2.0], &[1.0, 7.0], None, 0), None);
     }
 
     #[test]

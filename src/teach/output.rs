@@ -63,9 +63,10 @@ fn pattern(w: &WrongOutput, p: &OutputPattern) -> String {
             };
             format!(
                 "{list} {verb} never written: on a GPU {it} would hold whatever was in memory. \
-                 Every element of `{name}` needs a store from some thread: find the thread \
-                 that owns {} and check that its `if` or loop bound lets it write (an element \
-                 that is 0 must be written too).",
+                 Every element of `{name}` needs a store from some thread (an element that is \
+                 0 too; `{name}[i] += ...` only adds to the garbage: sum in a register and \
+                 store once). Find the thread that owns {} and check that its `if` or loop \
+                 bound lets it write.",
                 element(w, first[0])
             )
         }
@@ -78,8 +79,10 @@ fn pattern(w: &WrongOutput, p: &OutputPattern) -> String {
             format!(
                 "{} is {what} where the spec's value is finite{want}: an intermediate \
                  overflowed or was undefined. `expf` of a value above 88 is inf in a float \
-                 (subtract the maximum first), a sum of large values can pass 3.4e38, and \
-                 0 / 0, inf - inf and `sqrtf` of a negative are NaN.",
+                 (subtract the maximum first), a sum of large values can pass 3.4e38, \
+                 0 / 0, inf - inf and `sqrtf` of a negative are NaN, and so is anything \
+                 computed from an output element read before a thread wrote it (outputs start \
+                 as garbage).",
                 element(w, *index)
             )
         }
