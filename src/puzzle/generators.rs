@@ -93,7 +93,7 @@ impl Generator {
                 while v.len() < len {
                     let n = cols.min(len - v.len());
                     let step = 1000.0 + 500.0 * (rng.next_u64() % 7) as f64;
-                    let offset = if rng.next_u64() % 2 == 0 { step } else { -step };
+                    let offset = if rng.next_u64() & 1 == 0 { step } else { -step };
                     v.extend((0..n).map(|_| offset + ((rng.next_u64() % 17) as f64 - 8.0) / 8.0));
                 }
                 v
