@@ -51,6 +51,11 @@ fn a_scan_that_never_writes_out0_fails_by_name_and_the_reference_passes() {
         text.contains("out[0] was never written: on a GPU it would hold whatever was in memory"),
         "{text}"
     );
+    // Nothing else went wrong: the puzzle's own hint for a wrong output, its first rung.
+    assert!(
+        text.contains("The puzzle's hint for a wrong output (rung 1; `gpuzzle hint 20` has more): This scan is exclusive"),
+        "{text}"
+    );
     let reference = repo("solutions/20_blelloch_scan.cu");
     let (code, text) = run_with(&ws, "20_blelloch_scan.cu", "20", &reference);
     assert_eq!(code, Some(0), "{text}");
@@ -82,6 +87,30 @@ fn an_inclusive_scan_for_an_exclusive_one_is_said_to_be_shifted() {
     assert_eq!(code, Some(1), "{text}");
     assert!(
         text.contains("out[i] holds what belongs in out[i + 1]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_row_never_written_is_named_by_row_and_column() {
+    let (_dir, ws) = workspace();
+    // Puzzle 24's first test is a 5 x 3 `out`: a guard that stops at row 3 leaves row 4.
+    let kernel = r#"extern "C" __global__ void matmul_naive(float* out, const float* a, const float* b, int M, int K, int N) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M - 1 && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++) {
+            sum += a[row * K + k] * b[k * N + col];
+        }
+        out[row * N + col] = sum;
+    }
+}
+"#;
+    let (code, text) = run_with(&ws, "24_matmul_naive.cu", "24", kernel);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("out[12] (row 4, column 0), out[13] (row 4, column 1) and out[14] (row 4, column 2) were never written: on a GPU they would hold whatever was in memory"),
         "{text}"
     );
 }
