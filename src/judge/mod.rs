@@ -21,6 +21,7 @@
 mod cross;
 pub mod outcome;
 mod overrun;
+pub mod pattern;
 
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
@@ -30,8 +31,10 @@ use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
 use crate::puzzle::{
-    run_steps, Launched, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
+    run_steps, Launched, MistakeKind, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase,
+    SPEC_KERNEL,
 };
+use crate::teach;
 use outcome::{
     BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PuzzleOutcome,
     TestInput, TestOutcome,
@@ -702,7 +705,13 @@ fn run_test(
     if multi {
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
     }
-    out.outputs = compare_outputs(puzzle, test, &expected, &buffers);
+    // The puzzle's `wrong-output` hint fits where nothing else went wrong (as `teach::hints`
+    // matches it).
+    let clean = !out
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, clean);
     if let Some(also) = &opts.also {
         out.cross = Some(also_run(
             (puzzle, test, seed),
@@ -910,7 +919,7 @@ fn also_run(
             }
         }
     };
-    let gpu = compare_outputs(puzzle, test, expected, &buffers);
+    let gpu = compare_outputs(puzzle, test, expected, &buffers, false);
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
 
@@ -1122,13 +1131,33 @@ fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
     }
 }
 
+/// Each output against the spec's: the wrong elements, those still holding the poison they
+/// started with, the pattern of the difference and its help (with the puzzle's first
+/// `wrong-output` hint where `hint_fits`).
 fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
     got: &BTreeMap<String, Buffer>,
+    hint_fits: bool,
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
+    let rung = puzzle
+        .mistakes
+        .iter()
+        .find(|m| m.kind == MistakeKind::WrongOutput)
+        .filter(|_| hint_fits)
+        .map(|m| teach::output::MistakeRung {
+            puzzle: puzzle.id,
+            hint: &m.hint,
+        });
+    // Elements one block covers, for "only the first block is right" (several blocks only).
+    let blocks: u64 = test.grid.iter().map(|&d| d as u64).product();
+    let block_len = if blocks > 1 && test.launches.is_empty() {
+        test.threads_per_block() as usize
+    } else {
+        0
+    };
     for name in test.outputs() {
         let e = expected
             .buffers
@@ -1136,15 +1165,46 @@ fn compare_outputs(
             .find(|b| b.name == name)
             .map(Buffer::values)
             .unwrap_or_default();
-        let g = got.get(name).map(Buffer::values).unwrap_or_default();
-        let mismatches = e
+        let buffer = got.get(name);
+        let g = buffer.map(Buffer::values).unwrap_or_default();
+        let mismatches: Vec<usize> = e
             .iter()
             .zip(&g)
             .enumerate()
             .filter(|(_, (e, g))| !puzzle.tolerance.accepts(**e, **g))
             .map(|(i, _)| i)
             .collect();
+        let unwritten: Vec<usize> = match buffer {
+            Some(b) => mismatches
+                .iter()
+                .copied()
+                .filter(|&i| b.holds_poison(i))
+                .collect(),
+            None => Vec::new(),
+        };
         let shape = test.buffers.get(name).and_then(|b| b.shape);
+        let pattern = pattern::find(
+            &e,
+            &g,
+            &mismatches,
+            &unwritten,
+            shape,
+            block_len,
+            &puzzle.tolerance,
+        );
+        let help = if mismatches.is_empty() {
+            None
+        } else {
+            teach::output::help(
+                &teach::output::WrongOutput {
+                    name,
+                    shape,
+                    expected: &e,
+                    pattern: pattern.as_ref(),
+                },
+                rung.as_ref(),
+            )
+        };
         map.insert(
             name.to_string(),
             OutputCompare {
@@ -1152,6 +1212,9 @@ fn compare_outputs(
                 got: g,
                 mismatches,
                 shape,
+                unwritten,
+                pattern,
+                help,
             },
         );
     }

@@ -91,7 +91,7 @@ pub struct KernelUse {
 }
 
 /// One output buffer compared with the spec.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct OutputCompare {
     pub expected: Vec<f64>,
     pub got: Vec<f64>,
@@ -101,6 +101,17 @@ pub struct OutputCompare {
     /// `[rows, cols]` when the puzzle declares the buffer 2D (for a 2D diff).
     #[serde(skip)]
     pub shape: Option<[usize; 2]>,
+    /// The mismatches that still hold the poison the output started with, bit for bit: no
+    /// thread wrote them (or one only copied the garbage back).
+    #[serde(skip)]
+    pub unwritten: Vec<usize>,
+    /// What the difference looks like (`judge::pattern`), when it has a shape a learner can
+    /// act on.
+    #[serde(skip)]
+    pub pattern: Option<super::pattern::OutputPattern>,
+    /// What to change, from `teach::output` (the pattern, then a matching mistake hint).
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 /// A counter that went over its budget, and the thread that used the most.

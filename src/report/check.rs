@@ -475,6 +475,7 @@ mod tests {
                     got: vec![0.0, 1.0, 2.0, 6.0, 9.0, 12.0, 15.0, f64::NAN],
                     mismatches: vec![2, 5, 7],
                     shape: None,
+                    ..Default::default()
                 },
             );
             t.diagnostics.push(Diagnostic {

@@ -275,6 +275,10 @@ fn failed_detail(t: &TestOutcome, named: bool, all_inputs: bool) -> Option<Strin
     }
     for (name, c) in differ {
         parts.push(diff::output(name, c));
+        // What the difference looks like, from `teach::output`.
+        if let Some(help) = &c.help {
+            parts.push(format!("{}: {help}", "help".cyan().bold()));
+        }
     }
     if !t.stdout.is_empty() {
         parts.push(printf(&t.stdout));
@@ -593,6 +597,7 @@ mod tests {
                 got: vec![0.0, 1.0, 2.0, 6.0, 9.0, 12.0, 15.0, 13.0],
                 mismatches: vec![2, 7],
                 shape: None,
+                ..Default::default()
             },
         );
         t.diagnostics = vec![race(2)];
@@ -901,6 +906,7 @@ mod tests {
                 got: vec![1.0, 2.0, 3.0, 5.0],
                 mismatches: vec![3],
                 shape: Some([2, 2]),
+                ..Default::default()
             },
         );
         let out = plain(&outcome(vec![t]), None, (0, 1));

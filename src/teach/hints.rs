@@ -419,6 +419,7 @@ mod tests {
                     got: vec![0.0],
                     mismatches: vec![0],
                     shape: None,
+                    ..Default::default()
                 },
             )]
             .into(),
