@@ -227,3 +227,50 @@ fn an_over_budget_run_says_what_the_budget_is_built_for() {
         "{help}"
     );
 }
+
+/// A shared read made only to meet `require`, its value dropped: the fold does the work.
+const DUMMY_SHARED_READ: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float unused[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    unused[threadIdx.x] = v;
+    volatile float* peek = unused;
+    float dropped = peek[threadIdx.x];
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// Another shape: an int flag array polled in a loop, each read thrown away.
+const DUMMY_SHARED_POLL: &str = r#"extern "C" __global__ void warp_sum(float* result, const float* x, int n) {
+    __shared__ int flags[2];
+    if (threadIdx.x < 2) flags[threadIdx.x] = 1;
+    __syncthreads();
+    volatile int* f = flags;
+    for (int k = 0; k < 3; k++) {
+        int seen = f[k % 2];
+    }
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = g < n ? x[g] : 0.0f;
+    for (int d = 16; d >= 1; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);
+    if (threadIdx.x % 32 == 0 && g < n) result[g / 32] = acc;
+}
+"#;
+
+#[test]
+fn a_requirement_met_only_by_dropped_reads_is_not_met() {
+    let toml = warp_sum_puzzle("require = { shared_reads = 1 }");
+    // Shared reads that feed the sum meet it.
+    let (code, text) = run(&toml, SHARED_TREE);
+    assert_eq!(code, 0, "{text}");
+    for (kernel, line) in [(DUMMY_SHARED_READ, "line 7"), (DUMMY_SHARED_POLL, "line 7")] {
+        let (code, text) = run(&toml, kernel);
+        assert_eq!(code, 1, "{text}");
+        let help = help_of(&text);
+        assert!(
+            help.contains("requires shared reads that feed the result"),
+            "{help}"
+        );
+        assert!(help.contains(&format!("({line})")), "{help}");
+    }
+}

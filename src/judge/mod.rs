@@ -204,6 +204,7 @@ pub fn judge(
             for p in t.perf.iter_mut().filter(|p| p.over()) {
                 p.help = crate::teach::perf::advice(p, source, &scene.values);
             }
+            unfed_requirements(puzzle, &mut t, learner, display_name);
             technique_help(puzzle, &mut t, learner, display_name, source);
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)
@@ -777,6 +778,71 @@ fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -
             "not run: test \"{stopper}\" already ran into the step or time limit"
         )),
         ..blank_outcome(puzzle, test, seed)
+    }
+}
+
+/// `require` counts only work that feeds something: a required counter whose every instruction
+/// in the learner's file has its result dropped (a `volatile` read of shared memory into a
+/// variable never used, an `mma` whose result is never read) is not met, whatever the counts
+/// say (`ptx::census::Feeds`, one level of liveness).
+fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, file: &str) {
+    use crate::ptx::census::{Feeds, Work};
+    let required: Vec<(usize, u64)> = (0..Counters::N)
+        .filter_map(|i| {
+            let limits =
+                std::iter::once(&puzzle.require).chain(puzzle.kernels.iter().map(|k| &k.require));
+            limits.filter_map(|r| r.get(i)).max().map(|m| (i, m))
+        })
+        .filter(|&(_, m)| m > 0)
+        .collect();
+    if required.is_empty() || t.error.is_some() {
+        return;
+    }
+    let works = |name: &str| -> &'static [Work] {
+        match name {
+            "shared_reads" => &[Work::SharedLoad, Work::Ldmatrix],
+            "global_reads" => &[Work::GlobalLoad],
+            "shuffles" => &[Work::Shuffle],
+            "votes" => &[Work::Vote],
+            "matches" => &[Work::Match],
+            "warp_reduces" => &[Work::WarpReduce],
+            "dp4a" => &[Work::Dp4a],
+            "f16x2" => &[Work::F16x2],
+            "mma" => &[Work::Mma],
+            "ldmatrix" => &[Work::Ldmatrix],
+            "wmma" => &[Work::Wmma],
+            _ => &[],
+        }
+    };
+    let mut feeds: Option<Feeds> = None;
+    for (i, min) in required {
+        let name = Counters::NAMES[i];
+        let kinds = works(name);
+        if kinds.is_empty() || t.block_overruns.iter().any(|o| o.counter == name) {
+            continue;
+        }
+        let feeds = feeds.get_or_insert_with(|| Feeds::of(learner, file));
+        // Unfed when the learner's file has work of the kinds the counter counts and none of
+        // it feeds anything.
+        let present: Vec<(bool, &[u32])> = kinds.iter().filter_map(|&w| feeds.of_kind(w)).collect();
+        if present.is_empty() || present.iter().any(|&(live, _)| live) {
+            continue;
+        }
+        let lines: Vec<u32> = present
+            .iter()
+            .flat_map(|&(_, l)| l.iter().copied())
+            .collect();
+        t.block_overruns.push(BlockOverrun {
+            limit_kind: BlockLimitKind::Require,
+            counter: name,
+            used: 0,
+            limit: min,
+            block: t.blocks.map_or([0; 3], |b| b.least_at[i]),
+            kernel: None,
+            lines: Vec::new(),
+            help: Some(crate::teach::technique::unfed(puzzle.id, i, &lines)),
+        });
+        t.passed = false;
     }
 }
 

@@ -107,6 +107,104 @@ impl Census {
     }
 }
 
+/// Which of the learner's loads and collectives feed something: an instruction is live when
+/// some instruction of its function reads one of the registers it writes (or tests it as a
+/// guard). One level only: a result read by work that is itself dead still counts as live, so
+/// this never calls used work dead; it catches a value loaded or exchanged and then dropped
+/// (`volatile float x = s[0];` with `x` unused), which `require` must not count.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Feeds {
+    /// Per kind of work (`Work as u8`): whether any of the learner's instructions of that kind
+    /// is live, and the lines of those that are dead.
+    kinds: Vec<(u8, bool, Vec<u32>)>,
+}
+
+impl Feeds {
+    pub fn of(module: &Module, file: &str) -> Feeds {
+        let mut kinds: Vec<(u8, bool, Vec<u32>)> = Vec::new();
+        for f in &module.functions {
+            let read = registers_read(f);
+            for inst in &f.body {
+                if inst.line == 0 || !same_file(module.file_name(inst.file), file) {
+                    continue;
+                }
+                let Some(dests) = written(&inst.op) else {
+                    continue;
+                };
+                let live = dests.is_empty() || dests.iter().any(|r| read.contains(r));
+                for w in work_of(&inst.op) {
+                    let k = match kinds.iter_mut().find(|k| k.0 == w as u8) {
+                        Some(k) => k,
+                        None => {
+                            kinds.push((w as u8, false, Vec::new()));
+                            kinds.last_mut().expect("just pushed")
+                        }
+                    };
+                    if live {
+                        k.1 = true;
+                    } else if !k.2.contains(&inst.line) {
+                        k.2.push(inst.line);
+                    }
+                }
+            }
+        }
+        Feeds { kinds }
+    }
+
+    /// For the learner's instructions of kind `w`: whether any of them feeds something, and
+    /// the lines of those that do not; `None` when the file has none.
+    pub fn of_kind(&self, w: Work) -> Option<(bool, &[u32])> {
+        let k = self.kinds.iter().find(|k| k.0 == w as u8)?;
+        Some((k.1, &k.2))
+    }
+}
+
+/// Registers some instruction of `f` reads: its `Operand::Reg` sources (found through the
+/// operands' `Debug` form, which every operation has, so no variant can be missed) and its
+/// guards.
+fn registers_read(f: &Function) -> std::collections::HashSet<u32> {
+    let mut read = std::collections::HashSet::new();
+    for inst in &f.body {
+        if let Some((p, _)) = inst.guard {
+            read.insert(p);
+        }
+        let text = format!("{:?}", inst.op);
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("Reg(") {
+            rest = &rest[at + 4..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(r) = digits.parse() {
+                read.insert(r);
+            }
+        }
+    }
+    read
+}
+
+/// The registers an instruction whose liveness `Feeds` judges writes; `None` for the others.
+fn written(op: &Op) -> Option<Vec<u32>> {
+    Some(match op {
+        Op::Ld { d, .. } => d.clone(),
+        Op::Shfl { d, .. }
+        | Op::Vote { d, .. }
+        | Op::MatchAny { d, .. }
+        | Op::MatchAll { d, .. }
+        | Op::Redux { d, .. }
+        | Op::Dot { d, .. } => vec![*d],
+        Op::Half2 { d, pair: true, .. } => vec![*d],
+        Op::Tensor(t) => match &**t {
+            TensorOp::Mma(m) => m.d.clone(),
+            TensorOp::Ldmatrix(m) => m.regs.clone(),
+            _ => return None,
+        },
+        Op::Wmma(w) => match &**w {
+            Wmma::Mma { d, .. } => d.clone(),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
 /// `.file` names are paths as NVRTC was given them; the learner's may be given bare.
 fn same_file(name: Option<&str>, file: &str) -> bool {
     let Some(name) = name else { return false };

@@ -52,6 +52,20 @@ pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     }
 }
 
+/// A required counter met only by work whose result is dropped (`judge`'s liveness check): it
+/// does not count, and the help says where.
+pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
+    let label = match Counters::family(counter) {
+        Some(f) => f.label(),
+        None => Counters::NAMES[counter],
+    }
+    .replace('_', " ");
+    format!(
+        "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label} ({}) are never used afterwards: a value read or computed and then dropped (a `volatile` read into a variable nothing reads) does not count. Use what they give in the computation",
+        lines(dead_lines)
+    )
+}
+
 /// "puzzle 42 asks for `__dp4a`": the puzzle's own name for its technique when the counter is
 /// one of its counters, else the family's CUDA spelling.
 fn asks_for(family: Family, counter: usize, cx: &Context) -> String {
