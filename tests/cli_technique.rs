@@ -40,6 +40,11 @@ buffers.out = {{ len = 2, output = true }}
 
 /// `run 7` of `kernel` against a pack of the one puzzle `toml`: exit code and text.
 fn run(toml: &str, kernel: &str) -> (i32, String) {
+    run_on(toml, kernel, "emu")
+}
+
+/// `run` on `backend` (`gpu`: gpuzzle's GPU stand-in, the instrumented PTX on the emulator).
+fn run_on(toml: &str, kernel: &str, backend: &str) -> (i32, String) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let pack = dir.path().join("pack");
     std::fs::create_dir(&pack).expect("the pack dir");
@@ -49,7 +54,8 @@ fn run(toml: &str, kernel: &str) -> (i32, String) {
         .expect("binary builds")
         .env("NO_COLOR", "1")
         .env("COLUMNS", "400")
-        .env("GPUZZLE_BACKEND", "emu")
+        .env("GPUZZLE_BACKEND", backend)
+        .env("GPUZZLE_GPU_STAND_IN", "emulator")
         .env_remove("GPUZZLE_PUZZLES")
         .current_dir(dir.path())
         .args(["run", "7", "--puzzles"])
@@ -273,4 +279,19 @@ fn a_requirement_met_only_by_dropped_reads_is_not_met() {
         );
         assert!(help.contains(&format!("({line})")), "{help}");
     }
+}
+
+/// The GPU counts memory only: a family's requirement is not judged there, and the run says so.
+#[test]
+fn on_the_gpu_family_limits_are_not_judged_and_the_run_says_so() {
+    let toml = warp_sum_puzzle(SHUFFLES_REQUIRED);
+    let (code, text) = run_on(&toml, SHARED_TREE, "gpu");
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("not judged on it. `--backend emu` judges them"),
+        "{text}"
+    );
+    // The emulator judges it.
+    let (code, _) = run_on(&toml, SHARED_TREE, "emu");
+    assert_eq!(code, 1);
 }

@@ -601,6 +601,7 @@ fn run_test(
             }
         };
         let (u, p) = &mut uses[use_at];
+        out.families_uncounted |= got.result.families_uncounted;
         if got.result.families_uncounted {
             // The GPU's instrumenter counts memory only: its run cannot judge a family's limit
             // (the emulator's can, and grades by default).
@@ -760,6 +761,7 @@ fn blank_outcome(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> TestOut
         not_run: None,
         seconds: 0.0,
         cross: None,
+        families_uncounted: false,
     }
 }
 

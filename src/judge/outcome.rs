@@ -225,6 +225,10 @@ pub struct TestOutcome {
     /// When graded on both executors: how the GPU's run of the same test compared.
     #[serde(skip)]
     pub cross: Option<CrossCheck>,
+    /// The kernel ran where instruction families are not counted (the GPU's instrumenter
+    /// counts memory only), so their limits were not judged in this test.
+    #[serde(skip)]
+    pub families_uncounted: bool,
 }
 
 /// The learner's kernel run on a second executor (the GPU) beside the emulator.
@@ -402,6 +406,7 @@ mod tests {
             not_run: None,
             seconds: 0.0,
             cross: None,
+            families_uncounted: false,
         }
     }
 

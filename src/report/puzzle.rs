@@ -81,6 +81,7 @@ pub fn text_with(
         sections.extend(stuck(o.id, &hints));
     } else if o.passed {
         sections.push(passed(o, solutions));
+        sections.extend(families_uncounted_note(&o.tests));
         sections.extend(compiler_warnings(o, source));
         sections.extend(diagnostics(o, source));
         sections.extend(super::also::line(o));
@@ -100,6 +101,7 @@ pub fn text_with(
         sections.extend(block_lines(&o.tests, &o.file, source));
         sections.extend(only_budget_note(&o.tests));
         sections.extend(technique_help(&o.tests));
+        sections.extend(families_uncounted_note(&o.tests));
         sections.extend(stuck(o.id, &hints));
     }
     sections.join("\n\n")
@@ -426,6 +428,24 @@ fn technique_help(tests: &[TestOutcome]) -> Vec<String> {
     said.into_iter()
         .map(|h| format!("  {}: {h}", "help".cyan().bold()))
         .collect()
+}
+
+/// Where a test ran on the GPU, whose instrumenter counts memory only, and the puzzle limits
+/// an instruction family: say those limits were not judged there.
+fn families_uncounted_note(tests: &[TestOutcome]) -> Option<String> {
+    let family_limited = |t: &TestOutcome| {
+        (crate::emu::result::Counters::MEMORY..crate::emu::result::Counters::N).any(|i| {
+            t.budget.get(i).is_some()
+                || t.require.get(i).is_some()
+                || t.block_budget.get(i).is_some()
+        })
+    };
+    tests
+        .iter()
+        .any(|t| t.families_uncounted && family_limited(t))
+        .then(|| {
+            "  The GPU counts memory accesses only, not instruction families (shuffles, mma, cp.async, ...): their limits were not judged on it. `--backend emu` judges them.".to_string()
+        })
 }
 
 /// `global reads` for `global_reads`; a perf key as it is.

@@ -439,6 +439,7 @@ mod tests {
             not_run: None,
             seconds: 0.0,
             cross: None,
+            families_uncounted: false,
         };
         PuzzleOutcome {
             file: "puzzles/k.cu".into(),
