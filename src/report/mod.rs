@@ -9,7 +9,6 @@ pub mod bench;
 pub mod catalog;
 pub mod check;
 pub mod classroom;
-pub mod endless_loop;
 pub mod exec;
 pub mod github;
 pub mod lint;

@@ -7,7 +7,7 @@
 //! `hints` matches a puzzle's `[[mistake]]` hints against a failed run, so that `gpuzzle
 //! hint` answers what just went wrong before the progressive hints.
 //!
-//! `explain` also orders a test's diagnostics root cause first and drops those that only
+//! `explain` first says a step limit as the loop that never ends (`loop_name`), and also orders a test's diagnostics root cause first and drops those that only
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
@@ -20,6 +20,7 @@ pub mod eval;
 mod heap;
 pub mod hints;
 mod index;
+mod loop_name;
 mod names;
 mod order;
 pub mod perf;
@@ -195,6 +196,11 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
         ..*scene
     };
     for d in diags.iter_mut() {
+        // A step limit inside a loop is said as that loop (from the IR and the source) before
+        // its help is written.
+        if let Some(module) = scene.module {
+            loop_name::name_the_loop(d, module, scene.file_name, scene.source);
+        }
         let in_file = d
             .file
             .as_deref()
