@@ -15,6 +15,7 @@ mod async_copy;
 mod ballot;
 mod barrier;
 mod bounds;
+pub mod compile_fix;
 mod endless;
 pub mod eval;
 mod heap;
