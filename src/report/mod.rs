@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod check;
 pub mod classroom;
 pub mod exec;
+pub mod fold;
 pub mod github;
 pub mod lint;
 pub mod puzzle;
