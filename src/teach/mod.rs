@@ -187,7 +187,9 @@ impl Case<'_> {
 /// Write the help of every diagnostic of one test from its facts and the source, name shared
 /// elements as declared, and put root causes first (dropping what only follows from them).
 pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
-    let src = Source::new(scene.source);
+    // The lines NVRTC compiled: regions an `#if` leaves out are blank (a `__syncthreads()` in
+    // a compiled-out `#ifndef` orders nothing).
+    let src = Source::preprocessed(scene.source, &scene.values);
     // The source's own `#define`s count as values too (the puzzle's and the test's win).
     let mut values = src.defines();
     values.extend(scene.values.iter().cloned());
