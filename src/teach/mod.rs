@@ -623,6 +623,73 @@ mod tests {
         );
     }
 
+    fn barrier_help(src: &str, line: u32, other: Option<u32>) -> String {
+        let f = Facts::BarrierDivergence {
+            arrived: 4,
+            total: 8,
+            other_barrier: other,
+            exited: Vec::new(),
+            elsewhere: Vec::new(),
+        };
+        help(
+            src,
+            diag(DiagKind::BarrierDivergence, line, None, 0, f),
+            [8, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn a_barrier_skipped_by_continue_names_the_continue_not_an_if() {
+        let src = "__global__ void k(float* s, int n) {\n    for (int r = 0; r < n; r++) {\n        if (threadIdx.x >= r) continue;\n        s[threadIdx.x] += 1.0f;\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 5, None);
+        assert!(
+            h.starts_with("the `continue` on line 3 (`if (threadIdx.x >= r) continue;`)"),
+            "{h}"
+        );
+        assert!(!h.contains("inside `if"), "{h}");
+        // Another shape: a `while` loop, the `continue` in a braced if.
+        let src = "__global__ void scan_rows(int* rows) {\n    int k = 0;\n    while (k < 4) {\n        k++;\n        if (rows[k] == 0) {\n            continue;\n        }\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 8, None);
+        assert!(h.starts_with("the `continue` on line 6"), "{h}");
+        assert!(h.contains("`if (rows[k] == 0) continue;`"), "{h}");
+    }
+
+    #[test]
+    fn a_barrier_in_a_loop_and_one_after_it_is_a_loop_not_an_if_else() {
+        let src = "__global__ void k(float* s) {\n    for (int d = threadIdx.x; d < 8; d *= 2) {\n        s[d] = 0.0f;\n        __syncthreads();\n    }\n    __syncthreads();\n}\n";
+        let h = barrier_help(src, 4, Some(6));
+        assert!(
+            h.contains("different numbers of passes of the loop on line 2"),
+            "{h}"
+        );
+        assert!(h.contains("line 4") && h.contains("line 6"), "{h}");
+        assert!(!h.contains("if/else"), "{h}");
+        // The other way round: the diagnostic at the barrier after a `while`.
+        let src = "__global__ void fold(int* v) {\n    int left = threadIdx.x;\n    while (left > 0) {\n        left /= 2;\n        __syncthreads();\n    }\n    __syncthreads();\n}\n";
+        let h = barrier_help(src, 7, Some(5));
+        assert!(h.contains("loop on line 3 (`left > 0`)"), "{h}");
+        assert!(!h.contains("if/else"), "{h}");
+        // A real if/else keeps its words.
+        let src = "__global__ void k(float* s) {\n    if (threadIdx.x < 4) {\n        __syncthreads();\n    } else {\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 3, Some(5));
+        assert!(
+            h.contains("one in each branch of an if/else") || h.contains("inside `if"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn a_grid_sync_is_named_as_written() {
+        let src = "__global__ void k(float* s) {\n    auto grid = cg::this_grid();\n    if (blockIdx.x == 0) {\n        grid.sync();\n    }\n}\n";
+        let h = barrier_help(src, 4, None);
+        assert!(h.contains("the `grid.sync()` on line 4"), "{h}");
+        assert!(!h.contains("__syncthreads() on line 4"), "{h}");
+        let src = "__global__ void k(int* s) {\n    if (threadIdx.x < 4) {\n        int c = __syncthreads_count(s[0] > 0);\n    }\n}\n";
+        let h = barrier_help(src, 3, None);
+        assert!(h.contains("the `__syncthreads_count()` on line 3"), "{h}");
+    }
+
     #[test]
     fn endless_a_variable_settling_at_zero_gets_the_condition_fixed() {
         let src = "__global__ void k(float* s) {\n    for (int d = 4; d >= 0; d /= 2) {\n        s[d] = 0.0f;\n    }\n}\n";
