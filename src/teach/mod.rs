@@ -559,6 +559,69 @@ mod tests {
         assert!(!h.contains("__syncwarp"), "{h}");
     }
 
+    fn shared_race(src: &str, hazard: Hazard, line: u32, other: u32, mine: Access) -> String {
+        let theirs = if mine == Access::Read {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        let f = race(
+            Space::Shared,
+            hazard,
+            el("t", 3, 8),
+            3,
+            false,
+            (mine, theirs),
+        );
+        help(
+            src,
+            diag(DiagKind::SharedRace, line, Some(other), 2, f),
+            [8, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn race_a_prefetch_for_the_next_pass_gets_the_barrier_after_the_write() {
+        // The read (line 6) stands above the write (line 8) that fills the next pass's tile.
+        let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    t[threadIdx.x] = a[threadIdx.x];\n    __syncthreads();\n    for (int p = 1; p < 4; p++) {\n        float v = t[(threadIdx.x + 1) % 8];\n        out[p * 8 + threadIdx.x] = v;\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 6, 8, Access::Read);
+        assert!(h.contains("put a __syncthreads() after line 8"), "{h}");
+        assert!(!h.contains("after the reads and before the write"), "{h}");
+        // Another shape: a `while` loop, the write textually last in the body.
+        let src = "__global__ void stage(int* dst, const int* src, int n) {\n    __shared__ int t[8];\n    int k = 0;\n    while (k < n) {\n        dst[k] = t[7 - threadIdx.x];\n        t[threadIdx.x] = src[k];\n        k++;\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 5, 6, Access::Read);
+        assert!(
+            h.contains("after line 6, at the end of the loop body"),
+            "{h}"
+        );
+        // When the read really came first, the barrier goes between the read and the write.
+        let h = shared_race(src, Hazard::WriteAfterRead, 6, 5, Access::Write);
+        assert!(
+            h.contains("after the reads and before the write (line 6)"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_across_two_calls_of_a_helper_gets_a_barrier_between_the_calls() {
+        let src = "__device__ float stage(float* t, float v) {\n    t[threadIdx.x] = v;\n    __syncthreads();\n    return t[(threadIdx.x + 1) % 8];\n}\n__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float x = stage(t, a[threadIdx.x]);\n    float y = stage(t, x * 2.0f);\n    out[threadIdx.x] = y;\n}\n";
+        let h = shared_race(src, Hazard::WriteAfterRead, 2, 4, Access::Write);
+        assert!(
+            h.contains("both in `stage()`") && h.contains("between two calls"),
+            "{h}"
+        );
+        assert!(h.contains("after line 8"), "{h}");
+        assert!(!h.contains("did not pass it together"), "{h}");
+        // Another shape: one call, inside a loop.
+        let src = "__device__ void rotate(int* t) {\n    int v = t[threadIdx.x];\n    __syncthreads();\n    t[(threadIdx.x + 1) % 8] = v;\n}\n__global__ void spin(int* out) {\n    __shared__ int t[8];\n    t[threadIdx.x] = threadIdx.x;\n    __syncthreads();\n    for (int r = 0; r < 3; r++) {\n        rotate(t);\n    }\n    out[threadIdx.x] = t[threadIdx.x];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 2, 4, Access::Read);
+        assert!(
+            h.contains("both in `rotate()`") && h.contains("line 11 calls it inside a loop"),
+            "{h}"
+        );
+    }
+
     #[test]
     fn race_blocks_writing_through_thread_idx_get_the_global_index() {
         let src = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) out[i] = a[i] + 10.0f;\n}\n";

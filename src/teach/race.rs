@@ -587,6 +587,9 @@ impl Race<'_> {
         } else {
             (mine, theirs)
         };
+        if let Some(m) = self.across_calls(w, r) {
+            return m;
+        }
         let (lo, hi) = (w.min(r), w.max(r));
         let barrier = (lo + 1..hi).find(|&l| self.c.src.line(l).contains("__syncthreads"));
         let in_loop = self.common_loop(lo, hi);
@@ -595,6 +598,21 @@ impl Race<'_> {
         } else {
             ""
         };
+        // The write came first in time although it stands below the read: the read belongs
+        // to a later pass of the loop around both (a prefetch for the next pass).
+        let write_first = matches!(
+            self.c.d.facts,
+            Facts::Race {
+                hazard: Hazard::ReadAfterWrite,
+                ..
+            }
+        );
+        if w > r && barrier.is_none() && write_first {
+            return match in_loop {
+                Some(end) => format!("line {w} writes {s}[{}] for the next pass of the loop, and line {r} reads it in that pass, with no barrier between the write and the end of the pass: put a __syncthreads() after line {w}, at the end of the loop body (before line {end}'s closing brace), reached by every thread, so each pass's writes are done before the next pass reads them{fence}", self.e.index),
+                None => format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}, with nothing ordering them: the write must be done before the read, so put a __syncthreads() between them in the order the kernel runs them, where every thread of the block reaches it{fence}", self.writer(), self.e.index, self.reader()),
+            };
+        }
         match (w < r, barrier, in_loop) {
             (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
             (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
@@ -603,6 +621,92 @@ impl Race<'_> {
             (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
             (false, Some(b), None) => format!("the __syncthreads() on line {b} stands between the read (line {r}) and the write (line {w}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
         }
+    }
+
+    /// The thread that wrote (`thread 3 of block 0`).
+    fn writer(&self) -> String {
+        let (ot, ob) = self.other();
+        if self.mine == Access::Read {
+            self.c.who(ot, ob)
+        } else {
+            self.c.who(self.c.d.thread, self.c.d.block)
+        }
+    }
+
+    /// The thread that read.
+    fn reader(&self) -> String {
+        let (ot, ob) = self.other();
+        if self.mine == Access::Read {
+            self.c.who(self.c.d.thread, self.c.d.block)
+        } else {
+            self.c.who(ot, ob)
+        }
+    }
+
+    /// A write (line `w`) and a read (line `r`) where a `__device__` helper holds one or both:
+    /// the order that counts is the kernel's, at the helper's calls. Both in one helper that
+    /// orders them with its own barrier and runs more than once: the race is between calls.
+    fn across_calls(&self, w: u32, r: u32) -> Option<String> {
+        let src = self.c.src;
+        let s = &self.short;
+        let fw = src.function_of(w)?;
+        let fr = src.function_of(r)?;
+        if fw.1 && fr.1 {
+            return None;
+        }
+        let is_barrier = |l: u32| src.line(l).contains("__syncthreads");
+        if fw == fr {
+            let name = src.function_name(fw.0)?;
+            // Calls from the kernel first (a wrapper helper's call is not where order is set).
+            let all = src.calls_of(&name);
+            let from_kernel: Vec<u32> = all
+                .iter()
+                .copied()
+                .filter(|&k| src.function_of(k).is_some_and(|f| f.1))
+                .collect();
+            let calls = if from_kernel.is_empty() {
+                all
+            } else {
+                from_kernel
+            };
+            let (lo, hi) = (w.min(r), w.max(r));
+            let b = (lo + 1..hi).find(|&l| is_barrier(l))?;
+            let between = match calls.as_slice() {
+                [a, b, ..] => format!("lines {a} and {b} call it, so"),
+                [a] if self.common_loop(*a, *a).is_some() => {
+                    format!("line {a} calls it inside a loop, so")
+                }
+                _ => return None,
+            };
+            let after = calls.first().copied().unwrap_or(0);
+            return Some(format!("the write (line {w}) and the read (line {r}) of {s} are both in `{name}()`, whose __syncthreads() on line {b} orders them within one call; {between} the race is between two calls: a thread that is done with one call starts the next and writes {s} while slower threads still read it from the one before. End `{name}()` with a __syncthreads() after its last read of {s} (read a value it returns into a local before that barrier), or put one between the calls (after line {after}), where every thread of the block reaches it"));
+        }
+        // One side in a helper: place it at its call (the helper's first call).
+        let place = |l: u32, f: (u32, bool)| -> Option<(u32, String)> {
+            if f.1 {
+                return Some((l, format!("line {l}")));
+            }
+            let name = src.function_name(f.0)?;
+            let call = *src.calls_of(&name).first()?;
+            Some((
+                call,
+                format!("line {l} (in `{name}()`, called on line {call})"),
+            ))
+        };
+        let (pw, tw) = place(w, fw)?;
+        let (pr, tr) = place(r, fr)?;
+        if pw == pr {
+            return None;
+        }
+        let (lo, hi) = (pw.min(pr), pw.max(pr));
+        if (lo + 1..hi).any(is_barrier) {
+            return None;
+        }
+        Some(if pw < pr {
+            format!("the read of {s}[{}] at {tr} runs after another thread's write at {tw}, with no barrier between: put a __syncthreads() after line {pw} and before line {pr}, where every thread of the block reaches it", self.e.index)
+        } else {
+            format!("the write of {s}[{}] at {tw} runs after another thread's read at {tr}, with no barrier between, so it may land before the read: put a __syncthreads() after line {pr} and before line {pw}, where every thread of the block reaches it", self.e.index)
+        })
     }
 
     /// The last line of the innermost loop whose body holds both lines.

@@ -123,12 +123,11 @@ impl Source {
     /// only in `#if` expressions where every name is known; `#ifdef NAME` of an unknown name
     /// is undecided (NVRTC may get `-D NAME` without a value), so both branches stay.
     fn blank_inactive_regions(&mut self, defined: &[(String, i64)]) {
-        // (this region is compiled: Some(true/false) or None undecided; an earlier branch was
-        // taken; the region around it is compiled).
+        // Whether this region is compiled (None: undecided), and whether an earlier branch of
+        // its `#if` was.
         struct Frame {
             on: Option<bool>,
             taken: Option<bool>,
-            outer: bool,
         }
         let mut stack: Vec<Frame> = Vec::new();
         let mut env = Env::default();
@@ -150,28 +149,16 @@ impl Source {
                 Some(d) if directive_word(d, "ifdef").is_some() => {
                     let n = directive_word(d, "ifdef").unwrap_or("");
                     let on = names.iter().any(|x| x == n).then_some(true);
-                    stack.push(Frame {
-                        on,
-                        taken: on,
-                        outer,
-                    });
+                    stack.push(Frame { on, taken: on });
                 }
                 Some(d) if directive_word(d, "ifndef").is_some() => {
                     let n = directive_word(d, "ifndef").unwrap_or("");
                     let on = names.iter().any(|x| x == n).then_some(false);
-                    stack.push(Frame {
-                        on,
-                        taken: on,
-                        outer,
-                    });
+                    stack.push(Frame { on, taken: on });
                 }
                 Some(d) if directive_word(d, "if").is_some() => {
                     let on = decide(directive_word(d, "if").unwrap_or(""), &env, &names);
-                    stack.push(Frame {
-                        on,
-                        taken: on,
-                        outer,
-                    });
+                    stack.push(Frame { on, taken: on });
                 }
                 Some(d) if directive_word(d, "elif").is_some() => {
                     if let Some(f) = stack.last_mut() {
