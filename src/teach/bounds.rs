@@ -89,6 +89,22 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     let dims = (space == Space::Shared)
         .then(|| c.src.shared_dims(&short))
         .flatten();
+    // `extern __shared__` sized by a launch that gives it no dynamic shared memory: it has no
+    // elements at all, and the fix is its size, not the index.
+    if space == Space::Shared && len == 0 {
+        if let Some(decl) = c.src.extern_shared(&short) {
+            // The element type as declared (`extern __shared__ int s[];` → `int`).
+            let t = c.src.line(decl);
+            let ty = t
+                .split("__shared__")
+                .nth(1)
+                .and_then(|rest| rest.split(short.as_str()).next())
+                .map(|x| x.trim().trim_end_matches('*').trim().to_string())
+                .filter(|x| !x.is_empty())
+                .unwrap_or_else(|| "float".into());
+            return format!("`{short}` is declared `extern __shared__` (line {decl}), so its size comes from the launch's dynamic shared memory, and this launch gives it none: {short} has 0 elements and every access is out of bounds. Declare it with the size you need (`__shared__ {ty} {short}[N];`, N a constant such as the block size), or give the launch dynamic shared memory (`gpuzzle exec --shared BYTES`)");
+        }
+    }
     if let Some(m) = index::multi_dim(c, &short, e) {
         return m;
     }

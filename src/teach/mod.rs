@@ -217,9 +217,45 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
             line,
         };
         let help = help_for(&case);
+        // A template whose name came out empty would print "`` long" or "`if (i < )`": say
+        // what was seen instead.
+        let help = if has_empty_name(&help) {
+            seen(&case)
+        } else {
+            help
+        };
         d.help = Some(help);
     }
     order::root_causes_first(diags);
+}
+
+/// Whether a help text has an empty name in it: an empty code span, an empty subscript, or a
+/// comparison with nothing on one side.
+fn has_empty_name(help: &str) -> bool {
+    let spans_empty = help
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .any(|s| s.trim().is_empty());
+    spans_empty
+        || ["[]", "< )", "<= )", "> )", "( <", "()[", "( )"]
+            .iter()
+            .any(|p| help.contains(p))
+}
+
+/// The help of last resort: what the checker saw, on which line, without a guess at the fix.
+fn seen(c: &Case) -> String {
+    let at = c.line.map_or(String::new(), |l| format!(" on line {l}"));
+    let what = match c.d.kind {
+        DiagKind::OutOfBounds => "an access outside its array",
+        DiagKind::SharedRace | DiagKind::GlobalRace => {
+            "two threads touching one element with nothing ordering them"
+        }
+        DiagKind::UninitializedRead => "a read of memory no thread had written",
+        DiagKind::BarrierDivergence => "a barrier that not every thread of the block reached",
+        _ => "what the message above says",
+    };
+    format!("gpuzzle saw {what}{at} ({}), but could not read the names in the code well enough to name the fix: compare the line with the message above", c.who(c.d.thread, c.d.block))
 }
 
 /// Put a launch's diagnostics root cause first and drop those that only follow from an
@@ -700,6 +736,29 @@ mod tests {
             [8, 1, 1],
             &[],
         )
+    }
+
+    #[test]
+    fn an_empty_name_in_a_help_is_caught() {
+        assert!(has_empty_name("s is only `` long there"));
+        assert!(has_empty_name("guard it: `if (per - 1 - j < )`"));
+        assert!(!has_empty_name(
+            "put `__syncthreads()` after line 4 (`tile[1][0]`)"
+        ));
+        // Another planted case: a bounds help on an unsized `extern __shared__` array.
+        let src = "__global__ void k(float* out) {\n    extern __shared__ int s[];\n    s[threadIdx.x] = 1;\n}\n";
+        let mut f = oob("s", 3, 0, Access::Write);
+        if let Facts::Bounds { space, .. } = &mut f {
+            *space = Space::Shared;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::OutOfBounds, 3, None, 3, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("`__shared__ int s[N];`"), "{h}");
+        assert!(!has_empty_name(&h), "{h}");
     }
 
     #[test]

@@ -484,7 +484,20 @@ impl Source {
                 return None;
             }
             let subs = subscripts_in(t, short);
-            subs.into_iter().next()
+            // `extern __shared__ float s[];` has no size to name (the launch gives it).
+            subs.into_iter()
+                .next()
+                .filter(|d| d.iter().all(|x| !x.trim().is_empty()))
+        })
+    }
+
+    /// Whether `name` is declared `extern __shared__` (sized by the launch's dynamic shared
+    /// memory): the line of its declaration.
+    pub fn extern_shared(&self, name: &str) -> Option<u32> {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        (1..=self.lines()).find(|&l| {
+            let t = self.line(l);
+            t.contains("extern") && t.contains("__shared__") && find_word(t, short).is_some()
         })
     }
 
