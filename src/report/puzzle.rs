@@ -401,6 +401,11 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
         [one] => one.clone(),
         [init @ .., last] => format!("{}, and {last}", init.join(", ")),
     };
+    // Issue 35, item 2: the help that names the technique a budget is built for (a tree, one
+    // atomic per block, a shuffle fold, `__dp4a`) belongs under this sentence, written by
+    // `teach` from the puzzle's declared technique (issue 34's declaration) once the puzzle
+    // model has it; the `-->` of the overrun's snippet already names the line that made the
+    // extra accesses (`snippet::overrun`).
     Some(format!("  Correct output, but {text}."))
 }
 
@@ -867,6 +872,21 @@ mod tests {
         marked("out[i] = shared[threadIdx.x]", "2 reads: a[1], shared[0]");
         // A line of another file is said, not drawn from the wrong source.
         assert!(out.contains("note: helpers.cuh:7: 1 read: a[0]"), "{out}");
+        // The `-->` names line 5, which makes the most of the reads, not line 4, the first.
+        assert!(out.contains("--> puzzles/09_pooling.cu:5"), "{out}");
+        assert!(!out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
+        // Another shape: the heavy line first in the file, a light one after it.
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        let mut ob = over("global_reads", 5, 1, 2);
+        ob.lines = vec![
+            line(4, 4, &["a[2]", "a[3]"], "puzzles/09_pooling.cu"),
+            line(5, 1, &["a[1]"], "puzzles/09_pooling.cu"),
+        ];
+        t.over_budget.push(ob);
+        let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
+        assert!(out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
     }
 
     #[test]
