@@ -659,6 +659,59 @@ mod tests {
     }
 
     #[test]
+    fn race_a_one_writer_guard_that_lets_several_through_is_named_not_repeated() {
+        let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float total[1];\n    int lane = threadIdx.x % 32;\n    if (lane == 0) {\n        total[0] = a[threadIdx.x];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::WriteAfterWrite,
+            el("total", 0, 1),
+            0,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::SharedRace, 5, None, 32, f);
+        d.thread = [32, 0, 0];
+        let h = help(src, d, [64, 1, 1], &[]);
+        assert!(
+            h.contains("already inside `if (lane == 0)` (line 4)"),
+            "{h}"
+        );
+        assert!(h.contains("`if (threadIdx.x == 0)`"), "{h}");
+        // Another shape: a per-warp flag, a global output.
+        let src = "__global__ void flag(int* out) {\n    int w = threadIdx.x / 32;\n    if (w == 0) out[0] = 1;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 1),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, None, 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("already inside `if (w == 0)`"), "{h}");
+    }
+
+    #[test]
+    fn race_inside_a_warp_s_if_gets_syncwarp_not_a_skipped_barrier() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float t[8];\n    if (threadIdx.x < 32) {\n        t[threadIdx.x % 8] = 1.0f;\n        out[threadIdx.x] = t[(threadIdx.x + 1) % 8];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 5, 4, Access::Read);
+        assert!(
+            h.contains("`__syncwarp()` after line 4 and before line 5"),
+            "{h}"
+        );
+        assert!(!h.contains("put __syncthreads() after line 4"), "{h}");
+        // Another shape: an `if` of more than one warp: split the if around the barrier.
+        let src = "__global__ void half(float* out) {\n    __shared__ float t[8];\n    int me = threadIdx.x;\n    if (me < blockDim.x / 2) {\n        t[me % 8] = 2.0f;\n        out[me] = t[(me + 3) % 8];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 6, 5, Access::Read);
+        assert!(h.contains("end the if after line 5"), "{h}");
+    }
+
+    #[test]
     fn race_blocks_writing_through_thread_idx_get_the_global_index() {
         let src = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) out[i] = a[i] + 10.0f;\n}\n";
         let f = race(

@@ -535,6 +535,25 @@ impl Race<'_> {
         if let Some(call) = self.update_call(line) {
             return format!("several threads add into {s}[{idx}] (`{s}[{expr}]`) at once, so additions are lost: make the update atomic: {call}");
         }
+        // A one-writer guard is already there and lets both threads through: the guard, not
+        // a missing one, is the cause.
+        if let Some(g) = line.and_then(|l| {
+            self.c
+                .src
+                .guards(l)
+                .into_iter()
+                .find(|g| !g.returns && one_writer_guard(&g.cond))
+        }) {
+            let mut one = self.first_thread();
+            if canonical(&one) == canonical(&g.cond) {
+                one = if self.c.scene.block[1] > 1 {
+                    "threadIdx.x == 0 && threadIdx.y == 0".into()
+                } else {
+                    "threadIdx.x == 0".into()
+                };
+            }
+            return format!("the write of {s}[{expr}] is already inside `if ({})` (line {}), meant for one writer, but {me} and {other} both pass it and both write {s}[{idx}]: the condition holds for more than one thread (check what it tests: a lane or a thread of each warp, or of each block, is one per warp or per block); for one writer in the block test the thread itself, `if ({one})`", g.cond, g.line);
+        }
         let (_, by_thread) = self.depends(line, &expr);
         match by_thread {
             Some(false) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left. If each thread should write its own element, index with the thread (`threadIdx.x`, or {}); if it holds one result per block, combine the threads' values first and let one thread write it: `if ({})`", self.global_index(), self.first_thread()),
@@ -613,6 +632,13 @@ impl Race<'_> {
                 None => format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}, with nothing ordering them: the write must be done before the read, so put a __syncthreads() between them in the order the kernel runs them, where every thread of the block reaches it{fence}", self.writer(), self.e.index, self.reader()),
             };
         }
+        // Both accesses inside one `if` that not every thread enters: a __syncthreads() there
+        // would itself be skipped.
+        if barrier.is_none() {
+            if let Some(m) = self.inside_one_if(w, r) {
+                return m;
+            }
+        }
         match (w < r, barrier, in_loop) {
             (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
             (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
@@ -621,6 +647,31 @@ impl Race<'_> {
             (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
             (false, Some(b), None) => format!("the __syncthreads() on line {b} stands between the read (line {r}) and the write (line {w}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
         }
+    }
+
+    /// The write (line `w`) and the read (line `r`) inside one `if` (not an early return):
+    /// the barrier cannot go between them. One warp's `if` gets `__syncwarp()`; another gets
+    /// the if split around the barrier.
+    fn inside_one_if(&self, w: u32, r: u32) -> Option<String> {
+        let gw = self.c.src.guards(w);
+        let g = self
+            .c
+            .src
+            .guards(r)
+            .into_iter()
+            .find(|g| !g.returns && gw.iter().any(|o| o.line == g.line && !o.returns))?;
+        let cond = canonical(&g.cond);
+        let one_warp = ["<32", "<=31", "<warpSize"]
+            .iter()
+            .any(|b| cond.ends_with(b))
+            && !cond.contains("&&")
+            && !cond.contains("||");
+        let (first, second) = (w.min(r), w.max(r));
+        Some(if one_warp {
+            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which only the first warp enters, so a __syncthreads() there would not be reached by every thread of the block: order the lanes of that warp with `__syncwarp()` after line {first} and before line {second}", g.cond, g.line)
+        } else {
+            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which not every thread enters, so a __syncthreads() there would not be reached by every thread of the block: end the if after line {first}, put the __syncthreads() there, outside it, and test the condition again for line {second}", g.cond, g.line)
+        })
     }
 
     /// The thread that wrote (`thread 3 of block 0`).
@@ -718,6 +769,19 @@ impl Race<'_> {
             (body.contains(&lo) && body.contains(&hi)).then_some(*body.end())
         })
     }
+}
+
+/// `t == 0`, `lane == 0`, `threadIdx.x == 0`, `warp.thread_rank() == 0`: a guard written to
+/// let one thread through (a name, not an expression such as `i % 2 == 0`).
+fn one_writer_guard(cond: &str) -> bool {
+    let c = canonical(cond);
+    let Some(lhs) = c.strip_suffix("==0") else {
+        return false;
+    };
+    !lhs.is_empty()
+        && lhs
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == '(' || ch == ')')
 }
 
 /// The atomic call that replaces a read-modify-write of `name[sub]`, from the statement's text
