@@ -224,6 +224,8 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
         } else {
             help
         };
+        // Shared elements as declared (`tile[1][0]`), in the help as in the message.
+        let help = names::in_help(&help, d, &src, &scene.values);
         d.help = Some(help);
     }
     order::root_causes_first(diags);
@@ -709,6 +711,44 @@ mod tests {
         let src = "__global__ void half(float* out) {\n    __shared__ float t[8];\n    int me = threadIdx.x;\n    if (me < blockDim.x / 2) {\n        t[me % 8] = 2.0f;\n        out[me] = t[(me + 3) % 8];\n    }\n}\n";
         let h = shared_race(src, Hazard::ReadAfterWrite, 6, 5, Access::Read);
         assert!(h.contains("end the if after line 5"), "{h}");
+    }
+
+    #[test]
+    fn race_help_names_a_2d_shared_element_as_declared() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float tile[2][32];\n    tile[threadIdx.x / 32][threadIdx.x % 32] = 1.0f;\n    out[threadIdx.x] = tile[1][0];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("tile", 32, 64),
+            32,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(3), 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("tile[1][0]"), "{h}");
+        assert!(!h.contains("tile[32]"), "{h}");
+        // Another shape: a 3D array of another name, element [1][1][2].
+        let src = "__global__ void cube(float* out) {\n    __shared__ float box[2][2][4];\n    box[0][0][threadIdx.x % 4] = 1.0f;\n    out[threadIdx.x] = box[1][1][2];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("box", 14, 16),
+            3,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(3), 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("box[1][1][2]") && !h.contains("box[14]"), "{h}");
     }
 
     #[test]
