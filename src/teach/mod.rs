@@ -752,6 +752,82 @@ mod tests {
     }
 
     #[test]
+    fn bounds_an_ldmatrix_row_gets_the_pitch_not_float4_advice() {
+        let src = "__global__ void k(float* out) {\n    __shared__ __half t[16][18];\n    unsigned a = __cvta_generic_to_shared(&t[threadIdx.x % 16][0]);\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n}\n";
+        let mut f = oob("t", 18, 288, Access::Read);
+        if let Facts::Bounds {
+            space,
+            misaligned_to,
+            bytes,
+            ..
+        } = &mut f
+        {
+            *space = Space::Shared;
+            *misaligned_to = Some(16);
+            *bytes = 16;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::Misaligned, 4, None, 1, f.clone()),
+            [32, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("`ldmatrix`") && h.contains("pad a row of halves by 8"),
+            "{h}"
+        );
+        assert!(!h.contains("float4"), "{h}");
+        // Another shape: the x4 form through a named helper variable.
+        let src = "__global__ void mm(float* out) {\n    __shared__ __half sa[32][34];\n    unsigned row_addr = __cvta_generic_to_shared(&sa[threadIdx.x][0]);\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\" : \"=r\"(a0), \"=r\"(a1), \"=r\"(a2), \"=r\"(a3) : \"r\"(row_addr));\n}\n";
+        let h = help(
+            src,
+            diag(DiagKind::Misaligned, 4, None, 1, f),
+            [32, 1, 1],
+            &[],
+        );
+        assert!(h.contains("multiple of 16") && !h.contains("float4"), "{h}");
+    }
+
+    #[test]
+    fn bounds_with_a_guard_in_place_does_not_ask_for_the_guard_again() {
+        let src = "__global__ void k(float* out, const float* a, int size) {\n    const float* p = a + 4;\n    if (threadIdx.x < size) {\n        out[threadIdx.x] = *(p + threadIdx.x);\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                4,
+                None,
+                5,
+                oob("a", 9, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("size", 8)],
+        );
+        assert!(
+            h.contains("although the access is inside `if (threadIdx.x < size)` (line 3)"),
+            "{h}"
+        );
+        assert!(!h.contains("check the index against the size"), "{h}");
+        let src = "__global__ void shift(int* dst, const int* src, int n) {\n    int k = threadIdx.x;\n    if (k < n) dst[k] = src[k + 2 * n];\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                3,
+                None,
+                1,
+                oob("buf", 17, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("n", 8)],
+        );
+        assert!(
+            !h.contains("check the index against the size before"),
+            "{h}"
+        );
+    }
+
+    #[test]
     fn race_blocks_writing_through_thread_idx_get_the_global_index() {
         let src = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) out[i] = a[i] + 10.0f;\n}\n";
         let f = race(
