@@ -828,6 +828,22 @@ mod tests {
     }
 
     #[test]
+    fn race_across_a_barrier_every_thread_reaches_says_what_was_seen() {
+        // The barrier is unguarded and no loop is found around both lines: no "inside an if".
+        let src = "__global__ void k(float* out) {\n    __shared__ float t[8];\n    t[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = t[7 - threadIdx.x];\n}\n";
+        let h = shared_race(src, Hazard::WriteAfterRead, 3, 5, Access::Write);
+        assert!(
+            h.contains("different passes of a loop (or calls of a function)"),
+            "{h}"
+        );
+        assert!(!h.contains("not inside an if"), "{h}");
+        // Another shape: the barrier really is inside an if, and the help names that if.
+        let src = "__global__ void gate(int* out, int n) {\n    __shared__ int t[8];\n    t[threadIdx.x] = n;\n    if (n > 2) {\n        __syncthreads();\n    }\n    out[threadIdx.x] = t[(threadIdx.x + 1) % 8];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 7, 3, Access::Read);
+        assert!(h.contains("inside `if (n > 2)` (line 4)"), "{h}");
+    }
+
+    #[test]
     fn race_blocks_writing_through_thread_idx_get_the_global_index() {
         let src = "__global__ void k(float* out, const float* a, int size) {\n    int i = threadIdx.x;\n    if (i < size) out[i] = a[i] + 10.0f;\n}\n";
         let f = race(

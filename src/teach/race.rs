@@ -642,10 +642,10 @@ impl Race<'_> {
         match (w < r, barrier, in_loop) {
             (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
             (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
-            (true, Some(b), None) => format!("the __syncthreads() on line {b} stands between the write (line {w}) and the read (line {r}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+            (true, Some(b), None) => self.barrier_between_not_shared(b, w, r),
             (false, None, _) => format!("the read of {s}[{}] on line {r} and another thread's write of it on line {w} have nothing between them, so the write may land first: put __syncthreads() after the reads and before the write (line {w}), where every thread reaches it{fence}", self.e.index),
             (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
-            (false, Some(b), None) => format!("the __syncthreads() on line {b} stands between the read (line {r}) and the write (line {w}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+            (false, Some(b), None) => self.barrier_between_not_shared(b, w, r),
         }
     }
 
@@ -672,6 +672,22 @@ impl Race<'_> {
         } else {
             format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which not every thread enters, so a __syncthreads() there would not be reached by every thread of the block: end the if after line {first}, put the __syncthreads() there, outside it, and test the condition again for line {second}", g.cond, g.line)
         })
+    }
+
+    /// A barrier (line `b`) stands between the write (`w`) and the read (`r`), yet they raced.
+    /// Only when an `if` or an early return keeps threads from it is that the cause; else say
+    /// what was seen: the accesses came from different passes (or calls) around the barrier.
+    fn barrier_between_not_shared(&self, b: u32, w: u32, r: u32) -> String {
+        let s = &self.short;
+        let bar = self.c.src.line(b).trim().trim_end_matches(';').to_string();
+        if let Some(g) = self.c.src.guards(b).into_iter().next() {
+            return if g.returns {
+                format!("the `{bar}` on line {b} stands between the write (line {w}) and the read (line {r}), but the threads that leave at `if ({}) return;` (line {}) never reach it: instead of returning early, put the work inside an if and keep the barrier outside it", g.cond, g.line)
+            } else {
+                format!("the `{bar}` on line {b} stands between the write (line {w}) and the read (line {r}), but it is inside `if ({})` (line {}), which not every thread enters: move it out of the if so every thread of the block reaches it", g.cond, g.line)
+            };
+        }
+        format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}; the `{bar}` on line {b} stands between those lines and every thread reaches it, so the two accesses came from different passes of a loop (or calls of a function) around it: one thread is already in the next pass while the other is still in this one. Put a __syncthreads() where one pass ends and the next begins, reached by every thread", self.writer(), self.e.index, self.reader())
     }
 
     /// The thread that wrote (`thread 3 of block 0`).
