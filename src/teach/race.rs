@@ -670,7 +670,7 @@ impl Race<'_> {
         Some(if one_warp {
             format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which only the first warp enters, so a __syncthreads() there would not be reached by every thread of the block: order the lanes of that warp with `__syncwarp()` after line {first} and before line {second}", g.cond, g.line)
         } else {
-            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which not every thread enters, so a __syncthreads() there would not be reached by every thread of the block: end the if after line {first}, put the __syncthreads() there, outside it, and test the condition again for line {second}", g.cond, g.line)
+            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which not every thread enters, so a __syncthreads() there would not be reached by every thread of the block: end the if after line {first}, put the __syncthreads() there, outside it, between the write and the read, and test the condition again for line {second}", g.cond, g.line)
         })
     }
 
