@@ -573,6 +573,47 @@ mod tests {
     }
 
     #[test]
+    fn race_an_in_place_update_inside_one_warp_s_if_waits_with_syncwarp() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float s[64];\n    int lane = threadIdx.x;\n    if (lane < 32) {\n        s[lane] += s[lane + 1];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("s", 1, 64),
+            1,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 5, Some(5), 0, f.clone()),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("float v = s[lane + 1]; __syncwarp(); s[lane] += v; __syncwarp();"),
+            "{h}"
+        );
+        assert!(!h.contains("__syncthreads();"), "{h}");
+        // Another shape: `threadIdx.x <= 31` written in the if, another array.
+        let src = "__global__ void fold(float* out) {\n    __shared__ float acc[64];\n    if (threadIdx.x <= 31) {\n        acc[threadIdx.x] += acc[threadIdx.x + 2];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("acc", 2, 64),
+            2,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(4), 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("__syncwarp(); acc[threadIdx.x] += v;"), "{h}");
+    }
+
+    #[test]
     fn race_a_tiled_loop_without_its_trailing_barrier_gets_the_second_barrier() {
         let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float sum = 0.0f;\n    for (int p = 0; p < 4; p++) {\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n        __syncthreads();\n        for (int k = 0; k < 8; k++)\n            sum += t[k];\n    }\n    out[threadIdx.x] = sum;\n}\n";
         let f = race(

@@ -516,7 +516,14 @@ impl Race<'_> {
                 .find(|r| canonical(&r.dims.join("][")) != canonical(&w))
                 .map(|r| r.dims.join("]["))
                 .unwrap_or_default();
-            return format!("on line {l} a thread reads {s}[{r}] while the thread that owns that element writes it ({s}[{w}]) in the same statement, so the read may see the old or the new value; a barrier between rounds cannot order two parts of one statement. Read into a register, wait, then write: `float v = {s}[{r}]; __syncthreads(); {s}[{w}] += v; __syncthreads();`, or read from one buffer and write to another, swapping them each round");
+            // Inside `if (t < 32)` the wait is the warp's; inside another `if` a block
+            // barrier would be skipped by the threads that do not enter.
+            let (sync, note) = match self.enclosing_if(l) {
+                Some((g, true)) => ("__syncwarp()", format!(" (the line is inside `if ({g})`, one warp, so the warp's own barrier orders it; a __syncthreads() there would not be reached by every thread)")),
+                Some((g, false)) => ("__syncthreads()", format!(" (outside the `if ({g})` around the line, so every thread reaches the barriers: test the condition again for the read and for the write)")),
+                None => ("__syncthreads()", String::new()),
+            };
+            return format!("on line {l} a thread reads {s}[{r}] while the thread that owns that element writes it ({s}[{w}]) in the same statement, so the read may see the old or the new value; a barrier between rounds cannot order two parts of one statement. Read into a register, wait, then write: `float v = {s}[{r}]; {sync}; {s}[{w}] += v; {sync};`{note}, or read from one buffer and write to another, swapping them each round");
         }
         format!("two threads run line {l} on {s}[{idx}], one reading while the other writes, with nothing ordering them: give each thread its own element, or split the statement with a __syncthreads() between its read and its write")
     }
@@ -649,6 +656,14 @@ impl Race<'_> {
         }
     }
 
+    /// The innermost `if` (not an early return) around line `l`: its condition, and whether
+    /// it admits one warp only (`t < 32`).
+    fn enclosing_if(&self, l: u32) -> Option<(String, bool)> {
+        let g = self.c.src.guards(l).into_iter().find(|g| !g.returns)?;
+        let one = one_warp_guard(&g.cond);
+        Some((g.cond, one))
+    }
+
     /// The write (line `w`) and the read (line `r`) inside one `if` (not an early return):
     /// the barrier cannot go between them. One warp's `if` gets `__syncwarp()`; another gets
     /// the if split around the barrier.
@@ -660,12 +675,7 @@ impl Race<'_> {
             .guards(r)
             .into_iter()
             .find(|g| !g.returns && gw.iter().any(|o| o.line == g.line && !o.returns))?;
-        let cond = canonical(&g.cond);
-        let one_warp = ["<32", "<=31", "<warpSize"]
-            .iter()
-            .any(|b| cond.ends_with(b))
-            && !cond.contains("&&")
-            && !cond.contains("||");
+        let one_warp = one_warp_guard(&g.cond);
         let (first, second) = (w.min(r), w.max(r));
         Some(if one_warp {
             format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which only the first warp enters, so a __syncthreads() there would not be reached by every thread of the block: order the lanes of that warp with `__syncwarp()` after line {first} and before line {second}", g.cond, g.line)
@@ -785,6 +795,14 @@ impl Race<'_> {
             (body.contains(&lo) && body.contains(&hi)).then_some(*body.end())
         })
     }
+}
+
+/// `t < 32`, `threadIdx.x <= 31`, `lane < warpSize`: an `if` only the first warp enters.
+fn one_warp_guard(cond: &str) -> bool {
+    let c = canonical(cond);
+    ["<32", "<=31", "<warpSize"].iter().any(|b| c.ends_with(b))
+        && !c.contains("&&")
+        && !c.contains("||")
 }
 
 /// `t == 0`, `lane == 0`, `threadIdx.x == 0`, `warp.thread_rank() == 0`: a guard written to
