@@ -614,6 +614,48 @@ mod tests {
     }
 
     #[test]
+    fn race_a_map_writing_one_element_gets_the_thread_s_index_not_one_writer() {
+        let src = "__global__ void k(float* out, const float* a) {\n    int i = blockIdx.x;\n    out[i] = a[i] * 2.0f;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 16),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, None, 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("an element for each thread"), "{h}");
+        assert!(!h.contains("threadIdx.x == 0"), "{h}");
+        // Another shape: a shared staging array written at a constant slot.
+        let src = "__global__ void stage(int* out, const int* src) {\n    __shared__ int buf[8];\n    buf[0] = src[0];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::WriteAfterWrite,
+            el("buf", 0, 8),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 3, None, 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("an element for each thread") && h.contains("`threadIdx.x`"),
+            "{h}"
+        );
+        assert!(!h.contains("== 0)`"), "{h}");
+    }
+
+    #[test]
     fn race_a_tiled_loop_without_its_trailing_barrier_gets_the_second_barrier() {
         let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float sum = 0.0f;\n    for (int p = 0; p < 4; p++) {\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n        __syncthreads();\n        for (int k = 0; k < 8; k++)\n            sum += t[k];\n    }\n    out[threadIdx.x] = sum;\n}\n";
         let f = race(

@@ -563,6 +563,9 @@ impl Race<'_> {
         }
         let (_, by_thread) = self.depends(line, &expr);
         match by_thread {
+            // A map (the line reads another array at the same index, `out[k] = a[k] * 2`):
+            // each thread's own element is the fix, never one writer.
+            Some(false) if self.maps_elementwise(&expr) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left; the line maps another array element by element, so {s} needs an element for each thread: index it with {}", if self.space == Space::Shared { "the thread's own index (`threadIdx.x`)" } else { self.global_index() }),
             Some(false) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left. If each thread should write its own element, index with the thread (`threadIdx.x`, or {}); if it holds one result per block, combine the threads' values first and let one thread write it: `if ({})`", self.global_index(), self.first_thread()),
             Some(true) if super::index::row_stride(self.c, s, &expr).is_some() => {
                 let stride = super::index::row_stride(self.c, s, &expr).unwrap_or_default();
