@@ -235,7 +235,10 @@ fn per_thread_atomics_can_be_budgeted_and_the_run_page_names_the_line() {
         .find(|l| l.trim_start().starts_with("global atomics") && l.contains("thread"))
         .unwrap_or_else(|| panic!("no per-thread atomics row in:\n{page}"));
     assert!(row.split_whitespace().nth(2) == Some("1"), "{row}");
-    assert!(page.contains("block totals (all its threads)"), "{page}");
+    assert!(
+        page.contains("each block, all its threads together"),
+        "{page}"
+    );
     assert!(
         page.contains(
             "the threads of block 0 made 64 global atomics in all where the block budget allows 1"

@@ -515,3 +515,74 @@ fn completions_offer_puzzle_numbers_and_names() {
     let checks = complete(&["gpuzzle", "check", "9", "dot-p"]).unwrap();
     assert_eq!(checks, "dot-product");
 }
+
+/// Every row of `text` fits `width` columns, and no word of `words` is cut across two rows.
+fn fits(text: &str, width: usize, words: &[&str]) {
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= width,
+            "a row over {width} columns: {l:?}\n{text}"
+        );
+    }
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    for w in words {
+        for (i, t) in tokens.iter().enumerate() {
+            // A cut word leaves its first part at a row's end and the rest on the next.
+            if t.len() < w.len()
+                && w.starts_with(t)
+                && tokens
+                    .get(i + 1)
+                    .is_some_and(|n| w.ends_with(n) && t.len() + n.len() == w.len())
+            {
+                panic!("`{w}` cut as `{t}` / `{}`:\n{text}", tokens[i + 1]);
+            }
+        }
+    }
+}
+
+#[test]
+fn run_check_and_hint_fit_80_columns_and_block_totals_show_only_when_a_block_broke_a_limit() {
+    let (_dir, ws) = workspace();
+    let narrow = |args: &[&str]| {
+        let mut c = in_ws(&ws);
+        c.env("COLUMNS", "80");
+        run(c, args)
+    };
+    // The starter makes no shared write: the block limit is the failure, and its rows say so.
+    let r = narrow(&["run", "12"]);
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    fits(&r.stdout, 80, &["FAILED", "elements,", "together"]);
+    assert!(r.stdout.contains("FAILED"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("each block, all its threads together"),
+        "{}",
+        r.stdout
+    );
+    // A kernel with its shared writes that sums wrongly: a wrong output, no block rows.
+    std::fs::write(
+        ws.join("puzzles/12_block_sum.cu"),
+        "#define TPB_OR_8 8\nextern \"C\" __global__ void block_sum(float* out, const float* a, int size) {\n    __shared__ float cache[64];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    cache[threadIdx.x] = i < size ? a[i] : 0.0f;\n    __syncthreads();\n    if (threadIdx.x == 0) {\n        out[blockIdx.x] = cache[0] + cache[1];\n    }\n}\n",
+    )
+    .unwrap();
+    let r = narrow(&["run", "12"]);
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    fits(&r.stdout, 80, &["FAILED", "elements,"]);
+    assert!(!r.stdout.contains("each block"), "{}", r.stdout);
+    assert!(!r.stdout.contains("block totals"), "{}", r.stdout);
+    let r = narrow(&["check"]);
+    fits(&r.stdout, 80, &["FAILED", "PASSED"]);
+    let r = narrow(&["hint", "12"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    fits(&r.stdout, 80, &[]);
+    // Without COLUMNS and not on a terminal, nothing is folded: the rows are the report's own.
+    let mut wide = in_ws(&ws);
+    wide.env_remove("COLUMNS");
+    let r = run(wide, &["run", "12"]);
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.contains("FAILED") && l.contains("test \"")),
+        "{}",
+        r.stdout
+    );
+}

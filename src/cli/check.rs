@@ -169,7 +169,10 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
     }
     match a.format {
         CheckFormat::Text => {
-            super::print_block(&report::check::table(&outcomes, a.solutions));
+            super::print_block(&report::fold::for_stdout(&report::check::table(
+                &outcomes,
+                a.solutions,
+            )));
             // Only puzzles NVRTC warned about have their file read again, for the snippet.
             let sources: Vec<Option<String>> = outcomes
                 .iter()
@@ -181,7 +184,7 @@ pub fn run(a: &CheckArgs, quiet: bool) -> Result<i32> {
                 .collect();
             if let Some(w) = report::check::warnings(&outcomes, &sources) {
                 outln!();
-                super::print_block(&w);
+                super::print_block(&report::fold::for_stdout(&w));
             }
         }
         CheckFormat::Json => outln!("{}", report::check::json(&outcomes)),

@@ -242,9 +242,6 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
     };
     if a.format == Format::Text {
         // Help is printed with text only (exec's JSON has no help).
-        for d in &mut result.diagnostics {
-            crate::report::endless_loop::name_the_loop(d, &module, &name, &source);
-        }
         let scene = crate::teach::Scene {
             source: &source,
             file_name: &name,

@@ -24,6 +24,13 @@ pub struct HintArgs {
     pub ws: WorkspaceArgs,
 }
 
+/// `outln!` folded to the terminal's width (`report::fold`), for the hints' prose.
+macro_rules! outw {
+    ($($arg:tt)*) => {
+        outln!("{}", report::fold::for_stdout(&format!($($arg)*)))
+    };
+}
+
 pub fn hint(a: &HintArgs) -> Result<i32> {
     let (l, query) = common::load_one(&a.ws, Some(&a.puzzle))?;
     let p = l.ws.find(&l.puzzles, &query)?;
@@ -56,7 +63,7 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
         errln!("warning: {w}");
     }
     let still_stuck = |what: &str| {
-        outln!(
+        outw!(
             "{}",
             format!("Still stuck? gpuzzle hint {} shows {what}.", p.id).dimmed()
         )
@@ -64,7 +71,7 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
     match &updated.value {
         Given::All(mistakes) => {
             for m in mistakes {
-                outln!(
+                outw!(
                     "{} {}
 ",
                     for_mistake(&m.what),
@@ -72,14 +79,14 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
                 );
             }
             for (i, h) in p.hints.iter().enumerate() {
-                outln!(
+                outw!(
                     "{} {h}
 ",
                     format!("Hint {} of {total}:", i + 1).bold()
                 );
             }
             if total == 0 && mistakes.is_empty() {
-                outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
+                outw!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
             }
         }
         Given::Mistake {
@@ -87,7 +94,7 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
             another,
             next,
         } => {
-            outln!("{} {}", for_mistake(&hint.what), hint.hint);
+            outw!("{} {}", for_mistake(&hint.what), hint.hint);
             if *another {
                 still_stuck("another hint for what went wrong");
             } else if total > 0 {
@@ -95,7 +102,7 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
             }
         }
         &Given::Progressive(i) => {
-            outln!(
+            outw!(
                 "{} {}",
                 format!("Hint {} of {total}:", i + 1).bold(),
                 p.hints[i]
@@ -103,11 +110,11 @@ pub fn hint(a: &HintArgs) -> Result<i32> {
             if i + 1 < total {
                 still_stuck("the next one");
             } else {
-                outln!("{}", report::catalog::no_more_hints(p).dimmed());
+                outw!("{}", report::catalog::no_more_hints(p).dimmed());
             }
         }
         Given::Nothing => {
-            outln!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
+            outw!("Puzzle {} has no hints. Try `gpuzzle show {}`.", p.id, p.id);
         }
     }
     if let Some(e) = updated.unsaved_because() {

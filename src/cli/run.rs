@@ -67,7 +67,7 @@ pub fn run_one_on(
     if quiet && passed {
         outln!("{}", text.lines().next().unwrap_or_default());
     } else {
-        super::print_block(&text);
+        super::print_block(&report::fold::for_stdout(&text));
     }
     Ok(if passed { 0 } else { EXIT_FAIL })
 }

@@ -392,16 +392,146 @@ const HOST_ONLY_HEADERS: [&str; 12] = [
 ];
 
 /// Adds one line to the messages where NVRTC refuses what nvcc accepts, or
-/// where an include is missing, saying why and what to do instead.
+/// where an include is missing, saying why and what to do instead; then the
+/// fixes of `teach::compile_fix`'s table (a Hopper feature on an older
+/// `arch`, half types mixed up), each fix once per log.
 /// `headers_install`: the command that installs CUDA's headers, when gpuzzle
 /// found none for the NVRTC in use.
-pub(crate) fn add_hints(messages: &mut [CompilerMessage], headers_install: Option<&str>) {
+pub(crate) fn add_hints(
+    messages: &mut [CompilerMessage],
+    headers_install: Option<&str>,
+    arch: Option<&str>,
+) {
+    let mut given: Vec<String> = Vec::new();
     for message in messages.iter_mut() {
-        if let Some(hint) = hint_for(&message.message, headers_install) {
+        if message.severity != MessageSeverity::Error {
+            continue;
+        }
+        let hint = hint_for(&message.message, headers_install)
+            .or_else(|| crate::teach::compile_fix::fix(&message.message, arch));
+        // The same fix for another name (three cluster names on sm_80) is said once.
+        let Some(hint) = hint else { continue };
+        let key = without_first_name(&hint);
+        if !given.contains(&key) {
             message.message.push('\n');
             message.message.push_str(&hint);
+            given.push(key);
         }
     }
+}
+
+/// A hint without its first quoted name (`hint: \`this_cluster\` needs ...` → `hint:  needs
+/// ...`), to tell one fix said for several names.
+fn without_first_name(hint: &str) -> String {
+    let mut parts = hint.splitn(3, '`');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(a), Some(_), Some(c)) => format!("{a}{c}"),
+        _ => hint.to_string(),
+    }
+}
+
+/// The target an NVRTC option list compiles for (`--gpu-architecture=sm_80` → `sm_80`).
+pub(crate) fn target_of(options: &[String]) -> Option<&str> {
+    options
+        .iter()
+        .rev()
+        .find_map(|o| o.strip_prefix("--gpu-architecture="))
+}
+
+/// Functions the learner's `source` declares and the `ptx` only declares (`.extern .func`):
+/// each call of one is a link error on a GPU, so it is reported as a compile error at the
+/// first line that calls it (with the fix from `teach::compile_fix`). CUDA's own externs
+/// (`vprintf`, `malloc`, the device runtime) are not the learner's and are left alone.
+pub(crate) fn undefined_functions(
+    ptx: &str,
+    file_name: &str,
+    source: &str,
+) -> Vec<CompilerMessage> {
+    let mut out = Vec::new();
+    for name in extern_function_names(ptx) {
+        let name = demangled(name);
+        if out
+            .iter()
+            .any(|m: &CompilerMessage| m.message.starts_with(&format!("`{name}`")))
+        {
+            continue;
+        }
+        let Some(line) = first_call(source, name) else {
+            continue;
+        };
+        out.push(CompilerMessage {
+            file: file_name.to_string(),
+            line: Some(line),
+            column: None,
+            severity: MessageSeverity::Error,
+            code: None,
+            message: crate::teach::compile_fix::undefined_function(name),
+            notes: Vec::new(),
+        });
+    }
+    out
+}
+
+/// The names of a PTX module's `.extern .func` declarations
+/// (`.extern .func  (.param .b64 func_retval0) malloc` → `malloc`).
+fn extern_function_names(ptx: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".extern .func") {
+        rest = &rest[at + ".extern .func".len()..];
+        let mut head = rest.trim_start();
+        // A return value's parameter list comes first.
+        if head.starts_with('(') {
+            head = head[head.find(')').map_or(head.len(), |c| c + 1)..].trim_start();
+        }
+        let end = head
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(head.len());
+        if end > 0 {
+            names.push(&head[..end]);
+        }
+    }
+    names
+}
+
+/// A C++ name as PTX spells it (`_Z6squaref`) → the name the learner wrote (`square`); an
+/// `extern "C"` name is its own.
+fn demangled(name: &str) -> &str {
+    let Some(rest) = name.strip_prefix("_Z") else {
+        return name;
+    };
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match rest[..digits].parse::<usize>() {
+        Ok(n) if digits > 0 && rest.len() >= digits + n => &rest[digits..digits + n],
+        _ => name,
+    }
+}
+
+/// The first line of `source` that calls `name` (the name followed by `(`) and is not its
+/// declaration (a line that says `__device__` or ends in `;` right after the parameter list).
+fn first_call(source: &str, name: &str) -> Option<u32> {
+    let declared = source.lines().any(|l| {
+        let code = l.split("//").next().unwrap_or("");
+        code.contains("__device__") && calls(code, name)
+    });
+    if !declared {
+        return None;
+    }
+    source.lines().enumerate().find_map(|(i, l)| {
+        let code = l.split("//").next().unwrap_or("");
+        (calls(code, name) && !code.contains("__device__"))
+            .then(|| u32::try_from(i + 1).ok())
+            .flatten()
+    })
+}
+
+/// Whether `code` holds `name(` as a whole word.
+fn calls(code: &str, name: &str) -> bool {
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
+    })
 }
 
 /// `#include <mma.h>` without `crt/mma.h` (the runtime wheel's `mma.h` includes it, and only
@@ -477,6 +607,150 @@ fn quoted_after<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
     Some(&rest[..rest.find('"')?])
 }
 
+/// Real NVRTC: each entry of `teach::compile_fix`'s table on a small kernel, and again on a
+/// second kernel with other names and another shape of the same mistake.
+#[cfg(test)]
+mod fixes_from_nvrtc {
+    use super::MessageSeverity;
+    use crate::compile::{CompileError, CompileRequest, PtxCompiler};
+
+    /// The error messages (with their hints) of compiling `source` as `file`.
+    fn errors(file: &str, source: &str, options: &[String]) -> Vec<String> {
+        let compiler = PtxCompiler::new(None);
+        let req = CompileRequest {
+            extra_options: options,
+            ..CompileRequest::new(file, source)
+        };
+        match compiler.compile(&req) {
+            Err(CompileError::Compilation { messages, .. }) => messages
+                .into_iter()
+                .filter(|m| m.severity == MessageSeverity::Error)
+                .map(|m| format!("{}: {}", m.line.unwrap_or(0), m.message))
+                .collect(),
+            Err(e) => panic!("not a compile error: {e}"),
+            Ok(_) => panic!("compiled: {source}"),
+        }
+    }
+
+    fn hints(errors: &[String]) -> Vec<&str> {
+        errors
+            .iter()
+            .filter_map(|e| e.split_once("\nhint: ").map(|(_, h)| h))
+            .collect()
+    }
+
+    #[test]
+    fn cluster_features_on_sm_80_name_arch_sm_90_once() {
+        let e = errors(
+            "k.cu",
+            "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nextern \"C\" __global__ void __cluster_dims__(2, 1, 1) k(float* out) {\n    cg::cluster_group cluster = cg::this_cluster();\n    out[threadIdx.x] = cluster.block_rank();\n}\n",
+            &[],
+        );
+        let h = hints(&e);
+        assert_eq!(h.len(), 1, "{e:#?}");
+        assert!(
+            h[0].starts_with("`__cluster_dims__` needs a Hopper GPU"),
+            "{e:#?}"
+        );
+        assert!(
+            h[0].contains("compiled for sm_80") && h[0].contains("--arch sm_90"),
+            "{e:#?}"
+        );
+        assert!(h[0].contains("`arch` key"), "{e:#?}");
+        // Another kernel, other names, no attribute: the cluster API alone.
+        let e = errors(
+            "gather.cu",
+            "#include <cooperative_groups.h>\nextern \"C\" __global__ void gather(int* dst) {\n    auto c = cooperative_groups::this_cluster();\n    c.sync();\n    dst[blockIdx.x] = 1;\n}\n",
+            &["--gpu-architecture=compute_86".to_string()],
+        );
+        let h = hints(&e);
+        assert!(
+            h.first()
+                .is_some_and(|h| h.starts_with("`this_cluster` needs a Hopper GPU")
+                    && h.contains("compiled for sm_86")),
+            "{e:#?}"
+        );
+    }
+
+    #[test]
+    fn half_pairs_stored_as_halves_name_the_conversion() {
+        let e = errors(
+            "k.cu",
+            "#include <cuda_fp16.h>\nextern \"C\" __global__ void k(const __half2* in, __half* out) {\n    int i = threadIdx.x;\n    __half2 v = __hadd2(in[i], in[i]);\n    out[i] = v;\n}\n",
+            &[],
+        );
+        assert!(e[0].starts_with("5: "), "{e:#?}");
+        assert!(
+            e[0].contains("`__low2half(v)` or `__high2half(v)`"),
+            "{e:#?}"
+        );
+        // Another shape: a pair read into a float; and floats made into a pair.
+        let e = errors(
+            "dot.cu",
+            "#include <cuda_fp16.h>\nextern \"C\" __global__ void dot(const __half2* xs, float* acc) {\n    float lo = xs[blockIdx.x];\n    acc[0] = lo;\n}\n",
+            &[],
+        );
+        assert!(
+            e[0].starts_with("3: ") && e[0].contains("`__low2float(v)`"),
+            "{e:#?}"
+        );
+        let e = errors(
+            "pack.cu",
+            "#include <cuda_fp16.h>\nextern \"C\" __global__ void pack(const float* a, __half2* p) {\n    __half2 two = a[threadIdx.x];\n    p[threadIdx.x] = two;\n}\n",
+            &[],
+        );
+        assert!(e[0].contains("`__floats2half2_rn(a, b)`"), "{e:#?}");
+    }
+
+    #[test]
+    fn a_declared_and_never_defined_device_function_is_a_compile_error_at_its_call() {
+        let e = errors(
+            "k.cu",
+            "__device__ float square(float x);\nextern \"C\" __global__ void k(float* out) {\n    int i = threadIdx.x;\n    out[i] = square(out[i]);\n}\n",
+            &[],
+        );
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert!(
+            e[0].starts_with("4: `square` is declared but never defined"),
+            "{e:#?}"
+        );
+        assert!(!e[0].contains("limit of gpuzzle"), "{e:#?}");
+        // `extern "C"`, another name, called from a helper.
+        let e = errors(
+            "clamp.cu",
+            "extern \"C\" __device__ int clamp_index(int i, int n);\n__device__ int pick(int i, int n) {\n    return clamp_index(i, n);\n}\nextern \"C\" __global__ void clamp(int* out, int n) {\n    out[threadIdx.x] = pick(threadIdx.x, n);\n}\n",
+            &[],
+        );
+        assert!(
+            e[0].starts_with("3: `clamp_index` is declared but never defined"),
+            "{e:#?}"
+        );
+        assert!(e[0].contains("give `clamp_index` its body"), "{e:#?}");
+    }
+
+    #[test]
+    fn a_helper_without_device_gets_it() {
+        let e = errors(
+            "k.cu",
+            "float scale(float x) { return 2.0f * x; }\nextern \"C\" __global__ void k(float* out) {\n    out[threadIdx.x] = scale(out[threadIdx.x]);\n}\n",
+            &[],
+        );
+        assert!(
+            e[0].contains("write `__device__` before this function's return type"),
+            "{e:#?}"
+        );
+        let e = errors(
+            "twice.cu",
+            "int twice(int v) {\n    return v + v;\n}\nextern \"C\" __global__ void twice_all(int* xs) {\n    xs[threadIdx.x] = twice(xs[threadIdx.x]);\n}\n",
+            &[],
+        );
+        assert!(
+            e[0].starts_with("1: ") && e[0].contains("`__device__`"),
+            "{e:#?}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,7 +770,7 @@ mod tests {
             message: "cannot open source file \"crt/mma.h\"".into(),
             notes: Vec::new(),
         }];
-        add_hints(&mut messages, None);
+        add_hints(&mut messages, None, None);
         add_wmma_hint(&mut messages, Some("pip install nvidia-cuda-nvcc-cu12"));
         let text = &messages[0].message;
         assert!(text.contains("pip install nvidia-cuda-nvcc-cu12"), "{text}");
@@ -734,7 +1008,7 @@ mod tests {
     fn hints_for_what_nvcc_accepts_and_missing_includes() {
         let log = "p.cu(3): error: more than one instance of overloaded function \"pow\" matches the argument list:\n            function \"pow(double, double) noexcept\"\n            argument types are: (int, int)\n    int y = pow(x, 2);\n            ^\n\n";
         let mut messages = parse_log(log, "p.cu", "\n\n    int y = pow(x, 2);\n");
-        add_hints(&mut messages, None);
+        add_hints(&mut messages, None, None);
         assert!(
             messages[0].message.contains("powf((float)a, (float)b)"),
             "{}",
@@ -750,7 +1024,7 @@ mod tests {
                 message: format!("cannot open source file \"{name}\""),
                 notes: Vec::new(),
             }];
-            add_hints(&mut messages, install);
+            add_hints(&mut messages, install, None);
             messages[0].message.clone()
         };
         let install = "pip install nvidia-cuda-runtime-cu12 nvidia-cuda-cccl-cu12";
@@ -764,7 +1038,7 @@ mod tests {
             "p.cu",
             "",
         );
-        add_hints(&mut plain, Some(install));
+        add_hints(&mut plain, Some(install), None);
         assert_eq!(plain[0].message, "identifier \"x\" is undefined");
     }
 }

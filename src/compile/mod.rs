@@ -358,6 +358,21 @@ impl PtxCompiler {
     }
 
     pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
+        let compiled = self.compile_ptx(req)?;
+        // A call of a function declared and never defined compiles, and fails to link on a
+        // GPU: it is the learner's compile error, not a call the emulator refuses.
+        let undefined = messages::undefined_functions(&compiled.ptx, req.file_name, req.source);
+        if !undefined.is_empty() {
+            return Err(CompileError::Compilation {
+                file: req.file_name.to_string(),
+                log: String::new(),
+                messages: undefined,
+            });
+        }
+        Ok(compiled)
+    }
+
+    fn compile_ptx(&self, req: &CompileRequest) -> Result<Compiled, CompileError> {
         // A UTF-8 byte-order mark (some Windows editors write one) is no C++ token to NVRTC;
         // nvcc ignores it, so gpuzzle does too.
         let unmarked = CompileRequest {
@@ -430,6 +445,7 @@ fn run_nvrtc(
     stand_ins: &[(&str, &str)],
     headers: &CudaHeaders,
 ) -> Result<(String, String), CompileError> {
+    let arch = messages::target_of(options).map(str::to_string);
     let source = CString::new(req.source).map_err(|err| {
         // NVRTC would silently stop reading at the NUL; say where it is.
         let line = req.source[..err.nul_position()].matches('\n').count() + 1;
@@ -473,7 +489,11 @@ fn run_nvrtc(
         Some(ptx) => Ok((restore_file_name(&ptx, req.file_name), raw.log)),
         None => {
             let mut messages = parse_log(&raw.log, req.file_name, req.source);
-            messages::add_hints(&mut messages, headers.install_hint.as_deref());
+            messages::add_hints(
+                &mut messages,
+                headers.install_hint.as_deref(),
+                arch.as_deref(),
+            );
             messages::add_wmma_hint(&mut messages, headers.wmma_install_hint.as_deref());
             Err(CompileError::Compilation {
                 file: req.file_name.to_string(),

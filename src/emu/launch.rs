@@ -1286,7 +1286,7 @@ mod tests {
 
     /// The clock is a backstop, and says so: a launch it stops within the step limit is
     /// reported with how long and how far it ran, as `StoppedByClock`, never as the step limit's
-    /// evidence of a loop (which `report::endless_loop` turns into "never ends").
+    /// evidence of a loop (which `teach::loop_name` turns into "never ends").
     #[test]
     fn a_launch_the_clock_stops_says_how_far_it_ran_and_claims_no_endless_loop() {
         let m = counting_loop();

@@ -8,8 +8,8 @@
 //! emulator as one thread. The learner's launches of a test run in order on one set of buffers
 //! (`puzzle::run_steps`), on the chosen executor; a launch that faults ends the test, and in a
 //! multi-launch puzzle its diagnostics are prefixed with the kernel and launch number. Budgets
-//! apply per kernel. After each test a step limit's message is restated as its loop
-//! (`report::endless_loop`) and `teach::explain` writes every diagnostic's help.
+//! apply per kernel. After each test `teach::explain` writes every diagnostic's help (and first
+//! restates a step limit's message as its loop).
 //!
 //! Perf budgets (`sectors_per_access`, `bank_ways`) turn on `EmuOptions::perf` for that test
 //! only; the judge takes the worst source line (highest average sectors, highest maximum
@@ -194,11 +194,8 @@ pub fn judge(
             let ((learner, learner_ptx), spec) = (&learners[k], &specs[k]);
             let started = std::time::Instant::now();
             let mut t = run_test(puzzle, test, seed, spec, (learner, learner_ptx), opts)?;
-            // A step limit inside a loop is said as that loop, from the IR and the source;
-            // then every diagnostic gets its help from its facts and the source.
-            for d in &mut t.diagnostics {
-                crate::report::endless_loop::name_the_loop(d, learner, display_name, source);
-            }
+            // Every diagnostic gets its help from its facts and the source (a step limit is
+            // said as the loop that never ends).
             let scene = teach_scene(puzzle, test, display_name, source, learner);
             crate::teach::explain(&mut t.diagnostics, &scene);
             for p in t.perf.iter_mut().filter(|p| p.over()) {

@@ -220,19 +220,20 @@ fn table(title: &str, uses: &[Use]) -> String {
     lines.join("\n")
 }
 
-/// Under the per-thread rows, where the puzzle limits a block's totals: per limited counter,
-/// the most and the least of any block (over the tests), the limit (`at most 1`, `at least 1`),
-/// and in red the block that broke it.
+/// Under the per-thread rows, only when a block broke a limit on its totals (a passing run, or
+/// one that failed for another reason, is not asked to read them): per limited counter, the
+/// most and the least of any block (over the tests), what is allowed (`at most 1`, `at least
+/// 1`), and in red the block that broke it.
 fn block_rows(uses: &[Use], col: usize) -> Vec<String> {
     let limited = |i: usize| {
         (uses.iter()).any(|u| u.block_budget.get(i).is_some() || u.require.get(i).is_some())
     };
-    if !(0..Counters::N).any(limited) {
+    if uses.iter().all(|u| u.block_over.is_empty()) || !(0..Counters::N).any(limited) {
         return Vec::new();
     }
     let mut lines = vec![format!(
         "{:<col$}{:>6}{:>7}  {}",
-        "block totals (all its threads)", "most", "least", "limit"
+        "each block, all its threads together", "most", "least", "allowed"
     )];
     for (i, label) in LABELS.iter().enumerate().filter(|&(i, _)| limited(i)) {
         let blocks = || uses.iter().filter_map(|u| u.blocks);

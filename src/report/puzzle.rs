@@ -408,6 +408,9 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
         [one] => one.clone(),
         [init @ .., last] => format!("{}, and {last}", init.join(", ")),
     };
+    // What the budget is built for follows as `technique_help` (from the puzzle's
+    // `[technique]`); the `-->` of the overrun's snippet names the line that made the extra
+    // accesses (`snippet::overrun`).
     Some(format!("  Correct output, but {text}."))
 }
 
@@ -912,6 +915,21 @@ mod tests {
         marked("out[i] = shared[threadIdx.x]", "2 reads: a[1], shared[0]");
         // A line of another file is said, not drawn from the wrong source.
         assert!(out.contains("note: helpers.cuh:7: 1 read: a[0]"), "{out}");
+        // The `-->` names line 5, which makes the most of the reads, not line 4, the first.
+        assert!(out.contains("--> puzzles/09_pooling.cu:5"), "{out}");
+        assert!(!out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
+        // Another shape: the heavy line first in the file, a light one after it.
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        let mut ob = over("global_reads", 5, 1, 2);
+        ob.lines = vec![
+            line(4, 4, &["a[2]", "a[3]"], "puzzles/09_pooling.cu"),
+            line(5, 1, &["a[1]"], "puzzles/09_pooling.cu"),
+        ];
+        t.over_budget.push(ob);
+        let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
+        assert!(out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
     }
 
     #[test]

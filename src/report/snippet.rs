@@ -259,7 +259,24 @@ fn lines_over_source(
     let title = title.to_string();
     let mut marks = Vec::new();
     let mut notes = Vec::new();
-    for l in lines {
+    // The `-->` points at the line that makes the most of the accesses (the extra ones, in a
+    // loop or a second read), not the first access in the kernel, which is often within the
+    // budget: that line is the primary mark, the others are context. First of equals.
+    let ours_of = |l: &LineUse| {
+        l.file
+            .as_deref()
+            .is_none_or(|f| super::reason::base_name(f) == super::reason::base_name(source_name))
+    };
+    let primary = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.line.is_some() && ours_of(l))
+        .fold(None, |best: Option<(usize, u64)>, (i, l)| match best {
+            Some((_, c)) if c >= l.count => best,
+            _ => Some((i, l.count)),
+        })
+        .map(|(i, _)| i);
+    for (i, l) in lines.iter().enumerate() {
         let text = line_use_of(l, label);
         let ours = l
             .file
@@ -269,8 +286,13 @@ fn lines_over_source(
             (Some(line), Some(src)) if ours => trimmed_span(src, line),
             _ => None,
         };
+        let kind = if primary.is_none_or(|p| p == i) {
+            AnnotationKind::Primary
+        } else {
+            AnnotationKind::Context
+        };
         match span {
-            Some(span) => marks.push(AnnotationKind::Primary.span(span).label(text)),
+            Some(span) => marks.push((i, kind.span(span).label(text))),
             None => {
                 let at = match (&l.file, l.line) {
                     (Some(f), Some(line)) => format!("{}:{line}", super::reason::base_name(f)),
@@ -284,7 +306,9 @@ fn lines_over_source(
     let mut group = Group::with_title(Level::ERROR.primary_title(title).id("over-budget"));
     if let (false, Some(src)) = (marks.is_empty(), source) {
         let mut snippet = Snippet::source(src).path(source_name);
-        for m in marks {
+        // The primary mark first: the renderer's `-->` names the first primary annotation.
+        marks.sort_by_key(|(i, _)| Some(*i) != primary);
+        for (_, m) in marks {
             snippet = snippet.annotation(m);
         }
         group = group.element(snippet);

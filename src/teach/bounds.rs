@@ -25,6 +25,11 @@ pub fn help(c: &Case) -> String {
         return h;
     }
     if let Some(align) = misaligned_to {
+        // `ldmatrix` reads 16-byte rows: the fix is the tile's row pitch, not a vector index.
+        let code = c.code();
+        if code.contains("ldmatrix") || c.d.message.contains("ldmatrix") {
+            return format!("`ldmatrix` reads each row of 8 halves (16 bytes) from the address its lane gives, which must be a multiple of {align}: the rows of the shared tile must start 16 bytes apart or a multiple of it, so make a row's length in bytes a multiple of 16 (pad a row of halves by 8, not by 1 or 2) and start each row address at a row of the tile");
+        }
         return format!("a {bytes}-byte access needs an address that is a multiple of {align}: check the pointer arithmetic and casts (e.g. float4 needs 16-byte alignment, so its index must be a multiple of 4 floats)");
     }
     match (space, element) {
@@ -89,6 +94,22 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     let dims = (space == Space::Shared)
         .then(|| c.src.shared_dims(&short))
         .flatten();
+    // `extern __shared__` sized by a launch that gives it no dynamic shared memory: it has no
+    // elements at all, and the fix is its size, not the index.
+    if space == Space::Shared && len == 0 {
+        if let Some(decl) = c.src.extern_shared(&short) {
+            // The element type as declared (`extern __shared__ int s[];` → `int`).
+            let t = c.src.line(decl);
+            let ty = t
+                .split("__shared__")
+                .nth(1)
+                .and_then(|rest| rest.split(short.as_str()).next())
+                .map(|x| x.trim().trim_end_matches('*').trim().to_string())
+                .filter(|x| !x.is_empty())
+                .unwrap_or_else(|| "float".into());
+            return format!("`{short}` is declared `extern __shared__` (line {decl}), so its size comes from the launch's dynamic shared memory, and this launch gives it none: {short} has 0 elements and every access is out of bounds. Declare it with the size you need (`__shared__ {ty} {short}[N];`, N a constant such as the block size), or give the launch dynamic shared memory (`gpuzzle exec --shared BYTES`)");
+        }
+    }
     if let Some(m) = index::multi_dim(c, &short, e) {
         return m;
     }
@@ -97,7 +118,11 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return if idx < 0 {
             format!("{short}[{idx}] is below its first element: check the lower bound of the index before the access")
         } else {
-            format!("{short} has {len} elements ({short}[0] to {short}[{}]) and {who} reached {short}[{idx}]: check the index against the size before the access", len as i128 - 1)
+            // A guard is already around the line: it tests another index than the one used.
+            match c.line.and_then(|l| c.src.guards(l).into_iter().next()) {
+                Some(g) => format!("{short} has {len} elements ({short}[0] to {short}[{}]) and {who} reached {short}[{idx}], although the access is inside `if ({})` (line {}): that guard does not bound the index this line uses (through a pointer or a helper); bound the index that reaches {short}, or the offset added to the pointer", len as i128 - 1, g.cond, g.line),
+                None => format!("{short} has {len} elements ({short}[0] to {short}[{}]) and {who} reached {short}[{idx}]: check the index against the size before the access", len as i128 - 1),
+            }
         };
     };
     // Where several sizes are equal, the one the subscript's names point at (`col` → `cols`).

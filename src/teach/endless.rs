@@ -51,11 +51,38 @@ pub fn help(c: &Case) -> String {
     let Some(h) = c.src.loop_header(l) else {
         return GENERIC.into();
     };
+    if let Some(said) = constant_condition(&h) {
+        return said;
+    }
     let env = c.env();
     match &h.step {
         Some(step) => for_loop(&h, step, env),
         None => while_loop(c, &h),
     }
+}
+
+/// A loop whose condition tests nothing (`for (;;)`, `for (..; 1; ..)`, `while (true)`) is its
+/// own cause: no step or body can end it, so the step is not blamed.
+fn constant_condition(h: &LoopHeader) -> Option<String> {
+    let cond = h.cond.trim();
+    let what = match h.init.as_deref().and_then(|i| i.split_once('=')) {
+        Some((lhs, _)) => lhs
+            .split_whitespace()
+            .last()
+            .map(|v| format!(": write the test that should end it (where `{v}` should stop)")),
+        None => None,
+    }
+    .unwrap_or_else(|| ": give it a condition that some pass makes false".into());
+    if cond.is_empty() {
+        return Some(format!("the loop on line {} has no condition, so only a `break` or `return` could end it, and none was reached{what}", h.line));
+    }
+    let tests_something = eval::names(cond)
+        .iter()
+        .any(|n| n != "true" && n != "false");
+    if tests_something {
+        return None;
+    }
+    Some(format!("the condition `{cond}` is always true (it tests no variable), so only a `break` or `return` could end the loop, and none was reached{what}"))
 }
 
 /// `s * 2` → `s *= 2`: a step without an assignment, and its fix.
@@ -111,6 +138,9 @@ fn for_loop(h: &LoopHeader, step: &str, env: Env) -> String {
         return said(h);
     };
     let cond = h.cond.trim();
+    if !eval::names(cond).contains(&var) {
+        return format!("the condition `{cond}` does not test `{var}`, the variable the step `{}` changes, so the step cannot end the loop: compare `{var}` with where it should stop (or make the body change what `{cond}` tests)", step.trim());
+    }
     let mut seen = vec![v];
     for _ in 0..64 {
         let mut e = env.clone();
@@ -146,7 +176,8 @@ fn while_loop(c: &Case, h: &LoopHeader) -> String {
         .filter(|n| !n.contains('.') && n != "true" && n != "false")
         .collect();
     if vars.is_empty() {
-        return format!("the condition `{}` tests no variable, so it never changes: give the loop a condition that some pass makes false, or a `break`", h.cond.trim());
+        // Only names like `p.done` (a member): what the body does to them is not read here.
+        return said(h);
     }
     let body = c.src.loop_body(h.line);
     let changes = body.clone().find(|&l| {
@@ -248,6 +279,40 @@ mod tests {
         assert_eq!(v, vec![8, 4, 2, 1]);
         assert_eq!(values(&h("int d = N", "d >= 0", "d /= 2"), &e, 64), None);
         assert_eq!(values(&h("int d = M", "d > 0", "d /= 2"), &e, 64), None);
+    }
+
+    #[test]
+    fn a_condition_that_tests_nothing_is_the_cause_not_the_step() {
+        let h = |init: Option<&str>, cond: &str| LoopHeader {
+            line: 6,
+            init: init.map(Into::into),
+            cond: cond.into(),
+            step: Some("i += step".into()),
+        };
+        let one = constant_condition(&h(Some("int i = tid"), " 1 ")).unwrap();
+        assert!(one.starts_with("the condition `1` is always true"), "{one}");
+        assert!(one.contains("where `i` should stop"), "{one}");
+        assert!(!one.contains("other way"), "{one}");
+        // Another shape: `while (true)` with no loop variable; `for (;;)` with none at all.
+        let forever = constant_condition(&h(None, "true")).unwrap();
+        assert!(forever.contains("`true` is always true"), "{forever}");
+        assert!(
+            forever.ends_with("a condition that some pass makes false"),
+            "{forever}"
+        );
+        let none = constant_condition(&h(Some("unsigned k = 0"), "")).unwrap();
+        assert!(
+            none.starts_with("the loop on line 6 has no condition"),
+            "{none}"
+        );
+        assert!(!none.contains("``"), "{none}");
+        assert_eq!(constant_condition(&h(Some("int i = 0"), "i < n")), None);
+        // A step that changes a variable the condition does not test.
+        let other = for_loop(&h(Some("int k = 0"), "idx < n"), "k++", Env::default());
+        assert!(
+            other.starts_with("the condition `idx < n` does not test `k`"),
+            "{other}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! hint` answers what just went wrong before the progressive hints. `output` says what a
 //! wrong output's pattern is (elements never written, values shifted, a factor off, ...).
 //!
-//! `explain` also orders a test's diagnostics root cause first and drops those that only
+//! `explain` first says a step limit as the loop that never ends (`loop_name`), and also orders a test's diagnostics root cause first and drops those that only
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
@@ -16,11 +16,13 @@ mod async_copy;
 mod ballot;
 mod barrier;
 mod bounds;
+pub mod compile_fix;
 mod endless;
 pub mod eval;
 mod heap;
 pub mod hints;
 mod index;
+mod loop_name;
 mod names;
 mod order;
 pub mod output;
@@ -188,7 +190,9 @@ impl Case<'_> {
 /// Write the help of every diagnostic of one test from its facts and the source, name shared
 /// elements as declared, and put root causes first (dropping what only follows from them).
 pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
-    let src = Source::new(scene.source);
+    // The lines NVRTC compiled: regions an `#if` leaves out are blank (a `__syncthreads()` in
+    // a compiled-out `#ifndef` orders nothing).
+    let src = Source::preprocessed(scene.source, &scene.values);
     // The source's own `#define`s count as values too (the puzzle's and the test's win).
     let mut values = src.defines();
     values.extend(scene.values.iter().cloned());
@@ -198,6 +202,11 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
         ..*scene
     };
     for d in diags.iter_mut() {
+        // A step limit inside a loop is said as that loop (from the IR and the source) before
+        // its help is written.
+        if let Some(module) = scene.module {
+            loop_name::name_the_loop(d, module, scene.file_name, scene.source);
+        }
         let in_file = d
             .file
             .as_deref()
@@ -211,9 +220,47 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
             line,
         };
         let help = help_for(&case);
+        // A template whose name came out empty would print "`` long" or "`if (i < )`": say
+        // what was seen instead.
+        let help = if has_empty_name(&help) {
+            seen(&case)
+        } else {
+            help
+        };
+        // Shared elements as declared (`tile[1][0]`), in the help as in the message.
+        let help = names::in_help(&help, d, &src, &scene.values);
         d.help = Some(help);
     }
     order::root_causes_first(diags);
+}
+
+/// Whether a help text has an empty name in it: an empty code span, an empty subscript, or a
+/// comparison with nothing on one side.
+fn has_empty_name(help: &str) -> bool {
+    let spans_empty = help
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .any(|s| s.trim().is_empty());
+    spans_empty
+        || ["[]", "< )", "<= )", "> )", "( <", "()[", "( )"]
+            .iter()
+            .any(|p| help.contains(p))
+}
+
+/// The help of last resort: what the checker saw, on which line, without a guess at the fix.
+fn seen(c: &Case) -> String {
+    let at = c.line.map_or(String::new(), |l| format!(" on line {l}"));
+    let what = match c.d.kind {
+        DiagKind::OutOfBounds => "an access outside its array",
+        DiagKind::SharedRace | DiagKind::GlobalRace => {
+            "two threads touching one element with nothing ordering them"
+        }
+        DiagKind::UninitializedRead => "a read of memory no thread had written",
+        DiagKind::BarrierDivergence => "a barrier that not every thread of the block reached",
+        _ => "what the message above says",
+    };
+    format!("gpuzzle saw {what}{at} ({}), but could not read the names in the code well enough to name the fix: compare the line with the message above", c.who(c.d.thread, c.d.block))
 }
 
 /// Put a launch's diagnostics root cause first and drop those that only follow from an
@@ -529,6 +576,89 @@ mod tests {
     }
 
     #[test]
+    fn race_an_in_place_update_inside_one_warp_s_if_waits_with_syncwarp() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float s[64];\n    int lane = threadIdx.x;\n    if (lane < 32) {\n        s[lane] += s[lane + 1];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("s", 1, 64),
+            1,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 5, Some(5), 0, f.clone()),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("float v = s[lane + 1]; __syncwarp(); s[lane] += v; __syncwarp();"),
+            "{h}"
+        );
+        assert!(!h.contains("__syncthreads();"), "{h}");
+        // Another shape: `threadIdx.x <= 31` written in the if, another array.
+        let src = "__global__ void fold(float* out) {\n    __shared__ float acc[64];\n    if (threadIdx.x <= 31) {\n        acc[threadIdx.x] += acc[threadIdx.x + 2];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("acc", 2, 64),
+            2,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(4), 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("__syncwarp(); acc[threadIdx.x] += v;"), "{h}");
+    }
+
+    #[test]
+    fn race_a_map_writing_one_element_gets_the_thread_s_index_not_one_writer() {
+        let src = "__global__ void k(float* out, const float* a) {\n    int i = blockIdx.x;\n    out[i] = a[i] * 2.0f;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 16),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, None, 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("an element for each thread"), "{h}");
+        assert!(!h.contains("threadIdx.x == 0"), "{h}");
+        // Another shape: a shared staging array written at a constant slot.
+        let src = "__global__ void stage(int* out, const int* src) {\n    __shared__ int buf[8];\n    buf[0] = src[0];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::WriteAfterWrite,
+            el("buf", 0, 8),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 3, None, 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("an element for each thread") && h.contains("`threadIdx.x`"),
+            "{h}"
+        );
+        assert!(!h.contains("== 0)`"), "{h}");
+    }
+
+    #[test]
     fn race_a_tiled_loop_without_its_trailing_barrier_gets_the_second_barrier() {
         let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float sum = 0.0f;\n    for (int p = 0; p < 4; p++) {\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n        __syncthreads();\n        for (int k = 0; k < 8; k++)\n            sum += t[k];\n    }\n    out[threadIdx.x] = sum;\n}\n";
         let f = race(
@@ -551,6 +681,252 @@ mod tests {
             "{h}"
         );
         assert!(!h.contains("__syncwarp"), "{h}");
+    }
+
+    fn shared_race(src: &str, hazard: Hazard, line: u32, other: u32, mine: Access) -> String {
+        let theirs = if mine == Access::Read {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        let f = race(
+            Space::Shared,
+            hazard,
+            el("t", 3, 8),
+            3,
+            false,
+            (mine, theirs),
+        );
+        help(
+            src,
+            diag(DiagKind::SharedRace, line, Some(other), 2, f),
+            [8, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn race_a_prefetch_for_the_next_pass_gets_the_barrier_after_the_write() {
+        // The read (line 6) stands above the write (line 8) that fills the next pass's tile.
+        let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    t[threadIdx.x] = a[threadIdx.x];\n    __syncthreads();\n    for (int p = 1; p < 4; p++) {\n        float v = t[(threadIdx.x + 1) % 8];\n        out[p * 8 + threadIdx.x] = v;\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 6, 8, Access::Read);
+        assert!(h.contains("put a __syncthreads() after line 8"), "{h}");
+        assert!(!h.contains("after the reads and before the write"), "{h}");
+        // Another shape: a `while` loop, the write textually last in the body.
+        let src = "__global__ void stage(int* dst, const int* src, int n) {\n    __shared__ int t[8];\n    int k = 0;\n    while (k < n) {\n        dst[k] = t[7 - threadIdx.x];\n        t[threadIdx.x] = src[k];\n        k++;\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 5, 6, Access::Read);
+        assert!(
+            h.contains("after line 6, at the end of the loop body"),
+            "{h}"
+        );
+        // When the read really came first, the barrier goes between the read and the write.
+        let h = shared_race(src, Hazard::WriteAfterRead, 6, 5, Access::Write);
+        assert!(
+            h.contains("after the reads and before the write (line 6)"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_across_two_calls_of_a_helper_gets_a_barrier_between_the_calls() {
+        let src = "__device__ float stage(float* t, float v) {\n    t[threadIdx.x] = v;\n    __syncthreads();\n    return t[(threadIdx.x + 1) % 8];\n}\n__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float x = stage(t, a[threadIdx.x]);\n    float y = stage(t, x * 2.0f);\n    out[threadIdx.x] = y;\n}\n";
+        let h = shared_race(src, Hazard::WriteAfterRead, 2, 4, Access::Write);
+        assert!(
+            h.contains("both in `stage()`") && h.contains("between two calls"),
+            "{h}"
+        );
+        assert!(h.contains("after line 8"), "{h}");
+        assert!(!h.contains("did not pass it together"), "{h}");
+        // Another shape: one call, inside a loop.
+        let src = "__device__ void rotate(int* t) {\n    int v = t[threadIdx.x];\n    __syncthreads();\n    t[(threadIdx.x + 1) % 8] = v;\n}\n__global__ void spin(int* out) {\n    __shared__ int t[8];\n    t[threadIdx.x] = threadIdx.x;\n    __syncthreads();\n    for (int r = 0; r < 3; r++) {\n        rotate(t);\n    }\n    out[threadIdx.x] = t[threadIdx.x];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 2, 4, Access::Read);
+        assert!(
+            h.contains("both in `rotate()`") && h.contains("line 11 calls it inside a loop"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_a_one_writer_guard_that_lets_several_through_is_named_not_repeated() {
+        let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float total[1];\n    int lane = threadIdx.x % 32;\n    if (lane == 0) {\n        total[0] = a[threadIdx.x];\n    }\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::WriteAfterWrite,
+            el("total", 0, 1),
+            0,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::SharedRace, 5, None, 32, f);
+        d.thread = [32, 0, 0];
+        let h = help(src, d, [64, 1, 1], &[]);
+        assert!(
+            h.contains("already inside `if (lane == 0)` (line 4)"),
+            "{h}"
+        );
+        assert!(h.contains("`if (threadIdx.x == 0)`"), "{h}");
+        // Another shape: a per-warp flag, a global output.
+        let src = "__global__ void flag(int* out) {\n    int w = threadIdx.x / 32;\n    if (w == 0) out[0] = 1;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("out", 0, 1),
+            1,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::GlobalRace, 3, None, 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("already inside `if (w == 0)`"), "{h}");
+    }
+
+    #[test]
+    fn race_inside_a_warp_s_if_gets_syncwarp_not_a_skipped_barrier() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float t[8];\n    if (threadIdx.x < 32) {\n        t[threadIdx.x % 8] = 1.0f;\n        out[threadIdx.x] = t[(threadIdx.x + 1) % 8];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 5, 4, Access::Read);
+        assert!(
+            h.contains("`__syncwarp()` after line 4 and before line 5"),
+            "{h}"
+        );
+        assert!(!h.contains("put __syncthreads() after line 4"), "{h}");
+        // Another shape: an `if` of more than one warp: split the if around the barrier.
+        let src = "__global__ void half(float* out) {\n    __shared__ float t[8];\n    int me = threadIdx.x;\n    if (me < blockDim.x / 2) {\n        t[me % 8] = 2.0f;\n        out[me] = t[(me + 3) % 8];\n    }\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 6, 5, Access::Read);
+        assert!(h.contains("end the if after line 5"), "{h}");
+    }
+
+    #[test]
+    fn race_help_names_a_2d_shared_element_as_declared() {
+        let src = "__global__ void k(float* out) {\n    __shared__ float tile[2][32];\n    tile[threadIdx.x / 32][threadIdx.x % 32] = 1.0f;\n    out[threadIdx.x] = tile[1][0];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("tile", 32, 64),
+            32,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(3), 0, f),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(h.contains("tile[1][0]"), "{h}");
+        assert!(!h.contains("tile[32]"), "{h}");
+        // Another shape: a 3D array of another name, element [1][1][2].
+        let src = "__global__ void cube(float* out) {\n    __shared__ float box[2][2][4];\n    box[0][0][threadIdx.x % 4] = 1.0f;\n    out[threadIdx.x] = box[1][1][2];\n}\n";
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("box", 14, 16),
+            3,
+            false,
+            (Access::Read, Access::Write),
+        );
+        let h = help(
+            src,
+            diag(DiagKind::SharedRace, 4, Some(3), 0, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("box[1][1][2]") && !h.contains("box[14]"), "{h}");
+    }
+
+    #[test]
+    fn bounds_an_ldmatrix_row_gets_the_pitch_not_float4_advice() {
+        let src = "__global__ void k(float* out) {\n    __shared__ __half t[16][18];\n    unsigned a = __cvta_generic_to_shared(&t[threadIdx.x % 16][0]);\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n}\n";
+        let mut f = oob("t", 18, 288, Access::Read);
+        if let Facts::Bounds {
+            space,
+            misaligned_to,
+            bytes,
+            ..
+        } = &mut f
+        {
+            *space = Space::Shared;
+            *misaligned_to = Some(16);
+            *bytes = 16;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::Misaligned, 4, None, 1, f.clone()),
+            [32, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("`ldmatrix`") && h.contains("pad a row of halves by 8"),
+            "{h}"
+        );
+        assert!(!h.contains("float4"), "{h}");
+        // Another shape: the x4 form through a named helper variable.
+        let src = "__global__ void mm(float* out) {\n    __shared__ __half sa[32][34];\n    unsigned row_addr = __cvta_generic_to_shared(&sa[threadIdx.x][0]);\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\" : \"=r\"(a0), \"=r\"(a1), \"=r\"(a2), \"=r\"(a3) : \"r\"(row_addr));\n}\n";
+        let h = help(
+            src,
+            diag(DiagKind::Misaligned, 4, None, 1, f),
+            [32, 1, 1],
+            &[],
+        );
+        assert!(h.contains("multiple of 16") && !h.contains("float4"), "{h}");
+    }
+
+    #[test]
+    fn bounds_with_a_guard_in_place_does_not_ask_for_the_guard_again() {
+        let src = "__global__ void k(float* out, const float* a, int size) {\n    const float* p = a + 4;\n    if (threadIdx.x < size) {\n        out[threadIdx.x] = *(p + threadIdx.x);\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                4,
+                None,
+                5,
+                oob("a", 9, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("size", 8)],
+        );
+        assert!(
+            h.contains("although the access is inside `if (threadIdx.x < size)` (line 3)"),
+            "{h}"
+        );
+        assert!(!h.contains("check the index against the size"), "{h}");
+        let src = "__global__ void shift(int* dst, const int* src, int n) {\n    int k = threadIdx.x;\n    if (k < n) dst[k] = src[k + 2 * n];\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                3,
+                None,
+                1,
+                oob("buf", 17, 8, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("n", 8)],
+        );
+        assert!(
+            !h.contains("check the index against the size before"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn race_across_a_barrier_every_thread_reaches_says_what_was_seen() {
+        // The barrier is unguarded and no loop is found around both lines: no "inside an if".
+        let src = "__global__ void k(float* out) {\n    __shared__ float t[8];\n    t[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = t[7 - threadIdx.x];\n}\n";
+        let h = shared_race(src, Hazard::WriteAfterRead, 3, 5, Access::Write);
+        assert!(
+            h.contains("different passes of a loop (or calls of a function)"),
+            "{h}"
+        );
+        assert!(!h.contains("not inside an if"), "{h}");
+        // Another shape: the barrier really is inside an if, and the help names that if.
+        let src = "__global__ void gate(int* out, int n) {\n    __shared__ int t[8];\n    t[threadIdx.x] = n;\n    if (n > 2) {\n        __syncthreads();\n    }\n    out[threadIdx.x] = t[(threadIdx.x + 1) % 8];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 7, 3, Access::Read);
+        assert!(h.contains("inside `if (n > 2)` (line 4)"), "{h}");
     }
 
     #[test]
@@ -615,6 +991,96 @@ mod tests {
             h.contains("inside `sum()`") && h.contains("`if (threadIdx.x < 4)` (line 7)"),
             "{h}"
         );
+    }
+
+    fn barrier_help(src: &str, line: u32, other: Option<u32>) -> String {
+        let f = Facts::BarrierDivergence {
+            arrived: 4,
+            total: 8,
+            other_barrier: other,
+            exited: Vec::new(),
+            elsewhere: Vec::new(),
+        };
+        help(
+            src,
+            diag(DiagKind::BarrierDivergence, line, None, 0, f),
+            [8, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn an_empty_name_in_a_help_is_caught() {
+        assert!(has_empty_name("s is only `` long there"));
+        assert!(has_empty_name("guard it: `if (per - 1 - j < )`"));
+        assert!(!has_empty_name(
+            "put `__syncthreads()` after line 4 (`tile[1][0]`)"
+        ));
+        // Another planted case: a bounds help on an unsized `extern __shared__` array.
+        let src = "__global__ void k(float* out) {\n    extern __shared__ int s[];\n    s[threadIdx.x] = 1;\n}\n";
+        let mut f = oob("s", 3, 0, Access::Write);
+        if let Facts::Bounds { space, .. } = &mut f {
+            *space = Space::Shared;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::OutOfBounds, 3, None, 3, f),
+            [8, 1, 1],
+            &[],
+        );
+        assert!(h.contains("`__shared__ int s[N];`"), "{h}");
+        assert!(!has_empty_name(&h), "{h}");
+    }
+
+    #[test]
+    fn a_barrier_skipped_by_continue_names_the_continue_not_an_if() {
+        let src = "__global__ void k(float* s, int n) {\n    for (int r = 0; r < n; r++) {\n        if (threadIdx.x >= r) continue;\n        s[threadIdx.x] += 1.0f;\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 5, None);
+        assert!(
+            h.starts_with("the `continue` on line 3 (`if (threadIdx.x >= r) continue;`)"),
+            "{h}"
+        );
+        assert!(!h.contains("inside `if"), "{h}");
+        // Another shape: a `while` loop, the `continue` in a braced if.
+        let src = "__global__ void scan_rows(int* rows) {\n    int k = 0;\n    while (k < 4) {\n        k++;\n        if (rows[k] == 0) {\n            continue;\n        }\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 8, None);
+        assert!(h.starts_with("the `continue` on line 6"), "{h}");
+        assert!(h.contains("`if (rows[k] == 0) continue;`"), "{h}");
+    }
+
+    #[test]
+    fn a_barrier_in_a_loop_and_one_after_it_is_a_loop_not_an_if_else() {
+        let src = "__global__ void k(float* s) {\n    for (int d = threadIdx.x; d < 8; d *= 2) {\n        s[d] = 0.0f;\n        __syncthreads();\n    }\n    __syncthreads();\n}\n";
+        let h = barrier_help(src, 4, Some(6));
+        assert!(
+            h.contains("different numbers of passes of the loop on line 2"),
+            "{h}"
+        );
+        assert!(h.contains("line 4") && h.contains("line 6"), "{h}");
+        assert!(!h.contains("if/else"), "{h}");
+        // The other way round: the diagnostic at the barrier after a `while`.
+        let src = "__global__ void fold(int* v) {\n    int left = threadIdx.x;\n    while (left > 0) {\n        left /= 2;\n        __syncthreads();\n    }\n    __syncthreads();\n}\n";
+        let h = barrier_help(src, 7, Some(5));
+        assert!(h.contains("loop on line 3 (`left > 0`)"), "{h}");
+        assert!(!h.contains("if/else"), "{h}");
+        // A real if/else keeps its words.
+        let src = "__global__ void k(float* s) {\n    if (threadIdx.x < 4) {\n        __syncthreads();\n    } else {\n        __syncthreads();\n    }\n}\n";
+        let h = barrier_help(src, 3, Some(5));
+        assert!(
+            h.contains("one in each branch of an if/else") || h.contains("inside `if"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn a_grid_sync_is_named_as_written() {
+        let src = "__global__ void k(float* s) {\n    auto grid = cg::this_grid();\n    if (blockIdx.x == 0) {\n        grid.sync();\n    }\n}\n";
+        let h = barrier_help(src, 4, None);
+        assert!(h.contains("the `grid.sync()` on line 4"), "{h}");
+        assert!(!h.contains("__syncthreads() on line 4"), "{h}");
+        let src = "__global__ void k(int* s) {\n    if (threadIdx.x < 4) {\n        int c = __syncthreads_count(s[0] > 0);\n    }\n}\n";
+        let h = barrier_help(src, 3, None);
+        assert!(h.contains("the `__syncthreads_count()` on line 3"), "{h}");
     }
 
     #[test]

@@ -69,6 +69,44 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
     );
 }
 
+/// A help text with the diagnostic's flat shared element (`tile[32]`) named as declared
+/// (`tile[1][0]`), as `rename` does for the message: the rules' templates index flat.
+pub fn in_help(help: &str, d: &Diagnostic, src: &Source, values: &[(String, i64)]) -> String {
+    let e = match &d.facts {
+        Facts::Bounds {
+            space: Space::Shared,
+            element: Some(e),
+            ..
+        }
+        | Facts::Race {
+            space: Space::Shared,
+            element: Some(e),
+            ..
+        }
+        | Facts::Uninitialized { element: Some(e) } => e,
+        _ => return help.to_string(),
+    };
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    let flat = format!("{short}[{}]", e.index);
+    let named = shown(e, src, values);
+    if named == flat {
+        return help.to_string();
+    }
+    // Only the whole element: not `tile[32]` inside `tile[32][33]` or `xtile[32]`.
+    let mut out = String::with_capacity(help.len());
+    let mut rest = help;
+    while let Some(at) = rest.find(&flat) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + flat.len()..].chars().next();
+        let whole = !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after != Some('[');
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { &named } else { &flat });
+        rest = &rest[at + flat.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The indices of a shared element as declared (`[4, 0]` for `tile[40]` of `tile[8][10]`;
 /// `[40]` for a one-dimensional array), when the declaration can be read.
 pub fn indices(

@@ -516,7 +516,14 @@ impl Race<'_> {
                 .find(|r| canonical(&r.dims.join("][")) != canonical(&w))
                 .map(|r| r.dims.join("]["))
                 .unwrap_or_default();
-            return format!("on line {l} a thread reads {s}[{r}] while the thread that owns that element writes it ({s}[{w}]) in the same statement, so the read may see the old or the new value; a barrier between rounds cannot order two parts of one statement. Read into a register, wait, then write: `float v = {s}[{r}]; __syncthreads(); {s}[{w}] += v; __syncthreads();`, or read from one buffer and write to another, swapping them each round");
+            // Inside `if (t < 32)` the wait is the warp's; inside another `if` a block
+            // barrier would be skipped by the threads that do not enter.
+            let (sync, note) = match self.enclosing_if(l) {
+                Some((g, true)) => ("__syncwarp()", format!(" (the line is inside `if ({g})`, one warp, so the warp's own barrier orders it; a __syncthreads() there would not be reached by every thread)")),
+                Some((g, false)) => ("__syncthreads()", format!(" (outside the `if ({g})` around the line, so every thread reaches the barriers: test the condition again for the read and for the write)")),
+                None => ("__syncthreads()", String::new()),
+            };
+            return format!("on line {l} a thread reads {s}[{r}] while the thread that owns that element writes it ({s}[{w}]) in the same statement, so the read may see the old or the new value; a barrier between rounds cannot order two parts of one statement. Read into a register, wait, then write: `float v = {s}[{r}]; {sync}; {s}[{w}] += v; {sync};`{note}, or read from one buffer and write to another, swapping them each round");
         }
         format!("two threads run line {l} on {s}[{idx}], one reading while the other writes, with nothing ordering them: give each thread its own element, or split the statement with a __syncthreads() between its read and its write")
     }
@@ -535,8 +542,30 @@ impl Race<'_> {
         if let Some(call) = self.update_call(line) {
             return format!("several threads add into {s}[{idx}] (`{s}[{expr}]`) at once, so additions are lost: make the update atomic: {call}");
         }
+        // A one-writer guard is already there and lets both threads through: the guard, not
+        // a missing one, is the cause.
+        if let Some(g) = line.and_then(|l| {
+            self.c
+                .src
+                .guards(l)
+                .into_iter()
+                .find(|g| !g.returns && one_writer_guard(&g.cond))
+        }) {
+            let mut one = self.first_thread();
+            if canonical(&one) == canonical(&g.cond) {
+                one = if self.c.scene.block[1] > 1 {
+                    "threadIdx.x == 0 && threadIdx.y == 0".into()
+                } else {
+                    "threadIdx.x == 0".into()
+                };
+            }
+            return format!("the write of {s}[{expr}] is already inside `if ({})` (line {}), meant for one writer, but {me} and {other} both pass it and both write {s}[{idx}]: the condition holds for more than one thread (check what it tests: a lane or a thread of each warp, or of each block, is one per warp or per block); for one writer in the block test the thread itself, `if ({one})`", g.cond, g.line);
+        }
         let (_, by_thread) = self.depends(line, &expr);
         match by_thread {
+            // A map (the line reads another array at the same index, `out[k] = a[k] * 2`):
+            // each thread's own element is the fix, never one writer.
+            Some(false) if self.maps_elementwise(&expr) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left; the line maps another array element by element, so {s} needs an element for each thread: index it with {}", if self.space == Space::Shared { "the thread's own index (`threadIdx.x`)" } else { self.global_index() }),
             Some(false) => format!("every thread writes {s}[{expr}] (here {s}[{idx}]), so one element has many writers and only one value is left. If each thread should write its own element, index with the thread (`threadIdx.x`, or {}); if it holds one result per block, combine the threads' values first and let one thread write it: `if ({})`", self.global_index(), self.first_thread()),
             Some(true) if super::index::row_stride(self.c, s, &expr).is_some() => {
                 let stride = super::index::row_stride(self.c, s, &expr).unwrap_or_default();
@@ -587,6 +616,9 @@ impl Race<'_> {
         } else {
             (mine, theirs)
         };
+        if let Some(m) = self.across_calls(w, r) {
+            return m;
+        }
         let (lo, hi) = (w.min(r), w.max(r));
         let barrier = (lo + 1..hi).find(|&l| self.c.src.line(l).contains("__syncthreads"));
         let in_loop = self.common_loop(lo, hi);
@@ -595,14 +627,166 @@ impl Race<'_> {
         } else {
             ""
         };
+        // The write came first in time although it stands below the read: the read belongs
+        // to a later pass of the loop around both (a prefetch for the next pass).
+        let write_first = matches!(
+            self.c.d.facts,
+            Facts::Race {
+                hazard: Hazard::ReadAfterWrite,
+                ..
+            }
+        );
+        if w > r && barrier.is_none() && write_first {
+            return match in_loop {
+                Some(end) => format!("line {w} writes {s}[{}] for the next pass of the loop, and line {r} reads it in that pass, with no barrier between the write and the end of the pass: put a __syncthreads() after line {w}, at the end of the loop body (before line {end}'s closing brace), reached by every thread, so each pass's writes are done before the next pass reads them{fence}", self.e.index),
+                None => format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}, with nothing ordering them: the write must be done before the read, so put a __syncthreads() between them in the order the kernel runs them, where every thread of the block reaches it{fence}", self.writer(), self.e.index, self.reader()),
+            };
+        }
+        // Both accesses inside one `if` that not every thread enters: a __syncthreads() there
+        // would itself be skipped.
+        if barrier.is_none() {
+            if let Some(m) = self.inside_one_if(w, r) {
+                return m;
+            }
+        }
         match (w < r, barrier, in_loop) {
             (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
             (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
-            (true, Some(b), None) => format!("the __syncthreads() on line {b} stands between the write (line {w}) and the read (line {r}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+            (true, Some(b), None) => self.barrier_between_not_shared(b, w, r),
             (false, None, _) => format!("the read of {s}[{}] on line {r} and another thread's write of it on line {w} have nothing between them, so the write may land first: put __syncthreads() after the reads and before the write (line {w}), where every thread reaches it{fence}", self.e.index),
             (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
-            (false, Some(b), None) => format!("the __syncthreads() on line {b} stands between the read (line {r}) and the write (line {w}), but these two threads did not pass it together: check that every thread reaches it (not inside an if, not after an early return)"),
+            (false, Some(b), None) => self.barrier_between_not_shared(b, w, r),
         }
+    }
+
+    /// The innermost `if` (not an early return) around line `l`: its condition, and whether
+    /// it admits one warp only (`t < 32`).
+    fn enclosing_if(&self, l: u32) -> Option<(String, bool)> {
+        let g = self.c.src.guards(l).into_iter().find(|g| !g.returns)?;
+        let one = one_warp_guard(&g.cond);
+        Some((g.cond, one))
+    }
+
+    /// The write (line `w`) and the read (line `r`) inside one `if` (not an early return):
+    /// the barrier cannot go between them. One warp's `if` gets `__syncwarp()`; another gets
+    /// the if split around the barrier.
+    fn inside_one_if(&self, w: u32, r: u32) -> Option<String> {
+        let gw = self.c.src.guards(w);
+        let g = self
+            .c
+            .src
+            .guards(r)
+            .into_iter()
+            .find(|g| !g.returns && gw.iter().any(|o| o.line == g.line && !o.returns))?;
+        let one_warp = one_warp_guard(&g.cond);
+        let (first, second) = (w.min(r), w.max(r));
+        Some(if one_warp {
+            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which only the first warp enters, so a __syncthreads() there would not be reached by every thread of the block: order the lanes of that warp with `__syncwarp()` after line {first} and before line {second}", g.cond, g.line)
+        } else {
+            format!("the write (line {w}) and the read (line {r}) are both inside `if ({})` (line {}), which not every thread enters, so a __syncthreads() there would not be reached by every thread of the block: end the if after line {first}, put the __syncthreads() there, outside it, between the write and the read, and test the condition again for line {second}", g.cond, g.line)
+        })
+    }
+
+    /// A barrier (line `b`) stands between the write (`w`) and the read (`r`), yet they raced.
+    /// Only when an `if` or an early return keeps threads from it is that the cause; else say
+    /// what was seen: the accesses came from different passes (or calls) around the barrier.
+    fn barrier_between_not_shared(&self, b: u32, w: u32, r: u32) -> String {
+        let s = &self.short;
+        let bar = self.c.src.line(b).trim().trim_end_matches(';').to_string();
+        if let Some(g) = self.c.src.guards(b).into_iter().next() {
+            return if g.returns {
+                format!("the `{bar}` on line {b} stands between the write (line {w}) and the read (line {r}), but the threads that leave at `if ({}) return;` (line {}) never reach it: instead of returning early, put the work inside an if and keep the barrier outside it", g.cond, g.line)
+            } else {
+                format!("the `{bar}` on line {b} stands between the write (line {w}) and the read (line {r}), but it is inside `if ({})` (line {}), which not every thread enters: move it out of the if so every thread of the block reaches it", g.cond, g.line)
+            };
+        }
+        format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}; the `{bar}` on line {b} stands between those lines and every thread reaches it, so the two accesses came from different passes of a loop (or calls of a function) around it: one thread is already in the next pass while the other is still in this one. Put a __syncthreads() where one pass ends and the next begins, reached by every thread", self.writer(), self.e.index, self.reader())
+    }
+
+    /// The thread that wrote (`thread 3 of block 0`).
+    fn writer(&self) -> String {
+        let (ot, ob) = self.other();
+        if self.mine == Access::Read {
+            self.c.who(ot, ob)
+        } else {
+            self.c.who(self.c.d.thread, self.c.d.block)
+        }
+    }
+
+    /// The thread that read.
+    fn reader(&self) -> String {
+        let (ot, ob) = self.other();
+        if self.mine == Access::Read {
+            self.c.who(self.c.d.thread, self.c.d.block)
+        } else {
+            self.c.who(ot, ob)
+        }
+    }
+
+    /// A write (line `w`) and a read (line `r`) where a `__device__` helper holds one or both:
+    /// the order that counts is the kernel's, at the helper's calls. Both in one helper that
+    /// orders them with its own barrier and runs more than once: the race is between calls.
+    fn across_calls(&self, w: u32, r: u32) -> Option<String> {
+        let src = self.c.src;
+        let s = &self.short;
+        let fw = src.function_of(w)?;
+        let fr = src.function_of(r)?;
+        if fw.1 && fr.1 {
+            return None;
+        }
+        let is_barrier = |l: u32| src.line(l).contains("__syncthreads");
+        if fw == fr {
+            let name = src.function_name(fw.0)?;
+            // Calls from the kernel first (a wrapper helper's call is not where order is set).
+            let all = src.calls_of(&name);
+            let from_kernel: Vec<u32> = all
+                .iter()
+                .copied()
+                .filter(|&k| src.function_of(k).is_some_and(|f| f.1))
+                .collect();
+            let calls = if from_kernel.is_empty() {
+                all
+            } else {
+                from_kernel
+            };
+            let (lo, hi) = (w.min(r), w.max(r));
+            let b = (lo + 1..hi).find(|&l| is_barrier(l))?;
+            let between = match calls.as_slice() {
+                [a, b, ..] => format!("lines {a} and {b} call it, so"),
+                [a] if self.common_loop(*a, *a).is_some() => {
+                    format!("line {a} calls it inside a loop, so")
+                }
+                _ => return None,
+            };
+            let after = calls.first().copied().unwrap_or(0);
+            return Some(format!("the write (line {w}) and the read (line {r}) of {s} are both in `{name}()`, whose __syncthreads() on line {b} orders them within one call; {between} the race is between two calls: a thread that is done with one call starts the next and writes {s} while slower threads still read it from the one before. End `{name}()` with a __syncthreads() after its last read of {s} (read a value it returns into a local before that barrier), or put one between the calls (after line {after}), where every thread of the block reaches it"));
+        }
+        // One side in a helper: place it at its call (the helper's first call).
+        let place = |l: u32, f: (u32, bool)| -> Option<(u32, String)> {
+            if f.1 {
+                return Some((l, format!("line {l}")));
+            }
+            let name = src.function_name(f.0)?;
+            let call = *src.calls_of(&name).first()?;
+            Some((
+                call,
+                format!("line {l} (in `{name}()`, called on line {call})"),
+            ))
+        };
+        let (pw, tw) = place(w, fw)?;
+        let (pr, tr) = place(r, fr)?;
+        if pw == pr {
+            return None;
+        }
+        let (lo, hi) = (pw.min(pr), pw.max(pr));
+        if (lo + 1..hi).any(is_barrier) {
+            return None;
+        }
+        Some(if pw < pr {
+            format!("the read of {s}[{}] at {tr} runs after another thread's write at {tw}, with no barrier between: put a __syncthreads() after line {pw} and before line {pr}, where every thread of the block reaches it", self.e.index)
+        } else {
+            format!("the write of {s}[{}] at {tw} runs after another thread's read at {tr}, with no barrier between, so it may land before the read: put a __syncthreads() after line {pr} and before line {pw}, where every thread of the block reaches it", self.e.index)
+        })
     }
 
     /// The last line of the innermost loop whose body holds both lines.
@@ -614,6 +798,27 @@ impl Race<'_> {
             (body.contains(&lo) && body.contains(&hi)).then_some(*body.end())
         })
     }
+}
+
+/// `t < 32`, `threadIdx.x <= 31`, `lane < warpSize`: an `if` only the first warp enters.
+fn one_warp_guard(cond: &str) -> bool {
+    let c = canonical(cond);
+    ["<32", "<=31", "<warpSize"].iter().any(|b| c.ends_with(b))
+        && !c.contains("&&")
+        && !c.contains("||")
+}
+
+/// `t == 0`, `lane == 0`, `threadIdx.x == 0`, `warp.thread_rank() == 0`: a guard written to
+/// let one thread through (a name, not an expression such as `i % 2 == 0`).
+fn one_writer_guard(cond: &str) -> bool {
+    let c = canonical(cond);
+    let Some(lhs) = c.strip_suffix("==0") else {
+        return false;
+    };
+    !lhs.is_empty()
+        && lhs
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.' || ch == '(' || ch == ')')
 }
 
 /// The atomic call that replaces a read-modify-write of `name[sub]`, from the statement's text

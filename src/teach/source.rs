@@ -19,6 +19,49 @@ pub struct Guard {
     pub returns: bool,
 }
 
+/// The rest of a directive `d` (after `#`) when it is the directive `w`.
+fn directive_word<'t>(d: &'t str, w: &str) -> Option<&'t str> {
+    d.strip_prefix(w)
+        .filter(|r| r.is_empty() || r.starts_with(|c: char| c.is_whitespace() || c == '('))
+        .map(str::trim)
+}
+
+/// `defined(NAME)` and `defined NAME` in an `#if` condition as 1 when `names` holds NAME;
+/// `None` when it does not, or when the condition has any other name `names` lacks (either may
+/// be a `-D` the compile has and this reader does not know).
+fn replace_defined(cond: &str, names: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = cond;
+    while let Some(at) = find_word(rest, "defined") {
+        out.push_str(&rest[..at]);
+        let after = rest[at + "defined".len()..].trim_start();
+        let (inner, tail) = match after.strip_prefix('(') {
+            Some(a) => {
+                let close = a.find(')')?;
+                (a[..close].trim(), &a[close + 1..])
+            }
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        // Only a name known to be defined decides; another may be a `-D` without a value.
+        if !names.iter().any(|n| n == inner) {
+            return None;
+        }
+        out.push('1');
+        rest = tail;
+    }
+    out.push_str(rest);
+    // Any name left must be known, else the reader cannot decide the condition.
+    let unknown = eval::names(&out)
+        .iter()
+        .any(|n| !names.iter().any(|k| k == n));
+    (!unknown).then_some(out)
+}
+
 /// A `for (init; cond; step)` or `while (cond)` header.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopHeader {
@@ -60,7 +103,115 @@ impl Source {
             }
             code.push(out);
         }
-        Source { code }
+        let mut src = Source { code };
+        src.blank_inactive_regions(&[]);
+        src
+    }
+
+    /// The source as the compiler sees its lines: `new`, then the regions an `#if`, `#ifdef`
+    /// or `#ifndef` leaves out blanked (their lines kept, empty), given `defined`, the names
+    /// the compile defines beyond the file's own `#define`s (the puzzle's defines, the test's
+    /// scalars). A condition that cannot be decided here keeps its region, as before.
+    pub fn preprocessed(text: &str, defined: &[(String, i64)]) -> Source {
+        let mut src = Source::new(text);
+        src.blank_inactive_regions(defined);
+        src
+    }
+
+    /// Blank the lines of `#if` regions that are certainly not compiled. A name counts as
+    /// defined when the file `#define`s it (above the test) or `defined` holds it; as undefined
+    /// only in `#if` expressions where every name is known; `#ifdef NAME` of an unknown name
+    /// is undecided (NVRTC may get `-D NAME` without a value), so both branches stay.
+    fn blank_inactive_regions(&mut self, defined: &[(String, i64)]) {
+        // Whether this region is compiled (None: undecided), and whether an earlier branch of
+        // its `#if` was.
+        struct Frame {
+            on: Option<bool>,
+            taken: Option<bool>,
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut env = Env::default();
+        let mut names: Vec<String> = Vec::new();
+        for (n, v) in defined {
+            env.set(n.clone(), *v);
+            names.push(n.clone());
+        }
+        let active = |stack: &[Frame]| stack.iter().all(|f| f.on != Some(false));
+        for i in 0..self.code.len() {
+            let t = self.code[i].trim().to_string();
+            let directive = t.strip_prefix('#').map(str::trim_start);
+            let decide = |cond: &str, env: &Env, names: &[String]| -> Option<bool> {
+                let with_defined = replace_defined(cond, names)?;
+                eval::eval(&with_defined, env).map(|v| v != 0)
+            };
+            let outer = active(&stack);
+            match directive {
+                Some(d) if directive_word(d, "ifdef").is_some() => {
+                    let n = directive_word(d, "ifdef").unwrap_or("");
+                    let on = names.iter().any(|x| x == n).then_some(true);
+                    stack.push(Frame { on, taken: on });
+                }
+                Some(d) if directive_word(d, "ifndef").is_some() => {
+                    let n = directive_word(d, "ifndef").unwrap_or("");
+                    let on = names.iter().any(|x| x == n).then_some(false);
+                    stack.push(Frame { on, taken: on });
+                }
+                Some(d) if directive_word(d, "if").is_some() => {
+                    let on = decide(directive_word(d, "if").unwrap_or(""), &env, &names);
+                    stack.push(Frame { on, taken: on });
+                }
+                Some(d) if directive_word(d, "elif").is_some() => {
+                    if let Some(f) = stack.last_mut() {
+                        let on = match f.taken {
+                            Some(true) => Some(false),
+                            Some(false) => {
+                                decide(directive_word(d, "elif").unwrap_or(""), &env, &names)
+                            }
+                            None => None,
+                        };
+                        f.taken = match (f.taken, on) {
+                            (Some(true), _) | (_, Some(true)) => Some(true),
+                            (Some(false), Some(false)) => Some(false),
+                            _ => None,
+                        };
+                        f.on = on;
+                    }
+                }
+                Some(d) if directive_word(d, "else").is_some() => {
+                    if let Some(f) = stack.last_mut() {
+                        f.on = f.taken.map(|t| !t);
+                        f.taken = f.taken.map(|_| true);
+                    }
+                }
+                Some(d) if directive_word(d, "endif").is_some() => {
+                    stack.pop();
+                }
+                Some(d) if outer && directive_word(d, "define").is_some() => {
+                    let rest = directive_word(d, "define").unwrap_or("");
+                    let mut parts = rest.splitn(2, char::is_whitespace);
+                    if let Some(n) = parts.next().filter(|n| !n.contains('(')) {
+                        if let Some(v) = parts.next().and_then(|v| eval::eval(v.trim(), &env)) {
+                            env.set(n, v);
+                        }
+                        names.push(n.to_string());
+                    }
+                }
+                Some(d) if outer && directive_word(d, "undef").is_some() => {
+                    let n = directive_word(d, "undef").unwrap_or("");
+                    names.retain(|x| x != n);
+                }
+                _ => {}
+            }
+            let keep = active(&stack)
+                || directive.is_some_and(|d| {
+                    ["if", "ifdef", "ifndef", "elif", "else", "endif"]
+                        .iter()
+                        .any(|w| directive_word(d, w).is_some())
+                });
+            if !keep {
+                self.code[i].clear();
+            }
+        }
     }
 
     /// The code of line `n` (1-based), comments removed; "" past the end.
@@ -333,7 +484,20 @@ impl Source {
                 return None;
             }
             let subs = subscripts_in(t, short);
-            subs.into_iter().next()
+            // `extern __shared__ float s[];` has no size to name (the launch gives it).
+            subs.into_iter()
+                .next()
+                .filter(|d| d.iter().all(|x| !x.trim().is_empty()))
+        })
+    }
+
+    /// Whether `name` is declared `extern __shared__` (sized by the launch's dynamic shared
+    /// memory): the line of its declaration.
+    pub fn extern_shared(&self, name: &str) -> Option<u32> {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        (1..=self.lines()).find(|&l| {
+            let t = self.line(l);
+            t.contains("extern") && t.contains("__shared__") && find_word(t, short).is_some()
         })
     }
 
@@ -667,6 +831,27 @@ __global__ void k(float* out, float* a, int size) {
         assert_eq!(s.definition(5, "slot"), Some((3, "__popc(m)".into())));
         assert_eq!(s.definition(5, "m"), Some((2, "3u".into())));
         assert_eq!(s.definition(3, "slot"), None);
+    }
+
+    #[test]
+    fn compiled_out_regions_are_blank_and_undecided_ones_kept() {
+        let text = "#define FAST 1\n#ifndef FAST\n    __syncthreads();\n#else\n    x = 1;\n#endif\n#if TILE > 8\n    big();\n#elif TILE > 2\n    mid();\n#else\n    small();\n#endif\n#ifdef FROM_FLAGS\n    flagged();\n#endif\n#if 0\n    never();\n#endif\n";
+        let s = Source::preprocessed(text, &[("TILE".into(), 4)]);
+        assert_eq!(s.line(3), "");
+        assert_eq!(s.line(5).trim(), "x = 1;");
+        assert_eq!(
+            (s.line(8), s.line(10).trim(), s.line(12)),
+            ("", "mid();", "")
+        );
+        // A name only a `-D` could define: both ways are possible, the line stays.
+        assert_eq!(s.line(15).trim(), "flagged();");
+        assert_eq!(s.line(18), "");
+        // Another shape: the define comes from the puzzle, and `defined(...)`.
+        let other = "#if defined(USE_WARP) && WIDTH == 32\n  __syncwarp();\n#else\n  __syncthreads();\n#endif\n";
+        let s = Source::preprocessed(other, &[("USE_WARP".into(), 1), ("WIDTH".into(), 32)]);
+        assert_eq!((s.line(2).trim(), s.line(4)), ("__syncwarp();", ""));
+        let s = Source::preprocessed(other, &[("WIDTH".into(), 32)]);
+        assert_eq!(s.line(4).trim(), "__syncthreads();");
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub fn help(c: &Case) -> String {
                 return format!("`{op}` is `.aligned`: all 32 lanes of the warp must execute it together, and it takes no mask; {place}. Let every lane of the warp make the call (a lane with nothing to contribute passes zeros) and put the `if` around the loads and stores instead");
             }
             if let (Some(g), LaneState::Exited | LaneState::Elsewhere | LaneState::AtOtherWarpOp | LaneState::AtBarrier) = (&guard, lane_state) {
-                return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call outside the if (before it), with every lane of the mask (a lane with nothing to add passes 0 or another neutral value), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
+                let neutral = neutral_value(c.line.map_or("", |l| c.src.line(l)));
+                return format!("the call is inside `if ({})` (line {}), which lane {lane} does not enter, but the mask {mask:#010x} names it. Make the call outside the if (before it), with every lane of the mask ({neutral}), or give it only the lanes that enter: `unsigned m = __ballot_sync(0xffffffff, {});` before the if", g.cond, g.line, g.cond);
             }
             match lane_state {
                 LaneState::Exited => format!("lane {lane} has already finished{other} (it took another path past the call, or returned early), but the mask {mask:#010x} names it: do not return before a warp operation, nor put it in a branch some lanes of the mask skip; guard the work instead and let every lane of the mask reach the call"),
@@ -73,4 +74,45 @@ fn aligned_op_at(c: &Case, line: u32) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// What a lane with nothing of its own passes to the collective on `code`, by what the
+/// collective does: a key no real one equals for a match (0 may be a real key), the vote's
+/// neutral for a vote, the identity of the fold for a shuffle (0 for a sum, -INFINITY for a
+/// max).
+fn neutral_value(code: &str) -> &'static str {
+    if code.contains("__match_any_sync") || code.contains("__match_all_sync") {
+        "a lane with no key of its own passes a value no real key takes and ignores what it gets back; 0 is no such value where 0 can be a key"
+    } else if code.contains("__all_sync") {
+        "a lane with nothing to vote passes true, which leaves the vote as it is"
+    } else if code.contains("__ballot_sync") || code.contains("__any_sync") {
+        "a lane with nothing to vote passes false"
+    } else if code.contains("fmaxf") || code.contains("max(") {
+        "a lane with nothing to compare passes -INFINITY, which no maximum keeps"
+    } else if code.contains("fminf") || code.contains("min(") {
+        "a lane with nothing to compare passes INFINITY, which no minimum keeps"
+    } else if code.contains('*') && !code.contains('+') {
+        "a lane with nothing to multiply passes 1"
+    } else {
+        "a lane with nothing to add passes 0"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::neutral_value;
+
+    #[test]
+    fn the_neutral_value_follows_the_collective() {
+        let m = neutral_value("peers = __match_any_sync(0xffffffff, key);");
+        assert!(m.contains("no real key") && !m.ends_with("passes 0"), "{m}");
+        let m = neutral_value("unsigned same = __match_all_sync(mask, bin, &pred);");
+        assert!(m.contains("0 is no such value"), "{m}");
+        assert!(neutral_value("v += __shfl_down_sync(0xffffffff, v, o);").ends_with("passes 0"));
+        assert!(
+            neutral_value("m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, o));").contains("-INFINITY")
+        );
+        assert!(neutral_value("ok = __all_sync(0xffffffff, x > 0);").contains("passes true"));
+        assert!(neutral_value("b = __ballot_sync(0xffffffff, keep);").contains("passes false"));
+    }
 }

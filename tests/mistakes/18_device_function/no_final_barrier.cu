@@ -3,6 +3,8 @@
 // line: @bug
 // help-has: __syncthreads()
 // help-has: return | after reading | before the next | next call | reuse | total
+// help-has: between two calls
+// help-not: did not pass it together
 // help-not: atomicAdd
 // why: the trap of the puzzle: returns cache[0] while the second call already overwrites cache.
 // Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.

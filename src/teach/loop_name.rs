@@ -2,11 +2,12 @@
 //! its condition `stride > 0` on line 7 stays true", instead of the line a thread happened to
 //! be on when the launch was stopped.
 //!
-//! Runs once per diagnostic after a launch (the judge calls it with the learner's module and
-//! source), never inside the emulator: the loop comes from the IR's backward branches
-//! (`ptx::loops`), its `for`/`while` line and condition text from the source.
+//! Runs once per diagnostic after a launch, first thing in `teach::explain` (when the scene has
+//! the learner's module), never inside the emulator: the loop comes from the IR's backward
+//! branches (`ptx::loops`), its `for`/`while` line and condition text from the source. The
+//! condition is quoted, and marked, only on the line where it is written: NVRTC's line for the
+//! compare can be a line of the body.
 
-use super::layout;
 use crate::emu::result::{DiagKind, Diagnostic};
 use crate::ptx::loops;
 use crate::ptx::Module;
@@ -30,7 +31,7 @@ pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, sourc
         return;
     }
     let Some(line) = d.line else { return };
-    let base = super::reason::base_name;
+    let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
     if d.file
         .as_deref()
         .is_some_and(|f| base(f) != base(file_name))
@@ -55,22 +56,30 @@ pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, sourc
         .rev()
         .find(|&n| text(n).is_some_and(|t| loop_keyword(t).is_some()))
         .unwrap_or(l.first_line);
-    // The condition as written, when the header line holds it (`for (..; s < n; ..)`).
-    let written = text(head).and_then(condition_text);
+    // The condition as written and the line that holds it: the header (`for (..; s < n; ..)`),
+    // else the compare's own line when it reads `while (...)` (a `do ... while`). A compare
+    // NVRTC put on a body line is not quoted there.
+    let (written, cond_at) = match text(head).and_then(condition_text) {
+        Some(c) => (Some(c), head),
+        None => l
+            .condition_line
+            .and_then(|n| text(n).and_then(condition_text).map(|c| (Some(c), n)))
+            .unwrap_or((None, head)),
+    };
     let quoted = written.map_or(String::new(), |c| format!(" `{c}`"));
-    let who = layout::who(d.block, d.thread);
+    let who = who(d.block, d.thread);
     let (prefix, stopped) = split_original(&d.message);
     let what = if !l.has_exit {
         format!(
             "the loop on line {head} never ends: its condition{quoted} cannot become false once the loop is entered (NVRTC compiled it without a way out)"
         )
-    } else if let Some(cond) = l.condition_line {
-        let at = if cond == head && written.is_some() {
+    } else if l.condition_line.is_some() {
+        let at = if cond_at == head {
             String::new()
         } else {
-            format!(" on line {cond}")
+            format!(" on line {cond_at}")
         };
-        d.other_line = Some(cond).filter(|&c| c != head);
+        d.other_line = Some(cond_at).filter(|&c| c != head);
         format!(
             "the loop on line {head} never ends: its condition{quoted}{at} stays true for {who}"
         )
@@ -82,6 +91,16 @@ pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, sourc
         None => format!("{prefix}{what}"),
     };
     d.line = Some(head);
+}
+
+/// `thread 5 of block 0` (tuples in 2D and 3D), as the emulator's messages name threads.
+fn who(block: [u32; 3], thread: [u32; 3]) -> String {
+    let coord = |c: [u32; 3]| match c {
+        [x, 0, 0] => x.to_string(),
+        [x, y, 0] => format!("({x},{y})"),
+        [x, y, z] => format!("({x},{y},{z})"),
+    };
+    format!("thread {} of block {}", coord(thread), coord(block))
 }
 
 /// The emulator's and the GPU's message, split into a multi-launch prefix (`in `k` (launch 1
@@ -235,6 +254,66 @@ ret;
         assert_eq!(
             d.message,
             "in `k` (launch 1 of 2): the loop on line 7 never ends: its condition `s > 0` stays true for thread 2 of block 0 (the kernel was stopped)"
+        );
+    }
+
+    #[test]
+    fn a_compare_on_a_body_line_is_quoted_and_marked_at_the_header() {
+        // NVRTC's `.loc` for the compare is line 9, a line of the body: the condition is
+        // written on line 7, and line 9 is neither named nor marked as the condition's.
+        let m = module(
+            "
+.loc 1 7 5
+mov.u32 %r1, 4;
+$L_top:
+.loc 1 9 13
+add.s32 %r2, %r2, 1;
+setp.gt.s32 %p1, %r1, 0;
+@%p1 bra $L_top;
+ret;
+",
+        );
+        let mut d = step_limit(9, "the kernel ran more than 5 instructions");
+        name_the_loop(&mut d, &m, "puzzles/12_block_sum.cu", SOURCE);
+        assert_eq!(d.line, Some(7));
+        assert_eq!(d.other_line, None);
+        assert_eq!(
+            d.message,
+            "the loop on line 7 never ends: its condition `s > 0` stays true for thread 2 of block 0 (the kernel ran more than 5 instructions)"
+        );
+    }
+
+    #[test]
+    fn a_do_while_condition_is_quoted_and_marked_on_its_own_line() {
+        let source = "extern \"C\" __global__ void scan(int m) {\n\
+            \x20   int left = threadIdx.x;\n\
+            \x20   do {\n\
+            \x20       left += 0;\n\
+            \x20   } while (left < m);\n\
+            }\n";
+        let m = module(
+            "
+.loc 1 2 5
+mov.u32 %r1, %tid.x;
+$L_top:
+.loc 1 4 9
+add.s32 %r1, %r1, 0;
+.loc 1 5 14
+setp.lt.s32 %p1, %r1, 9;
+@%p1 bra $L_top;
+ret;
+",
+        );
+        let mut d = Diagnostic {
+            file: Some("scan.cu".into()),
+            ..step_limit(4, "the kernel ran more than 7 instructions")
+        };
+        name_the_loop(&mut d, &m, "scan.cu", source);
+        assert_eq!(d.line, Some(3));
+        assert_eq!(d.other_line, Some(5));
+        assert_eq!(
+            d.message,
+            "the loop on line 3 never ends: its condition `left < m` on line 5 stays true for thread 2 of block 0 (the kernel ran more than 7 instructions)"
         );
     }
 
