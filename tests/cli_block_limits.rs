@@ -46,7 +46,7 @@ grid = [2]
 block = [64]
 scalars = {{ size = 100 }}
 buffers.a = {{ len = 100, init = "arange" }}
-buffers.out = {{ len = 1, output = true }}
+buffers.out = {{ len = 1, output = true, zeroed = true }}
 "#
     )
 }

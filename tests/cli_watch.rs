@@ -529,7 +529,7 @@ fn at_120x40_the_list_moves_and_opens_a_puzzle_with_the_current_one_marked() {
         t.screen()
     );
     assert!(
-        t.screen().contains("out: 5 of 6 elements differ"),
+        t.screen().contains("out: 6 of 6 elements differ"),
         "{}",
         t.screen()
     );

@@ -79,7 +79,7 @@ fn a_million_block_grid_stops_at_the_time_limit() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(
-        t.contains("the launch was stopped at its time limit (0.5 s)"),
+        t.contains("the launch was stopped after ") && t.contains(" s on this machine, "),
         "{t}"
     );
     // Compiling (cached or not) and starting take the rest; the grid alone took a minute.

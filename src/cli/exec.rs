@@ -44,7 +44,8 @@ pub struct ExecArgs {
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
     /// A kernel argument, in parameter order: NAME=TYPE:VALUE, NAME=TYPE[LEN]:INIT
-    /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH) or NAME={TYPE:VALUE,...}.
+    /// (zeros, ones, arange, fill=V, rand=SEED, json=PATH), NAME={TYPE:VALUE,...}, or NAME=null
+    /// for a null pointer (an optional pointer argument, `int* partial_sums = NULL`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
     /// Set a `__constant__` or `__device__` variable before the launch (as cudaMemcpyToSymbol
@@ -55,10 +56,11 @@ pub struct ExecArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Thread-instructions allowed before `step-limit` is reported (on the GPU: shared out
-    /// over the threads as a per-thread loop budget). On the emulator a wall-clock deadline
-    /// scaled to it (at least 3 s; `GPUZZLE_TIME_LIMIT` sets it) also stops a runaway kernel.
-    /// Both bound the whole launch, whatever the grid: a grid of many short blocks is stopped
-    /// between two blocks.
+    /// over the threads as a per-thread loop budget). The count decides, on any machine; on the
+    /// emulator a wall clock far above what the count costs (at least a minute;
+    /// `GPUZZLE_TIME_LIMIT` sets it) is only a backstop for pathologically slow steps. It bounds
+    /// the whole launch, whatever the grid: a grid of many short blocks is stopped between two
+    /// blocks.
     #[arg(long, default_value_t = EmuOptions::default().step_limit)]
     pub step_limit: u64,
     /// Run the PTX the GPU backend would run (instrumented) on the emulator, checkers off, and
@@ -138,8 +140,24 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             errln!("{w}");
         }
     }
-    let module = crate::ptx::parse(&compiled.ptx)
-        .context("gpuzzle could not read the PTX NVRTC produced (please report this)")?;
+    let module = match crate::ptx::parse(&compiled.ptx) {
+        Ok(m) => m,
+        Err(e) => match crate::ptx::learner_asm_error(&compiled.ptx, &e, &name) {
+            // Invalid inline assembly is the learner's error at the `asm` line, as a compile
+            // error is.
+            Some(message) => {
+                match a.format {
+                    Format::Json => outln!("{}", compile_error_json(&message)),
+                    Format::Text => errln!("{message}"),
+                }
+                return Ok(EXIT_FAIL);
+            }
+            None => {
+                return Err(anyhow::Error::new(e)
+                    .context("gpuzzle could not read the PTX NVRTC produced (please report this)"))
+            }
+        },
+    };
     // What `teach` may use to explain a diagnostic: the integer defines and scalars by name.
     let mut values = crate::teach::Scene::define_values(&a.define);
     for (text, arg) in a.args.iter().zip(&args) {
@@ -212,7 +230,12 @@ pub fn run(a: &ExecArgs, quiet: bool) -> Result<i32> {
             }
             return Ok(EXIT_FAIL);
         }
+        // A launch refused before it ran (a limit, the arguments against the signature): the
+        // same exit code and message in both formats, and JSON too for scripts that asked.
         Err(e) => {
+            if a.format == Format::Json {
+                outln!("{}", compile_error_json(&e.to_string()));
+            }
             errln!("error: {e}");
             return Ok(EXIT_USAGE);
         }

@@ -22,6 +22,7 @@
 mod arch;
 mod assembler;
 mod cache;
+mod constant_store;
 mod cubin;
 mod discovery;
 mod error;
@@ -319,6 +320,7 @@ type Slot = Arc<Mutex<Option<Arc<Success>>>>;
 struct Success {
     ptx: Arc<str>,
     warnings: Vec<CompilerMessage>,
+    log: String,
 }
 
 impl Success {
@@ -330,15 +332,19 @@ impl Success {
         Success {
             ptx: Arc::from(entry.ptx.as_str()),
             warnings,
+            log: entry.log.clone(),
         }
     }
 
-    fn compiled(&self, cached: bool) -> Compiled {
-        Compiled {
+    /// The compile as the learner gets it: a store to `__constant__` memory, which NVRTC only
+    /// warns about, is refused at its line (`constant_store.rs`).
+    fn compiled(&self, cached: bool, req: &CompileRequest) -> Result<Compiled, CompileError> {
+        constant_store::refuse(req.file_name, &self.log)?;
+        Ok(Compiled {
             ptx: Arc::clone(&self.ptx),
             warnings: self.warnings.clone(),
             cached,
-        }
+        })
     }
 }
 
@@ -396,12 +402,12 @@ impl PtxCompiler {
         let slot = Arc::clone(lock(&self.memory).entry(key.clone()).or_default());
         let mut slot = lock(&slot);
         if let Some(success) = slot.as_ref() {
-            return Ok(success.compiled(true));
+            return success.compiled(true, req);
         }
         if let Some(entry) = self.disk.as_ref().and_then(|disk| disk.load(&key)) {
             let success = Arc::new(Success::new(&entry, req));
             *slot = Some(Arc::clone(&success));
-            return Ok(success.compiled(true));
+            return success.compiled(true, req);
         }
 
         let (library, _) = nvrtc()?;
@@ -412,7 +418,7 @@ impl PtxCompiler {
         }
         let success = Arc::new(Success::new(&entry, req));
         *slot = Some(Arc::clone(&success));
-        Ok(success.compiled(false))
+        success.compiled(false, req)
     }
 }
 

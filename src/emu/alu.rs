@@ -358,15 +358,15 @@ pub fn mad(mode: BinOp, ty: Ty, a: u64, b: u64, c: u64, f: FFlags, rnd: Rounding
             let (x, y, z) = (f32_in(a, f), f32_in(b, f), f32_in(c, f));
             let r = if directed(rnd) {
                 // x*y is exact in f64; the sum's f64 rounding is far below f32's.
-                round_f32((x as f64).mul_add(y as f64, z as f64), rnd)
+                round_f32(fma_f64(x as f64, y as f64, z as f64), rnd)
             } else {
-                x.mul_add(y, z)
+                fma_f32(x, y, z)
             };
             f32_out(r, f)
         }
         Ty::F64 => {
             let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-            f64_out(x.mul_add(y, z), f)
+            f64_out(fma_f64(x, y, z), f)
         }
         Ty::F16 | Ty::BF16 => {
             let r = if ty == Ty::F16 {

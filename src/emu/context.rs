@@ -113,6 +113,21 @@ impl<'m> Launch<'m> {
         self.opts.deadline.is_some_and(|d| d.passed())
     }
 
+    /// The deadline, when it is what stopped the launch: passed while the instructions run are
+    /// still within the step limit (past the limit, the step limit is the reason, whatever the
+    /// clock says).
+    pub fn stopped_by_clock(&self) -> Option<super::Deadline> {
+        let steps = self.steps.load(Ordering::Relaxed);
+        self.opts
+            .deadline
+            .filter(|d| steps <= self.opts.step_limit && d.passed())
+    }
+
+    /// Instructions the launch has run so far.
+    pub fn steps_run(&self) -> u64 {
+        self.steps.load(Ordering::Relaxed)
+    }
+
     /// Whether the launch has run past its step limit or deadline (with every finished
     /// block's instructions counted): checked between blocks, so that a grid of many small
     /// blocks, each far below the batch at which a block checks, is bounded as well.

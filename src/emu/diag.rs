@@ -363,6 +363,11 @@ impl Diags {
     }
 
     /// Whether any report is of another kind than `kind`.
+    /// Whether a report of `kind` was made.
+    pub fn has(&self, kind: DiagKind) -> bool {
+        self.list.iter().any(|d| d.kind == kind)
+    }
+
     pub fn any_but(&self, kind: DiagKind) -> bool {
         self.list.iter().any(|d| d.kind != kind)
     }

@@ -117,6 +117,16 @@ pub enum Facts {
         /// The wall-clock limit stopped it (otherwise the step limit).
         by_time: bool,
     },
+    /// The wall clock stopped the launch before its step limit: the runaway backstop
+    /// (`Deadline::for_steps`), set far above what the step limit costs, so this says how long
+    /// the launch ran on this machine and how far it got, never that a loop does not end
+    /// (that needs the step limit's evidence). `in_loop`: the thread named was inside a loop.
+    StoppedByClock {
+        millis: u64,
+        steps: u64,
+        step_limit: u64,
+        in_loop: bool,
+    },
     /// The GPU (or the worker) was still running the kernel at the time limit: no thread or
     /// line is known.
     TimedOut { on_gpu: bool },

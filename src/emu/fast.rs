@@ -693,14 +693,14 @@ pub(super) fn mad32(x: u64, y: u64, z: u64) -> u64 {
 #[inline(always)]
 pub(super) fn fma32(x: u64, y: u64, z: u64) -> u64 {
     let f = |v: u64| f32::from_bits(v as u32);
-    f(x).mul_add(f(y), f(z)).to_bits() as u64
+    super::float::fma_f32(f(x), f(y), f(z)).to_bits() as u64
 }
 
 /// `fma.rn.f64`, rounded once.
 #[inline(always)]
 pub(super) fn fma64(x: u64, y: u64, z: u64) -> u64 {
     let f = f64::from_bits;
-    f(x).mul_add(f(y), f(z)).to_bits()
+    super::float::fma_f64(f(x), f(y), f(z)).to_bits()
 }
 
 /// `cvta` into (`to`) or out of the generic window starting at `window`.

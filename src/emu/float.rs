@@ -3,6 +3,48 @@
 
 use crate::ptx::ir::{Rounding, Ty};
 
+/// `a * b + c` rounded once, by the CPU's FMA instruction where it has one (detected at run
+/// time: the build targets CPUs without it), else by the library's software `fma`, which is
+/// exact too but about ten times slower.
+#[inline(always)]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has the `fma` feature, checked just above.
+            return unsafe { hw::fma_f32(a, b, c) };
+        }
+    }
+    a.mul_add(b, c)
+}
+
+/// `fma_f32` for `f64`.
+#[inline(always)]
+pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has the `fma` feature, checked just above.
+            return unsafe { hw::fma_f64(a, b, c) };
+        }
+    }
+    a.mul_add(b, c)
+}
+
+/// `mul_add` compiled with the `fma` feature on, so it is one `vfmadd` instruction.
+#[cfg(target_arch = "x86_64")]
+mod hw {
+    #[target_feature(enable = "fma")]
+    pub(super) unsafe fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+        a.mul_add(b, c)
+    }
+
+    #[target_feature(enable = "fma")]
+    pub(super) unsafe fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+}
+
 #[inline]
 pub fn f32_of(bits: u64) -> f32 {
     f32::from_bits(bits as u32)
@@ -505,6 +547,26 @@ fn f64_to_f32_odd(v: f64) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hardware_fma_rounds_once_as_the_software_one_does() {
+        // 1 + 2^-23 squared minus (1 + 2^-22): exact only when the product is not rounded.
+        let a = 1.0f32 + f32::EPSILON;
+        let c = -(1.0f32 + 2.0 * f32::EPSILON);
+        assert_eq!(fma_f32(a, a, c), a.mul_add(a, c));
+        assert_eq!(fma_f32(a, a, c), f32::EPSILON * f32::EPSILON);
+        let b = 1.0f64 + f64::EPSILON;
+        let d = -(1.0f64 + 2.0 * f64::EPSILON);
+        assert_eq!(fma_f64(b, b, d), f64::EPSILON * f64::EPSILON);
+        for (x, y, z) in [
+            (3.5f32, -2.25, 0.125),
+            (f32::MAX, 2.0, f32::NEG_INFINITY),
+            (f32::NAN, 1.0, 0.0),
+        ] {
+            let (h, s) = (fma_f32(x, y, z), x.mul_add(y, z));
+            assert!(h == s || (h.is_nan() && s.is_nan()), "{x} {y} {z}");
+        }
+    }
 
     /// A half as an exact integer multiple of 2^-24 (every half is one).
     fn half_scaled(h: u16) -> i128 {

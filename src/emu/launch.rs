@@ -217,6 +217,9 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     scalar_spelling(ty)
                 )));
             }
+            // A null pointer (`--arg NAME=null`): a 64-bit zero is what a GPU gets too.
+            (KernelArg::Scalar(s), Some(ParamKind::Pointer(_)))
+                if *s == super::spec::null_pointer() => {}
             (KernelArg::Scalar(s), Some(ParamKind::Pointer(ty))) => {
                 let ty = if ty.contains(crate::ptx::demangle::UNKNOWN) {
                     String::new()
@@ -224,7 +227,7 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
                     format!(" (`{ty}`)")
                 };
                 return Err(EmuError::Signature(format!(
-                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros",
+                    "argument {n} is a {} scalar, but parameter {n} of `{}` is a pointer{ty}: pass a buffer, e.g. NAME=f32[8]:zeros, or NAME=null for a null pointer",
                     s.ty,
                     pname()
                 )));
@@ -985,9 +988,15 @@ const STEP_LIMIT: &str = "step limit";
 fn stop_between_blocks(launch: &Launch, fold: &mut Fold, blocks_run: u64, blocks: usize) {
     let f = &launch.module.functions[launch.entry as usize];
     let blocks = blocks as u64;
-    let by_time = launch.opts.deadline.filter(|d| d.passed());
+    // The clock is a runaway backstop: it stopped the launch only if the step limit did not.
+    let by_time = launch.stopped_by_clock();
     let limit = match by_time {
-        Some(d) => format!("its time limit ({} s)", d.limit.as_secs_f64()),
+        Some(d) => format!(
+            "{} s on this machine, {} instructions run (its step limit is {}, which it had not reached)",
+            super::config::seconds_said(d.elapsed()),
+            launch.steps_run(),
+            launch.opts.step_limit
+        ),
         None => format!("its step limit ({} instructions)", launch.opts.step_limit),
     };
     let last = block_idx(&launch.cfg, blocks_run.saturating_sub(1) as usize);
@@ -1002,7 +1011,8 @@ fn stop_between_blocks(launch: &Launch, fold: &mut Fold, blocks_run: u64, blocks
         thread: [0; 3],
     };
     let message = format!(
-        "the launch was stopped at {limit}: {blocks_run} of its {blocks} blocks ran, and the other {} never started",
+        "the launch was stopped {}{limit}: {blocks_run} of its {blocks} blocks ran, and the other {} never started",
+        if by_time.is_some() { "after " } else { "at " },
         blocks - blocks_run
     );
     let mut diags = Diags::default();
@@ -1252,5 +1262,134 @@ mod tests {
             d.message
         );
         assert!(r.instructions < 1100, "{}", r.instructions);
+    }
+
+    /// A kernel that loops `n` times (its only parameter), one thread per block.
+    fn counting_loop() -> Module {
+        crate::ptx::parse(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u32 k_param_0)\n{\n\
+             .reg .pred %p<2>;\n.reg .b32 %r<3>;\n\
+             .loc 1 2 0\nld.param.u32 %r1, [k_param_0];\nmov.u32 %r2, 0;\n\
+             $L_top:\n.loc 1 3 0\nadd.s32 %r2, %r2, 1;\nsetp.lt.s32 %p1, %r2, %r1;\n@%p1 bra $L_top;\n\
+             .loc 1 4 0\nret;\n}\n.file 1 \"k.cu\"\n",
+        )
+        .expect("parses")
+    }
+
+    fn int(v: i32) -> Vec<KernelArg> {
+        vec![KernelArg::Scalar(crate::emu::value::Scalar::from_f64(
+            crate::emu::value::ElemType::I32,
+            v as f64,
+        ))]
+    }
+
+    /// The clock is a backstop, and says so: a launch it stops within the step limit is
+    /// reported with how long and how far it ran, as `StoppedByClock`, never as the step limit's
+    /// evidence of a loop (which `report::endless_loop` turns into "never ends").
+    #[test]
+    fn a_launch_the_clock_stops_says_how_far_it_ran_and_claims_no_endless_loop() {
+        let m = counting_loop();
+        let opts = EmuOptions {
+            step_limit: 1_000_000_000,
+            deadline: Some(crate::emu::Deadline::after(std::time::Duration::ZERO)),
+            ..EmuOptions::default()
+        };
+        let r = run(&m, "k", &cfg(1, 1), int(50_000_000), &opts).expect("runs");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.kind, super::super::result::DiagKind::StepLimit);
+        let super::super::facts::Facts::StoppedByClock {
+            steps,
+            step_limit,
+            in_loop,
+            ..
+        } = d.facts
+        else {
+            panic!("{:?}: {}", d.facts, d.message)
+        };
+        assert!(in_loop && step_limit == 1_000_000_000 && steps < step_limit);
+        assert!(
+            d.message.starts_with("the launch was stopped after ")
+                && d.message.contains(" s on this machine, ")
+                && d.message.contains(&format!("{steps} instructions run"))
+                && d.message.contains("in the loop on line"),
+            "{}",
+            d.message
+        );
+        assert!(!d.message.contains("never"), "{}", d.message);
+
+        // Between blocks, the same words.
+        let m = module(0);
+        let out = vec![KernelArg::Buffer(Buffer::from_values(
+            "out",
+            crate::emu::value::ElemType::F32,
+            &[0.0],
+        ))];
+        let r = run(&m, "k", &cfg(100_000, 1), out, &opts).expect("runs");
+        let d = &r.diagnostics[0];
+        assert!(
+            d.message.starts_with("the launch was stopped after ")
+                && d.message.contains(" s on this machine, ")
+                && d.message.contains("instructions run")
+                && d.message.contains("blocks ran"),
+            "{}",
+            d.message
+        );
+    }
+
+    /// Within the backstop, the count is the rule: "more than N instructions", with the loop.
+    #[test]
+    fn past_the_step_limit_the_count_is_the_reason() {
+        let m = counting_loop();
+        let opts = EmuOptions {
+            step_limit: 10_000,
+            deadline: Some(crate::emu::Deadline::after(std::time::Duration::from_secs(
+                3600,
+            ))),
+            ..EmuOptions::default()
+        };
+        let r = run(&m, "k", &cfg(1, 1), int(1_000_000), &opts).expect("runs");
+        let d = &r.diagnostics[0];
+        assert!(
+            matches!(
+                d.facts,
+                super::super::facts::Facts::StepLimit { in_loop: true }
+            ),
+            "{:?}",
+            d.facts
+        );
+        assert!(
+            d.message.contains("ran more than 10000 instructions"),
+            "{}",
+            d.message
+        );
+    }
+
+    /// The backstop is far above what the step limit costs: a minute at least, and at the
+    /// default limits many times the seconds the instructions take at the emulator's modest
+    /// speed (4 million a second unoptimised, 40 million optimised).
+    #[test]
+    fn the_backstop_is_far_above_the_step_limits_cost() {
+        if std::env::var_os("GPUZZLE_TIME_LIMIT").is_some() {
+            return;
+        }
+        let modest = if cfg!(debug_assertions) { 4e6 } else { 4e7 };
+        for limit in [1_000u64, 20_000_000, 60_000_000, 100_000_000, 1_000_000_000] {
+            let d = crate::emu::Deadline::for_steps(limit).limit.as_secs_f64();
+            assert!(d >= 60.0, "{limit}: {d}");
+            assert!(d >= 50.0 * limit as f64 / modest, "{limit}: {d}");
+        }
+        assert_eq!(
+            crate::emu::config::seconds_said(std::time::Duration::from_millis(1030)),
+            "1"
+        );
+        assert_eq!(
+            crate::emu::config::seconds_said(std::time::Duration::from_millis(520)),
+            "0.5"
+        );
+        assert_eq!(
+            crate::emu::config::seconds_said(std::time::Duration::from_millis(73_400)),
+            "73"
+        );
     }
 }

@@ -35,7 +35,10 @@
 //! Bounded whatever the kernel does: device printf keeps 1 MiB per launch and 64 KiB per
 //! thread, then counts dropped lines; the perf access log keeps 2^21 accesses per block; a
 //! traced launch keeps `trace::TRACE_CAP` accesses and says when it stopped early. A launch
-//! ends at its step limit, or at `EmuOptions::deadline` (wall clock, given by commands only).
+//! ends at its step limit (the rule: an instruction count, the same on every machine), or at
+//! `EmuOptions::deadline` (wall clock, given by commands only), a runaway backstop far above
+//! what the step limit costs, whose report says how long and how far the launch ran and claims
+//! no endless loop (`Facts::StoppedByClock`).
 //!
 //! Speed, at the last full measurement (`cargo run --release --example bench_engine --modes
 //! one`: one core, checkers on, on a busy 2-core machine whose timings vary up to 1.5x): naive

@@ -1,8 +1,21 @@
 //! Kernel arguments written as text, as `gpuzzle exec --arg NAME=SPEC` takes them:
-//! a scalar `TYPE:VALUE`, a buffer `TYPE[LEN]:INIT`, or a struct `{TYPE:VALUE,...}`.
+//! a scalar `TYPE:VALUE`, a buffer `TYPE[LEN]:INIT`, a struct `{TYPE:VALUE,...}`, or `null`,
+//! a null pointer (an optional argument a kernel tests, `int* partial_sums = NULL`).
 
 use super::value::{Buffer, ElemType, KernelArg, Scalar};
 use std::path::Path;
+
+/// How `--arg` spells a null pointer: `--arg partial_sums=null`.
+pub const NULL: &str = "null";
+
+/// A null pointer as an argument: a 64-bit zero, which the launch accepts for a pointer
+/// parameter (and only zero: any other scalar for a pointer is refused).
+pub fn null_pointer() -> Scalar {
+    Scalar {
+        ty: ElemType::U64,
+        bits: 0,
+    }
+}
 
 /// Parse `NAME=SPEC`. `base_dir` resolves `json=PATH`.
 pub fn parse_arg(text: &str, base_dir: &Path) -> Result<KernelArg, String> {
@@ -71,27 +84,35 @@ fn declared_bytes(spec: &str) -> Option<u64> {
 /// emulator's global memory before any is made: each alone, then all together, naming the
 /// argument that does not fit (a 2 GiB buffer is refused at once, not after it was filled).
 pub fn check_buffer_sizes(args: &[String], symbols: &[String]) -> Result<(), String> {
-    let mut total = 0u64;
     let all = (args.iter().map(|t| ("--arg", t))).chain(symbols.iter().map(|t| ("--symbol", t)));
-    for (flag, text) in all {
-        let Some((name, spec)) = text.split_once('=') else {
-            continue;
-        };
-        let Some(bytes) = declared_bytes(spec) else {
-            continue;
-        };
-        let name = name.trim();
+    let sized = all.filter_map(|(flag, text)| {
+        let (name, spec) = text.split_once('=')?;
+        let bytes = declared_bytes(spec)?;
+        Some((format!("{flag} {text}: "), name.trim().to_string(), bytes))
+    });
+    check_launch_bytes(sized)
+}
+
+/// Check buffers of one launch, each `(prefix, name, bytes)`, against what gpuzzle holds for a
+/// launch: each alone, then all together, naming the first that does not fit after its
+/// `prefix`. `exec`'s words, which the judge gives a puzzle's test too, before any buffer is
+/// filled.
+pub fn check_launch_bytes(
+    buffers: impl IntoIterator<Item = (String, String, u64)>,
+) -> Result<(), String> {
+    let mut total = 0u64;
+    for (prefix, name, bytes) in buffers {
         if bytes > BUFFERS_MAX_BYTES {
             return Err(format!(
-                "{flag} {text}: `{name}` would take {bytes} bytes ({}), more than gpuzzle holds for the buffers of one launch ({}); use a shorter length",
+                "{prefix}`{name}` would take {bytes} bytes ({}), more than gpuzzle holds for the buffers of one launch ({}); use a shorter length",
                 size_text(bytes),
                 size_text(BUFFERS_MAX_BYTES)
             ));
         }
-        total += bytes;
+        total = total.saturating_add(bytes);
         if total > BUFFERS_MAX_BYTES {
             return Err(format!(
-                "{flag} {text}: with `{name}` ({}), the buffers take {total} bytes in all, more than gpuzzle holds for one launch ({}); use shorter buffers",
+                "{prefix}with `{name}` ({}), the buffers take {total} bytes in all, more than gpuzzle holds for one launch ({}); use shorter buffers",
                 size_text(bytes),
                 size_text(BUFFERS_MAX_BYTES)
             ));
@@ -101,6 +122,9 @@ pub fn check_buffer_sizes(args: &[String], symbols: &[String]) -> Result<(), Str
 }
 
 fn parse_spec(name: &str, spec: &str, base_dir: &Path) -> Result<KernelArg, String> {
+    if spec == NULL {
+        return Ok(KernelArg::Scalar(null_pointer()));
+    }
     if let Some(inner) = spec.strip_prefix('{') {
         let inner = inner
             .strip_suffix('}')

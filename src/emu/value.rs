@@ -90,6 +90,20 @@ impl ElemType {
         }
     }
 
+    /// The pattern an output element holds before a kernel writes it (low `size()` bytes of
+    /// the value). Floats get a quiet NaN with a payload no arithmetic makes (`0x7fc0dead`
+    /// for `float`), so a value never written, or computed from one, compares as wrong and
+    /// is recognisable bit for bit; integers get `0xdeadbeef` (cut to their width).
+    pub fn poison_bits(self) -> u64 {
+        match self {
+            ElemType::F16 => 0x7ead,
+            ElemType::Bf16 => 0x7fde,
+            ElemType::F32 => 0x7fc0_dead,
+            ElemType::F64 => 0x7ff8_0000_dead_beef,
+            _ => 0xdead_beef_dead_beef,
+        }
+    }
+
     /// Encode `v` as little-endian bytes of this type (floats round, ints saturate/truncate toward zero).
     pub fn encode(self, v: f64, out: &mut Vec<u8>) {
         match self {
@@ -215,6 +229,24 @@ impl Buffer {
         }
     }
 
+    /// A buffer whose every element holds `ty`'s poison (`ElemType::poison_bits`): what
+    /// `cudaMalloc`'d memory stands for before the kernel writes it.
+    pub fn poisoned(name: &str, ty: ElemType, len: usize) -> Buffer {
+        let one = &ty.poison_bits().to_le_bytes()[..ty.size()];
+        Buffer {
+            name: name.to_string(),
+            ty,
+            data: one.repeat(len),
+        }
+    }
+
+    /// Whether element `i` still holds the poison, bit for bit (false past the end).
+    pub fn holds_poison(&self, i: usize) -> bool {
+        let size = self.ty.size();
+        let one = &self.ty.poison_bits().to_le_bytes()[..size];
+        self.data.get(i * size..(i + 1) * size) == Some(one)
+    }
+
     pub fn len(&self) -> usize {
         self.data.len() / self.ty.size()
     }
@@ -281,6 +313,35 @@ mod tests {
         assert_eq!(bytes.len(), 24);
         assert_eq!(bytes[0], 1);
         assert_eq!(f64::from_le_bytes(bytes[8..16].try_into().unwrap()), 2.0);
+    }
+
+    #[test]
+    fn poison_is_a_quiet_nan_for_floats_and_deadbeef_for_integers() {
+        for ty in ElemType::ALL {
+            let b = Buffer::poisoned("out", ty, 3);
+            assert_eq!(b.len(), 3);
+            assert!((0..3).all(|i| b.holds_poison(i)), "{ty}");
+            assert!(!b.holds_poison(3));
+            if ty.is_float() {
+                assert!(b.values().iter().all(|v| v.is_nan()), "{ty}");
+            }
+        }
+        let f = f32::from_bits(0x7fc0_dead);
+        assert!(f.is_nan());
+        // Quiet: the top mantissa bit is set (a signalling NaN would trap on some hosts).
+        assert_ne!(f.to_bits() & 0x0040_0000, 0);
+        assert_eq!(
+            Buffer::poisoned("a", ElemType::I32, 1).values(),
+            vec![0xdeadbeef_u32 as i32 as f64]
+        );
+        assert_eq!(
+            Buffer::poisoned("a", ElemType::U16, 1).values(),
+            vec![0xbeef as f64]
+        );
+        // One element written (to anything, NaN included) is no longer poison.
+        let mut b = Buffer::poisoned("out", ElemType::F32, 2);
+        b.data[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(!b.holds_poison(0) && b.holds_poison(1));
     }
 
     #[test]

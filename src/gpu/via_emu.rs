@@ -267,6 +267,19 @@ $L__BB0_2:
     }
 
     #[test]
+    fn a_poisoned_output_keeps_its_poison_where_no_thread_writes() {
+        // The GPU backend uploads each buffer's bytes as they are (`driver::Launchable`): an
+        // output the judge poisoned reaches the device poisoned, as here.
+        let mut a = args(2);
+        a[0] = KernelArg::Buffer(Buffer::poisoned("out", ElemType::F32, 4));
+        let r = run_detailed(K, "k", &cfg(4), a, 100).unwrap();
+        let out = &r.result.buffers[0];
+        assert_eq!(out.values()[..2], [2.0, 3.0]);
+        assert!(!out.holds_poison(0) && !out.holds_poison(1));
+        assert!(out.holds_poison(2) && out.holds_poison(3));
+    }
+
+    #[test]
     fn an_overrun_is_skipped_and_reported_once() {
         // n = 6 with 4-element buffers: threads 4 and 5 read a[4], a[5] out of bounds.
         let r = run_detailed(K, "k", &cfg(6), args(6), 100).unwrap();

@@ -107,6 +107,7 @@ mod tests {
                 got: got.to_vec(),
                 mismatches,
                 shape: None,
+                ..Default::default()
             },
         )])
     }

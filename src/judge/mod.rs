@@ -21,6 +21,7 @@
 mod cross;
 pub mod outcome;
 mod overrun;
+pub mod pattern;
 
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
@@ -30,8 +31,10 @@ use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
 use crate::puzzle::{
-    run_steps, Launched, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase, SPEC_KERNEL,
+    run_steps, Launched, MistakeKind, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase,
+    SPEC_KERNEL,
 };
+use crate::teach;
 use outcome::{
     BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PuzzleOutcome,
     TestInput, TestOutcome,
@@ -160,9 +163,13 @@ pub fn judge(
         let learner = match crate::ptx::parse(&learner.ptx) {
             Ok(m) => m,
             Err(e) => {
-                outcome.compile_error = Some(format!(
-                    "gpuzzle could not read the PTX of your kernel (please report this): {e}"
-                ));
+                // Invalid inline assembly is the learner's error, at the `asm` line.
+                outcome.compile_error = Some(
+                    crate::ptx::learner_asm_error(&learner_ptx, &e, display_name)
+                        .unwrap_or_else(|| format!(
+                            "gpuzzle could not read the PTX of your kernel (please report this): {e}"
+                        )),
+                );
                 return Ok(outcome);
             }
         };
@@ -197,6 +204,8 @@ pub fn judge(
             for p in t.perf.iter_mut().filter(|p| p.over()) {
                 p.help = crate::teach::perf::advice(p, source, &scene.values);
             }
+            unfed_requirements(puzzle, &mut t, learner, display_name);
+            technique_help(puzzle, &mut t, learner, display_name, source);
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)
         };
@@ -485,6 +494,18 @@ fn run_test(
     learner: (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
+    // Buffers more than one launch may hold: refused before any is filled, in exec's words.
+    let sizes = (test
+        .buffers
+        .iter()
+        .chain(&test.scratch)
+        .chain(&test.symbols))
+    .map(|(n, b)| (String::new(), n.clone(), b.len as u64 * b.ty.size() as u64));
+    if let Err(m) = emu::spec::check_launch_bytes(sizes) {
+        let mut out = blank_outcome(puzzle, test, seed);
+        out.error = Some(m);
+        return Ok(out);
+    }
     let args = test.kernel_args(&puzzle.params, seed)?;
     let steps = puzzle.steps(test);
     // Perf figures cost emulator time: measured only where a kernel budgets one.
@@ -531,8 +552,8 @@ fn run_test(
             },
         ));
     }
-    // The learner's launches of this test get a wall-clock deadline as well as the step limit,
-    // so a runaway kernel ends within seconds whatever its steps cost.
+    // The learner's launches of this test get a wall-clock backstop as well as the step limit
+    // (which decides), so a kernel whose steps are pathologically slow still ends.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
@@ -580,6 +601,7 @@ fn run_test(
             }
         };
         let (u, p) = &mut uses[use_at];
+        out.families_uncounted |= got.result.families_uncounted;
         if got.result.families_uncounted {
             // The GPU's instrumenter counts memory only: its run cannot judge a family's limit
             // (the emulator's can, and grades by default).
@@ -635,6 +657,7 @@ fn run_test(
                         thread: u.argmax[i],
                         kernel: multi.then(|| u.name.clone()),
                         lines: Vec::new(),
+                        help: None,
                     });
                 }
             }
@@ -684,7 +707,13 @@ fn run_test(
     if multi {
         out.kernels = uses.into_iter().map(|(u, _)| u).collect();
     }
-    out.outputs = compare_outputs(puzzle, test, &expected, &buffers);
+    // The puzzle's `wrong-output` hint fits where nothing else went wrong (as `teach::hints`
+    // matches it).
+    let clean = !out
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, clean);
     if let Some(also) = &opts.also {
         out.cross = Some(also_run(
             (puzzle, test, seed),
@@ -732,6 +761,7 @@ fn blank_outcome(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> TestOut
         not_run: None,
         seconds: 0.0,
         cross: None,
+        families_uncounted: false,
     }
 }
 
@@ -753,6 +783,123 @@ fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -
     }
 }
 
+/// `require` counts only work that feeds something: a required counter whose every instruction
+/// in the learner's file has its result dropped (a `volatile` read of shared memory into a
+/// variable never used, an `mma` whose result is never read) is not met, whatever the counts
+/// say (`ptx::census::Feeds`, one level of liveness).
+fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, file: &str) {
+    use crate::ptx::census::{Feeds, Work};
+    let required: Vec<(usize, u64)> = (0..Counters::N)
+        .filter_map(|i| {
+            let limits =
+                std::iter::once(&puzzle.require).chain(puzzle.kernels.iter().map(|k| &k.require));
+            limits.filter_map(|r| r.get(i)).max().map(|m| (i, m))
+        })
+        .filter(|&(_, m)| m > 0)
+        .collect();
+    if required.is_empty() || t.error.is_some() {
+        return;
+    }
+    let works = |name: &str| -> &'static [Work] {
+        match name {
+            "shared_reads" => &[Work::SharedLoad, Work::Ldmatrix],
+            "global_reads" => &[Work::GlobalLoad],
+            "shuffles" => &[Work::Shuffle],
+            "votes" => &[Work::Vote],
+            "matches" => &[Work::Match],
+            "warp_reduces" => &[Work::WarpReduce],
+            "dp4a" => &[Work::Dp4a],
+            "f16x2" => &[Work::F16x2],
+            "mma" => &[Work::Mma],
+            "ldmatrix" => &[Work::Ldmatrix],
+            "wmma" => &[Work::Wmma],
+            _ => &[],
+        }
+    };
+    let mut feeds: Option<Feeds> = None;
+    for (i, min) in required {
+        let name = Counters::NAMES[i];
+        let kinds = works(name);
+        if kinds.is_empty() || t.block_overruns.iter().any(|o| o.counter == name) {
+            continue;
+        }
+        let feeds = feeds.get_or_insert_with(|| Feeds::of(learner, file));
+        // Unfed when the learner's file has work of the kinds the counter counts and none of
+        // it feeds anything.
+        let present: Vec<(bool, &[u32])> = kinds.iter().filter_map(|&w| feeds.of_kind(w)).collect();
+        if present.is_empty() || present.iter().any(|&(live, _)| live) {
+            continue;
+        }
+        let lines: Vec<u32> = present
+            .iter()
+            .flat_map(|&(_, l)| l.iter().copied())
+            .collect();
+        t.block_overruns.push(BlockOverrun {
+            limit_kind: BlockLimitKind::Require,
+            counter: name,
+            used: 0,
+            limit: min,
+            block: t.blocks.map_or([0; 3], |b| b.least_at[i]),
+            kernel: None,
+            lines: Vec::new(),
+            help: Some(crate::teach::technique::unfed(puzzle.id, i, &lines)),
+        });
+        t.passed = false;
+    }
+}
+
+/// Help for each counter a test broke, from `teach::technique`: a family under `require` or
+/// over its budget (or `forbid`), a memory counter over a budget whose `[technique]` says what
+/// it is built for. The census of the learner's lines is read only when there is one.
+fn technique_help(
+    puzzle: &Puzzle,
+    t: &mut TestOutcome,
+    learner: &Module,
+    file: &str,
+    source: &str,
+) {
+    let family = |name: &str| Counters::index(name).is_some_and(|i| i >= Counters::MEMORY);
+    let wanted = t.over_budget.iter().any(|o| o.is_counter())
+        || (t.block_overruns.iter()).any(|o| family(o.counter));
+    if !wanted {
+        return;
+    }
+    let census = crate::ptx::census::Census::of(learner, file);
+    let cx = crate::teach::technique::Context {
+        puzzle_id: puzzle.id,
+        technique: puzzle.technique.as_ref(),
+        census: &census,
+        source,
+    };
+    use crate::teach::technique::{help, Miss};
+    for o in t.over_budget.iter_mut() {
+        let Some(i) = Counters::index(o.counter) else {
+            continue;
+        };
+        let forbidden = puzzle.budget.forbids(i)
+            || (puzzle.kernels.iter())
+                .any(|k| Some(&k.name) == o.kernel.as_ref() && k.budget.forbids(i));
+        let miss = Miss::OverBudget {
+            used: o.used,
+            limit: o.budget,
+            forbidden,
+        };
+        o.help = help(i, miss, &cx);
+    }
+    for o in t.block_overruns.iter_mut() {
+        let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
+            continue;
+        };
+        if o.limit_kind == BlockLimitKind::Require {
+            let miss = Miss::Required {
+                used: o.used,
+                min: o.limit,
+            };
+            o.help = help(i, miss, &cx);
+        }
+    }
+}
+
 /// The blocks of one kernel's launches over its `block_budget` (the block with the most of a
 /// counter) or under its `require` (the block with the least), in `Counters::NAMES` order,
 /// the budget's before the requirement's.
@@ -771,6 +918,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 block: b.most_at[i],
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
+                help: None,
             });
         }
     }
@@ -784,6 +932,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 block: b.least_at[i],
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
+                help: None,
             });
         }
     }
@@ -838,7 +987,7 @@ fn also_run(
             }
         }
     };
-    let gpu = compare_outputs(puzzle, test, expected, &buffers);
+    let gpu = compare_outputs(puzzle, test, expected, &buffers, false);
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
 
@@ -1050,13 +1199,33 @@ fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
     }
 }
 
+/// Each output against the spec's: the wrong elements, those still holding the poison they
+/// started with, the pattern of the difference and its help (with the puzzle's first
+/// `wrong-output` hint where `hint_fits`).
 fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
     got: &BTreeMap<String, Buffer>,
+    hint_fits: bool,
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
+    let rung = puzzle
+        .mistakes
+        .iter()
+        .find(|m| m.kind == MistakeKind::WrongOutput)
+        .filter(|_| hint_fits)
+        .map(|m| teach::output::MistakeRung {
+            puzzle: puzzle.id,
+            hint: &m.hint,
+        });
+    // Elements one block covers, for "only the first block is right" (several blocks only).
+    let blocks: u64 = test.grid.iter().map(|&d| d as u64).product();
+    let block_len = if blocks > 1 && test.launches.is_empty() {
+        test.threads_per_block() as usize
+    } else {
+        0
+    };
     for name in test.outputs() {
         let e = expected
             .buffers
@@ -1064,15 +1233,46 @@ fn compare_outputs(
             .find(|b| b.name == name)
             .map(Buffer::values)
             .unwrap_or_default();
-        let g = got.get(name).map(Buffer::values).unwrap_or_default();
-        let mismatches = e
+        let buffer = got.get(name);
+        let g = buffer.map(Buffer::values).unwrap_or_default();
+        let mismatches: Vec<usize> = e
             .iter()
             .zip(&g)
             .enumerate()
             .filter(|(_, (e, g))| !puzzle.tolerance.accepts(**e, **g))
             .map(|(i, _)| i)
             .collect();
+        let unwritten: Vec<usize> = match buffer {
+            Some(b) => mismatches
+                .iter()
+                .copied()
+                .filter(|&i| b.holds_poison(i))
+                .collect(),
+            None => Vec::new(),
+        };
         let shape = test.buffers.get(name).and_then(|b| b.shape);
+        let pattern = pattern::find(
+            &e,
+            &g,
+            &mismatches,
+            &unwritten,
+            shape,
+            block_len,
+            &puzzle.tolerance,
+        );
+        let help = if mismatches.is_empty() {
+            None
+        } else {
+            teach::output::help(
+                &teach::output::WrongOutput {
+                    name,
+                    shape,
+                    expected: &e,
+                    pattern: pattern.as_ref(),
+                },
+                rung.as_ref(),
+            )
+        };
         map.insert(
             name.to_string(),
             OutputCompare {
@@ -1080,6 +1280,9 @@ fn compare_outputs(
                 got: g,
                 mismatches,
                 shape,
+                unwritten,
+                pattern,
+                help,
             },
         );
     }

@@ -34,6 +34,10 @@ pub struct BlockOverrun {
     /// source line, adding up to `used` (from a traced re-run, as `OverBudget::lines`; empty
     /// when that run could not account for every access).
     pub lines: Vec<LineUse>,
+    /// What to change, from `teach::technique` (a technique `require`d and not used); not in
+    /// the JSON.
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 /// A measured performance figure of one kernel in one test: its worst source line.
@@ -87,7 +91,7 @@ pub struct KernelUse {
 }
 
 /// One output buffer compared with the spec.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct OutputCompare {
     pub expected: Vec<f64>,
     pub got: Vec<f64>,
@@ -97,6 +101,17 @@ pub struct OutputCompare {
     /// `[rows, cols]` when the puzzle declares the buffer 2D (for a 2D diff).
     #[serde(skip)]
     pub shape: Option<[usize; 2]>,
+    /// The mismatches that still hold the poison the output started with, bit for bit: no
+    /// thread wrote them (or one only copied the garbage back).
+    #[serde(skip)]
+    pub unwritten: Vec<usize>,
+    /// What the difference looks like (`judge::pattern`), when it has a shape a learner can
+    /// act on.
+    #[serde(skip)]
+    pub pattern: Option<super::pattern::OutputPattern>,
+    /// What to change, from `teach::output` (the pattern, then a matching mistake hint).
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 /// A counter that went over its budget, and the thread that used the most.
@@ -115,6 +130,10 @@ pub struct OverBudget {
     /// for perf figures, and when that run could not account for every access (a thread whose
     /// accesses depend on the schedule, a log past its cap).
     pub lines: Vec<LineUse>,
+    /// What to change, from `teach::technique` (a family's budget or `forbid`, or what a
+    /// memory budget is built for); not in the JSON.
+    #[serde(skip)]
+    pub help: Option<String>,
 }
 
 impl OverBudget {
@@ -206,6 +225,10 @@ pub struct TestOutcome {
     /// When graded on both executors: how the GPU's run of the same test compared.
     #[serde(skip)]
     pub cross: Option<CrossCheck>,
+    /// The kernel ran where instruction families are not counted (the GPU's instrumenter
+    /// counts memory only), so their limits were not judged in this test.
+    #[serde(skip)]
+    pub families_uncounted: bool,
 }
 
 /// The learner's kernel run on a second executor (the GPU) beside the emulator.
@@ -383,6 +406,7 @@ mod tests {
             not_run: None,
             seconds: 0.0,
             cross: None,
+            families_uncounted: false,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Lexing and parsing the PTX that NVRTC emits into a compact IR, with source lines from `.loc`.
 
+pub mod census;
 pub mod demangle;
 mod header_code;
 pub mod ir;
@@ -25,10 +26,81 @@ pub fn parse(text: &str) -> Result<Module, ParseError> {
     parser::parse(text)
 }
 
+/// A parse error inside the inline assembly (`asm("...")`) of the learner's file
+/// `file_name`, said as the learner's error at the `asm` statement's line: that PTX is the
+/// learner's own text, which NVRTC copies through unread. `None` when the error lies in PTX
+/// NVRTC wrote, or in a header's inline assembly (gpuzzle's to fix, not the learner's).
+pub fn learner_asm_error(text: &str, e: &ParseError, file_name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let upto = lines.get(..e.line)?;
+    let asm_begins = upto
+        .iter()
+        .rposition(|l| l.trim() == "// begin inline asm")?;
+    if upto[asm_begins..]
+        .iter()
+        .any(|l| l.trim() == "// end inline asm")
+    {
+        return None;
+    }
+    // The `.loc` before the asm block: its file index and the line of the `asm` statement.
+    let (file, line) = upto[..asm_begins].iter().rev().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some(".loc")).then_some(())?;
+        let file: u32 = w.next()?.parse().ok()?;
+        let line: u32 = w.next()?.parse().ok()?;
+        Some((file, line))
+    })?;
+    let base = |p: &str| {
+        std::path::Path::new(p)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let named = lines.iter().find_map(|l| {
+        let rest = l.trim().strip_prefix(".file")?;
+        let mut w = rest.split_whitespace();
+        (w.next()?.parse::<u32>().ok()? == file).then_some(())?;
+        rest.split('"').nth(1)
+    })?;
+    (base(named)? == base(file_name)?).then(|| {
+        format!(
+            "{file_name}:{line}: error: the inline assembly (`asm`) on this line is not valid PTX: {} (line {} of the PTX)",
+            e.message, e.line
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ir::*;
+
+    /// An `asm` the learner wrote wrong is the learner's error at the `asm` line; an error
+    /// in NVRTC's own PTX, or in a header's inline assembly, is not.
+    #[test]
+    fn a_parse_error_in_the_learners_inline_asm_is_the_learners() {
+        let ptx = |file: &str| {
+            format!(
+                ".version 8.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n\
+                 .reg .b32 %r<5>;\n.loc 1 8 61\n// begin inline asm\n\
+                 ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{1, %r2, %r3, %r4}}, [%r1];\n\
+                 // end inline asm\nret;\n}}\n.file 1 \"{file}\"\n"
+            )
+        };
+        let text = ptx("puzzles/50_mma.cu");
+        let e = parse(&text).expect_err("not valid PTX");
+        let m = learner_asm_error(&text, &e, "puzzles/50_mma.cu").expect("the learner's");
+        assert!(
+            m.starts_with("puzzles/50_mma.cu:8: error: the inline assembly (`asm`) on this line is not valid PTX: "),
+            "{m}"
+        );
+        let text = ptx("/usr/local/cuda/include/crt/mma.hpp");
+        let e = parse(&text).expect_err("not valid PTX");
+        assert_eq!(learner_asm_error(&text, &e, "puzzles/50_mma.cu"), None);
+        // Outside any asm block: NVRTC's own text.
+        let text = ptx("puzzles/50_mma.cu").replace("// begin inline asm\n", "");
+        let e = parse(&text).expect_err("not valid PTX");
+        assert_eq!(learner_asm_error(&text, &e, "puzzles/50_mma.cu"), None);
+    }
 
     const PROBES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ptx");
 

@@ -22,6 +22,10 @@ mod parse_cluster;
 #[path = "parse_brx.rs"]
 mod parse_brx;
 
+/// `{ ... }` blocks in a body and the declarations they scope.
+#[path = "parse_scope.rs"]
+mod parse_scope;
+
 /// An operand as written, before it is typed by its instruction.
 #[derive(Clone, Debug)]
 enum Raw {
@@ -88,6 +92,11 @@ struct FnCtx {
     chains: HashMap<SourceLoc, parse_async::Chain>,
     chain: Option<parse_async::Chain>,
     chain_locs: Vec<Option<parse_async::Chain>>,
+    /// The `{ ... }` blocks open inside the body, innermost last (`parse_scope.rs`).
+    blocks: Vec<parse_scope::Block>,
+    /// The number the next declared register gets (below `reg_names.len()` once a closed
+    /// block's numbers are free again).
+    next_reg: usize,
 }
 
 pub fn parse(text: &str) -> PResult<Module> {
@@ -810,7 +819,7 @@ impl<'a> Parser<'a> {
         }
         let offset = offset as u32;
         ctx.param_area = end as u32;
-        ctx.params.insert(name.clone(), offset);
+        parse_scope::bind(ctx, parse_scope::Names::Param, &name, offset as u64);
         Ok(Param {
             name,
             ty,
@@ -830,6 +839,7 @@ impl<'a> Parser<'a> {
                 Some(Tok::Punct('{')) => {
                     self.pos += 1;
                     depth += 1;
+                    parse_scope::open(ctx);
                 }
                 Some(Tok::Punct('}')) => {
                     self.pos += 1;
@@ -837,6 +847,7 @@ impl<'a> Parser<'a> {
                     if depth == 0 {
                         return Ok(());
                     }
+                    parse_scope::close(ctx);
                 }
                 Some(Tok::Punct(';')) => self.pos += 1,
                 Some(Tok::Ident(w)) if w == ".loc" => {
@@ -887,7 +898,7 @@ impl<'a> Parser<'a> {
                     let v = self.variable(Space::Local)?;
                     let off = align_up(ctx.local_size, v.align);
                     ctx.local_size = off + v.size;
-                    ctx.locals.insert(v.name.clone(), off);
+                    parse_scope::bind(ctx, parse_scope::Names::Local, &v.name, off);
                     ctx.local_vars.push((v, off));
                 }
                 Some(Tok::Ident(w)) if w == ".shared" => {
@@ -967,10 +978,10 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 for i in 0..n {
-                    add_reg(ctx, format!("{name}{i}"));
+                    parse_scope::declare_reg(ctx, format!("{name}{i}"));
                 }
             } else {
-                add_reg(ctx, name);
+                parse_scope::declare_reg(ctx, name);
             }
             if self.eat_punct(';') {
                 return Ok(());
@@ -1292,13 +1303,6 @@ const MAX_REGS: u64 = 1 << 18;
 
 /// Bytes left unused after each static shared variable, so overflows hit no other variable.
 pub const SHARED_RED_ZONE: u64 = 64;
-
-fn add_reg(ctx: &mut FnCtx, name: String) {
-    if !ctx.regs.contains_key(&name) {
-        ctx.regs.insert(name.clone(), ctx.reg_names.len() as u32);
-        ctx.reg_names.push(name);
-    }
-}
 
 fn float_bits(ty: Ty, f: f64) -> u64 {
     match ty {

@@ -266,6 +266,7 @@ pub(super) fn parse_multi(
                             ty: s.ty,
                             len: n as usize,
                             init: Init::Zeros,
+                            zeroed: false,
                             output: false,
                             shape: None,
                             fixed: false,

@@ -11,11 +11,13 @@
 //!   that a command about one puzzle parses only its file.
 //! - `state`: progress in `.gpuzzle/state.toml`.
 //! - `random`: deterministic small-integer inputs for the random-input variant.
+//! - `generators`: inputs that do not forgive (`full-range`, `large`, `max-not-last`, `offset`).
 //! - `run`: a test's launches in order on one set of buffers, stopping at the first fault.
 //! - `unseen`: the `[unseen]` table drawn into a plain test (sizes fixed by gpuzzle's version).
 
 mod error;
 mod expr;
+mod generators;
 pub mod gitignore;
 mod index;
 mod launches;
@@ -33,6 +35,7 @@ mod unseen;
 mod workspace;
 
 pub use error::{os_reason, Invalid, PuzzleError};
+pub use generators::Generator;
 pub use index::{Entry as IndexEntry, Index};
 pub use limits::{BlockLimits, Budget, PerfKind, Technique};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};

@@ -3,6 +3,7 @@
 //! judge may rely on its invariants (every param has a value in every test, lengths agree, ...).
 
 use super::error::PuzzleError;
+use super::generators::Generator;
 use super::random;
 use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use crate::puzzle::{BlockLimits, Budget};
@@ -445,6 +446,13 @@ pub struct TestCase {
     pub defines: Vec<(String, Option<String>)>,
 }
 
+impl BufferSpec {
+    /// A row's length for generators that work row by row: the shape's columns.
+    pub fn cols(&self) -> Option<usize> {
+        self.shape.map(|[_, c]| c)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferSpec {
     pub ty: ElemType,
@@ -452,8 +460,12 @@ pub struct BufferSpec {
     pub len: usize,
     /// Contents of an input buffer (always `Zeros` for an output).
     pub init: Init,
-    /// Written by the kernel and compared with the spec's (starts as zeros).
+    /// Written by the kernel and compared with the spec's. Starts as poison (garbage, as
+    /// `cudaMalloc`'d memory: `ElemType::poison_bits`) unless `zeroed`.
     pub output: bool,
+    /// An output that starts as zeros (`zeroed = true`: a kernel that accumulates into it with
+    /// atomics, as after a `cudaMemset`). Always false for inputs.
+    pub zeroed: bool,
     /// `[rows, cols]` with `rows * cols == len`, when the buffer is a matrix (for 2D diffs).
     pub shape: Option<[usize; 2]>,
     /// Keep these contents in the random-input variant (e.g. indices that must stay in range).
@@ -474,10 +486,15 @@ pub enum Init {
     Random {
         seed: u64,
     },
+    /// A generator that does not forgive (see `generators`), from this seed and the name.
+    Generated {
+        generator: Generator,
+        seed: u64,
+    },
 }
 
 impl Init {
-    fn values(&self, buffer: &str, ty: ElemType, len: usize) -> Vec<f64> {
+    fn values(&self, buffer: &str, ty: ElemType, len: usize, cols: Option<usize>) -> Vec<f64> {
         match self {
             Init::Zeros => vec![0.0; len],
             Init::Ones => vec![1.0; len],
@@ -485,6 +502,7 @@ impl Init {
             Init::Fill(v) => vec![*v; len],
             Init::Values(v) => v.clone(),
             Init::Random { seed } => random::small_integers(*seed, buffer, ty, len),
+            Init::Generated { generator, seed } => generator.values(*seed, buffer, ty, len, cols),
         }
     }
 }
@@ -495,7 +513,7 @@ impl TestCase {
         self.symbols
             .iter()
             .map(|(name, spec)| {
-                let values = spec.init.values(name, spec.ty, spec.len);
+                let values = spec.init.values(name, spec.ty, spec.len, spec.cols());
                 Buffer::from_values(name, spec.ty, &values)
             })
             .collect()
@@ -503,8 +521,10 @@ impl TestCase {
 
     /// The contents of buffer `name` at launch. With `random_seed`, every input buffer that is
     /// not `fixed` holds small random integers drawn from that seed instead (so float results
-    /// stay exact, and a kernel that hard-codes the answer fails); outputs are always zeros.
-    /// An unknown name gives an empty vector.
+    /// stay exact, and a kernel that hard-codes the answer fails), or, where the buffer names a
+    /// generator, that generator's data drawn again from the seed (the data stays as hard).
+    /// Outputs are zeros here: the spec's start (the learner's outputs start as poison, see
+    /// `initial_buffers`). An unknown name gives an empty vector.
     pub fn values(&self, name: &str, random_seed: Option<u64>) -> Vec<f64> {
         let Some(spec) = self.buffers.get(name) else {
             return Vec::new();
@@ -512,9 +532,12 @@ impl TestCase {
         if spec.output {
             return vec![0.0; spec.len];
         }
-        match random_seed {
-            Some(seed) if !spec.fixed => random::small_integers(seed, name, spec.ty, spec.len),
-            _ => spec.init.values(name, spec.ty, spec.len),
+        match (random_seed, &spec.init) {
+            (Some(seed), Init::Generated { generator, .. }) if !spec.fixed => {
+                generator.values(seed, name, spec.ty, spec.len, spec.cols())
+            }
+            (Some(seed), _) if !spec.fixed => random::small_integers(seed, name, spec.ty, spec.len),
+            _ => spec.init.values(name, spec.ty, spec.len, spec.cols()),
         }
     }
 
@@ -563,13 +586,19 @@ impl TestCase {
         }
     }
 
-    /// Every buffer at the first launch, by name: the inputs (random with `random_seed`, see
-    /// `values`), the outputs and the scratch buffers as zeros. Launches share these.
+    /// Every buffer at the first launch of the learner's kernel, by name: the inputs (random
+    /// with `random_seed`, see `values`), the outputs as poison (what `cudaMalloc` leaves:
+    /// an element no thread writes stays wrong, `Buffer::holds_poison` finds it) unless
+    /// `zeroed`, and the scratch buffers as zeros. Launches share these.
     pub fn initial_buffers(&self, random_seed: Option<u64>) -> BTreeMap<String, Buffer> {
         let mut out = BTreeMap::new();
         for (name, spec) in &self.buffers {
-            let values = self.values(name, random_seed);
-            out.insert(name.clone(), Buffer::from_values(name, spec.ty, &values));
+            let b = if spec.output && !spec.zeroed {
+                Buffer::poisoned(name, spec.ty, spec.len)
+            } else {
+                Buffer::from_values(name, spec.ty, &self.values(name, random_seed))
+            };
+            out.insert(name.clone(), b);
         }
         for (name, spec) in &self.scratch {
             out.insert(
@@ -748,6 +777,7 @@ mod tests {
                 len: 4,
                 init: Init::Arange,
                 output: false,
+                zeroed: false,
                 shape: None,
                 fixed: false,
             },
@@ -759,6 +789,7 @@ mod tests {
                 len: 3,
                 init: Init::Values(vec![2.0, 0.0, 1.0]),
                 output: false,
+                zeroed: false,
                 shape: None,
                 fixed: true,
             },
@@ -770,6 +801,7 @@ mod tests {
                 len: 4,
                 init: Init::Zeros,
                 output: true,
+                zeroed: false,
                 shape: Some([2, 2]),
                 fixed: false,
             },
@@ -815,6 +847,42 @@ mod tests {
         assert_eq!(t.values("out", None), vec![0.0; 4]);
         assert_eq!(t.values("out", Some(7)), vec![0.0; 4]);
         assert!(t.values("nope", None).is_empty());
+    }
+
+    #[test]
+    fn the_learners_outputs_start_as_poison_unless_zeroed() {
+        let mut t = test_case();
+        let first = t.initial_buffers(None);
+        let out = &first["out"];
+        assert!((0..4).all(|i| out.holds_poison(i)));
+        assert!(out.values().iter().all(|v| v.is_nan()));
+        // Inputs are as their init says.
+        assert_eq!(first["a"].values(), vec![0.0, 1.0, 2.0, 3.0]);
+        if let Some(o) = t.buffers.get_mut("out") {
+            o.zeroed = true;
+        }
+        let zeroed = t.initial_buffers(Some(3));
+        assert_eq!(zeroed["out"].values(), vec![0.0; 4]);
+        assert!(!zeroed["out"].holds_poison(0));
+    }
+
+    #[test]
+    fn a_generated_input_keeps_its_kind_in_the_random_variant() {
+        let mut t = test_case();
+        if let Some(a) = t.buffers.get_mut("a") {
+            a.init = Init::Generated {
+                generator: Generator::Large,
+                seed: 5,
+            };
+            a.len = 64;
+        }
+        let fixed = t.values("a", None);
+        let random = t.values("a", Some(11));
+        assert_ne!(fixed, random);
+        // Small random integers lie in [-9, 9]; the generator's data is hundreds apart.
+        for v in [&fixed, &random] {
+            assert!(v.iter().any(|x| x.abs() > 100.0), "{v:?}");
+        }
     }
 
     #[test]

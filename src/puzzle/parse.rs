@@ -2,6 +2,7 @@
 //! the line and the field, with a fix; independent mistakes in one file are all reported.
 
 use super::error::{line_of, PuzzleError};
+use super::generators::Generator;
 use super::limits::Budget;
 use super::model::{
     BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
@@ -1413,15 +1414,31 @@ fn parse_buffer(
             "random" => Init::Random {
                 seed: raw.seed.as_ref().map_or(0, |s| *s.get_ref()),
             },
-            other => {
-                errs.push(cx.err(
-                    &s.span(),
-                    format!("{field}.init"),
-                    format!("unknown init `{other}`"),
-                    "use \"zeros\", \"ones\", \"arange\" or \"random\" (or fill = x, values = [...])",
-                ));
-                Init::Zeros
-            }
+            other => match Generator::from_name(other) {
+                Some(generator) => {
+                    if let Some(why) = generator.refuses(ty) {
+                        errs.push(cx.err(
+                            &s.span(),
+                            format!("{field}.init"),
+                            format!("init `{other}` cannot fill a buffer of {ty}"),
+                            why,
+                        ));
+                    }
+                    Init::Generated {
+                        generator,
+                        seed: raw.seed.as_ref().map_or(0, |s| *s.get_ref()),
+                    }
+                }
+                None => {
+                    errs.push(cx.err(
+                        &s.span(),
+                        format!("{field}.init"),
+                        format!("unknown init `{other}`"),
+                        "use \"zeros\", \"ones\", \"arange\", \"random\", or a generator: \"full-range\", \"large\", \"max-not-last\", \"offset\" (or fill = x, values = [...])",
+                    ));
+                    Init::Zeros
+                }
+            },
         };
     }
     if let Some(f) = &raw.fill {
@@ -1444,12 +1461,12 @@ fn parse_buffer(
         init = Init::Values(v.get_ref().clone());
     }
     if let Some(s) = &raw.seed {
-        if !matches!(init, Init::Random { .. }) {
+        if !matches!(init, Init::Random { .. } | Init::Generated { .. }) {
             errs.push(cx.err(
                 &s.span(),
                 format!("{field}.seed"),
-                "a seed only makes sense with init = \"random\"",
-                "remove the seed, or set init = \"random\"",
+                "a seed only makes sense with init = \"random\" or a generator",
+                "remove the seed, or set init = \"random\" (or \"full-range\", \"large\", ...)",
             ));
         }
     }
@@ -1459,7 +1476,7 @@ fn parse_buffer(
                 &here,
                 field,
                 "an output buffer cannot have initial contents",
-                "outputs start as zeros: remove init/fill/values, or drop `output = true` if the kernel only reads it",
+                "outputs start as garbage (or zeros with `zeroed = true`): remove init/fill/values, or drop `output = true` if the kernel only reads it",
             ));
         }
         if raw.fixed {
@@ -1470,6 +1487,13 @@ fn parse_buffer(
                 "remove `fixed = true` from the output buffer",
             ));
         }
+    } else if raw.zeroed {
+        errs.push(cx.err(
+            &here,
+            format!("{field}.zeroed"),
+            "`zeroed` applies to outputs only",
+            "remove `zeroed = true`: an input's contents are its init, fill or values",
+        ));
     }
     if errs.len() > before {
         return None;
@@ -1479,6 +1503,7 @@ fn parse_buffer(
         len,
         init,
         output: raw.output,
+        zeroed: raw.zeroed,
         shape,
         fixed: raw.fixed,
     })
@@ -2187,6 +2212,41 @@ buffers.out = { len = 16, output = true }
         );
         let text = GOOD.replace("init = \"arange\" }", "init = \"iota\" }");
         one_error(&text, line_with(&text, "iota", 0), "test[0].buffers.a.init");
+    }
+
+    #[test]
+    fn generators_are_named_in_init_and_outputs_may_start_zeroed() {
+        let text = GOOD.replace("init = \"arange\" }", "init = \"max-not-last\", seed = 4 }");
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            p.tests[0].buffers["a"].init,
+            Init::Generated {
+                generator: Generator::MaxNotLast,
+                seed: 4
+            }
+        );
+        // A generator that cannot fill the buffer's type says which can.
+        let text = GOOD.replace("init = \"arange\" }", "init = \"full-range\" }");
+        let inv = one_error(
+            &text,
+            line_with(&text, "full-range", 0),
+            "test[0].buffers.a.init",
+        );
+        assert!(inv.help.contains("\"large\""), "{}", inv.help);
+        // `zeroed` on an output; refused on an input.
+        let text = GOOD.replace(
+            "{ len = 8, output = true }",
+            "{ len = 8, output = true, zeroed = true }",
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.tests[0].buffers["out"].zeroed);
+        assert!(!p.tests[1].buffers["out"].zeroed);
+        let text = GOOD.replace("init = \"arange\" }", "init = \"arange\", zeroed = true }");
+        one_error(
+            &text,
+            line_with(&text, "zeroed", 0),
+            "test[0].buffers.a.zeroed",
+        );
     }
 
     #[test]

@@ -7,10 +7,10 @@
 
 use crate::emu::value::ElemType;
 
-struct SplitMix64(u64);
+pub(super) struct SplitMix64(pub(super) u64);
 
 impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -20,7 +20,7 @@ impl SplitMix64 {
 }
 
 /// FNV-1a of the buffer name: two buffers of one test get different data from one seed.
-fn fnv1a(s: &str) -> u64 {
+pub(super) fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3)
     })

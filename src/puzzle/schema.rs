@@ -141,6 +141,9 @@ pub(super) struct RawUnseenBuffer {
     pub seed: Option<Spanned<u64>>,
     #[serde(default)]
     pub output: bool,
+    /// An output that starts as zeros instead of poison.
+    #[serde(default)]
+    pub zeroed: bool,
     #[serde(default)]
     pub fixed: bool,
 }
@@ -204,6 +207,9 @@ pub(super) struct RawBuffer {
     pub seed: Option<Spanned<u64>>,
     #[serde(default)]
     pub output: bool,
+    /// An output that starts as zeros instead of poison.
+    #[serde(default)]
+    pub zeroed: bool,
     #[serde(default)]
     pub fixed: bool,
 }

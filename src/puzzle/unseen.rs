@@ -377,7 +377,10 @@ fn buffer(
             Some(Spanned::new(s.span(), dims))
         }
     };
-    let random = r.init.as_ref().is_some_and(|i| i.get_ref() == "random");
+    // `random` and the generators draw from a seed: one of their own for each buffer.
+    let random = r.init.as_ref().is_some_and(|i| {
+        i.get_ref() == "random" || super::generators::Generator::from_name(i.get_ref()).is_some()
+    });
     let seed = match (&r.seed, random) {
         (Some(s), _) => Some(s.clone()),
         (None, true) => Some(Spanned::new(b.span(), buffer_seed(id, slug, name))),
@@ -392,6 +395,7 @@ fn buffer(
         values: r.values.clone(),
         seed,
         output: r.output,
+        zeroed: r.zeroed,
         fixed: r.fixed,
     })
 }

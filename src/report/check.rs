@@ -475,6 +475,7 @@ mod tests {
                     got: vec![0.0, 1.0, 2.0, 6.0, 9.0, 12.0, 15.0, f64::NAN],
                     mismatches: vec![2, 5, 7],
                     shape: None,
+                    ..Default::default()
                 },
             );
             t.diagnostics.push(Diagnostic {
@@ -726,6 +727,7 @@ mod tests {
                     count: 16,
                     ..LineUse::default()
                 }],
+                help: None,
             },
             BlockOverrun {
                 limit_kind: BlockLimitKind::Require,
@@ -735,6 +737,7 @@ mod tests {
                 block: [0, 0, 0],
                 kernel: None,
                 lines: Vec::new(),
+                help: None,
             },
         ];
         // The table's reason names the first: what was counted, the limit, the block.

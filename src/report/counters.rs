@@ -374,6 +374,7 @@ pub(crate) mod tests {
             not_run: None,
             seconds: 0.0,
             cross: None,
+            families_uncounted: false,
         }
     }
 

@@ -340,6 +340,7 @@ mod tests {
             got,
             mismatches,
             shape,
+            ..Default::default()
         }
     }
 

@@ -23,6 +23,8 @@ pub fn name_the_loop(d: &mut Diagnostic, module: &Module, file_name: &str, sourc
         || matches!(
             d.facts,
             crate::emu::facts::Facts::GridSyncNeverCompletes { .. }
+                // The clock, not the step limit, stopped it: no evidence of a loop that never ends.
+                | crate::emu::facts::Facts::StoppedByClock { .. }
         )
     {
         return;

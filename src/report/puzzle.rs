@@ -81,6 +81,7 @@ pub fn text_with(
         sections.extend(stuck(o.id, &hints));
     } else if o.passed {
         sections.push(passed(o, solutions));
+        sections.extend(families_uncounted_note(&o.tests));
         sections.extend(compiler_warnings(o, source));
         sections.extend(diagnostics(o, source));
         sections.extend(super::also::line(o));
@@ -99,6 +100,8 @@ pub fn text_with(
         sections.extend(overrun_lines(o, source));
         sections.extend(block_lines(&o.tests, &o.file, source));
         sections.extend(only_budget_note(&o.tests));
+        sections.extend(technique_help(&o.tests));
+        sections.extend(families_uncounted_note(&o.tests));
         sections.extend(stuck(o.id, &hints));
     }
     sections.join("\n\n")
@@ -274,6 +277,10 @@ fn failed_detail(t: &TestOutcome, named: bool, all_inputs: bool) -> Option<Strin
     }
     for (name, c) in differ {
         parts.push(diff::output(name, c));
+        // What the difference looks like, from `teach::output`.
+        if let Some(help) = &c.help {
+            parts.push(format!("{}: {help}", "help".cyan().bold()));
+        }
     }
     if !t.stdout.is_empty() {
         parts.push(printf(&t.stdout));
@@ -402,6 +409,43 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
         [init @ .., last] => format!("{}, and {last}", init.join(", ")),
     };
     Some(format!("  Correct output, but {text}."))
+}
+
+/// The help `teach::technique` wrote for the counters the tests broke (a technique a puzzle
+/// requires and the kernel skipped, a family over its budget or forbidden, what a budget is
+/// built for), each said once.
+fn technique_help(tests: &[TestOutcome]) -> Vec<String> {
+    let mut said: Vec<&str> = Vec::new();
+    let helps = tests.iter().flat_map(|t| {
+        (t.block_overruns.iter().filter_map(|o| o.help.as_deref()))
+            .chain(t.over_budget.iter().filter_map(|o| o.help.as_deref()))
+    });
+    for h in helps {
+        if !said.contains(&h) {
+            said.push(h);
+        }
+    }
+    said.into_iter()
+        .map(|h| format!("  {}: {h}", "help".cyan().bold()))
+        .collect()
+}
+
+/// Where a test ran on the GPU, whose instrumenter counts memory only, and the puzzle limits
+/// an instruction family: say those limits were not judged there.
+fn families_uncounted_note(tests: &[TestOutcome]) -> Option<String> {
+    let family_limited = |t: &TestOutcome| {
+        (crate::emu::result::Counters::MEMORY..crate::emu::result::Counters::N).any(|i| {
+            t.budget.get(i).is_some()
+                || t.require.get(i).is_some()
+                || t.block_budget.get(i).is_some()
+        })
+    };
+    tests
+        .iter()
+        .any(|t| t.families_uncounted && family_limited(t))
+        .then(|| {
+            "  The GPU counts memory accesses only, not instruction families (shuffles, mma, cp.async, ...): their limits were not judged on it. `--backend emu` judges them.".to_string()
+        })
 }
 
 /// `global reads` for `global_reads`; a perf key as it is.
@@ -573,6 +617,7 @@ mod tests {
                 got: vec![0.0, 1.0, 2.0, 6.0, 9.0, 12.0, 15.0, 13.0],
                 mismatches: vec![2, 7],
                 shape: None,
+                ..Default::default()
             },
         );
         t.diagnostics = vec![race(2)];
@@ -881,6 +926,7 @@ mod tests {
                 got: vec![1.0, 2.0, 3.0, 5.0],
                 mismatches: vec![3],
                 shape: Some([2, 2]),
+                ..Default::default()
             },
         );
         let out = plain(&outcome(vec![t]), None, (0, 1));

@@ -86,8 +86,12 @@ fn stopped(t: &TestOutcome) -> Option<String> {
 fn differs(t: &TestOutcome) -> Option<String> {
     let (name, c) = t.outputs.iter().find(|(_, c)| !c.mismatches.is_empty())?;
     let len = c.expected.len().max(c.got.len());
+    let never = match c.unwritten.len() {
+        0 => String::new(),
+        n => format!(" ({n} never written)"),
+    };
     Some(format!(
-        "{} of {len} elements differ in {name}",
+        "{} of {len} elements differ in {name}{never}",
         c.mismatches.len()
     ))
 }
@@ -185,6 +189,7 @@ mod tests {
                 got: vec![1.0; 8],
                 mismatches: vec![1, 2, 3],
                 shape: None,
+                ..Default::default()
             },
         );
         t.diagnostics = vec![
@@ -195,6 +200,23 @@ mod tests {
             test(&t),
             "3 of 8 elements differ in out; shared-race at 09_pooling.cu:14"
         );
+    }
+
+    #[test]
+    fn elements_never_written_are_counted_in_the_reason() {
+        let mut t = test_with("t", [0; 4]);
+        t.passed = false;
+        t.outputs.insert(
+            "hist".into(),
+            OutputCompare {
+                expected: vec![0.0; 4],
+                got: vec![f64::NAN, f64::NAN, 1.0, 0.0],
+                mismatches: vec![0, 1, 2],
+                unwritten: vec![0, 1],
+                ..Default::default()
+            },
+        );
+        assert_eq!(test(&t), "3 of 4 elements differ in hist (2 never written)");
     }
 
     #[test]

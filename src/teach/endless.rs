@@ -13,6 +13,9 @@ pub fn help(c: &Case) -> String {
     if matches!(c.d.facts, crate::emu::facts::Facts::TimedOut { .. }) {
         return "an endless loop, or a __syncthreads() that not every thread of the block reaches? Run it with --backend emu to see which thread and line; --timeout SECS allows longer runs".into();
     }
+    if let crate::emu::facts::Facts::StoppedByClock { .. } = c.d.facts {
+        return "not a verdict on the kernel: it was still within its step limit when this machine's clock stopped it (a backstop for runaway launches, far above what the limit costs at a normal speed). Run it again on a less busy machine, or set GPUZZLE_TIME_LIMIT=SECS for a longer run".into();
+    }
     if let crate::emu::facts::Facts::GridSyncNeverCompletes {
         returned, cluster, ..
     } = c.d.facts

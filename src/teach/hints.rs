@@ -419,6 +419,7 @@ mod tests {
                     got: vec![0.0],
                     mismatches: vec![0],
                     shape: None,
+                    ..Default::default()
                 },
             )]
             .into(),
@@ -438,6 +439,7 @@ mod tests {
             not_run: None,
             seconds: 0.0,
             cross: None,
+            families_uncounted: false,
         };
         PuzzleOutcome {
             file: "puzzles/k.cu".into(),

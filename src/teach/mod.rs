@@ -5,7 +5,8 @@
 //! Where a rule cannot tell the cause, its help says what was seen rather than guess.
 //!
 //! `hints` matches a puzzle's `[[mistake]]` hints against a failed run, so that `gpuzzle
-//! hint` answers what just went wrong before the progressive hints.
+//! hint` answers what just went wrong before the progressive hints. `output` says what a
+//! wrong output's pattern is (elements never written, values shifted, a factor off, ...).
 //!
 //! `explain` also orders a test's diagnostics root cause first and drops those that only
 //! follow from an earlier one (see `order`), and names shared elements as the learner
@@ -22,9 +23,11 @@ pub mod hints;
 mod index;
 mod names;
 mod order;
+pub mod output;
 pub mod perf;
 mod race;
 pub mod source;
+pub mod technique;
 mod uninit;
 mod warp;
 mod wmma;

@@ -101,6 +101,11 @@ impl<'l> Block<'l> {
             });
     }
 
+    /// Whether this block reported a barrier only part of it reached.
+    pub(crate) fn diverged(&self) -> bool {
+        self.mem.diags.has(DiagKind::BarrierDivergence)
+    }
+
     /// The output of a block run in slices, once `run_slice` said it is done.
     pub(crate) fn finish_slices(&mut self, s: Slices, fatal: Option<String>) -> BlockOutput {
         self.finish(s.0, fatal)
@@ -359,16 +364,41 @@ impl<'l> Block<'l> {
         let limit = self.mem.launch.opts.step_limit;
         let who = self.mem.namer.who(site.thread, site.block);
         let line = site.line;
-        let what = if looping.is_some() {
+        let in_loop = looping.is_some();
+        // The clock is only a runaway backstop: when it, not the step limit, stopped the
+        // launch, say how long and how far it ran on this machine, and where the thread was,
+        // but not that it was stuck (`Facts::StoppedByClock`).
+        if let Some(d) = self.mem.launch.stopped_by_clock() {
+            let steps = self.mem.launch.steps_run();
+            let elapsed = d.elapsed();
+            let place = if in_loop {
+                format!("in the loop on line {line}")
+            } else {
+                format!("on line {line}")
+            };
+            let message = format!(
+                "the launch was stopped after {} s on this machine, {steps} instructions run (its step limit is {limit}, which it had not reached); {who} was {place} then",
+                crate::emu::config::seconds_said(elapsed)
+            );
+            let facts = Facts::StoppedByClock {
+                millis: elapsed.as_millis() as u64,
+                steps,
+                step_limit: limit,
+                in_loop,
+            };
+            self.mem
+                .diags
+                .report(DiagKind::StepLimit, Severity::Error, site, None, || {
+                    (message, facts)
+                });
+            return;
+        }
+        let what = if in_loop {
             format!("{who} was still in the loop on line {line}")
         } else {
             format!("{who} was still running line {line}")
         };
-        let ran = match self.mem.launch.opts.deadline.filter(|d| d.passed()) {
-            Some(d) => format!("the kernel ran longer than {} s", d.limit.as_secs_f64()),
-            None => format!("the kernel ran more than {limit} instructions"),
-        };
-        let in_loop = looping.is_some();
+        let ran = format!("the kernel ran more than {limit} instructions");
         self.mem
             .diags
             .report(DiagKind::StepLimit, Severity::Error, site, None, || {

@@ -34,7 +34,14 @@ pub(in crate::emu) fn run_blocks(
         if let Some((i, msg, facts)) = stuck {
             // Every block still running waits at the grid sync for blocks that have returned:
             // reported where the first of them waits, as the step limit a GPU would run into.
-            blocks[i].report_stuck(msg, facts);
+            // Where a returned block got there by leaving part of its threads out of the
+            // sync's own `__syncthreads()` (half a block skipped `grid.sync()`), that
+            // `barrier-divergence` is the fault, reported already, and the wait follows from
+            // it: the launch stops without a second kind for the same fault.
+            let partly = (0..nblocks).any(|b| done[b].is_some() && blocks[b].diverged());
+            if !partly {
+                blocks[i].report_stuck(msg, facts);
+            }
             launch.abort();
             done[i] = Some(Some(STEP_LIMIT.to_string()));
             left -= 1;

@@ -283,11 +283,15 @@ pub fn instrument(
             };
             edits.push((at, at, text));
         }
-        // Declarations and the prologue go before the first instruction or label.
-        let first = f
-            .stmts
-            .iter()
-            .find(|s| matches!(s.kind, StmtKind::Instr(_) | StmtKind::Label(_)));
+        // Declarations and the prologue go before the first instruction or label, at the
+        // body's own level: before a `{` block that holds the first instruction (a call
+        // sequence), whose declarations end at its `}` (PTX's scoping).
+        let first = f.stmts.iter().find(|s| {
+            matches!(
+                s.kind,
+                StmtKind::Instr(_) | StmtKind::Label(_) | StmtKind::Open
+            )
+        });
         if let Some(first) = first {
             let mut lines = vec![
                 "// gpuzzle instrumentation registers".to_string(),
@@ -1107,6 +1111,27 @@ $L__BB0_3:
             crate::gpu::ctl::FaultKind::Assert as u32
         )));
         assert!(crate::ptx::parse(&out.ptx).is_ok());
+    }
+
+    /// PTX's blocks scope what they declare (`ptx/parse_scope.rs`, and `ptxas`): the
+    /// instrumentation's registers are declared at the body's own level even where the body's
+    /// first instruction lies inside a `{ ... }` block (a call sequence), so the sites after the
+    /// block still name them.
+    #[test]
+    fn instrumentation_registers_are_declared_outside_a_leading_block() {
+        let ptx = ".version 8.8\n.target sm_80\n.address_size 64\n\n\
+                   .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<2>;\n\
+                   \t{\n\t.reg .b32 temp_param_reg;\n\tmov.u32 %r1, 1;\n\t}\n\
+                   \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+                   \tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
+        let out = instrument(ptx, "k", &InstrumentOptions::default()).unwrap();
+        let text = &out.ptx;
+        let decl = text.find(".reg .b64 %gz_rd<3>;").expect("declared");
+        let open = text
+            .find("\t{\n\t.reg .b32 temp_param_reg;")
+            .expect("the block");
+        assert!(decl < open, "{text}");
+        crate::ptx::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
 
     #[test]

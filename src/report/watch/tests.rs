@@ -32,6 +32,7 @@ fn outcome() -> PuzzleOutcome {
                     thread: Default::default(),
                     kernel: None,
                     lines: vec![],
+                    help: None,
                 });
             }
             t
@@ -458,6 +459,7 @@ fn a_multi_launch_puzzle_has_a_counter_line_per_kernel() {
         thread: Default::default(),
         kernel: Some("finish".into()),
         lines: vec![],
+        help: None,
     });
     let lines = counter_lines(&[t]);
     let text: Vec<String> = lines

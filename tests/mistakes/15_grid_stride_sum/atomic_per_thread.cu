@@ -1,7 +1,7 @@
 // expect: fail
-// kind: over-budget
-// counter: global_reads
-// why: fixes the race with one atomicAdd per thread: right, but over the read budget.
+// kind: wrong-output
+// why: fixes the race with one atomicAdd per thread into `out`, which starts as garbage (as
+// cudaMalloc leaves it): wrong, and over the read budget too.
 // Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
 extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

@@ -1,0 +1,331 @@
+//! A wrong output in words: the pattern the judge found in the diff (`judge::pattern`), said in
+//! the learner's names (the output's parameter name, its elements as `out[5]`, rows where the
+//! buffer is a matrix), with what to check; then the puzzle's first `wrong-output` mistake hint
+//! where one fits.
+
+use crate::judge::pattern::{OutputPattern, Unit};
+use crate::puzzle::show_number;
+
+/// The plain facts about one wrong output.
+pub struct WrongOutput<'a> {
+    /// The output buffer's name, as the kernel's parameter is called.
+    pub name: &'a str,
+    /// `[rows, cols]` when it is a matrix.
+    pub shape: Option<[usize; 2]>,
+    /// The spec's values (for the finite value an inf or NaN replaced).
+    pub expected: &'a [f64],
+    pub pattern: Option<&'a OutputPattern>,
+}
+
+/// The puzzle's hint for a wrong output, to show its first rung.
+pub struct MistakeRung<'a> {
+    pub puzzle: u32,
+    pub hint: &'a str,
+}
+
+/// The help for one wrong output, or None when there is nothing to say beyond the diff.
+pub fn help(w: &WrongOutput, rung: Option<&MistakeRung>) -> Option<String> {
+    let mut parts: Vec<String> = w.pattern.map(|p| pattern(w, p)).into_iter().collect();
+    if let Some(r) = rung {
+        parts.push(format!(
+            "The puzzle's hint for a wrong output (rung 1; `gpuzzle hint {}` has more): {}",
+            r.puzzle,
+            r.hint.trim()
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// `out[13]`, with its row and column where the output is a matrix.
+fn element(w: &WrongOutput, i: usize) -> String {
+    match w.shape {
+        Some([_, cols]) if cols > 0 => {
+            format!("{}[{i}] (row {}, column {})", w.name, i / cols, i % cols)
+        }
+        _ => format!("{}[{i}]", w.name),
+    }
+}
+
+fn pattern(w: &WrongOutput, p: &OutputPattern) -> String {
+    let name = w.name;
+    match p {
+        OutputPattern::Unwritten { first, count } => {
+            let named: Vec<String> = first.iter().map(|&i| element(w, i)).collect();
+            let more = count.saturating_sub(first.len());
+            let (list, verb, it) = match (named.len(), more) {
+                (1, 0) => (named[0].clone(), "was", "it"),
+                (_, 0) => (and_list(&named), "were", "they"),
+                _ => (
+                    format!("{}, and {more} more elements", named.join(", ")),
+                    "were",
+                    "they",
+                ),
+            };
+            format!(
+                "{list} {verb} never written: on a GPU {it} would hold whatever was in memory. \
+                 Every element of `{name}` needs a store from some thread (an element that is \
+                 0 too; `{name}[i] += ...` only adds to the garbage: sum in a register and \
+                 store once). Find the thread that owns {} and check that its `if` or loop \
+                 bound lets it write.",
+                element(w, first[0])
+            )
+        }
+        OutputPattern::NonFinite { index, got } => {
+            let what = if got.is_nan() { "NaN" } else { "inf" };
+            let want = w
+                .expected
+                .get(*index)
+                .map_or(String::new(), |e| format!(" ({})", show_number(*e)));
+            format!(
+                "{} is {what} where the spec's value is finite{want}: an intermediate \
+                 overflowed or was undefined. `expf` of a value above 88 is inf in a float \
+                 (subtract the maximum first), a sum of large values can pass 3.4e38, \
+                 0 / 0, inf - inf and `sqrtf` of a negative are NaN, and so is anything \
+                 computed from an output element read before a thread wrote it (outputs start \
+                 as garbage).",
+                element(w, *index)
+            )
+        }
+        OutputPattern::Shifted { by } => {
+            let places = if by.abs() == 1 {
+                "1 place".to_string()
+            } else {
+                format!("{} places", by.abs())
+            };
+            let (sign, k) = if *by < 0 { ("+", -by) } else { ("-", *by) };
+            format!(
+                "The values in `{name}` are right but {places} off: {name}[i] holds what \
+                 belongs in {name}[i {sign} {k}]. Check the index of the store and of the \
+                 reads for an off-by-one (an inclusive result where an exclusive one is \
+                 asked, `i - 1` for `i`)."
+            )
+        }
+        OutputPattern::Permuted => format!(
+            "`{name}` holds the right values at the wrong places: each value is computed \
+             right, but the index it is stored at is not (rows and columns swapped, a thread \
+             mapped to another element than the spec's)."
+        ),
+        OutputPattern::Factor { factor } => format!(
+            "Every wrong element of `{name}` is {} times the spec's: something is counted \
+             that many times (every thread adding the same total, a loop that runs too \
+             often), or a scale or divisor is missing.",
+            show_number(*factor)
+        ),
+        OutputPattern::OnlyFirst {
+            unit,
+            units_right,
+            unit_len,
+        } => {
+            let end = units_right * unit_len;
+            let (what, fix) = match (unit, units_right) {
+                (Unit::Row, 1) => (
+                    "the first row".to_string(),
+                    "the row's offset (`row * cols`) is probably missing from an index, or only one row is handled",
+                ),
+                (Unit::Row, n) => (
+                    format!("the first {n} rows"),
+                    "the later rows are indexed or reached wrongly: check the row's offset (`row * cols`) and the loop over rows",
+                ),
+                (Unit::Block, _) => (
+                    format!("the first {end} elements (one block is {unit_len} threads)"),
+                    "the later blocks write to the wrong place or not at all: include `blockIdx.x * blockDim.x` in the index, and launch-wide sizes in the bounds",
+                ),
+            };
+            format!(
+                "Only {what} of `{name}` ({name}[0] to {name}[{}]) came out right; most of the \
+                 rest is wrong: {fix}.",
+                end - 1
+            )
+        }
+        OutputPattern::GrowsWithMagnitude { largest_wrong } => format!(
+            "The wrong elements of `{name}` are the large ones ({} among them): the error grows \
+             with the values' magnitude. Look for rounding in a long float sum, a difference of \
+             two large, nearly equal numbers (it cancels), or an integer too narrow for the \
+             total.",
+            element(w, *largest_wrong)
+        ),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(name: &str, shape: Option<[usize; 2]>, p: OutputPattern) -> String {
+        let expected = [1.5; 64];
+        let w = WrongOutput {
+            name,
+            shape,
+            expected: &expected,
+            pattern: Some(&p),
+        };
+        let text = help(&w, None).unwrap_or_default();
+        // No empty names or placeholders in any template.
+        assert!(
+            !text.contains("``") && !text.contains("{}") && !text.contains("[]"),
+            "{text}"
+        );
+        text
+    }
+
+    #[test]
+    fn an_element_never_written_is_named_as_the_learner_calls_it() {
+        let one = OutputPattern::Unwritten {
+            first: vec![0],
+            count: 1,
+        };
+        let text = said("out", None, one.clone());
+        assert!(
+            text.starts_with(
+                "out[0] was never written: on a GPU it would hold whatever was in memory."
+            ),
+            "{text}"
+        );
+        let text = said("prefix", None, one);
+        assert!(text.starts_with("prefix[0] was never written"), "{text}");
+        assert!(text.contains("`prefix`") && !text.contains("out"), "{text}");
+        let many = OutputPattern::Unwritten {
+            first: vec![3, 8, 9],
+            count: 5,
+        };
+        let text = said("hist", Some([4, 5]), many);
+        assert!(
+            text.starts_with("hist[3] (row 0, column 3), hist[8] (row 1, column 3), hist[9] (row 1, column 4), and 2 more elements were never written: on a GPU they would"),
+            "{text}"
+        );
+        let two = OutputPattern::Unwritten {
+            first: vec![1, 2],
+            count: 2,
+        };
+        assert!(said("y", None, two).starts_with("y[1] and y[2] were never written"));
+    }
+
+    #[test]
+    fn each_pattern_is_said_in_the_outputs_own_name() {
+        let cases = [
+            (
+                OutputPattern::NonFinite {
+                    index: 2,
+                    got: f64::INFINITY,
+                },
+                "is inf where the spec's value is finite (1.5)",
+            ),
+            (
+                OutputPattern::NonFinite {
+                    index: 2,
+                    got: f64::NAN,
+                },
+                "is NaN where",
+            ),
+            (OutputPattern::Shifted { by: -1 }, "1 place off"),
+            (OutputPattern::Shifted { by: 3 }, "3 places off"),
+            (OutputPattern::Permuted, "right values at the wrong places"),
+            (
+                OutputPattern::Factor { factor: 32.0 },
+                "32 times the spec's",
+            ),
+            (
+                OutputPattern::OnlyFirst {
+                    unit: Unit::Row,
+                    units_right: 1,
+                    unit_len: 8,
+                },
+                "Only the first row of",
+            ),
+            (
+                OutputPattern::OnlyFirst {
+                    unit: Unit::Row,
+                    units_right: 2,
+                    unit_len: 8,
+                },
+                "Only the first 2 rows of",
+            ),
+            (
+                OutputPattern::OnlyFirst {
+                    unit: Unit::Block,
+                    units_right: 1,
+                    unit_len: 64,
+                },
+                "Only the first 64 elements (one block is 64 threads)",
+            ),
+            (
+                OutputPattern::GrowsWithMagnitude { largest_wrong: 7 },
+                "the error grows",
+            ),
+        ];
+        for (p, words) in cases {
+            for name in ["out", "scores"] {
+                let text = said(name, None, p.clone());
+                assert!(text.contains(words), "{name}: {text}");
+                assert!(text.contains(name), "{name}: {text}");
+                if name == "scores" {
+                    assert!(!text.contains("out["), "{text}");
+                }
+            }
+        }
+        let shifted = said("sums", None, OutputPattern::Shifted { by: -1 });
+        assert!(
+            shifted.contains("sums[i] holds what belongs in sums[i + 1]"),
+            "{shifted}"
+        );
+        let shifted = said("c", None, OutputPattern::Shifted { by: 2 });
+        assert!(
+            shifted.contains("c[i] holds what belongs in c[i - 2]"),
+            "{shifted}"
+        );
+        let rows = said(
+            "y",
+            Some([3, 8]),
+            OutputPattern::OnlyFirst {
+                unit: Unit::Row,
+                units_right: 1,
+                unit_len: 8,
+            },
+        );
+        assert!(rows.contains("(y[0] to y[7])"), "{rows}");
+    }
+
+    #[test]
+    fn a_wrong_output_hint_is_shown_as_its_first_rung() {
+        let p = OutputPattern::Permuted;
+        let w = WrongOutput {
+            name: "out",
+            shape: None,
+            expected: &[],
+            pattern: Some(&p),
+        };
+        let rung = MistakeRung {
+            puzzle: 20,
+            hint: "This scan is exclusive.",
+        };
+        let text = help(&w, Some(&rung)).unwrap_or_default();
+        assert!(
+            text.ends_with("The puzzle's hint for a wrong output (rung 1; `gpuzzle hint 20` has more): This scan is exclusive."),
+            "{text}"
+        );
+        let rung = MistakeRung {
+            puzzle: 39,
+            hint: " Rescale d. ",
+        };
+        let w = WrongOutput {
+            name: "out",
+            shape: None,
+            expected: &[],
+            pattern: None,
+        };
+        assert_eq!(
+            help(&w, Some(&rung)).as_deref(),
+            Some("The puzzle's hint for a wrong output (rung 1; `gpuzzle hint 39` has more): Rescale d.")
+        );
+        assert_eq!(help(&w, None), None);
+    }
+}

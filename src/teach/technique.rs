@@ -1,0 +1,425 @@
+//! Help for a run that skipped the puzzle's technique, or used one the puzzle forbids: a block
+//! under a family's `require`, or a thread over a family's budget (`forbid` is a budget of 0),
+//! and, for a memory counter over its budget, what the budget is built for. The facts are the
+//! counters (`emu::technique`), the puzzle's `[technique]` and the census of the learner's
+//! lines (`ptx::census`); each sentence is said only where the census shows its premise (the
+//! lines that multiply bytes one by one, the lines that keep an array in local memory), and
+//! otherwise the help says what was counted.
+
+use crate::emu::result::Counters;
+use crate::emu::technique::Family;
+use crate::ptx::census::{Census, Work};
+use crate::puzzle::Technique;
+
+/// What was broken: a block under `require`, or a thread over the budget (`forbidden`: the
+/// budget is `forbid`'s 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Miss {
+    Required {
+        used: u64,
+        min: u64,
+    },
+    OverBudget {
+        used: u64,
+        limit: u64,
+        forbidden: bool,
+    },
+}
+
+/// What the puzzle and the learner's code give a rule.
+pub struct Context<'a> {
+    pub puzzle_id: u32,
+    pub technique: Option<&'a Technique>,
+    pub census: &'a Census,
+    /// The learner's source, for what a line says (a `double` literal).
+    pub source: &'a str,
+}
+
+/// The help for `counter` (an index into `Counters::NAMES`) missed as `miss`, or `None` when
+/// there is nothing to add to the counts the report already shows.
+pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
+    let Some(family) = Counters::family(counter) else {
+        return memory_budget(counter, miss, cx);
+    };
+    let asks = asks_for(family, counter, cx);
+    match miss {
+        Miss::Required { used, min } => Some(required(family, used, min, &asks, cx)),
+        Miss::OverBudget {
+            used,
+            limit,
+            forbidden,
+        } => Some(over(family, used, limit, forbidden, cx)),
+    }
+}
+
+/// A required counter met only by work whose result is dropped (`judge`'s liveness check): it
+/// does not count, and the help says where.
+pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
+    let label = match Counters::family(counter) {
+        Some(f) => f.label(),
+        None => Counters::NAMES[counter],
+    }
+    .replace('_', " ");
+    format!(
+        "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label} ({}) are never used afterwards: a value read or computed and then dropped (a `volatile` read into a variable nothing reads) does not count. Use what they give in the computation",
+        lines(dead_lines)
+    )
+}
+
+/// "puzzle 42 asks for `__dp4a`": the puzzle's own name for its technique when the counter is
+/// one of its counters, else the family's CUDA spelling.
+fn asks_for(family: Family, counter: usize, cx: &Context) -> String {
+    let named = cx
+        .technique
+        .filter(|t| t.counters.contains(&counter))
+        .map(|t| t.name.clone());
+    format!(
+        "puzzle {} asks for {}",
+        cx.puzzle_id,
+        named.unwrap_or_else(|| family.spelled().to_string())
+    )
+}
+
+fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> String {
+    let c = cx.census;
+    let counted = if used == 0 {
+        format!("a block of your kernel ran no {}", family.label())
+    } else {
+        format!(
+            "a block of your kernel ran {used} {} where every block needs at least {min}",
+            family.label()
+        )
+    };
+    let instead: Option<String> = match family {
+        Family::Dp4a => {
+            let bytes = c.lines(Work::ByteExtract);
+            let muls: Vec<u32> = c
+                .lines(Work::IntMul)
+                .into_iter()
+                .chain(c.lines(Work::FloatMulAdd))
+                .collect();
+            if !bytes.is_empty() && !muls.is_empty() {
+                let mut all = bytes;
+                all.extend(muls);
+                Some(format!(
+                    "your kernel takes the bytes apart and multiplies them one by one ({}): `__dp4a(a, b, c)` multiplies the four byte pairs of two 32-bit words and adds them to c in one instruction",
+                    lines(&all)
+                ))
+            } else {
+                None
+            }
+        }
+        Family::Mma | Family::Wmma => {
+            let fmas = c.lines(Work::FloatMulAdd);
+            (!fmas.is_empty()).then(|| {
+                format!(
+                    "your kernel computes the products with scalar multiply-adds ({}), one per thread per step, where one {} multiplies a whole tile for the warp",
+                    lines(&fmas),
+                    family.spelled()
+                )
+            })
+        }
+        Family::Ldmatrix => {
+            let from = if c.any(Work::Mma) {
+                let shared = c.lines(Work::SharedLoad);
+                let global = c.lines(Work::GlobalLoad);
+                if !shared.is_empty() {
+                    Some(format!(
+                        "your kernel gathers the fragments with scalar shared loads ({})",
+                        lines(&shared)
+                    ))
+                } else if !global.is_empty() {
+                    Some(format!(
+                        "your kernel feeds the mma from global memory ({}) without staging tiles in shared memory",
+                        lines(&global)
+                    ))
+                } else {
+                    None
+                }
+            } else {
+                None
+            };
+            from.map(|f| format!("{f}: `ldmatrix` loads a warp's fragments from shared memory rows in one instruction"))
+        }
+        Family::Shuffles | Family::WarpReduces => {
+            let through: Vec<u32> = c
+                .lines(Work::SharedLoad)
+                .into_iter()
+                .chain(c.lines(Work::SharedStore))
+                .collect();
+            let atomics = c.lines(Work::SharedAtomic);
+            if !atomics.is_empty() {
+                Some(format!(
+                    "your kernel combines the warp's values with shared atomics ({}): a warp's lanes can exchange registers directly with `__shfl_down_sync`",
+                    lines(&atomics)
+                ))
+            } else if !through.is_empty() {
+                Some(format!(
+                    "your kernel exchanges the warp's values through shared memory ({}): a warp's lanes can read each other's registers directly with `__shfl_down_sync`, no shared memory and no barrier",
+                    lines(&through)
+                ))
+            } else {
+                None
+            }
+        }
+        Family::Matches => {
+            let votes = c.lines(Work::Vote);
+            (!votes.is_empty()).then(|| {
+                format!(
+                    "your kernel finds the lanes with the same key with ballots ({}), a loop of votes; `__match_any_sync(mask, key)` gives each lane the mask of the lanes holding its key in one instruction",
+                    lines(&votes)
+                )
+            })
+        }
+        Family::F16x2 => {
+            let to_float = c.lines(Work::HalfToFloat);
+            let scalar = c.lines(Work::HalfScalar);
+            if !to_float.is_empty() {
+                Some(format!(
+                    "your kernel converts the halves to float and computes in float ({}): `__half2` arithmetic (`__hfma2`, `__hadd2`) computes both halves of a 32-bit word in one instruction",
+                    lines(&to_float)
+                ))
+            } else if !scalar.is_empty() {
+                Some(format!(
+                    "your kernel computes one `__half` at a time ({}): `__half2` arithmetic computes two per instruction",
+                    lines(&scalar)
+                ))
+            } else {
+                None
+            }
+        }
+        Family::CpAsync => {
+            let copies = c.lines_with_all(&[Work::GlobalLoad, Work::SharedStore]);
+            let loads = c.lines(Work::GlobalLoad);
+            let shown = if copies.is_empty() { loads } else { copies };
+            (!shown.is_empty()).then(|| {
+                format!(
+                    "your kernel copies through registers, a global load then a shared store ({}): an async copy (`__pipeline_memcpy_async`) moves the bytes to shared memory without a register, while the thread goes on",
+                    lines(&shown)
+                )
+            })
+        }
+        Family::CpAsyncOverlap => {
+            let all = c.lines(Work::WaitAll);
+            if !c.any(Work::CpAsync) {
+                Some("your kernel makes no async copy at all".to_string())
+            } else if !all.is_empty() {
+                Some(format!(
+                    "your kernel waits for every copy before it computes ({}), so no copy overlaps the work: start the next tile's copies before computing on this one, and wait with `__pipeline_wait_prior(1)` (all but the newest group)",
+                    lines(&all)
+                ))
+            } else {
+                Some("every wait of your kernel found no later copy in flight: start the next tile's copies (into the other buffer) before waiting for this one".to_string())
+            }
+        }
+        Family::GridSyncs => Some(
+            "a block that never calls `grid.sync()` cannot use what the other blocks wrote: each block would have to do the whole job itself"
+                .to_string(),
+        ),
+        Family::Barriers => None,
+        Family::Votes => None,
+        Family::LocalReads | Family::LocalWrites | Family::F64 => None,
+    };
+    match instead {
+        Some(i) => format!("{asks}: {i}."),
+        None => format!("{asks}: {counted}."),
+    }
+}
+
+fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) -> String {
+    let c = cx.census;
+    let head = if forbidden {
+        format!(
+            "puzzle {} forbids {}, and your kernel ran {used} per thread",
+            cx.puzzle_id,
+            family.spelled()
+        )
+    } else {
+        format!(
+            "{used} {} per thread where puzzle {} allows {limit}",
+            family.label(),
+            cx.puzzle_id
+        )
+    };
+    let why: Option<String> = match family {
+        Family::LocalReads | Family::LocalWrites => {
+            let at: Vec<u32> = c
+                .lines(Work::LocalLoad)
+                .into_iter()
+                .chain(c.lines(Work::LocalStore))
+                .collect();
+            (!at.is_empty()).then(|| {
+                format!(
+                    "a per-thread array whose index is only known at run time lives in local memory, off the chip ({}): index it only with compile-time constants (a loop with constant bounds and `#pragma unroll`) so it stays in registers, or keep it in shared memory",
+                    lines(&at)
+                )
+            })
+        }
+        Family::F64 => {
+            let at = c.lines(Work::F64Math);
+            // The compiler may place the double arithmetic on other lines than the literal
+            // that caused it: any line of the source with one, where double math ran.
+            let literal: Vec<u32> = (1..=cx.source.lines().count() as u32)
+                .filter(|&l| has_double_literal(cx.source, l))
+                .collect();
+            if !literal.is_empty() {
+                Some(format!(
+                    "{} {} a floating literal without the `f` suffix, which is a `double` and makes the arithmetic around it double: write `0.5f`, not `0.5`",
+                    lines(&literal),
+                    if literal.len() == 1 { "has" } else { "have" }
+                ))
+            } else {
+                (!at.is_empty()).then(|| format!("it computes in `double` on {}", lines(&at)))
+            }
+        }
+        Family::Shuffles => {
+            let at = c.lines(Work::Shuffle);
+            (!at.is_empty()).then(|| {
+                format!(
+                    "the shuffles are on {}: a fold that halves the distance each step (16, 8, 4, 2, 1) needs log2(32) = 5",
+                    lines(&at)
+                )
+            })
+        }
+        Family::Barriers => {
+            let at = c.lines(Work::Barrier);
+            (!at.is_empty()).then(|| {
+                format!(
+                    "the barriers are on {} (`__syncthreads_count` and its kin are barriers too)",
+                    lines(&at)
+                )
+            })
+        }
+        _ => None,
+    };
+    match why {
+        Some(w) => format!("{head}: {w}."),
+        None => format!("{head}."),
+    }
+}
+
+/// For a memory counter over its budget: what the budget is built for, from `[technique]`.
+fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
+    let Miss::OverBudget { .. } = miss else {
+        return None;
+    };
+    let t = cx.technique?;
+    let built = t.budget_for.as_ref()?;
+    let _ = counter;
+    Some(format!("the budget is built for {}: {built}", t.name))
+}
+
+/// Whether line `line` (1-based) of `source` holds a floating literal without an `f` suffix
+/// outside comments and strings (`0.5`, `1e-3`, `2.`), which C makes a `double`.
+fn has_double_literal(source: &str, line: u32) -> bool {
+    let Some(text) = source.lines().nth(line.saturating_sub(1) as usize) else {
+        return false;
+    };
+    let code = text.split("//").next().unwrap_or("");
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            // Skip a string.
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let starts =
+            c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()));
+        let after_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if starts && !after_ident {
+            let mut j = i;
+            let mut float = false;
+            while j < b.len() {
+                let d = b[j];
+                if d.is_ascii_digit() {
+                    j += 1;
+                } else if d == b'.' {
+                    float = true;
+                    j += 1;
+                } else if (d == b'e' || d == b'E')
+                    && !(i + 1 < b.len() && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X'))
+                {
+                    float = true;
+                    j += 1;
+                    if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
+                        j += 1;
+                    }
+                } else {
+                    break;
+                }
+            }
+            let suffix = b.get(j).copied();
+            let hex = b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X'));
+            if float && !hex && !matches!(suffix, Some(b'f' | b'F')) {
+                return true;
+            }
+            i = j.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `line 7`, `lines 7-9`, `lines 4, 7-9 and 12`: sorted, without repeats, runs joined.
+pub fn lines(ls: &[u32]) -> String {
+    let mut v = ls.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for l in v {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == l => *end = l,
+            _ => runs.push((l, l)),
+        }
+    }
+    let parts: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    let single = runs.len() == 1 && runs[0].0 == runs[0].1;
+    let word = if single { "line" } else { "lines" };
+    match parts.as_slice() {
+        [] => "no line".to_string(),
+        [one] => format!("{word} {one}"),
+        [init @ .., last] => format!("{word} {} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_join_runs_and_say_line_for_one() {
+        assert_eq!(lines(&[7]), "line 7");
+        assert_eq!(lines(&[9, 7, 8, 8]), "lines 7-9");
+        assert_eq!(lines(&[12, 4, 7, 8, 9]), "lines 4, 7-9 and 12");
+        assert_eq!(lines(&[3, 5]), "lines 3 and 5");
+        assert_eq!(lines(&[]), "no line");
+    }
+
+    #[test]
+    fn a_double_literal_is_found_and_a_float_one_is_not() {
+        let src = "float x = a * 0.5;\nfloat y = a * 0.5f;\nint k = 10; // 0.5\nfloat z = 1e-3 * w;\nint h = 0xE0;\nfloat q = v2.x;";
+        assert!(has_double_literal(src, 1));
+        assert!(!has_double_literal(src, 2));
+        assert!(!has_double_literal(src, 3), "a comment's literal");
+        assert!(has_double_literal(src, 4));
+        assert!(!has_double_literal(src, 5), "hex");
+        assert!(!has_double_literal(src, 6), "a member after a name");
+        assert!(!has_double_literal(src, 99));
+    }
+}

@@ -1,0 +1,297 @@
+//! A puzzle that requires, forbids or budgets an instruction family (issue 34) fails a kernel
+//! that skips or misuses it, and the help names the technique and where the learner's kernel
+//! does without it (issue 35), only where the code shows it: each rule on two kernels with
+//! other names and shapes of the same mistake, and its honest twin passes. Runs the real binary
+//! on small packs written here. Needs NVRTC.
+
+use assert_cmd::Command;
+
+/// A warp sum over 64 elements in blocks of 64 threads (two warps): out[w] = sum of warp w's
+/// 32 elements, with `limits` (top-level TOML lines, `[technique]` last) added.
+fn warp_sum_puzzle(limits: &str) -> String {
+    format!(
+        r#"id = 7
+slug = "warp-sum"
+title = "Warp sum"
+part = "Test"
+kernel = "warp_sum"
+params = ["out", "a", "size"]
+description = "Add up each warp's 32 elements."
+spec = """
+for (int w = 0; w * 32 < size; w++) {{
+    float s = 0.0f;
+    for (int i = w * 32; i < w * 32 + 32 && i < size; i++) s += a[i];
+    out[w] = s;
+}}
+"""
+tolerance = {{ abs = 0.0, rel = 0.0 }}
+{limits}
+
+[[test]]
+name = "64 elements"
+grid = [1]
+block = [64]
+scalars = {{ size = 64 }}
+buffers.a = {{ len = 64, init = "arange" }}
+buffers.out = {{ len = 2, output = true }}
+"#
+    )
+}
+
+/// `run 7` of `kernel` against a pack of the one puzzle `toml`: exit code and text.
+fn run(toml: &str, kernel: &str) -> (i32, String) {
+    run_on(toml, kernel, "emu")
+}
+
+/// `run` on `backend` (`gpu`: gpuzzle's GPU stand-in, the instrumented PTX on the emulator).
+fn run_on(toml: &str, kernel: &str, backend: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).expect("the pack dir");
+    std::fs::write(pack.join("07_warp_sum.toml"), toml).expect("the puzzle");
+    std::fs::write(pack.join("07_warp_sum.cu"), kernel).expect("the kernel");
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("binary builds")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "400")
+        .env("GPUZZLE_BACKEND", backend)
+        .env("GPUZZLE_GPU_STAND_IN", "emulator")
+        .env_remove("GPUZZLE_PUZZLES")
+        .current_dir(dir.path())
+        .args(["run", "7", "--puzzles"])
+        .arg(&pack)
+        .output()
+        .expect("run gpuzzle");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// The one `help:` line after the budget table (technique help), with line breaks joined.
+fn help_of(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = flat
+        .rfind("help: ")
+        .unwrap_or_else(|| panic!("no help in:\n{text}"));
+    flat[at..].to_string()
+}
+
+const SHUFFLE_FOLD: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// The tree of puzzle 16 in shared memory, per warp.
+const SHARED_TREE: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float part[64];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    part[t] = i < size ? a[i] : 0.0f;
+    __syncthreads();
+    for (int s = 16; s > 0; s /= 2) {
+        if (t % 32 < s) part[t] += part[t + s];
+        __syncthreads();
+    }
+    if (t % 32 == 0 && i < size) out[i / 32] = part[t];
+}
+"#;
+
+/// Another shape: each warp's lanes add into one shared slot with atomics.
+const SHARED_ATOMICS: &str = r#"extern "C" __global__ void warp_sum(float* result, const float* x, int n) {
+    __shared__ float per_warp[2];
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    if (lane == 0) per_warp[w] = 0.0f;
+    __syncthreads();
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < n) atomicAdd(&per_warp[w], x[g]);
+    __syncthreads();
+    if (lane == 0 && g < n) result[g / 32] = per_warp[w];
+}
+"#;
+
+const SHUFFLES_REQUIRED: &str = "require = { shuffles = 1 }\n\n[technique]\nname = \"a shuffle fold (`__shfl_down_sync`)\"\ncounters = [\"shuffles\"]\n";
+
+#[test]
+fn a_required_shuffle_fold_fails_shared_memory_and_names_its_lines() {
+    let toml = warp_sum_puzzle(SHUFFLES_REQUIRED);
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 0, "the fold passes:\n{text}");
+    let (code, text) = run(&toml, SHARED_TREE);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("puzzle 7 asks for a shuffle fold (`__shfl_down_sync`)"),
+        "{help}"
+    );
+    assert!(
+        help.contains("through shared memory (lines 5, 8 and 11)"),
+        "{help}"
+    );
+    assert!(!help.contains("atomics"), "{help}");
+    let (code, text) = run(&toml, SHARED_ATOMICS);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("with shared atomics (line 7)"), "{help}");
+}
+
+/// Each lane keeps its warp's partial sums in an array read at an index known only at run
+/// time (the adds of 0 keep the output right).
+const LOCAL_ARRAY: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    float seen[8];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    for (int k = 0; k < 8; k++) seen[k] = v * k;
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    v += seen[((int)v) & 7] * 0.0f;
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// Another shape: a table of strides filled per thread and read at an index from the data.
+const LOCAL_TABLE: &str = r#"extern "C" __global__ void warp_sum(float* dst, const float* src, int count) {
+    int strides[5];
+    for (int s = 0; s < 5; s++) strides[s] = 16 >> s;
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = g < count ? src[g] : 0.0f;
+    int first = count > 1000 ? (int)src[0] % 5 : 0;
+    for (int s = 0; s < 5; s++) acc += __shfl_down_sync(0xffffffffu, acc, strides[(s + first) % 5]);
+    if (threadIdx.x % 32 == 0 && g < count) dst[g / 32] = acc;
+}
+"#;
+
+#[test]
+fn forbidden_local_memory_names_the_array_lines_and_a_register_kernel_passes() {
+    let toml = warp_sum_puzzle("forbid = [\"local_reads\", \"local_writes\"]");
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run(&toml, LOCAL_ARRAY);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("puzzle 7 forbids local memory"), "{help}");
+    assert!(help.contains("lives in local memory"), "{help}");
+    assert!(help.contains("line"), "{help}");
+    // The table names the counter, forbidden or not.
+    assert!(text.contains("local"), "{text}");
+    let (code, text) = run(&toml, LOCAL_TABLE);
+    assert_eq!(code, 1, "{text}");
+    assert!(help_of(&text).contains("lives in local memory"), "{text}");
+}
+
+/// A literal without `f` makes the sum double.
+const DOUBLE_LITERAL: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    v = v * 0.5 * 2.0;
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// Another shape: the sum kept in a `double` variable, no literal at all.
+const DOUBLE_ACCUMULATOR: &str = r#"extern "C" __global__ void warp_sum(float* result, const float* x, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    double acc = g < n ? x[g] : 0;
+    for (int d = 16; d >= 1; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);
+    if (threadIdx.x % 32 == 0 && g < n) result[g / 32] = (float)acc;
+}
+"#;
+
+#[test]
+fn forbidden_double_math_points_at_a_literal_only_where_there_is_one() {
+    let toml = warp_sum_puzzle("forbid = [\"f64\"]");
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run(&toml, DOUBLE_LITERAL);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("forbids `double` arithmetic"), "{help}");
+    assert!(help.contains("line 5 has a floating literal"), "{help}");
+    assert!(help.contains("write `0.5f`"), "{help}");
+    let (code, text) = run(&toml, DOUBLE_ACCUMULATOR);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("computes in `double` on lines 3-4"), "{help}");
+    assert!(!help.contains("literal"), "{help}");
+}
+
+/// What a memory budget is built for, from `[technique]`, under an over-budget run.
+#[test]
+fn an_over_budget_run_says_what_the_budget_is_built_for() {
+    let toml = warp_sum_puzzle(
+        "budget = { global_reads = 1, shared_reads = 0 }\n\n[technique]\nname = \"a shuffle fold\"\ncounters = [\"shuffles\"]\nbudget_for = \"each lane reads its own element once and the warp adds them in registers\"\n",
+    );
+    let (code, text) = run(&toml, SHARED_TREE);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains(
+            "the budget is built for a shuffle fold: each lane reads its own element once"
+        ),
+        "{help}"
+    );
+}
+
+/// A shared read made only to meet `require`, its value dropped: the fold does the work.
+const DUMMY_SHARED_READ: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float unused[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < size ? a[i] : 0.0f;
+    unused[threadIdx.x] = v;
+    volatile float* peek = unused;
+    float dropped = peek[threadIdx.x];
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// Another shape: an int flag array polled in a loop, each read thrown away.
+const DUMMY_SHARED_POLL: &str = r#"extern "C" __global__ void warp_sum(float* result, const float* x, int n) {
+    __shared__ int flags[2];
+    if (threadIdx.x < 2) flags[threadIdx.x] = 1;
+    __syncthreads();
+    volatile int* f = flags;
+    for (int k = 0; k < 3; k++) {
+        int seen = f[k % 2];
+    }
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = g < n ? x[g] : 0.0f;
+    for (int d = 16; d >= 1; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);
+    if (threadIdx.x % 32 == 0 && g < n) result[g / 32] = acc;
+}
+"#;
+
+#[test]
+fn a_requirement_met_only_by_dropped_reads_is_not_met() {
+    let toml = warp_sum_puzzle("require = { shared_reads = 1 }");
+    // Shared reads that feed the sum meet it.
+    let (code, text) = run(&toml, SHARED_TREE);
+    assert_eq!(code, 0, "{text}");
+    for (kernel, line) in [(DUMMY_SHARED_READ, "line 7"), (DUMMY_SHARED_POLL, "line 7")] {
+        let (code, text) = run(&toml, kernel);
+        assert_eq!(code, 1, "{text}");
+        let help = help_of(&text);
+        assert!(
+            help.contains("requires shared reads that feed the result"),
+            "{help}"
+        );
+        assert!(help.contains(&format!("({line})")), "{help}");
+    }
+}
+
+/// The GPU counts memory only: a family's requirement is not judged there, and the run says so.
+#[test]
+fn on_the_gpu_family_limits_are_not_judged_and_the_run_says_so() {
+    let toml = warp_sum_puzzle(SHUFFLES_REQUIRED);
+    let (code, text) = run_on(&toml, SHARED_TREE, "gpu");
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("not judged on it. `--backend emu` judges them"),
+        "{text}"
+    );
+    // The emulator judges it.
+    let (code, _) = run_on(&toml, SHARED_TREE, "emu");
+    assert_eq!(code, 1);
+}
