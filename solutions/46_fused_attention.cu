@@ -1,11 +1,13 @@
 // Puzzle 46 · Fused attention: reference solution (one query per thread, key and value tiles in
-// shared memory read as float4, the online softmax with the accumulator rescaled when the
-// maximum grows).
+// shared memory read as float4, the tile's scores in shared memory (column t is thread t's), the
+// online softmax with the accumulator rescaled when the maximum grows). Nothing lives in local
+// memory: qi and acc are indexed only by unrolled loops, so they stay in registers.
 #include <math_constants.h>  // CUDART_INF_F
 
 extern "C" __global__ void attention(float* out, const float* q, const float* k, const float* v, int nq, int nk) {
     __shared__ float4 ks[TILE][D / 4];  // this key tile's rows of k, 4 floats at a time
     __shared__ float4 vs[TILE][D / 4];  // and of v
+    __shared__ float ss[TILE][TILE];    // the tile's scores: ss[j][t] is key j's for thread t's query
     int t = threadIdx.x;
     int i = blockIdx.x * TILE + t;  // this thread's query row
     const float scale = 1.0f / sqrtf((float)D);
@@ -16,6 +18,7 @@ extern "C" __global__ void attention(float* out, const float* q, const float* k,
 
     float4 qi[D / 4];   // the query row, in registers
     float4 acc[D / 4];  // running sum of exp(score - m) * v[j]
+#pragma unroll
     for (int d = 0; d < D / 4; d++) {
         qi[d] = i < nq ? q4[i * (D / 4) + d] : zero;
         acc[d] = zero;
@@ -26,6 +29,7 @@ extern "C" __global__ void attention(float* out, const float* q, const float* k,
     for (int k0 = 0; k0 < nk; k0 += TILE) {
         // The block loads the tile together: thread t brings key row k0 + t (zeros past nk).
         int row = k0 + t;
+#pragma unroll
         for (int d = 0; d < D / 4; d++) {
             ks[t][d] = row < nk ? k4[row * (D / 4) + d] : zero;
             vs[t][d] = row < nk ? v4[row * (D / 4) + d] : zero;
@@ -33,21 +37,24 @@ extern "C" __global__ void attention(float* out, const float* q, const float* k,
         __syncthreads();  // the whole tile is in before anyone reads it
 
         int len = min(TILE, nk - k0);
-        float s[TILE];  // this query's scores against the tile: they never leave the thread
         float tile_max = -CUDART_INF_F;
         for (int j = 0; j < len; j++) {
             float dot = 0.0f;
+#pragma unroll
             for (int d = 0; d < D / 4; d++) {
                 float4 kk = ks[j][d];
                 dot += qi[d].x * kk.x + qi[d].y * kk.y + qi[d].z * kk.z + qi[d].w * kk.w;
             }
-            s[j] = dot * scale;
-            tile_max = fmaxf(tile_max, s[j]);
+            // A thread's own column of ss: consecutive threads, consecutive banks. (A local
+            // `float s[TILE]` indexed by j would live in local memory, off the chip.)
+            ss[j][t] = dot * scale;
+            tile_max = fmaxf(tile_max, dot * scale);
         }
         // The online softmax: what was summed against the old maximum is rescaled to the new.
         float m_new = fmaxf(m, tile_max);
         float c = expf(m - m_new);  // 0 on the first tile (m = -inf)
         l *= c;
+#pragma unroll
         for (int d = 0; d < D / 4; d++) {
             acc[d].x *= c;
             acc[d].y *= c;
@@ -55,8 +62,9 @@ extern "C" __global__ void attention(float* out, const float* q, const float* k,
             acc[d].w *= c;
         }
         for (int j = 0; j < len; j++) {
-            float p = expf(s[j] - m_new);
+            float p = expf(ss[j][t] - m_new);
             l += p;
+#pragma unroll
             for (int d = 0; d < D / 4; d++) {
                 float4 vv = vs[j][d];
                 acc[d].x += p * vv.x;
@@ -70,6 +78,7 @@ extern "C" __global__ void attention(float* out, const float* q, const float* k,
     }
     if (i < nq) {
         float4* out4 = reinterpret_cast<float4*>(out);
+#pragma unroll
         for (int d = 0; d < D / 4; d++) {
             out4[i * (D / 4) + d] = make_float4(acc[d].x / l, acc[d].y / l, acc[d].z / l, acc[d].w / l);
         }

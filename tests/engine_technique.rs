@@ -132,6 +132,8 @@ fn dp4a_half2_and_double_math_are_counted_and_their_plain_twins_are_not() {
     assert_eq!(max(&v, "dp4a"), 1, "{}", v["counters"]);
     assert_eq!(max(&v, "f16x2"), 1);
     assert_eq!(max(&v, "f64"), 1);
+    let packed = exec(&file, "math_packed_floats", "1", "4", &args);
+    assert_eq!(total(&packed, "f16x2"), 0, "{}", packed["counters"]);
     let plain = exec(&file, "math_plain", "1", "4", &args);
     for counter in ["dp4a", "f16x2", "f64"] {
         assert_eq!(

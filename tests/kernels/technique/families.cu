@@ -34,6 +34,15 @@ extern "C" __global__ void math_plain(float* out, const int* a, const int* b, co
     out[t] = (float)dot + (lo * lo + lo) + (hi * hi + hi) + df[2 * t] * 3.0f;
 }
 
+// Float arithmetic packed into a __half2 at the end (`cvt.rn.f16x2.f32`): a conversion, not
+// packed half arithmetic, so no f16x2.
+extern "C" __global__ void math_packed_floats(float* out, const int* a, const int* b, const __half2* h, const double* d) {
+    int t = threadIdx.x;
+    float lo = __low2float(h[t]), hi = __high2float(h[t]);
+    __half2 packed = __floats2half2_rn(lo * lo + lo, hi * hi + hi);
+    out[t] = __low2float(packed) + __high2float(packed);
+}
+
 // A per-thread array indexed at run time lives in local memory: 8 local writes and 8 reads.
 extern "C" __global__ void local_array(float* out, const float* a, const int* idx) {
     int t = threadIdx.x;

@@ -41,7 +41,11 @@ pub(in crate::emu::block) use arith_op;
 pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
     match op {
         Op::Dot { .. } => Some(Family::Dp4a),
-        Op::Half2 { pair: true, .. } => Some(Family::F16x2),
+        // Packing two floats into a __half2 (`cvt.rn.f16x2.f32`, `__floats2half2_rn`) is a
+        // conversion, not arithmetic: float maths packed at the end must not count.
+        Op::Half2 { pair: true, op, .. } if !matches!(op, Half2Op::PackCvt(_)) => {
+            Some(Family::F16x2)
+        }
         Op::Bin { ty: Ty::F64, .. } | Op::Un { ty: Ty::F64, .. } | Op::Mad { ty: Ty::F64, .. } => {
             Some(Family::F64)
         }
