@@ -219,7 +219,7 @@ pub fn check_args(module: &Module, kernel: &str, args: &[KernelArg]) -> Result<u
             }
             // A null pointer (`--arg NAME=null`): a 64-bit zero is what a GPU gets too.
             (KernelArg::Scalar(s), Some(ParamKind::Pointer(_)))
-                if *s == super::spec::null_pointer() => {}
+                if *s == super::value::null_pointer() => {}
             (KernelArg::Scalar(s), Some(ParamKind::Pointer(ty))) => {
                 let ty = if ty.contains(crate::ptx::demangle::UNKNOWN) {
                     String::new()

@@ -8,14 +8,7 @@ use std::path::Path;
 /// How `--arg` spells a null pointer: `--arg partial_sums=null`.
 pub const NULL: &str = "null";
 
-/// A null pointer as an argument: a 64-bit zero, which the launch accepts for a pointer
-/// parameter (and only zero: any other scalar for a pointer is refused).
-pub fn null_pointer() -> Scalar {
-    Scalar {
-        ty: ElemType::U64,
-        bits: 0,
-    }
-}
+pub use super::value::null_pointer;
 
 /// Parse `NAME=SPEC`. `base_dir` resolves `json=PATH`.
 pub fn parse_arg(text: &str, base_dir: &Path) -> Result<KernelArg, String> {

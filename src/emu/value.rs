@@ -169,6 +169,15 @@ impl FromStr for ElemType {
     }
 }
 
+/// A null pointer as an argument: a 64-bit zero, which the launch accepts for a pointer
+/// parameter (and only zero: any other scalar for a pointer is refused).
+pub fn null_pointer() -> Scalar {
+    Scalar {
+        ty: ElemType::U64,
+        bits: 0,
+    }
+}
+
 /// A scalar kernel argument: its type and its value's bit pattern (little-endian, zero-extended).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scalar {
