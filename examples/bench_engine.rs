@@ -10,6 +10,12 @@
 //! implementation of the same computation, and prints thread-instructions per second, the time
 //! against native Rust on one core, and the memory high-water mark of the launch per byte of its
 //! buffers (what the emulator allocates beyond the caller's copy of the arguments).
+//!
+//! Last (`--only race` alone), a racing launch against its race-free twin: the tiled matmul
+//! without its first `__syncthreads()` (a race reported, every later access of the tiles racing
+//! again) against the tiled matmul, one core, checkers on. A race must not make a launch much
+//! slower than its twin (the target: at most 2 times), or a correct-but-racy kernel would run
+//! into the clock.
 
 use gpuzzle::compile::{CompileRequest, PtxCompiler};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
@@ -85,6 +91,24 @@ extern "C" __global__ void tiled(float* c, const float* a, const float* b, int n
         ta[ty][tx] = a[row * n + t * TILE + tx];
         tb[ty][tx] = b[(t * TILE + ty) * n + col];
         __syncthreads();
+        for (int k = 0; k < TILE; k++) sum += ta[ty][k] * tb[k][tx];
+        __syncthreads();
+    }
+    c[row * n + col] = sum;
+}
+
+// `tiled` without its first barrier: threads read the tiles before the others wrote them (a
+// race on nearly every shared read), for the cost of a racing launch against its twin.
+extern "C" __global__ void tiled_racy(float* c, const float* a, const float* b, int n) {
+    __shared__ float ta[TILE][TILE];
+    __shared__ float tb[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float sum = 0.0f;
+    for (int t = 0; t < n / TILE; t++) {
+        ta[ty][tx] = a[row * n + t * TILE + tx];
+        tb[ty][tx] = b[(t * TILE + ty) * n + col];
         for (int k = 0; k < TILE; k++) sum += ta[ty][k] * tb[k][tx];
         __syncthreads();
     }
@@ -428,6 +452,57 @@ fn main() {
             );
         }
     }
+    if only.as_deref().is_none_or(|o| o == "race") {
+        // The race-free twin runs with the caller's lockstep switch; the racing launch too.
+        match &switch {
+            Some(v) => std::env::set_var("GPUZZLE_LOCKSTEP", v),
+            None => std::env::remove_var("GPUZZLE_LOCKSTEP"),
+        }
+        race_against_twin(&module, &matmul_args(), &tiles, reps);
+    }
+}
+
+/// The racing tiled matmul against its race-free twin, one core, checkers on.
+fn race_against_twin(
+    module: &gpuzzle::ptx::ir::Module,
+    args: &[KernelArg],
+    cfg: &LaunchConfig,
+    reps: usize,
+) {
+    let opts = EmuOptions {
+        jobs: 1,
+        checkers: true,
+        perf: false,
+        step_limit: u64::MAX,
+        deadline: None,
+    };
+    let time = |kernel: &str| {
+        best(reps, false, || {
+            emu::run(module, kernel, cfg, args.to_vec(), &opts).expect("the benchmark kernel runs")
+        })
+    };
+    let (twin, clean) = time("tiled");
+    let (racy, raced) = time("tiled_racy");
+    assert!(
+        clean.diagnostics.is_empty(),
+        "the twin races: {:?}",
+        clean.diagnostics
+    );
+    assert!(
+        !raced.diagnostics.is_empty(),
+        "the racing kernel's race was not reported"
+    );
+    println!("\nracing launch: tiled matmul 256x256 without its first __syncthreads()");
+    println!(
+        "  race-free twin (1 core, checkers on) {:>9.2} ms cpu",
+        ms(twin.cpu)
+    );
+    println!(
+        "  racing launch  (1 core, checkers on) {:>9.2} ms cpu  {:>5.2}x its twin  ({} reports)",
+        ms(racy.cpu),
+        racy.cpu.as_secs_f64() / twin.cpu.as_secs_f64(),
+        raced.diagnostics.len()
+    );
 }
 
 fn ms(d: Duration) -> f64 {

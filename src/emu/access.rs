@@ -1179,6 +1179,9 @@ impl<'l> Mem<'l> {
             // on a later one (a clear racing the counting): report it at the update.
             if hazard == "WAA" && other != NONE && other_line > inst.line && inst.line > 0 {
                 let atomic_tid = self.launch.tid_of(other);
+                if self.repeat_race(other_line, inst.line, atomic_tid) {
+                    return;
+                }
                 let site = Site {
                     file: self.launch.file_name(inst.file),
                     line: other_line,
@@ -1203,6 +1206,9 @@ impl<'l> Mem<'l> {
                         facts,
                     )
                 });
+                return;
+            }
+            if self.repeat_race(inst.line, other_line, th.tid) {
                 return;
             }
             let site = self.site(th, inst);
@@ -1275,6 +1281,9 @@ impl<'l> Mem<'l> {
         atomic: bool,
     ) {
         let reader_tid = self.launch.tid_of(reader);
+        if self.repeat_race(read_line, inst.line, reader_tid) {
+            return;
+        }
         let site = Site {
             file: self.launch.file_name(inst.file),
             line: read_line,
@@ -1302,6 +1311,21 @@ impl<'l> Mem<'l> {
                 facts,
             )
         });
+    }
+
+    /// A shared-memory race at `line` (against `other_line`) by `thread` of this block already
+    /// reported: count it as `Diags::report` would and say true, before any message is built.
+    /// A racing launch meets its race again at nearly every access; formatting each one made it
+    /// run many times slower than its race-free twin.
+    fn repeat_race(&mut self, line: u32, other_line: u32, thread: [u32; 3]) -> bool {
+        self.diags.repeat(
+            DiagKind::SharedRace,
+            Severity::Error,
+            line,
+            Some(other_line),
+            self.block,
+            thread,
+        )
     }
 
     /// The facts of a race on shared memory between threads `me` and `other` (linear indices

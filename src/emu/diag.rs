@@ -14,8 +14,17 @@ pub struct Diags {
     /// loop, or reading and writing on one line) is counted once.
     last: Vec<([u32; 3], [u32; 3])>,
     /// (kind, is an error, line, other line) → index in `list`.
-    index: HashMap<(DiagKind, bool, u32, u32), usize>,
+    index: HashMap<Key, usize>,
+    /// The same keys in `list`'s order: a launch makes few reports, and scanning them is much
+    /// cheaper than hashing for `repeat`, which a racing launch asks at nearly every access.
+    keys: Vec<Key>,
 }
+
+/// What tells reports apart: (kind, is an error, line, other line).
+type Key = (DiagKind, bool, u32, u32);
+
+/// Up to how many reports `repeat` scans `keys` instead of hashing.
+const SCAN_KEYS: usize = 32;
 
 /// How to name threads and blocks: `thread 5 of block 1` for 1D launches, tuples otherwise.
 #[derive(Clone, Copy)]
@@ -330,6 +339,16 @@ impl Diags {
         other_line: Option<u32>,
         message: impl FnOnce() -> (String, Facts),
     ) {
+        if self.repeat(
+            kind,
+            severity,
+            site.line,
+            other_line,
+            site.block,
+            site.thread,
+        ) {
+            return;
+        }
         let key = (
             kind,
             severity == Severity::Error,
@@ -337,16 +356,10 @@ impl Diags {
             other_line.unwrap_or(0),
         );
         let who = (site.block, site.thread);
-        if let Some(&i) = self.index.get(&key) {
-            if self.last[i] != who {
-                self.last[i] = who;
-                self.extra[i] += 1;
-            }
-            return;
-        }
         let (message, facts) = message();
         self.last.push(who);
         self.index.insert(key, self.list.len());
+        self.keys.push(key);
         self.list.push(Diagnostic {
             kind,
             severity,
@@ -360,6 +373,41 @@ impl Diags {
             other_line,
         });
         self.extra.push(0);
+    }
+
+    /// What `report` does for a report of `kind` at these lines already made (count the thread
+    /// when it is another than the last one counted), returning true; false, changing nothing,
+    /// when no such report was made yet. A hot path that would report the same race again and
+    /// again (every access of a racing launch) asks this first and builds its message (names,
+    /// the element, the site's file) only when it is new.
+    pub fn repeat(
+        &mut self,
+        kind: DiagKind,
+        severity: Severity,
+        line: u32,
+        other_line: Option<u32>,
+        block: [u32; 3],
+        thread: [u32; 3],
+    ) -> bool {
+        let key = (
+            kind,
+            severity == Severity::Error,
+            line,
+            other_line.unwrap_or(0),
+        );
+        let found = if self.keys.len() <= SCAN_KEYS {
+            self.keys.iter().position(|k| *k == key)
+        } else {
+            self.index.get(&key).copied()
+        };
+        let Some(i) = found else {
+            return false;
+        };
+        if self.last[i] != (block, thread) {
+            self.last[i] = (block, thread);
+            self.extra[i] += 1;
+        }
+        true
     }
 
     /// Whether any report is of another kind than `kind`.
@@ -392,6 +440,7 @@ impl Diags {
                 self.extra[i] += 1 + extra;
             } else {
                 self.index.insert(key, self.list.len());
+                self.keys.push(key);
                 self.last.push((d.block, d.thread));
                 self.list.push(d);
                 self.extra.push(extra);

@@ -518,6 +518,8 @@ fn run_full_counting(
         trace_complete: true,
         ..Fold::default()
     };
+    // Set by the first block run in lockstep that reports anything (`rerun_alone`).
+    let solo = AtomicBool::new(false);
     if cfg.cooperative || launch.cluster.is_some() {
         // Every block resident at once (`cooperative.rs`), or the blocks of each cluster
         // together, cluster after cluster (`cluster.rs`), run in slices.
@@ -543,7 +545,7 @@ fn run_full_counting(
         let mut block = Block::new(&launch, block_idx(cfg, 0));
         // Block 0 alone first: an endless loop is then reported the same way on every run.
         let first = summarise(&launch, block.run(), block_idx(cfg, 0));
-        let mut stop = first.fatal.is_some();
+        let mut stop = first.fatal.is_some() || rerun_alone(&first, &solo);
         fold.add(first);
         if !stop && nblocks > 1 && launch.over_limits() {
             stop_between_blocks(&launch, &mut fold, 1, nblocks);
@@ -556,7 +558,7 @@ fn run_full_counting(
                 }
                 block.reset(block_idx(cfg, i));
                 let out = summarise(&launch, block.run(), block_idx(cfg, i));
-                stop = out.fatal.is_some();
+                stop = out.fatal.is_some() || rerun_alone(&out, &solo);
                 fold.add(out);
                 if !stop && i + 1 < nblocks && launch.over_limits() {
                     // Blocks each far below the step batch never cross the limit inside one;
@@ -584,7 +586,7 @@ fn run_full_counting(
                         let mut block: Option<Block> = None;
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= nblocks || launch.aborted() {
+                            if i >= nblocks || launch.aborted() || solo.load(Ordering::Relaxed) {
                                 break;
                             }
                             if launch.over_limits() {
@@ -601,6 +603,7 @@ fn run_full_counting(
                                 None => block.insert(Block::new(&launch, block_idx(cfg, i))),
                             };
                             let out = summarise(&launch, b.run(), block_idx(cfg, i));
+                            rerun_alone(&out, &solo);
                             if let Ok(mut o) = ordered.lock() {
                                 o.add(i, out);
                             }
@@ -615,7 +618,7 @@ fn run_full_counting(
             let limit_hit = launch.aborted()
                 && (fold.fatal.as_deref() == Some(STEP_LIMIT)
                     || (fold.fatal.is_none() && launch.over_limits()));
-            if conflict || limit_hit {
+            if (conflict || limit_hit) && !solo.load(Ordering::Relaxed) {
                 // Blocks that read each other's writes (or overwrite each other) give a result
                 // that depends on their timing, and so does where blocks running at once cross
                 // the step limit; the sequential order does not. Rerun in order.
@@ -637,7 +640,9 @@ fn run_full_counting(
             }
         }
     }
-    if fold.lockstep > 0 && !launch.past_deadline() && reported_anything(&fold) {
+    if solo.load(Ordering::Relaxed)
+        || (fold.lockstep > 0 && !launch.past_deadline() && reported_anything(&fold))
+    {
         // What is reported, and where, is the one-thread-at-a-time schedule's: a race or any
         // other report may be found at another thread or line when lanes run in lockstep (a
         // racy kernel may even compute something else). Run it again that way. A launch that
@@ -1038,6 +1043,20 @@ fn stop_between_blocks(launch: &Launch, fold: &mut Fold, blocks_run: u64, blocks
 
 /// Whether a launch reported anything but reaching its step limit: a diagnostic, a race with
 /// another block, or a message that stops it.
+/// A block that ran in lockstep and reported anything but its step limit: the launch will run
+/// again one thread at a time (see `run_full_counting`), so the blocks after it need not run
+/// now. Sets `solo` and says so. Without this a racing launch ran every block twice, the first
+/// time for nothing.
+fn rerun_alone(s: &Summary, solo: &AtomicBool) -> bool {
+    let reported = s.diags.any_but(super::result::DiagKind::StepLimit)
+        || !s.cross.is_empty()
+        || s.fatal.as_deref().is_some_and(|m| m != STEP_LIMIT);
+    if s.lockstep > 0 && reported {
+        solo.store(true, Ordering::Relaxed);
+    }
+    s.lockstep > 0 && reported
+}
+
 fn reported_anything(fold: &Fold) -> bool {
     fold.diags.any_but(super::result::DiagKind::StepLimit)
         || !fold.cross.is_empty()

@@ -3,7 +3,7 @@
 //! `tensor.rs`): a lane that reaches one waits; the collective completes once every live lane
 //! of its mask waits at it, reading all sources before writing any result.
 
-use super::{Block, State, Thread, ACTIVEMASK_PATIENCE};
+use super::{Block, Lane, Mem, State, Thread, ACTIVEMASK_PATIENCE};
 use crate::emu::alu::atom_combine;
 use crate::emu::facts::{Facts, LaneState, WarpSyncFacts};
 use crate::emu::result::{DiagKind, Severity};
@@ -203,33 +203,7 @@ impl<'l> Block<'l> {
                 } => {
                     let b = self.mem.val(th, b) as u32;
                     let c = self.mem.val(th, c) as u32;
-                    let segmask = (c >> 8) & 0x1f;
-                    let cval = c & 0x1f;
-                    let max_lane = (lane & segmask) | (cval & !segmask);
-                    let min_lane = lane & segmask;
-                    let (j, ok) = match mode {
-                        ShflMode::Up => {
-                            let j = lane as i64 - b as i64;
-                            (j, j >= max_lane as i64)
-                        }
-                        ShflMode::Down => {
-                            let j = lane as i64 + b as i64;
-                            (j, j <= max_lane as i64)
-                        }
-                        ShflMode::Bfly => {
-                            let j = (lane ^ b) as i64;
-                            (j, j <= max_lane as i64)
-                        }
-                        ShflMode::Idx => {
-                            let j = (min_lane | (b & !segmask)) as i64;
-                            (j, j <= max_lane as i64)
-                        }
-                    };
-                    let src = if ok && (0..32).contains(&j) {
-                        j as usize
-                    } else {
-                        lane as usize
-                    };
+                    let (src, ok) = shfl_source(*mode, lane, b, c);
                     let v = if active & (1 << src) != 0 {
                         vals[src]
                     } else {
@@ -393,4 +367,182 @@ impl<'l> Block<'l> {
     pub(super) fn is_activemask_at(&self, t: usize) -> bool {
         matches!(self.op_at(t), Some(Op::Activemask { .. }))
     }
+}
+
+/// The lane a shuffle of `lane` reads (its own when the source is out of its segment) and
+/// whether the source was in range (the `p` result), from the shuffle's `b` and `c`.
+fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (usize, bool) {
+    let segmask = (c >> 8) & 0x1f;
+    let cval = c & 0x1f;
+    let max_lane = (lane & segmask) | (cval & !segmask);
+    let min_lane = lane & segmask;
+    let (j, ok) = match mode {
+        ShflMode::Up => {
+            let j = lane as i64 - b as i64;
+            (j, j >= max_lane as i64)
+        }
+        ShflMode::Down => {
+            let j = lane as i64 + b as i64;
+            (j, j <= max_lane as i64)
+        }
+        ShflMode::Bfly => {
+            let j = (lane ^ b) as i64;
+            (j, j <= max_lane as i64)
+        }
+        ShflMode::Idx => {
+            let j = (min_lane | (b & !segmask)) as i64;
+            (j, j <= max_lane as i64)
+        }
+    };
+    let src = if ok && (0..32).contains(&j) {
+        j as usize
+    } else {
+        lane as usize
+    };
+    (src, ok)
+}
+
+/// A warp collective (`shfl`, `vote`, `redux`, `match`, `__syncwarp`) reached by the lanes
+/// `on` of a warp running in lockstep (`lockstep.rs`, registers in `file`, register-major):
+/// completes it as `Block::try_warp_collective` would once the last of them arrived, when
+/// that would complete it with nothing to report: every lane's mask is exactly `on`, and
+/// every shuffle reads a lane of `on`. Then it counts the lanes' instruction families and
+/// orders them (`order.rs`) the same way. Otherwise returns false having changed nothing,
+/// and the lanes go on alone to it, where the general path waits, completes and reports.
+/// The caller makes sure `on` is every live lane, none waiting elsewhere.
+pub(super) fn lockstep_collective(
+    mem: &mut Mem,
+    warp: &mut [Thread],
+    warp_index: usize,
+    file: &mut [u64],
+    on: u32,
+    op: &Op,
+) -> bool {
+    let mask_op = match op {
+        Op::Shfl { mask, .. }
+        | Op::Vote { mask, .. }
+        | Op::Redux { mask, .. }
+        | Op::MatchAny { mask, .. }
+        | Op::MatchAll { mask, .. }
+        | Op::BarWarpSync { mask } => mask,
+        _ => return false,
+    };
+    let m = &*mem;
+    let val =
+        |file: &mut [u64], i: usize, o: &Operand| m.val_in(&warp[i], &Lane { file, lane: i }, o);
+    let mut lanes = on;
+    while lanes != 0 {
+        let i = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        if val(file, i, mask_op) as u32 != on {
+            return false;
+        }
+    }
+    // All lanes read their sources before any writes.
+    let mut out = [0u64; 32];
+    let mut pred = [0u64; 32];
+    let mut vals = [0u64; 32];
+    let each = |f: &mut dyn FnMut(usize)| {
+        let mut lanes = on;
+        while lanes != 0 {
+            let i = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            f(i);
+        }
+    };
+    let (d, p, family) = match op {
+        Op::Shfl {
+            mode,
+            d,
+            p,
+            a,
+            b,
+            c,
+            ..
+        } => {
+            each(&mut |i| vals[i] = val(file, i, a));
+            let mut bad = false;
+            each(&mut |i| {
+                let (b, c) = (val(file, i, b) as u32, val(file, i, c) as u32);
+                let (src, ok) = shfl_source(*mode, i as u32, b, c);
+                bad |= on & (1 << src) == 0;
+                out[i] = vals[src] & 0xffff_ffff;
+                pred[i] = ok as u64;
+            });
+            if bad {
+                // A source lane that takes no part: the general path warns about it.
+                return false;
+            }
+            (Some(*d), *p, Some(Family::Shuffles))
+        }
+        Op::Vote {
+            mode, d, p, negate, ..
+        } => {
+            let mut ballot = 0u32;
+            each(&mut |i| {
+                if (val(file, i, p) != 0) != *negate {
+                    ballot |= 1 << i;
+                }
+            });
+            let v = match mode {
+                VoteMode::Ballot => ballot as u64,
+                VoteMode::All => (ballot == on) as u64,
+                VoteMode::Any => (ballot != 0) as u64,
+                VoteMode::Uni => (ballot == 0 || ballot == on) as u64,
+            };
+            each(&mut |i| out[i] = v);
+            (Some(*d), None, Some(Family::Votes))
+        }
+        Op::Redux { op, ty, d, a, .. } => {
+            let mut v: Option<u64> = None;
+            each(&mut |i| {
+                let x = val(file, i, a);
+                v = Some(match v {
+                    Some(acc) => atom_combine(*op, *ty, acc, x, 0),
+                    None => x,
+                });
+            });
+            let v = v.unwrap_or(0);
+            each(&mut |i| out[i] = v);
+            (Some(*d), None, Some(Family::WarpReduces))
+        }
+        Op::MatchAny { d, a, .. } => {
+            each(&mut |i| vals[i] = val(file, i, a));
+            each(&mut |i| {
+                let mut same = 0u32;
+                each(&mut |j| {
+                    if vals[j] == vals[i] {
+                        same |= 1 << j;
+                    }
+                });
+                out[i] = same as u64;
+            });
+            (Some(*d), None, Some(Family::Matches))
+        }
+        Op::MatchAll { d, p, a, .. } => {
+            each(&mut |i| vals[i] = val(file, i, a));
+            let first = vals[on.trailing_zeros() as usize % 32];
+            let mut all = true;
+            each(&mut |i| all &= vals[i] == first);
+            each(&mut |i| {
+                out[i] = if all { on as u64 } else { 0 };
+                pred[i] = all as u64;
+            });
+            (Some(*d), *p, Some(Family::Matches))
+        }
+        _ => (None, None, None),
+    };
+    each(&mut |i| {
+        if let Some(d) = d {
+            file[d as usize * 32 + i] = out[i];
+        }
+        if let Some(p) = p {
+            file[p as usize * 32 + i] = pred[i];
+        }
+        if let Some(f) = family {
+            warp[i].counters.count(f, 1);
+        }
+    });
+    mem.order.collective(warp_index, on);
+    true
 }

@@ -7,16 +7,21 @@
 //! The semantics stay "each thread runs until it waits, in thread order" (DESIGN decision 2).
 //! Interleaving the lanes' instructions changes only the order of accesses of different lanes
 //! to memory between two synchronisations, which is invisible unless lanes of the warp race,
-//! and what is order-sensitive besides memory never runs here: atomics, printf, warp
-//! collectives, calls and volatile loads (spin-waits) end the lockstep run, so they happen one
-//! lane at a time in lane order as before. A race is reported by the checkers, and any
+//! and what is order-sensitive besides memory never runs here: atomics, printf, calls and
+//! volatile loads (spin-waits) end the lockstep run, so they happen one lane at a time in lane
+//! order as before. Warp collectives (`shfl`, `vote`, `redux`, `match`, `__syncwarp`) stay in
+//! the run when every running lane reaches them together, none waits elsewhere, each lane's
+//! mask is exactly those lanes and no shuffle reads another lane: then they complete here as
+//! the general path completes them when the last lane arrives (`collectives.rs`,
+//! `lockstep_collective`); any other case ends the run, and the general path waits, completes
+//! and reports. Tensor-core and async-copy instructions still end the run. A race is reported by the checkers, and any
 //! diagnostic makes `launch.rs` run the launch again one thread at a time, so what is reported
 //! (its line, block and thread) is always what the one-thread-at-a-time schedule reports.
 //!
 //! What ends a lockstep run, each lane keeping its own program counter and count:
 //! - an instruction the run does not take (anything but register arithmetic, plain loads and
-//!   stores, branches, barriers and exits), or a volatile load: every lane is left at
-//!   it;
+//!   stores, branches, barriers, exits and the warp collectives above), or a volatile load:
+//!   every lane is left at it;
 //! - a branch the lanes disagree on while lanes already wait elsewhere after an earlier one
 //!   (see `Park`: after a split, the lanes on the side later in the code wait until the others
 //!   get there, then all go on together), or a barrier or exit reached while lanes wait: each
@@ -45,6 +50,7 @@
 //! random kernels (forward skips, `tid`-dependent loops, barriers) in lockstep and one thread
 //! at a time: outputs, counts and diagnostics.
 
+use super::collectives;
 use super::instrs;
 use super::{Block, Lane, LaneCounts, State, Thread, WarpRegs, QUANTUM};
 use crate::emu::access::le_read;
@@ -251,6 +257,7 @@ impl<'l> Block<'l> {
             mem,
             warp_regs,
             lane_counts: counts,
+            warp_absent,
             ..
         } = self;
         let warp = &mut threads[base..end];
@@ -596,6 +603,25 @@ impl<'l> Block<'l> {
                             break;
                         }
                         Op::BarSync { .. } | Op::Exit | Op::Ret if on == 0 => {}
+                        // Warp collectives every lane takes part in, with nothing to report:
+                        // done here, as the general path does them once the last lane arrives.
+                        Op::Shfl { .. }
+                        | Op::Vote { .. }
+                        | Op::Redux { .. }
+                        | Op::MatchAny { .. }
+                        | Op::MatchAll { .. }
+                        | Op::BarWarpSync { .. }
+                            if on == lanes
+                                && park.lanes == 0
+                                && warp_absent[base / 32].is_none()
+                                && collectives::lockstep_collective(
+                                    mem,
+                                    warp,
+                                    base / 32,
+                                    file,
+                                    on,
+                                    &inst.op,
+                                ) => {}
                         _ => break,
                     }
                 }
@@ -1242,6 +1268,73 @@ $L_top:
   ret;
 }
 ";
+
+    /// A warp's collectives: a butterfly sum by shuffles, a ballot, a `__syncwarp()`, a
+    /// match and a reduction, each thread storing what it got; then the lanes of odd `tid`
+    /// shuffle with the mask of odd lanes only (the general path's case: its lanes diverged).
+    const COLLECTIVES: &str = "
+.visible .entry collectives(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %r1;
+  shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1;
+  add.s32 %r2, %r2, %r3;
+  shfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;
+  add.s32 %r2, %r2, %r3;
+  shfl.sync.down.b32 %r4|%p2, %r1, 3, 31, -1;
+  selp.u32 %r5, 1, 0, %p2;
+  and.b32 %r6, %r1, 5;
+  setp.eq.u32 %p1, %r6, 1;
+  vote.sync.ballot.b32 %r7, %p1, -1;
+  bar.warp.sync -1;
+  and.b32 %r8, %r1, 3;
+  match.any.sync.b32 %r9, %r8, -1;
+  redux.sync.add.u32 %r10, %r1, -1;
+  add.s32 %r11, %r2, %r4;
+  add.s32 %r11, %r11, %r5;
+  add.s32 %r11, %r11, %r7;
+  add.s32 %r11, %r11, %r9;
+  add.s32 %r11, %r11, %r10;
+  and.b32 %r12, %r1, 1;
+  setp.eq.u32 %p1, %r12, 0;
+  @%p1 bra $L_store;
+  .loc 1 3 0
+  shfl.sync.idx.b32 %r13, %r1, 1, 31, -1431655766;
+  add.s32 %r11, %r11, %r13;
+$L_store:
+  .loc 1 4 0
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r11;
+  ret;
+}
+";
+
+    #[test]
+    fn warp_collectives_every_lane_takes_part_in_run_in_lockstep_with_the_same_result() {
+        let (on, off, ran) = both(COLLECTIVES, "collectives", 64, vec![ints("out", 64)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        let out = on.buffers[0].values();
+        // Lane 2 of warp 0: the butterfly sum of lanes {2,3,18,19} (42), lane 5's tid (5, in
+        // range: 1), a ballot of the lanes with tid & 5 == 1 (0x0a0a0a0a), the lanes with
+        // tid % 4 == 2 (0x44444444), the sum of the warp's tids (496).
+        let want: u32 = 42 + 5 + 1 + 0x0a0a_0a0a + 0x4444_4444 + 496;
+        assert_eq!(out[2] as u32, want);
+        // The collectives of the whole warp ran in lockstep; only the odd lanes' shuffle
+        // (and what follows it) ran one lane at a time.
+        assert!(
+            ran > 20 * 64,
+            "only {ran} thread-instructions ran in lockstep"
+        );
+        assert!(ran < on.instructions);
+    }
 
     fn floats(name: &str, n: usize) -> KernelArg {
         let v: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();

@@ -402,6 +402,9 @@ impl<'l> Mem<'l> {
         // (threads happened to run in this order); report it as the read, where the fix goes.
         if hazard == Hazard::WriteAfterRead && other != NONE && other_line > line && line > 0 {
             let reader = self.launch.tid_of(other);
+            if self.repeat_block_race(other_line, line, reader) {
+                return;
+            }
             let site = Site {
                 file: self.launch.file_name(inst.file),
                 line: other_line,
@@ -428,6 +431,9 @@ impl<'l> Mem<'l> {
         // the fix (wait for the updates) goes.
         if hazard == Hazard::MixedRead && kind == Kind::Atomic && other != NONE {
             let reader = self.launch.tid_of(other);
+            if self.repeat_block_race(other_line, line, reader) {
+                return;
+            }
             let site = Site {
                 file: self.launch.file_name(inst.file),
                 line: other_line,
@@ -448,6 +454,9 @@ impl<'l> Mem<'l> {
                     facts,
                 )
             });
+            return;
+        }
+        if self.repeat_block_race(line, other_line, th.tid) {
             return;
         }
         let site = self.site(th, inst);
@@ -488,6 +497,20 @@ impl<'l> Mem<'l> {
             Some(other_line),
             || (message, facts),
         );
+    }
+
+    /// A race inside this block on global memory at `line` (against `other_line`) by `thread`
+    /// already reported: count it as `Diags::report` would and say true, before the message
+    /// (names, the element) is built, which every later access of a racing launch would pay.
+    fn repeat_block_race(&mut self, line: u32, other_line: u32, thread: [u32; 3]) -> bool {
+        self.diags.repeat(
+            DiagKind::GlobalRace,
+            Severity::Error,
+            line,
+            Some(other_line),
+            self.block,
+            thread,
+        )
     }
 
     /// The facts of a race inside this block on the global word at `addr`, between the thread
