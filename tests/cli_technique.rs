@@ -209,6 +209,7 @@ fn forbidden_double_math_points_at_a_literal_only_where_there_is_one() {
     let help = help_of(&text);
     assert!(help.contains("forbids `double` arithmetic"), "{help}");
     assert!(help.contains("line 5 has a floating literal"), "{help}");
+    assert!(help.contains("(`0.5`)"), "{help}");
     assert!(help.contains("write `0.5f`"), "{help}");
     let (code, text) = run(&toml, DOUBLE_ACCUMULATOR);
     assert_eq!(code, 1, "{text}");

@@ -119,30 +119,39 @@ impl Counters {
     /// How many counters there are.
     pub const N: usize = Counters::MEMORY + Family::N;
 
-    pub const NAMES: [&'static str; Counters::N] = [
-        "global_reads",
-        "global_writes",
-        "shared_reads",
-        "shared_writes",
-        "global_atomics",
-        "shared_atomics",
-        "local_reads",
-        "local_writes",
-        "shuffles",
-        "votes",
-        "matches",
-        "warp_reduces",
-        "barriers",
-        "grid_syncs",
-        "mma",
-        "wmma",
-        "ldmatrix",
-        "cp_async",
-        "cp_async_overlap",
-        "dp4a",
-        "f16x2",
-        "f64",
-    ];
+    /// The memory counters' names, then each family's (`Family::name`), in `Family::ALL` order.
+    pub const NAMES: [&'static str; Counters::N] = Counters::names(
+        [
+            "global_reads",
+            "global_writes",
+            "shared_reads",
+            "shared_writes",
+            "global_atomics",
+            "shared_atomics",
+        ],
+        false,
+    );
+
+    /// `memory`, then each family's name (or, with `labels`, its label): the names and the
+    /// labels of the counters, in order, from one list of families.
+    pub const fn names(
+        memory: [&'static str; Counters::MEMORY],
+        labels: bool,
+    ) -> [&'static str; Counters::N] {
+        let mut out = [""; Counters::N];
+        let mut i = 0;
+        while i < Counters::N {
+            out[i] = if i < Counters::MEMORY {
+                memory[i]
+            } else if labels {
+                Family::ALL[i - Counters::MEMORY].label()
+            } else {
+                Family::ALL[i - Counters::MEMORY].name()
+            };
+            i += 1;
+        }
+        out
+    }
 
     /// The family counter `i` counts (`None` for the memory counters).
     pub fn family(i: usize) -> Option<Family> {

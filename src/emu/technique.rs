@@ -92,7 +92,7 @@ impl Family {
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Family::LocalReads => "local_reads",
             Family::LocalWrites => "local_writes",
@@ -114,7 +114,7 @@ impl Family {
     }
 
     /// How a learner reads it in a table.
-    pub fn label(self) -> &'static str {
+    pub const fn label(self) -> &'static str {
         match self {
             Family::LocalReads => "local reads",
             Family::LocalWrites => "local writes",

@@ -8,30 +8,17 @@ use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use colored::Colorize;
 
 /// The counters in `Counters::NAMES` order, as a learner reads them.
-pub(crate) const LABELS: [&str; Counters::N] = [
-    "global reads",
-    "global writes",
-    "shared reads",
-    "shared writes",
-    "global atomics",
-    "shared atomics",
-    "local reads",
-    "local writes",
-    "shuffles",
-    "votes",
-    "matches",
-    "warp reduces",
-    "barriers",
-    "grid syncs",
-    "mma.sync",
-    "wmma::mma_sync",
-    "ldmatrix",
-    "cp.async",
-    "cp.async overlap",
-    "dp4a",
-    "half2 math",
-    "double math",
-];
+pub(crate) const LABELS: [&str; Counters::N] = Counters::names(
+    [
+        "global reads",
+        "global writes",
+        "shared reads",
+        "shared writes",
+        "global atomics",
+        "shared atomics",
+    ],
+    true,
+);
 
 /// Whether a table shows counter `i`: the four access counters always, the atomics where a
 /// kernel made one or a limit names them (most kernels make none), and the instruction

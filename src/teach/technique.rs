@@ -10,6 +10,7 @@ use crate::emu::result::Counters;
 use crate::emu::technique::Family;
 use crate::ptx::census::{Census, Work};
 use crate::puzzle::Technique;
+use crate::teach::source::Source;
 
 /// What was broken: a block under `require`, or a thread over the budget (`forbidden`: the
 /// budget is `forbid`'s 0).
@@ -39,7 +40,7 @@ pub struct Context<'a> {
 /// there is nothing to add to the counts the report already shows.
 pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     let Some(family) = Counters::family(counter) else {
-        return memory_budget(counter, miss, cx);
+        return memory_budget(miss, cx);
     };
     let asks = asks_for(family, counter, cx);
     match miss {
@@ -205,7 +206,7 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
                 Some("your kernel makes no async copy at all".to_string())
             } else if !all.is_empty() {
                 Some(format!(
-                    "your kernel waits for every copy before it computes ({}), so no copy overlaps the work: start the next tile's copies before computing on this one, and wait with `__pipeline_wait_prior(1)` (all but the newest group)",
+                    "your kernel waits for every copy before it computes ({}), so no copy overlaps the work: start the next tile's copies before computing on this one, and wait for all but the newest group (`__pipeline_wait_prior(1)`, `cp.async.wait_group 1`)",
                     lines(&all)
                 ))
             } else {
@@ -258,15 +259,18 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
         Family::F64 => {
             let at = c.lines(Work::F64Math);
             // The compiler may place the double arithmetic on other lines than the literal
-            // that caused it: any line of the source with one, where double math ran.
-            let literal: Vec<u32> = (1..=cx.source.lines().count() as u32)
-                .filter(|&l| has_double_literal(cx.source, l))
+            // that caused it: any line of the source as compiled with one, where double math
+            // ran.
+            let src = Source::new(cx.source);
+            let found: Vec<(u32, String)> = (1..=src.lines())
+                .filter_map(|l| double_literal(src.line(l)).map(|lit| (l, lit)))
                 .collect();
-            if !literal.is_empty() {
+            if let Some((_, first)) = found.first() {
+                let at: Vec<u32> = found.iter().map(|(l, _)| *l).collect();
                 Some(format!(
-                    "{} {} a floating literal without the `f` suffix, which is a `double` and makes the arithmetic around it double: write `0.5f`, not `0.5`",
-                    lines(&literal),
-                    if literal.len() == 1 { "has" } else { "have" }
+                    "{} {} a floating literal without the `f` suffix (`{first}`), which is a `double` and makes the arithmetic around it double: write `{first}f`",
+                    lines(&at),
+                    if at.len() == 1 { "has" } else { "have" }
                 ))
             } else {
                 (!at.is_empty()).then(|| format!("it computes in `double` on {}", lines(&at)))
@@ -299,23 +303,18 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
 }
 
 /// For a memory counter over its budget: what the budget is built for, from `[technique]`.
-fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
+fn memory_budget(miss: Miss, cx: &Context) -> Option<String> {
     let Miss::OverBudget { .. } = miss else {
         return None;
     };
     let t = cx.technique?;
     let built = t.budget_for.as_ref()?;
-    let _ = counter;
     Some(format!("the budget is built for {}: {built}", t.name))
 }
 
-/// Whether line `line` (1-based) of `source` holds a floating literal without an `f` suffix
-/// outside comments and strings (`0.5`, `1e-3`, `2.`), which C makes a `double`.
-fn has_double_literal(source: &str, line: u32) -> bool {
-    let Some(text) = source.lines().nth(line.saturating_sub(1) as usize) else {
-        return false;
-    };
-    let code = text.split("//").next().unwrap_or("");
+/// The first floating literal without an `f` suffix on a line of code (comments already
+/// removed, `Source::line`), which C makes a `double`: `0.5`, `1e-3`, `2.`.
+fn double_literal(code: &str) -> Option<String> {
     let b = code.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -332,39 +331,36 @@ fn has_double_literal(source: &str, line: u32) -> bool {
         let starts =
             c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()));
         let after_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-        if starts && !after_ident {
-            let mut j = i;
-            let mut float = false;
-            while j < b.len() {
-                let d = b[j];
-                if d.is_ascii_digit() {
-                    j += 1;
-                } else if d == b'.' {
-                    float = true;
-                    j += 1;
-                } else if (d == b'e' || d == b'E')
-                    && !(i + 1 < b.len() && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X'))
-                {
-                    float = true;
-                    j += 1;
-                    if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
-                        j += 1;
-                    }
-                } else {
-                    break;
-                }
-            }
-            let suffix = b.get(j).copied();
-            let hex = b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X'));
-            if float && !hex && !matches!(suffix, Some(b'f' | b'F')) {
-                return true;
-            }
-            i = j.max(i + 1);
+        if !starts || after_ident {
+            i += 1;
             continue;
         }
-        i += 1;
+        let hex = c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X'));
+        let mut j = i;
+        let mut float = false;
+        while j < b.len() {
+            match b[j] {
+                b'0'..=b'9' => j += 1,
+                b'.' => {
+                    float = true;
+                    j += 1;
+                }
+                b'e' | b'E' if !hex => {
+                    float = true;
+                    j += 1;
+                    if matches!(b.get(j), Some(b'-' | b'+')) {
+                        j += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if float && !hex && !matches!(b.get(j), Some(b'f' | b'F')) {
+            return Some(code[i..j].to_string());
+        }
+        i = j.max(i + 1);
     }
-    false
+    None
 }
 
 /// `line 7`, `lines 7-9`, `lines 4, 7-9 and 12`: sorted, without repeats, runs joined.
@@ -413,13 +409,15 @@ mod tests {
 
     #[test]
     fn a_double_literal_is_found_and_a_float_one_is_not() {
-        let src = "float x = a * 0.5;\nfloat y = a * 0.5f;\nint k = 10; // 0.5\nfloat z = 1e-3 * w;\nint h = 0xE0;\nfloat q = v2.x;";
-        assert!(has_double_literal(src, 1));
-        assert!(!has_double_literal(src, 2));
-        assert!(!has_double_literal(src, 3), "a comment's literal");
-        assert!(has_double_literal(src, 4));
-        assert!(!has_double_literal(src, 5), "hex");
-        assert!(!has_double_literal(src, 6), "a member after a name");
-        assert!(!has_double_literal(src, 99));
+        let src = Source::new(
+            "float x = a * 0.5;\nfloat y = a * 0.5f;\nint k = 10; // 0.5\nfloat z = 1e-3 * w;\nint h = 0xE0;\nfloat q = v2.x;",
+        );
+        assert_eq!(double_literal(src.line(1)).as_deref(), Some("0.5"));
+        assert_eq!(double_literal(src.line(2)), None);
+        assert_eq!(double_literal(src.line(3)), None, "a comment's literal");
+        assert_eq!(double_literal(src.line(4)).as_deref(), Some("1e-3"));
+        assert_eq!(double_literal(src.line(5)), None, "hex");
+        assert_eq!(double_literal(src.line(6)), None, "a member after a name");
+        assert_eq!(double_literal(src.line(99)), None);
     }
 }
