@@ -88,8 +88,15 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         None => short,
     };
     let who = c.who(c.d.thread, c.d.block);
-    let idx = e.index;
-    let len = e.len;
+    // The emulator counts in the buffer's own elements (`k`, floats); the line may index an
+    // alias of another width (`k4`, float4): count in the alias's elements, as the line does.
+    let (idx, len) = in_alias_elements(c, e, &short);
+    let scaled = Element {
+        name: e.name.clone(),
+        index: idx,
+        len,
+    };
+    let e = &scaled;
     // The shared array's declared size, else the scalar or define that holds the length.
     let dims = (space == Space::Shared)
         .then(|| c.src.shared_dims(&short))
@@ -320,4 +327,21 @@ fn padding(c: &Case, space: Space, access: Access) -> String {
         return String::new();
     }
     format!("; the elements of `{name}` outside the data still need a value: store 0.0f there (`{name}[..] = inside ? ... : 0.0f;`), so what reads them gets 0 rather than garbage")
+}
+
+/// The element's index and the buffer's length in elements of `short`, the name the line
+/// uses: the buffer's own when it is the buffer, else scaled by the two declared widths
+/// (`k4 = reinterpret_cast<const float4*>(k)`: 4 floats to a float4).
+fn in_alias_elements(c: &Case, e: &Element, short: &str) -> (i128, u64) {
+    let base = e.name.rsplit("::").next().unwrap_or(&e.name);
+    if base == short {
+        return (e.index, e.len);
+    }
+    match (c.src.pointee_bytes(base), c.src.pointee_bytes(short)) {
+        (Some(b), Some(a)) if a > b && a % b == 0 => {
+            let per = (a / b) as i128;
+            (e.index.div_euclid(per), e.len / (a / b))
+        }
+        _ => (e.index, e.len),
+    }
 }

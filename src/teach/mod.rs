@@ -471,6 +471,40 @@ mod tests {
     }
 
     #[test]
+    fn bounds_through_a_wider_alias_count_in_the_alias_elements_and_name_the_row_count() {
+        // k4 = float4 view of k (4 floats each): row 70 of 70 rows of D / 4 = 4 float4s.
+        let src = "#define D 16\n__global__ void att(float* out, const float* k, int nk) {\n    __shared__ float4 ks[32][D / 4];\n    const float4* k4 = reinterpret_cast<const float4*>(k);\n    int row = 64 + threadIdx.x;\n    for (int d = 0; d < D / 4; d++) {\n        ks[threadIdx.x][d] = k4[row * (D / 4) + d];\n    }\n}\n";
+        let mut facts = oob("k", 1120, 1120, Access::Read);
+        if let Facts::Bounds { bytes, .. } = &mut facts {
+            *bytes = 16;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::OutOfBounds, 7, None, 6, facts),
+            [32, 1, 1],
+            &[("nk", 70)],
+        );
+        assert!(
+            h.contains("k4[280]") && h.contains("`if (row < nk)`"),
+            "{h}"
+        );
+        assert!(!h.contains("1120"), "{h}");
+        // Another name and width: a __half2 view (2 halves) of a vector, flat index.
+        let src = "__global__ void axpy(__half* y, const __half* x, int n2) {\n    const __half2* x2 = reinterpret_cast<const __half2*>(x);\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    y[0] = __low2half(x2[i]);\n}\n";
+        let mut facts = oob("x", 200, 200, Access::Read);
+        if let Facts::Bounds { bytes, .. } = &mut facts {
+            *bytes = 4;
+        }
+        let h = help(
+            src,
+            diag(DiagKind::OutOfBounds, 4, None, 100, facts),
+            [128, 1, 1],
+            &[("n2", 100)],
+        );
+        assert!(h.contains("x2 has 100 elements") && h.contains("n2"), "{h}");
+    }
+
+    #[test]
     fn bounds_equal_sizes_are_named_by_the_index_they_bound() {
         // A square test: rows = cols = 2. The unguarded column names `cols`, not `rows`.
         let src = "__global__ void k(float* out, const float* b, int rows, int cols) {\n    int col = threadIdx.x;\n    int row = threadIdx.y;\n    if (row < rows) {\n        out[row] = b[col];\n    }\n}\n";

@@ -491,6 +491,21 @@ impl Source {
         })
     }
 
+    /// The size in bytes of what the pointer `name` points at, from its declaration
+    /// (`const float4* k4` gives 16, `float* k` 4): the first `TYPE* name` or `TYPE *name`.
+    /// `None` for a type it does not know.
+    pub fn pointee_bytes(&self, name: &str) -> Option<u64> {
+        (1..=self.lines()).find_map(|l| {
+            let t = self.line(l);
+            let at = find_word(t, name)?;
+            let before = t[..at].trim_end().strip_suffix('*')?.trim_end();
+            let ty = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()?;
+            type_bytes(ty)
+        })
+    }
+
     /// Whether `name` is declared `extern __shared__` (sized by the launch's dynamic shared
     /// memory): the line of its declaration.
     pub fn extern_shared(&self, name: &str) -> Option<u32> {
@@ -560,6 +575,26 @@ impl Source {
             })
             .collect()
     }
+}
+
+/// The size in bytes of a CUDA scalar or vector type as written (`float4` is 16).
+pub fn type_bytes(ty: &str) -> Option<u64> {
+    Some(match ty {
+        "char" | "int8_t" | "uint8_t" | "char4" | "uchar" => {
+            if ty == "char4" {
+                4
+            } else {
+                1
+            }
+        }
+        "short" | "__half" | "half" | "__nv_bfloat16" | "int16_t" | "uint16_t" => 2,
+        "float" | "int" | "unsigned" | "uint32_t" | "int32_t" | "__half2" | "half2"
+        | "__nv_bfloat162" => 4,
+        "double" | "long" | "int64_t" | "uint64_t" | "float2" | "int2" | "uint2" => 8,
+        "float4" | "int4" | "uint4" | "double2" | "longlong2" => 16,
+        "double4" => 32,
+        _ => return None,
+    })
 }
 
 /// The position of `word` in `t` as a whole identifier.
