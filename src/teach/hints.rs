@@ -362,6 +362,37 @@ mod tests {
     }
 
     #[test]
+    fn an_over_budget_hint_answers_the_counter_that_is_over_in_puzzle_46() {
+        let pack = crate::puzzle::embedded_puzzles().expect("the pack loads");
+        let p = pack.iter().find(|p| p.id == 46).expect("puzzle 46");
+        let over = |counter: &'static str| {
+            let seen = Seen {
+                over_budget: vec![counter],
+                ..Seen::default()
+            };
+            matching(&p.mistakes, &seen)
+        };
+        // Shared reads over: the shared tile read twice, not the global passes.
+        let m = over("shared_reads");
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(m[0].kind, "over-budget:shared_reads");
+        assert!(
+            m[0].hint.contains("second loop over the tile"),
+            "{}",
+            m[0].hint
+        );
+        // Global writes over: the output written after every tile, not the shared tile.
+        let m = over("global_writes");
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].hint.contains("writes its output row once"),
+            "{}",
+            m[0].hint
+        );
+        assert!(!m[0].hint.contains("shared `k` tile"), "{}", m[0].hint);
+    }
+
+    #[test]
     fn the_same_hint_twice_is_given_once_and_the_first_matching_line_is_named() {
         let mistakes = [
             mistake("global-race", Some("+="), "use atomicAdd"),
