@@ -17,6 +17,7 @@ mod ballot;
 mod barrier;
 mod bounds;
 pub mod compile_fix;
+mod double_buffer;
 mod endless;
 pub mod eval;
 mod heap;
@@ -715,6 +716,53 @@ mod tests {
             "{h}"
         );
         assert!(!h.contains("__syncwarp"), "{h}");
+    }
+
+    #[test]
+    fn race_a_double_buffered_cp_async_loop_without_its_end_barrier_gets_the_barrier_before_the_next_copy(
+    ) {
+        let read_after_copy = |src: &str, read: u32, copy: u32| {
+            let f = race(
+                Space::Shared,
+                Hazard::ReadAfterWrite,
+                el("buf", 3, 64),
+                3,
+                false,
+                (Access::Read, Access::Write),
+            );
+            help(
+                src,
+                diag(DiagKind::SharedRace, read, Some(copy), 1, f),
+                [32, 1, 1],
+                &[],
+            )
+        };
+        // The copy in the kernel, started at the top of the loop for the next pass.
+        let src = "__global__ void dot(float* out, const float* x, int n) {\n    __shared__ __align__(16) float buf[2][32];\n    float acc = 0.0f;\n    int passes = n / 32;\n    for (int p = 0; p < passes; p++) {\n        if (p + 1 < passes) __pipeline_memcpy_async(&buf[(p + 1) % 2][threadIdx.x], &x[(p + 1) * 32 + threadIdx.x], 4);\n        __pipeline_commit();\n        __pipeline_wait_prior(1);\n        __syncthreads();\n        for (int j = 0; j < 32; j++) {\n            acc += buf[p % 2][j];\n        }\n    }\n    out[threadIdx.x] = acc;\n}\n";
+        let h = read_after_copy(src, 11, 6);
+        assert!(
+            h.contains("double-buffered")
+                && h.contains("after line 12")
+                && h.contains("before the next pass's copy (line 6)"),
+            "{h}"
+        );
+        // Another shape: a helper starts the copy, called at the end of the loop body.
+        let src = "__device__ void stage(float* dst, const float* g) {\n    __pipeline_memcpy_async(dst, g, 16);\n}\n__global__ void sums(float* out, const float* g, int steps) {\n    __shared__ __align__(16) float tiles[2][128];\n    float total = 0.0f;\n    stage(&tiles[0][4 * threadIdx.x], g + 4 * threadIdx.x);\n    __pipeline_commit();\n    for (int it = 0; it < steps; it++) {\n        __pipeline_wait_prior(0);\n        __syncthreads();\n        total += tiles[it & 1][threadIdx.x];\n        if (it + 1 < steps) stage(&tiles[(it + 1) & 1][4 * threadIdx.x], g + (it + 1) * 128 + 4 * threadIdx.x);\n        __pipeline_commit();\n    }\n    out[threadIdx.x] = total;\n}\n";
+        let h = read_after_copy(src, 12, 2);
+        assert!(
+            h.contains("in `stage()`") && h.contains("before the next pass's copy (line 13)"),
+            "{h}"
+        );
+        // The end barrier is there: the premise fails and this help is not given.
+        let fixed = src.replace(
+            "        __pipeline_commit();\n    }",
+            "        __pipeline_commit();\n        __syncthreads();\n    }",
+        );
+        let fixed = fixed.replace(
+            "        total += tiles[it & 1][threadIdx.x];\n",
+            "        total += tiles[it & 1][threadIdx.x];\n        __syncthreads();\n",
+        );
+        assert!(!read_after_copy(&fixed, 12, 2).contains("double-buffered"));
     }
 
     fn shared_race(src: &str, hazard: Hazard, line: u32, other: u32, mine: Access) -> String {

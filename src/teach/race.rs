@@ -616,6 +616,10 @@ impl Race<'_> {
         } else {
             (mine, theirs)
         };
+        let who = (self.writer(), self.reader());
+        if let Some(m) = super::double_buffer::help(self.c, (w, r), s, (&who.0, &who.1)) {
+            return m;
+        }
         if let Some(m) = self.across_calls(w, r) {
             return m;
         }

@@ -2,6 +2,7 @@
 // kind: shared-race
 // line: @bug
 // help-has: __syncthreads()
+// help-has: before the next pass
 // why: drops the barrier after the k loop, so the copy of step s + 2 lands in buffer s % 2 while others still read it.
 // Puzzle 48 · Double-buffered matmul with cp.async: out (M x N) = a (M x K) times b (K x N).
 #include <cuda_pipeline.h>
