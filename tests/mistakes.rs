@@ -6,7 +6,8 @@
 //!
 //! `GPUZZLE_MISTAKES=09_pooling` (a substring of `09_pooling/no_barrier.cu`; several separated
 //! by commas) runs only the matching attempts. `GPUZZLE_MISTAKES_WRITE_GAPS=1` rewrites
-//! tests/mistakes/KNOWN_HELP_GAPS from this run (all attempts only).
+//! tests/mistakes/KNOWN_HELP_GAPS from this run (all attempts only). `GPUZZLE_MISTAKES_BIN`
+//! grades with another gpuzzle binary (an older build, to count what a change fixed).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -41,7 +42,11 @@ fn root() -> PathBuf {
 }
 
 fn gpuzzle() -> Command {
-    let mut c = Command::cargo_bin("gpuzzle").expect("binary builds");
+    // `GPUZZLE_MISTAKES_BIN=path` grades with another build (an older one, to compare).
+    let mut c = match std::env::var_os("GPUZZLE_MISTAKES_BIN") {
+        Some(bin) => Command::new(bin),
+        None => Command::cargo_bin("gpuzzle").expect("binary builds"),
+    };
     // The step limit stops an endless loop at the same place on every machine; the wall-clock
     // deadline (5 s in a debug build) would also stop a long correct launch on a loaded machine
     // (puzzle 46's largest test takes about 0.8 s of CPU in a debug build), so it is pushed back.

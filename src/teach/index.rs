@@ -99,7 +99,7 @@ fn enclosing_loops(c: &Case) -> Vec<super::source::LoopHeader> {
 }
 
 /// The variable a loop header's init declares or sets.
-fn loop_var(init: &str) -> Option<String> {
+pub(super) fn loop_var(init: &str) -> Option<String> {
     let (lhs, _) = init.split_once('=')?;
     Some(lhs.split_whitespace().last()?.to_string())
 }

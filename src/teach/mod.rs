@@ -118,6 +118,18 @@ impl Case<'_> {
         self.env_with(self.d.thread, self.d.block, &[(var, v)])
     }
 
+    /// Thread `thread` of block `block` at line `line` (another line than the diagnostic's:
+    /// the store that should have written what it read).
+    pub fn env_on_line(&self, line: u32, thread: [u32; 3], block: [u32; 3]) -> Env {
+        // The locals as of `line`, not as of the diagnostic's line.
+        let env = Case {
+            line: None,
+            ..*self
+        }
+        .env_with(thread, block, &[]);
+        self.src.locals_before(line, &env)
+    }
+
     fn env_with(&self, thread: [u32; 3], block: [u32; 3], set: &[(&str, i64)]) -> Env {
         let mut env = Env::default();
         for (n, v) in &self.scene.values {

@@ -38,16 +38,182 @@ pub fn help(c: &Case) -> String {
         Some([i]) => *i >= (b[0] * b[1] * b[2]) as i128,
         _ => false,
     };
-    if halo {
-        return format!("{shown} lies past the elements the block's threads write one each (line {w}): it is halo that no thread loads, yet line {r} reads it. Let some threads load the extra elements too (e.g. the first threads also store `{short}[local_i + TPB]`, or a loop over the whole tile), then __syncthreads()");
+    // Which thread's store (line `w`, its guard aside) lands on the element read, if the
+    // store's index can be evaluated for the block's threads.
+    let reach = names::indices(e, c.src, &c.scene.values).and_then(|at| {
+        let mut none = Some(None);
+        for &l in writes.iter().filter(|&&l| l < r) {
+            match store_reaches(c, short, l, &at) {
+                Some(Some(t)) => return Some(Some((l, t))),
+                Some(None) => {}
+                None => none = None,
+            }
+        }
+        none
+    });
+    if halo || reach == Some(None) {
+        return past_the_loads(c, short, &shown, w, &writes, halo);
     }
     if let Some(own) = own_element(c, short, &writes) {
         return own;
     }
     if let Some(g) = c.src.guards(w).into_iter().find(|g| !g.returns) {
-        return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage, and line {r} reads {shown}: store 0.0f when the condition fails (`{short}[..] = {} ? ... : 0.0f;`), so the element holds a neutral value", g.cond, g.line, g.cond);
+        // Zero-fill fits only a slot whose own store the guard skipped.
+        let skipped = match reach {
+            Some(Some((l, t))) if l == w => {
+                match eval::eval(&g.cond, &c.env_on_line(w, t, c.d.block)) {
+                    Some(0) => Some(format!(
+                        " (for {}, whose store lands on it, the condition is false)",
+                        c.who(t, c.d.block)
+                    )),
+                    Some(_) => None,
+                    None => Some(String::new()),
+                }
+            }
+            _ => Some(String::new()),
+        };
+        if let Some(whose) = skipped {
+            return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage{whose}, and line {r} reads {shown}: store 0.0f when the condition fails (`{short}[..] = {} ? ... : 0.0f;`), so the element holds a neutral value", g.cond, g.line, g.cond);
+        }
     }
     format!("no thread wrote {shown} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads")
+}
+
+/// A read past the elements the block's threads write one each (line `w`). Halo (a stencil's
+/// neighbours past the block's own elements) only when the kernel has a second, halo store or
+/// the read is the thread's element and an offset; a tree or scan loop (its step doubles or
+/// halves) that reads the whole array needs every element loaded: that is what it is told.
+fn past_the_loads(
+    c: &Case,
+    short: &str,
+    shown: &str,
+    w: u32,
+    writes: &[u32],
+    outside: bool,
+) -> String {
+    let r = c.line.unwrap_or(0);
+    let b = c.scene.block;
+    let threads = b[0] * b[1] * b[2];
+    let own = uses_in(c.src.line(w), short)
+        .into_iter()
+        .find(|u| u.write)
+        .map(|u| u.dims.join("]["))
+        .unwrap_or_else(|| "threadIdx.x".into());
+    // The innermost loop around the read and whether its step doubles or halves.
+    let start = c.src.function_of(r).map_or(1, |f| f.0);
+    let tree = (start..=r).rev().find_map(|l| {
+        let h = c.src.loop_header(l).filter(|h| h.line == l)?;
+        c.src.loop_body(l).contains(&r).then_some(h)
+    });
+    // A halo store: before that loop (or the read), a store of another element than the
+    // thread's own one (`s[t + TPB]`, `s[t - 1]`).
+    let before = tree.as_ref().map_or(r, |h| h.line);
+    let own_key = eval::canonical(&own);
+    let halo_store = writes
+        .iter()
+        .filter(|&&l| l < before)
+        .flat_map(|&l| uses_in(c.src.line(l), short))
+        .any(|u| u.write && eval::canonical(&u.dims.join("][")) != own_key);
+    let tree = tree.filter(|h| {
+        h.step.as_deref().is_some_and(|st| {
+            ["*=", "/=", "<<=", ">>="].iter().any(|op| st.contains(op))
+                || st.contains("* 2")
+                || st.contains("/ 2")
+        })
+    });
+    if let (Some(h), false) = (tree, halo_store) {
+        let len = c
+            .src
+            .shared_dims(short)
+            .filter(|d| d.len() == 1)
+            .and_then(|d| eval::eval(&d[0], &c.env()));
+        let each = match len {
+            Some(n) if threads > 0 && n > threads as i64 && n % threads as i64 == 0 => {
+                let k = n / threads as i64;
+                let mut each: Vec<String> = (0..k)
+                    .map(|j| match j {
+                        0 => format!("`{short}[{own}]`"),
+                        1 => format!("`{short}[{own} + blockDim.x]`"),
+                        _ => format!("`{short}[{own} + {j} * blockDim.x]`"),
+                    })
+                    .collect();
+                let last = each.pop().unwrap_or_default();
+                format!("{short} holds {n} elements for {threads} threads, so each thread loads {k}: {} and {last} (0 for those past the data)", each.join(", "))
+            }
+            _ => format!("load every element of {short} the loop reads (a loop over the whole array, each thread stepping by blockDim.x, 0 past the data)"),
+        };
+        return format!("{shown} lies past the elements the block's threads write one each (line {w}, `{short}[{own}]`), and line {r} reads it in the loop on line {} (`{}`), whose step doubles or halves: a tree over the whole of {short}, not a stencil's neighbours. Every element it reads must be loaded before the loop: {each}, then __syncthreads()", h.line, h.step.as_deref().unwrap_or(""));
+    }
+    // A stencil: the read's index steps through a loop's taps (`j++`), or the line reads
+    // several neighbours of the array.
+    let code = c.src.line(r);
+    let reads: Vec<String> = uses_in(code, short)
+        .into_iter()
+        .filter(|u| !u.write)
+        .map(|u| eval::canonical(&u.dims.join("][")))
+        .collect();
+    let taps = (start..=r).any(|l| {
+        c.src.loop_header(l).is_some_and(|h| {
+            h.line == l
+                && c.src.loop_body(l).contains(&r)
+                && h.init
+                    .as_deref()
+                    .and_then(super::index::loop_var)
+                    .is_some_and(|v| {
+                        reads
+                            .iter()
+                            .flat_map(|x| x.split("]["))
+                            .any(|d| eval::names(d).contains(&v))
+                    })
+        })
+    });
+    let neighbours = reads
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1;
+    if outside && (halo_store || taps || neighbours) {
+        return format!("{shown} lies past the elements the block's threads write one each (line {w}, `{short}[{own}]`): it is halo that no thread loads, yet line {r} reads it. Let some threads load the extra elements too (e.g. the first threads also store `{short}[{own} + blockDim.x]`, or a loop over the whole tile), then __syncthreads()");
+    }
+    // No store of any thread lands there, and nothing shows a halo: the read's index.
+    let read = uses_in(code, short)
+        .into_iter()
+        .find(|u| !u.write)
+        .map(|u| format!(" through `{short}[{}]`", u.dims.join("][")))
+        .unwrap_or_default();
+    format!("no thread of the block stores {shown}: the store on line {w}, `{short}[{own}]`, gives each thread its own element and none of them is this one, yet line {r} reads it{read}. The read's index is wrong (a 0 stored there, or a wider guard, would only hide it): make it name an element a thread stored, for a tile usually the store's own index with the axes as the computation needs them")
+}
+
+/// Whether a thread of the diagnostic's block stores the element `at` (its indices, by
+/// dimension) on line `w`, its guard aside: `Some(Some(thread))` the first that does,
+/// `Some(None)` none does, `None` when the store's index cannot be evaluated for every thread.
+fn store_reaches(c: &Case, short: &str, w: u32, at: &[i128]) -> Option<Option<[u32; 3]>> {
+    let stores: Vec<Vec<String>> = uses_in(c.src.line(w), short)
+        .into_iter()
+        .filter(|u| u.write && u.dims.len() == at.len())
+        .map(|u| u.dims)
+        .collect();
+    if stores.is_empty() {
+        return None;
+    }
+    let b = c.scene.block;
+    for z in 0..b[2] {
+        for y in 0..b[1] {
+            for x in 0..b[0] {
+                let env = c.env_on_line(w, [x, y, z], c.d.block);
+                for dims in &stores {
+                    let v: Vec<i128> = dims
+                        .iter()
+                        .map(|d| eval::eval(d, &env).map(i128::from))
+                        .collect::<Option<_>>()?;
+                    if v == at {
+                        return Some(Some([x, y, z]));
+                    }
+                }
+            }
+        }
+    }
+    Some(None)
 }
 
 /// The read's subscript is the very one a store of the array uses, and it names this thread's
@@ -126,13 +292,31 @@ mod tests {
     use crate::emu::result::{DiagKind, Diagnostic, Severity};
 
     fn help(src: &str, line: u32, thread: [u32; 3], index: i128) -> String {
+        let at = Read {
+            name: "t",
+            len: 64,
+            block: [8, 8, 1],
+            values: &[("T", 8)],
+        };
+        help_in(src, &at, line, thread, index)
+    }
+
+    /// The shared array read, its length, the launch's block and the defines and scalars.
+    struct Read<'a> {
+        name: &'a str,
+        len: u64,
+        block: [u32; 3],
+        values: &'a [(&'a str, i64)],
+    }
+
+    fn help_in(src: &str, at: &Read, line: u32, thread: [u32; 3], index: i128) -> String {
         let scene = Scene {
             source: src,
             file_name: "k.cu",
             module: None,
             grid: [3, 3, 1],
-            block: [8, 8, 1],
-            values: vec![("T".into(), 8)],
+            block: at.block,
+            values: at.values.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             shapes: Vec::new(),
             cooperative: false,
         };
@@ -143,9 +327,9 @@ mod tests {
             help: None,
             facts: Facts::Uninitialized {
                 element: Some(Element {
-                    name: "t".into(),
+                    name: at.name.into(),
                     index,
-                    len: 64,
+                    len: at.len,
                 }),
             },
             file: Some("k.cu".into()),
@@ -188,5 +372,104 @@ mod tests {
         let src = "__global__ void k(float* o, const float* a, int n) {\n    __shared__ float t[T][T];\n    int i = threadIdx.x;\n    if (i < n) t[0][i] = a[i];\n    __syncthreads();\n    o[i] = t[0][i] + t[0][(i + 1) % T];\n}\n";
         let h = help(src, 6, [1, 0, 0], 2);
         assert!(h.contains("store 0.0f when the condition fails"), "{h}");
+    }
+
+    #[test]
+    fn a_tree_over_slots_no_thread_loads_gets_every_element_loaded_not_a_halo() {
+        // An up-sweep over 128 slots, 64 threads storing one each.
+        let src = "__global__ void up(float* o, const float* a, int n) {\n    __shared__ float buf[N];\n    int lane = threadIdx.x;\n    buf[lane] = lane < n ? a[lane] : 0.0f;\n    for (int d = 1; d < N; d <<= 1) {\n        __syncthreads();\n        int hi = (lane + 1) * 2 * d - 1;\n        if (hi < N) buf[hi] += buf[hi - d];\n    }\n    o[lane] = buf[lane];\n}\n";
+        let at = Read {
+            name: "buf",
+            len: 128,
+            block: [64, 1, 1],
+            values: &[("N", 128), ("n", 128)],
+        };
+        let h = help_in(src, &at, 8, [32, 0, 0], 64);
+        assert!(
+            h.contains("each thread loads 2") && h.contains("`buf[lane + blockDim.x]`"),
+            "{h}"
+        );
+        assert!(!h.contains("halo that no thread loads"), "{h}");
+        // Another shape: a halving reduction over 96 slots, 32 threads.
+        let src = "__global__ void fold(float* o, const float* x) {\n    __shared__ float acc[96];\n    int k = threadIdx.x;\n    acc[k] = x[k];\n    __syncthreads();\n    for (int half = 48; half > 0; half /= 2) {\n        if (k < half) acc[k] += acc[k + half];\n        __syncthreads();\n    }\n    if (k == 0) o[0] = acc[0];\n}\n";
+        let at = Read {
+            name: "acc",
+            len: 96,
+            block: [32, 1, 1],
+            values: &[],
+        };
+        let h = help_in(src, &at, 7, [0, 0, 0], 48);
+        assert!(
+            h.contains("each thread loads 3") && h.contains("`acc[k + 2 * blockDim.x]`"),
+            "{h}"
+        );
+        assert!(!h.contains("halo"), "{h}");
+    }
+
+    #[test]
+    fn a_stencil_past_the_block_still_gets_the_halo() {
+        let src = "__global__ void blur(float* o, const float* x) {\n    __shared__ float win[40];\n    int p = threadIdx.x;\n    win[p] = x[blockIdx.x * 32 + p];\n    __syncthreads();\n    float s = 0.0f;\n    for (int j = 0; j < 3; j++) s += win[p + j];\n    o[p] = s;\n}\n";
+        let at = Read {
+            name: "win",
+            len: 40,
+            block: [32, 1, 1],
+            values: &[],
+        };
+        let h = help_in(src, &at, 7, [31, 0, 0], 32);
+        assert!(
+            h.contains("halo that no thread loads") && h.contains("`win[p + blockDim.x]`"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn a_tile_read_where_no_store_lands_gets_the_index_not_a_zero_fill() {
+        // A padded tile (T + 1 columns), stored guarded; the read's column runs into the pad.
+        let src = "__global__ void tr(float* o, const float* a, int h, int w) {\n    __shared__ float tile[T][T + 1];\n    int x = blockIdx.x * T + threadIdx.x;\n    int y = blockIdx.y * T + threadIdx.y;\n    if (x < w && y < h) tile[threadIdx.y][threadIdx.x] = a[y * w + x];\n    __syncthreads();\n    o[x * h + y] = tile[threadIdx.x][threadIdx.y + 1];\n}\n";
+        let at = Read {
+            name: "tile",
+            len: 72,
+            block: [8, 8, 1],
+            values: &[("T", 8), ("h", 24), ("w", 24)],
+        };
+        let h = help_in(src, &at, 7, [0, 7, 0], 8);
+        assert!(
+            h.contains("no thread of the block stores tile[0][8]"),
+            "{h}"
+        );
+        assert!(
+            h.contains("index is wrong") && !h.contains("store 0.0f"),
+            "{h}"
+        );
+        assert!(!h.contains("halo"), "{h}");
+        // A strided store: odd slots belong to no thread, whatever its guard.
+        let src = "__global__ void pairs(float* o, const float* v, int n) {\n    __shared__ float sv[16];\n    int q = threadIdx.x;\n    if (q < n) sv[2 * q] = v[q];\n    __syncthreads();\n    o[q] = sv[q];\n}\n";
+        let at = Read {
+            name: "sv",
+            len: 16,
+            block: [8, 1, 1],
+            values: &[("n", 8)],
+        };
+        let h = help_in(src, &at, 6, [3, 0, 0], 3);
+        assert!(
+            h.contains("no thread of the block stores sv[3]") && h.contains("`sv[q]`"),
+            "{h}"
+        );
+        assert!(!h.contains("0.0f when the condition fails"), "{h}");
+        // The same store read at a slot whose thread the guard skipped: the zero-fill fits.
+        let h = help_in(
+            src,
+            &Read {
+                values: &[("n", 2)],
+                ..at
+            },
+            6,
+            [4, 0, 0],
+            4,
+        );
+        assert!(
+            h.contains("store 0.0f when the condition fails") && h.contains("thread (2,0,0)"),
+            "{h}"
+        );
     }
 }
