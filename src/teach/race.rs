@@ -814,7 +814,7 @@ fn one_warp_guard(cond: &str) -> bool {
 
 /// `t == 0`, `lane == 0`, `threadIdx.x == 0`, `warp.thread_rank() == 0`: a guard written to
 /// let one thread through (a name, not an expression such as `i % 2 == 0`).
-fn one_writer_guard(cond: &str) -> bool {
+pub(super) fn one_writer_guard(cond: &str) -> bool {
     let c = canonical(cond);
     let Some(lhs) = c.strip_suffix("==0") else {
         return false;

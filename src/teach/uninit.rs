@@ -51,6 +51,16 @@ pub fn help(c: &Case) -> String {
         }
         none
     });
+    // One writer per group (`lane == 0`): a 0 from the others would land on the same
+    // element, so the zero-fill does not fit; the read goes past what the writers stored.
+    if let Some(g) = c
+        .src
+        .guards(w)
+        .into_iter()
+        .find(|g| !g.returns && super::race::one_writer_guard(&g.cond))
+    {
+        return one_writer_gap(c, short, &shown, w, (&g.cond, g.line));
+    }
     if halo || reach == Some(None) {
         return past_the_loads(c, short, &shown, w, &writes, halo);
     }
@@ -122,6 +132,20 @@ fn past_the_loads(
         })
     });
     if let (Some(h), false) = (tree, halo_store) {
+        // A halving loop that starts at or past what the threads wrote: its first round
+        // reads the unwritten half. Start it at half the elements written.
+        let halves = h
+            .step
+            .as_deref()
+            .is_some_and(|st| st.contains("/=") || st.contains(">>=") || st.contains("/ 2"));
+        let start_at = h.init.as_deref().and_then(|i| {
+            let (var, v) = i.split_once('=')?;
+            let var = var.split_whitespace().last()?.to_string();
+            Some((var, eval::eval(v.trim(), &c.env())?))
+        });
+        if let Some((var, v)) = start_at.filter(|(_, v)| halves && *v >= threads as i64) {
+            return format!("{shown} lies past the {threads} elements the block's threads write one each (line {w}, `{short}[{own}]`), and the halving loop on line {} starts at `{var}` = {v}, so its first round reads it (line {r}): start the loop at half of what was written, `{var} = blockDim.x / 2`, so each round adds the upper half of the elements still in play to the lower", h.line);
+        }
         let len = c
             .src
             .shared_dims(short)
@@ -182,6 +206,32 @@ fn past_the_loads(
         .map(|u| format!(" through `{short}[{}]`", u.dims.join("][")))
         .unwrap_or_default();
     format!("no thread of the block stores {shown}: the store on line {w}, `{short}[{own}]`, gives each thread its own element and none of them is this one, yet line {r} reads it{read}. The read's index is wrong (a 0 stored there, or a wider guard, would only hide it): make it name an element a thread stored, for a tile usually the store's own index with the axes as the computation needs them")
+}
+
+/// The store on line `w` has one writer per group (`if (lane == 0)`, line `gl`), and the
+/// read takes an element none of them stored: say so, and where the read is the first round
+/// of a halving loop, start it at half the number written.
+fn one_writer_gap(c: &Case, short: &str, shown: &str, w: u32, (cond, gl): (&str, u32)) -> String {
+    let r = c.line.unwrap_or(0);
+    let start = c.src.function_of(r).map_or(1, |f| f.0);
+    let halving = (start..=r).rev().find_map(|l| {
+        let h = c.src.loop_header(l).filter(|h| h.line == l)?;
+        if !c.src.loop_body(l).contains(&r) {
+            return None;
+        }
+        let st = h.step.as_deref()?;
+        if !(st.contains("/=") || st.contains(">>=") || st.contains("/ 2")) {
+            return None;
+        }
+        let (var, v) = h.init.as_deref()?.split_once('=')?;
+        let var = var.split_whitespace().last()?.to_string();
+        Some((h.line, var, v.trim().to_string()))
+    });
+    let fix = match halving {
+        Some((l, var, v)) => format!(": the halving loop on line {l} starts at `{var} = {v}`, so its first round reads elements past the stored ones; start it at half the number of elements stored (`{var} = ({v}) / 2` when {v} of them are stored)"),
+        None => ": read only the elements the writers stored (check the read's index and its loop's bound)".into(),
+    };
+    format!("line {w} writes `{short}` only inside `if ({cond})` (line {gl}), one writer per group, so only the elements those writers store hold values; line {r} reads {shown}, which none of them stored. A 0 stored by the other threads would not help, since they would all write the writer's element{fix}")
 }
 
 /// Whether a thread of the diagnostic's block stores the element `at` (its indices, by
@@ -400,10 +450,33 @@ mod tests {
         };
         let h = help_in(src, &at, 7, [0, 0, 0], 48);
         assert!(
-            h.contains("each thread loads 3") && h.contains("`acc[k + 2 * blockDim.x]`"),
+            h.contains("starts at `half` = 48") && h.contains("`half = blockDim.x / 2`"),
             "{h}"
         );
         assert!(!h.contains("halo"), "{h}");
+        // The start named by a define, the step a shift.
+        let named = src.replace(
+            "int half = 48; half > 0; half /= 2",
+            "int half = HALF; half > 0; half >>= 1",
+        );
+        let at2 = Read {
+            values: &[("HALF", 48)],
+            ..at
+        };
+        let h = help_in(&named, &at2, 7, [0, 0, 0], 48);
+        assert!(h.contains("`half = blockDim.x / 2`"), "{h}");
+        // A doubling loop over three times the threads: each loads three.
+        let src = src
+            .replace(
+                "int half = 48; half > 0; half /= 2",
+                "int half = 1; half < 96; half *= 2",
+            )
+            .replace("acc[k + half]", "acc[2 * half * k + half]");
+        let h = help_in(&src, &at, 7, [0, 0, 0], 48);
+        assert!(
+            h.contains("each thread loads 3") && h.contains("`acc[k + 2 * blockDim.x]`"),
+            "{h}"
+        );
     }
 
     #[test]
@@ -471,5 +544,37 @@ mod tests {
             h.contains("store 0.0f when the condition fails") && h.contains("thread (2,0,0)"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn a_one_writer_store_read_past_its_elements_gets_no_zero_fill() {
+        // Warp leaders store one total each; the halving loop starts at their number.
+        let src = "__global__ void bs(float* out, const float* a) {\n    __shared__ float tot[16];\n    int lane = threadIdx.x % 32;\n    float v = a[threadIdx.x];\n    if (lane == 0) tot[threadIdx.x / 32] = v;\n    __syncthreads();\n    for (int span = 8; span > 0; span /= 2) {\n        if (threadIdx.x < span) tot[threadIdx.x] += tot[threadIdx.x + span];\n        __syncthreads();\n    }\n    out[0] = tot[0];\n}\n";
+        let at = Read {
+            name: "tot",
+            len: 16,
+            block: [256, 1, 1],
+            values: &[],
+        };
+        let h = help_in(src, &at, 8, [0, 0, 0], 8);
+        assert!(
+            h.contains("one writer per group") && h.contains("`span = (8) / 2`"),
+            "{h}"
+        );
+        assert!(!h.contains("0.0f") && !h.contains("halo"), "{h}");
+        // One writer for the block, read at another slot, no loop: the read is named.
+        let src = "__global__ void one(float* out, const float* a) {\n    __shared__ float cell[4];\n    if (threadIdx.x == 0) cell[0] = a[0];\n    __syncthreads();\n    out[threadIdx.x] = cell[1];\n}\n";
+        let at = Read {
+            name: "cell",
+            len: 4,
+            block: [32, 1, 1],
+            values: &[],
+        };
+        let h = help_in(src, &at, 5, [3, 0, 0], 1);
+        assert!(
+            h.contains("reads cell[1], which none of them stored"),
+            "{h}"
+        );
+        assert!(!h.contains("0.0f;"), "{h}");
     }
 }
