@@ -777,6 +777,42 @@ mod tests {
         assert!(!read_after_copy(&fixed, 12, 2).contains("double-buffered"));
     }
 
+    #[test]
+    fn race_in_an_if_inside_a_loop_without_any_barrier_gets_the_end_of_the_loop_body() {
+        let write_after_read = |src: &str, write: u32, read: u32| {
+            let f = race(
+                Space::Shared,
+                Hazard::WriteAfterRead,
+                el("t", 3, 8),
+                2,
+                false,
+                (Access::Write, Access::Read),
+            );
+            help(
+                src,
+                diag(DiagKind::SharedRace, write, Some(read), 3, f),
+                [8, 1, 1],
+                &[],
+            )
+        };
+        // A compare-exchange network: partners change every pass.
+        let src = "__global__ void net(int* o) {\n    __shared__ int t[8];\n    int me = threadIdx.x;\n    t[me] = o[me];\n    __syncthreads();\n    for (int d = 4; d > 0; d >>= 1) {\n        int q = me ^ d;\n        if (q > me) {\n            int lo = t[me];\n            int hi = t[q];\n            if (lo > hi) {\n                t[me] = hi;\n                t[q] = lo;\n            }\n        }\n    }\n    o[me] = t[me];\n}\n";
+        let h = write_after_read(src, 12, 10);
+        assert!(
+            h.contains("end of the loop body, after the if (before line 16")
+                && h.contains("loop on line 6"),
+            "{h}"
+        );
+        assert!(!h.contains("end the if after"), "{h}");
+        // Another shape: an odd-even step over a while loop, the if on one line.
+        let src = "__global__ void oe(int* o, int rounds) {\n    __shared__ int t[8];\n    int k = threadIdx.x;\n    t[k] = o[k];\n    __syncthreads();\n    int r = 0;\n    while (r < rounds) {\n        if ((k + r) % 2 == 0 && k + 1 < 8) {\n            int a = t[k + 1];\n            if (t[k] > a) { t[k + 1] = t[k]; t[k] = a; }\n        }\n        r++;\n    }\n    o[k] = t[k];\n}\n";
+        let h = write_after_read(src, 10, 9);
+        assert!(h.contains("before line 13's closing brace"), "{h}");
+        // A barrier in the loop body: the premise fails, this help is not given.
+        let with = src.replace("        r++;\n", "        r++;\n        __syncthreads();\n");
+        assert!(!write_after_read(&with, 10, 9).contains("whose body has no __syncthreads()"));
+    }
+
     fn shared_race(src: &str, hazard: Hazard, line: u32, other: u32, mine: Access) -> String {
         let theirs = if mine == Access::Read {
             Access::Write

@@ -649,6 +649,9 @@ impl Race<'_> {
         // Both accesses inside one `if` that not every thread enters: a __syncthreads() there
         // would itself be skipped.
         if barrier.is_none() {
+            if let Some(m) = self.loop_without_barrier(w, r) {
+                return m;
+            }
             if let Some(m) = self.inside_one_if(w, r) {
                 return m;
             }
@@ -661,6 +664,31 @@ impl Race<'_> {
             (false, Some(_), Some(end)) => format!("the write on line {w} and the read on line {r} come from different loop passes: a thread reaches the next pass's read before another thread has finished this pass's write; put a __syncthreads() at the end of the loop body (before line {end}'s closing brace), reached by every thread"),
             (false, Some(b), None) => self.barrier_between_not_shared(b, w, r),
         }
+    }
+
+    /// Both accesses inside one `if` within a loop whose body has no barrier at all, the read
+    /// first in the program: a pass's read meets another thread's write of another pass. The
+    /// barrier goes at the end of the loop body, after the if, where every thread reaches it.
+    fn loop_without_barrier(&self, w: u32, r: u32) -> Option<String> {
+        if r > w {
+            return None;
+        }
+        let src = self.c.src;
+        let g = src.guards(r).into_iter().find(|g| !g.returns)?;
+        if !src.guards(w).iter().any(|o| o.line == g.line && !o.returns) {
+            return None;
+        }
+        let start = src.function_of(r).map_or(1, |f| f.0);
+        let h = (start..g.line).rev().find_map(|l| {
+            let h = src.loop_header(l).filter(|h| h.line == l)?;
+            src.loop_body(l).contains(&g.line).then_some(h)
+        })?;
+        let body = src.loop_body(h.line);
+        if body.clone().any(|l| src.line(l).contains("__syncthreads")) {
+            return None;
+        }
+        let end = *body.end();
+        Some(format!("the read on line {r} and the write on line {w} are inside `if ({})` (line {}), in the loop on line {} (`{}`) whose body has no __syncthreads(): a thread that finishes one pass starts the next and reads what another thread is still writing in the pass before (or the other way round). Put a __syncthreads() at the end of the loop body, after the if (before line {end}'s closing brace), reached by every thread, so each pass's writes are done before the next pass reads", g.cond, g.line, h.line, h.cond))
     }
 
     /// The innermost `if` (not an early return) around line `l`: its condition, and whether

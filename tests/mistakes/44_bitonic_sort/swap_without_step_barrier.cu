@@ -16,10 +16,10 @@ extern "C" __global__ void tile_sort(int* out, const int* a, int n) {
             int other = me ^ dist;
             if (other > me) {
                 int lo = keys[me];
-                int hi = keys[other];  // @bug
+                int hi = keys[other];
                 bool up = (me & size) == 0;
                 if (up == (lo > hi)) {
-                    keys[me] = hi;
+                    keys[me] = hi;  // @bug
                     keys[other] = lo;
                 }
             }

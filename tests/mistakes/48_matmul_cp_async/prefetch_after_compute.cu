@@ -2,7 +2,7 @@
 // kind: shared-race
 // line: @bug
 // help-has: __syncthreads()
-// help-has: after the compute | before the next pass
+// help-has: after the compute | before the next pass | end of the loop body
 // why: prefetches the next step's tiles after the multiply, with no barrier between the multiply and the prefetch that overwrites the other buffer.
 // Puzzle 48 · Double-buffered matmul with cp.async
 #include <cuda_pipeline.h>
