@@ -813,6 +813,43 @@ mod tests {
         assert!(!write_after_read(&with, 10, 9).contains("whose body has no __syncthreads()"));
     }
 
+    #[test]
+    fn race_a_write_inside_one_writer_if_gets_the_barrier_after_the_if_and_a_scalar_by_name() {
+        let read_after_write = |src: &str, name: &str, len: u64, read: u32, write: u32| {
+            let f = race(
+                Space::Shared,
+                Hazard::ReadAfterWrite,
+                el(name, 0, len),
+                0,
+                false,
+                (Access::Read, Access::Write),
+            );
+            help(
+                src,
+                diag(DiagKind::SharedRace, read, Some(write), 3, f),
+                [8, 1, 1],
+                &[],
+            )
+        };
+        let src = "__global__ void mean(float* o, const float* a) {\n    __shared__ float avg;\n    if (threadIdx.x == 0) {\n        float t = 0.0f;\n        for (int i = 0; i < 8; i++) t += a[i];\n        avg = t / 8;\n    }\n    o[threadIdx.x] = a[threadIdx.x] - avg;\n}\n";
+        let h = read_after_write(src, "avg", 1, 8, 6);
+        assert!(
+            h.contains("reads avg,")
+                && h.contains(
+                    "after the `if (threadIdx.x == 0)` that holds the write (after line 7)"
+                ),
+            "{h}"
+        );
+        assert!(!h.contains("avg[0]"), "{h}");
+        // Another shape: an array, a one-line if, read two lines below.
+        let src = "__global__ void bcast(int* o, const int* a) {\n    __shared__ int head[2];\n    int me = threadIdx.x;\n    if (me == 1) head[0] = a[0];\n    int v = head[0];\n    o[me] = v;\n}\n";
+        let h = read_after_write(src, "head", 2, 5, 4);
+        assert!(
+            h.contains("reads head[0]") && h.contains("after line 4"),
+            "{h}"
+        );
+    }
+
     fn shared_race(src: &str, hazard: Hazard, line: u32, other: u32, mine: Access) -> String {
         let theirs = if mine == Access::Read {
             Access::Write

@@ -657,7 +657,23 @@ impl Race<'_> {
             }
         }
         match (w < r, barrier, in_loop) {
-            (true, None, _) => format!("line {r} reads {s}[{}], which another thread writes on line {w}, with no barrier between: put __syncthreads() after line {w} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.e.index),
+            (true, None, _) => {
+                // A write inside an `if` the read is not in: the barrier goes after that if.
+                let after = self
+                    .c
+                    .src
+                    .guards(w)
+                    .into_iter()
+                    .find(|g| {
+                        !g.returns && !self.c.src.guards(r).iter().any(|o| o.line == g.line)
+                    })
+                    .map(|g| (g.cond.clone(), *self.c.src.loop_body(g.line).end()))
+                    .filter(|&(_, end)| end > w && end < r)
+                    .map_or(format!("after line {w}"), |(cond, end)| {
+                        format!("after the `if ({cond})` that holds the write (after line {end})")
+                    });
+                format!("line {r} reads {}, which another thread writes on line {w}, with no barrier between: put __syncthreads() {after} and before line {r}, where every thread of the block reaches it (not inside an if){fence}", self.element())
+            }
             (true, Some(b), Some(end)) => format!("a __syncthreads() (line {b}) already orders line {w}'s write before line {r}'s read within one loop pass; the race is between passes: a thread that finishes its reads starts the next pass and overwrites {s} (line {w}) while slower threads still read it (line {r}). Add a second __syncthreads() at the end of the loop body, after the reads (before line {end}'s closing brace), so every thread finishes a pass before any starts the next"),
             (true, Some(b), None) => self.barrier_between_not_shared(b, w, r),
             (false, None, _) => format!("the read of {s}[{}] on line {r} and another thread's write of it on line {w} have nothing between them, so the write may land first: put __syncthreads() after the reads and before the write (line {w}), where every thread reaches it{fence}", self.e.index),
@@ -733,6 +749,20 @@ impl Race<'_> {
             };
         }
         format!("{} wrote {s}[{}] on line {w} and {} read it on line {r}; the `{bar}` on line {b} stands between those lines and every thread reaches it, so the two accesses came from different passes of a loop (or calls of a function) around it: one thread is already in the next pass while the other is still in this one. Put a __syncthreads() where one pass ends and the next begins, reached by every thread", self.writer(), self.e.index, self.reader())
+    }
+
+    /// The element as the learner declared it: `avg` for a `__shared__` scalar, `s[3]` else.
+    fn element(&self) -> String {
+        let s = &self.short;
+        let scalar = self.space == Space::Shared
+            && self.e.len == 1
+            && self.c.src.shared_dims(s).is_none()
+            && self.c.src.extern_shared(s).is_none();
+        if scalar {
+            s.to_string()
+        } else {
+            format!("{s}[{}]", self.e.index)
+        }
     }
 
     /// The thread that wrote (`thread 3 of block 0`).
