@@ -296,3 +296,30 @@ fn on_the_gpu_family_limits_are_not_judged_and_the_run_says_so() {
     let (code, _) = run_on(&toml, SHARED_TREE, "emu");
     assert_eq!(code, 1);
 }
+
+const GRID_SYNC_REQUIRED: &str = "require = { grid_syncs = 1 }\n\n[technique]\nname = \"a grid-wide barrier (`grid.sync()`)\"\ncounters = [\"grid_syncs\"]\n";
+
+#[test]
+fn a_required_grid_sync_names_the_kernel_s_global_writes() {
+    let toml = warp_sum_puzzle(GRID_SYNC_REQUIRED);
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("asks for a grid-wide barrier"), "{help}");
+    assert!(
+        help.contains("writes global memory (line 5)") && help.contains("Call `grid.sync()`"),
+        "{help}"
+    );
+    // Another shape: the lanes add into the output with atomics.
+    let atomics = r#"extern "C" __global__ void warp_sum(float* res, const float* x, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < n) {
+        atomicAdd(&res[g / 32], x[g]);
+    }
+}
+"#;
+    let (code, text) = run(&toml, atomics);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("writes global memory (line 4)"), "{help}");
+}

@@ -213,10 +213,19 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
                 Some("every wait of your kernel found no later copy in flight: start the next tile's copies (into the other buffer) before waiting for this one".to_string())
             }
         }
-        Family::GridSyncs => Some(
-            "a block that never calls `grid.sync()` cannot use what the other blocks wrote: each block would have to do the whole job itself"
-                .to_string(),
-        ),
+        Family::GridSyncs => {
+            // The learner's global writes: the per-block results a sync would publish.
+            let mut writes = c.lines(Work::GlobalStore);
+            writes.extend(c.lines(Work::GlobalAtomic));
+            Some(if writes.is_empty() {
+                "your kernel writes no global memory that another block could read, and a block that never calls `grid.sync()` cannot use what the other blocks wrote: write each block's result to global memory, call `grid.sync()`, then read the others' results".to_string()
+            } else {
+                format!(
+                    "your kernel writes global memory ({}) and no block waits for the others: a block that never calls `grid.sync()` cannot use what the other blocks wrote. Call `grid.sync()` (on `cg::this_grid()`, every thread of every block) after the write of the per-block values and before any block reads them",
+                    lines(&writes)
+                )
+            })
+        }
         Family::Barriers => None,
         Family::Votes => None,
         Family::LocalReads | Family::LocalWrites | Family::F64 => None,
