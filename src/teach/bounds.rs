@@ -170,6 +170,9 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     }) {
         return format!("{seen}, but {past}: the early return `if ({}) return;` (line {}) only stops threads outside in every coordinate at once; a thread outside in one coordinate goes on: use `||` (`if ({}) return;`)", g.cond, g.line, g.cond.replace("&&", "||"));
     }
+    if let Some(m) = ternary_guard(c, &short, &expr) {
+        return format!("{seen}, but {past}. {m}");
+    }
     // The causes the index as written shows, most specific first.
     let cause = index::tree_start(c, &short, &expr, len, idx, &len_name)
         .or_else(|| index::row_stride(c, &short, &expr))
@@ -344,4 +347,85 @@ fn in_alias_elements(c: &Case, e: &Element, short: &str) -> (i128, u64) {
         }
         _ => (e.index, e.len),
     }
+}
+
+/// The line already guards the access with a `cond ? ... : 0` of its own, and a part of the
+/// index is one name away from what the guard tests (`(t0 + tx)` where the guard tests
+/// `t0 + ty`): the zero-fill is there, the index is what is wrong. `None` otherwise.
+fn ternary_guard(c: &Case, short: &str, expr: &str) -> Option<String> {
+    let code = c.code();
+    let (head, rest) = code.split_once('?')?;
+    let (taken, _) = rest.split_once(':')?;
+    if !taken.contains(&format!("{short}[")) {
+        return None;
+    }
+    // The condition: after the assignment's `=` (not `==`, `<=`, `>=`, `!=`).
+    let at = head
+        .char_indices()
+        .filter(|&(i, ch)| {
+            ch == '='
+                && !matches!(head[..i].chars().last(), Some('=' | '<' | '>' | '!'))
+                && !head[i + 1..].starts_with('=')
+        })
+        .map(|(i, _)| i)
+        .last()?;
+    let cond = strip_parens(head[at + 1..].trim());
+    // What the guard bounds: the left side of each `<` or `<=`.
+    let bounded: Vec<String> = cond
+        .split("&&")
+        .flat_map(|p| p.split("||"))
+        .filter_map(|p| {
+            p.split_once('<')
+                .map(|(l, _)| strip_parens(l.trim()).to_string())
+        })
+        .collect();
+    let pieces: Vec<String> = match eval::row_major(expr) {
+        Some((row, _, col)) => vec![row, col],
+        None => vec![expr.to_string()],
+    };
+    let names = |x: &str| {
+        let mut v = eval::names(x);
+        v.sort();
+        v
+    };
+    for p in &pieces {
+        let pc = canonical(strip_parens(p));
+        if bounded.iter().any(|g| canonical(g) == pc) {
+            continue;
+        }
+        let pn = names(strip_parens(p));
+        let near = bounded.iter().find(|g| {
+            let gn = names(g);
+            gn.len() == pn.len() && gn.iter().zip(&pn).filter(|(a, b)| a != b).count() == 1
+        });
+        if let Some(g) = near {
+            let fixed = expr.replacen(strip_parens(p), g, 1);
+            return Some(format!("The line already guards the access, `({cond}) ? ... : 0`, so what lies outside the data already gets its 0; but the index does not use what the guard tests: its part `{}` where the guard tests `{g}`. Index with the guarded value, `{short}[{fixed}]`", strip_parens(p)));
+        }
+    }
+    None
+}
+
+/// `x` without one pair of parentheses around the whole of it.
+fn strip_parens(x: &str) -> &str {
+    let t = x.trim();
+    match t.strip_prefix('(').and_then(|i| i.strip_suffix(')')) {
+        Some(inner) if balanced(inner) => inner.trim(),
+        _ => t,
+    }
+}
+
+fn balanced(x: &str) -> bool {
+    let mut depth = 0i32;
+    for ch in x.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
 }

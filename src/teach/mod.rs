@@ -518,6 +518,60 @@ mod tests {
     }
 
     #[test]
+    fn bounds_a_load_guarded_by_its_own_ternary_gets_the_index_the_guard_tests_not_a_zero_fill() {
+        // A matmul's b tile: the guard tests the row t0 + ty, the index uses t0 + tx.
+        let src = "__global__ void mm(float* out, const float* b, int K, int N) {\n    __shared__ float bs[16][16];\n    int tx = threadIdx.x, ty = threadIdx.y;\n    int col = blockIdx.x * 16 + tx;\n    for (int t0 = 0; t0 < K; t0 += 16) {\n        bs[ty][tx] = (t0 + ty < K && col < N) ? b[(t0 + tx) * N + col] : 0.0f;\n    }\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                6,
+                None,
+                4,
+                oob("b", 244, 240, Access::Read),
+            ),
+            [16, 16, 1],
+            &[("K", 20), ("N", 12)],
+        );
+        assert!(
+            h.contains("its part `t0 + tx` where the guard tests `t0 + ty`")
+                && h.contains("`b[(t0 + ty) * N + col]`"),
+            "{h}"
+        );
+        assert!(!h.contains("store 0.0f"), "{h}");
+        // Another shape: a 1D window, the index takes a sibling's offset.
+        let src = "__global__ void win(float* o, const float* x, int n) {\n    __shared__ float w[64];\n    int t = threadIdx.x, j = t + 1;\n    int base = blockIdx.x * 64;\n    w[t] = base + t < n ? x[base + j] : 0.0f;\n    o[base + t] = w[t];\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                5,
+                None,
+                63,
+                oob("x", 128, 128, Access::Read),
+            ),
+            [64, 1, 1],
+            &[("n", 128)],
+        );
+        assert!(h.contains("`x[base + t]`"), "{h}");
+        // The guard tests the index itself: not this cause.
+        let same = src.replace("base + t < n ?", "base + j <= n ?");
+        let h = help(
+            &same,
+            diag(
+                DiagKind::OutOfBounds,
+                5,
+                None,
+                63,
+                oob("x", 128, 128, Access::Read),
+            ),
+            [64, 1, 1],
+            &[("n", 128)],
+        );
+        assert!(!h.contains("already guards the access"), "{h}");
+    }
+
+    #[test]
     fn bounds_equal_sizes_are_named_by_the_index_they_bound() {
         // A square test: rows = cols = 2. The unguarded column names `cols`, not `rows`.
         let src = "__global__ void k(float* out, const float* b, int rows, int cols) {\n    int col = threadIdx.x;\n    int row = threadIdx.y;\n    if (row < rows) {\n        out[row] = b[col];\n    }\n}\n";
