@@ -394,9 +394,12 @@ fn ternary_guard(c: &Case, short: &str, expr: &str) -> Option<String> {
             continue;
         }
         let pn = names(strip_parens(p));
+        // One name swapped in an expression of several (`t0 + tx` for `t0 + ty`): a lone
+        // name (`row` against `local_i`) is another coordinate, not a slip of this one.
         let near = bounded.iter().find(|g| {
             let gn = names(g);
-            gn.len() == pn.len() && gn.iter().zip(&pn).filter(|(a, b)| a != b).count() == 1
+            let kept = gn.iter().filter(|n| pn.contains(n)).count();
+            pn.len() >= 2 && gn.len() == pn.len() && kept + 1 == pn.len()
         });
         if let Some(g) = near {
             let fixed = expr.replacen(strip_parens(p), g, 1);
