@@ -360,15 +360,11 @@ fn ternary_guard(c: &Case, short: &str, expr: &str) -> Option<String> {
         return None;
     }
     // The condition: after the assignment's `=` (not `==`, `<=`, `>=`, `!=`).
-    let at = head
-        .char_indices()
-        .filter(|&(i, ch)| {
-            ch == '='
-                && !matches!(head[..i].chars().last(), Some('=' | '<' | '>' | '!'))
-                && !head[i + 1..].starts_with('=')
-        })
-        .map(|(i, _)| i)
-        .last()?;
+    let (at, _) = head.char_indices().rev().find(|&(i, ch)| {
+        ch == '='
+            && !matches!(head[..i].chars().next_back(), Some('=' | '<' | '>' | '!'))
+            && !head[i + 1..].starts_with('=')
+    })?;
     let cond = strip_parens(head[at + 1..].trim());
     // What the guard bounds: the left side of each `<` or `<=`.
     let bounded: Vec<String> = cond
