@@ -2,6 +2,7 @@
 //! diagnostics. Plain data: `report` formats it, `cli` picks the exit code from `passed`.
 
 use crate::emu::result::{Counters, Diagnostic, ThreadId};
+use crate::emu::value::{Buffer, ElemType};
 use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -164,9 +165,78 @@ pub struct LineUse {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestInput {
     pub name: String,
-    pub values: Vec<f64>,
+    pub values: InputValues,
     /// A value passed by value (`size = 100`), not a buffer.
     pub scalar: bool,
+}
+
+/// A test input's values, read as `f64`s (and serialized as a list of them), kept as the
+/// buffer's own elements when those give back every value exactly: a test's input may be
+/// hundreds of MB, and every test's outcome keeps its inputs (a `float` buffer's `f64`s took
+/// twice its bytes, per test, for the whole run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputValues(Held);
+
+#[derive(Clone, Debug, PartialEq)]
+enum Held {
+    Elements(ElemType, Vec<u8>),
+    Floats(Vec<f64>),
+}
+
+impl InputValues {
+    /// `values` as elements of `ty` when each comes back bit for bit, else as they are.
+    pub fn of(ty: ElemType, values: Vec<f64>) -> InputValues {
+        let elements = Buffer::from_values("", ty, &values);
+        let exact = (values.iter())
+            .zip(elements.data.chunks_exact(ty.size().max(1)))
+            .all(|(v, e)| ty.decode(e).to_bits() == v.to_bits());
+        if exact && elements.len() == values.len() {
+            InputValues(Held::Elements(ty, elements.data))
+        } else {
+            InputValues(Held::Floats(values))
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Held::Elements(ty, bytes) => bytes.len() / ty.size().max(1),
+            Held::Floats(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        let (elements, floats) = match &self.0 {
+            Held::Elements(ty, bytes) => (Some((*ty, bytes)), None),
+            Held::Floats(v) => (None, Some(v)),
+        };
+        let elements = elements.into_iter().flat_map(|(ty, bytes)| {
+            bytes
+                .chunks_exact(ty.size().max(1))
+                .map(move |e| ty.decode(e))
+        });
+        elements.chain(floats.into_iter().flatten().copied())
+    }
+
+    pub fn to_vec(&self) -> Vec<f64> {
+        self.iter().collect()
+    }
+}
+
+impl From<Vec<f64>> for InputValues {
+    fn from(v: Vec<f64>) -> InputValues {
+        InputValues(Held::Floats(v))
+    }
+}
+
+impl Serialize for InputValues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -444,5 +514,25 @@ mod tests {
         let mut no_unseen = outcome(true, false);
         no_unseen.unseen = None;
         assert!(no_unseen.unseen_message().is_none());
+    }
+
+    #[test]
+    fn input_values_keep_their_elements_and_read_back_as_the_f64s_they_were() {
+        let exact = vec![0.0, 1.5, -3.0, 1048576.0];
+        let kept = InputValues::of(ElemType::F32, exact.clone());
+        assert!(matches!(kept.0, Held::Elements(..)), "{kept:?}");
+        assert_eq!(kept.to_vec(), exact);
+        assert_eq!(kept.len(), 4);
+        // 0.1 is no `float`: kept as the f64 it was, so nothing shown changes.
+        let inexact = vec![0.1, 2.0];
+        let kept = InputValues::of(ElemType::F32, inexact.clone());
+        assert!(matches!(kept.0, Held::Floats(..)), "{kept:?}");
+        assert_eq!(kept.to_vec(), inexact);
+        let json = serde_json::to_string(&InputValues::of(ElemType::I32, vec![1.0, -2.0]));
+        assert_eq!(json.ok().as_deref(), Some("[1.0,-2.0]"));
+        assert_eq!(
+            serde_json::to_string(&InputValues::from(vec![1.0, -2.0])).ok(),
+            serde_json::to_string(&vec![1.0f64, -2.0]).ok()
+        );
     }
 }
