@@ -44,7 +44,7 @@ tolerance = {{ abs = 0.0, rel = 0.0 }}
 name = "large"
 grid = [64]
 block = [256]
-buffers.a = {{ len = {len}, init = "arange" }}
+buffers.a = {{ len = {len}, init = "random", seed = 1 }}
 buffers.out = {{ len = {n}, output = true }}
 "#,
         len = n * stride

@@ -1131,13 +1131,21 @@ fn perf_figure(
 /// The test's inputs as launched, in the puzzle's parameter order: each input buffer's values
 /// (from `seed` for the random variant) and each scalar.
 fn test_inputs(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> Vec<TestInput> {
+    // A large input is made again from the test when shown, not kept (`InputValues::made`).
+    let shared = std::sync::Arc::new(test.clone());
     puzzle
         .params
         .iter()
         .filter_map(|p| match p.kind {
             ParamKind::Buffer(ty) if !p.output => Some(TestInput {
                 name: p.name.clone(),
-                values: InputValues::of(ty, test.values(&p.name, seed)),
+                values: match test.buffers.get(&p.name).map(|b| b.len) {
+                    Some(len) if len > outcome::KEPT_INPUT_ELEMENTS => {
+                        let (test, name) = (shared.clone(), p.name.clone());
+                        InputValues::made(len, move || test.values(&name, seed))
+                    }
+                    _ => InputValues::of(ty, test.values(&p.name, seed)),
+                },
                 scalar: false,
             }),
             ParamKind::Buffer(_) => None,

@@ -6,6 +6,7 @@ use crate::emu::value::{Buffer, ElemType};
 use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Which of a block's limits a `BlockOverrun` broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -171,17 +172,26 @@ pub struct TestInput {
 }
 
 /// A test input's values, read as `f64`s (and serialized as a list of them), kept as the
-/// buffer's own elements when those give back every value exactly: a test's input may be
-/// hundreds of MB, and every test's outcome keeps its inputs (a `float` buffer's `f64`s took
-/// twice its bytes, per test, for the whole run).
-#[derive(Clone, Debug, PartialEq)]
+/// buffer's own elements when those give back every value exactly, and a large input not at
+/// all but made again from its test when read: a test's input may be hundreds of MB, and every
+/// test's outcome keeps its inputs (a `float` buffer's `f64`s took twice its bytes, per test,
+/// for the whole run, and the next test's launch came on top).
+#[derive(Clone)]
 pub struct InputValues(Held);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 enum Held {
     Elements(ElemType, Vec<u8>),
     Floats(Vec<f64>),
+    /// `len` values that `make` gives (a pure function: a test's generator and seed).
+    Made {
+        len: usize,
+        make: Arc<dyn Fn() -> Vec<f64> + Send + Sync>,
+    },
 }
+
+/// Inputs of more elements than this are made again when read (`Held::Made`), not kept.
+pub const KEPT_INPUT_ELEMENTS: usize = 1 << 20;
 
 impl InputValues {
     /// `values` as elements of `ty` when each comes back bit for bit, else as they are.
@@ -197,10 +207,19 @@ impl InputValues {
         }
     }
 
+    /// `len` values that `make` gives whenever they are read (it must give the same each time).
+    pub fn made(len: usize, make: impl Fn() -> Vec<f64> + Send + Sync + 'static) -> InputValues {
+        InputValues(Held::Made {
+            len,
+            make: Arc::new(make),
+        })
+    }
+
     pub fn len(&self) -> usize {
         match &self.0 {
             Held::Elements(ty, bytes) => bytes.len() / ty.size().max(1),
             Held::Floats(v) => v.len(),
+            Held::Made { len, .. } => *len,
         }
     }
 
@@ -209,21 +228,14 @@ impl InputValues {
     }
 
     /// The values in order.
-    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
-        let (elements, floats) = match &self.0 {
-            Held::Elements(ty, bytes) => (Some((*ty, bytes)), None),
-            Held::Floats(v) => (None, Some(v)),
-        };
-        let elements = elements.into_iter().flat_map(|(ty, bytes)| {
-            bytes
-                .chunks_exact(ty.size().max(1))
-                .map(move |e| ty.decode(e))
-        });
-        elements.chain(floats.into_iter().flatten().copied())
-    }
-
     pub fn to_vec(&self) -> Vec<f64> {
-        self.iter().collect()
+        match &self.0 {
+            Held::Elements(ty, bytes) => (bytes.chunks_exact(ty.size().max(1)))
+                .map(|e| ty.decode(e))
+                .collect(),
+            Held::Floats(v) => v.clone(),
+            Held::Made { make, .. } => make(),
+        }
     }
 }
 
@@ -233,9 +245,31 @@ impl From<Vec<f64>> for InputValues {
     }
 }
 
+impl PartialEq for InputValues {
+    fn eq(&self, other: &InputValues) -> bool {
+        self.len() == other.len()
+            && (self.to_vec().iter().zip(other.to_vec())).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl std::fmt::Debug for InputValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Held::Made { len, .. } => write!(f, "InputValues(made, {len} values)"),
+            _ => f.debug_tuple("InputValues").field(&self.to_vec()).finish(),
+        }
+    }
+}
+
 impl Serialize for InputValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+        match &self.0 {
+            Held::Elements(ty, bytes) => {
+                s.collect_seq(bytes.chunks_exact(ty.size().max(1)).map(|e| ty.decode(e)))
+            }
+            Held::Floats(v) => s.collect_seq(v),
+            Held::Made { make, .. } => s.collect_seq(make()),
+        }
     }
 }
 
@@ -528,6 +562,12 @@ mod tests {
         let kept = InputValues::of(ElemType::F32, inexact.clone());
         assert!(matches!(kept.0, Held::Floats(..)), "{kept:?}");
         assert_eq!(kept.to_vec(), inexact);
+        let made = InputValues::made(3, || vec![1.0, 2.5, -1.0]);
+        assert_eq!((made.len(), made.to_vec()), (3, vec![1.0, 2.5, -1.0]));
+        assert_eq!(
+            serde_json::to_string(&made).ok().as_deref(),
+            Some("[1.0,2.5,-1.0]")
+        );
         let json = serde_json::to_string(&InputValues::of(ElemType::I32, vec![1.0, -2.0]));
         assert_eq!(json.ok().as_deref(), Some("[1.0,-2.0]"));
         assert_eq!(
