@@ -29,6 +29,7 @@ use super::{EmuError, EmuOptions, LaunchConfig};
 use crate::ptx::demangle::ParamKind;
 use crate::ptx::ir::{demangle_var, Callee, EntryLookup, Module, Op, Space};
 use crate::ptx::SHARED_RED_ZONE;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -741,10 +742,12 @@ fn prepare<'m>(
 ) -> Launch<'m> {
     let Inputs { args, symbols } = inputs;
     // Global memory: buffers first (in argument order), then module variables.
-    let mut items = Vec::new();
+    // Borrowed, not cloned: the arguments stay as they are (a rerun starts from them again), so
+    // a buffer is held twice during the launch, never three times.
+    let mut items: Vec<(String, Cow<[u8]>, u64)> = Vec::new();
     for a in args {
         if let KernelArg::Buffer(b) = a {
-            items.push((b.name.clone(), b.data.clone(), b.ty.size() as u64));
+            items.push((b.name.clone(), Cow::Borrowed(&b.data), b.ty.size() as u64));
         }
     }
     let nbuf = items.len();
@@ -756,7 +759,11 @@ fn prepare<'m>(
         let bytes = given
             .or_else(|| g.init.clone())
             .unwrap_or_else(|| vec![0; g.size as usize]);
-        items.push((demangle_var(&g.name), bytes, module_var_elem_size(g)));
+        items.push((
+            demangle_var(&g.name),
+            Cow::Owned(bytes),
+            module_var_elem_size(g),
+        ));
     }
     // The device heap, last, when some function calls `malloc` (or `new`).
     let uses_heap = module.functions.iter().any(|f| {
@@ -771,12 +778,22 @@ fn prepare<'m>(
         })
     });
     if uses_heap {
-        items.push((HEAP_NAME.to_string(), vec![0; HEAP_REGION as usize], 1));
+        items.push((
+            HEAP_NAME.to_string(),
+            Cow::Owned(vec![0; HEAP_REGION as usize]),
+            1,
+        ));
     }
     let mut global = GlobalMem::new(&items);
-    // Memory stays near the buffers' own size: the copies went into `global`.
+    // The module variables' copies went into `global` too.
     drop(items);
-    if opts.checkers {
+    // A launch of one thread (a puzzle's spec) has no one to race with: no race state, whose
+    // interval table would otherwise hold every word the thread touches (peak memory: a spec's
+    // loop over a 400 MB input took GBs).
+    let threads: u64 = (cfg.grid.iter().chain(&cfg.block))
+        .map(|&d| d as u64)
+        .product();
+    if opts.checkers && threads > 1 {
         global.track_races();
     } else if parallel {
         global.track_claims();
@@ -1256,6 +1273,38 @@ mod tests {
         assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 256)), 1);
         // 400 KB per thread, 32 threads: 12.8 MB a block, five at once.
         assert_eq!(jobs_for_local_memory(8, &big, 0, &cfg(64, 32)), 5);
+    }
+
+    #[test]
+    fn a_launch_of_one_thread_keeps_no_race_state() {
+        let m = module(0);
+        let args = vec![KernelArg::Buffer(Buffer::from_values(
+            "out",
+            crate::emu::value::ElemType::F32,
+            &[0.0; 64],
+        ))];
+        let symbols = super::super::symbols::resolve(&m, &[]).expect("no symbols");
+        let prepared = |grid, block| {
+            let inputs = Inputs {
+                args: &args,
+                symbols: &symbols,
+            };
+            let l = prepare(
+                &m,
+                0,
+                &cfg(grid, block),
+                inputs,
+                &EmuOptions::default(),
+                false,
+                vec![],
+            );
+            l.global.races.len()
+        };
+        // Nothing can race with a single thread (a puzzle's spec): its loop over a large input
+        // would fill the interval table with every word it touched.
+        assert_eq!(prepared(1, 1), 0);
+        assert_eq!(prepared(1, 2), 64);
+        assert_eq!(prepared(2, 1), 64);
     }
 
     #[test]

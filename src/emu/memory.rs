@@ -97,15 +97,20 @@ const WRITTEN: u32 = 1 << 31;
 pub const MAX_CLAIM_BLOCKS: usize = (SHARED_READ & !WRITTEN) as usize;
 
 impl GlobalMem {
-    /// Lay out allocations of the given (name, bytes, elem_size), `STRIDE` apart.
-    pub fn new(items: &[(String, Vec<u8>, u64)]) -> GlobalMem {
-        let bases = layout(items.iter().map(|(_, bytes, _)| bytes.len() as u64));
+    /// Lay out allocations of the given (name, bytes, elem_size), `STRIDE` apart. The bytes
+    /// are borrowed: a launch's buffers are copied once, straight into the words (peak memory).
+    pub fn new<B: AsRef<[u8]>>(items: &[(String, B, u64)]) -> GlobalMem {
+        let bases = layout(
+            items
+                .iter()
+                .map(|(_, bytes, _)| bytes.as_ref().len() as u64),
+        );
         let allocs: Vec<Allocation> = items
             .iter()
             .zip(bases)
             .map(|((name, bytes, elem), base)| Allocation {
                 base,
-                len: bytes.len() as u64,
+                len: bytes.as_ref().len() as u64,
                 name: name.clone(),
                 elem_size: (*elem).max(1),
             })
@@ -114,12 +119,12 @@ impl GlobalMem {
         let mut total = 0usize;
         for (_, bytes, _) in items {
             starts.push(total);
-            total += bytes.len().div_ceil(4);
+            total += bytes.as_ref().len().div_ceil(4);
         }
         let mut words = Vec::with_capacity(total);
         for (_, bytes, _) in items {
             // Allocations start at a word, so bytes fill whole words from the start.
-            words.extend(bytes.chunks(4).map(|chunk| {
+            words.extend(bytes.as_ref().chunks(4).map(|chunk| {
                 let mut b = [0u8; 4];
                 b[..chunk.len()].copy_from_slice(chunk);
                 AtomicU32::new(u32::from_le_bytes(b))

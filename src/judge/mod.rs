@@ -31,13 +31,13 @@ use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
 use crate::ptx::ir::EntryLookup;
 use crate::ptx::Module;
 use crate::puzzle::{
-    run_steps, Launched, MistakeKind, ParamKind, PerfKind, Puzzle, Step, StepsRun, TestCase,
-    SPEC_KERNEL,
+    run_steps, run_steps_moving, Launched, MistakeKind, ParamKind, PerfKind, Puzzle, Step,
+    StepsRun, TestCase, SPEC_KERNEL,
 };
 use crate::teach;
 use outcome::{
-    BlockLimitKind, BlockOverrun, KernelUse, OutputCompare, OverBudget, PerfFigure, PuzzleOutcome,
-    TestInput, TestOutcome,
+    BlockLimitKind, BlockOverrun, InputValues, KernelUse, OutputCompare, OverBudget, PerfFigure,
+    PuzzleOutcome, TestInput, TestOutcome,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -526,7 +526,7 @@ fn run_test(
         .into_iter()
         .filter(|b| emu::declares_symbol(spec, &b.name))
         .collect();
-    let expected = emu::run_with_symbols(
+    let mut expected = emu::run_with_symbols(
         spec,
         SPEC_KERNEL,
         &one,
@@ -549,16 +549,23 @@ fn run_test(
             },
         ));
     }
+    // Only the outputs are compared: the spec's copies of the inputs go (peak memory).
+    expected
+        .buffers
+        .retain(|b| test.outputs().any(|o| o == b.name));
     // The learner's launches of this test get a wall-clock backstop as well as the step limit
     // (which decides), so a kernel whose steps are pathologically slow still ends.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
         ..emu_opts
     };
-    let mut out = blank_outcome(puzzle, test, seed);
+    // The inputs the outcome shows are made once the launches are done and their buffers gone
+    // (peak memory: making them takes their `f64`s for a moment).
+    let mut out = blank_outcome_of(puzzle, test, seed, false);
     let multi = puzzle.is_multi_launch();
     let mut uses: Vec<(KernelUse, PerfStats)> = Vec::new();
-    let ran = run_steps(&steps, test.initial_buffers(seed), |at| {
+    // The launch's buffers move into its arguments rather than being copied (peak memory).
+    let ran = run_steps_moving(&steps, test.initial_buffers(seed), |at| {
         // In a multi-launch puzzle every message says which launch it is about.
         let which = |m: &str| {
             if multi {
@@ -638,6 +645,7 @@ fn run_test(
         Ok(ran) => ran,
         Err(message) => {
             out.error = Some(message);
+            out.inputs = test_inputs(puzzle, test, seed);
             return Ok(out);
         }
     };
@@ -729,18 +737,34 @@ fn run_test(
         && out.over_budget.is_empty()
         && out.block_overruns.is_empty()
         && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
+    drop((buffers, expected));
+    out.inputs = test_inputs(puzzle, test, seed);
     Ok(out)
 }
 
 /// A test's outcome before anything ran: its name, shape, inputs and limits, nothing compared.
 fn blank_outcome(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> TestOutcome {
+    blank_outcome_of(puzzle, test, seed, true)
+}
+
+/// `blank_outcome`, its inputs left empty unless `with_inputs`.
+fn blank_outcome_of(
+    puzzle: &Puzzle,
+    test: &TestCase,
+    seed: Option<u64>,
+    with_inputs: bool,
+) -> TestOutcome {
     TestOutcome {
         name: test_name(test, seed.is_some()),
         random: seed.is_some(),
         passed: false,
         grid: test.grid,
         block: test.block,
-        inputs: test_inputs(puzzle, test, seed),
+        inputs: if with_inputs {
+            test_inputs(puzzle, test, seed)
+        } else {
+            Vec::new()
+        },
         outputs: BTreeMap::new(),
         counters: Counters::default(),
         argmax: Default::default(),
@@ -1107,19 +1131,27 @@ fn perf_figure(
 /// The test's inputs as launched, in the puzzle's parameter order: each input buffer's values
 /// (from `seed` for the random variant) and each scalar.
 fn test_inputs(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>) -> Vec<TestInput> {
+    // A large input is made again from the test when shown, not kept (`InputValues::made`).
+    let shared = std::sync::Arc::new(test.clone());
     puzzle
         .params
         .iter()
         .filter_map(|p| match p.kind {
-            ParamKind::Buffer(_) if !p.output => Some(TestInput {
+            ParamKind::Buffer(ty) if !p.output => Some(TestInput {
                 name: p.name.clone(),
-                values: test.values(&p.name, seed),
+                values: match test.buffers.get(&p.name).map(|b| b.len) {
+                    Some(len) if len > outcome::KEPT_INPUT_ELEMENTS => {
+                        let (test, name) = (shared.clone(), p.name.clone());
+                        InputValues::made(len, move || test.values(&name, seed))
+                    }
+                    _ => InputValues::of(ty, test.values(&p.name, seed)),
+                },
                 scalar: false,
             }),
             ParamKind::Buffer(_) => None,
             ParamKind::Scalar(_) => Some(TestInput {
                 name: p.name.clone(),
-                values: test.scalars.get(&p.name).copied().into_iter().collect(),
+                values: InputValues::from(Vec::from_iter(test.scalars.get(&p.name).copied())),
                 scalar: true,
             }),
         })

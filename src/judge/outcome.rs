@@ -2,9 +2,11 @@
 //! diagnostics. Plain data: `report` formats it, `cli` picks the exit code from `passed`.
 
 use crate::emu::result::{Counters, Diagnostic, ThreadId};
+use crate::emu::value::{Buffer, ElemType};
 use crate::puzzle::{BlockLimits, Budget, PerfKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Which of a block's limits a `BlockOverrun` broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -164,9 +166,111 @@ pub struct LineUse {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestInput {
     pub name: String,
-    pub values: Vec<f64>,
+    pub values: InputValues,
     /// A value passed by value (`size = 100`), not a buffer.
     pub scalar: bool,
+}
+
+/// A test input's values, read as `f64`s (and serialized as a list of them), kept as the
+/// buffer's own elements when those give back every value exactly, and a large input not at
+/// all but made again from its test when read: a test's input may be hundreds of MB, and every
+/// test's outcome keeps its inputs (a `float` buffer's `f64`s took twice its bytes, per test,
+/// for the whole run, and the next test's launch came on top).
+#[derive(Clone)]
+pub struct InputValues(Held);
+
+#[derive(Clone)]
+enum Held {
+    Elements(ElemType, Vec<u8>),
+    Floats(Vec<f64>),
+    /// `len` values that `make` gives (a pure function: a test's generator and seed).
+    Made {
+        len: usize,
+        make: Arc<dyn Fn() -> Vec<f64> + Send + Sync>,
+    },
+}
+
+/// Inputs of more elements than this are made again when read (`Held::Made`), not kept.
+pub const KEPT_INPUT_ELEMENTS: usize = 1 << 20;
+
+impl InputValues {
+    /// `values` as elements of `ty` when each comes back bit for bit, else as they are.
+    pub fn of(ty: ElemType, values: Vec<f64>) -> InputValues {
+        let elements = Buffer::from_values("", ty, &values);
+        let exact = (values.iter())
+            .zip(elements.data.chunks_exact(ty.size().max(1)))
+            .all(|(v, e)| ty.decode(e).to_bits() == v.to_bits());
+        if exact && elements.len() == values.len() {
+            InputValues(Held::Elements(ty, elements.data))
+        } else {
+            InputValues(Held::Floats(values))
+        }
+    }
+
+    /// `len` values that `make` gives whenever they are read (it must give the same each time).
+    pub fn made(len: usize, make: impl Fn() -> Vec<f64> + Send + Sync + 'static) -> InputValues {
+        InputValues(Held::Made {
+            len,
+            make: Arc::new(make),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Held::Elements(ty, bytes) => bytes.len() / ty.size().max(1),
+            Held::Floats(v) => v.len(),
+            Held::Made { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values in order.
+    pub fn to_vec(&self) -> Vec<f64> {
+        match &self.0 {
+            Held::Elements(ty, bytes) => (bytes.chunks_exact(ty.size().max(1)))
+                .map(|e| ty.decode(e))
+                .collect(),
+            Held::Floats(v) => v.clone(),
+            Held::Made { make, .. } => make(),
+        }
+    }
+}
+
+impl From<Vec<f64>> for InputValues {
+    fn from(v: Vec<f64>) -> InputValues {
+        InputValues(Held::Floats(v))
+    }
+}
+
+impl PartialEq for InputValues {
+    fn eq(&self, other: &InputValues) -> bool {
+        self.len() == other.len()
+            && (self.to_vec().iter().zip(other.to_vec())).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl std::fmt::Debug for InputValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Held::Made { len, .. } => write!(f, "InputValues(made, {len} values)"),
+            _ => f.debug_tuple("InputValues").field(&self.to_vec()).finish(),
+        }
+    }
+}
+
+impl Serialize for InputValues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Held::Elements(ty, bytes) => {
+                s.collect_seq(bytes.chunks_exact(ty.size().max(1)).map(|e| ty.decode(e)))
+            }
+            Held::Floats(v) => s.collect_seq(v),
+            Held::Made { make, .. } => s.collect_seq(make()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -444,5 +548,31 @@ mod tests {
         let mut no_unseen = outcome(true, false);
         no_unseen.unseen = None;
         assert!(no_unseen.unseen_message().is_none());
+    }
+
+    #[test]
+    fn input_values_keep_their_elements_and_read_back_as_the_f64s_they_were() {
+        let exact = vec![0.0, 1.5, -3.0, 1048576.0];
+        let kept = InputValues::of(ElemType::F32, exact.clone());
+        assert!(matches!(kept.0, Held::Elements(..)), "{kept:?}");
+        assert_eq!(kept.to_vec(), exact);
+        assert_eq!(kept.len(), 4);
+        // 0.1 is no `float`: kept as the f64 it was, so nothing shown changes.
+        let inexact = vec![0.1, 2.0];
+        let kept = InputValues::of(ElemType::F32, inexact.clone());
+        assert!(matches!(kept.0, Held::Floats(..)), "{kept:?}");
+        assert_eq!(kept.to_vec(), inexact);
+        let made = InputValues::made(3, || vec![1.0, 2.5, -1.0]);
+        assert_eq!((made.len(), made.to_vec()), (3, vec![1.0, 2.5, -1.0]));
+        assert_eq!(
+            serde_json::to_string(&made).ok().as_deref(),
+            Some("[1.0,2.5,-1.0]")
+        );
+        let json = serde_json::to_string(&InputValues::of(ElemType::I32, vec![1.0, -2.0]));
+        assert_eq!(json.ok().as_deref(), Some("[1.0,-2.0]"));
+        assert_eq!(
+            serde_json::to_string(&InputValues::from(vec![1.0, -2.0])).ok(),
+            serde_json::to_string(&vec![1.0f64, -2.0]).ok()
+        );
     }
 }

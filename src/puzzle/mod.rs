@@ -48,7 +48,7 @@ pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,
     SOLUTIONS_DIR,
 };
-pub use run::{run_steps, Launched, StepLaunch, StepsRun};
+pub use run::{run_steps, run_steps_moving, Launched, StepLaunch, StepsRun};
 pub use state::{MistakeSeen, Progress, State, Status};
 pub use unseen::show_number;
 

@@ -3,9 +3,14 @@
 //! the first launch that faults is the last (later launches would only run on damaged buffers).
 //! The judge, its cross-run on a second executor and the traced run for pictures all go through
 //! `run_steps`; what each does with a launch is its hook.
+//!
+//! Memory: `run_steps` gives each launch copies of its buffers (the hook may look at the buffers
+//! as they were, a traced run does). The judge needs no such view, and a test's buffers may be
+//! hundreds of MB: `run_steps_moving` moves each launch's buffers into its arguments instead,
+//! so they are not held twice while the emulator holds them too.
 
 use super::error::PuzzleError;
-use super::model::{store_buffers, Step};
+use super::model::{store_buffers, ArgSource, Step};
 use crate::emu::value::{Buffer, KernelArg};
 use std::collections::BTreeMap;
 
@@ -16,7 +21,8 @@ pub struct StepLaunch<'r, 'p> {
     /// How many launches the test has (whether or not all of them run).
     pub count: usize,
     pub step: &'r Step<'p>,
-    /// The buffers as the earlier launches left them (what this launch starts with).
+    /// The buffers as the earlier launches left them (what this launch starts with); under
+    /// `run_steps_moving`, those the launch takes are there without their bytes.
     pub buffers: &'r BTreeMap<String, Buffer>,
     /// The launch's arguments built from `buffers`, or why they could not be: each caller says
     /// that in its own words.
@@ -45,11 +51,41 @@ pub struct StepsRun {
 /// for each, until one faults or the hook gives an error, which ends the run and is returned.
 pub fn run_steps<'p, E>(
     steps: &[Step<'p>],
+    buffers: BTreeMap<String, Buffer>,
+    launch: impl FnMut(StepLaunch<'_, 'p>) -> Result<Launched, E>,
+) -> Result<StepsRun, E> {
+    run_steps_handing(steps, buffers, Handover::Copy, launch)
+}
+
+/// `run_steps`, moving each launch's buffers into its arguments rather than copying them (see
+/// the module docs): the hook must hand back every buffer it was given (the emulator's result
+/// does) or end the run with an error, since what it does not hand back is left empty.
+pub fn run_steps_moving<'p, E>(
+    steps: &[Step<'p>],
+    buffers: BTreeMap<String, Buffer>,
+    launch: impl FnMut(StepLaunch<'_, 'p>) -> Result<Launched, E>,
+) -> Result<StepsRun, E> {
+    run_steps_handing(steps, buffers, Handover::Move, launch)
+}
+
+/// How a launch gets its buffers' bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Handover {
+    Copy,
+    Move,
+}
+
+fn run_steps_handing<'p, E>(
+    steps: &[Step<'p>],
     mut buffers: BTreeMap<String, Buffer>,
+    handover: Handover,
     mut launch: impl FnMut(StepLaunch<'_, 'p>) -> Result<Launched, E>,
 ) -> Result<StepsRun, E> {
     for (index, step) in steps.iter().enumerate() {
-        let args = step.kernel_args(&buffers);
+        let args = match handover {
+            Handover::Copy => step.kernel_args(&buffers),
+            Handover::Move => moved_args(step, &mut buffers),
+        };
         let launched = launch(StepLaunch {
             index,
             count: steps.len(),
@@ -69,6 +105,49 @@ pub fn run_steps<'p, E>(
         buffers,
         faulted: false,
     })
+}
+
+/// `step`'s arguments with the bytes of its buffers moved out of `buffers` (a buffer passed
+/// twice: the first argument gets a copy, the last the bytes), the names and types left there.
+fn moved_args(
+    step: &Step<'_>,
+    buffers: &mut BTreeMap<String, Buffer>,
+) -> Result<Vec<KernelArg>, PuzzleError> {
+    let mut bytes: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for a in &step.args {
+        if let ArgSource::Buffer(name) = a {
+            if let Some(b) = buffers.get_mut(name) {
+                if !bytes.contains_key(name) {
+                    bytes.insert(name.clone(), std::mem::take(&mut b.data));
+                }
+            }
+        }
+    }
+    // Built from the buffers without their bytes: the same arguments (and the same error for
+    // a missing buffer) as `Step::kernel_args`, at no cost.
+    let mut args = step.kernel_args(buffers)?;
+    // `kernel_args` gives one argument per parameter, in `step.args`' order.
+    let names: Vec<Option<&String>> = (step.args.iter())
+        .map(|a| match a {
+            ArgSource::Buffer(name) => Some(name),
+            ArgSource::Scalar(_) => None,
+        })
+        .collect();
+    for (i, arg) in args.iter_mut().enumerate() {
+        let (KernelArg::Buffer(b), Some(Some(name))) = (arg, names.get(i)) else {
+            continue;
+        };
+        let again = names[i + 1..].contains(&Some(*name));
+        let data = if again {
+            bytes.get(*name).cloned()
+        } else {
+            bytes.remove(*name)
+        };
+        if let Some(data) = data {
+            b.data = data;
+        }
+    }
+    Ok(args)
 }
 
 #[cfg(test)]
@@ -166,6 +245,49 @@ mod tests {
             Err("no such kernel")
         });
         assert_eq!((ran.unwrap_err(), launches), ("no such kernel", 1));
+    }
+
+    #[test]
+    fn moving_runs_as_copying_does_without_holding_the_bytes_twice() {
+        let ps = params();
+        let steps = vec![step("a", &ps, "data"), step("b", &ps, "data")];
+        let mut held = Vec::new();
+        let ran = run_steps_moving(&steps, start(), |at| {
+            held.push(at.buffers["data"].data.len());
+            Ok::<_, ()>(add_one(at, 0.0))
+        })
+        .unwrap();
+        assert_eq!(held, vec![0, 0], "the map kept the bytes the launch took");
+        assert_eq!(ran.buffers["data"].values(), vec![3.0]);
+    }
+
+    #[test]
+    fn a_buffer_passed_twice_reaches_both_parameters_when_moved() {
+        let ps = vec![
+            Param {
+                name: "x".into(),
+                kind: ParamKind::Buffer(ElemType::I32),
+                output: true,
+            },
+            Param {
+                name: "y".into(),
+                kind: ParamKind::Buffer(ElemType::I32),
+                output: false,
+            },
+        ];
+        let mut twice = step("a", &ps, "data");
+        twice.args.push(ArgSource::Buffer("data".into()));
+        let mut got = Vec::new();
+        run_steps_moving(&[twice], start(), |at| {
+            for a in at.args.unwrap() {
+                if let KernelArg::Buffer(b) = a {
+                    got.push(b.values());
+                }
+            }
+            Ok::<_, ()>(Launched::default())
+        })
+        .unwrap();
+        assert_eq!(got, vec![vec![1.0], vec![1.0]]);
     }
 
     #[test]

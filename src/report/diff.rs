@@ -53,22 +53,23 @@ pub(crate) fn inputs(inputs: &[TestInput], all: bool) -> Option<String> {
 
 /// One input's lines: `size = 100`, or `a = [0, 1, …] (100 elements)` wrapped to the width.
 fn input(i: &TestInput, all: bool) -> Vec<String> {
-    let style = Style::of(&i.values);
+    let values = i.values.to_vec();
+    let style = Style::of(&values);
     if i.scalar {
-        let value = i.values.first().map_or("-".to_string(), |&v| style.text(v));
+        let value = values.first().map_or("-".to_string(), |&v| style.text(v));
         return vec![format!("{} = {value}", i.name)];
     }
     let shown = if all {
-        i.values.len()
+        values.len()
     } else {
-        i.values.len().min(INPUT_PREVIEW)
+        values.len().min(INPUT_PREVIEW)
     };
-    let mut cells: Vec<String> = i.values[..shown].iter().map(|&v| style.text(v)).collect();
-    let more = shown < i.values.len();
+    let mut cells: Vec<String> = values[..shown].iter().map(|&v| style.text(v)).collect();
+    let more = shown < values.len();
     if more {
         cells.push("…".to_string());
     }
-    let tail = match i.values.len() {
+    let tail = match values.len() {
         n if more || n > INPUT_PREVIEW => format!(" ({n} elements)"),
         _ => String::new(),
     };
@@ -352,7 +353,7 @@ mod tests {
     fn buffer(name: &str, values: Vec<f64>) -> TestInput {
         TestInput {
             name: name.into(),
-            values,
+            values: values.into(),
             scalar: false,
         }
     }
@@ -366,7 +367,7 @@ mod tests {
     fn inputs_show_the_first_elements_and_the_scalars_on_one_line() {
         let size = TestInput {
             name: "size".into(),
-            values: vec![100.0],
+            values: vec![100.0].into(),
             scalar: true,
         };
         let a = buffer("a", (0..100).map(f64::from).collect());
