@@ -7,7 +7,8 @@
 //! thread-instructions it ran and their rate, after checking both results against native Rust.
 //! The mma kernel runs far fewer instructions (one warp instruction does 16x8x16 multiply-adds),
 //! and each `mma.sync` costs the emulator a 2048-term product, so the figures show what the
-//! collective costs next to plain instructions. Not run by the tests.
+//! collective costs next to plain instructions. Last, the cost of one `mma.sync` against one
+//! scalar `fma` per thread-instruction, in CPU time (`per_instruction`). Not run by the tests.
 
 use gpuzzle::compile::{CompileRequest, PtxCompiler};
 use gpuzzle::emu::value::{Buffer, ElemType, KernelArg, Scalar};
@@ -62,6 +63,32 @@ extern "C" __global__ void mma(float* c, const __half* a, const __half* bt, int 
     }
     int g = lane / 4, t = lane % 4;
     for (int i = 0; i < 4; i++) c[(row0 + g + 8 * (i / 2)) * n + col0 + 2 * t + i % 2] = acc[i];
+}
+
+// Per-instruction cost: a loop of 8 dependent `mma.sync` (all registers), and its twin of 8
+// dependent scalar `fma`s, run `iters` times by every thread.
+extern "C" __global__ void mma_loop(float* out, int iters) {
+    unsigned a = 0x3c003c00u, b = 0x3c003c00u;
+    float acc[4] = {0.0f, 1.0f, 2.0f, (float)threadIdx.x};
+    for (int i = 0; i < iters; i++) {
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                         : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                         : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b), "r"(b));
+    }
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < 4; k++) out[4 * t + k] = acc[k];
+}
+
+extern "C" __global__ void fma_loop(float* out, int iters) {
+    float acc = (float)threadIdx.x, h = 0.5f, x = 1.0f;
+    for (int i = 0; i < iters; i++) {
+#pragma unroll
+        for (int u = 0; u < 8; u++) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(acc) : "f"(h), "f"(x));
+    }
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    out[4 * t] = acc;
 }
 "#;
 
@@ -163,4 +190,68 @@ fn main() {
             r.instructions as f64 / secs / 1e6
         );
     }
+    per_instruction(&module, &opts, reps);
+}
+
+/// The cost of one `mma.sync` against one scalar `fma`, per thread-instruction (one lane's
+/// share of a warp instruction counts one, as in every figure gpuzzle prints): each loop kernel
+/// at `iters` and at twice that, the difference in time over the difference in
+/// thread-instructions, so what the launch costs whatever it runs cancels out. The loops'
+/// own instructions (one or three per eight) are in both.
+fn per_instruction(module: &gpuzzle::ptx::ir::Module, opts: &EmuOptions, reps: usize) {
+    let cfg = LaunchConfig {
+        grid: [16, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared: 0,
+        cooperative: false,
+    };
+    // Process CPU time: on a busy machine wall time also counts other processes.
+    let timed = |kernel: &str, iters: i32| {
+        let args = vec![
+            buffer("out", ElemType::F32, &[0.0; 4 * 1024]),
+            KernelArg::Scalar(Scalar::from_f64(ElemType::I32, iters as f64)),
+        ];
+        let mut best = Duration::MAX;
+        let mut ran = 0;
+        for _ in 0..reps.max(1) {
+            let t = cpu_time();
+            let r = emu::run(module, kernel, &cfg, args.clone(), opts).expect("launch");
+            best = best.min(cpu_time().saturating_sub(t));
+            assert!(r.diagnostics.is_empty(), "{kernel}: {:?}", r.diagnostics);
+            ran = r.instructions;
+        }
+        (best.as_secs_f64(), ran)
+    };
+    let mut cost = Vec::new();
+    // The scalar loop runs 20 times as many turns, for times well above the clock's grain.
+    for (kernel, iters) in [("fma_loop", 2000), ("mma_loop", 100)] {
+        let (t1, n1) = timed(kernel, iters);
+        let (t2, n2) = timed(kernel, 2 * iters);
+        let ns = (t2 - t1) / (n2 - n1) as f64 * 1e9;
+        println!(
+            "{kernel:10} loop of 8: {:7.2} ns CPU per thread-instruction ({} more ran in {:.1} ms more)",
+            ns,
+            n2 - n1,
+            (t2 - t1) * 1e3
+        );
+        cost.push(ns);
+    }
+    println!(
+        "one mma.sync costs {:.2} scalar fma (target: at most 2)",
+        cost[1] / cost[0]
+    );
+}
+
+/// CPU time used by the whole process so far.
+fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }

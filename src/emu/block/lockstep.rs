@@ -14,13 +14,16 @@
 //! mask is exactly those lanes and no shuffle reads another lane: then they complete here as
 //! the general path completes them when the last lane arrives (`collectives.rs`,
 //! `lockstep_collective`); any other case ends the run, and the general path waits, completes
-//! and reports. Tensor-core and async-copy instructions still end the run. A race is reported by the checkers, and any
+//! and reports. `mma` and `ldmatrix` the whole warp reaches together complete here the same
+//! way (`tensor.rs`, `lockstep_tensor`: `ldmatrix` only while accesses are not logged);
+//! `stmatrix`, `movmatrix`, `wmma` and async copies still end the run. A race is reported by the checkers, and any
 //! diagnostic makes `launch.rs` run the launch again one thread at a time, so what is reported
 //! (its line, block and thread) is always what the one-thread-at-a-time schedule reports.
 //!
 //! What ends a lockstep run, each lane keeping its own program counter and count:
 //! - an instruction the run does not take (anything but register arithmetic, plain loads and
-//!   stores, branches, barriers, exits and the warp collectives above), or a volatile load:
+//!   stores, branches, barriers, exits and the warp and tensor collectives above), or a
+//!   volatile load:
 //!   every lane is left at it;
 //! - a branch the lanes disagree on while lanes already wait elsewhere after an earlier one
 //!   (see `Park`: after a split, the lanes on the side later in the code wait until the others
@@ -52,6 +55,7 @@
 
 use super::collectives;
 use super::instrs;
+use super::tensor;
 use super::{Block, Lane, LaneCounts, State, Thread, WarpRegs, QUANTUM};
 use crate::emu::access::le_read;
 use crate::emu::alu;
@@ -622,6 +626,13 @@ impl<'l> Block<'l> {
                                     on,
                                     &inst.op,
                                 ) => {}
+                        // `mma` and `ldmatrix` the whole warp reaches together: the same.
+                        Op::Tensor(_)
+                            if on == lanes
+                                && park.lanes == 0
+                                && warp_absent[base / 32].is_none()
+                                && tensor::lockstep_tensor(mem, warp, base, file, on, pc, inst) => {
+                        }
                         _ => break,
                     }
                 }
@@ -952,6 +963,7 @@ fn all(warp: &[Thread], lanes: u32, f: impl Fn(&Thread) -> bool) -> bool {
 mod tests {
     use crate::emu::launch::{run_counting_lockstep, Run};
     use crate::emu::result::RunResult;
+    use crate::emu::technique::Family;
     use crate::emu::value::{Buffer, ElemType, KernelArg};
     use crate::emu::{EmuOptions, LaunchConfig};
 
@@ -1393,6 +1405,63 @@ $L_store:
         pub(super) static BASELINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
+    /// One warp: each lane writes a 16-byte row of halves to shared memory (`s + 16 tid`),
+    /// `__syncwarp`, then `ldmatrix.x4` (A) and `ldmatrix.x2.trans` (B) of those rows and an
+    /// `mm.m16n8k16` with C = `tid` in every element; `out[4 tid + k]` = D's elements. `BAD`
+    /// marks where lane 31's row address is moved out of the shared array.
+    const TENSOR: &str = "
+.shared .align 16 .b8 s[512];
+.visible .entry tensor(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<5>;
+  .reg .f32 %f<9>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  and.b32 %r5, %r1, 7;
+  shl.b32 %r5, %r5, 7;
+  add.u32 %r5, %r5, 15360;
+  and.b32 %r6, %r1, 3;
+  shl.b32 %r6, %r6, 8;
+  add.u32 %r6, %r6, 16384;
+  shl.b32 %r6, %r6, 16;
+  or.b32 %r7, %r5, %r6;
+  .loc 1 3 0
+  st.shared.u32 [%r4], %r7;
+  add.u32 %r8, %r7, 8388736;
+  st.shared.u32 [%r4+4], %r8;
+  xor.b32 %r9, %r7, 256;
+  st.shared.u32 [%r4+8], %r9;
+  xor.b32 %r10, %r7, 16777216;
+  st.shared.u32 [%r4+12], %r10;
+  bar.warp.sync -1;
+  // BAD
+  .loc 1 4 0
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r11, %r12, %r13, %r14}, [%r4];
+  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r15, %r16}, [%r4];
+  cvt.rn.f32.u32 %f1, %r1;
+  mov.f32 %f2, %f1;
+  mov.f32 %f3, %f1;
+  mov.f32 %f4, %f1;
+  .loc 1 5 0
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r11, %r12, %r13, %r14}, {%r15, %r16}, {%f1, %f2, %f3, %f4};
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 6 0
+  st.global.f32 [%rd4], %f5;
+  st.global.f32 [%rd4+4], %f6;
+  st.global.f32 [%rd4+8], %f7;
+  st.global.f32 [%rd4+12], %f8;
+  ret;
+}
+";
+
     /// Everything a launch gives, for comparing two.
     fn digest(r: &RunResult) -> String {
         format!(
@@ -1418,6 +1487,29 @@ $L_store:
         // Everything: the lanes of warp 1 that take the branch wait at its target for the
         // others.
         assert_eq!(ran, on.instructions);
+    }
+
+    #[test]
+    fn mma_and_ldmatrix_the_whole_warp_reaches_run_in_lockstep_with_the_same_result() {
+        let (on, off, ran) = both(TENSOR, "tensor", 32, vec![floats("out", 128)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        // D = A B + C with C = tid: every element past C, and each lane's four from its own C.
+        let out = on.buffers[0].values();
+        for (e, &v) in out.iter().enumerate() {
+            assert!(v > (e / 4) as f64, "element {e}: {v}");
+        }
+        assert_eq!(on.counters.total.how.get(Family::Mma), 32);
+        assert_eq!(on.counters.total.how.get(Family::Ldmatrix), 64);
+        // A row address out of bounds for one lane: reported as one thread at a time does.
+        let bad = TENSOR.replace(
+            "  // BAD\n",
+            "  setp.eq.u32 %p1, %r1, 31;\n  @%p1 add.u32 %r4, %r4, 4096;\n",
+        );
+        let (on, off, _) = both(&bad, "tensor", 32, vec![floats("out", 128)]);
+        assert!(!on.diagnostics.is_empty());
+        assert_eq!(digest(&on), digest(&off));
     }
 
     #[test]

@@ -16,11 +16,105 @@
 //! 0..7 moving every row of an `.x2`/`.x4`; the counters stay with the lanes that gave the
 //! addresses.) A row whose access was refused reads as zeros (a skipped load leaves 0).
 
-use super::Block;
+use super::{Block, Lane, Mem, Thread};
+use crate::emu::technique::Family;
 use crate::emu::tensor::matrix::{self, Row};
 use crate::emu::tensor::mma::{self, LaneFrags};
-use crate::ptx::ir::{Inst, Op};
+use crate::ptx::ir::{Inst, Op, Operand};
 use crate::ptx::tensor::{MatrixMove, TensorOp};
+
+/// Complete `mma` or `ldmatrix` (`inst`, at `pc`) inside a lockstep run, for the lanes `on`
+/// (every live lane of the warp, none waiting elsewhere: what the general path's `present`
+/// holds when the last lane arrives), from and into the run's register file `file`
+/// (`file[reg * 32 + lane]`), as `Block::complete_tensor` and `try_warp_collective` complete
+/// it: the same reads in lane order, the same results, counts and order. Returns false having
+/// changed nothing for anything else (`stmatrix`, `movmatrix`, an `ldmatrix` whose accesses
+/// are logged for perf figures or a trace, which `file_row` must refile): the lanes then go on
+/// alone to it. Saves the warp's register hand-over and one scheduler turn per lane.
+pub(super) fn lockstep_tensor(
+    mem: &mut Mem,
+    warp: &mut [Thread],
+    base: usize,
+    file: &mut [u64],
+    on: u32,
+    pc: usize,
+    inst: &Inst,
+) -> bool {
+    let Op::Tensor(op) = &inst.op else {
+        return false;
+    };
+    // The lanes of `on`, in lane order.
+    let each = || (0..32usize).filter(move |i| on >> i & 1 != 0);
+    let family = match &**op {
+        TensorOp::Mma(m) => {
+            let mut lanes = [LaneFrags::default(); 32];
+            for i in each() {
+                let regs = Lane {
+                    file: &mut *file,
+                    lane: i,
+                };
+                let f = &mut lanes[i];
+                let fill = |out: &mut [u64], ops: &[Operand]| {
+                    for (r, o) in out.iter_mut().zip(ops) {
+                        *r = mem.val_in(&warp[i], &regs, o);
+                    }
+                };
+                fill(&mut f.a, &m.a);
+                fill(&mut f.b, &m.b);
+                fill(&mut f.c, &m.c);
+            }
+            let out = mma::run(m, &lanes);
+            for i in each() {
+                for (r, v) in m.d.iter().zip(&out[i]) {
+                    if let Some(slot) = file.get_mut(*r as usize * 32 + i) {
+                        *slot = *v;
+                    }
+                }
+            }
+            Family::Mma
+        }
+        TensorOp::Ldmatrix(mv) if mem.accesses.is_none() => {
+            // `Block::read_rows`, from the run's registers.
+            let mut mats = vec![[[0u16; 8]; 8]; mv.num as usize];
+            for i in each().filter(|&i| i < 8 * mv.num as usize) {
+                let regs = Lane {
+                    file: &mut *file,
+                    lane: i,
+                };
+                let addr = mem
+                    .val_in(&warp[i], &regs, &mv.addr.base)
+                    .wrapping_add(mv.addr.offset as u64);
+                let th = &mut warp[i];
+                // Where a diagnostic of the access finds the lane.
+                th.pc = pc as u32;
+                let mut words = [0u64; 4];
+                let linear = (base + i) as u32;
+                if mem.load_vec(th, linear, inst, mv.space, addr, 4, 16, &mut words) {
+                    let row = &mut mats[i / 8][i % 8];
+                    for (w, v) in words.iter().enumerate() {
+                        row[2 * w] = *v as u16;
+                        row[2 * w + 1] = (*v >> 16) as u16;
+                    }
+                }
+            }
+            for i in each() {
+                for (r, mat) in mv.regs.iter().zip(&mats) {
+                    let v = matrix::load(mat, i as u32, mv.trans);
+                    if let Some(slot) = file.get_mut(*r as usize * 32 + i) {
+                        *slot = v as u64;
+                    }
+                }
+            }
+            Family::Ldmatrix
+        }
+        _ => return false,
+    };
+    for i in each() {
+        warp[i].counters.count(family, 1);
+    }
+    mem.order.collective(base / 32, on);
+    true
+}
 
 impl<'l> Block<'l> {
     /// Complete the tensor instruction the lanes `present` (sorted, one warp, all at the same

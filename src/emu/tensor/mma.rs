@@ -77,41 +77,68 @@ pub fn run(op: &Mma, lanes: &[LaneFrags; 32]) -> [[u64; MAX_REGS]; 32] {
             c[r as usize * n + col as usize] = element(&f.c, op.c_ty, i);
         }
     }
+    // Each element of D is summed in k order, as the module's doc says; the loops run k
+    // outside and n inside so that a row's n independent sums advance side by side (the
+    // compiler vectorises them), each still adding its terms in k order: the same results.
     let mut d = [0u64; 128];
     if matches!(op.a_ty, MmaType::S8 | MmaType::U8) {
         let ai: [i64; 512] = std::array::from_fn(|x| int_of(op.a_ty, a[x]));
         let bi: [i64; 256] = std::array::from_fn(|x| int_of(op.b_ty, b[x]));
         for i in 0..m {
-            for j in 0..n {
-                let mut s = int_of(op.c_ty, c[i * n + j]);
-                for kk in 0..k {
-                    s += ai[i * k + kk] * bi[kk * n + j];
+            let mut s = [0i64; 8];
+            for (j, v) in s.iter_mut().enumerate().take(n) {
+                *v = int_of(op.c_ty, c[i * n + j]);
+            }
+            for kk in 0..k {
+                let x = ai[i * k + kk];
+                for (v, y) in s.iter_mut().zip(&bi[kk * n..kk * n + n]) {
+                    *v += x * y;
                 }
+            }
+            for (j, v) in s.iter().enumerate().take(n) {
                 d[i * n + j] = if op.satfinite {
-                    s.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64
+                    (*v).clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64
                 } else {
-                    s as i32 as u32 as u64
+                    *v as i32 as u32 as u64
                 };
             }
         }
     } else {
-        let af: [f64; 512] = std::array::from_fn(|x| float_of(op.a_ty, a[x]));
-        let bf: [f64; 256] = std::array::from_fn(|x| float_of(op.b_ty, b[x]));
+        // Only the elements the shape has (A is m x k, B k x n).
+        let mut af = [0f64; 512];
+        let mut bf = [0f64; 256];
+        for (f, &x) in af.iter_mut().zip(&a).take(m * k) {
+            *f = float_of(op.a_ty, x);
+        }
+        for (f, &x) in bf.iter_mut().zip(&b).take(k * n) {
+            *f = float_of(op.b_ty, x);
+        }
+        let fused = op.a_ty == MmaType::F64;
         for i in 0..m {
-            for j in 0..n {
-                let mut s = float_of(op.c_ty, c[i * n + j]);
-                d[i * n + j] = if op.a_ty == MmaType::F64 {
-                    for kk in 0..k {
-                        s = af[i * k + kk].mul_add(bf[kk * n + j], s);
+            let mut s = [0f64; 8];
+            for (j, v) in s.iter_mut().enumerate().take(n) {
+                *v = float_of(op.c_ty, c[i * n + j]);
+            }
+            for kk in 0..k {
+                let x = af[i * k + kk];
+                let row = &bf[kk * n..kk * n + n];
+                if fused {
+                    for (v, y) in s.iter_mut().zip(row) {
+                        *v = x.mul_add(*y, *v);
                     }
-                    s.to_bits()
                 } else {
-                    for kk in 0..k {
-                        s += af[i * k + kk] * bf[kk * n + j];
+                    for (v, y) in s.iter_mut().zip(row) {
+                        *v += x * y;
                     }
+                }
+            }
+            for (j, v) in s.iter().enumerate().take(n) {
+                d[i * n + j] = if fused {
+                    v.to_bits()
+                } else {
                     match op.d_ty {
-                        MmaType::F16 => f64_to_half(s, Ty::F16, Rounding::Rn) as u64,
-                        _ => (s as f32).to_bits() as u64,
+                        MmaType::F16 => f64_to_half(*v, Ty::F16, Rounding::Rn) as u64,
+                        _ => (*v as f32).to_bits() as u64,
                     }
                 };
             }
