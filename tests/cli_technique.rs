@@ -296,3 +296,87 @@ fn on_the_gpu_family_limits_are_not_judged_and_the_run_says_so() {
     let (code, _) = run_on(&toml, SHARED_TREE, "emu");
     assert_eq!(code, 1);
 }
+
+/// `run` of `kernel` against the real puzzle `stem` (`36_vector_loads`), alone in a pack.
+fn run_real(stem: &str, kernel: &str, backend: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).expect("the pack dir");
+    let toml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("puzzles")
+        .join(format!("{stem}.toml"));
+    std::fs::copy(&toml, pack.join(format!("{stem}.toml"))).expect("the puzzle");
+    std::fs::write(pack.join(format!("{stem}.cu")), kernel).expect("the kernel");
+    let id = stem.split('_').next().unwrap_or(stem);
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("binary builds")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "400")
+        .env("GPUZZLE_BACKEND", backend)
+        .env("GPUZZLE_GPU_STAND_IN", "emulator")
+        .env_remove("GPUZZLE_PUZZLES")
+        .current_dir(dir.path())
+        .args(["run", id, "--puzzles"])
+        .arg(&pack)
+        .output()
+        .expect("run gpuzzle");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Puzzle 36 with its float4s written as pairs of `float2` (8 bytes a load), the tail honest.
+const PAIRS_OF_FLOAT2: &str = r#"extern "C" __global__ void add4(float* out, const float* a, const float* b, int size) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (4 * g + 3 < size) {
+        float2 p0 = reinterpret_cast<const float2*>(a)[2 * g];
+        float2 p1 = reinterpret_cast<const float2*>(a)[2 * g + 1];
+        float2 q0 = reinterpret_cast<const float2*>(b)[2 * g];
+        float2 q1 = reinterpret_cast<const float2*>(b)[2 * g + 1];
+        reinterpret_cast<float4*>(out)[g] = make_float4(p0.x + q0.x, p0.y + q0.y, p1.x + q1.x, p1.y + q1.y);
+    } else {
+        for (int k = 4 * g; k < size; k++) out[k] = a[k] + b[k];
+    }
+}
+"#;
+
+/// The honest float4 kernel with its tail written another way: float4 where whole, then up
+/// to three guarded scalar elements, unrolled.
+const FLOAT4_UNROLLED_TAIL: &str = r#"extern "C" __global__ void add4(float* out, const float* a, const float* b, int size) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int s = 4 * g;
+    if (s + 3 < size) {
+        float4 x = reinterpret_cast<const float4*>(a)[g];
+        float4 y = reinterpret_cast<const float4*>(b)[g];
+        reinterpret_cast<float4*>(out)[g] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+        return;
+    }
+    if (s < size) out[s] = a[s] + b[s];
+    if (s + 1 < size) out[s + 1] = a[s + 1] + b[s + 1];
+    if (s + 2 < size) out[s + 2] = a[s + 2] + b[s + 2];
+}
+"#;
+
+/// Puzzle 36 counts load and store instructions per block: narrow loads fail with help that
+/// names their lines, an honest float4 kernel with another tail passes, and on the GPU (whose
+/// instrumenter counts no instructions) the limit is not judged, and the run says so.
+#[test]
+fn puzzle_36_fails_narrow_loads_by_their_instruction_count() {
+    let stem = "36_vector_loads";
+    let (code, text) = run_real(stem, FLOAT4_UNROLLED_TAIL, "emu");
+    assert_eq!(code, 0, "an honest tail passes:\n{text}");
+    let (code, text) = run_real(stem, PAIRS_OF_FLOAT2, "emu");
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("global load instructions"), "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("puzzle 36 allows 132 global load instructions per block"),
+        "{help}"
+    );
+    assert!(help.contains("(lines 4-7 and 10)"), "{help}");
+    // Its stores are float4: only the loads are over.
+    assert!(!text.contains("allows 66 global store"), "{text}");
+    let (code, text) = run_real(stem, PAIRS_OF_FLOAT2, "gpu");
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("not judged on it"), "{text}");
+}

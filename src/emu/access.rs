@@ -13,7 +13,7 @@ use super::printf;
 use super::result::{DiagKind, Severity};
 use super::shadow::{Found, Probe};
 use super::technique::{words, Family};
-use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
+use crate::ptx::ir::{AtomOp, Inst, Op, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
 /// its threads; past it a thread's further accesses are not logged.
@@ -164,6 +164,11 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_reads += n * words(size as u64);
+                // One instruction however wide; an async copy, a wmma fragment load or
+                // ldmatrix reading through here is not an `ld` (`Family::GlobalLoadInstrs`).
+                if matches!(inst.op, Op::Ld { .. }) {
+                    th.counters.count(Family::GlobalLoadInstrs, 1);
+                }
                 self.global_race(th, linear, inst, a, total, Kind::Read);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
@@ -247,6 +252,9 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n * words(size as u64);
+                if matches!(inst.op, Op::St { .. }) {
+                    th.counters.count(Family::GlobalStoreInstrs, 1);
+                }
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, total);
                 }
@@ -422,6 +430,7 @@ impl<'l> Mem<'l> {
     ) -> u64 {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += words(size as u64);
+        th.counters.count(Family::GlobalLoadInstrs, 1);
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Read);
         }
@@ -464,6 +473,7 @@ impl<'l> Mem<'l> {
         }
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += words(size as u64);
+        th.counters.count(Family::GlobalStoreInstrs, 1);
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Write);
         }

@@ -887,13 +887,17 @@ fn technique_help(
         let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
             continue;
         };
-        if o.limit_kind == BlockLimitKind::Require {
-            let miss = Miss::Required {
+        let miss = match o.limit_kind {
+            BlockLimitKind::Require => Miss::Required {
                 used: o.used,
                 min: o.limit,
-            };
-            o.help = help(i, miss, &cx);
-        }
+            },
+            BlockLimitKind::Budget => Miss::BlockOverBudget {
+                used: o.used,
+                limit: o.limit,
+            },
+        };
+        o.help = help(i, miss, &cx);
     }
 }
 
