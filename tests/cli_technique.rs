@@ -380,3 +380,64 @@ fn puzzle_36_fails_narrow_loads_by_their_instruction_count() {
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("not judged on it"), "{text}");
 }
+
+/// Puzzle 2 adding into its output before writing it: `out` starts as poison, as on a GPU.
+const ADDS_INTO_OUTPUT: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int local_i = threadIdx.x;
+    out[local_i] += a[local_i];
+    out[local_i] = out[local_i] + b[local_i];
+}
+"#;
+
+/// Another shape: an atomic add into the output nobody set.
+const ATOMIC_INTO_OUTPUT: &str = r#"extern "C" __global__ void zip(float* result, const float* x, const float* y) {
+    int t = threadIdx.x;
+    atomicAdd(&result[t], x[t] + y[t]);
+}
+"#;
+
+/// The honest twin: the sum in a register, stored once.
+const SUM_IN_A_REGISTER: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int t = threadIdx.x;
+    float acc = 0.0f;
+    acc += a[t];
+    acc += b[t];
+    out[t] = acc;
+}
+"#;
+
+/// Writes first, then reads back what it wrote: over puzzle 2's write budget, but no
+/// uninitialised read.
+const WRITES_THEN_READS: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int t = threadIdx.x;
+    out[t] = a[t];
+    out[t] = out[t] + b[t];
+}
+"#;
+
+/// Reading an output before any thread wrote it is an uninitialised read, with the line, the
+/// thread and the output's name; a kernel that writes before it reads passes.
+#[test]
+fn reading_an_output_before_writing_it_is_an_uninitialised_read() {
+    let stem = "02_zip";
+    let (code, text) = run_real(stem, SUM_IN_A_REGISTER, "emu");
+    assert_eq!(code, 0, "{text}");
+    let (_, text) = run_real(stem, WRITES_THEN_READS, "emu");
+    assert!(text.contains("over-budget"), "{text}");
+    assert!(!text.contains("uninitialized-read"), "{text}");
+    for (kernel, line) in [(ADDS_INTO_OUTPUT, 3), (ATOMIC_INTO_OUTPUT, 3)] {
+        let (code, text) = run_real(stem, kernel, "emu");
+        assert_eq!(code, 1, "{text}");
+        assert!(text.contains("error[uninitialized-read]"), "{text}");
+        // Global elements are named by the puzzle's buffer, whatever the parameter's name.
+        let name = "out";
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(&format!(
+                "thread 0 of block 0 read {name}[0] (line {line}) before any thread wrote it"
+            )),
+            "{text}"
+        );
+        assert!(flat.contains(&format!("`{name}` is an output")), "{text}");
+    }
+}

@@ -169,6 +169,9 @@ impl<'l> Mem<'l> {
                 if matches!(inst.op, Op::Ld { .. }) {
                     th.counters.count(Family::GlobalLoadInstrs, 1);
                 }
+                if !self.launch.outputs.is_empty() {
+                    self.output_read(th, inst, a, total);
+                }
                 self.global_race(th, linear, inst, a, total, Kind::Read);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
@@ -254,6 +257,9 @@ impl<'l> Mem<'l> {
                 th.counters.global_writes += n * words(size as u64);
                 if matches!(inst.op, Op::St { .. }) {
                     th.counters.count(Family::GlobalStoreInstrs, 1);
+                }
+                if !self.launch.outputs.is_empty() {
+                    self.launch.outputs.wrote(a, total);
                 }
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, total);
@@ -357,6 +363,14 @@ impl<'l> Mem<'l> {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
                 th.counters.global_atomics += 1;
+                if !self.launch.outputs.is_empty() {
+                    // An exchange does not combine with the old value; every other atomic
+                    // (an add into an output nobody set) reads it.
+                    if !matches!(op, AtomOp::Exch) {
+                        self.output_read(th, inst, a, size);
+                    }
+                    self.launch.outputs.wrote(a, size);
+                }
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, size);
                 }
@@ -431,6 +445,9 @@ impl<'l> Mem<'l> {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += words(size as u64);
         th.counters.count(Family::GlobalLoadInstrs, 1);
+        if !self.launch.outputs.is_empty() {
+            self.output_read(th, inst, addr, size);
+        }
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Read);
         }
@@ -474,6 +491,9 @@ impl<'l> Mem<'l> {
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += words(size as u64);
         th.counters.count(Family::GlobalStoreInstrs, 1);
+        if !self.launch.outputs.is_empty() {
+            self.launch.outputs.wrote(addr, size);
+        }
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Write);
         }
@@ -527,6 +547,11 @@ impl<'l> Mem<'l> {
                 // Where a diagnostic of the access finds the lane.
                 th.pc = pc;
                 self.read_word_slow(th, linear, inst, addr, w);
+            }
+            if !self.launch.outputs.is_empty() {
+                let th = &mut warp[i];
+                th.pc = pc;
+                self.output_read(th, inst, addr, 4);
             }
             out[i] = alu::loaded(ty, self.launch.global.word(w) as u64);
         }
@@ -1362,6 +1387,32 @@ impl<'l> Mem<'l> {
             mine,
             theirs,
         }
+    }
+
+    /// A read of `[addr, addr + len)` in global memory: an uninitialised read when it takes a
+    /// byte of a poisoned output no thread has written (`shadow::OutputShadow`), as on a GPU,
+    /// where the output holds whatever was in memory. Reported once per line (`diags`).
+    #[inline(always)]
+    fn output_read(&mut self, th: &Thread, inst: &Inst, addr: u64, len: u32) {
+        if self.launch.outputs.reads_unwritten(addr, len) {
+            self.unwritten_output(th, inst, addr, len);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unwritten_output(&mut self, th: &Thread, inst: &Inst, addr: u64, len: u32) {
+        let site = self.site(th, inst);
+        let who = self.namer.who(th.tid, self.block);
+        let what = self.describe(Place::Global(addr), len);
+        let element = self.element_at(Place::Global(addr), len);
+        let line = inst.line;
+        self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
+            (
+                format!("{who} read {what}{} before any thread wrote it: the output starts as whatever was in memory (gpuzzle fills it with NaN, or 0xdeadbeef for integers), not 0", at_line(line)),
+                Facts::UnwrittenOutput { element },
+            )
+        });
     }
 
     /// Report the reads of never-written shared memory recorded in this barrier interval,

@@ -551,8 +551,14 @@ fn run_test(
     }
     // The learner's launches of this test get a wall-clock backstop as well as the step limit
     // (which decides), so a kernel whose steps are pathologically slow still ends.
+    // Its outputs start as poison (unless `zeroed`): a read of one before any thread wrote it
+    // is an uninitialised read, as on a GPU.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
+        poisoned: (test.buffers.iter())
+            .filter(|(_, b)| b.output && !b.zeroed)
+            .map(|(name, _)| name.clone())
+            .collect(),
         ..emu_opts
     };
     let mut out = blank_outcome(puzzle, test, seed);
