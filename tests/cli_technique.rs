@@ -441,3 +441,51 @@ fn reading_an_output_before_writing_it_is_an_uninitialised_read() {
         assert!(flat.contains(&format!("`{name}` is an output")), "{text}");
     }
 }
+
+/// Puzzle 16's tree with its active threads spread by a modulo test.
+const MODULO_TREE: &str = r#"extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float acc[TPB];
+    int k = threadIdx.x;
+    int at = blockIdx.x * 2 * TPB + k;
+    acc[k] = (at < size ? a[at] : 0.0f) + (at + TPB < size ? a[at + TPB] : 0.0f);
+    __syncthreads();
+    for (int d = 1; d < TPB; d <<= 1) {
+        if ((k & (2 * d - 1)) == 0) acc[k] += acc[k + d];
+        __syncthreads();
+    }
+    if (k == 0) out[blockIdx.x] = acc[0];
+}
+"#;
+
+/// The honest tree written with other names and shifts: sequential addressing.
+const SIDE_BY_SIDE_TREE: &str = r#"extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float acc[TPB];
+    int k = threadIdx.x;
+    int at = blockIdx.x * 2 * TPB + k;
+    acc[k] = (at < size ? a[at] : 0.0f) + (at + TPB < size ? a[at + TPB] : 0.0f);
+    __syncthreads();
+    for (int d = TPB / 2; d > 0; d >>= 1) {
+        if (k < d) acc[k] += acc[k + d];
+        __syncthreads();
+    }
+    if (k == 0) out[blockIdx.x] = acc[0];
+}
+"#;
+
+/// Puzzle 16 counts the warps a step keeps busy: the modulo tree (every warp busy, bitwise
+/// test instead of `%`) fails with help naming its shared stores; sequential addressing passes.
+#[test]
+fn puzzle_16_fails_a_tree_that_keeps_every_warp_busy() {
+    let stem = "16_tree_reduction";
+    let (code, text) = run_real(stem, SIDE_BY_SIDE_TREE, "emu");
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run_real(stem, MODULO_TREE, "emu");
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("puzzle 16 allows 8 warp-steps"), "{help}");
+    assert!(
+        help.contains("(its shared stores: lines 5 and 8)"),
+        "{help}"
+    );
+    assert!(help.contains("`if (t < stride)`"), "{help}");
+}

@@ -2,7 +2,7 @@
 //! width of the access, and each instruction family (shuffles, votes, matches, warp reduces,
 //! barriers, dp4a, packed half and double arithmetic, local memory, async copies and their
 //! overlap, mma/ldmatrix, wmma, global load and store instructions of any width) once per
-//! execution per thread. Each planted kernel that uses a
+//! execution per thread, and the warps that write shared memory in each barrier interval. Each planted kernel that uses a
 //! family has a twin, written with other names, that does the same work without it and must
 //! count 0. Lockstep and one thread at a time must agree. Needs NVRTC.
 
@@ -271,4 +271,32 @@ fn tensor_core_operations_count_per_lane() {
     );
     assert_eq!(max(&w, "wmma"), 2, "{}", w["counters"]);
     assert_eq!(total(&w, "mma") + total(&w, "ldmatrix"), 0);
+}
+
+#[test]
+fn warps_writing_shared_memory_count_once_per_barrier_interval() {
+    let file = format!("{DIR}/trees.cu");
+    let args = ["out=f32[2]:zeros", "a=f32[128]:arange"];
+    let side = exec(&file, "side_by_side", "2", "64", &args);
+    assert_eq!(
+        total(&side, "shared_write_warps"),
+        2 * 8,
+        "{}",
+        side["counters"]
+    );
+    // Credited to the lowest writing lane of each warp: thread 0 writes in all 7 intervals.
+    assert_eq!(max(&side, "shared_write_warps"), 7);
+    let spread = exec(&file, "spread", "2", "64", &args);
+    assert_eq!(
+        total(&spread, "shared_write_warps"),
+        2 * 13,
+        "{}",
+        spread["counters"]
+    );
+    assert_eq!(side["buffers"], spread["buffers"]);
+    // Both trees make the same shared writes: only the warps they keep busy differ.
+    assert_eq!(
+        total(&side, "shared_writes"),
+        total(&spread, "shared_writes")
+    );
 }

@@ -274,6 +274,7 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n * words(size as u64);
+                self.wrote_shared(linear);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, total, Kind::Write);
                 }
@@ -388,6 +389,7 @@ impl<'l> Mem<'l> {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
                 th.counters.shared_atomics += 1;
+                self.wrote_shared(linear);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, size, Kind::Atomic);
                 }
@@ -701,9 +703,26 @@ impl<'l> Mem<'l> {
         if !self.fast_shared_access(th, linear, inst, off, size, Kind::Write) {
             return false;
         }
+        self.wrote_shared(linear);
         let s = off as usize;
         le_write(&mut self.shared[s..s + size as usize], v);
         true
+    }
+
+    /// Thread `linear` wrote the block's shared memory in this barrier interval
+    /// (`Family::SharedWriteWarps`, credited by `take_write_warps`).
+    #[inline(always)]
+    pub(super) fn wrote_shared(&mut self, linear: u32) {
+        self.write_warps[(linear >> 5) as usize & 31] |= 1 << (linear & 31);
+    }
+
+    /// The barrier interval ended: per warp that wrote shared memory in it, its lowest
+    /// writing lane (a block-linear thread index), and the interval's record starts over.
+    pub(super) fn take_write_warps(&mut self) -> impl Iterator<Item = usize> {
+        let w = std::mem::take(&mut self.write_warps);
+        (0..32)
+            .filter(move |&k| w[k] != 0)
+            .map(move |k| k * 32 + w[k].trailing_zeros() as usize)
     }
 
     /// What a plain aligned, in-bounds shared access does besides moving the data: count it,

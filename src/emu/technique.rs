@@ -81,10 +81,18 @@ pub enum Family {
     /// Global store instructions executed, whatever their width: one per `st` whose address is
     /// global memory (`st.global`, a generic `st` there); not atomics or `wmma` stores.
     GlobalStoreInstrs,
+    /// Per barrier interval, each warp with a lane that stored to (or made an atomic on) the
+    /// block's shared memory, counted once, on the lowest such lane, when the interval ends
+    /// (a barrier releases or the block ends): how many warps a step of a shared-memory tree
+    /// keeps busy. A tree whose active threads sit side by side (`if (t < stride)`) keeps one
+    /// warp busy where one spread over the block (`if (t % (2 * stride) == 0)`) keeps every
+    /// warp busy. The same on every schedule: the set of warps that wrote in an interval, and
+    /// their lowest writing lanes, do not depend on the order the lanes ran in.
+    SharedWriteWarps,
 }
 
 impl Family {
-    pub const N: usize = 18;
+    pub const N: usize = 19;
 
     pub const ALL: [Family; Family::N] = [
         Family::LocalReads,
@@ -105,6 +113,7 @@ impl Family {
         Family::F64,
         Family::GlobalLoadInstrs,
         Family::GlobalStoreInstrs,
+        Family::SharedWriteWarps,
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
@@ -128,6 +137,7 @@ impl Family {
             Family::F64 => "f64",
             Family::GlobalLoadInstrs => "global_load_instrs",
             Family::GlobalStoreInstrs => "global_store_instrs",
+            Family::SharedWriteWarps => "shared_write_warps",
         }
     }
 
@@ -152,6 +162,7 @@ impl Family {
             Family::F64 => "double math",
             Family::GlobalLoadInstrs => "global load instructions",
             Family::GlobalStoreInstrs => "global store instructions",
+            Family::SharedWriteWarps => "warp-steps writing shared memory",
         }
     }
 
@@ -183,6 +194,9 @@ impl Family {
             Family::GlobalStoreInstrs => {
                 "wide global stores (one `float4` store moves what four scalar stores move)"
             }
+            Family::SharedWriteWarps => {
+                "active threads side by side (`if (t < stride)`), so that whole warps go idle"
+            }
         }
     }
 
@@ -191,7 +205,10 @@ impl Family {
     /// needs fewer instructions. A puzzle grades such a family with a `block_budget` (or a
     /// `budget`), where it grades the others with `require`.
     pub const fn shown_by_fewer(self) -> bool {
-        matches!(self, Family::GlobalLoadInstrs | Family::GlobalStoreInstrs)
+        matches!(
+            self,
+            Family::GlobalLoadInstrs | Family::GlobalStoreInstrs | Family::SharedWriteWarps
+        )
     }
 
     pub fn from_name(s: &str) -> Option<Family> {

@@ -61,6 +61,8 @@ macro_rules! counter_limits {
                 pub global_load_instrs: Option<u64>,
                 #[serde(skip_serializing_if = "Option::is_none")]
                 pub global_store_instrs: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub shared_write_warps: Option<u64>,
             $($(#[$fm])* pub $extra: $ty,)*
         }
 
@@ -92,6 +94,7 @@ macro_rules! counter_limits {
                     21 => self.f64,
                     22 => self.global_load_instrs,
                     23 => self.global_store_instrs,
+                    24 => self.shared_write_warps,
                     _ => None,
                 }
             }
@@ -123,6 +126,7 @@ macro_rules! counter_limits {
                     21 => Some(&mut self.f64),
                     22 => Some(&mut self.global_load_instrs),
                     23 => Some(&mut self.global_store_instrs),
+                    24 => Some(&mut self.shared_write_warps),
                     _ => None,
                 }
             }

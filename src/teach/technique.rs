@@ -70,6 +70,18 @@ fn block_over(family: Family, limit: u64, cx: &Context) -> Option<String> {
         cx.puzzle_id,
         family.label(),
     );
+    if family == Family::SharedWriteWarps {
+        let stores = c.lines(Work::SharedStore);
+        let at = if stores.is_empty() {
+            String::new()
+        } else {
+            format!(" (its shared stores: {})", lines(&stores))
+        };
+        return Some(format!(
+            "puzzle {} allows {limit} warp-steps that write shared memory per block (each barrier interval, each warp with a lane that writes), and a block of your kernel kept more warps busy{at}: choose the active threads side by side, `if (t < stride)` with stride halving from TPB / 2, so that whole warps have nothing to do and skip the step; `if (t % (2 * stride) == 0)` leaves most lanes idle but keeps every warp busy.",
+            cx.puzzle_id
+        ));
+    }
     let (narrow, wide) = match family {
         Family::GlobalLoadInstrs => (
             c.lines(Work::GlobalNarrowLoad),
@@ -266,7 +278,8 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
         | Family::LocalWrites
         | Family::F64
         | Family::GlobalLoadInstrs
-        | Family::GlobalStoreInstrs => None,
+        | Family::GlobalStoreInstrs
+        | Family::SharedWriteWarps => None,
     };
     match instead {
         Some(i) => format!("{asks}: {i}."),
