@@ -1,7 +1,8 @@
 // expect: fail
-// kind: wrong-output
+// kind: uninitialized-read
 // why: fixes the race with one atomicAdd per thread into `out`, which starts as garbage (as
-// cudaMalloc leaves it): wrong, and over the read budget too.
+// cudaMalloc leaves it): the atomic reads an output no thread wrote (issue 34), the output is
+// wrong, and it is over the read budget too.
 // Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
 extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];
