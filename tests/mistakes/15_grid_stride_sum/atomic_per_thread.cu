@@ -1,5 +1,7 @@
 // expect: fail
 // kind: uninitialized-read
+// line: @bug
+// help-has: register
 // why: fixes the race with one atomicAdd per thread into `out`, which starts as garbage (as
 // cudaMalloc leaves it): the atomic reads an output no thread wrote (issue 34), the output is
 // wrong, and it is over the read budget too.
@@ -12,5 +14,5 @@ extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size)
     for (int i = gid; i < size; i += stride) {
         sum += a[i];
     }
-    atomicAdd(&out[blockIdx.x], sum);
+    atomicAdd(&out[blockIdx.x], sum);  // @bug
 }
