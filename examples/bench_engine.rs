@@ -410,6 +410,7 @@ fn main() {
                 perf,
                 step_limit: u64::MAX,
                 deadline: None,
+                poisoned: Vec::new(),
             };
             let mut peak = 0usize;
             let (took, r) = best(reps, j > 1, || {
@@ -475,6 +476,7 @@ fn race_against_twin(
         perf: false,
         step_limit: u64::MAX,
         deadline: None,
+        poisoned: Vec::new(),
     };
     let time = |kernel: &str| {
         best(reps, false, || {

@@ -323,3 +323,196 @@ fn a_required_grid_sync_names_the_kernel_s_global_writes() {
     let help = help_of(&text);
     assert!(help.contains("writes global memory (line 4)"), "{help}");
 }
+
+/// `run` of `kernel` against the real puzzle `stem` (`36_vector_loads`), alone in a pack.
+fn run_real(stem: &str, kernel: &str, backend: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).expect("the pack dir");
+    let toml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("puzzles")
+        .join(format!("{stem}.toml"));
+    std::fs::copy(&toml, pack.join(format!("{stem}.toml"))).expect("the puzzle");
+    std::fs::write(pack.join(format!("{stem}.cu")), kernel).expect("the kernel");
+    let id = stem.split('_').next().unwrap_or(stem);
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("binary builds")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "400")
+        .env("GPUZZLE_BACKEND", backend)
+        .env("GPUZZLE_GPU_STAND_IN", "emulator")
+        .env_remove("GPUZZLE_PUZZLES")
+        .current_dir(dir.path())
+        .args(["run", id, "--puzzles"])
+        .arg(&pack)
+        .output()
+        .expect("run gpuzzle");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Puzzle 36 with its float4s written as pairs of `float2` (8 bytes a load), the tail honest.
+const PAIRS_OF_FLOAT2: &str = r#"extern "C" __global__ void add4(float* out, const float* a, const float* b, int size) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (4 * g + 3 < size) {
+        float2 p0 = reinterpret_cast<const float2*>(a)[2 * g];
+        float2 p1 = reinterpret_cast<const float2*>(a)[2 * g + 1];
+        float2 q0 = reinterpret_cast<const float2*>(b)[2 * g];
+        float2 q1 = reinterpret_cast<const float2*>(b)[2 * g + 1];
+        reinterpret_cast<float4*>(out)[g] = make_float4(p0.x + q0.x, p0.y + q0.y, p1.x + q1.x, p1.y + q1.y);
+    } else {
+        for (int k = 4 * g; k < size; k++) out[k] = a[k] + b[k];
+    }
+}
+"#;
+
+/// The honest float4 kernel with its tail written another way: float4 where whole, then up
+/// to three guarded scalar elements, unrolled.
+const FLOAT4_UNROLLED_TAIL: &str = r#"extern "C" __global__ void add4(float* out, const float* a, const float* b, int size) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int s = 4 * g;
+    if (s + 3 < size) {
+        float4 x = reinterpret_cast<const float4*>(a)[g];
+        float4 y = reinterpret_cast<const float4*>(b)[g];
+        reinterpret_cast<float4*>(out)[g] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+        return;
+    }
+    if (s < size) out[s] = a[s] + b[s];
+    if (s + 1 < size) out[s + 1] = a[s + 1] + b[s + 1];
+    if (s + 2 < size) out[s + 2] = a[s + 2] + b[s + 2];
+}
+"#;
+
+/// Puzzle 36 counts load and store instructions per block: narrow loads fail with help that
+/// names their lines, an honest float4 kernel with another tail passes, and on the GPU (whose
+/// instrumenter counts no instructions) the limit is not judged, and the run says so.
+#[test]
+fn puzzle_36_fails_narrow_loads_by_their_instruction_count() {
+    let stem = "36_vector_loads";
+    let (code, text) = run_real(stem, FLOAT4_UNROLLED_TAIL, "emu");
+    assert_eq!(code, 0, "an honest tail passes:\n{text}");
+    let (code, text) = run_real(stem, PAIRS_OF_FLOAT2, "emu");
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("global load instructions"), "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("puzzle 36 allows 132 global load instructions per block"),
+        "{help}"
+    );
+    assert!(help.contains("(lines 4-7 and 10)"), "{help}");
+    // Its stores are float4: only the loads are over.
+    assert!(!text.contains("allows 66 global store"), "{text}");
+    let (code, text) = run_real(stem, PAIRS_OF_FLOAT2, "gpu");
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("not judged on it"), "{text}");
+}
+
+/// Puzzle 2 adding into its output before writing it: `out` starts as poison, as on a GPU.
+const ADDS_INTO_OUTPUT: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int local_i = threadIdx.x;
+    out[local_i] += a[local_i];
+    out[local_i] = out[local_i] + b[local_i];
+}
+"#;
+
+/// Another shape: an atomic add into the output nobody set.
+const ATOMIC_INTO_OUTPUT: &str = r#"extern "C" __global__ void zip(float* result, const float* x, const float* y) {
+    int t = threadIdx.x;
+    atomicAdd(&result[t], x[t] + y[t]);
+}
+"#;
+
+/// The honest twin: the sum in a register, stored once.
+const SUM_IN_A_REGISTER: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int t = threadIdx.x;
+    float acc = 0.0f;
+    acc += a[t];
+    acc += b[t];
+    out[t] = acc;
+}
+"#;
+
+/// Writes first, then reads back what it wrote: over puzzle 2's write budget, but no
+/// uninitialised read.
+const WRITES_THEN_READS: &str = r#"extern "C" __global__ void zip(float* out, const float* a, const float* b) {
+    int t = threadIdx.x;
+    out[t] = a[t];
+    out[t] = out[t] + b[t];
+}
+"#;
+
+/// Reading an output before any thread wrote it is an uninitialised read, with the line, the
+/// thread and the output's name; a kernel that writes before it reads passes.
+#[test]
+fn reading_an_output_before_writing_it_is_an_uninitialised_read() {
+    let stem = "02_zip";
+    let (code, text) = run_real(stem, SUM_IN_A_REGISTER, "emu");
+    assert_eq!(code, 0, "{text}");
+    let (_, text) = run_real(stem, WRITES_THEN_READS, "emu");
+    assert!(text.contains("over-budget"), "{text}");
+    assert!(!text.contains("uninitialized-read"), "{text}");
+    for (kernel, line) in [(ADDS_INTO_OUTPUT, 3), (ATOMIC_INTO_OUTPUT, 3)] {
+        let (code, text) = run_real(stem, kernel, "emu");
+        assert_eq!(code, 1, "{text}");
+        assert!(text.contains("error[uninitialized-read]"), "{text}");
+        // Global elements are named by the puzzle's buffer, whatever the parameter's name.
+        let name = "out";
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(&format!(
+                "thread 0 of block 0 read {name}[0] (line {line}) before any thread wrote it"
+            )),
+            "{text}"
+        );
+        assert!(flat.contains(&format!("`{name}` is an output")), "{text}");
+    }
+}
+
+/// Puzzle 16's tree with its active threads spread by a modulo test.
+const MODULO_TREE: &str = r#"extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float acc[TPB];
+    int k = threadIdx.x;
+    int at = blockIdx.x * 2 * TPB + k;
+    acc[k] = (at < size ? a[at] : 0.0f) + (at + TPB < size ? a[at + TPB] : 0.0f);
+    __syncthreads();
+    for (int d = 1; d < TPB; d <<= 1) {
+        if ((k & (2 * d - 1)) == 0) acc[k] += acc[k + d];
+        __syncthreads();
+    }
+    if (k == 0) out[blockIdx.x] = acc[0];
+}
+"#;
+
+/// The honest tree written with other names and shifts: sequential addressing.
+const SIDE_BY_SIDE_TREE: &str = r#"extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
+    __shared__ float acc[TPB];
+    int k = threadIdx.x;
+    int at = blockIdx.x * 2 * TPB + k;
+    acc[k] = (at < size ? a[at] : 0.0f) + (at + TPB < size ? a[at + TPB] : 0.0f);
+    __syncthreads();
+    for (int d = TPB / 2; d > 0; d >>= 1) {
+        if (k < d) acc[k] += acc[k + d];
+        __syncthreads();
+    }
+    if (k == 0) out[blockIdx.x] = acc[0];
+}
+"#;
+
+/// Puzzle 16 counts the warps a step keeps busy: the modulo tree (every warp busy, bitwise
+/// test instead of `%`) fails with help naming its shared stores; sequential addressing passes.
+#[test]
+fn puzzle_16_fails_a_tree_that_keeps_every_warp_busy() {
+    let stem = "16_tree_reduction";
+    let (code, text) = run_real(stem, SIDE_BY_SIDE_TREE, "emu");
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run_real(stem, MODULO_TREE, "emu");
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("puzzle 16 allows 8 warp-steps"), "{help}");
+    assert!(
+        help.contains("(its shared stores: lines 5 and 8)"),
+        "{help}"
+    );
+    assert!(help.contains("`if (t < stride)`"), "{help}");
+}

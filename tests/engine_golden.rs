@@ -54,6 +54,7 @@ fn option_sets() -> [EmuOptions; 3] {
             perf: false,
             jobs: 1,
             deadline: None,
+            poisoned: Vec::new(),
         },
         EmuOptions {
             step_limit: 1 << 32,
@@ -61,6 +62,7 @@ fn option_sets() -> [EmuOptions; 3] {
             perf: true,
             jobs: 1,
             deadline: None,
+            poisoned: Vec::new(),
         },
         EmuOptions {
             step_limit: 1 << 32,
@@ -68,6 +70,7 @@ fn option_sets() -> [EmuOptions; 3] {
             perf: false,
             jobs: 2,
             deadline: None,
+            poisoned: Vec::new(),
         },
     ]
 }

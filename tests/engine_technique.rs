@@ -1,7 +1,8 @@
 //! How a kernel computes, counted (issue 34): memory traffic in 4-byte words whatever the
 //! width of the access, and each instruction family (shuffles, votes, matches, warp reduces,
 //! barriers, dp4a, packed half and double arithmetic, local memory, async copies and their
-//! overlap, mma/ldmatrix, wmma) once per execution per thread. Each planted kernel that uses a
+//! overlap, mma/ldmatrix, wmma, global load and store instructions of any width) once per
+//! execution per thread, and the warps that write shared memory in each barrier interval. Each planted kernel that uses a
 //! family has a twin, written with other names, that does the same work without it and must
 //! count 0. Lockstep and one thread at a time must agree. Needs NVRTC.
 
@@ -84,6 +85,55 @@ fn width_cannot_hide_traffic() {
     assert_eq!(max(&narrow, "global_writes"), 2);
     // Neither computes in double: a conversion is not double arithmetic.
     assert_eq!(max(&wide, "f64"), 0);
+    // The same words in different numbers of instructions: the wide kernel's five loads
+    // (float4, double, 8-byte integer, char, half) and one float2 store, against ten 4-byte
+    // or narrower loads and two stores.
+    assert_eq!(max(&wide, "global_load_instrs"), 5, "{}", wide["counters"]);
+    assert_eq!(max(&wide, "global_store_instrs"), 1);
+    assert_eq!(total(&wide, "global_load_instrs"), 20);
+    assert_eq!(
+        max(&narrow, "global_load_instrs"),
+        10,
+        "{}",
+        narrow["counters"]
+    );
+    assert_eq!(max(&narrow, "global_store_instrs"), 2);
+}
+
+#[test]
+fn load_and_store_instructions_count_per_lane_on_both_schedules() {
+    let file = format!("{DIR}/instrs.cu");
+    let args = ["out=f32[128]:zeros", "a=f32[128]:arange"];
+    let split = exec(&file, "split_widths", "1", "32", &args);
+    // 16 even lanes of 1 + 16 odd lanes of 4, in loads and in stores.
+    assert_eq!(
+        total(&split, "global_load_instrs"),
+        16 + 16 * 4,
+        "{}",
+        split["counters"]
+    );
+    assert_eq!(total(&split, "global_store_instrs"), 16 + 16 * 4);
+    assert_eq!(max(&split, "global_load_instrs"), 4);
+    assert_eq!(total(&split, "global_reads"), 128);
+    let wide = exec(&file, "all_wide", "1", "32", &args);
+    assert_eq!(
+        total(&wide, "global_load_instrs"),
+        32,
+        "{}",
+        wide["counters"]
+    );
+    assert_eq!(total(&wide, "global_store_instrs"), 32);
+    assert_eq!(total(&wide, "global_reads"), 128);
+    assert_eq!(split["buffers"], wide["buffers"]);
+    let atomic = exec(&file, "atomic_only", "1", "32", &args);
+    assert_eq!(
+        total(&atomic, "global_atomics"),
+        32,
+        "{}",
+        atomic["counters"]
+    );
+    assert_eq!(total(&atomic, "global_load_instrs"), 0);
+    assert_eq!(total(&atomic, "global_store_instrs"), 0);
 }
 
 #[test]
@@ -221,4 +271,32 @@ fn tensor_core_operations_count_per_lane() {
     );
     assert_eq!(max(&w, "wmma"), 2, "{}", w["counters"]);
     assert_eq!(total(&w, "mma") + total(&w, "ldmatrix"), 0);
+}
+
+#[test]
+fn warps_writing_shared_memory_count_once_per_barrier_interval() {
+    let file = format!("{DIR}/trees.cu");
+    let args = ["out=f32[2]:zeros", "a=f32[128]:arange"];
+    let side = exec(&file, "side_by_side", "2", "64", &args);
+    assert_eq!(
+        total(&side, "shared_write_warps"),
+        2 * 8,
+        "{}",
+        side["counters"]
+    );
+    // Credited to the lowest writing lane of each warp: thread 0 writes in all 7 intervals.
+    assert_eq!(max(&side, "shared_write_warps"), 7);
+    let spread = exec(&file, "spread", "2", "64", &args);
+    assert_eq!(
+        total(&spread, "shared_write_warps"),
+        2 * 13,
+        "{}",
+        spread["counters"]
+    );
+    assert_eq!(side["buffers"], spread["buffers"]);
+    // Both trees make the same shared writes: only the warps they keep busy differ.
+    assert_eq!(
+        total(&side, "shared_writes"),
+        total(&spread, "shared_writes")
+    );
 }

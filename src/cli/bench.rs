@@ -260,6 +260,7 @@ fn emu_run(
         jobs: default_jobs(),
         perf: true,
         deadline: Some(emu::Deadline::for_steps(BENCH_STEP_LIMIT)),
+        poisoned: Vec::new(),
     };
     emu::run(&module, kernel, cfg, args.to_vec(), &opts).map_err(|e| e.to_string())
 }

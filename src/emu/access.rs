@@ -13,7 +13,7 @@ use super::printf;
 use super::result::{DiagKind, Severity};
 use super::shadow::{Found, Probe};
 use super::technique::{words, Family};
-use crate::ptx::ir::{AtomOp, Inst, Space, Ty};
+use crate::ptx::ir::{AtomOp, Inst, Op, Space, Ty};
 
 /// Accesses logged per block for the performance figures (about 24 bytes each), shared out over
 /// its threads; past it a thread's further accesses are not logged.
@@ -164,6 +164,14 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_reads += n * words(size as u64);
+                // One instruction however wide; an async copy, a wmma fragment load or
+                // ldmatrix reading through here is not an `ld` (`Family::GlobalLoadInstrs`).
+                if matches!(inst.op, Op::Ld { .. }) {
+                    th.counters.count(Family::GlobalLoadInstrs, 1);
+                }
+                if !self.launch.outputs.is_empty() {
+                    self.output_read(th, inst, a, total);
+                }
                 self.global_race(th, linear, inst, a, total, Kind::Read);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = self.launch.global.read(a + i as u64 * size as u64, size);
@@ -247,6 +255,12 @@ impl<'l> Mem<'l> {
         match p {
             Place::Global(a) => {
                 th.counters.global_writes += n * words(size as u64);
+                if matches!(inst.op, Op::St { .. }) {
+                    th.counters.count(Family::GlobalStoreInstrs, 1);
+                }
+                if !self.launch.outputs.is_empty() {
+                    self.launch.outputs.wrote(a, total);
+                }
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, total);
                 }
@@ -260,6 +274,7 @@ impl<'l> Mem<'l> {
             }
             Place::Shared(off) => {
                 th.counters.shared_writes += n * words(size as u64);
+                self.wrote_shared(linear);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, total, Kind::Write);
                 }
@@ -349,6 +364,14 @@ impl<'l> Mem<'l> {
                 th.counters.global_reads += 1;
                 th.counters.global_writes += 1;
                 th.counters.global_atomics += 1;
+                if !self.launch.outputs.is_empty() {
+                    // An exchange does not combine with the old value; every other atomic
+                    // (an add into an output nobody set) reads it.
+                    if !matches!(op, AtomOp::Exch) {
+                        self.output_read(th, inst, a, size);
+                    }
+                    self.launch.outputs.wrote(a, size);
+                }
                 if self.asyncs.live() {
                     self.async_global_write(th, linear, inst, a, size);
                 }
@@ -366,6 +389,7 @@ impl<'l> Mem<'l> {
                 th.counters.shared_reads += 1;
                 th.counters.shared_writes += 1;
                 th.counters.shared_atomics += 1;
+                self.wrote_shared(linear);
                 if self.asyncs.live() {
                     self.async_shared(th, linear, inst, off, size, Kind::Atomic);
                 }
@@ -422,6 +446,10 @@ impl<'l> Mem<'l> {
     ) -> u64 {
         self.global_race(th, linear, inst, addr, size, Kind::Read);
         th.counters.global_reads += words(size as u64);
+        th.counters.count(Family::GlobalLoadInstrs, 1);
+        if !self.launch.outputs.is_empty() {
+            self.output_read(th, inst, addr, size);
+        }
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Read);
         }
@@ -464,6 +492,10 @@ impl<'l> Mem<'l> {
         }
         self.global_race(th, linear, inst, addr, size, Kind::Write);
         th.counters.global_writes += words(size as u64);
+        th.counters.count(Family::GlobalStoreInstrs, 1);
+        if !self.launch.outputs.is_empty() {
+            self.launch.outputs.wrote(addr, size);
+        }
         if self.accesses.is_some() {
             self.log_at(th, addr, size, false, Kind::Write);
         }
@@ -517,6 +549,11 @@ impl<'l> Mem<'l> {
                 // Where a diagnostic of the access finds the lane.
                 th.pc = pc;
                 self.read_word_slow(th, linear, inst, addr, w);
+            }
+            if !self.launch.outputs.is_empty() {
+                let th = &mut warp[i];
+                th.pc = pc;
+                self.output_read(th, inst, addr, 4);
             }
             out[i] = alu::loaded(ty, self.launch.global.word(w) as u64);
         }
@@ -666,9 +703,26 @@ impl<'l> Mem<'l> {
         if !self.fast_shared_access(th, linear, inst, off, size, Kind::Write) {
             return false;
         }
+        self.wrote_shared(linear);
         let s = off as usize;
         le_write(&mut self.shared[s..s + size as usize], v);
         true
+    }
+
+    /// Thread `linear` wrote the block's shared memory in this barrier interval
+    /// (`Family::SharedWriteWarps`, credited by `take_write_warps`).
+    #[inline(always)]
+    pub(super) fn wrote_shared(&mut self, linear: u32) {
+        self.write_warps[(linear >> 5) as usize & 31] |= 1 << (linear & 31);
+    }
+
+    /// The barrier interval ended: per warp that wrote shared memory in it, its lowest
+    /// writing lane (a block-linear thread index), and the interval's record starts over.
+    pub(super) fn take_write_warps(&mut self) -> impl Iterator<Item = usize> {
+        let w = std::mem::take(&mut self.write_warps);
+        (0..32)
+            .filter(move |&k| w[k] != 0)
+            .map(move |k| k * 32 + w[k].trailing_zeros() as usize)
     }
 
     /// What a plain aligned, in-bounds shared access does besides moving the data: count it,
@@ -1352,6 +1406,32 @@ impl<'l> Mem<'l> {
             mine,
             theirs,
         }
+    }
+
+    /// A read of `[addr, addr + len)` in global memory: an uninitialised read when it takes a
+    /// byte of a poisoned output no thread has written (`shadow::OutputShadow`), as on a GPU,
+    /// where the output holds whatever was in memory. Reported once per line (`diags`).
+    #[inline(always)]
+    fn output_read(&mut self, th: &Thread, inst: &Inst, addr: u64, len: u32) {
+        if self.launch.outputs.reads_unwritten(addr, len) {
+            self.unwritten_output(th, inst, addr, len);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unwritten_output(&mut self, th: &Thread, inst: &Inst, addr: u64, len: u32) {
+        let site = self.site(th, inst);
+        let who = self.namer.who(th.tid, self.block);
+        let what = self.describe(Place::Global(addr), len);
+        let element = self.element_at(Place::Global(addr), len);
+        let line = inst.line;
+        self.diags.report(DiagKind::UninitializedRead, Severity::Error, site, None, || {
+            (
+                format!("{who} read {what}{} before any thread wrote it: the output starts as whatever was in memory (gpuzzle fills it with NaN, or 0xdeadbeef for integers), not 0", at_line(line)),
+                Facts::UnwrittenOutput { element },
+            )
+        });
     }
 
     /// Report the reads of never-written shared memory recorded in this barrier interval,

@@ -38,6 +38,10 @@ pub struct EmuOptions {
     /// however slow each step is (debug builds, memory-heavy loops). `None`: steps only, which
     /// keeps library results deterministic.
     pub deadline: Option<Deadline>,
+    /// Buffers (by name) that started as poison, what `cudaMalloc` leaves (a puzzle's outputs
+    /// not `zeroed`): an element of one still holding the poison has not been written, and a
+    /// read of it is an uninitialised read (`shadow::OutputShadow`; with `checkers` only).
+    pub poisoned: Vec<String>,
 }
 
 /// When a launch must stop, and the limit it came from (for the message).
@@ -117,6 +121,7 @@ impl Default for EmuOptions {
             jobs: 1,
             perf: false,
             deadline: None,
+            poisoned: Vec::new(),
         }
     }
 }

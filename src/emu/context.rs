@@ -66,6 +66,8 @@ pub struct Launch<'m> {
     pub(super) grid_workspace: Option<super::cooperative::Workspace>,
     /// A launch in thread-block clusters (`cluster.rs`).
     pub(super) cluster: Option<ClusterRun>,
+    /// The bytes of the poisoned outputs no thread has written yet (`shadow.rs`).
+    pub(super) outputs: super::shadow::OutputShadow,
 }
 
 impl<'m> Launch<'m> {

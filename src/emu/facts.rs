@@ -85,6 +85,8 @@ pub enum Facts {
     },
     /// Shared memory read before any thread wrote it.
     Uninitialized { element: Option<Element> },
+    /// An output that starts as garbage (poison) read where no thread had written it.
+    UnwrittenOutput { element: Option<Element> },
     /// A `__syncthreads()` part of the block never reached.
     BarrierDivergence {
         arrived: u32,

@@ -799,6 +799,20 @@ fn prepare<'m>(
         global.track_claims();
     }
     let buf_addr: Vec<u64> = global.allocs[..nbuf].iter().map(|a| a.base).collect();
+    // Outputs that start as poison, for the uninitialised-read checker (none: no cost).
+    let outputs = if opts.checkers && !opts.poisoned.is_empty() {
+        let bufs: Vec<(u64, &Buffer)> = (args.iter())
+            .filter_map(|a| match a {
+                KernelArg::Buffer(b) => Some(b),
+                _ => None,
+            })
+            .zip(&buf_addr)
+            .map(|(b, &at)| (at, b))
+            .collect();
+        super::shadow::OutputShadow::of(&bufs, &opts.poisoned)
+    } else {
+        super::shadow::OutputShadow::default()
+    };
     let nvar = module.globals.len();
     let global_sym_addr: Vec<u64> = global.allocs[nbuf..nbuf + nvar]
         .iter()
@@ -919,6 +933,7 @@ fn prepare<'m>(
         heap,
         grid_workspace: cfg.cooperative.then(super::cooperative::Workspace::default),
         cluster: super::cluster::plan(module, entry, cfg).ok().flatten(),
+        outputs,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The shadow of shared memory for the race and uninitialised-read checkers: what each byte
-//! last saw in the current barrier interval.
+//! last saw in the current barrier interval. Also, at the end, the shadow of the outputs that
+//! start as poison (`OutputShadow`): which of their bytes no thread has written yet.
 //!
 //! Kernels almost always touch shared memory in whole 4-byte words (floats, ints, and vectors of
 //! them), so the state is kept per word: one record stands for its four bytes while they have
@@ -15,6 +16,7 @@
 
 use super::access_kind::Kind;
 use super::block::{ordered_by, WarpOrder};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// No thread (as a linear thread index).
 pub(super) const NONE: u32 = u32::MAX;
@@ -459,9 +461,122 @@ impl SharedShadow {
     }
 }
 
+/// The bytes of the outputs that start as poison (`EmuOptions::poisoned`: what `cudaMalloc`
+/// leaves) that no thread has written yet, so that a read of one is an uninitialised read as
+/// on a GPU (`out[i] += a[i]` on an output nobody set). Only those buffers carry a shadow: a
+/// launch without any has no range, and every global access pays one `is_empty` test. A byte
+/// is unwritten when its element still holds the poison pattern at the launch (so the second
+/// launch of a multi-launch puzzle sees what the first wrote), until a store or an atomic to
+/// it. Bytes are atomics because blocks may run on several cores.
+#[derive(Default)]
+pub struct OutputShadow {
+    ranges: Vec<PoisonRange>,
+}
+
+/// One poisoned output: its global address range and, per byte, 1 while unwritten.
+struct PoisonRange {
+    base: u64,
+    end: u64,
+    unwritten: Vec<std::sync::atomic::AtomicU8>,
+}
+
+impl OutputShadow {
+    /// The shadow of the buffers among `buffers` (their base address and contents) whose name
+    /// is in `poisoned`: each element still holding its type's poison is unwritten.
+    pub fn of(buffers: &[(u64, &super::value::Buffer)], poisoned: &[String]) -> OutputShadow {
+        use std::sync::atomic::AtomicU8;
+        let ranges = buffers
+            .iter()
+            .filter(|(_, b)| poisoned.contains(&b.name))
+            .filter_map(|&(base, b)| {
+                let size = b.ty.size();
+                let unwritten: Vec<AtomicU8> = (0..b.len())
+                    .flat_map(|i| {
+                        let v = b.holds_poison(i) as u8;
+                        (0..size).map(move |_| AtomicU8::new(v))
+                    })
+                    .collect();
+                unwritten
+                    .iter()
+                    .any(|u| u.load(Relaxed) != 0)
+                    .then(|| PoisonRange {
+                        base,
+                        end: base + b.data.len() as u64,
+                        unwritten,
+                    })
+            })
+            .collect();
+        OutputShadow { ranges }
+    }
+
+    /// No poisoned output has an unwritten byte at the launch: nothing to check.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The unwritten flags of the bytes `[addr, addr + len)` when they lie in a poisoned
+    /// output (clipped to it; an access past its end is the bounds check's).
+    #[inline(always)]
+    fn bytes(&self, addr: u64, len: u32) -> Option<&[std::sync::atomic::AtomicU8]> {
+        let r = self
+            .ranges
+            .iter()
+            .find(|r| addr >= r.base && addr < r.end)?;
+        let from = (addr - r.base) as usize;
+        let to = (from + len as usize).min(r.unwritten.len());
+        r.unwritten.get(from..to)
+    }
+
+    /// Whether a read of `[addr, addr + len)` takes a byte no thread has written.
+    #[inline(always)]
+    pub fn reads_unwritten(&self, addr: u64, len: u32) -> bool {
+        self.bytes(addr, len)
+            .is_some_and(|b| b.iter().any(|u| u.load(Relaxed) != 0))
+    }
+
+    /// A store (or an atomic) wrote `[addr, addr + len)`.
+    #[inline(always)]
+    pub fn wrote(&self, addr: u64, len: u32) {
+        if let Some(b) = self.bytes(addr, len) {
+            for u in b {
+                u.store(0, Relaxed);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_named_poisoned_outputs_carry_a_shadow_until_written() {
+        use crate::emu::value::{Buffer, ElemType};
+        let mut out = Buffer::poisoned("out", ElemType::F32, 4);
+        // Element 1 was written by an earlier launch: no longer poison.
+        out.data[4..8].copy_from_slice(&1.0f32.to_le_bytes());
+        let a = Buffer::poisoned("a", ElemType::F32, 4);
+        let none = OutputShadow::of(&[(0x1000, &a)], &["out".to_string()]);
+        assert!(none.is_empty(), "a buffer not named poisoned has no shadow");
+        let s = OutputShadow::of(&[(0x1000, &out), (0x2000, &a)], &["out".to_string()]);
+        assert!(!s.is_empty());
+        assert!(s.reads_unwritten(0x1000, 4));
+        assert!(
+            !s.reads_unwritten(0x1004, 4),
+            "written by an earlier launch"
+        );
+        // A float4 read over elements 0..3 takes unwritten bytes.
+        assert!(s.reads_unwritten(0x1000, 16));
+        assert!(!s.reads_unwritten(0x2000, 4), "not a poisoned output");
+        s.wrote(0x1000, 4);
+        assert!(!s.reads_unwritten(0x1000, 8));
+        assert!(s.reads_unwritten(0x1000, 12), "element 2 still unwritten");
+        s.wrote(0x1008, 8);
+        assert!(!s.reads_unwritten(0x1000, 16));
+        // Past the end is the bounds check's, not this one's.
+        assert!(!s.reads_unwritten(0x1010, 4));
+    }
 
     fn probe(me: u32, kind: Kind, epoch: u32, sync: &[u32]) -> Probe<'static> {
         Probe {

@@ -1,6 +1,8 @@
 //! How a kernel computes, as counts a teacher can grade: which instruction families a thread
 //! executed (shuffles, votes, barriers, tensor-core operations, async copies, `dp4a`, packed
-//! half arithmetic, `f64` arithmetic) and how much it moved through local memory. The
+//! half arithmetic, `f64` arithmetic), how much it moved through local memory, and in how
+//! many global load and store instructions it moved what `global_reads`/`global_writes` count
+//! in words (a `float4` is 4 words in 1 instruction, four floats 4 in 4). The
 //! emulator counts them per thread beside its memory counters (`result::Counters`), so
 //! budgets, block budgets and `require` limit them with the same keys and the same reports;
 //! `teach` reads them to say which technique a run did without.
@@ -17,7 +19,9 @@
 //! collective when its lanes meet (`block/collectives.rs`, `block/tensor.rs`), a barrier when
 //! it releases (`block/scheduler.rs`), an async copy when issued and its wait when it returns
 //! (`async_copy/instrs.rs`), arithmetic when computed (`block/instrs/arith.rs` and the fast
-//! paths), local memory in `access.rs`. A thread waiting at one is not counted twice.
+//! paths), local memory and global load/store instructions in `access.rs` (and, for a
+//! lockstep run's warp loads, when the run ends, `block/lockstep.rs`). A thread waiting at one
+//! is not counted twice.
 
 use serde::ser::SerializeMap;
 use serde::Serialize;
@@ -67,10 +71,28 @@ pub enum Family {
     F16x2,
     /// Double-precision arithmetic (`add/mul/fma/div/...f64`).
     F64,
+    /// Global load instructions executed, whatever their width: one per `ld` whose address is
+    /// global memory (`ld.global`, `ld.global.nc` of `__ldg` and `const __restrict__`, a
+    /// generic `ld` that lands in global memory, `ld.const`), so a `float4` load is 1 where
+    /// four scalar loads are 4. Not counted here: atomics (`global_atomics`), async copies
+    /// (`cp_async`), `wmma::load_matrix_sync` (a warp's fragment load). Where `global_reads`
+    /// says how much moved, this says in how many instructions.
+    GlobalLoadInstrs,
+    /// Global store instructions executed, whatever their width: one per `st` whose address is
+    /// global memory (`st.global`, a generic `st` there); not atomics or `wmma` stores.
+    GlobalStoreInstrs,
+    /// Per barrier interval, each warp with a lane that stored to (or made an atomic on) the
+    /// block's shared memory, counted once, on the lowest such lane, when the interval ends
+    /// (a barrier releases or the block ends): how many warps a step of a shared-memory tree
+    /// keeps busy. A tree whose active threads sit side by side (`if (t < stride)`) keeps one
+    /// warp busy where one spread over the block (`if (t % (2 * stride) == 0)`) keeps every
+    /// warp busy. The same on every schedule: the set of warps that wrote in an interval, and
+    /// their lowest writing lanes, do not depend on the order the lanes ran in.
+    SharedWriteWarps,
 }
 
 impl Family {
-    pub const N: usize = 16;
+    pub const N: usize = 19;
 
     pub const ALL: [Family; Family::N] = [
         Family::LocalReads,
@@ -89,6 +111,9 @@ impl Family {
         Family::Dp4a,
         Family::F16x2,
         Family::F64,
+        Family::GlobalLoadInstrs,
+        Family::GlobalStoreInstrs,
+        Family::SharedWriteWarps,
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
@@ -110,6 +135,9 @@ impl Family {
             Family::Dp4a => "dp4a",
             Family::F16x2 => "f16x2",
             Family::F64 => "f64",
+            Family::GlobalLoadInstrs => "global_load_instrs",
+            Family::GlobalStoreInstrs => "global_store_instrs",
+            Family::SharedWriteWarps => "shared_write_warps",
         }
     }
 
@@ -132,6 +160,9 @@ impl Family {
             Family::Dp4a => "dp4a",
             Family::F16x2 => "half2 math",
             Family::F64 => "double math",
+            Family::GlobalLoadInstrs => "global load instructions",
+            Family::GlobalStoreInstrs => "global store instructions",
+            Family::SharedWriteWarps => "warp-steps writing shared memory",
         }
     }
 
@@ -157,7 +188,27 @@ impl Family {
             Family::Dp4a => "`__dp4a`",
             Family::F16x2 => "packed `__half2` arithmetic (`__hadd2`, `__hfma2`, ...)",
             Family::F64 => "`double` arithmetic",
+            Family::GlobalLoadInstrs => {
+                "wide global loads (one `float4` load moves what four scalar loads move)"
+            }
+            Family::GlobalStoreInstrs => {
+                "wide global stores (one `float4` store moves what four scalar stores move)"
+            }
+            Family::SharedWriteWarps => {
+                "active threads side by side (`if (t < stride)`), so that whole warps go idle"
+            }
         }
+    }
+
+    /// Whether a kernel shows the technique by running FEWER of this family, not by running
+    /// it at all: every kernel loads and stores, and a wide access is the lesson because it
+    /// needs fewer instructions. A puzzle grades such a family with a `block_budget` (or a
+    /// `budget`), where it grades the others with `require`.
+    pub const fn shown_by_fewer(self) -> bool {
+        matches!(
+            self,
+            Family::GlobalLoadInstrs | Family::GlobalStoreInstrs | Family::SharedWriteWarps
+        )
     }
 
     pub fn from_name(s: &str) -> Option<Family> {

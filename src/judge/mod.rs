@@ -555,8 +555,14 @@ fn run_test(
         .retain(|b| test.outputs().any(|o| o == b.name));
     // The learner's launches of this test get a wall-clock backstop as well as the step limit
     // (which decides), so a kernel whose steps are pathologically slow still ends.
+    // Its outputs start as poison (unless `zeroed`): a read of one before any thread wrote it
+    // is an uninitialised read, as on a GPU.
     let emu_opts = EmuOptions {
         deadline: Some(emu::Deadline::for_steps(opts.step_limit)),
+        poisoned: (test.buffers.iter())
+            .filter(|(_, b)| b.output && !b.zeroed)
+            .map(|(name, _)| name.clone())
+            .collect(),
         ..emu_opts
     };
     // The inputs the outcome shows are made once the launches are done and their buffers gone
@@ -911,13 +917,17 @@ fn technique_help(
         let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
             continue;
         };
-        if o.limit_kind == BlockLimitKind::Require {
-            let miss = Miss::Required {
+        let miss = match o.limit_kind {
+            BlockLimitKind::Require => Miss::Required {
                 used: o.used,
                 min: o.limit,
-            };
-            o.help = help(i, miss, &cx);
-        }
+            },
+            BlockLimitKind::Budget => Miss::BlockOverBudget {
+                used: o.used,
+                limit: o.limit,
+            },
+        };
+        o.help = help(i, miss, &cx);
     }
 }
 

@@ -259,6 +259,24 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
         let line = line_of(text, "[technique]", 1).or(teaches_line);
         for &i in &t.counters {
             let name = crate::emu::result::Counters::NAMES[i];
+            let fewer = crate::emu::result::Counters::family(i).is_some_and(|f| f.shown_by_fewer());
+            if fewer {
+                // A load or store instruction count shows the technique by staying low: a
+                // budget grades it (`Family::shown_by_fewer`).
+                let budgeted = p.block_budget.get(i).is_some()
+                    || p.budget.get(i).is_some()
+                    || (p.kernels.iter())
+                        .any(|k| k.block_budget.get(i).is_some() || k.budget.get(i).is_some());
+                if !budgeted {
+                    out.push(problem(
+                        line,
+                        "technique-unrequired",
+                        format!("the technique \"{}\" is shown by few `{name}`, but nothing budgets it, so a kernel that does without it passes", t.name),
+                        format!("add `block_budget = {{ {name} = N }}` with the N the reference solution's busiest block reaches"),
+                    ));
+                }
+                continue;
+            }
             let required = p.require.get(i).is_some_and(|n| n > 0)
                 || p.kernels
                     .iter()
@@ -528,6 +546,17 @@ budget = {{ global_reads = 1, global_writes = 1 }}
         // Required at 0 is not required.
         let zero = required.replace("shuffles = 1", "shuffles = 0");
         assert_eq!(rules(&zero, &tests), ["technique-unrequired"]);
+        // Wide loads are shown by few load instructions: a block budget grades them, and a
+        // `require` does not.
+        let wide = "[technique]\nname = \"float4 loads\"\ncounters = [\"global_load_instrs\"]\n";
+        let unbudgeted = format!(
+            "teaches = [\"bounds\"]\nrequire = {{ global_load_instrs = 1 }}\n{UNSEEN}{wide}"
+        );
+        assert_eq!(rules(&unbudgeted, &tests), ["technique-unrequired"]);
+        let budgeted = format!(
+            "teaches = [\"bounds\"]\nblock_budget = {{ global_load_instrs = 16 }}\n{UNSEEN}{wide}"
+        );
+        assert_eq!(rules(&budgeted, &tests), Vec::<&str>::new());
     }
 
     #[test]

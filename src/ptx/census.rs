@@ -49,6 +49,11 @@ pub enum Work {
     Wmma,
     Dp4a,
     F16x2,
+    /// A global load of fewer than 16 bytes (a scalar, a `float2`, an 8-byte integer): where a
+    /// `float4` would move the same bytes in fewer instructions.
+    GlobalNarrowLoad,
+    /// A global store of fewer than 16 bytes.
+    GlobalNarrowStore,
 }
 
 /// Per source line of the learner's file, the kinds of work its instructions do.
@@ -252,9 +257,13 @@ fn work_of(op: &Op) -> Vec<Work> {
         }
         Op::Half2 { pair: true, .. } => vec![Work::F16x2],
         Op::Half2 { pair: false, .. } => vec![Work::HalfScalar],
-        Op::Ld { space, ty, .. } => {
+        Op::Ld { space, ty, d, .. } => {
+            let narrow = ty.size() as usize * d.len() < 16;
             let mut w = match space {
                 Space::Shared => vec![Work::SharedLoad],
+                Space::Global | Space::Generic | Space::Const if narrow => {
+                    vec![Work::GlobalLoad, Work::GlobalNarrowLoad]
+                }
                 Space::Global | Space::Generic | Space::Const => vec![Work::GlobalLoad],
                 Space::Local => vec![Work::LocalLoad],
                 Space::Param => vec![],
@@ -264,8 +273,11 @@ fn work_of(op: &Op) -> Vec<Work> {
             }
             w
         }
-        Op::St { space, .. } => match space {
+        Op::St { space, ty, src, .. } => match space {
             Space::Shared => vec![Work::SharedStore],
+            Space::Global | Space::Generic if (ty.size() as usize * src.len()) < 16 => {
+                vec![Work::GlobalStore, Work::GlobalNarrowStore]
+            }
             Space::Global | Space::Generic => vec![Work::GlobalStore],
             Space::Local => vec![Work::LocalStore],
             _ => vec![],

@@ -57,6 +57,12 @@ macro_rules! counter_limits {
                 pub f16x2: Option<u64>,
                 #[serde(skip_serializing_if = "Option::is_none")]
                 pub f64: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub global_load_instrs: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub global_store_instrs: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub shared_write_warps: Option<u64>,
             $($(#[$fm])* pub $extra: $ty,)*
         }
 
@@ -86,6 +92,9 @@ macro_rules! counter_limits {
                     19 => self.dp4a,
                     20 => self.f16x2,
                     21 => self.f64,
+                    22 => self.global_load_instrs,
+                    23 => self.global_store_instrs,
+                    24 => self.shared_write_warps,
                     _ => None,
                 }
             }
@@ -115,6 +124,9 @@ macro_rules! counter_limits {
                     19 => Some(&mut self.dp4a),
                     20 => Some(&mut self.f16x2),
                     21 => Some(&mut self.f64),
+                    22 => Some(&mut self.global_load_instrs),
+                    23 => Some(&mut self.global_store_instrs),
+                    24 => Some(&mut self.shared_write_warps),
                     _ => None,
                 }
             }
@@ -207,7 +219,8 @@ impl PerfKind {
 }
 
 /// The technique a puzzle teaches (`[technique]`): how messages name it, the counters that
-/// show a kernel uses it (each must be in the puzzle's `require`, `gpuzzle lint` checks), and
+/// show a kernel uses it (each must be in the puzzle's `require`, or, for a family shown by
+/// running fewer (`Family::shown_by_fewer`), in a budget; `gpuzzle lint` checks), and
 /// what its budget is built for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Technique {

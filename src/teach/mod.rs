@@ -293,6 +293,7 @@ fn help_for(c: &Case) -> String {
         (DiagKind::StepLimit, _) => endless::help(c),
         (_, Facts::Wmma(f)) => wmma::help(c, f),
         (DiagKind::WarpSync, _) => warp::help(c),
+        (DiagKind::UninitializedRead, Facts::UnwrittenOutput { .. }) => uninit::output_help(c),
         (DiagKind::UninitializedRead, _) => uninit::help(c),
         (DiagKind::Assert, _) => {
             if c.d.message.contains("trap instruction") {

@@ -25,6 +25,11 @@ pub enum Miss {
         limit: u64,
         forbidden: bool,
     },
+    /// A block over a family's `block_budget` (its total over its threads).
+    BlockOverBudget {
+        used: u64,
+        limit: u64,
+    },
 }
 
 /// What the puzzle and the learner's code give a rule.
@@ -50,7 +55,57 @@ pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
             limit,
             forbidden,
         } => Some(over(family, used, limit, forbidden, cx)),
+        Miss::BlockOverBudget { limit, .. } => block_over(family, limit, cx),
     }
+}
+
+/// A block over a family's `block_budget`: where the census shows the cause, the lines and
+/// the instruction that does the same work in fewer; otherwise nothing beyond the counts.
+fn block_over(family: Family, limit: u64, cx: &Context) -> Option<String> {
+    let c = cx.census;
+    // The counts are in the table above the help; without them the help reads the same for
+    // every test and is said once.
+    let head = format!(
+        "puzzle {} allows {limit} {} per block, and a block of your kernel ran more",
+        cx.puzzle_id,
+        family.label(),
+    );
+    if family == Family::SharedWriteWarps {
+        let stores = c.lines(Work::SharedStore);
+        let at = if stores.is_empty() {
+            String::new()
+        } else {
+            format!(" (its shared stores: {})", lines(&stores))
+        };
+        return Some(format!(
+            "puzzle {} allows {limit} warp-steps that write shared memory per block (each barrier interval, each warp with a lane that writes), and a block of your kernel kept more warps busy{at}: choose the active threads side by side, `if (t < stride)` with stride halving from TPB / 2, so that whole warps have nothing to do and skip the step; `if (t % (2 * stride) == 0)` leaves most lanes idle but keeps every warp busy.",
+            cx.puzzle_id
+        ));
+    }
+    let (narrow, wide) = match family {
+        Family::GlobalLoadInstrs => (
+            c.lines(Work::GlobalNarrowLoad),
+            "one 16-byte load (`float4 x = reinterpret_cast<const float4*>(a)[j];`) moves four floats in one instruction",
+        ),
+        Family::GlobalStoreInstrs => (
+            c.lines(Work::GlobalNarrowStore),
+            "one 16-byte store (`reinterpret_cast<float4*>(out)[j] = v;`) moves four floats in one instruction",
+        ),
+        _ => return None,
+    };
+    let kind = if family == Family::GlobalLoadInstrs {
+        "loads"
+    } else {
+        "stores"
+    };
+    Some(if narrow.is_empty() {
+        format!("{head}: {wide}.")
+    } else {
+        format!(
+            "{head}: it {kind} global memory in pieces of less than 16 bytes, scalars or pairs ({}), where {wide}; narrow {kind} are for the few elements left over at the end.",
+            lines(&narrow)
+        )
+    })
 }
 
 /// A required counter met only by work whose result is dropped (`judge`'s liveness check): it
@@ -228,7 +283,12 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
         }
         Family::Barriers => None,
         Family::Votes => None,
-        Family::LocalReads | Family::LocalWrites | Family::F64 => None,
+        Family::LocalReads
+        | Family::LocalWrites
+        | Family::F64
+        | Family::GlobalLoadInstrs
+        | Family::GlobalStoreInstrs
+        | Family::SharedWriteWarps => None,
     };
     match instead {
         Some(i) => format!("{asks}: {i}."),

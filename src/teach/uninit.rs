@@ -9,6 +9,17 @@ use super::source::{self, uses_in};
 use super::{eval, names, Case};
 use crate::emu::facts::Facts;
 
+/// A read of an output no thread had written (it starts as poison, as `cudaMalloc`'d memory
+/// holds garbage): the value must be built in a register and stored, not added into the
+/// output.
+pub fn output_help(c: &Case) -> String {
+    let Facts::UnwrittenOutput { element: Some(e) } = &c.d.facts else {
+        return "an output starts as whatever was in memory, not 0: write each element before any thread reads it".into();
+    };
+    let short = e.name.rsplit("::").next().unwrap_or(&e.name);
+    format!("`{short}` is an output, and on a GPU it starts as whatever was in memory (here NaN, or 0xdeadbeef for integers), not 0: reading it before this kernel writes it (`{short}[i] += ...`, an atomic add into it) builds on garbage. Start the value in a register (`float acc = 0.0f;`), add into that, and store it once: `{short}[i] = acc;`")
+}
+
 /// A read of shared memory no thread wrote.
 pub fn help(c: &Case) -> String {
     let Facts::Uninitialized {

@@ -117,13 +117,16 @@ impl Reads {
         let [g, s] = self.whole;
         let [gp, sp] = &counts.reads;
         if self.partial {
+            // The warp loads are 4-byte: one word, one load instruction each.
             for_lanes(warp, lanes, |i, th| {
                 th.counters.global_reads += g + gp[i];
+                th.counters.count(Family::GlobalLoadInstrs, g + gp[i]);
                 th.counters.shared_reads += s + sp[i];
             });
         } else if g | s != 0 {
             for_lanes(warp, lanes, |_, th| {
                 th.counters.global_reads += g;
+                th.counters.count(Family::GlobalLoadInstrs, g);
                 th.counters.shared_reads += s;
             });
         }

@@ -147,6 +147,9 @@ pub(super) struct Mem<'l> {
     pub(super) cross: Vec<CrossRace>,
     /// Async copies in flight, mbarriers and named barriers (`emu/async_copy`).
     pub(super) asyncs: super::async_copy::AsyncState,
+    /// Per warp, the lanes that wrote shared memory in this barrier interval (bit i: lane
+    /// i), credited as `Family::SharedWriteWarps` when the interval ends.
+    pub(super) write_warps: [u32; 32],
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
@@ -239,6 +242,7 @@ impl<'l> Block<'l> {
                 acquired: Acquired::default(),
                 cross: Vec::new(),
                 asyncs: Default::default(),
+                write_warps: [0; 32],
             },
             activemask_waiting: false,
             lockstep_ran: 0,
@@ -295,6 +299,7 @@ impl<'l> Block<'l> {
         m.gkey = block_key(m.block_index, m.epoch);
         m.diags = Diags::default();
         m.pending_uninit.clear();
+        m.write_warps = [0; 32];
         m.asyncs.reset();
         if let Some(acc) = m.accesses.as_mut() {
             acc.iter_mut().for_each(Vec::clear);

@@ -201,6 +201,16 @@ impl<'l> Block<'l> {
         Advance::Done(fatal)
     }
 
+    /// A barrier interval ended: count `Family::SharedWriteWarps` on the lowest writing lane
+    /// of each warp that wrote shared memory in it.
+    fn credit_write_warps(&mut self) {
+        for t in self.mem.take_write_warps() {
+            if let Some(th) = self.threads.get_mut(t) {
+                th.counters.count(Family::SharedWriteWarps, 1);
+            }
+        }
+    }
+
     /// The block is done (or stopped with `fatal`): its output.
     fn finish(&mut self, tally: Tally, fatal: Option<String>) -> BlockOutput {
         // Count the rest without stopping anyone (a later block that crosses the limit
@@ -209,6 +219,7 @@ impl<'l> Block<'l> {
         if fatal.is_none() {
             self.mem.resolve_uninit();
         }
+        self.credit_write_warps();
         let mut stdout = printf::Output::default();
         for t in &self.threads {
             stdout.append(&t.out, printf::LAUNCH_OUTPUT_CAP);
@@ -522,6 +533,7 @@ impl<'l> Block<'l> {
             th.state = State::Ready;
         }
         self.mem.resolve_uninit();
+        self.credit_write_warps();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
         self.mem.order.barrier();
         self.mem.global_barrier();
@@ -557,6 +569,7 @@ impl<'l> Block<'l> {
             th.state = State::Ready;
         }
         self.mem.resolve_uninit();
+        self.credit_write_warps();
         self.mem.epoch = self.mem.epoch.wrapping_add(1);
         self.mem.order.barrier();
         self.mem.global_barrier();

@@ -1,7 +1,10 @@
 // expect: fail
-// kind: wrong-output
+// kind: uninitialized-read
+// line: @bug
+// help-has: register
 // why: fixes the race with one atomicAdd per thread into `out`, which starts as garbage (as
-// cudaMalloc leaves it): wrong, and over the read budget too.
+// cudaMalloc leaves it): the atomic reads an output no thread wrote (issue 34), the output is
+// wrong, and it is over the read budget too.
 // Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
 extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];
@@ -11,5 +14,5 @@ extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size)
     for (int i = gid; i < size; i += stride) {
         sum += a[i];
     }
-    atomicAdd(&out[blockIdx.x], sum);
+    atomicAdd(&out[blockIdx.x], sum);  // @bug
 }
