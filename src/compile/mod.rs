@@ -31,6 +31,7 @@ mod layout;
 mod library;
 mod messages;
 mod search;
+mod spec_cache;
 
 pub use arch::{parse_arch_arg, Arch, ARCH_NAMES};
 pub use assembler::{
@@ -40,6 +41,10 @@ pub use cubin::{cubin_cache_dir, cubin_header, Cubin, CubinCache, CubinHeader};
 pub use error::{CompileError, INSTALL_HINT};
 pub use headers::CudaHeaders;
 pub use messages::{parse_log, CompilerMessage, MessageSeverity};
+pub use spec_cache::{
+    spec_cache_dir, spec_cache_disabled, spec_cache_hits, SpecCache, SpecKey, SpecKeyBuilder,
+    NO_SPEC_CACHE_ENV,
+};
 
 use cache::{CacheEntry, CacheKey, DiskCache};
 use discovery::Location;

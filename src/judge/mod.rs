@@ -22,6 +22,7 @@ mod cross;
 pub mod outcome;
 mod overrun;
 pub mod pattern;
+mod spec_run;
 
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
@@ -460,7 +461,7 @@ fn compile_spec(
     set: &DefineSet,
     named: bool,
     include_options: &[String],
-) -> Result<Module, JudgeError> {
+) -> Result<spec_run::CompiledSpec, JudgeError> {
     let src = puzzle.spec_source();
     let name = puzzle.toml_path.display().to_string();
     let req = CompileRequest {
@@ -480,14 +481,18 @@ fn compile_spec(
         }
         Err(e) => return Err(e.into()),
     };
-    crate::ptx::parse(&compiled.ptx).map_err(|e| spec_error(puzzle, e.to_string()))
+    let module = crate::ptx::parse(&compiled.ptx).map_err(|e| spec_error(puzzle, e.to_string()))?;
+    Ok(spec_run::CompiledSpec {
+        module,
+        ptx: compiled.ptx,
+    })
 }
 
 fn run_test(
     puzzle: &Puzzle,
     test: &TestCase,
     seed: Option<u64>,
-    spec: &Module,
+    spec: &spec_run::CompiledSpec,
     learner: (&Module, &str),
     opts: &JudgeOptions,
 ) -> Result<TestOutcome, JudgeError> {
@@ -524,35 +529,40 @@ fn run_test(
     let spec_symbols: Vec<_> = test
         .symbol_values()
         .into_iter()
-        .filter(|b| emu::declares_symbol(spec, &b.name))
+        .filter(|b| emu::declares_symbol(&spec.module, &b.name))
         .collect();
-    let mut expected = emu::run_with_symbols(
+    // Only the outputs are compared: the spec's copies of the inputs go (peak memory). A
+    // re-run of the same spec on the same launch reads its outputs from the cache.
+    let outputs: Vec<&str> = test.outputs().collect();
+    let cache = compile::SpecCache::default_place();
+    let ran = spec_run::run_spec(
         spec,
         SPEC_KERNEL,
         &one,
         args,
         &spec_symbols,
+        &outputs,
         &EmuOptions {
             step_limit: SPEC_STEP_LIMIT,
             perf: false,
             ..emu_opts.clone()
         },
+        cache.as_ref(),
     )
-    .map(|(r, _)| r)
     .map_err(|e| spec_error(puzzle, e.to_string()))?;
-    if let Some(d) = expected.diagnostics.first() {
-        return Err(spec_error(
-            puzzle,
-            match d.line {
-                Some(line) => format!("{}: {} (line {line})", d.kind.as_str(), d.message),
-                None => format!("{}: {}", d.kind.as_str(), d.message),
-            },
-        ));
-    }
-    // Only the outputs are compared: the spec's copies of the inputs go (peak memory).
-    expected
-        .buffers
-        .retain(|b| test.outputs().any(|o| o == b.name));
+    let expected = match ran {
+        spec_run::SpecRun::Clean(r) => r,
+        spec_run::SpecRun::Diagnosed(r) => {
+            let message = match r.diagnostics.first() {
+                Some(d) => match d.line {
+                    Some(line) => format!("{}: {} (line {line})", d.kind.as_str(), d.message),
+                    None => format!("{}: {}", d.kind.as_str(), d.message),
+                },
+                None => "the spec's run was diagnosed".to_string(),
+            };
+            return Err(spec_error(puzzle, message));
+        }
+    };
     // The learner's launches of this test get a wall-clock backstop as well as the step limit
     // (which decides), so a kernel whose steps are pathologically slow still ends.
     // Its outputs start as poison (unless `zeroed`): a read of one before any thread wrote it
