@@ -466,6 +466,8 @@ fn reading_an_output_before_writing_it_is_an_uninitialised_read() {
             "{text}"
         );
         assert!(flat.contains(&format!("`{name}` is an output")), "{text}");
+        // Its elements were written (with what the poison made): never called unwritten.
+        assert!(!flat.contains("never written"), "{text}");
     }
 }
 

@@ -25,6 +25,7 @@ pub mod pattern;
 mod spec_run;
 
 use crate::compile::{self, CompileError, CompileRequest};
+use crate::emu::facts::Facts;
 use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
@@ -734,7 +735,17 @@ fn run_test(
         .diagnostics
         .iter()
         .any(|d| d.severity == Severity::Error);
-    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, clean);
+    // Outputs the kernel read before writing: their poison was read and carried into what
+    // was stored, so "never written" would be false; the uninitialised-read error says it.
+    let read_unwritten: Vec<String> = out
+        .diagnostics
+        .iter()
+        .filter_map(|d| match &d.facts {
+            Facts::UnwrittenOutput { element: Some(e) } => Some(e.name.clone()),
+            _ => None,
+        })
+        .collect();
+    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, (clean, &read_unwritten));
     if let Some(also) = &opts.also {
         out.cross = Some(also_run(
             (puzzle, test, seed),
@@ -1028,7 +1039,7 @@ fn also_run(
             }
         }
     };
-    let gpu = compare_outputs(puzzle, test, expected, &buffers, false);
+    let gpu = compare_outputs(puzzle, test, expected, &buffers, (false, &[]));
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
 
@@ -1250,13 +1261,15 @@ fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
 
 /// Each output against the spec's: the wrong elements, those still holding the poison they
 /// started with, the pattern of the difference and its help (with the puzzle's first
-/// `wrong-output` hint where `hint_fits`).
+/// `wrong-output` hint where `hint_fits`). An output in `read_unwritten` was read before any
+/// thread wrote it: its poison was read, not left, so no element of it is called unwritten and
+/// no pattern is guessed from values computed from the poison.
 fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
     got: &BTreeMap<String, Buffer>,
-    hint_fits: bool,
+    (hint_fits, read_unwritten): (bool, &[String]),
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
     let rung = puzzle
@@ -1291,7 +1304,9 @@ fn compare_outputs(
             .filter(|(_, (e, g))| !puzzle.tolerance.accepts(**e, **g))
             .map(|(i, _)| i)
             .collect();
+        let garbage_read = read_unwritten.iter().any(|r| r == name);
         let unwritten: Vec<usize> = match buffer {
+            Some(_) if garbage_read => Vec::new(),
             Some(b) => mismatches
                 .iter()
                 .copied()
@@ -1300,15 +1315,19 @@ fn compare_outputs(
             None => Vec::new(),
         };
         let shape = test.buffers.get(name).and_then(|b| b.shape);
-        let pattern = pattern::find(
-            &e,
-            &g,
-            &mismatches,
-            &unwritten,
-            shape,
-            block_len,
-            &puzzle.tolerance,
-        );
+        let pattern = if garbage_read {
+            None
+        } else {
+            pattern::find(
+                &e,
+                &g,
+                &mismatches,
+                &unwritten,
+                shape,
+                block_len,
+                &puzzle.tolerance,
+            )
+        };
         let help = if mismatches.is_empty() {
             None
         } else {
