@@ -1,0 +1,18 @@
+// lazy: whole-word unsigned loads, each byte masked out with & 0xff and its sign restored with (b ^ 0x80) - 0x80, four multiplies per word, no __dp4a
+extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int partial = 0;
+    if (4 * w + 3 < n) {
+        unsigned x = reinterpret_cast<const unsigned*>(a)[w];
+        unsigned y = reinterpret_cast<const unsigned*>(b)[w];
+        for (int k = 0; k < 4; k++) {
+            int xb = (int)(((x >> (8 * k)) & 0xffu) ^ 0x80u) - 0x80;
+            int yb = (int)(((y >> (8 * k)) & 0xffu) ^ 0x80u) - 0x80;
+            partial += xb * yb;
+        }
+    } else {
+        for (int k = 4 * w; k < n; k++) partial += a[k] * b[k];
+    }
+    int sum = __reduce_add_sync(0xffffffff, partial);
+    if (threadIdx.x % 32 == 0) atomicAdd(out, sum);
+}
