@@ -1218,7 +1218,11 @@ pub(super) fn parse_test(
                 &v.span(),
                 format!("{field}.scalars.{sname}"),
                 format!("`{sname}` is not a kernel parameter"),
-                format!("add \"{sname}\" to `params` in the kernel's order, or remove this scalar"),
+                if field == "unseen" {
+                    format!("add \"{sname}\" to `params` in the kernel's order, remove this scalar, or name it `_{sname}`: a helper that serves the other scalars' expressions and reaches no kernel")
+                } else {
+                    format!("add \"{sname}\" to `params` in the kernel's order, or remove this scalar")
+                },
             ));
             continue;
         };

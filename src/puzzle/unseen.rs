@@ -4,7 +4,10 @@
 //! The table is written like a `[[test]]` whose numbers may be ranges and expressions:
 //! a scalar is a number, `[lo, hi]` (whole numbers, inclusive: drawn) or an expression string
 //! over the other scalars and the numeric defines; `grid`, `block`, `shared_bytes` and a buffer's
-//! `len` or `shape` are numbers or expressions. This module turns it into a plain `RawTest`
+//! `len` or `shape` are numbers or expressions. A scalar whose name starts with `_` is a helper:
+//! drawn or computed like the others and usable in their expressions, but no kernel parameter,
+//! so it is left out of the test (`n = "256 * _blocks - 3"` draws a size that fills whole
+//! blocks). This module turns it into a plain `RawTest`
 //! (spans kept, so errors name the `[unseen]` lines), which `parse` then checks like any test.
 //!
 //! The draw is fixed by the pack version: a ranged scalar `NAME` of puzzle `ID` (`SLUG`) is
@@ -28,8 +31,13 @@ const SCALAR_HELP: &str = "write a number (size = 100), a range to draw from (si
 /// The unseen test as a plain test, with what was drawn.
 pub(super) struct Concrete {
     pub test: Spanned<RawTest>,
-    /// The scalars drawn from a range, by name, with their values.
+    /// The scalars drawn from a range, by name, with their values (helpers left out).
     pub drawn: Vec<(String, f64)>,
+}
+
+/// A helper scalar (`_blocks`): serves the other scalars' expressions, passed to no kernel.
+pub(crate) fn is_helper(name: &str) -> bool {
+    name.starts_with('_')
 }
 
 /// The key every draw of this puzzle starts from.
@@ -303,6 +311,8 @@ pub(super) fn concretize(
     if errs.len() > before {
         return None;
     }
+    drawn.retain(|(n, _)| !is_helper(n));
+    scalars.retain(|n, _| !is_helper(n));
     let name = test_name(&drawn, &scalars);
     let scalars = u
         .scalars
@@ -477,6 +487,32 @@ buffers.out = { len = 4, output = true }
             crate::puzzle::Init::Random { seed } if seed != 0
         ));
         assert_eq!(u.defines, [("TPB".to_string(), Some("64".to_string()))]);
+    }
+
+    #[test]
+    fn a_helper_scalar_serves_the_expressions_and_reaches_no_kernel() {
+        let table = "scalars = { _blocks = [2, 9], size = \"8 * _blocks - 3\" }\ngrid = [\"(size + 7) / 8\"]\nblock = [8]\nbuffers.a = { len = \"size\", init = \"random\" }\nbuffers.out = { len = \"size\", output = true }\n";
+        let p = parsed(table).unwrap_or_else(|e| panic!("{e}"));
+        let u = p.unseen.expect("unseen");
+        let blocks = draw(3, "guard", "_blocks", 2, 9);
+        let size = 8 * blocks - 3;
+        assert_eq!(u.test.scalars.len(), 1, "{:?}", u.test.scalars);
+        assert_eq!(u.test.scalars["size"], size as f64);
+        assert_eq!(
+            u.test.grid[0] as i64, blocks,
+            "the last block holds 5 of its 8 elements"
+        );
+        // Only `size` is shown: the helper is how it was drawn, not a size of the test.
+        assert!(u.drawn.is_empty());
+        assert_eq!(u.test.name, format!("unseen size (size = {size})"));
+        // Without the `_`, the name must be a parameter, and the help says how to make a helper.
+        let e = parsed(&table.replace("_blocks", "blocks")).unwrap_err();
+        let found = e
+            .invalids()
+            .into_iter()
+            .find(|i| i.field == "unseen.scalars.blocks")
+            .unwrap_or_else(|| panic!("{e}"));
+        assert!(found.help.contains("`_blocks`"), "{}", found.help);
     }
 
     #[test]

@@ -1,4 +1,7 @@
-// lazy: whole-word unsigned loads, each byte masked out with & 0xff and its sign restored with (b ^ 0x80) - 0x80, four multiplies per word, no __dp4a
+// expect: pass
+// why: unsigned words, each byte masked and its sign restored with (b ^ 0x80) - 0x80: NVRTC sees four sign-extended byte products and fuses them into one dp4a, which the text accepts
+// Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
+// time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {
     int w = blockIdx.x * blockDim.x + threadIdx.x;
     int partial = 0;

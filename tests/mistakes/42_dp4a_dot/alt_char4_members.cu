@@ -1,4 +1,7 @@
-// lazy: a char4 load per array and the four member products added by hand (x.x * y.x + ...), no __dp4a
+// expect: pass
+// why: char4 loads and the four member products added by hand: NVRTC fuses them into one dp4a, which the text accepts
+// Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
+// time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {
     int w = blockIdx.x * blockDim.x + threadIdx.x;
     int partial = 0;

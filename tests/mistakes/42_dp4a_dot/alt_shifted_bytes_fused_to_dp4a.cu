@@ -1,4 +1,7 @@
-// lazy: whole-word loads, but the four bytes are pulled out with shifts and multiplied one pair at a time, no __dp4a
+// expect: pass
+// why: the bytes sign-extended with shifts and multiplied pair by pair: NVRTC fuses the four products of one word into a dp4a, which the text accepts
+// Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
+// time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {
     int w = blockIdx.x * blockDim.x + threadIdx.x;
     int first = 4 * w;
