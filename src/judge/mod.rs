@@ -906,7 +906,9 @@ fn technique_help(
     file: &str,
     source: &str,
 ) {
-    let family = |name: &str| Counters::index(name).is_some_and(|i| i >= Counters::MEMORY);
+    // Families, and global atomics (whose block budget teach explains: fewer atomics).
+    let helped = |i: usize| i >= Counters::MEMORY || Counters::NAMES[i] == "global_atomics";
+    let family = |name: &str| Counters::index(name).is_some_and(helped);
     let wanted = t.over_budget.iter().any(|o| o.is_counter())
         || (t.block_overruns.iter()).any(|o| family(o.counter));
     if !wanted {
@@ -935,7 +937,7 @@ fn technique_help(
         o.help = help(i, miss, &cx);
     }
     for o in t.block_overruns.iter_mut() {
-        let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
+        let Some(i) = Counters::index(o.counter).filter(|&i| helped(i)) else {
             continue;
         };
         let miss = match o.limit_kind {
