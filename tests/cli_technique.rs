@@ -748,3 +748,90 @@ fn a_block_over_its_global_atomics_is_told_to_combine_first() {
         "{text}"
     );
 }
+
+/// out[0] = the int8 dot product of a and b, one word of four values per thread, `__dp4a`
+/// required.
+fn int8_dot_puzzle() -> String {
+    r#"id = 7
+slug = "warp-sum"
+title = "int8 dot"
+part = "Test"
+kernel = "dot"
+params = ["out: i32", "a: i8", "b: i8", "n"]
+description = "The dot product of two int8 arrays."
+spec = """
+int s = 0;
+for (int i = 0; i < n; i++) s += a[i] * b[i];
+out[0] = s;
+"""
+tolerance = { abs = 0.0, rel = 0.0 }
+require = { dp4a = 1 }
+
+[technique]
+name = "`__dp4a` on whole words"
+counters = ["dp4a"]
+
+[[test]]
+name = "128 values"
+grid = [1]
+block = [32]
+scalars = { n = 128 }
+buffers.a = { len = 128, init = "arange" }
+buffers.b = { len = 128, init = "random", seed = 6 }
+buffers.out = { len = 1, output = true, zeroed = true }
+"#
+    .to_string()
+}
+
+/// Each thread multiplies its four bytes in a loop; its first element's index is a multiply
+/// too (line 2), which is no byte product.
+const BYTE_LOOP: &str = r#"extern "C" __global__ void dot(int* out, const signed char* a, const signed char* b, int n) {
+    int first = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    int s = 0;
+    for (int k = first; k < first + 4 && k < n; k++) s += a[k] * b[k];
+    atomicAdd(out, s);
+}
+"#;
+
+/// Another shape: whole words loaded, the bytes taken apart with shifts and multiplied in
+/// float on a line of their own (an integer product of the bytes NVRTC turns into a dp4a).
+const SHIFTED_BYTES: &str = r#"extern "C" __global__ void dot(int* res, const signed char* x, const signed char* y, int len) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int xv = reinterpret_cast<const int*>(x)[w];
+    int yv = reinterpret_cast<const int*>(y)[w];
+    float acc = 0.0f;
+    for (int j = 0; j < 4; j++) {
+        int p = (xv << (24 - 8 * j)) >> 24;
+        int q = (yv << (24 - 8 * j)) >> 24;
+        acc += (float)p * (float)q;
+    }
+    if (4 * w < len) atomicAdd(res, (int)acc);
+}
+"#;
+
+const DP4A_WORDS: &str = r#"extern "C" __global__ void dot(int* out, const signed char* a, const signed char* b, int n) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int x = reinterpret_cast<const int*>(a)[w];
+    int y = reinterpret_cast<const int*>(b)[w];
+    if (4 * w < n) atomicAdd(out, __dp4a(x, y, 0));
+}
+"#;
+
+#[test]
+fn a_required_dp4a_names_the_byte_products_not_the_index_arithmetic() {
+    let toml = int8_dot_puzzle();
+    let (code, text) = run(&toml, DP4A_WORDS);
+    assert_eq!(code, 0, "the dp4a kernel passes:\n{text}");
+    let (code, text) = run(&toml, BYTE_LOOP);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("multiplies them one by one (line 4)"),
+        "{help}"
+    );
+    let (code, text) = run(&toml, SHIFTED_BYTES);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("multiplies them one by one (lines"), "{help}");
+    assert!(help.contains("`__dp4a(a, b, c)`"), "{help}");
+}

@@ -745,7 +745,13 @@ fn run_test(
             _ => None,
         })
         .collect();
-    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, (clean, &read_unwritten));
+    out.outputs = compare_outputs(
+        puzzle,
+        test,
+        &expected,
+        &buffers,
+        (clean, &read_unwritten, !clean),
+    );
     if let Some(also) = &opts.also {
         out.cross = Some(also_run(
             (puzzle, test, seed),
@@ -1041,7 +1047,7 @@ fn also_run(
             }
         }
     };
-    let gpu = compare_outputs(puzzle, test, expected, &buffers, (false, &[]));
+    let gpu = compare_outputs(puzzle, test, expected, &buffers, (false, &[], false));
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
 
@@ -1265,13 +1271,15 @@ fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
 /// started with, the pattern of the difference and its help (with the puzzle's first
 /// `wrong-output` hint where `hint_fits`). An output in `read_unwritten` was read before any
 /// thread wrote it: its poison was read, not left, so no element of it is called unwritten and
-/// no pattern is guessed from values computed from the poison.
+/// no pattern is guessed from values computed from the poison. After an error (`after_error`:
+/// a race, an access out of bounds) the values may come from it, and `teach::output` says only
+/// what the outputs show for certain.
 fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
     got: &BTreeMap<String, Buffer>,
-    (hint_fits, read_unwritten): (bool, &[String]),
+    (hint_fits, read_unwritten, after_error): (bool, &[String], bool),
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
     let rung = puzzle
@@ -1339,6 +1347,7 @@ fn compare_outputs(
                     shape,
                     expected: &e,
                     pattern: pattern.as_ref(),
+                    after_error,
                 },
                 rung.as_ref(),
             )

@@ -15,6 +15,10 @@ pub struct WrongOutput<'a> {
     /// The spec's values (for the finite value an inf or NaN replaced).
     pub expected: &'a [f64],
     pub pattern: Option<&'a OutputPattern>,
+    /// The run also reported an error (a race, an access out of bounds): the wrong values may
+    /// be its doing, so a pattern read from them (a shift, a factor) is not said; elements no
+    /// thread wrote and values that are not finite are facts and still are.
+    pub after_error: bool,
 }
 
 /// The puzzle's hint for a wrong output, to show its first rung.
@@ -25,7 +29,18 @@ pub struct MistakeRung<'a> {
 
 /// The help for one wrong output, or None when there is nothing to say beyond the diff.
 pub fn help(w: &WrongOutput, rung: Option<&MistakeRung>) -> Option<String> {
-    let mut parts: Vec<String> = w.pattern.map(|p| pattern(w, p)).into_iter().collect();
+    let mut parts: Vec<String> = w
+        .pattern
+        .filter(|p| {
+            !w.after_error
+                || matches!(
+                    p,
+                    OutputPattern::Unwritten { .. } | OutputPattern::NonFinite { .. }
+                )
+        })
+        .map(|p| pattern(w, p))
+        .into_iter()
+        .collect();
     if let Some(r) = rung {
         parts.push(format!(
             "The puzzle's hint for a wrong output (rung 1; `gpuzzle hint {}` has more): {}",
@@ -167,6 +182,7 @@ mod tests {
             shape,
             expected: &expected,
             pattern: Some(&p),
+            after_error: false,
         };
         let text = help(&w, None).unwrap_or_default();
         // No empty names or placeholders in any template.
@@ -302,6 +318,7 @@ mod tests {
             shape: None,
             expected: &[],
             pattern: Some(&p),
+            after_error: false,
         };
         let rung = MistakeRung {
             puzzle: 20,
@@ -321,11 +338,38 @@ mod tests {
             shape: None,
             expected: &[],
             pattern: None,
+            after_error: false,
         };
         assert_eq!(
             help(&w, Some(&rung)).as_deref(),
             Some("The puzzle's hint for a wrong output (rung 1; `gpuzzle hint 39` has more): Rescale d.")
         );
         assert_eq!(help(&w, None), None);
+    }
+
+    #[test]
+    fn after_an_error_only_facts_about_the_output_are_said() {
+        let shifted = OutputPattern::Shifted { by: 9 };
+        let w = |p| WrongOutput {
+            name: "hist",
+            shape: None,
+            expected: &[],
+            pattern: Some(p),
+            after_error: true,
+        };
+        // A shift read from values a race produced is a guess: not said.
+        assert_eq!(help(&w(&shifted), None), None);
+        let factor = OutputPattern::Factor { factor: 2.0 };
+        assert_eq!(help(&w(&factor), None), None);
+        // Elements no thread wrote are a fact: still said, in the output's name.
+        let unwritten = OutputPattern::Unwritten {
+            first: vec![1028],
+            count: 2,
+        };
+        let text = help(&w(&unwritten), None).unwrap_or_default();
+        assert!(
+            text.contains("never written") && text.contains("hist[1028]"),
+            "{text}"
+        );
     }
 }

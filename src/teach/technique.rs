@@ -158,8 +158,16 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
                 .chain(c.lines(Work::FloatMulAdd))
                 .collect();
             if !bytes.is_empty() && !muls.is_empty() {
-                let mut all = bytes;
-                all.extend(muls);
+                // Lines that both take bytes and multiply are the byte products; a multiply
+                // elsewhere (`4 * word`, an address) is named only when no line does both.
+                let both: Vec<u32> = muls.iter().copied().filter(|l| bytes.contains(l)).collect();
+                let all = if both.is_empty() {
+                    let mut all = bytes;
+                    all.extend(muls);
+                    all
+                } else {
+                    both
+                };
                 Some(format!(
                     "your kernel takes the bytes apart and multiplies them one by one ({}): `__dp4a(a, b, c)` multiplies the four byte pairs of two 32-bit words and adds them to c in one instruction",
                     lines(&all)
@@ -563,7 +571,7 @@ fn one_target(code: &str) -> bool {
             return false;
         }
         found = true;
-        rest = &args[..];
+        rest = args;
     }
     found
 }
