@@ -205,6 +205,22 @@ pub fn judge(
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
             technique_help(puzzle, &mut t, learner, display_name, source);
+            // A wrong output the source explains (a collective's fill value that is a real
+            // key): said before the pattern.
+            for (name, o) in t.outputs.iter_mut() {
+                let fill = crate::teach::output::match_fill(
+                    &scene,
+                    name,
+                    (&o.expected, &o.got),
+                    &o.mismatches,
+                );
+                if let Some(f) = fill {
+                    o.help = Some(match o.help.take() {
+                        Some(h) => format!("{f}\n{h}"),
+                        None => f,
+                    });
+                }
+            }
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)
         };

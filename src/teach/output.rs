@@ -51,6 +51,62 @@ pub fn help(w: &WrongOutput, rung: Option<&MistakeRung>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
+/// A warp's `__match_any_sync` whose lanes past the data pass a key that is also a real value
+/// (`v = i < n ? a[i] : 0`): they join the group of that value, and a count of the group
+/// (`__popc` of the mask) counts them too. Said only where the source shows the fill and the
+/// output shows its trace: the wrong elements of `name` are exactly the fill value's own
+/// element, and too large there.
+pub fn match_fill(
+    scene: &super::Scene,
+    name: &str,
+    (expected, got): (&[f64], &[f64]),
+    mismatches: &[usize],
+) -> Option<String> {
+    let [only] = mismatches else {
+        return None;
+    };
+    if got.get(*only)? <= expected.get(*only)? {
+        return None;
+    }
+    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+    for l in 1..=src.lines() {
+        let code = src.line(l);
+        let Some(at) = code.find("__match_any_sync(") else {
+            continue;
+        };
+        let args = super::eval::split_top(&code[at + "__match_any_sync(".len()..], ',');
+        let key = args
+            .get(1)?
+            .trim()
+            .trim_end_matches([')', ';'])
+            .trim()
+            .to_string();
+        let (def_line, value) = src.definition(l, &key)?;
+        // `cond ? x : LIT`: the literal lanes that fail `cond` take.
+        let (cond, rest) = value.split_once('?')?;
+        let (_, fill) = rest.rsplit_once(':')?;
+        let fill = fill.trim();
+        let lit = fill.trim_end_matches(['u', 'U']);
+        let v: i64 = lit.parse().ok()?;
+        if v as usize != *only {
+            continue;
+        }
+        // The learner's name for the group's mask (`unsigned same = __match_any_sync(..)`).
+        let mask = code[..at]
+            .trim_end()
+            .strip_suffix('=')
+            .and_then(|lhs| lhs.split_whitespace().last())
+            .filter(|n| n.chars().all(|ch| ch.is_alphanumeric() || ch == '_'))
+            .unwrap_or("peers");
+        return Some(format!(
+            "Only {name}[{only}] is wrong, and too large: the lanes that fail `{}` pass `{key}` = {fill} to `__match_any_sync` (line {l}, `{key}` set on line {def_line}), and {fill} is also a real value, so they join the group of the lanes that hold {fill} and are counted with it. Give them a key no element has (`0xffffffffu`), or take them out of the group: `{mask} &= __ballot_sync(0xffffffff, {});`",
+            cond.trim(),
+            cond.trim()
+        ));
+    }
+    None
+}
+
 /// `out[13]`, with its row and column where the output is a matrix.
 fn element(w: &WrongOutput, i: usize) -> String {
     match w.shape {
@@ -371,5 +427,41 @@ mod tests {
             text.contains("never written") && text.contains("hist[1028]"),
             "{text}"
         );
+    }
+
+    fn scene(source: &str) -> super::super::Scene<'_> {
+        super::super::Scene {
+            source,
+            file_name: "k.cu",
+            module: None,
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            values: Vec::new(),
+            shapes: Vec::new(),
+            cooperative: false,
+        }
+    }
+
+    #[test]
+    fn a_match_fill_that_is_a_real_key_is_named_where_only_its_element_is_too_large() {
+        let src = "__global__ void h(unsigned int* hist, const unsigned int* a, int n) {\n    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    unsigned int key = gid < n ? a[gid] : 0u;\n    unsigned int same = __match_any_sync(0xffffffffu, key);\n    if (gid < n && (threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&hist[key], __popc(same));\n}\n";
+        let (e, g) = ([5.0, 2.0, 1.0], [9.0, 2.0, 1.0]);
+        let h = match_fill(&scene(src), "hist", (&e, &g), &[0]).unwrap_or_default();
+        assert!(
+            h.contains("fail `gid < n` pass `key` = 0u")
+                && h.contains("`same &= __ballot_sync(0xffffffff, gid < n);`"),
+            "{h}"
+        );
+        // Another shape: other names, a fill of 3, a bare-int key.
+        let src = "__global__ void bins(int* counts, const int* vals, int len) {\n    int idx = threadIdx.x;\n    int k = idx < len ? vals[idx] : 3;\n    unsigned grp = __match_any_sync(0xffffffff, k);\n    if (idx < len && (idx % 32) == __ffs(grp) - 1) atomicAdd(&counts[k], __popc(grp));\n}\n";
+        let (e, g) = ([1.0, 1.0, 1.0, 2.0], [1.0, 1.0, 1.0, 30.0]);
+        let h = match_fill(&scene(src), "counts", (&e, &g), &[3]).unwrap_or_default();
+        assert!(h.contains("`k` = 3") && h.contains("`grp &= "), "{h}");
+        // Another element wrong, or too small, or a fill no value has: not this cause.
+        assert_eq!(match_fill(&scene(src), "counts", (&e, &g), &[2]), None);
+        let low = [1.0, 1.0, 1.0, 1.0];
+        assert_eq!(match_fill(&scene(src), "counts", (&e, &low), &[3]), None);
+        let none = src.replace(": 3;", ": -1;");
+        assert_eq!(match_fill(&scene(&none), "counts", (&e, &g), &[3]), None);
     }
 }
