@@ -206,17 +206,32 @@ pub fn judge(
             unfed_requirements(puzzle, &mut t, learner, display_name);
             technique_help(puzzle, &mut t, learner, display_name, source);
             // A wrong output the source explains (a collective's fill value that is a real
-            // key): said before the pattern.
+            // key, a packed pair of two different halves): said before the pattern, and in
+            // place of the puzzle's wrong-output hint, which is about another mistake.
+            let after_error = t.diagnostics.iter().any(|d| d.severity == Severity::Error);
             for (name, o) in t.outputs.iter_mut() {
                 let fill = crate::teach::output::match_fill(
                     &scene,
                     name,
                     (&o.expected, &o.got),
                     &o.mismatches,
-                );
+                )
+                .or_else(|| {
+                    crate::teach::output::pair_halves(&scene, name, o.expected.len(), &o.mismatches)
+                });
                 if let Some(f) = fill {
-                    o.help = Some(match o.help.take() {
-                        Some(h) => format!("{f}\n{h}"),
+                    let pattern = crate::teach::output::help(
+                        &crate::teach::output::WrongOutput {
+                            name,
+                            shape: o.shape,
+                            expected: &o.expected,
+                            pattern: o.pattern.as_ref(),
+                            after_error,
+                        },
+                        None,
+                    );
+                    o.help = Some(match pattern {
+                        Some(p) => format!("{f}\n{p}"),
                         None => f,
                     });
                 }

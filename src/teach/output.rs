@@ -107,6 +107,70 @@ pub fn match_fill(
     None
 }
 
+/// A packed pair built with two different halves (`__halves2half2(a, __float2half(0.f))`)
+/// where only the elements of one half are wrong: the half that differs is the suspect. Said
+/// only where every wrong element has the same parity (so every element of the other half is
+/// right) and the source builds a pair from two different values.
+pub fn pair_halves(
+    scene: &super::Scene,
+    name: &str,
+    len: usize,
+    mismatches: &[usize],
+) -> Option<String> {
+    let first = *mismatches.first()?;
+    let parity = first % 2;
+    // Every wrong element in one half (the other half's elements, all right, exist).
+    if len < 2 || mismatches.len() < 2 || mismatches.iter().any(|i| i % 2 != parity) {
+        return None;
+    }
+    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+    for l in 1..=src.lines() {
+        let code = src.line(l);
+        for f in ["__halves2half2(", "make_half2(", "__floats2half2_rn("] {
+            let Some(at) = code.find(f) else {
+                continue;
+            };
+            let args = call_args(&code[at + f.len()..]);
+            let (Some(lo), Some(hi)) = (args.first(), args.get(1)) else {
+                continue;
+            };
+            let (lo, hi) = (lo.trim(), hi.trim());
+            if lo == hi {
+                continue;
+            }
+            let (which, half) = if parity == 1 {
+                ("odd", "high")
+            } else {
+                ("even", "low")
+            };
+            let call = f.trim_end_matches('(');
+            return Some(format!(
+                "Only the {which} elements of `{name}` are wrong: the {half} half of each pair. Line {l} builds a pair from two different halves, `{call}({lo}, {hi})`, so the {half} halves are computed with `{}`: if both halves should hold the same value, build the pair from one (`__float2half2_rn(x)` from a float, `__halves2half2(h, h)` from a `__half`)",
+                if parity == 1 { hi } else { lo }
+            ));
+        }
+    }
+    None
+}
+
+/// The arguments of a call, from the text just after its `(` up to its matching `)`.
+fn call_args(after_open: &str) -> Vec<String> {
+    let mut depth = 0i32;
+    let mut end = after_open.len();
+    for (i, ch) in after_open.char_indices() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' if depth == 0 => {
+                end = i;
+                break;
+            }
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    super::eval::split_top(&after_open[..end], ',')
+}
+
 /// `out[13]`, with its row and column where the output is a matrix.
 fn element(w: &WrongOutput, i: usize) -> String {
     match w.shape {
@@ -463,5 +527,30 @@ mod tests {
         assert_eq!(match_fill(&scene(src), "counts", (&e, &low), &[3]), None);
         let none = src.replace(": 3;", ": -1;");
         assert_eq!(match_fill(&scene(&none), "counts", (&e, &g), &[3]), None);
+    }
+
+    #[test]
+    fn a_pair_of_two_different_halves_is_named_where_only_one_half_is_wrong() {
+        let src = "__global__ void ax(__half* out, const __half* x, const __half* y, float alpha, int size) {\n    int p = threadIdx.x;\n    __half2 scale = __halves2half2(__float2half(alpha), __float2half(0.0f));\n    reinterpret_cast<__half2*>(out)[p] = __hfma2(scale, reinterpret_cast<const __half2*>(x)[p], reinterpret_cast<const __half2*>(y)[p]);\n}\n";
+        let h = pair_halves(&scene(src), "out", 8, &[1, 3, 5, 7]).unwrap_or_default();
+        assert!(
+            h.contains("Only the odd elements of `out`")
+                && h.contains("computed with `__float2half(0.0f)`")
+                && h.contains("`__float2half2_rn(x)`"),
+            "{h}"
+        );
+        // Another shape: other names, the low half taken from another value.
+        let src = "__global__ void sc(__half* dst, const __half* v, float k) {\n    __half hk = __float2half(k);\n    __half2 kk = make_half2(__float2half(1.0f), hk);\n    reinterpret_cast<__half2*>(dst)[threadIdx.x] = __hmul2(kk, reinterpret_cast<const __half2*>(v)[threadIdx.x]);\n}\n";
+        let h = pair_halves(&scene(src), "dst", 6, &[0, 2, 4]).unwrap_or_default();
+        assert!(
+            h.contains("Only the even elements of `dst`")
+                && h.contains("computed with `__float2half(1.0f)`"),
+            "{h}"
+        );
+        // Mixed parities, a single element, or a pair of one value: not this cause.
+        assert_eq!(pair_halves(&scene(src), "dst", 6, &[0, 1]), None);
+        assert_eq!(pair_halves(&scene(src), "dst", 6, &[4]), None);
+        let same = src.replace("make_half2(__float2half(1.0f), hk)", "make_half2(hk, hk)");
+        assert_eq!(pair_halves(&scene(&same), "dst", 6, &[0, 2, 4]), None);
     }
 }
