@@ -123,32 +123,44 @@ fn reads_slot(
         .collect();
     let [bx, by, bz] = c.scene.block;
     let mut unknown = false;
+    let guards = c.src.guards(l);
+    // Each thread's locals up to the outermost loop of its own, once; inside the loops only
+    // the lines between a header and the next are evaluated again, round by round.
+    let outer = own.last().map_or(l, |h| h.line);
     for z in 0..bz {
         for y in 0..by {
             for x in 0..bx {
                 let thread = [x, y, z];
-                let mut combos: Vec<Vec<(String, i64)>> = vec![shared.clone()];
+                let base = env_at(c, outer, thread, c.d.block, &shared);
+                let mut rounds: Vec<(Env, u32)> = vec![(base, outer)];
                 // Outer loops first, so an inner loop's bounds see the outer variable.
                 for h in own.iter().rev() {
                     let mut next = Vec::new();
-                    for set in &combos {
-                        let env = env_at(c, h.line, thread, c.d.block, set);
-                        let (var, vals) = super::endless::values(h, &env, 64)?;
+                    for (env, from) in &rounds {
+                        let at_header = c.src.locals_between(*from, h.line, env);
+                        let (var, mut vals) = super::endless::values(h, &at_header, 64)?;
+                        // A loop variable that is a whole subscript of the one read can only
+                        // reach the slot in the round where it equals the slot's coordinate.
+                        if let [dims] = reads {
+                            if let Some(k) = dims.iter().position(|d| d.trim() == var) {
+                                vals.retain(|&v| v == slot[k]);
+                            }
+                        }
                         for v in vals {
-                            let mut s = set.clone();
-                            s.push((var.clone(), v));
-                            next.push(s);
+                            let mut e = at_header.clone();
+                            e.set(var.clone(), v);
+                            next.push((e, h.line));
                         }
                     }
-                    combos = next;
+                    rounds = next;
                 }
-                for set in &combos {
+                for (env, from) in &rounds {
                     *spent += 1;
                     if *spent > BUDGET {
                         return None;
                     }
-                    let env = env_at(c, l, thread, c.d.block, set);
-                    if !passes_guards(c.src, l, &env) {
+                    let env = c.src.locals_between(*from, l, env);
+                    if !passes_guards(&guards, &env) {
                         continue;
                     }
                     for dims in reads {
@@ -169,16 +181,14 @@ fn reads_slot(
     (!unknown).then_some(false)
 }
 
-/// Whether the `if`s around line `l` let a thread with `env` reach it (an `if` that cannot be
-/// evaluated lets it through: the read may happen).
-fn passes_guards(src: &Source, l: u32, env: &Env) -> bool {
-    src.guards(l)
-        .iter()
-        .all(|g| match eval::eval(&g.cond, env) {
-            Some(v) if g.returns => v == 0,
-            Some(v) => v != 0,
-            None => true,
-        })
+/// Whether the `if`s around a line (`guards`) let a thread with `env` reach it (an `if` that
+/// cannot be evaluated lets it through: the read may happen).
+fn passes_guards(guards: &[super::source::Guard], env: &Env) -> bool {
+    guards.iter().all(|g| match eval::eval(&g.cond, env) {
+        Some(v) if g.returns => v == 0,
+        Some(v) => v != 0,
+        None => true,
+    })
 }
 
 /// The loops around line `l` in its function, innermost first.
