@@ -214,7 +214,12 @@ fn forbidden_double_math_points_at_a_literal_only_where_there_is_one() {
     let (code, text) = run(&toml, DOUBLE_ACCUMULATOR);
     assert_eq!(code, 1, "{text}");
     let help = help_of(&text);
-    assert!(help.contains("computes in `double` on lines 3-4"), "{help}");
+    // The declared type is what to change, not a literal.
+    assert!(
+        help.contains("line 3 uses the type `double` (`double acc = g < n ? x[g] : 0;`)"),
+        "{help}"
+    );
+    assert!(help.contains("declare it `float`"), "{help}");
     assert!(!help.contains("literal"), "{help}");
 }
 
@@ -517,4 +522,316 @@ fn puzzle_16_fails_a_tree_that_keeps_every_warp_busy() {
         "{help}"
     );
     assert!(help.contains("`if (t < stride)`"), "{help}");
+}
+
+/// Block-wide barriers required (issue 35): a kernel short of them is told what it does
+/// instead, where the census shows it.
+const BARRIERS_REQUIRED: &str = "require = { barriers = 64 }\n\n[technique]\nname = \"a tree in shared memory with a barrier per step\"\ncounters = [\"barriers\"]\n";
+
+/// The tree of puzzle 16 ordered by the warp's own barrier only.
+const WARP_SYNCED_TREE: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float buf[64];
+    int me = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + me;
+    buf[me] = g < size ? a[g] : 0.0f;
+    __syncwarp();
+    for (int h = 16; h > 0; h /= 2) {
+        if (me % 32 < h) buf[me] += buf[me + h];
+        __syncwarp();
+    }
+    if (me % 32 == 0 && g < size) out[g / 32] = buf[me];
+}
+"#;
+
+/// Each warp's first lane adds the warp's elements alone, from global memory.
+const LANE_ZERO_LOOP: &str = r#"extern "C" __global__ void warp_sum(float* res, const float* src, int count) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x % 32 == 0 && g < count) {
+        float s = 0.0f;
+        for (int k = g; k < g + 32 && k < count; k++) s += src[k];
+        res[g / 32] = s;
+    }
+}
+"#;
+
+#[test]
+fn required_barriers_name_what_the_kernel_does_instead() {
+    let toml = warp_sum_puzzle(BARRIERS_REQUIRED);
+    let (code, text) = run(&toml, SHARED_TREE);
+    assert_eq!(code, 0, "the tree with barriers passes:\n{text}");
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("inside one warp (shuffles on line 4)")
+            && help.contains("followed by a `__syncthreads()`"),
+        "{help}"
+    );
+    // Another shape: the same tree in shared memory, ordered by `__syncwarp()`.
+    let (code, text) = run(&toml, WARP_SYNCED_TREE);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("`__syncwarp()` on lines 6 and 9"), "{help}");
+    assert!(!help.contains("shuffles on"), "{help}");
+    // No shared memory at all: what was seen, and the shared-memory steps.
+    let (code, text) = run(&toml, LANE_ZERO_LOOP);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("shares nothing through shared memory"),
+        "{help}"
+    );
+    assert!(!help.contains("``"), "{help}");
+}
+
+/// out[w] = how many of warp w's 32 elements are positive, blocks of one warp: a vote's
+/// puzzle, for the votes requirement.
+fn positives_puzzle(limits: &str) -> String {
+    format!(
+        r#"id = 7
+slug = "warp-sum"
+title = "Positives per warp"
+part = "Test"
+kernel = "warp_sum"
+params = ["out", "a", "size"]
+description = "Count each warp's positive elements."
+spec = """
+for (int w = 0; w * 32 < size; w++) {{
+    int c = 0;
+    for (int i = w * 32; i < w * 32 + 32 && i < size; i++) if (a[i] > 0.0f) c++;
+    out[w] = c;
+}}
+"""
+tolerance = {{ abs = 0.0, rel = 0.0 }}
+{limits}
+
+[[test]]
+name = "64 elements"
+grid = [2]
+block = [32]
+scalars = {{ size = 64 }}
+buffers.a = {{ len = 64, init = "random", seed = 3 }}
+buffers.out = {{ len = 2, output = true }}
+"#
+    )
+}
+
+const VOTES_REQUIRED: &str = "require = { votes = 32 }\n\n[technique]\nname = \"`__ballot_sync` and `__popc`\"\ncounters = [\"votes\"]\n";
+
+const BALLOT_COUNT: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool pos = i < size && a[i] > 0.0f;
+    unsigned int m = __ballot_sync(0xffffffffu, pos);
+    if (threadIdx.x == 0) out[blockIdx.x] = __popc(m);
+}
+"#;
+
+/// A block of one warp counted at a block barrier.
+const BARRIER_COUNT: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int n = __syncthreads_count(i < size && a[i] > 0.0f);
+    if (threadIdx.x == 0) out[blockIdx.x] = n;
+}
+"#;
+
+/// Another shape: a shared counter, one atomic per positive lane.
+const SHARED_COUNTER: &str = r#"extern "C" __global__ void warp_sum(float* dst, const float* src, int count) {
+    __shared__ int hits;
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) hits = 0;
+    __syncthreads();
+    if (g < count && src[g] > 0.0f) atomicAdd(&hits, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) dst[blockIdx.x] = hits;
+}
+"#;
+
+#[test]
+fn required_votes_name_what_the_kernel_counts_with_instead() {
+    let toml = positives_puzzle(VOTES_REQUIRED);
+    let (code, text) = run(&toml, BALLOT_COUNT);
+    assert_eq!(code, 0, "the ballot passes:\n{text}");
+    let (code, text) = run(&toml, BARRIER_COUNT);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("`__syncthreads_count` (line 3) counts the whole block"),
+        "{help}"
+    );
+    assert!(help.contains("`__ballot_sync(0xffffffff, keep)`"), "{help}");
+    let (code, text) = run(&toml, SHARED_COUNTER);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("counts the kept lanes with atomics (line 6)"),
+        "{help}"
+    );
+    assert!(!help.contains("__syncthreads_count"), "{help}");
+}
+
+/// out[0] = the sum of a, into a zeroed output, at most one global atomic per block.
+fn total_puzzle(limits: &str) -> String {
+    format!(
+        r#"id = 7
+slug = "warp-sum"
+title = "Total"
+part = "Test"
+kernel = "warp_sum"
+params = ["out", "a", "size"]
+description = "Add up all of a."
+spec = """
+float s = 0.0f;
+for (int i = 0; i < size; i++) s += a[i];
+out[0] = s;
+"""
+tolerance = {{ abs = 0.0, rel = 0.0 }}
+{limits}
+
+[[test]]
+name = "128 elements"
+grid = [2]
+block = [64]
+scalars = {{ size = 128 }}
+buffers.a = {{ len = 128, init = "arange" }}
+buffers.out = {{ len = 1, output = true, zeroed = true }}
+"#
+    )
+}
+
+const PER_THREAD_ATOMIC: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) atomicAdd(out, a[i]);
+}
+"#;
+
+/// Another shape: each warp folds its values, then every warp's first lane adds to the total.
+const PER_WARP_ATOMIC: &str = r#"extern "C" __global__ void warp_sum(float* total, const float* x, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = g < n ? x[g] : 0.0f;
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x % 32 == 0) atomicAdd(&total[0], v);
+}
+"#;
+
+/// A histogram's atomics go to bins an index picks: no sum-first advice for them.
+const BIN_ATOMICS: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < size) atomicAdd(&out[(i * 0) % 1], a[i]);
+}
+"#;
+
+#[test]
+fn a_block_over_its_global_atomics_is_told_to_combine_first() {
+    let toml = total_puzzle("block_budget = { global_atomics = 1 }");
+    let (code, text) = run(&toml, PER_THREAD_ATOMIC);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("allows 1 global atomic per block")
+            && help.contains("for each thread's own value (line 3)")
+            && help.contains("`__reduce_add_sync(0xffffffff, v)`")
+            && help.contains("through shared memory"),
+        "{help}"
+    );
+    let (code, text) = run(&toml, PER_WARP_ATOMIC);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("sums each warp (line 4) but lets every warp make its own atomic (line 5)"),
+        "{help}"
+    );
+    // An indexed target is not a total: what was counted stays, without the advice.
+    let (code, text) = run(&toml, BIN_ATOMICS);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        !text.contains("add the values up inside the block"),
+        "{text}"
+    );
+}
+
+/// out[0] = the int8 dot product of a and b, one word of four values per thread, `__dp4a`
+/// required.
+fn int8_dot_puzzle() -> String {
+    r#"id = 7
+slug = "warp-sum"
+title = "int8 dot"
+part = "Test"
+kernel = "dot"
+params = ["out: i32", "a: i8", "b: i8", "n"]
+description = "The dot product of two int8 arrays."
+spec = """
+int s = 0;
+for (int i = 0; i < n; i++) s += a[i] * b[i];
+out[0] = s;
+"""
+tolerance = { abs = 0.0, rel = 0.0 }
+require = { dp4a = 1 }
+
+[technique]
+name = "`__dp4a` on whole words"
+counters = ["dp4a"]
+
+[[test]]
+name = "128 values"
+grid = [1]
+block = [32]
+scalars = { n = 128 }
+buffers.a = { len = 128, init = "arange" }
+buffers.b = { len = 128, init = "random", seed = 6 }
+buffers.out = { len = 1, output = true, zeroed = true }
+"#
+    .to_string()
+}
+
+/// Each thread multiplies its four bytes in a loop; its first element's index is a multiply
+/// too (line 2), which is no byte product.
+const BYTE_LOOP: &str = r#"extern "C" __global__ void dot(int* out, const signed char* a, const signed char* b, int n) {
+    int first = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    int s = 0;
+    for (int k = first; k < first + 4 && k < n; k++) s += a[k] * b[k];
+    atomicAdd(out, s);
+}
+"#;
+
+/// Another shape: whole words loaded, the bytes taken apart with shifts and multiplied in
+/// float on a line of their own (an integer product of the bytes NVRTC turns into a dp4a).
+const SHIFTED_BYTES: &str = r#"extern "C" __global__ void dot(int* res, const signed char* x, const signed char* y, int len) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int xv = reinterpret_cast<const int*>(x)[w];
+    int yv = reinterpret_cast<const int*>(y)[w];
+    float acc = 0.0f;
+    for (int j = 0; j < 4; j++) {
+        int p = (xv << (24 - 8 * j)) >> 24;
+        int q = (yv << (24 - 8 * j)) >> 24;
+        acc += (float)p * (float)q;
+    }
+    if (4 * w < len) atomicAdd(res, (int)acc);
+}
+"#;
+
+const DP4A_WORDS: &str = r#"extern "C" __global__ void dot(int* out, const signed char* a, const signed char* b, int n) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int x = reinterpret_cast<const int*>(a)[w];
+    int y = reinterpret_cast<const int*>(b)[w];
+    if (4 * w < n) atomicAdd(out, __dp4a(x, y, 0));
+}
+"#;
+
+#[test]
+fn a_required_dp4a_names_the_byte_products_not_the_index_arithmetic() {
+    let toml = int8_dot_puzzle();
+    let (code, text) = run(&toml, DP4A_WORDS);
+    assert_eq!(code, 0, "the dp4a kernel passes:\n{text}");
+    let (code, text) = run(&toml, BYTE_LOOP);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("multiplies them one by one (line 4)"),
+        "{help}"
+    );
+    let (code, text) = run(&toml, SHIFTED_BYTES);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("multiplies them one by one (lines"), "{help}");
+    assert!(help.contains("`__dp4a(a, b, c)`"), "{help}");
 }

@@ -205,6 +205,37 @@ pub fn judge(
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
             technique_help(puzzle, &mut t, learner, display_name, source);
+            // A wrong output the source explains (a collective's fill value that is a real
+            // key, a packed pair of two different halves): said before the pattern, and in
+            // place of the puzzle's wrong-output hint, which is about another mistake.
+            let after_error = t.diagnostics.iter().any(|d| d.severity == Severity::Error);
+            for (name, o) in t.outputs.iter_mut() {
+                let fill = crate::teach::output::match_fill(
+                    &scene,
+                    name,
+                    (&o.expected, &o.got),
+                    &o.mismatches,
+                )
+                .or_else(|| {
+                    crate::teach::output::pair_halves(&scene, name, o.expected.len(), &o.mismatches)
+                });
+                if let Some(f) = fill {
+                    let pattern = crate::teach::output::help(
+                        &crate::teach::output::WrongOutput {
+                            name,
+                            shape: o.shape,
+                            expected: &o.expected,
+                            pattern: o.pattern.as_ref(),
+                            after_error,
+                        },
+                        None,
+                    );
+                    o.help = Some(match pattern {
+                        Some(p) => format!("{f}\n{p}"),
+                        None => f,
+                    });
+                }
+            }
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)
         };
@@ -745,7 +776,13 @@ fn run_test(
             _ => None,
         })
         .collect();
-    out.outputs = compare_outputs(puzzle, test, &expected, &buffers, (clean, &read_unwritten));
+    out.outputs = compare_outputs(
+        puzzle,
+        test,
+        &expected,
+        &buffers,
+        (clean, &read_unwritten, !clean),
+    );
     if let Some(also) = &opts.also {
         out.cross = Some(also_run(
             (puzzle, test, seed),
@@ -906,7 +943,9 @@ fn technique_help(
     file: &str,
     source: &str,
 ) {
-    let family = |name: &str| Counters::index(name).is_some_and(|i| i >= Counters::MEMORY);
+    // Families, and global atomics (whose block budget teach explains: fewer atomics).
+    let helped = |i: usize| i >= Counters::MEMORY || Counters::NAMES[i] == "global_atomics";
+    let family = |name: &str| Counters::index(name).is_some_and(helped);
     let wanted = t.over_budget.iter().any(|o| o.is_counter())
         || (t.block_overruns.iter()).any(|o| family(o.counter));
     if !wanted {
@@ -935,7 +974,7 @@ fn technique_help(
         o.help = help(i, miss, &cx);
     }
     for o in t.block_overruns.iter_mut() {
-        let Some(i) = Counters::index(o.counter).filter(|&i| i >= Counters::MEMORY) else {
+        let Some(i) = Counters::index(o.counter).filter(|&i| helped(i)) else {
             continue;
         };
         let miss = match o.limit_kind {
@@ -1039,7 +1078,7 @@ fn also_run(
             }
         }
     };
-    let gpu = compare_outputs(puzzle, test, expected, &buffers, (false, &[]));
+    let gpu = compare_outputs(puzzle, test, expected, &buffers, (false, &[], false));
     cross::compare(&also.device, emu, &gpu, fault.as_ref(), emu_faulted)
 }
 
@@ -1263,13 +1302,15 @@ fn launch_error(puzzle: &Puzzle, step: &Step, e: EmuError) -> String {
 /// started with, the pattern of the difference and its help (with the puzzle's first
 /// `wrong-output` hint where `hint_fits`). An output in `read_unwritten` was read before any
 /// thread wrote it: its poison was read, not left, so no element of it is called unwritten and
-/// no pattern is guessed from values computed from the poison.
+/// no pattern is guessed from values computed from the poison. After an error (`after_error`:
+/// a race, an access out of bounds) the values may come from it, and `teach::output` says only
+/// what the outputs show for certain.
 fn compare_outputs(
     puzzle: &Puzzle,
     test: &TestCase,
     expected: &RunResult,
     got: &BTreeMap<String, Buffer>,
-    (hint_fits, read_unwritten): (bool, &[String]),
+    (hint_fits, read_unwritten, after_error): (bool, &[String], bool),
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
     let rung = puzzle
@@ -1337,6 +1378,7 @@ fn compare_outputs(
                     shape,
                     expected: &e,
                     pattern: pattern.as_ref(),
+                    after_error,
                 },
                 rung.as_ref(),
             )

@@ -54,6 +54,12 @@ pub enum Work {
     GlobalNarrowLoad,
     /// A global store of fewer than 16 bytes.
     GlobalNarrowStore,
+    /// `bar.warp.sync` (`__syncwarp()`): a barrier for one warp only.
+    WarpSync,
+    /// `activemask` (`__activemask()`): which lanes are running, not what they vote.
+    ActiveMask,
+    /// `bar.red` (`__syncthreads_count/_and/_or`): a block-wide barrier that also counts.
+    BarrierCount,
 }
 
 /// Per source line of the learner's file, the kinds of work its instructions do.
@@ -290,7 +296,10 @@ fn work_of(op: &Op) -> Vec<Work> {
         Op::Vote { .. } => vec![Work::Vote],
         Op::MatchAny { .. } | Op::MatchAll { .. } => vec![Work::Match],
         Op::Redux { .. } => vec![Work::WarpReduce],
-        Op::BarSync { .. } | Op::BarRed { .. } => vec![Work::Barrier],
+        Op::BarSync { .. } => vec![Work::Barrier],
+        Op::BarRed { .. } => vec![Work::Barrier, Work::BarrierCount],
+        Op::BarWarpSync { .. } => vec![Work::WarpSync],
+        Op::Activemask { .. } => vec![Work::ActiveMask],
         Op::Dot { .. } => vec![Work::Dp4a],
         Op::Async(a) => match **a {
             AsyncOp::Copy { .. } => vec![Work::CpAsync],

@@ -5,6 +5,7 @@
 //! stride that is the other dimension of a matrix gets the right one.
 
 use super::eval::{self, canonical};
+use super::padding::Reach;
 use super::source::{uses_in, Guard};
 use super::{index, Case};
 use crate::emu::facts::{Access, Element, Facts, Space};
@@ -182,7 +183,10 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         .or_else(|| index::row_overflow(c, &short, &expr, len, idx))
         .or_else(|| index::sibling_index(c, &short, &expr));
     if let Some(cause) = cause {
-        return format!("{seen}, but {past}: {cause}{}", padding(c, space, access));
+        return format!(
+            "{seen}, but {past}: {cause}{}",
+            padding(c, space, access, &expr, idx)
+        );
     }
     if guards.is_empty() {
         if let Some(larger) = index::larger_sibling(c, &short, &expr, idx, len, &len_name) {
@@ -203,13 +207,14 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         let simple = expr
             .chars()
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.');
-        let pad = padding(c, space, access);
+        let pad = padding(c, space, access, &expr, idx);
         let zero = if pad.is_empty()
             && space == Space::Global
             && access == Access::Read
             && takes_part(c)
         {
-            format!("; this kernel's threads work together (barriers, shuffles or atomics), so keep the ones past the end taking part with a neutral value: `{expr} < {len_name} ? ... : 0.0f`")
+            let ty = super::padding::pointee_type(c.src, &short).unwrap_or_else(|| "float".into());
+            format!("; this kernel's threads work together (barriers, shuffles or atomics), so keep the ones past the end taking part with a neutral value: `{expr} < {len_name} ? ... : {}`", super::padding::zero(&ty))
         } else {
             String::new()
         };
@@ -258,6 +263,11 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}: the access is {kind}, but `{}` lets `{expr}` reach {len_name}, one past the last element of {short} ({len} elements): use `<` instead of `<=`", part.trim());
     }
     if compares_expr {
+        // The same `if` bounds another coordinate by this array's size: the array belongs to
+        // that coordinate (`b[r]` for `b[c]` under `r < rows && c < cols`).
+        if let Some(other) = coordinate_of_size(c, &g.cond, &expr, len) {
+            return format!("{seen}, but {past}; the access is {kind}, which bounds `{other}` by {short}'s size, not `{expr}`: {short} has one element per value of `{other}`, so index it with `{other}` (`{short}[{other}]`)");
+        }
         return format!("{seen}, but {past}; the access is {kind}, which compares `{expr}` with a bound larger than {short}'s size: compare it with {len_name}");
     }
     let uses_guarded = eval::names(&expr).iter().any(|n| guard_names.contains(n));
@@ -267,6 +277,32 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
     } else {
         format!("{seen}, past the end: {past}. The access is {kind}, which does not test the index `{expr}`: guard `{expr} < {len_name}`{past_data}, or fix the expression")
     }
+}
+
+/// A plain name the guard `cond` bounds by a value equal to `len` (`c` in `c < cols` where the
+/// array has `cols` elements), other than the index `expr` itself, which must be a plain name.
+fn coordinate_of_size(c: &Case, cond: &str, expr: &str, len: u64) -> Option<String> {
+    let plain = |x: &str| {
+        !x.is_empty()
+            && x.chars()
+                .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
+    };
+    if !plain(expr.trim()) {
+        return None;
+    }
+    let env = c.env();
+    cond.split("&&").find_map(|part| {
+        let (lhs, rhs) = part.split_once('<')?;
+        if rhs.starts_with('=') {
+            return None;
+        }
+        let (lhs, rhs) = (
+            lhs.trim().trim_start_matches('('),
+            rhs.trim().trim_end_matches(')'),
+        );
+        (plain(lhs) && lhs != expr.trim() && eval::eval(rhs, &env) == Some(len as i64))
+            .then(|| lhs.to_string())
+    })
 }
 
 /// `, or skip threads past the data (`if (i < size)`: here i = 96)` when a name in the index
@@ -312,8 +348,10 @@ fn takes_part(c: &Case) -> bool {
 }
 
 /// For a global read past the end whose value goes into a shared array (a tile, a cache):
-/// the elements outside the data still need a value, 0.
-fn padding(c: &Case, space: Space, access: Access) -> String {
+/// whether the array's elements outside the data are read later (`teach::padding`), and if so
+/// the value that leaves the result unchanged, in the element's type; if no read reaches them,
+/// the guard is all the load needs.
+fn padding(c: &Case, space: Space, access: Access, expr: &str, idx: i128) -> String {
     if space != Space::Global || access != Access::Read {
         return String::new();
     }
@@ -329,7 +367,17 @@ fn padding(c: &Case, space: Space, access: Access) -> String {
     if name.is_empty() || c.src.shared_dims(name).is_none() {
         return String::new();
     }
-    format!("; the elements of `{name}` outside the data still need a value: store 0.0f there (`{name}[..] = inside ? ... : 0.0f;`), so what reads them gets 0 rather than garbage")
+    let dims = uses_in(lhs, name)
+        .into_iter()
+        .next()
+        .map(|u| u.dims)
+        .unwrap_or_default();
+    let inline = |n: &str| n.split(" (from").next().unwrap_or(n).to_string();
+    match super::padding::reach(c, name, &dims, expr, idx) {
+        Reach::Never => format!("; no later read of `{name}` reaches the elements this load would fill outside the data, so they need no value: the guard on the load is enough"),
+        Reach::Read { line, neutral } => format!("; the elements of `{name}` outside the data are still read (line {line}), so they need a value that leaves the result unchanged: store {neutral} there (`{name}[..] = inside ? ... : {};`)", inline(&neutral)),
+        Reach::Unknown { neutral } => format!("; if anything reads the elements of `{name}` outside the data, they need a value that leaves the result unchanged: store {neutral} there (`{name}[..] = inside ? ... : {};`)", inline(&neutral)),
+    }
 }
 
 /// The element's index and the buffer's length in elements of `short`, the name the line

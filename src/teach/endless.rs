@@ -156,6 +156,14 @@ fn for_loop(h: &LoopHeader, step: &str, env: Env) -> String {
             return said(h);
         };
         if next == v {
+            // A doubling step from a start of 0: the start is the slip, not the condition.
+            let scales = ["*=", "<<="].iter().any(|op| step.contains(op))
+                || step.replace(' ', "").starts_with(&format!("{var}={var}*"));
+            if seen.len() == 1 && v == 0 && scales {
+                let init = h.init.as_deref().unwrap_or("");
+                let lhs = init.split_once('=').map_or(init, |(l, _)| l).trim_end();
+                return format!("`{var}` starts at 0, and the step `{}` leaves 0 as it is, so `{var}` never moves and `{cond}` stays true: start it at 1 (`{lhs} = 1`)", step.trim());
+            }
             let fix = if cond.replace(' ', "") == format!("{var}>=0") {
                 format!(": use `{var} > 0`")
             } else {
@@ -313,6 +321,36 @@ mod tests {
             other.starts_with("the condition `idx < n` does not test `k`"),
             "{other}"
         );
+    }
+
+    #[test]
+    fn a_doubling_step_from_zero_is_told_to_start_at_one() {
+        let h = |init: &str, cond: &str| LoopHeader {
+            line: 15,
+            init: Some(init.into()),
+            cond: cond.into(),
+            step: None,
+        };
+        let mut e = Env::default();
+        e.set("TPB", 64);
+        let doubled = for_loop(&h("int off = 0", "off < TPB"), "off *= 2", e.clone());
+        assert!(
+            doubled.contains("start it at 1 (`int off = 1`)"),
+            "{doubled}"
+        );
+        assert!(!doubled.contains("change the condition"), "{doubled}");
+        // Another name and shape: a shift, an unsigned variable, a bound from a scalar.
+        e.set("n", 300);
+        let shifted = for_loop(
+            &h("unsigned width = 0", "width < n"),
+            "width <<= 1",
+            e.clone(),
+        );
+        assert!(shifted.contains("`unsigned width = 1`"), "{shifted}");
+        // A halving step that stops at 0 is the condition's fault, not the start's.
+        let halved = for_loop(&h("int s = TPB", "s >= 0"), "s /= 2", e);
+        assert!(halved.contains("use `s > 0`"), "{halved}");
+        assert!(!halved.contains("start it at 1"), "{halved}");
     }
 
     #[test]

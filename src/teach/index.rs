@@ -310,6 +310,28 @@ pub fn row_overflow(c: &Case, short: &str, expr: &str, len: u64, idx: i128) -> O
         return None;
     }
     let rows_name = name_of(c, rows);
+    // The row is a loop's own variable, and the loop runs it past the last row: the loop's
+    // bound is the slip (`q < N` where the rows are K), not a missing guard.
+    let row_loop = enclosing_loops(c).into_iter().find(|h| {
+        h.init
+            .as_deref()
+            .and_then(loop_var)
+            .is_some_and(|v| canonical(&v) == canonical(&row))
+    });
+    if let Some(h) = row_loop {
+        let bound = h
+            .cond
+            .split_once('<')
+            .filter(|(a, b)| canonical(a) == canonical(&row) && !b.starts_with('='))
+            .map(|(_, b)| b.trim().to_string());
+        if let Some(b) = bound {
+            if eval::eval(&b, &env).is_some_and(|bv| bv > rows)
+                && canonical(&b) != canonical(&rows_name)
+            {
+                return Some(format!("`{row}`, the row of {short}, is the loop's variable (line {}), and the loop runs it up to `{b}`, but {short} has {rows} rows (`{rows_name}`) of {sv}: bound the loop by the rows of {short}, `{row} < {rows_name}`", h.line));
+            }
+        }
+    }
     // A column a loop already bounds needs no second guard.
     let looped = enclosing_loops(c).iter().any(|h| {
         h.init

@@ -27,6 +27,7 @@ mod loop_name;
 mod names;
 mod order;
 pub mod output;
+mod padding;
 pub mod perf;
 mod race;
 pub mod source;
@@ -130,7 +131,7 @@ impl Case<'_> {
         self.src.locals_before(line, &env)
     }
 
-    fn env_with(&self, thread: [u32; 3], block: [u32; 3], set: &[(&str, i64)]) -> Env {
+    pub(crate) fn env_with(&self, thread: [u32; 3], block: [u32; 3], set: &[(&str, i64)]) -> Env {
         let mut env = Env::default();
         for (n, v) in &self.scene.values {
             env.set(n.clone(), *v);
@@ -516,6 +517,153 @@ mod tests {
             &[("n2", 100)],
         );
         assert!(h.contains("x2 has 100 elements") && h.contains("n2"), "{h}");
+    }
+
+    #[test]
+    fn bounds_an_array_indexed_by_the_other_coordinate_gets_that_coordinate() {
+        // A broadcast: b has one element per column, indexed by the row.
+        let src = "__global__ void bc(float* out, const float* a, const float* b, int rows, int cols) {\n    int c = threadIdx.x;\n    int r = threadIdx.y;\n    if (r < rows && c < cols) {\n        out[r * cols + c] = a[r] + b[r];\n    }\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            5,
+            None,
+            0,
+            oob("b", 3, 3, Access::Read),
+        );
+        d.thread = [0, 3, 0];
+        let h = help(src, d, [4, 4, 1], &[("rows", 4), ("cols", 3)]);
+        assert!(h.contains("index it with `c` (`b[c]`)"), "{h}");
+        assert!(!h.contains("compare it with"), "{h}");
+        // Another shape: other names, the bias of a column read with the row's coordinate.
+        let src = "__global__ void bias(float* o, const float* colb, int H, int W) {\n    int x = blockIdx.x * 8 + threadIdx.x;\n    int y = threadIdx.y;\n    if (y < H && x < W) o[y * W + x] = colb[y];\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            4,
+            None,
+            1,
+            oob("colb", 5, 5, Access::Read),
+        );
+        d.thread = [1, 5, 0];
+        let h = help(src, d, [8, 8, 1], &[("H", 8), ("W", 5)]);
+        assert!(h.contains("(`colb[x]`)"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_row_loop_bounded_by_the_wrong_size_gets_its_bound() {
+        // The inner product over N, where b has K rows.
+        let src = "__global__ void mm(float* out, const float* a, const float* b, int M, int K, int N) {\n    int c = threadIdx.x;\n    float s = 0.0f;\n    for (int q = 0; q < N; q++)\n        s += a[q] * b[q * N + c];\n    out[c] = s;\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                5,
+                None,
+                1,
+                oob("b", 41, 40, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("M", 3), ("K", 5), ("N", 8)],
+        );
+        assert!(h.contains("`q < K`"), "{h}");
+        assert!(!h.contains("guard both coordinates"), "{h}");
+        // Another shape: a matrix-vector product over the wrong dimension, other names.
+        let src = "__global__ void mv(float* y, const float* A, int nk, int nc, int nr) {\n    int i = threadIdx.x;\n    float acc = 0.0f;\n    for (int kk = 0; kk < nr; kk++) {\n        acc += A[kk * nc + i];\n    }\n    y[i] = acc;\n}\n";
+        let h = help(
+            src,
+            diag(
+                DiagKind::OutOfBounds,
+                5,
+                None,
+                1,
+                oob("A", 33, 32, Access::Read),
+            ),
+            [8, 1, 1],
+            &[("nk", 4), ("nc", 8), ("nr", 6)],
+        );
+        assert!(h.contains("`kk < nk`"), "{h}");
+    }
+
+    #[test]
+    fn bounds_padding_is_advised_only_where_a_read_reaches_it_in_the_element_s_type() {
+        // A block sum: the tree reads cache[t + s], which reaches the slot of a thread past the
+        // end: 0 in float.
+        let tree = "__global__ void bsum(float* out, const float* a, int n) {\n    __shared__ float cache[8];\n    int t = threadIdx.x;\n    cache[t] = a[blockIdx.x * 8 + t];\n    __syncthreads();\n    for (int s = 4; s > 0; s /= 2) {\n        if (t < s) cache[t] += cache[t + s];\n        __syncthreads();\n    }\n    if (t == 0) out[blockIdx.x] = cache[0];\n}\n";
+        let h = help(
+            tree,
+            {
+                let mut d = diag(
+                    DiagKind::OutOfBounds,
+                    4,
+                    None,
+                    6,
+                    oob("a", 14, 14, Access::Read),
+                );
+                d.block = [1, 0, 0];
+                d
+            },
+            [8, 1, 1],
+            &[("n", 14)],
+        );
+        assert!(
+            h.contains("are still read (line 7)") && h.contains(": 0.0f;`"),
+            "{h}"
+        );
+        // Another shape: a float4 tile of rows, every row read by a loop over the tile: the
+        // neutral value is a float4.
+        let rows = "__global__ void dots(float* o, const float4* v, int m) {\n    __shared__ float4 tile[16];\n    int r = threadIdx.x;\n    tile[r] = v[blockIdx.x * 16 + r];\n    __syncthreads();\n    float acc = 0.0f;\n    for (int q = 0; q < 16; q++) {\n        float4 x = tile[q];\n        acc += x.x + x.y + x.z + x.w;\n    }\n    o[blockIdx.x * 16 + r] = acc;\n}\n";
+        let h = help(
+            rows,
+            {
+                let mut d = diag(
+                    DiagKind::OutOfBounds,
+                    4,
+                    None,
+                    12,
+                    oob("v", 28, 28, Access::Read),
+                );
+                d.block = [1, 0, 0];
+                d
+            },
+            [16, 1, 1],
+            &[("m", 28)],
+        );
+        assert!(h.contains("make_float4(0.f, 0.f, 0.f, 0.f)"), "{h}");
+        assert!(!h.contains("0.0f"), "{h}");
+        // A transpose: the read of the tile is guarded by the output's bounds, which skip
+        // exactly the slots outside the data: no padding.
+        let tr = "__global__ void tp(float* out, const float* in, int h, int w) {\n    __shared__ float blk[4][4];\n    int x = blockIdx.x * 4 + threadIdx.x;\n    int y = blockIdx.y * 4 + threadIdx.y;\n    blk[threadIdx.y][threadIdx.x] = in[y * w + x];\n    __syncthreads();\n    int ox = blockIdx.y * 4 + threadIdx.x;\n    int oy = blockIdx.x * 4 + threadIdx.y;\n    if (oy < w && ox < h) out[oy * h + ox] = blk[threadIdx.x][threadIdx.y];\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            5,
+            None,
+            0,
+            oob("in", 18, 18, Access::Read),
+        );
+        d.thread = [0, 3, 0];
+        d.block = [0, 0, 0];
+        let h = help(tr, d, [4, 4, 1], &[("h", 3), ("w", 6)]);
+        assert!(h.contains("no later read of `blk` reaches"), "{h}");
+        assert!(!h.contains("0.0f"), "{h}");
+        // A sort of ints: the padding must sort after every real value.
+        let sort = "__global__ void srt(int* out, const int* keys, int n) {\n    __shared__ int v[8];\n    int t = threadIdx.x;\n    v[t] = keys[blockIdx.x * 8 + t];\n    __syncthreads();\n    int p = t ^ 1;\n    if (p > t) {\n        int lo = v[t];\n        int hi = v[p];\n        if (lo > hi) { v[t] = hi; v[p] = lo; }\n    }\n    __syncthreads();\n    if (blockIdx.x * 8 + t < n) out[blockIdx.x * 8 + t] = v[t];\n}\n";
+        let h = help(
+            sort,
+            {
+                let mut d = diag(
+                    DiagKind::OutOfBounds,
+                    4,
+                    None,
+                    5,
+                    oob("keys", 13, 13, Access::Read),
+                );
+                d.block = [1, 0, 0];
+                d
+            },
+            [8, 1, 1],
+            &[("n", 13)],
+        );
+        assert!(h.contains("INT_MAX"), "{h}");
+        assert!(!h.contains("0.0f"), "{h}");
     }
 
     #[test]
@@ -947,6 +1095,73 @@ mod tests {
             h.contains("after the reads and before the write (line 6)"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn race_a_write_before_the_read_in_one_pass_gets_the_barrier_between_them_not_a_second_end_barrier(
+    ) {
+        // Odd-even steps: each thread reads its neighbour, then writes its own slot; the
+        // barrier at the end of the body already separates the passes.
+        let src = "__global__ void oe(int* o) {\n    __shared__ int t[8];\n    t[threadIdx.x] = o[threadIdx.x];\n    __syncthreads();\n    for (int ph = 0; ph < 8; ph++) {\n        int nb = t[threadIdx.x ^ 1];\n        t[threadIdx.x] = min(t[threadIdx.x], nb);\n        __syncthreads();\n    }\n    o[threadIdx.x] = t[threadIdx.x];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 6, 7, Access::Read);
+        assert!(
+            h.contains("on line 8 already ends each pass")
+                && h.contains("after the reads and before the write (line 7)"),
+            "{h}"
+        );
+        assert!(!h.contains("at the end of the loop body"), "{h}");
+        // Another shape: a compare-and-swap of a pair, reads into named registers, the
+        // barrier after an `if`.
+        let src = "__global__ void cas(float* o) {\n    __shared__ float t[8];\n    int me = threadIdx.x;\n    t[me] = o[me];\n    __syncthreads();\n    for (int r = 0; r < 3; r++) {\n        float mine = t[me];\n        float theirs = t[me ^ 2];\n        if (mine > theirs) {\n            t[me] = theirs;\n        }\n        __syncthreads();\n    }\n    o[me] = t[me];\n}\n";
+        let h = shared_race(src, Hazard::ReadAfterWrite, 8, 10, Access::Read);
+        assert!(
+            h.contains("on line 12 already ends each pass")
+                && h.contains("before the write (line 10)"),
+            "{h}"
+        );
+        // Without the end barrier the prefetch rule still holds.
+        let h = shared_race(
+            &src.replace(
+                "        __syncthreads();\n    }\n    o[me]",
+                "    }\n    o[me]",
+            ),
+            Hazard::ReadAfterWrite,
+            8,
+            10,
+            Access::Read,
+        );
+        assert!(!h.contains("already ends each pass"), "{h}");
+    }
+
+    #[test]
+    fn race_one_writer_per_warp_at_one_slot_gets_the_warp_s_number_as_index() {
+        let collide = |src: &str, name: &str, len: u64| {
+            let f = race(
+                Space::Shared,
+                Hazard::WriteAfterWrite,
+                el(name, 0, len),
+                0,
+                false,
+                (Access::Write, Access::Write),
+            );
+            help(
+                src,
+                diag(DiagKind::SharedRace, 6, Some(6), 32, f),
+                [64, 1, 1],
+                &[],
+            )
+        };
+        let cg = "__global__ void bs(float* out, const float* a) {\n    __shared__ float sums[2];\n    cg::thread_block blk = cg::this_thread_block();\n    cg::thread_block_tile<32> w = cg::tiled_partition<32>(blk);\n    float v = cg::reduce(w, a[threadIdx.x], cg::plus<float>());\n    if (w.thread_rank() == 0) sums[w.thread_rank()] = v;\n}\n";
+        let h = collide(cg, "sums", 2);
+        assert!(h.contains("`sums[w.meta_group_rank()]`"), "{h}");
+        assert!(!h.contains("atomicAdd"), "{h}");
+        // Another shape: a lane number, a constant slot, the `if` around a block.
+        let lanes = "__global__ void ws(float* out, const float* a) {\n    __shared__ float part[2];\n    int lane = threadIdx.x % 32;\n    float v = a[threadIdx.x];\n    if (lane == 0) {\n        part[0] = v;\n    }\n}\n";
+        let h = collide(lanes, "part", 2);
+        assert!(h.contains("`part[threadIdx.x / 32]`"), "{h}");
+        // One element only: a slot per warp does not exist; the one-writer advice stays.
+        let h = collide(lanes, "part", 1);
+        assert!(!h.contains("threadIdx.x / 32"), "{h}");
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub struct WrongOutput<'a> {
     /// The spec's values (for the finite value an inf or NaN replaced).
     pub expected: &'a [f64],
     pub pattern: Option<&'a OutputPattern>,
+    /// The run also reported an error (a race, an access out of bounds): the wrong values may
+    /// be its doing, so a pattern read from them (a shift, a factor) is not said; elements no
+    /// thread wrote and values that are not finite are facts and still are.
+    pub after_error: bool,
 }
 
 /// The puzzle's hint for a wrong output, to show its first rung.
@@ -25,7 +29,18 @@ pub struct MistakeRung<'a> {
 
 /// The help for one wrong output, or None when there is nothing to say beyond the diff.
 pub fn help(w: &WrongOutput, rung: Option<&MistakeRung>) -> Option<String> {
-    let mut parts: Vec<String> = w.pattern.map(|p| pattern(w, p)).into_iter().collect();
+    let mut parts: Vec<String> = w
+        .pattern
+        .filter(|p| {
+            !w.after_error
+                || matches!(
+                    p,
+                    OutputPattern::Unwritten { .. } | OutputPattern::NonFinite { .. }
+                )
+        })
+        .map(|p| pattern(w, p))
+        .into_iter()
+        .collect();
     if let Some(r) = rung {
         parts.push(format!(
             "The puzzle's hint for a wrong output (rung 1; `gpuzzle hint {}` has more): {}",
@@ -34,6 +49,126 @@ pub fn help(w: &WrongOutput, rung: Option<&MistakeRung>) -> Option<String> {
         ));
     }
     (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// A warp's `__match_any_sync` whose lanes past the data pass a key that is also a real value
+/// (`v = i < n ? a[i] : 0`): they join the group of that value, and a count of the group
+/// (`__popc` of the mask) counts them too. Said only where the source shows the fill and the
+/// output shows its trace: the wrong elements of `name` are exactly the fill value's own
+/// element, and too large there.
+pub fn match_fill(
+    scene: &super::Scene,
+    name: &str,
+    (expected, got): (&[f64], &[f64]),
+    mismatches: &[usize],
+) -> Option<String> {
+    let [only] = mismatches else {
+        return None;
+    };
+    if got.get(*only)? <= expected.get(*only)? {
+        return None;
+    }
+    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+    for l in 1..=src.lines() {
+        let code = src.line(l);
+        let Some(at) = code.find("__match_any_sync(") else {
+            continue;
+        };
+        let args = super::eval::split_top(&code[at + "__match_any_sync(".len()..], ',');
+        let key = args
+            .get(1)?
+            .trim()
+            .trim_end_matches([')', ';'])
+            .trim()
+            .to_string();
+        let (def_line, value) = src.definition(l, &key)?;
+        // `cond ? x : LIT`: the literal lanes that fail `cond` take.
+        let (cond, rest) = value.split_once('?')?;
+        let (_, fill) = rest.rsplit_once(':')?;
+        let fill = fill.trim();
+        let lit = fill.trim_end_matches(['u', 'U']);
+        let v: i64 = lit.parse().ok()?;
+        if v as usize != *only {
+            continue;
+        }
+        // The learner's name for the group's mask (`unsigned same = __match_any_sync(..)`).
+        let mask = code[..at]
+            .trim_end()
+            .strip_suffix('=')
+            .and_then(|lhs| lhs.split_whitespace().last())
+            .filter(|n| n.chars().all(|ch| ch.is_alphanumeric() || ch == '_'))
+            .unwrap_or("peers");
+        return Some(format!(
+            "Only {name}[{only}] is wrong, and too large: the lanes that fail `{}` pass `{key}` = {fill} to `__match_any_sync` (line {l}, `{key}` set on line {def_line}), and {fill} is also a real value, so they join the group of the lanes that hold {fill} and are counted with it. Give them a key no element has (`0xffffffffu`), or take them out of the group: `{mask} &= __ballot_sync(0xffffffff, {});`",
+            cond.trim(),
+            cond.trim()
+        ));
+    }
+    None
+}
+
+/// A packed pair built with two different halves (`__halves2half2(a, __float2half(0.f))`)
+/// where only the elements of one half are wrong: the half that differs is the suspect. Said
+/// only where every wrong element has the same parity (so every element of the other half is
+/// right) and the source builds a pair from two different values.
+pub fn pair_halves(
+    scene: &super::Scene,
+    name: &str,
+    len: usize,
+    mismatches: &[usize],
+) -> Option<String> {
+    let first = *mismatches.first()?;
+    let parity = first % 2;
+    // Every wrong element in one half (the other half's elements, all right, exist).
+    if len < 2 || mismatches.len() < 2 || mismatches.iter().any(|i| i % 2 != parity) {
+        return None;
+    }
+    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+    for l in 1..=src.lines() {
+        let code = src.line(l);
+        for f in ["__halves2half2(", "make_half2(", "__floats2half2_rn("] {
+            let Some(at) = code.find(f) else {
+                continue;
+            };
+            let args = call_args(&code[at + f.len()..]);
+            let (Some(lo), Some(hi)) = (args.first(), args.get(1)) else {
+                continue;
+            };
+            let (lo, hi) = (lo.trim(), hi.trim());
+            if lo == hi {
+                continue;
+            }
+            let (which, half) = if parity == 1 {
+                ("odd", "high")
+            } else {
+                ("even", "low")
+            };
+            let call = f.trim_end_matches('(');
+            return Some(format!(
+                "Only the {which} elements of `{name}` are wrong: the {half} half of each pair. Line {l} builds a pair from two different halves, `{call}({lo}, {hi})`, so the {half} halves are computed with `{}`: if both halves should hold the same value, build the pair from one (`__float2half2_rn(x)` from a float, `__halves2half2(h, h)` from a `__half`)",
+                if parity == 1 { hi } else { lo }
+            ));
+        }
+    }
+    None
+}
+
+/// The arguments of a call, from the text just after its `(` up to its matching `)`.
+fn call_args(after_open: &str) -> Vec<String> {
+    let mut depth = 0i32;
+    let mut end = after_open.len();
+    for (i, ch) in after_open.char_indices() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' if depth == 0 => {
+                end = i;
+                break;
+            }
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    super::eval::split_top(&after_open[..end], ',')
 }
 
 /// `out[13]`, with its row and column where the output is a matrix.
@@ -167,6 +302,7 @@ mod tests {
             shape,
             expected: &expected,
             pattern: Some(&p),
+            after_error: false,
         };
         let text = help(&w, None).unwrap_or_default();
         // No empty names or placeholders in any template.
@@ -302,6 +438,7 @@ mod tests {
             shape: None,
             expected: &[],
             pattern: Some(&p),
+            after_error: false,
         };
         let rung = MistakeRung {
             puzzle: 20,
@@ -321,11 +458,99 @@ mod tests {
             shape: None,
             expected: &[],
             pattern: None,
+            after_error: false,
         };
         assert_eq!(
             help(&w, Some(&rung)).as_deref(),
             Some("The puzzle's hint for a wrong output (rung 1; `gpuzzle hint 39` has more): Rescale d.")
         );
         assert_eq!(help(&w, None), None);
+    }
+
+    #[test]
+    fn after_an_error_only_facts_about_the_output_are_said() {
+        let shifted = OutputPattern::Shifted { by: 9 };
+        let w = |p| WrongOutput {
+            name: "hist",
+            shape: None,
+            expected: &[],
+            pattern: Some(p),
+            after_error: true,
+        };
+        // A shift read from values a race produced is a guess: not said.
+        assert_eq!(help(&w(&shifted), None), None);
+        let factor = OutputPattern::Factor { factor: 2.0 };
+        assert_eq!(help(&w(&factor), None), None);
+        // Elements no thread wrote are a fact: still said, in the output's name.
+        let unwritten = OutputPattern::Unwritten {
+            first: vec![1028],
+            count: 2,
+        };
+        let text = help(&w(&unwritten), None).unwrap_or_default();
+        assert!(
+            text.contains("never written") && text.contains("hist[1028]"),
+            "{text}"
+        );
+    }
+
+    fn scene(source: &str) -> super::super::Scene<'_> {
+        super::super::Scene {
+            source,
+            file_name: "k.cu",
+            module: None,
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            values: Vec::new(),
+            shapes: Vec::new(),
+            cooperative: false,
+        }
+    }
+
+    #[test]
+    fn a_match_fill_that_is_a_real_key_is_named_where_only_its_element_is_too_large() {
+        let src = "__global__ void h(unsigned int* hist, const unsigned int* a, int n) {\n    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    unsigned int key = gid < n ? a[gid] : 0u;\n    unsigned int same = __match_any_sync(0xffffffffu, key);\n    if (gid < n && (threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(&hist[key], __popc(same));\n}\n";
+        let (e, g) = ([5.0, 2.0, 1.0], [9.0, 2.0, 1.0]);
+        let h = match_fill(&scene(src), "hist", (&e, &g), &[0]).unwrap_or_default();
+        assert!(
+            h.contains("fail `gid < n` pass `key` = 0u")
+                && h.contains("`same &= __ballot_sync(0xffffffff, gid < n);`"),
+            "{h}"
+        );
+        // Another shape: other names, a fill of 3, a bare-int key.
+        let src = "__global__ void bins(int* counts, const int* vals, int len) {\n    int idx = threadIdx.x;\n    int k = idx < len ? vals[idx] : 3;\n    unsigned grp = __match_any_sync(0xffffffff, k);\n    if (idx < len && (idx % 32) == __ffs(grp) - 1) atomicAdd(&counts[k], __popc(grp));\n}\n";
+        let (e, g) = ([1.0, 1.0, 1.0, 2.0], [1.0, 1.0, 1.0, 30.0]);
+        let h = match_fill(&scene(src), "counts", (&e, &g), &[3]).unwrap_or_default();
+        assert!(h.contains("`k` = 3") && h.contains("`grp &= "), "{h}");
+        // Another element wrong, or too small, or a fill no value has: not this cause.
+        assert_eq!(match_fill(&scene(src), "counts", (&e, &g), &[2]), None);
+        let low = [1.0, 1.0, 1.0, 1.0];
+        assert_eq!(match_fill(&scene(src), "counts", (&e, &low), &[3]), None);
+        let none = src.replace(": 3;", ": -1;");
+        assert_eq!(match_fill(&scene(&none), "counts", (&e, &g), &[3]), None);
+    }
+
+    #[test]
+    fn a_pair_of_two_different_halves_is_named_where_only_one_half_is_wrong() {
+        let src = "__global__ void ax(__half* out, const __half* x, const __half* y, float alpha, int size) {\n    int p = threadIdx.x;\n    __half2 scale = __halves2half2(__float2half(alpha), __float2half(0.0f));\n    reinterpret_cast<__half2*>(out)[p] = __hfma2(scale, reinterpret_cast<const __half2*>(x)[p], reinterpret_cast<const __half2*>(y)[p]);\n}\n";
+        let h = pair_halves(&scene(src), "out", 8, &[1, 3, 5, 7]).unwrap_or_default();
+        assert!(
+            h.contains("Only the odd elements of `out`")
+                && h.contains("computed with `__float2half(0.0f)`")
+                && h.contains("`__float2half2_rn(x)`"),
+            "{h}"
+        );
+        // Another shape: other names, the low half taken from another value.
+        let src = "__global__ void sc(__half* dst, const __half* v, float k) {\n    __half hk = __float2half(k);\n    __half2 kk = make_half2(__float2half(1.0f), hk);\n    reinterpret_cast<__half2*>(dst)[threadIdx.x] = __hmul2(kk, reinterpret_cast<const __half2*>(v)[threadIdx.x]);\n}\n";
+        let h = pair_halves(&scene(src), "dst", 6, &[0, 2, 4]).unwrap_or_default();
+        assert!(
+            h.contains("Only the even elements of `dst`")
+                && h.contains("computed with `__float2half(1.0f)`"),
+            "{h}"
+        );
+        // Mixed parities, a single element, or a pair of one value: not this cause.
+        assert_eq!(pair_halves(&scene(src), "dst", 6, &[0, 1]), None);
+        assert_eq!(pair_halves(&scene(src), "dst", 6, &[4]), None);
+        let same = src.replace("make_half2(__float2half(1.0f), hk)", "make_half2(hk, hk)");
+        assert_eq!(pair_halves(&scene(&same), "dst", 6, &[0, 2, 4]), None);
     }
 }

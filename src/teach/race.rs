@@ -559,6 +559,9 @@ impl Race<'_> {
                     "threadIdx.x == 0".into()
                 };
             }
+            if let Some(m) = self.slot_per_warp(&g.cond, g.line, &expr, &one) {
+                return m;
+            }
             return format!("the write of {s}[{expr}] is already inside `if ({})` (line {}), meant for one writer, but {me} and {other} both pass it and both write {s}[{idx}]: the condition holds for more than one thread (check what it tests: a lane or a thread of each warp, or of each block, is one per warp or per block); for one writer in the block test the thread itself, `if ({one})`", g.cond, g.line);
         }
         let (_, by_thread) = self.depends(line, &expr);
@@ -605,6 +608,35 @@ impl Race<'_> {
         }
     }
 
+    /// A one-writer guard that lets one thread of each warp through (the two writers are in
+    /// different warps of the block), writing an array of several elements at an index that is
+    /// the same for every writer (`totals[lane]` under `lane == 0`): each warp's writer needs
+    /// its own slot, numbered by its warp.
+    fn slot_per_warp(&self, cond: &str, at: u32, expr: &str, one: &str) -> Option<String> {
+        let (ot, ob) = self.other();
+        let mine = self.c.d.thread;
+        let b = self.c.scene.block;
+        let flat = |t: [u32; 3]| t[0] + b[0] * (t[1] + b[1] * t[2]);
+        if ob != self.c.d.block || flat(ot) / 32 == flat(mine) / 32 || self.e.len < 2 {
+            return None;
+        }
+        // The index names only what the guard fixes (the lane, the rank in the tile): the
+        // same value for every writer.
+        let guard_lhs = canonical(cond.split("==").next().unwrap_or(""));
+        if canonical(expr) != guard_lhs && !expr.trim().chars().all(|ch| ch.is_ascii_digit()) {
+            return None;
+        }
+        let s = &self.short;
+        // Cooperative groups name the warp's number in the block on the tile.
+        let warp = match cond.split_once(".thread_rank") {
+            Some((tile, _)) if !tile.trim().is_empty() => {
+                format!("{}.meta_group_rank()", tile.trim())
+            }
+            _ => "threadIdx.x / 32".to_string(),
+        };
+        Some(format!("`if ({cond})` (line {at}) lets one thread of each warp through, and every one of them writes {s}[{expr}], the same element for all: `{expr}` is what the `if` fixes. If each warp should leave its own value in {s}, index with the warp's number, `{s}[{warp}]`; if one value for the whole block is meant, test the thread itself, `if ({one})`"))
+    }
+
     fn ordering(&self) -> String {
         let s = &self.short;
         let (Some(mine), Some(theirs)) = (self.c.line, self.c.d.other_line.filter(|&l| l > 0))
@@ -640,6 +672,18 @@ impl Race<'_> {
                 ..
             }
         );
+        // A barrier after the write, still inside the loop, already ends each pass: then the
+        // write that landed first belongs to the read's own pass, and the barrier that is
+        // missing stands between this pass's reads and its write.
+        let pass_end = in_loop.and_then(|end| {
+            (w + 1..end).find(|&l| {
+                let t = self.c.src.line(l);
+                t.contains("__syncthreads") && self.c.src.guards(l).iter().all(|g| g.line < lo)
+            })
+        });
+        if let (true, None, true, Some(b)) = (w > r, barrier, write_first, pass_end) {
+            return format!("the __syncthreads() on line {b} already ends each pass of the loop, so line {w}'s write of {s}[{}] and line {r}'s read of it are in the same pass: another thread wrote it before this one read it. Read what the pass needs into registers first, then put __syncthreads() after the reads and before the write (line {w}), where every thread reaches it{fence}", self.e.index);
+        }
         if w > r && barrier.is_none() && write_first {
             return match in_loop {
                 Some(end) => format!("line {w} writes {s}[{}] for the next pass of the loop, and line {r} reads it in that pass, with no barrier between the write and the end of the pass: put a __syncthreads() after line {w}, at the end of the loop body (before line {end}'s closing brace), reached by every thread, so each pass's writes are done before the next pass reads them{fence}", self.e.index),

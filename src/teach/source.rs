@@ -353,9 +353,16 @@ impl Source {
     /// evaluated in `env` in order (locals that cannot be evaluated are left unknown), added
     /// to a copy of `env`. Loop variables are not set (their value changes).
     pub fn locals_before(&self, n: u32, env: &Env) -> Env {
-        let mut env = env.clone();
         let start = self.function_of(n).map_or(1, |f| f.0);
-        for l in start..n {
+        self.locals_between(start, n, env)
+    }
+
+    /// The integer locals declared on lines `from` to `to - 1`, evaluated in `env` in order,
+    /// added to a copy of it (`locals_before` from a later start: what a loop's body sets,
+    /// once the loop's variable is in `env`).
+    pub fn locals_between(&self, from: u32, to: u32, env: &Env) -> Env {
+        let mut env = env.clone();
+        for l in from..to {
             let t = self.line(l);
             if loop_header_text(t).is_some() {
                 continue;

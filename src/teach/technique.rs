@@ -10,7 +10,7 @@ use crate::emu::result::Counters;
 use crate::emu::technique::Family;
 use crate::ptx::census::{Census, Work};
 use crate::puzzle::Technique;
-use crate::teach::source::Source;
+use crate::teach::source::{find_word, Source};
 
 /// What was broken: a block under `require`, or a thread over the budget (`forbidden`: the
 /// budget is `forbid`'s 0).
@@ -45,6 +45,9 @@ pub struct Context<'a> {
 /// there is nothing to add to the counts the report already shows.
 pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     let Some(family) = Counters::family(counter) else {
+        if let Miss::BlockOverBudget { limit, .. } = miss {
+            return atomics_over(counter, limit, cx);
+        }
         return memory_budget(miss, cx);
     };
     let asks = asks_for(family, counter, cx);
@@ -155,8 +158,16 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
                 .chain(c.lines(Work::FloatMulAdd))
                 .collect();
             if !bytes.is_empty() && !muls.is_empty() {
-                let mut all = bytes;
-                all.extend(muls);
+                // Lines that both take bytes and multiply are the byte products; a multiply
+                // elsewhere (`4 * word`, an address) is named only when no line does both.
+                let both: Vec<u32> = muls.iter().copied().filter(|l| bytes.contains(l)).collect();
+                let all = if both.is_empty() {
+                    let mut all = bytes;
+                    all.extend(muls);
+                    all
+                } else {
+                    both
+                };
                 Some(format!(
                     "your kernel takes the bytes apart and multiplies them one by one ({}): `__dp4a(a, b, c)` multiplies the four byte pairs of two 32-bit words and adds them to c in one instruction",
                     lines(&all)
@@ -281,8 +292,8 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
                 )
             })
         }
-        Family::Barriers => None,
-        Family::Votes => None,
+        Family::Barriers => barriers_instead(c),
+        Family::Votes => votes_instead(c),
         Family::LocalReads
         | Family::LocalWrites
         | Family::F64
@@ -294,6 +305,101 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
         Some(i) => format!("{asks}: {i}."),
         None => format!("{asks}: {counted}."),
     }
+}
+
+/// What a kernel short of block barriers does instead, where the census shows it: part of the
+/// work finished inside a warp (shuffles, warp reduces, `__syncwarp()`), shared memory written
+/// and read back with no barrier at all, or no shared memory at all.
+fn barriers_instead(c: &Census) -> Option<String> {
+    let shuffles = c.lines(Work::Shuffle);
+    let reduces = c.lines(Work::WarpReduce);
+    let warp_syncs = c.lines(Work::WarpSync);
+    let mut warp_parts: Vec<String> = Vec::new();
+    if !shuffles.is_empty() {
+        warp_parts.push(format!("shuffles on {}", lines(&shuffles)));
+    }
+    if !reduces.is_empty() {
+        warp_parts.push(format!("warp reduces on {}", lines(&reduces)));
+    }
+    if !warp_syncs.is_empty() {
+        warp_parts.push(format!("`__syncwarp()` on {}", lines(&warp_syncs)));
+    }
+    if !warp_parts.is_empty() {
+        return Some(format!(
+            "your kernel does part of the work inside one warp ({}), where the puzzle's lesson is the block-wide step: do every step in shared memory, each followed by a `__syncthreads()` that every thread of the block reaches (outside any `if`)",
+            warp_parts.join(", ")
+        ));
+    }
+    let stores = c.lines(Work::SharedStore);
+    let loads = c.lines(Work::SharedLoad);
+    if stores.is_empty() && loads.is_empty() {
+        return Some("your kernel shares nothing through shared memory, so its threads never wait for each other: each thread combines only what it read itself. Store each thread's partial result in a `__shared__` array, call `__syncthreads()`, and combine the partial results in steps, with a `__syncthreads()` after each".to_string());
+    }
+    if c.lines(Work::Barrier).is_empty() && !stores.is_empty() && !loads.is_empty() {
+        return Some(format!(
+            "your kernel stores to shared memory ({}) and reads it back ({}) with no `__syncthreads()` anywhere: a thread may read an element before the thread that owns it has stored it. Put a `__syncthreads()`, reached by every thread, between each store and the reads of what other threads stored",
+            lines(&stores),
+            lines(&loads)
+        ));
+    }
+    None
+}
+
+/// What a kernel with no warp votes does instead, where the census shows it: `__activemask()`
+/// (which lanes run, not what they vote), a block-wide `__syncthreads_count`, atomics or
+/// shuffles or shared memory gathering the lanes' flags.
+fn votes_instead(c: &Census) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let active = c.lines(Work::ActiveMask);
+    if !active.is_empty() {
+        seen.push(format!(
+            "`__activemask()` ({}) tells which lanes are running at that point, not which of them keep their element: a lane that left early is missing from it, and so would a lane that is only late",
+            lines(&active)
+        ));
+    }
+    let counts = c.lines(Work::BarrierCount);
+    if !counts.is_empty() {
+        seen.push(format!(
+            "`__syncthreads_count` ({}) counts the whole block at a barrier and gives no lane its place among the others",
+            lines(&counts)
+        ));
+    }
+    let atomics: Vec<u32> = c
+        .lines(Work::SharedAtomic)
+        .into_iter()
+        .chain(c.lines(Work::GlobalAtomic))
+        .collect();
+    if !atomics.is_empty() {
+        seen.push(format!(
+            "your kernel counts the kept lanes with atomics ({}), which hand out places in whatever order the lanes arrive",
+            lines(&atomics)
+        ));
+    }
+    let shuffles = c.lines(Work::Shuffle);
+    if !shuffles.is_empty() {
+        seen.push(format!(
+            "your kernel gathers the other lanes' flags with shuffles ({}), one lane at a time",
+            lines(&shuffles)
+        ));
+    }
+    if seen.is_empty() {
+        let through: Vec<u32> = c
+            .lines(Work::SharedStore)
+            .into_iter()
+            .chain(c.lines(Work::SharedLoad))
+            .collect();
+        if through.is_empty() {
+            return None;
+        }
+        seen.push(format!(
+            "your kernel exchanges the lanes' flags through shared memory ({})",
+            lines(&through)
+        ));
+    }
+    Some(format!(
+        "{}. `__ballot_sync(0xffffffff, keep)`, called by every lane of the warp before any of them leaves, gives each lane the 32 flags as one mask: `__popc` of the bits below a lane is its place",
+        seen.join("; ")
+    ))
 }
 
 fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) -> String {
@@ -331,10 +437,32 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
             // that caused it: any line of the source as compiled with one, where double math
             // ran.
             let src = Source::new(cx.source);
+            // A variable, cast or function of type `double` makes the arithmetic double however
+            // its literals are written: the type is what to change.
+            let typed: Vec<u32> = (1..=src.lines())
+                .filter(|&l| find_word(src.line(l), "double").is_some())
+                .collect();
             let found: Vec<(u32, String)> = (1..=src.lines())
                 .filter_map(|l| double_literal(src.line(l)).map(|lit| (l, lit)))
                 .collect();
-            if let Some((_, first)) = found.first() {
+            if let Some(&first) = typed.first() {
+                let also = if found.is_empty() {
+                    String::new()
+                } else {
+                    let at: Vec<u32> = found.iter().map(|(l, _)| *l).collect();
+                    format!(
+                        ", and give the literals on {} their `f` suffix (`{}f`)",
+                        lines(&at),
+                        found[0].1
+                    )
+                };
+                Some(format!(
+                    "{} {} the type `double` (`{}`), and every operation on a `double` is double arithmetic: declare it `float`{also}",
+                    lines(&typed),
+                    if typed.len() == 1 { "uses" } else { "use" },
+                    src.line(first).trim()
+                ))
+            } else if let Some((_, first)) = found.first() {
                 let at: Vec<u32> = found.iter().map(|(l, _)| *l).collect();
                 Some(format!(
                     "{} {} a floating literal without the `f` suffix (`{first}`), which is a `double` and makes the arithmetic around it double: write `{first}f`",
@@ -369,6 +497,83 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
         Some(w) => format!("{head}: {w}."),
         None => format!("{head}."),
     }
+}
+
+/// A block over its budget of global atomics: where the census shows the atomics and what
+/// combines the values before them (a warp's shuffles or reduce, shared memory), the step that
+/// is missing so that fewer threads make one.
+fn atomics_over(counter: usize, limit: u64, cx: &Context) -> Option<String> {
+    if Counters::NAMES[counter] != "global_atomics" {
+        return None;
+    }
+    let c = cx.census;
+    let atomics = c.lines(Work::GlobalAtomic);
+    if atomics.is_empty() {
+        return None;
+    }
+    // Only atomics that add into one element (a total): a histogram's atomics go to bins that
+    // an index picks, and summing before them would mix the bins.
+    let src = Source::new(cx.source);
+    if !atomics.iter().all(|&l| one_target(src.line(l))) {
+        return None;
+    }
+    let warp: Vec<u32> = c
+        .lines(Work::Shuffle)
+        .into_iter()
+        .chain(c.lines(Work::WarpReduce))
+        .collect();
+    let head = format!(
+        "puzzle {} allows {limit} global atomic{} per block",
+        cx.puzzle_id,
+        if limit == 1 { "" } else { "s" }
+    );
+    Some(if warp.is_empty() {
+        format!(
+            "{head}, and your kernel makes one for each thread's own value ({}): add the values up inside the block first, a warp's with `__reduce_add_sync(0xffffffff, v)` or a `__shfl_down_sync` fold{}, and let one lane make the atomic with the sum",
+            lines(&atomics),
+            if limit == 1 {
+                " and the warps' sums through shared memory after a `__syncthreads()`"
+            } else {
+                ""
+            }
+        )
+    } else {
+        format!(
+            "{head}, and your kernel sums each warp ({}) but lets every warp make its own atomic ({}): store the warps' sums in a `__shared__` array, call `__syncthreads()`, and let one thread of the block add them up and make the block's atomic",
+            lines(&warp),
+            lines(&atomics)
+        )
+    })
+}
+
+/// Whether every `atomic...(` call on a line targets one fixed element: `out`, `&out[0]`,
+/// `total` (no subscript, or a constant one).
+fn one_target(code: &str) -> bool {
+    let mut found = false;
+    let mut rest = code;
+    while let Some(at) = rest.find("atomic") {
+        let after = &rest[at..];
+        let Some(open) = after.find('(') else {
+            break;
+        };
+        let args = &after[open + 1..];
+        let first = crate::teach::eval::split_top(args, ',')
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let subscripts: Vec<&str> = first.split('[').skip(1).collect();
+        let constant = subscripts.iter().all(|s| {
+            s.split(']')
+                .next()
+                .is_some_and(|i| i.trim().chars().all(|ch| ch.is_ascii_digit()))
+        });
+        if !constant {
+            return false;
+        }
+        found = true;
+        rest = args;
+    }
+    found
 }
 
 /// For a memory counter over its budget: what the budget is built for, from `[technique]`.

@@ -94,7 +94,10 @@ pub fn help(c: &Case) -> String {
             _ => Some(String::new()),
         };
         if let Some(whose) = skipped {
-            return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage{whose}, and line {r} reads {shown}: store 0.0f when the condition fails (`{short}[..] = {} ? ... : 0.0f;`), so the element holds a neutral value", g.cond, g.line, g.cond);
+            // The value that leaves line r's result unchanged, in the array's own type.
+            let n = super::padding::neutral(c.src, short, Some(r));
+            let v = n.split(" (from").next().unwrap_or(&n);
+            return format!("line {w} writes `{short}` only inside `if ({})` (line {}), so the threads that skip it leave their element holding garbage{whose}, and line {r} reads {shown}: store {n} when the condition fails (`{short}[..] = {} ? ... : {v};`), so the element holds a neutral value", g.cond, g.line, g.cond);
         }
     }
     format!("no thread wrote {shown} before this read; line {w} writes `{short}`, but not this element before it is read: check that the writes cover every element the reads use (each thread its own, for every thread of the block, with any padding set to 0), with __syncthreads() between the writes and the reads")

@@ -2,7 +2,7 @@
 // kind: out-of-bounds
 // line: @bug
 // help-has: < m
-// help-has: 0.0f
+// help-has: __float2half(0.f)
 // why: copies the A tile without checking that the row and column are inside a.
 // Puzzle 51 · mma.sync + ldmatrix matmul: c = a * w^T on tensor cores, fragments loaded with
 // ldmatrix from shared tiles free of bank conflicts. Check with `gpuzzle run 51`; stuck?
