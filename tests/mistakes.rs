@@ -162,10 +162,6 @@ fn parse(rel: &str, text: &str) -> Result<Attempt, String> {
         }
         (Expect::Fail, Some(k)) => return Err(format!("unknown kind `{k}`")),
     }
-    let diagnostic = a.kind.as_deref().is_some_and(|k| KINDS.contains(&k));
-    if !diagnostic && (!a.help_has.is_empty() || !a.help_not.is_empty()) {
-        return Err("help checks need a diagnostic kind".into());
-    }
     Ok(a)
 }
 
@@ -402,6 +398,30 @@ fn over_budget(puzzle: &Value) -> BTreeSet<String> {
 /// The `= help:` line drawn under the first diagnostic of `kind` at `line` in the text report
 /// of `gpuzzle run N` (for as long as the JSON carries no `help`). Continuation lines (indented
 /// text up to the next blank line or diagnostic) are joined to it.
+/// Every help paragraph of a text report without a diagnostic (a wrong output's pattern, a
+/// budget's technique, the puzzle's mistake hint shown in the run), joined: the paragraphs
+/// that start with `help:` or `The puzzle's hint`, each up to its blank line.
+fn report_help(report: &str) -> Option<String> {
+    let mut help = String::new();
+    let mut inside = false;
+    for l in report.lines() {
+        let t = l.trim();
+        if t.is_empty() {
+            inside = false;
+            continue;
+        }
+        if t.starts_with("help:") || t.starts_with("The puzzle's hint") {
+            inside = true;
+        }
+        if inside {
+            help.push_str(t.strip_prefix("help:").unwrap_or(t).trim());
+            help.push(' ');
+        }
+    }
+    let help = help.trim().to_string();
+    (!help.is_empty()).then_some(help)
+}
+
 fn help_from_text(report: &str, kind: &str, line: usize) -> Option<String> {
     let lines: Vec<&str> = report.lines().collect();
     let heads = [format!("error[{kind}]"), format!("warning[{kind}]")];
@@ -515,13 +535,23 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
     if a.help_has.is_empty() && a.help_not.is_empty() {
         return g;
     }
-    let d = first_diagnostic(puzzle).expect("a diagnostic kind was matched");
-    let help = match d.get("help") {
-        Some(h) => h.as_str().map(str::to_string),
+    let help = match first_diagnostic(puzzle) {
+        Some(d) => match d.get("help") {
+            Some(h) => h.as_str().map(str::to_string),
+            None => {
+                g.help_from_text = true;
+                let (_, report, _) = run_in(ws, &["run", &id]);
+                help_from_text(
+                    &report,
+                    a.kind.as_deref().unwrap_or(""),
+                    a.line.unwrap_or(0),
+                )
+            }
+        },
+        // A wrong output or a budget: its help is not in the JSON, only in the report.
         None => {
-            g.help_from_text = true;
             let (_, report, _) = run_in(ws, &["run", &id]);
-            help_from_text(&report, a.kind.as_deref().unwrap(), a.line.unwrap())
+            report_help(&report)
         }
     };
     let Some(help) = help else {

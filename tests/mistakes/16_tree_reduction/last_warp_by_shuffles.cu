@@ -3,8 +3,9 @@
 // counter: require:barriers
 // why: runs the tree in shared memory down to 64 values, then finishes in the first warp with
 // why: shuffles: fast, but the puzzle's lesson is a barrier at every step.
-// why: expert fix (help should say): shuffle | __shfl_down_sync ; __syncthreads()
-// why: misleading (help should not say): ran no barriers
+// help-has: shuffle | __shfl_down_sync
+// help-has: __syncthreads()
+// help-not: ran no barriers
 // Puzzle 16 · Tree reduction: out[blockIdx.x] = sum of this block's 2 * TPB elements of a.
 // Check with `gpuzzle run 16`; stuck? `gpuzzle hint 16`.
 extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {

@@ -3,8 +3,9 @@
 // counter: require:votes
 // why: lets the lanes that drop their element return, then takes the slot from __activemask(),
 // why: which says which lanes are running, not a vote.
-// why: expert fix (help should say): __ballot_sync ; __activemask
-// why: misleading (help should not say): ran no votes
+// help-has: __ballot_sync
+// help-has: __activemask
+// help-not: ran no votes
 // Puzzle 28 · Ballot compaction: pack each warp's positive elements to the front of its slice.
 // Check with `gpuzzle run 28`; stuck? `gpuzzle hint 28`.
 extern "C" __global__ void compact(float* out, int* counts, const float* a, int size) {

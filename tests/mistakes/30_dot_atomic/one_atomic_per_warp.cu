@@ -2,8 +2,8 @@
 // kind: over-budget
 // counter: block_budget:global_atomics
 // why: sums each warp with shuffles and lets every warp's lane 0 add to out: 2 atomics a block.
-// why: expert fix (help should say): one atomic per block | thread 0 | s[0] | cache[0] | whole block
-// why: misleading (help should not say): guard the access
+// help-has: one atomic per block | thread 0 | one thread of the block | s[0] | cache[0] | whole block
+// help-not: guard the access
 // Puzzle 30 · Dot product across blocks: out[0] = sum of a[i] * b[i], one atomicAdd per block.
 // Check with `gpuzzle run 30`; stuck? `gpuzzle hint 30`.
 extern "C" __global__ void dot_atomic(float* out, const float* a, const float* b, int size) {

@@ -1,8 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: builds the alpha pair with 0 in the high half, so every odd element gets y alone.
-// why: expert fix (help should say): __float2half2_rn | both halves | __half2half2
-// why: misleading (help should not say): guard
+// help-has: __float2half2_rn | both halves | __half2half2
+// help-not: guard
 // Puzzle 37 · Half-precision axpy: out[i] = alpha * x[i] + y[i] on __half, two at a time.
 // Check with `gpuzzle run 37`; stuck? `gpuzzle hint 37`.
 #include <cuda_fp16.h>

@@ -2,8 +2,8 @@
 // kind: over-budget
 // counter: require:f16x2
 // why: loads __half2 pairs, but unpacks both halves to float, computes there and packs them again.
-// why: expert fix (help should say): __hfma2 | __half2 arithmetic
-// why: misleading (help should not say): float4
+// help-has: __hfma2 | __half2 arithmetic
+// help-not: float4
 // Puzzle 37 · Half-precision axpy: out[i] = alpha * x[i] + y[i] on __half, two at a time.
 // Check with `gpuzzle run 37`; stuck? `gpuzzle hint 37`.
 #include <cuda_fp16.h>

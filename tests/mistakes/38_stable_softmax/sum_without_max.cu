@@ -1,8 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: finds the maximum, but sums expf(x) without subtracting it: the sum overflows to inf.
-// why: expert fix (help should say): expf(x - m) | x - m | subtract
-// why: misleading (help should not say): __syncthreads()
+// help-has: expf(x - m) | x - m | subtract
+// help-not: __syncthreads()
 // Puzzle 38 · Numerically stable softmax: out[r][c] = exp(x[r][c] - max_r) / sum_k exp(x[r][k] - max_r),
 // one block per row. Check with `gpuzzle run 38`; stuck? `gpuzzle hint 38`.
 #include <cfloat>

@@ -2,8 +2,8 @@
 // kind: wrong-output
 // why: merges two partial sums against the left one's maximum instead of the larger: when the
 // why: right maximum is much larger, expf(m_right - m_left) overflows.
-// why: expert fix (help should say): fmaxf | larger | rescale
-// why: misleading (help should not say): __syncthreads()
+// help-has: fmaxf | larger | rescale
+// help-not: __syncthreads()
 // Puzzle 39 · Online softmax: the softmax of puzzle 38 with the maximum and the sum found in one
 // pass. Check with `gpuzzle run 39`; stuck? `gpuzzle hint 39`.
 #include <cfloat>

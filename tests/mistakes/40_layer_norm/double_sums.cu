@@ -2,8 +2,8 @@
 // kind: over-budget
 // counter: f64
 // why: accumulates in double to dodge cancellation, which the puzzle forbids.
-// why: expert fix (help should say): float
-// why: misleading (help should not say): __syncthreads()
+// help-has: float
+// help-not: __syncthreads()
 // Puzzle 40 · Layer norm: out[r][c] = (x[r][c] - mean_r) / sqrt(var_r + EPS) * gamma[c] + beta[c],
 // one block per row. Check with `gpuzzle run 40`; stuck? `gpuzzle hint 40`.
 extern "C" __global__ void layer_norm(float* out, const float* x, const float* gamma, const float* beta, int rows, int cols) {

@@ -2,8 +2,8 @@
 // kind: over-budget
 // counter: block_budget:global_atomics
 // why: every thread adds its own __dp4a result to out with its own atomicAdd.
-// why: expert fix (help should say): __reduce_add_sync | shuffle | one atomic per warp | warp's sum
-// why: misleading (help should not say): guard the access
+// help-has: __reduce_add_sync | shuffle | one atomic per warp | warp's sum
+// help-not: guard the access
 // Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
 // time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {

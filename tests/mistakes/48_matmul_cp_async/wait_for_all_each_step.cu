@@ -3,8 +3,8 @@
 // counter: require:cp_async_overlap
 // why: double-buffers, but waits for every group (including the one it just started for the next
 // why: step) before computing: no copy overlaps the work.
-// why: expert fix (help should say): __pipeline_wait_prior(1) | wait_group 1 | all but the newest
-// why: misleading (help should not say): __syncthreads() inside
+// help-has: __pipeline_wait_prior(1) | wait_group 1 | all but the newest
+// help-not: __syncthreads() inside
 // Puzzle 48 · Double-buffered matmul with cp.async: out (M x N) = a (M x K) times b (K x N).
 // Check with `gpuzzle run 48`; stuck? `gpuzzle hint 48`.
 #include <cuda_pipeline.h>

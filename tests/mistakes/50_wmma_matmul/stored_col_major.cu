@@ -1,8 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: stores the accumulator with wmma::mem_col_major into a row-major out: each tile transposed.
-// why: expert fix (help should say): mem_row_major
-// why: misleading (help should not say): guard
+// help-has: mem_row_major
+// help-not: guard
 // Puzzle 50 · WMMA matmul: out (M x N, float) = a (M x K) times b (K x N), half inputs, on tensor cores.
 // Check with `gpuzzle run 50`; stuck? `gpuzzle hint 50`.
 #include <mma.h>
