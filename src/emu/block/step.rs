@@ -50,7 +50,8 @@ impl<'l> Block<'l> {
             }
             // The fast path: done and `continue`, or fall through to the general path.
             match fi.op {
-                Fast::Slow => {}
+                // Vector shared loads are lockstep's; alone, the general path does them.
+                Fast::Slow | Fast::LdSharedVec { .. } => {}
                 Fast::Int32 { op, d, a, b } => {
                     th.regs[d as usize] = fast::int32(op, rd(&th.regs, a), rd(&th.regs, b));
                     pc += 1;
