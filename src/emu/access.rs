@@ -741,6 +741,15 @@ impl<'l> Mem<'l> {
             && self.launch.shared_var(a, 4 * n).is_some()
     }
 
+    /// The 4-byte word of shared memory at `a` (inside it: `shared_vec_clean` said so).
+    #[inline(always)]
+    pub(super) fn shared_word(&self, a: u64) -> u64 {
+        let words = self.shared.as_chunks::<4>().0;
+        words
+            .get((a / 4) as usize)
+            .map_or(0, |b| u32::from_le_bytes(*b) as u64)
+    }
+
     /// A lane's clean vector shared load (see `shared_vec_clean`): the words at `a` into the
     /// registers `dst` of lane `lane` of the warp's register file `file`, counted.
     #[inline(always)]
