@@ -955,11 +955,11 @@ fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u
     write_lanes(file, on, d, &out);
 }
 
-/// Whether the processor has what `lockstep_avx2` is compiled for (the answers are cached by
-/// the standard library).
+/// Whether the processor has what `lockstep_avx2` (and `step.rs`'s `step_avx2`) is compiled
+/// for (the answers are cached by the standard library).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn has_avx2() -> bool {
+pub(super) fn has_avx2() -> bool {
     #[cfg(test)]
     if tests::BASELINE.with(|b| b.get()) {
         return false;
