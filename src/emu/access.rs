@@ -736,7 +736,7 @@ impl<'l> Mem<'l> {
     /// nothing): then `shared_vec_read` does all `load_vec` would (with `shared_vec_fast`).
     #[inline(always)]
     pub(super) fn shared_vec_clean(&self, a: u64, n: u64) -> bool {
-        a % (4 * n) == 0
+        a.is_multiple_of(4 * n)
             && (0..n).all(|k| self.shadow.clean_read(a + 4 * k, self.epoch))
             && self.launch.shared_var(a, 4 * n).is_some()
     }
