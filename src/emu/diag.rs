@@ -439,12 +439,12 @@ impl Diags {
         }
     }
 
-    /// Merge another block's reports after this one's (block order keeps runs deterministic).
     /// How many changes were made (see the field): equal counts, nothing changed between.
     pub fn changes(&self) -> u64 {
         self.changes
     }
 
+    /// Merge another block's reports after this one's (block order keeps runs deterministic).
     pub fn merge(&mut self, other: Diags) {
         self.changes += 1;
         for (d, extra) in other.list.into_iter().zip(other.extra) {
