@@ -1,6 +1,7 @@
 //! Speed of `gpuzzle check --all --solutions`, the whole process, cold and warm, against the sum
 //! of the NVRTC compiles it needs. Run with:
 //!     cargo build --release && cargo run --release --example bench_check
+//! (`GPUZZLE_BENCH_BIN=PATH` times another build of gpuzzle instead of target/release's.)
 use gpuzzle::compile::{CompileRequest, PtxCompiler};
 use gpuzzle::puzzle::Workspace;
 use std::path::PathBuf;
@@ -9,7 +10,10 @@ use std::time::Instant;
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let bin = root.join("target/release/gpuzzle");
+    // `GPUZZLE_BENCH_BIN`: another binary to time (a baseline build, side by side).
+    let bin = std::env::var_os("GPUZZLE_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/release/gpuzzle"));
     if !bin.exists() {
         eprintln!("build the binary first: cargo build --release");
         std::process::exit(2);

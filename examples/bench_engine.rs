@@ -11,7 +11,7 @@
 //! against native Rust on one core, and the memory high-water mark of the launch per byte of its
 //! buffers (what the emulator allocates beyond the caller's copy of the arguments).
 //!
-//! Last (`--only race` alone), a racing launch against its race-free twin: the tiled matmul
+//! Last (`--only race` alone; with `--modes racy`, the racing launch alone, for profiling), a racing launch against its race-free twin: the tiled matmul
 //! without its first `__syncthreads()` (a race reported, every later access of the tiles racing
 //! again) against the tiled matmul, one core, checkers on. A race must not make a launch much
 //! slower than its twin (the target: at most 2 times), or a correct-but-racy kernel would run
@@ -459,7 +459,28 @@ fn main() {
             Some(v) => std::env::set_var("GPUZZLE_LOCKSTEP", v),
             None => std::env::remove_var("GPUZZLE_LOCKSTEP"),
         }
-        race_against_twin(&module, &matmul_args(), &tiles, reps);
+        if modes == "racy" {
+            // For profiling: the racing launch alone.
+            let opts = EmuOptions {
+                jobs: 1,
+                checkers: true,
+                perf: false,
+                step_limit: u64::MAX,
+                deadline: None,
+                poisoned: Vec::new(),
+            };
+            let (took, r) = best(reps, false, || {
+                emu::run(&module, "tiled_racy", &tiles, matmul_args(), &opts)
+                    .expect("the benchmark kernel runs")
+            });
+            println!(
+                "racing launch alone: {:.2} ms cpu ({} reports)",
+                ms(took.cpu),
+                r.diagnostics.len()
+            );
+        } else {
+            race_against_twin(&module, &matmul_args(), &tiles, reps);
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use super::memory::{classify, GlobalMem, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
-use super::shadow::{Found, Probe};
+use super::shadow::{Found, Pair, Probe};
 use super::technique::{words, Family};
 use crate::ptx::ir::{AtomOp, Inst, Op, Space, Ty};
 
@@ -112,6 +112,53 @@ pub(super) fn le_write(dst: &mut [u8], v: u64) {
             let n = n.min(8);
             dst[..n].copy_from_slice(&v.to_le_bytes()[..n]);
         }
+    }
+}
+
+/// The shared-memory race reports `shared_found` counted last, as (line, other line, thread
+/// linear), while the reports' change count (`Diags::changes`) stays what it was after them:
+/// counting one of them again for the same thread would change nothing (see
+/// `Mem::race_memo`). Two, for a loop that races on two lines in turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RaceMemo {
+    keys: [Option<(u32, u32, u32)>; 2],
+    /// The slot the next key takes.
+    next: usize,
+    changes: u64,
+}
+
+impl RaceMemo {
+    /// Whether report `key` was counted last for its thread with no change since.
+    #[inline(always)]
+    fn holds(&self, key: (u32, u32, u32), changes: u64) -> bool {
+        self.changes == changes && self.keys.contains(&Some(key))
+    }
+
+    /// Report `key` was just counted; the reports' change count is now `changes`. A change
+    /// may have been to another report: the keys remembered before it are forgotten.
+    #[inline(always)]
+    fn remember(&mut self, key: (u32, u32, u32), changes: u64) {
+        if changes != self.changes {
+            *self = RaceMemo {
+                changes,
+                ..RaceMemo::default()
+            };
+        }
+        self.keys[self.next] = Some(key);
+        self.next ^= 1;
+    }
+}
+
+/// Which report a race on shared memory between this access (`pair`, thread `me`, `line`)
+/// and `other`'s on `other_line` counts, as (line, other line, thread), the way
+/// `shared_found_report` decides it: a read that came too early (a write on an earlier line
+/// after it) is the reader's report at the read; a store on an earlier line after another
+/// thread's atomic update, the updater's at the update; anything else, this access's.
+fn race_report_key(pair: Pair, me: u32, other: u32, line: u32, other_line: u32) -> (u32, u32, u32) {
+    let later_other = other != NONE && other_line > line && line > 0;
+    match pair {
+        Pair::War | Pair::Aar | Pair::Waa if later_other => (other_line, line, other),
+        _ => (line, other_line, me),
     }
 }
 
@@ -673,6 +720,61 @@ impl<'l> Mem<'l> {
         (clean, None)
     }
 
+    /// Whether a warp's `ld.shared.v2/v4` may take `shared_vec_clean`/`shared_vec_read` for
+    /// its lanes: checkers on, nothing logged, no async copy in flight, not a cluster launch
+    /// (each of which the general path, `load_vec`, has more to do for).
+    #[inline(always)]
+    pub(super) fn shared_vec_fast(&self) -> bool {
+        self.accesses.is_none()
+            && !self.asyncs.live()
+            && self.launch.cluster.is_none()
+            && self.shadow.is_on()
+    }
+
+    /// Whether a lane's `ld.shared` of `n` 4-byte words at `a` is aligned, inside one variable,
+    /// and reads only clean words (`SharedShadow::clean_read`: the checkers find and change
+    /// nothing): then `shared_vec_read` does all `load_vec` would (with `shared_vec_fast`).
+    #[inline(always)]
+    pub(super) fn shared_vec_clean(&self, a: u64, n: u64) -> bool {
+        a.is_multiple_of(4 * n)
+            && (0..n).all(|k| self.shadow.clean_read(a + 4 * k, self.epoch))
+            && self.launch.shared_var(a, 4 * n).is_some()
+    }
+
+    /// The 4-byte word of shared memory at `a` (inside it: `shared_vec_clean` said so).
+    #[inline(always)]
+    pub(super) fn shared_word(&self, a: u64) -> u64 {
+        let words = self.shared.as_chunks::<4>().0;
+        words
+            .get((a / 4) as usize)
+            .map_or(0, |b| u32::from_le_bytes(*b) as u64)
+    }
+
+    /// A lane's clean vector shared load (see `shared_vec_clean`): the words at `a` into the
+    /// registers `dst` of lane `lane` of the warp's register file `file`, counted.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn shared_vec_read(
+        &self,
+        th: &mut Thread,
+        a: u64,
+        ty: Ty,
+        dst: &[u32],
+        file: &mut [u64],
+        lane: usize,
+    ) {
+        let words = self.shared.as_chunks::<4>().0;
+        let w = (a / 4) as usize;
+        for (k, &r) in dst.iter().enumerate() {
+            // Inside shared memory: `shared_var` said so.
+            let v = words
+                .get(w + k)
+                .map_or(0, |b| u32::from_le_bytes(*b) as u64);
+            file[r as usize * 32 + lane] = alu::loaded(ty, v);
+        }
+        th.counters.shared_reads += dst.len() as u64;
+    }
+
     /// The fast path of a scalar shared load (bounds, alignment, counters, checkers, log).
     #[inline(always)]
     pub(super) fn fast_shared_load(
@@ -1183,9 +1285,9 @@ impl<'l> Mem<'l> {
         }
     }
 
-    /// Note a read of never-written shared memory (decided at the next barrier) and report a race.
-    #[cold]
-    #[inline(never)]
+    /// Note a read of never-written shared memory (decided at the next barrier) and report a
+    /// race. Inline, for the memo's test; what it skips is out of line.
+    #[inline(always)]
     fn shared_found(
         &mut self,
         th: &Thread,
@@ -1199,10 +1301,44 @@ impl<'l> Mem<'l> {
         if off >= self.launch.unchecked_shared_from {
             return;
         }
-        let epoch = self.epoch;
-        let sync = self.order.sync_of(me);
+        // A race alone (no uninitialised read) counts one report, which its lines and one
+        // thread name (`race_report_key`); once handled, the same report again with nothing
+        // changed in the reports since changes nothing (it exists and counted that thread
+        // last). A racing launch meets its races at nearly every access (a tile loop, two
+        // of them in turn): the memo skips the names and the lookup.
+        let key = match found.conflict {
+            Some((pair, other, other_line)) if !found.uninit => {
+                Some(race_report_key(pair, me, other, inst.line, other_line))
+            }
+            _ => None,
+        };
+        let changes = self.diags.changes();
+        if let Some(k) = key {
+            if self.race_memo.holds(k, changes) {
+                return;
+            }
+        }
+        self.shared_found_report(th, me, inst, off, total, found);
+        if let Some(k) = key {
+            self.race_memo.remember(k, self.diags.changes());
+        }
+    }
+
+    /// `shared_found` past its memo: record an uninitialised read, report the race.
+    #[cold]
+    #[inline(never)]
+    fn shared_found_report(
+        &mut self,
+        th: &Thread,
+        me: u32,
+        inst: &Inst,
+        off: u64,
+        total: u32,
+        found: Found,
+    ) {
         let (uninit, conflict) = (found.uninit, found.conflict);
         if uninit {
+            let (epoch, sync) = (self.epoch, self.order.sync_of(me));
             // Decided at the next barrier: if another thread writes these bytes before it,
             // unordered, the read was early (a race, reported at that write), not uninitialised.
             self.pending_uninit.push(PendingUninit {
@@ -1221,17 +1357,25 @@ impl<'l> Mem<'l> {
             // A write that comes before the read in the source (lower line), reached after it
             // only because threads ran in some order, is the read-too-early race of a missing
             // __syncthreads(): report it as the read, like the same race seen the other way.
-            if (hazard == "WAR" || hazard == "AAR")
+            if (hazard == Pair::War || hazard == Pair::Aar)
                 && other != NONE
                 && other_line > inst.line
                 && inst.line > 0
             {
-                self.report_early_read(me, other, other_line, inst, off, total, hazard == "AAR");
+                self.report_early_read(
+                    me,
+                    other,
+                    other_line,
+                    inst,
+                    off,
+                    total,
+                    hazard == Pair::Aar,
+                );
                 return;
             }
             // A plain store on an earlier line reached after another thread's atomic update
             // on a later one (a clear racing the counting): report it at the update.
-            if hazard == "WAA" && other != NONE && other_line > inst.line && inst.line > 0 {
+            if hazard == Pair::Waa && other != NONE && other_line > inst.line && inst.line > 0 {
                 let atomic_tid = self.launch.tid_of(other);
                 if self.repeat_race(other_line, inst.line, atomic_tid) {
                     return;
@@ -1281,31 +1425,31 @@ impl<'l> Mem<'l> {
                 ", with no __syncthreads() between them".to_string()
             };
             let (message, hazard, mine, theirs) = match hazard {
-                "RAW" => (
+                Pair::Raw => (
                     format!("{who} read shared {what} (line {line}) while {other_who} wrote it (line {other_line}){between}"),
                     Hazard::ReadAfterWrite, FAccess::Read, FAccess::Write,
                 ),
-                "WAW" => (
+                Pair::Waw => (
                     format!("{who} wrote shared {what} (line {line}) after {other_who} wrote it (line {other_line}){between}"),
                     Hazard::WriteAfterWrite, FAccess::Write, FAccess::Write,
                 ),
-                "RAA" => (
+                Pair::Raa => (
                     format!("{who} read shared {what} (line {line}) while {other_who} updated it atomically (line {other_line}){between}: the read may see any value in the middle of the updates"),
                     Hazard::AtomicAndPlain, FAccess::Read, FAccess::Atomic,
                 ),
-                "WAA" => (
+                Pair::Waa => (
                     format!("{who} wrote shared {what} (line {line}) after {other_who} updated it atomically (line {other_line}){between}: the plain write can undo the atomic update"),
                     Hazard::AtomicAndPlain, FAccess::Write, FAccess::Atomic,
                 ),
-                "AAW" => (
+                Pair::Aaw => (
                     format!("{who} updated shared {what} atomically (line {line}) after {other_who} wrote it plainly (line {other_line}){between}"),
                     Hazard::AtomicAndPlain, FAccess::Atomic, FAccess::Write,
                 ),
-                "AAR" => (
+                Pair::Aar => (
                     format!("{who} updated shared {what} atomically (line {line}) while {other_who} read it plainly (line {other_line}){between}: the read may see any value in the middle of the updates"),
                     Hazard::AtomicAndPlain, FAccess::Atomic, FAccess::Read,
                 ),
-                _ => (
+                Pair::War => (
                     format!("{who} wrote shared {what} (line {line}) while {other_who} read it (line {other_line}){between}"),
                     Hazard::WriteAfterRead, FAccess::Write, FAccess::Read,
                 ),

@@ -18,6 +18,12 @@ pub struct Diags {
     /// The same keys in `list`'s order: a launch makes few reports, and scanning them is much
     /// cheaper than hashing for `repeat`, which a racing launch asks at nearly every access.
     keys: Vec<Key>,
+    /// The index `repeat` found last: a racing launch asks about one or two reports again and
+    /// again, so it is tried before the scan.
+    hot: usize,
+    /// Changes made so far (a report, a thread counted, a merge): a caller that remembers
+    /// what it last asked can tell that asking again would change nothing (`changes`).
+    changes: u64,
 }
 
 /// What tells reports apart: (kind, is an error, line, other line).
@@ -357,6 +363,7 @@ impl Diags {
         );
         let who = (site.block, site.thread);
         let (message, facts) = message();
+        self.changes += 1;
         self.last.push(who);
         self.index.insert(key, self.list.len());
         self.keys.push(key);
@@ -395,7 +402,9 @@ impl Diags {
             line,
             other_line.unwrap_or(0),
         );
-        let found = if self.keys.len() <= SCAN_KEYS {
+        let found = if self.keys.get(self.hot) == Some(&key) {
+            Some(self.hot)
+        } else if self.keys.len() <= SCAN_KEYS {
             self.keys.iter().position(|k| *k == key)
         } else {
             self.index.get(&key).copied()
@@ -403,7 +412,9 @@ impl Diags {
         let Some(i) = found else {
             return false;
         };
+        self.hot = i;
         if self.last[i] != (block, thread) {
+            self.changes += 1;
             self.last[i] = (block, thread);
             self.extra[i] += 1;
         }
@@ -423,12 +434,19 @@ impl Diags {
     /// Count one more thread for the report of `kind` at these lines (one already made).
     pub fn count_another(&mut self, kind: DiagKind, line: u32, other_line: u32) {
         if let Some(&i) = self.index.get(&(kind, true, line, other_line)) {
+            self.changes += 1;
             self.extra[i] += 1;
         }
     }
 
+    /// How many changes were made (see the field): equal counts, nothing changed between.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Merge another block's reports after this one's (block order keeps runs deterministic).
     pub fn merge(&mut self, other: Diags) {
+        self.changes += 1;
         for (d, extra) in other.list.into_iter().zip(other.extra) {
             let key = (
                 d.kind,

@@ -167,6 +167,16 @@ pub(super) enum Fast {
         base: Src,
         off: i64,
     },
+    /// `ld.shared.v2/v4` of 4-byte elements at shared offset `[base + off]` into `d[..n]`
+    /// (a tile read as `float4`). Only lockstep takes it (`block/lockstep.rs`); one thread
+    /// alone runs the general path.
+    LdSharedVec {
+        ty: Ty,
+        n: u8,
+        d: [u32; 4],
+        base: Src,
+        off: i64,
+    },
 }
 
 /// One decoded instruction: its fast form and its guard (`NO_GUARD` when unguarded).
@@ -467,6 +477,32 @@ fn decode_one(inst: &Inst, num_regs: u32, syms: &Symbols, slots: &mut u32) -> Fa
             }
         }
         Op::Bra { target } => Some(Fast::Bra { target: *target }),
+        Op::Ld {
+            space: Space::Shared,
+            ty,
+            d,
+            addr,
+            ..
+        } if (d.len() == 2 || d.len() == 4) && ty.size() == 4 && *ty != Ty::Pred => {
+            let mut regs = [0u32; 4];
+            let all = d.iter().zip(&mut regs).all(|(&r, slot)| match reg(r) {
+                Some(r) => {
+                    *slot = r;
+                    true
+                }
+                None => false,
+            });
+            match (all, base(&addr.base)) {
+                (true, Some(b)) => Some(Fast::LdSharedVec {
+                    ty: *ty,
+                    n: d.len() as u8,
+                    d: regs,
+                    base: b,
+                    off: addr.offset,
+                }),
+                _ => None,
+            }
+        }
         Op::Ld {
             space, ty, d, addr, ..
         } if d.len() == 1 && *ty != Ty::Pred && ty.size() >= 1 => {

@@ -47,7 +47,10 @@
 //!
 //! How it is fast: the warp's registers move into a register-major file (`WarpRegs`,
 //! `regs[reg][lane]`) for the run, so an arm reads an operand's lanes side by side; register
-//! arithmetic is compiled once per operation (`per_variant!`) over plain lane loops; and the
+//! arithmetic is compiled once per operation (`per_variant!`) over plain lane loops; a lane's
+//! `ld.shared.v2/v4` of words the checkers have nothing to say about (a `float4` tile row every
+//! lane reads) is read in the arm, any other lane's through the general path; a warp that
+//! spends its quantum keeps its registers in the warp's file for its next turn; and the
 //! whole loop is compiled twice, for baseline x86-64 and for AVX2 with FMA, picked at run time.
 //! Tests run both builds on the test kernels and compare everything, and a proptest compares
 //! random kernels (forward skips, `tid`-dependent loops, barriers) in lockstep and one thread
@@ -569,6 +572,55 @@ impl<'l> Block<'l> {
                         break;
                     }
                 }
+                Fast::LdSharedVec {
+                    ty,
+                    n,
+                    d,
+                    base: b,
+                    off,
+                } => {
+                    // Lane by lane in lane order: a lane whose words are clean reads (a tile
+                    // row every lane reads, after its first two readers) reads them here; any
+                    // other takes the general path, as any other load (it reports what there
+                    // is to report, and may make the words clean for the lanes after it).
+                    let inst = &code[pc];
+                    let addrs = addresses(file, b, off);
+                    let dst = &d[..n as usize];
+                    let fast = mem.shared_vec_fast();
+                    let a0 = addrs[(on.trailing_zeros() & 31) as usize];
+                    if fast && on != 0 && same(&addrs, on, a0) && mem.shared_vec_clean(a0, n as u64)
+                    {
+                        // Every lane reads one clean vector (a tile row): its words once, into
+                        // every lane's column, counted for each lane as it would be alone.
+                        for (k, &r) in dst.iter().enumerate() {
+                            let v = alu::loaded(ty, mem.shared_word(a0 + 4 * k as u64));
+                            let col = column_mut(file, r);
+                            if on == u32::MAX {
+                                col.fill(v);
+                            } else {
+                                each(on, |i| col[i] = v);
+                            }
+                            reads.add(counts, SHARED, on, all_lanes);
+                        }
+                        ran += 1;
+                        pc += 1;
+                        continue;
+                    }
+                    // The last address found clean (a broadcast read is tested once).
+                    let mut clean = u64::MAX;
+                    for_lanes(warp, on, |i, th| {
+                        let a = addrs[i];
+                        if fast && (a == clean || mem.shared_vec_clean(a, n as u64)) {
+                            clean = a;
+                            mem.shared_vec_read(th, a, ty, dst, file, i);
+                        } else {
+                            clean = u64::MAX;
+                            th.pc = pc as u32;
+                            let mut regs = Lane { file, lane: i };
+                            instrs::memory(mem, th, &mut regs, (base + i) as u32, inst);
+                        }
+                    });
+                }
                 Fast::Slow => {
                     let inst = &code[pc];
                     match &inst.op {
@@ -659,7 +711,13 @@ impl<'l> Block<'l> {
             go_on(&mut counts.behind, park.lanes, ran);
             for_lanes(warp, park.lanes, |_, th| th.pc = park.pc as u32);
         }
-        if together.is_none() {
+        // The quantum spent by every lane, none waiting, all at one instruction: no lane runs
+        // alone in this turn (each has no budget left), and the warp's next turn is in
+        // lockstep again from here, or, near the step limit, alone after `advance` hands the
+        // registers back. So the warp's file keeps them: copying a large register file out
+        // and back in at every quantum cost a long kernel (attention) a twentieth of its time.
+        let spent = ran >= QUANTUM && !waited && !diverged && park.lanes == 0 && ahead == 0;
+        if together.is_none() && !spent {
             // Lanes go on alone next: they need their own registers.
             give_back_regs(wr, warp);
         }
@@ -813,6 +871,16 @@ fn span(addrs: &[u64; 32], on: u32) -> [u64; 3] {
     [lo, hi, or]
 }
 
+/// Whether every lane of `on` has address `a`.
+#[inline(always)]
+fn same(addrs: &[u64; 32], on: u32, a: u64) -> bool {
+    let mut differ = 0u32;
+    for (i, &x) in addrs.iter().enumerate() {
+        differ |= ((x != a) as u32) << i;
+    }
+    differ & on == 0
+}
+
 /// `dst[i] = f(i)` for the lanes of `on`: a plain loop when they are lanes 0 to n - 1 (a
 /// whole warp, or a block's last one), which the compiler can vectorise.
 #[inline(always)]
@@ -887,11 +955,11 @@ fn lanes3(file: &mut [u64], on: u32, d: u32, s: [Src; 3], f: impl Fn(u64, u64, u
     write_lanes(file, on, d, &out);
 }
 
-/// Whether the processor has what `lockstep_avx2` is compiled for (the answers are cached by
-/// the standard library).
+/// Whether the processor has what `lockstep_avx2` (and `step.rs`'s `step_avx2`) is compiled
+/// for (the answers are cached by the standard library).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn has_avx2() -> bool {
+pub(super) fn has_avx2() -> bool {
     #[cfg(test)]
     if tests::BASELINE.with(|b| b.get()) {
         return false;
@@ -1578,12 +1646,14 @@ $L_store:
             .map(|i| specials[(i * 5) % specials.len()])
             .collect();
         let fma_in = KernelArg::Buffer(Buffer::from_values("in", ElemType::F32, &input));
-        let cases: [(&str, &str, Vec<KernelArg>); 5] = [
+        let cases: [(&str, &str, Vec<KernelArg>); 7] = [
             ("twice", TWICE, vec![floats("out", 128), floats("in", 128)]),
             ("specials", SPECIALS, vec![floats("out", 64)]),
             ("splits", SPLITS, vec![ints("out", 64)]),
             ("tile", TILE, vec![ints("out", 64)]),
             ("fma", FMA, vec![floats("out", 64), fma_in]),
+            ("vectors", VECTORS, vec![ints("out", 64)]),
+            ("long", LONG, vec![ints("out", 64)]),
         ];
         for (kernel, src, args) in cases {
             let (fast, _, ran) = both(src, kernel, 64, args.clone());
@@ -1756,6 +1826,143 @@ $L_store:
         // 40 threads read three times, 24 twice.
         assert_eq!(on.counters.max_per_thread.shared_reads, 3);
         assert_eq!(on.counters.total.shared_reads, 40 * 3 + 24 * 2);
+    }
+
+    /// Each thread stores `tid` to `s[tid]`; after a barrier it reads `s` as 16-byte vectors:
+    /// `v4` at `s + 16 (tid % 4)` and 64 bytes on (groups of lanes on one vector, a tile row
+    /// every lane reads), `v2` at `s + 8 (tid % 32)` (read by one lane of each warp: never
+    /// clean for the first), `v4` at `s + 32` (every lane on one vector: after warp 0, read
+    /// once for the warp), `u32`-, `b32`- and `s32`-typed; `out[tid]` = the 14 words' sum.
+    /// `NOSYNC` marks the barrier (removed: the vector reads race with the stores).
+    const VECTORS: &str = "
+.shared .align 16 .b8 s[512];
+.visible .entry vectors(.param .u64 out)
+{
+  .reg .b32 %r<22>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  .loc 1 3 0
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0; // NOSYNC
+  and.b32 %r5, %r1, 3;
+  shl.b32 %r5, %r5, 4;
+  add.s32 %r5, %r3, %r5;
+  .loc 1 4 0
+  ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5];
+  and.b32 %r10, %r1, 31;
+  shl.b32 %r10, %r10, 3;
+  add.s32 %r10, %r3, %r10;
+  .loc 1 5 0
+  ld.shared.v2.s32 {%r11, %r12}, [%r10];
+  ld.shared.v4.b32 {%r13, %r14, %r15, %r16}, [%r5+64];
+  ld.shared.v4.u32 {%r18, %r19, %r20, %r21}, [%r3+32];
+  add.s32 %r17, %r6, %r7;
+  add.s32 %r17, %r17, %r8;
+  add.s32 %r17, %r17, %r9;
+  add.s32 %r17, %r17, %r11;
+  add.s32 %r17, %r17, %r12;
+  add.s32 %r17, %r17, %r13;
+  add.s32 %r17, %r17, %r14;
+  add.s32 %r17, %r17, %r15;
+  add.s32 %r17, %r17, %r16;
+  add.s32 %r17, %r17, %r18;
+  add.s32 %r17, %r17, %r19;
+  add.s32 %r17, %r17, %r20;
+  add.s32 %r17, %r17, %r21;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 6 0
+  st.global.u32 [%rd4], %r17;
+  ret;
+}
+";
+
+    #[test]
+    fn vector_shared_loads_run_in_lockstep_and_are_read_and_counted_as_one_lane_at_a_time() {
+        let (on, off, ran) = both(VECTORS, "vectors", 64, vec![ints("out", 64)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        let out = on.buffers[0].values();
+        for (t, &v) in out.iter().enumerate() {
+            let g = 4 * (t as u32 % 4);
+            let want = (g..g + 4).sum::<u32>()
+                + (2 * (t as u32 % 32)..2 * (t as u32 % 32) + 2).sum::<u32>()
+                + (16 + g..16 + g + 4).sum::<u32>()
+                + (8..12).sum::<u32>();
+            assert_eq!(v, want as f64, "thread {t}");
+        }
+        assert_eq!(on.counters.total.shared_reads, 64 * 14);
+        assert_eq!(on.counters.max_per_thread.shared_reads, 14);
+    }
+
+    #[test]
+    fn a_vector_shared_load_racing_a_store_is_reported_as_one_thread_at_a_time_reports_it() {
+        let racy = VECTORS.replace("bar.sync 0; // NOSYNC", "");
+        let (on, off, ran) = both(&racy, "vectors", 64, vec![ints("out", 64)]);
+        assert!(!on.diagnostics.is_empty());
+        assert_eq!(digest(&on), digest(&off));
+        assert_eq!(ran, 0);
+    }
+
+    /// `out[tid] = tid + 3000`, counted up one at a time in a loop of 3000 turns with no
+    /// barrier: several quanta in lockstep, the registers held from one to the next.
+    const LONG: &str = "
+.visible .entry long(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  .loc 1 2 0
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+$L_loop:
+  .loc 1 3 0
+  add.s32 %r1, %r1, 1;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 3000;
+  @%p1 bra $L_loop;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  .loc 1 4 0
+  st.global.u32 [%rd4], %r1;
+  ret;
+}
+";
+
+    #[test]
+    fn registers_held_from_quantum_to_quantum_give_the_same_result_and_step_limit() {
+        let (on, off, ran) = both(LONG, "long", 64, vec![ints("out", 64)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        let out = on.buffers[0].values();
+        assert!(out.iter().enumerate().all(|(t, &v)| v == t as f64 + 3000.0));
+        // A limit reached after some quanta: lockstep stops short of it, the lanes go on
+        // alone from the registers it held, and the same thread is stopped.
+        for limit in [400_003, 600_001] {
+            let opts = EmuOptions {
+                step_limit: limit,
+                ..EmuOptions::default()
+            };
+            let (on, off, ran) = both_with(LONG, "long", 64, vec![ints("out", 64)], opts);
+            assert_eq!(digest(&on), digest(&off));
+            assert_eq!(on.diagnostics.len(), 1, "{:?}", on.diagnostics);
+            assert!(
+                ran > 0 && ran < on.instructions,
+                "{ran} of {}",
+                on.instructions
+            );
+        }
     }
 
     #[test]

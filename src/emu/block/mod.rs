@@ -150,6 +150,10 @@ pub(super) struct Mem<'l> {
     /// Per warp, the lanes that wrote shared memory in this barrier interval (bit i: lane
     /// i), credited as `Family::SharedWriteWarps` when the interval ends.
     pub(super) write_warps: [u32; 32],
+    /// The shared-memory race reports `shared_found` counted last (`access::RaceMemo`): the
+    /// same again with nothing changed since changes nothing (a racing launch meets them at
+    /// nearly every access). Cleared with the reports.
+    pub(super) race_memo: super::access::RaceMemo,
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
@@ -243,6 +247,7 @@ impl<'l> Block<'l> {
                 cross: Vec::new(),
                 asyncs: Default::default(),
                 write_warps: [0; 32],
+                race_memo: Default::default(),
             },
             activemask_waiting: false,
             lockstep_ran: 0,
@@ -298,6 +303,7 @@ impl<'l> Block<'l> {
         m.cross.clear();
         m.gkey = block_key(m.block_index, m.epoch);
         m.diags = Diags::default();
+        m.race_memo = Default::default();
         m.pending_uninit.clear();
         m.write_warps = [0; 32];
         m.asyncs.reset();
@@ -412,7 +418,8 @@ impl Regs for Lane<'_> {
 /// flattened), so one instruction reads and writes each operand's 32 lanes side by side.
 /// `lanes` (bit i: the warp's lane i) says whose registers it holds: 0 when it holds none and
 /// each lane's `Thread::regs` is current. It keeps holding them while the whole warp waits at
-/// a barrier it reached in lockstep (the next lockstep run goes on from here without copying);
+/// a barrier it reached in lockstep, or after it spent its quantum there with every lane at one
+/// instruction (the next lockstep run goes on from here without copying);
 /// anything that runs a lane alone first hands them back (`Block::hand_back_regs`).
 #[derive(Default)]
 pub(super) struct WarpRegs {

@@ -224,6 +224,8 @@ impl<'l> Block<'l> {
         for t in &self.threads {
             stdout.append(&t.out, printf::LAUNCH_OUTPUT_CAP);
         }
+        // The reports leave with the output: what the memo remembers of them goes too.
+        self.mem.race_memo = Default::default();
         BlockOutput {
             counters: self.threads.iter().map(|t| t.counters).collect(),
             diags: std::mem::take(&mut self.mem.diags),
@@ -298,6 +300,9 @@ impl<'l> Block<'l> {
             let (stop, ran) = match end.together {
                 Some(Together::Barrier) => (Stop::Wait, ran),
                 Some(Together::Exit) => (Stop::Exit, ran),
+                // The quantum spent in lockstep: the lane's turn is over (and lockstep may
+                // still hold its registers, see `lockstep_run`).
+                None if ran >= QUANTUM => (Stop::Quantum, ran),
                 None => {
                     let (stop, more) = self.step(t, QUANTUM - ran);
                     (stop, ran + more)
