@@ -484,6 +484,40 @@ impl Diags {
     }
 }
 
+/// The shared-memory race reports `shared_found` counted last, as (line, other line, thread
+/// linear), while the reports' change count (`Diags::changes`) stays what it was after them:
+/// counting one of them again for the same thread would change nothing (see
+/// `Mem::race_memo`). Two, for a loop that races on two lines in turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RaceMemo {
+    keys: [Option<(u32, u32, u32)>; 2],
+    /// The slot the next key takes.
+    next: usize,
+    changes: u64,
+}
+
+impl RaceMemo {
+    /// Whether report `key` was counted last for its thread with no change since.
+    #[inline(always)]
+    pub(super) fn holds(&self, key: (u32, u32, u32), changes: u64) -> bool {
+        self.changes == changes && self.keys.contains(&Some(key))
+    }
+
+    /// Report `key` was just counted; the reports' change count is now `changes`. A change
+    /// may have been to another report: the keys remembered before it are forgotten.
+    #[inline(always)]
+    pub(super) fn remember(&mut self, key: (u32, u32, u32), changes: u64) {
+        if changes != self.changes {
+            *self = RaceMemo {
+                changes,
+                ..RaceMemo::default()
+            };
+        }
+        self.keys[self.next] = Some(key);
+        self.next ^= 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,10 +150,10 @@ pub(super) struct Mem<'l> {
     /// Per warp, the lanes that wrote shared memory in this barrier interval (bit i: lane
     /// i), credited as `Family::SharedWriteWarps` when the interval ends.
     pub(super) write_warps: [u32; 32],
-    /// The shared-memory race reports `shared_found` counted last (`access::RaceMemo`): the
+    /// The shared-memory race reports `shared_found` counted last (`diag::RaceMemo`): the
     /// same again with nothing changed since changes nothing (a racing launch meets them at
     /// nearly every access). Cleared with the reports.
-    pub(super) race_memo: super::access::RaceMemo,
+    pub(super) race_memo: super::diag::RaceMemo,
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
