@@ -30,6 +30,7 @@ pub mod output;
 mod padding;
 pub mod perf;
 mod race;
+mod restore;
 pub mod source;
 pub mod technique;
 mod uninit;
