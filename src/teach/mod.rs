@@ -32,6 +32,7 @@ pub mod perf;
 mod race;
 mod restore;
 pub mod source;
+mod staging;
 pub mod technique;
 mod uninit;
 mod warp;

@@ -24,7 +24,7 @@ pub fn help(counter: &str, src: &Source) -> Option<String> {
 
 /// The arrays stored on some line: `__shared__` ones for shared memory, the others declared as
 /// pointers (`float* out`) for global memory.
-fn arrays(src: &Source, shared: bool) -> Vec<String> {
+pub(super) fn arrays(src: &Source, shared: bool) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for l in 1..=src.lines() {
         let t = src.line(l);

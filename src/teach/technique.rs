@@ -588,7 +588,8 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     // No declared technique: a write counter can still be explained by one element stored
     // twice, which the source shows (after the preprocessor, so a dead `#if` branch is out).
     let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
-    crate::teach::restore::help(Counters::NAMES[counter], &src)
+    let name = Counters::NAMES[counter];
+    crate::teach::restore::help(name, &src).or_else(|| crate::teach::staging::help(name, &src))
 }
 
 /// The first floating literal without an `f` suffix on a line of code (comments already
