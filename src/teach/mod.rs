@@ -23,6 +23,7 @@ pub mod eval;
 mod heap;
 pub mod hints;
 mod index;
+mod lone;
 mod loop_name;
 mod names;
 mod order;

@@ -589,7 +589,9 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     // twice, which the source shows (after the preprocessor, so a dead `#if` branch is out).
     let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
     let name = Counters::NAMES[counter];
-    crate::teach::restore::help(name, &src).or_else(|| crate::teach::staging::help(name, &src))
+    crate::teach::restore::help(name, &src)
+        .or_else(|| crate::teach::staging::help(name, &src))
+        .or_else(|| crate::teach::lone::help(name, &src))
 }
 
 /// The first floating literal without an `f` suffix on a line of code (comments already
