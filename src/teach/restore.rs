@@ -99,7 +99,9 @@ fn repeated(src: &Source, name: &str) -> Option<String> {
             let Some(var) = head.init.as_deref().and_then(loop_variable) else {
                 continue;
             };
-            if super::source::find_word(d, &var).is_none() {
+            // The subscript names the same element every round only when nothing in it
+            // changes in the loop (a double buffer's `1 - in` flips each round).
+            if super::source::find_word(d, &var).is_none() && !changes(src, src.loop_body(h), d) {
                 return Some(format!(
                     "`{name}[{d}]` is stored on line {l} in every round of the loop on line {h}, \
                      at a place that does not move with `{var}`: every round is another write \
@@ -112,7 +114,8 @@ fn repeated(src: &Source, name: &str) -> Option<String> {
     }
     // Two stores of one element on different lines.
     for (i, (l1, d1, _)) in stores.iter().enumerate() {
-        if let Some((l2, _, upd)) = stores[i + 1..].iter().find(|(l, d, _)| d == d1 && l != l1) {
+        let same = |l: &u32, d: &String| d == d1 && l != l1 && !changes(src, *l1..=*l, d1);
+        if let Some((l2, _, upd)) = stores[i + 1..].iter().find(|(l, d, _)| same(l, d)) {
             let how = if *upd {
                 " (the second reads it back)"
             } else {
@@ -126,6 +129,42 @@ fn repeated(src: &Source, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether a name in the subscript `dims` is assigned on one of `lines` (`in = 1 - in;`,
+/// `k += 2`, `++k`): then two stores with the same text can be different elements.
+fn changes(src: &Source, lines: std::ops::RangeInclusive<u32>, dims: &str) -> bool {
+    let names: Vec<&str> = dims
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+        .collect();
+    lines.into_iter().any(|l| {
+        let t = src.line(l);
+        names.iter().any(|n| {
+            let mut from = 0;
+            while let Some(rel) = super::source::find_word(&t[from..], n) {
+                let at = from + rel;
+                let after = t[at + n.len()..].trim_start();
+                let before = t[..at].trim_end();
+                let ops = [
+                    "+=", "-=", "*=", "/=", "^=", "|=", "&=", "++", "--", "<<=", ">>=",
+                ];
+                if (after.starts_with('=') && !after.starts_with("=="))
+                    || ops.iter().any(|o| after.starts_with(o))
+                    || before.ends_with("++")
+                    || before.ends_with("--")
+                {
+                    return true;
+                }
+                from = at + n.len();
+            }
+            false
+        })
+    })
 }
 
 /// The variable a loop's init sets: `k` of `int k = 0`.
@@ -190,5 +229,15 @@ mod tests {
                  }\n";
         assert!(help("global_writes", &Source::new(k)).is_none());
         assert!(help("global_reads", &Source::new(k)).is_none());
+        // A double buffer: the subscript flips each round, so each store is a new element.
+        let k2 = "__global__ void scan(float* r, const float* q) {\n\
+                  __shared__ float pp[2][64];\n\
+                  int cur = 0;\n\
+                  for (int step = 1; step < 64; step *= 2) {\n\
+                  pp[1 - cur][threadIdx.x] = pp[cur][threadIdx.x];\n\
+                  cur = 1 - cur;\n\
+                  }\n\
+                  }\n";
+        assert!(help("shared_writes", &Source::new(k2)).is_none());
     }
 }
