@@ -48,7 +48,7 @@ pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
         if let Miss::BlockOverBudget { limit, .. } = miss {
             return atomics_over(counter, limit, cx);
         }
-        return memory_budget(miss, cx);
+        return memory_budget(counter, miss, cx);
     };
     let asks = asks_for(family, counter, cx);
     match miss {
@@ -577,13 +577,21 @@ fn one_target(code: &str) -> bool {
 }
 
 /// For a memory counter over its budget: what the budget is built for, from `[technique]`.
-fn memory_budget(miss: Miss, cx: &Context) -> Option<String> {
+fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     let Miss::OverBudget { .. } = miss else {
         return None;
     };
-    let t = cx.technique?;
-    let built = t.budget_for.as_ref()?;
-    Some(format!("the budget is built for {}: {built}", t.name))
+    let built = cx.technique.and_then(|t| Some((t, t.budget_for.as_ref()?)));
+    if let Some((t, built)) = built {
+        return Some(format!("the budget is built for {}: {built}", t.name));
+    }
+    // No declared technique: a write counter can still be explained by one element stored
+    // twice, which the source shows (after the preprocessor, so a dead `#if` branch is out).
+    let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
+    let name = Counters::NAMES[counter];
+    crate::teach::restore::help(name, &src)
+        .or_else(|| crate::teach::staging::help(name, &src))
+        .or_else(|| crate::teach::lone::help(name, &src))
 }
 
 /// The first floating literal without an `f` suffix on a line of code (comments already

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: `local_i > 1` drops the first neighbour of thread 1.
+// help-has: >= 1 | > 0 | local_i > 1 | thread 1
+// help-not: __syncthreads()
 // Puzzle 9 · Pooling: out[i] = a[i - 2] + a[i - 1] + a[i] (fewer terms at the start).
 extern "C" __global__ void pooling(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: the one-block answer: the window restarts at each block's edge (guards on local_i, no halo), so the first two outputs of every later block miss the values before the block.
+// help-has: global index | halo | before the block | block's edge | previous block
+// help-not: __syncthreads()
 // Puzzle 9 · Pooling: out[i] = a[i - 2] + a[i - 1] + a[i] (fewer terms at the start).
 extern "C" __global__ void pooling(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

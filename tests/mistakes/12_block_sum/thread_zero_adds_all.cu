@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: shared_reads
 // why: right sums, but thread 0 reads all TPB slots instead of the tree (64 reads in the tests with blocks of 64).
+// help-has: tree | halv | stride
+// help-not: guard the access
 // Puzzle 12 · Block sum: out[blockIdx.x] = sum of this block's TPB elements of a.
 extern "C" __global__ void block_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: every block sums row 0.
+// help-has: row * | blockIdx | row offset | first row | row 0
+// help-not: __syncthreads()
 // Puzzle 13 · Axis sum: out[r] = sum of row r of a (BATCH rows of size elements).
 extern "C" __global__ void axis_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

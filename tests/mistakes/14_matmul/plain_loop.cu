@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: the CPU loop in every thread: right answer, 16 global reads per thread in the 8 x 8 test.
+// help-has: shared | tile
+// help-not: guard the access
 // Puzzle 14 · Matrix multiply: out = a x b for size x size matrices stored row by row.
 extern "C" __global__ void matmul(float* out, const float* a, const float* b, int size) {
     __shared__ float a_tile[TPB][TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: steps by blockDim.x: the blocks' elements overlap and are counted several times.
+// help-has: gridDim | grid stride | whole grid
+// help-not: __syncthreads()
 // Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
 extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: no loop: each thread takes only its first element.
+// help-has: loop | gridDim | grid stride
+// help-not: __syncthreads()
 // Puzzle 15 · Grid-stride sum: out[blockIdx.x] = this block's share of the sum of a.
 extern "C" __global__ void grid_stride_sum(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

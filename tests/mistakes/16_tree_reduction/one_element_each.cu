@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: each thread loads only its first element: the block's second half is never added.
+// help-has: loop | second half | stride | gridDim
+// help-not: guard the access
 // Puzzle 16 · Tree reduction: out[blockIdx.x] = sum of this block's 2 * TPB elements of a.
 extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
     __shared__ float s[TPB];

@@ -1,6 +1,9 @@
 // expect: fail
 // kind: wrong-output
 // why: threads without an element add |cols * 0 - S| to the spread: it is not 0.
+// help-has: zero | 0.0f | neutral | padding | 0 from the others
+// help-not: __syncthreads()
+// help-not: rounding
 // Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;

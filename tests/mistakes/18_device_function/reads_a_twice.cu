@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: reads its element again for the second sum instead of keeping it in a register.
+// help-has: register | keep
+// help-not: guard the access
 // Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: returns cache[t], the thread's own partial, instead of the total in cache[0].
+// help-has: cache[0] | total
+// help-not: guard the access
 // Puzzle 18 · Device functions: per row, the sum S and the spread, the sum of |cols * x - S|.
 __device__ float block_sum(float v, float* cache) {
     int t = threadIdx.x;

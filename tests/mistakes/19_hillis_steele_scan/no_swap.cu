@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: double buffer, but never swaps: every round reads the original values.
+// help-has: swap | ping | buffer
+// help-not: guard the access
 // Puzzle 19 · Hillis-Steele scan: out[i] = a[0] + ... + a[i], in one block.
 extern "C" __global__ void hillis_steele_scan(float* out, const float* a, int size) {
     // Two buffers: each round reads one and writes the other.

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: shared_reads
 // why: `d <= TPB` adds a seventh round that adds nothing but costs a read.
+// help-has: < TPB | one round too many | last round | extra round
+// help-not: guard the access
 // Puzzle 19 · Hillis-Steele scan: out[i] = a[0] + ... + a[i], in one block.
 extern "C" __global__ void hillis_steele_scan(float* out, const float* a, int size) {
     // Two buffers: each round reads one and writes the other.

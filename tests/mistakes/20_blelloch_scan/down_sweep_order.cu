@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: overwrites the left child before saving its old sum.
+// help-has: save | temp | old value | before overwrit | before you overwrite | left = s[
+// help-not: guard the access
 // Puzzle 20 · Blelloch scan: out[i] = a[0] + ... + a[i - 1] (exclusive), in one block.
 extern "C" __global__ void blelloch_scan(float* out, const float* a, int size) {
     // Two elements per thread: the block scans up to N = 2 * TPB values.

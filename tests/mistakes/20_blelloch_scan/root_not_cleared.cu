@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: forgets to clear the root before the down-sweep.
+// help-has: root | = 0 | clear | identity
+// help-not: guard the access
 // Puzzle 20 · Blelloch scan: out[i] = a[0] + ... + a[i - 1] (exclusive), in one block.
 extern "C" __global__ void blelloch_scan(float* out, const float* a, int size) {
     // Two elements per thread: the block scans up to N = 2 * TPB values.

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: adds block j's own total instead of the total of the blocks before it.
+// help-has: blocks before | j - 1 | exclusive | previous block | blockidx.x - 1
+// help-not: __syncthreads()
 // Puzzle 21 · Multi-block scan: out[i] = a[0] + ... + a[i], in three launches.
 extern "C" __global__ void scan_blocks(float* out, const float* a, float* block_sums, int size) {
     __shared__ float cache[TPB];

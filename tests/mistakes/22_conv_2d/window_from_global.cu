@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: right values, straight from global memory: 18 reads per thread.
+// help-has: shared | tile
+// help-not: guard the access
 // Puzzle 22 · 2D convolution: out[r][c] = sum over i, j < K of img[r + i][c + j] * w[i][j].
 extern "C" __global__ void conv_2d(float* out, const float* img, const float* w, int rows, int cols) {
     // The block's patch plus its halo, and the weights.

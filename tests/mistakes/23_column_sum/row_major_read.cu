@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: puzzle 13's index: sums a run of consecutive elements, not a column.
+// help-has: column | * cols
+// help-not: __syncthreads()
 // Puzzle 23 · Column sum: out[c] = sum of column c of a (rows x cols, rows <= TPB).
 extern "C" __global__ void column_sum(float* out, const float* a, int rows, int cols) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: loads a's tile with ty where tx belongs: a_tile[ty][tx] = a[row][t0 + ty].
+// help-has: tx | threadIdx.x
+// help-not: guard the access
 // Puzzle 25 · Tiled matrix multiply: out (M x N) = a (M x K) x b (K x N), 16 x 16 shared tiles.
 extern "C" __global__ void matmul_tiled(float* out, const float* a, const float* b, int M, int K, int N) {
     __shared__ float a_tile[TPB][TPB];

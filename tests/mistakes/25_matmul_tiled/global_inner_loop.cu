@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: loads the tiles but then multiplies from global memory anyway.
+// help-has: shared | tile
+// help-not: guard the access
 // Puzzle 25 · Tiled matrix multiply: out (M x N) = a (M x K) x b (K x N), 16 x 16 shared tiles.
 extern "C" __global__ void matmul_tiled(float* out, const float* a, const float* b, int M, int K, int N) {
     __shared__ float a_tile[TPB][TPB];

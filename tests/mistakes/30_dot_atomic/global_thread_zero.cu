@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: `if (i == 0)`: only the first thread of the whole grid adds, so only block 0 counts.
+// help-has: threadIdx.x == 0 | each block | every block | one thread of each block | local index
+// help-not: guard the access
 // Puzzle 30 · Dot product across blocks: out[0] = sum of a[i] * b[i], one atomicAdd per block.
 extern "C" __global__ void dot_atomic(float* out, const float* a, const float* b, int size) {
     __shared__ float cache[TPB];

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: shared_reads
 // why: thread 0 adds the block's 64 products alone: 64 shared reads where the tree needs 13.
+// help-has: tree | halv | stride
+// help-not: guard the access
 // Puzzle 30 · Dot product across blocks: out[0] = sum of a[i] * b[i], one atomicAdd per block.
 extern "C" __global__ void dot_atomic(float* out, const float* a, const float* b, int size) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: pads with 0 and scans all TPB: a block of negative numbers gets 0 as its maximum.
+// help-has: -FLT_MAX | -INFINITY | neutral | identity | negative
+// help-not: guard the access
 // Puzzle 32 · Debug: divergent barrier. out[b] = the largest element of block b's slice of a.
 extern "C" __global__ void block_max(float* out, const float* a, int size) {
     __shared__ float cache[TPB];

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: fixes the bound by starting at 1: the first element of each row is lost.
+// help-has: = 0 | from 0 | first element
+// help-not: __syncthreads()
 // Puzzle 33 · Debug: off by one. out[r] = sum of row r of the rows x cols matrix a.
 extern "C" __global__ void row_sums(float* out, const float* a, int rows, int cols) {
     int row = blockIdx.x * blockDim.x + threadIdx.x;

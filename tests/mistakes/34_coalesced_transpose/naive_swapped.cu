@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: sectors_per_access
 // why: swaps the roles so the write is coalesced: now the read goes down a column.
+// help-has: shared | tile
+// help-not: guard the access
 // Puzzle 34 · Coalesced transpose: out[c * rows + r] = a[r * cols + c], with both the global
 // read and the global write coalesced. Check with `gpuzzle run 34`; stuck? `gpuzzle hint 34`.
 extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: bank_ways
 // why: pads by 2 instead of 1: a column now spans only 16 banks, 2-way conflicts.
+// help-has: + 1 | pad by one | one column | one extra
+// help-not: guard the access
 // Puzzle 35 · Bank-conflict-free transpose: out[c * rows + r] = a[r * cols + c] through a shared
 // tile, with no bank conflicts. Check with `gpuzzle run 35`; stuck? `gpuzzle hint 35`.
 extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {

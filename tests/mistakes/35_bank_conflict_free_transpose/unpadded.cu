@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: bank_ways
 // why: puzzle 34's kernel with the starter's [TILE][TILE] tile: 32-way conflicts on the column read.
+// help-has: + 1 | pad
+// help-not: guard the access
 // Puzzle 35 · Bank-conflict-free transpose: out[c * rows + r] = a[r * cols + c] through a shared
 // tile, with no bank conflicts. Check with `gpuzzle run 35`; stuck? `gpuzzle hint 35`.
 extern "C" __global__ void transpose(float* out, const float* a, int rows, int cols) {

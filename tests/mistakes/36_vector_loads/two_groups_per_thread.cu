@@ -3,6 +3,8 @@
 // counter: sectors_per_access
 // why: each thread takes the float4s j and j + 1 of a group of eight, so neighbouring lanes are
 // why: 32 bytes apart and every sector is half used; the second half of the threads idle.
+// help-has: consecutive | neighbouring lanes | adjacent | one float4 per thread | next lane
+// help-not: guard the access
 // Puzzle 36 · Vectorized loads: out[i] = a[i] + b[i], four elements per thread with float4.
 // Check with `gpuzzle run 36`; stuck? `gpuzzle hint 36`.
 extern "C" __global__ void add4(float* out, const float* a, const float* b, int size) {

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: handles the whole pairs and forgets the last element of an odd size.
+// help-has: odd | tail | last element
+// help-not: __syncthreads()
 // Puzzle 37 · Half-precision axpy: out[i] = alpha * x[i] + y[i] on __half, two at a time.
 // Check with `gpuzzle run 37`; stuck? `gpuzzle hint 37`.
 #include <cuda_fp16.h>

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: two elements per thread as the launch says, but with four scalar __half loads.
+// help-has: __half2 | half2
+// help-not: guard the access
 // Puzzle 37 · Half-precision axpy: out[i] = alpha * x[i] + y[i] on __half, two at a time.
 // Check with `gpuzzle run 37`; stuck? `gpuzzle hint 37`.
 #include <cuda_fp16.h>

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: stable, but every thread finds the row's maximum and sum by reading the whole row itself.
+// help-has: reduction | shared | tree | together
+// help-not: guard the access
 // Puzzle 38 · Numerically stable softmax: out[r][c] = exp(x[r][c] - max_r) / sum_k exp(x[r][k] - max_r),
 // one block per row. Check with `gpuzzle run 38`; stuck? `gpuzzle hint 38`.
 #include <cfloat>

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: the textbook formula: exp of the raw scores overflows to inf and the rows become NaN.
+// help-has: maximum | x - m | - max | subtract
+// help-not: guard the access
 // Puzzle 38 · Numerically stable softmax: out[r][c] = exp(x[r][c] - max_r) / sum_k exp(x[r][k] - max_r),
 // one block per row. Check with `gpuzzle run 38`; stuck? `gpuzzle hint 38`.
 #include <cfloat>

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: rescales inside each thread, then merges the threads' sums by adding them as they are.
+// help-has: rescale | expf(m | exp(m
+// help-not: guard the access
 // Puzzle 39 · Online softmax: the softmax of puzzle 38 with the maximum and the sum found in one
 // pass. Check with `gpuzzle run 39`; stuck? `gpuzzle hint 39`.
 #include <cfloat>

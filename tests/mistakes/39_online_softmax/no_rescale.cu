@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: the running maximum is kept, but the sum is not rescaled when the maximum grows.
+// help-has: rescale | expf(m | exp(m
+// help-not: guard the access
 // Puzzle 39 · Online softmax: the softmax of puzzle 38 with the maximum and the sum found in one
 // pass. Check with `gpuzzle run 39`; stuck? `gpuzzle hint 39`.
 #include <cfloat>

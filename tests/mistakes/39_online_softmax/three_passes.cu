@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: the three passes of puzzle 38 (maximum, sum, output): correct, one read per element too many.
+// help-has: online | one pass | running maximum | rescale | two passes
+// help-not: guard the access
 // Puzzle 39 · Online softmax: the softmax of puzzle 38 with the maximum and the sum found in one
 // pass. Check with `gpuzzle run 39`; stuck? `gpuzzle hint 39`.
 #include <cfloat>

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: one pass with var = E[x^2] - E[x]^2: cancels catastrophically for rows near 10000.
+// help-has: two passes | mean first | x - mean | cancel | welford
+// help-not: guard the access
 // Puzzle 40 · Layer norm: out[r][c] = (x[r][c] - mean_r) / sqrt(var_r + EPS) * gamma[c] + beta[c],
 // one block per row. Check with `gpuzzle run 40`; stuck? `gpuzzle hint 40`.
 __device__ float block_sum(float v, float* red) {

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: two passes, but thread 0 of each block does the whole row's sums alone and the others wait.
+// help-has: reduction | tree | shared | together
+// help-not: guard the access
 // Puzzle 40 · Layer norm: out[r][c] = (x[r][c] - mean_r) / sqrt(var_r + EPS) * gamma[c] + beta[c],
 // one block per row. Check with `gpuzzle run 40`; stuck? `gpuzzle hint 40`.
 extern "C" __global__ void layer_norm(float* out, const float* x, const float* gamma, const float* beta, int rows, int cols) {

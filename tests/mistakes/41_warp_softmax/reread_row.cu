@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_reads
 // why: a warp per row with butterfly shuffles, but each pass reads the row from global memory again.
+// help-has: register | keep | once
+// help-not: guard the access
 // Puzzle 41 · Warp-per-row fused softmax: one warp per row, the row in registers, shuffles for
 // the maximum and the sum. Check with `gpuzzle run 41`; stuck? `gpuzzle hint 41`.
 #include <cfloat>

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: shared_writes
 // why: the row in registers, but the warp's maximum and sum go through a shared array.
+// help-has: shuffle | __shfl_xor_sync | butterfly
+// help-not: guard the access
 // Puzzle 41 · Warp-per-row fused softmax: one warp per row, the row in registers, shuffles for
 // the maximum and the sum. Check with `gpuzzle run 41`; stuck? `gpuzzle hint 41`.
 #include <cfloat>

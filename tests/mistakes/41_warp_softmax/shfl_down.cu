@@ -2,6 +2,8 @@
 // kind: wrong-output
 // why: reduces with __shfl_down_sync as in puzzle 27: only lane 0 ends with the maximum and the sum,
 // why: but every lane uses its own partial values.
+// help-has: __shfl_xor_sync | xor | butterfly | broadcast | __shfl_sync
+// help-not: guard the access
 // Puzzle 41 · Warp-per-row fused softmax: one warp per row, the row in registers, shuffles for
 // the maximum and the sum. Check with `gpuzzle run 41`; stuck? `gpuzzle hint 41`.
 #include <cfloat>

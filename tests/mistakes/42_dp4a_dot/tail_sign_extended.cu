@@ -2,6 +2,8 @@
 // kind: wrong-output
 // why: packs the leftover bytes of the last word without masking them: a negative byte sets
 // why: every bit above it, corrupting the other leftover values.
+// help-has: mask | & 0xff | sign
+// help-not: guard the access
 // Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
 // time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: loads the words as unsigned int, so __dp4a multiplies the bytes as 0 to 255.
+// help-has: signed | (int
+// help-not: guard the access
 // Puzzle 42 · int8 dot product: out[0] = a[0] * b[0] + ... + a[n-1] * b[n-1], four values at a
 // time with __dp4a. Check with `gpuzzle run 42`; stuck? `gpuzzle hint 42`.
 extern "C" __global__ void dot_i8(int* out, const signed char* a, const signed char* b, int n) {

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: shared_reads
 // why: reduces each warp with cg::reduce, then thread 0 adds the warp totals in a loop.
+// help-has: cg::reduce | tree | shuffle | one warp
+// help-not: guard the access
 // Puzzle 43 · Block sum with cooperative groups: out[j] = the sum of block j's TPB elements.
 // Check with `gpuzzle run 43`; stuck? `gpuzzle hint 43`.
 #include <cooperative_groups.h>

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: takes the direction from bit j instead of bit k: the runs are not bitonic.
+// help-has: & k | bit k
+// help-not: guard the access
 // Puzzle 44 · Bitonic sort: sort each tile of TPB elements of a into out, in shared memory.
 // Check with `gpuzzle run 44`; stuck? `gpuzzle hint 44`.
 extern "C" __global__ void tile_sort(int* out, const int* a, int n) {

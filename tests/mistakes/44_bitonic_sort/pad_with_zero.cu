@@ -1,6 +1,9 @@
 // expect: fail
 // kind: wrong-output
 // why: pads a short last tile with zeros, which sort in among the real values and get written.
+// help-has: INT_MAX | FLT_MAX | largest | INFINITY | max value | larger than every value
+// help-not: guard the access
+// help-not: off-by-one
 // Puzzle 44 · Bitonic sort: sort each tile of TPB elements of a into out, in shared memory.
 // Check with `gpuzzle run 44`; stuck? `gpuzzle hint 44`.
 extern "C" __global__ void tile_sort(int* out, const int* a, int n) {

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: only the leader adds, but it adds 1 for the whole group.
+// help-has: __popc | group's size | size of the group | number of lanes
+// help-not: guard the access
 // Puzzle 45 · Warp-aggregated histogram: hist[v] = how many elements of a equal v, one atomic
 // per group of equal values in a warp. Check with `gpuzzle run 45`; stuck? `gpuzzle hint 45`.
 extern "C" __global__ void histogram_agg(unsigned int* hist, const unsigned int* a, int n, int bins) {

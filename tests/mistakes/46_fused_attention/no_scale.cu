@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: forgets to divide the scores by sqrt(D).
+// help-has: sqrt | scale
+// help-not: guard the access
 // Puzzle 46 · Fused attention: out = softmax(q k^T / sqrt(D)) v, one key tile at a time with the
 // online softmax, never writing the scores out. Check with `gpuzzle run 46`; stuck? `gpuzzle hint 46`.
 #include <math_constants.h>  // CUDART_INF_F

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: global_writes
 // why: writes the normalised output after every key tile instead of once at the end.
+// help-has: once | after the loop | last tile | at the end
+// help-not: guard the access
 // Puzzle 46 · Fused attention: out = softmax(q k^T / sqrt(D)) v, one key tile at a time with the
 // online softmax, never writing the scores out. Check with `gpuzzle run 46`; stuck? `gpuzzle hint 46`.
 #include <math_constants.h>  // CUDART_INF_F

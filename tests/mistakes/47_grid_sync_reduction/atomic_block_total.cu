@@ -3,6 +3,8 @@
 // counter: global_atomics
 // why: each block atomically adds its total into block_sums[0] and reads it after the grid
 // why: sync: right, but the puzzle's lesson is the sync without atomics (budget 0).
+// help-has: grid.sync | without atomic | block_sums[blockIdx
+// help-not: guard the access
 // Puzzle 47 · Grid-synchronised reduction: out[i] = a[i] - mean(a), in ONE cooperative launch.
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;

@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: declares b's fragment col_major although b is stored row by row: every tile of b is read transposed.
+// help-has: row_major
+// help-not: guard the access
 // Puzzle 50 · WMMA matmul: out (M x N, float) = a (M x K) times b (K x N), half inputs, on tensor cores.
 // Check with `gpuzzle run 50`; stuck? `gpuzzle hint 50`.
 #include <mma.h>

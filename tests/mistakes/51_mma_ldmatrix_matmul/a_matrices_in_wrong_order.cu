@@ -2,6 +2,8 @@
 // kind: wrong-output
 // why: gives ldmatrix the A matrices columns-first (rows 0-7 of columns 0-7, then of columns
 // why: 8-15, ...), but mma wants the second register to hold rows 8-15.
+// help-has: rows 8 | row 8 | order
+// help-not: guard the access
 // Puzzle 51 · mma.sync + ldmatrix matmul: c = a * w^T on tensor cores, fragments loaded with
 // ldmatrix from shared tiles free of bank conflicts. Check with `gpuzzle run 51`; stuck?
 // `gpuzzle hint 51`.

@@ -2,6 +2,8 @@
 // kind: over-budget
 // counter: bank_ways
 // why: the starter's unpadded tiles: rows 128 bytes apart, every ldmatrix is 8-way.
+// help-has: pad | + 8 | pitch
+// help-not: guard the access
 // Puzzle 51 · mma.sync + ldmatrix matmul: c = a * w^T on tensor cores, fragments loaded with
 // ldmatrix from shared tiles free of bank conflicts. Check with `gpuzzle run 51`; stuck?
 // `gpuzzle hint 51`.

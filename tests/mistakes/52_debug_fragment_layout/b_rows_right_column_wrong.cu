@@ -1,6 +1,8 @@
 // expect: fail
 // kind: wrong-output
 // why: pairs two k rows as it should, but of column 2t instead of the group's column g.
+// help-has: column g | lane / 4 | lane >> 2 | groupID
+// help-not: guard the access
 // Puzzle 52 · Debug: a wrong fragment layout. c = a * b on tensor cores, fragments built by hand.
 // FIX ME: this kernel is complete but builds one fragment wrong. Run `gpuzzle run 52`, compare
 // each fragment with the layout in the description, fix it.

@@ -2,6 +2,8 @@
 // kind: wrong-output
 // why: fixes B, then also reorders A's registers columns-first: register 1 must be rows g + 8,
 // why: not the columns 8 further on.
+// help-has: g + 8 | rows g + 8 | row 8
+// help-not: guard the access
 // Puzzle 52 · Debug: a wrong fragment layout. c = a * b on tensor cores, fragments built by hand.
 // FIX ME: this kernel is complete but builds one fragment wrong. Run `gpuzzle run 52`, compare
 // each fragment with the layout in the description, fix it.
