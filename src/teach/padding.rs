@@ -325,12 +325,19 @@ fn compared(src: &Source, name: &str) -> bool {
             let Some((lhs, rhs)) = stmt.split_once('=') else {
                 continue;
             };
-            if rhs.starts_with('=') || lhs.ends_with(['<', '>', '!']) {
+            // `==`, `<=`, `!=` compare, and `+=`, `*=`, ... accumulate: neither makes a
+            // local that holds one element.
+            if rhs.starts_with('=')
+                || lhs.ends_with(['<', '>', '!', '+', '-', '*', '/', '%', '&', '|', '^'])
+            {
                 continue;
             }
             if rhs.trim().starts_with(&format!("{name}[")) {
-                if let Some(v) = lhs.split_whitespace().last() {
-                    locals.push(v.to_string());
+                let ident = |v: &&str| v.chars().all(|c| c.is_alphanumeric() || c == '_');
+                if let Some(v) = lhs.split_whitespace().last().filter(ident) {
+                    if !locals.iter().any(|l| l == v) {
+                        locals.push(v.to_string());
+                    }
                 }
             }
         }
@@ -385,6 +392,25 @@ fn extreme(ty: &str, high: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_sum_guarded_by_comparisons_is_not_a_sort() {
+        // Accumulating reads (`+=`) under `<` guards: a sum, whose neutral value is 0.
+        let window = Source::new(
+            "__global__ void pool(float* out, const float* a, int size) {\n    __shared__ float cache[8];\n    int t = threadIdx.x;\n    float sum = cache[t];\n    if (t + 1 < 8) sum += cache[t + 1];\n    if (t + 2 < 8) sum += cache[t + 2];\n    out[t] = sum;\n}\n",
+        );
+        assert_eq!(neutral(&window, "cache", Some(6)), "0.0f");
+        // Other names and shape: an int tile, a product accumulated, guards with `<=`.
+        let prod = Source::new(
+            "__global__ void k(int* o) {\n    __shared__ int tile[16];\n    int j = threadIdx.x;\n    int acc = tile[j];\n    if (j <= 14) acc *= tile[j + 1];\n    if (j - 1 >= 0) acc -= tile[j - 1];\n    o[j] = acc;\n}\n",
+        );
+        assert_eq!(neutral(&prod, "tile", Some(5)), "0");
+        // A real compare-and-swap still is one.
+        let sort = Source::new(
+            "__global__ void s(int* o) {\n    __shared__ int keys[16];\n    int i = threadIdx.x;\n    int lo = keys[i];\n    int hi = keys[i ^ 1];\n    if (lo > hi) keys[i] = hi;\n}\n",
+        );
+        assert!(neutral(&sort, "keys", Some(5)).starts_with("INT_MAX"));
+    }
 
     #[test]
     fn types_are_read_from_declarations() {

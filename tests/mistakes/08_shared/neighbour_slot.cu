@@ -2,6 +2,8 @@
 // kind: uninitialized-read
 // line: @bug
 // why: reads the next slot of the cache (wrapping around) instead of its own; in the partly full last block that slot was never written.
+// help-has: cache[local_i] | its own slot | own element
+// help-not: when the condition fails
 // Puzzle 8 · Shared memory: out[i] = a[i] + 10, through a shared array.
 extern "C" __global__ void shared_map(float* out, const float* a, int size) {
     __shared__ float cache[TPB];  // one slot per thread of this block

@@ -2,6 +2,9 @@
 // kind: uninitialized-read
 // line: @bug
 // why: sums the two elements AFTER i instead of the two before; in the partly full last block the slot two after the last element was never written.
+// help-has: i - 1 | local_i - 1 | i - 2 | local_i - 2 | before
+// help-not: FLT_MAX
+// help-not: when the condition fails
 // Puzzle 9 · Pooling: out[i] = a[i - 2] + a[i - 1] + a[i] (fewer terms at the start).
 extern "C" __global__ void pooling(float* out, const float* a, int size) {
     __shared__ float cache[TPB];
