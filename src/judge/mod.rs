@@ -210,30 +210,8 @@ pub fn judge(
             // place of the puzzle's wrong-output hint, which is about another mistake.
             let after_error = t.diagnostics.iter().any(|d| d.severity == Severity::Error);
             for (name, o) in t.outputs.iter_mut() {
-                let fill = crate::teach::output::match_fill(
-                    &scene,
-                    name,
-                    (&o.expected, &o.got),
-                    &o.mismatches,
-                )
-                .or_else(|| {
-                    crate::teach::output::pair_halves(&scene, name, o.expected.len(), &o.mismatches)
-                });
-                if let Some(f) = fill {
-                    let pattern = crate::teach::output::help(
-                        &crate::teach::output::WrongOutput {
-                            name,
-                            shape: o.shape,
-                            expected: &o.expected,
-                            pattern: o.pattern.as_ref(),
-                            after_error,
-                        },
-                        None,
-                    );
-                    o.help = Some(match pattern {
-                        Some(p) => format!("{f}\n{p}"),
-                        None => f,
-                    });
+                if let Some(h) = crate::teach::output::explained(&scene, name, o, after_error) {
+                    o.help = Some(h);
                 }
             }
             t.seconds = started.elapsed().as_secs_f64();

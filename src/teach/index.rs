@@ -98,10 +98,13 @@ fn enclosing_loops(c: &Case) -> Vec<super::source::LoopHeader> {
         .collect()
 }
 
-/// The variable a loop header's init declares or sets.
+/// The variable a loop header's init declares or sets: `k` of `int k = 0` (None when what
+/// stands before the `=` does not end in a name).
 pub(super) fn loop_var(init: &str) -> Option<String> {
     let (lhs, _) = init.split_once('=')?;
-    Some(lhs.split_whitespace().last()?.to_string())
+    let var = lhs.split_whitespace().last()?;
+    let ok = var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ok.then(|| var.to_string())
 }
 
 pub fn loop_bound(c: &Case, short: &str, expr: &str, dims: Option<&[String]>) -> Option<String> {

@@ -20,7 +20,7 @@ pub fn help(counter: &str, src: &Source) -> Option<String> {
         let Some(head) = src.loop_header(h).filter(|x| x.line == h) else {
             continue;
         };
-        let Some(var) = head.init.as_deref().and_then(loop_variable) else {
+        let Some(var) = head.init.as_deref().and_then(super::index::loop_var) else {
             continue;
         };
         let Some(guard) = src
@@ -84,14 +84,6 @@ fn thread_zero(src: &Source, at: u32, cond: &str) -> Option<String> {
             .definition(at, x)
             .is_some_and(|(_, v)| v.trim().starts_with("threadIdx.") && !v.contains('+'));
     from_tid.then(|| x.to_string())
-}
-
-/// The variable a loop's init sets: `k` of `int k = 0`.
-fn loop_variable(init: &str) -> Option<String> {
-    let left = init.split('=').next()?.trim();
-    let var = left.split_whitespace().last()?;
-    let ok = !var.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    ok.then(|| var.to_string())
 }
 
 #[cfg(test)]

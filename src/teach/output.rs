@@ -107,6 +107,34 @@ pub fn match_fill(
     None
 }
 
+/// The help for a wrong output `o` (named `name`) that the source explains: a collective's
+/// fill value that is a real key (`match_fill`) or a packed pair of two different halves
+/// (`pair_halves`), then what the difference's pattern says; `None` when the source explains
+/// nothing (the pattern's help and the puzzle's hint stand as they are).
+pub fn explained(
+    scene: &super::Scene,
+    name: &str,
+    o: &crate::judge::outcome::OutputCompare,
+    after_error: bool,
+) -> Option<String> {
+    let fill = match_fill(scene, name, (&o.expected, &o.got), &o.mismatches)
+        .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches))?;
+    let pattern = help(
+        &WrongOutput {
+            name,
+            shape: o.shape,
+            expected: &o.expected,
+            pattern: o.pattern.as_ref(),
+            after_error,
+        },
+        None,
+    );
+    Some(match pattern {
+        Some(p) => format!("{fill}\n{p}"),
+        None => fill,
+    })
+}
+
 /// A packed pair built with two different halves (`__halves2half2(a, __float2half(0.f))`)
 /// where only the elements of one half are wrong: the half that differs is the suspect. Said
 /// only where every wrong element has the same parity (so every element of the other half is

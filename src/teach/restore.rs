@@ -96,7 +96,7 @@ fn repeated(src: &Source, name: &str) -> Option<String> {
             if !src.loop_body(h).contains(l) {
                 continue;
             }
-            let Some(var) = head.init.as_deref().and_then(loop_variable) else {
+            let Some(var) = head.init.as_deref().and_then(super::index::loop_var) else {
                 continue;
             };
             // The subscript names the same element every round only when nothing in it
@@ -165,14 +165,6 @@ fn changes(src: &Source, lines: std::ops::RangeInclusive<u32>, dims: &str) -> bo
             false
         })
     })
-}
-
-/// The variable a loop's init sets: `k` of `int k = 0`.
-fn loop_variable(init: &str) -> Option<String> {
-    let left = init.split('=').next()?.trim();
-    let var = left.split_whitespace().last()?;
-    let ok = !var.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    ok.then(|| var.to_string())
 }
 
 #[cfg(test)]
