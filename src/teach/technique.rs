@@ -475,11 +475,17 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
         }
         Family::Shuffles => {
             let at = c.lines(Work::Shuffle);
+            // The fold's count is advice only where the budget leaves room for a fold; under
+            // `forbid` (or a budget below 5) it would tell the learner how to keep what must go.
             (!at.is_empty()).then(|| {
-                format!(
-                    "the shuffles are on {}: a fold that halves the distance each step (16, 8, 4, 2, 1) needs log2(32) = 5",
-                    lines(&at)
-                )
+                if !forbidden && limit >= 5 {
+                    format!(
+                        "the shuffles are on {}: a fold that halves the distance each step (16, 8, 4, 2, 1) needs log2(32) = 5",
+                        lines(&at)
+                    )
+                } else {
+                    format!("the shuffles are on {}", lines(&at))
+                }
             })
         }
         Family::Barriers => {
@@ -493,9 +499,25 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
         }
         _ => None,
     };
+    // A forbidden family is a shortcut past the puzzle's own technique: say what that is,
+    // where the puzzle declares it (and the family is not the technique itself).
+    let instead = cx
+        .technique
+        .filter(|t| {
+            forbidden
+                && !t
+                    .counters
+                    .iter()
+                    .any(|&i| Counters::family(i) == Some(family))
+        })
+        .map(|t| match &t.budget_for {
+            Some(b) => format!(" The puzzle asks for {}: {b}.", t.name),
+            None => format!(" The puzzle asks for {}.", t.name),
+        })
+        .unwrap_or_default();
     match why {
-        Some(w) => format!("{head}: {w}."),
-        None => format!("{head}."),
+        Some(w) => format!("{head}: {w}.{instead}"),
+        None => format!("{head}.{instead}"),
     }
 }
 

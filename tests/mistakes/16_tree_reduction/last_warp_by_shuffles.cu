@@ -6,6 +6,7 @@
 // help-has: shuffle | __shfl_down_sync
 // help-has: __syncthreads()
 // help-not: ran no barriers
+// help-not: log2(32)
 // Puzzle 16 · Tree reduction: out[blockIdx.x] = sum of this block's 2 * TPB elements of a.
 // Check with `gpuzzle run 16`; stuck? `gpuzzle hint 16`.
 extern "C" __global__ void tree_reduction(float* out, const float* a, int size) {
