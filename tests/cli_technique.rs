@@ -835,3 +835,177 @@ fn a_required_dp4a_names_the_byte_products_not_the_index_arithmetic() {
     assert!(help.contains("multiplies them one by one (lines"), "{help}");
     assert!(help.contains("`__dp4a(a, b, c)`"), "{help}");
 }
+
+const ACTIVEMASK_FORBIDDEN: &str = "forbid = [\"activemask\"]\nrequire = { votes = 32 }\n\n[technique]\nname = \"`__ballot_sync` and `__popc`\"\ncounters = [\"votes\"]\n";
+
+/// The positive lanes counted by `__activemask()` inside `if (pos)`; the ballot only masks it.
+const ACTIVEMASK_UNDER_IF: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool pos = i < size && a[i] > 0.0f;
+    unsigned all = __ballot_sync(0xffffffffu, true);
+    if (pos) {
+        unsigned m = __activemask();
+        if (threadIdx.x == __ffs(m) - 1) out[blockIdx.x] = __popc(m & all);
+    }
+}
+"#;
+
+/// Another shape: the lanes without a positive element leave first.
+const ACTIVEMASK_AFTER_RETURN: &str = r#"extern "C" __global__ void warp_sum(float* result, const float* v, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned everyone = __ballot_sync(0xffffffffu, g < n);
+    if (g >= n || v[g] <= 0.0f) return;
+    unsigned alive = __activemask() & everyone;
+    if ((alive & ((1u << threadIdx.x) - 1u)) == 0u) result[blockIdx.x] = __popc(alive);
+}
+"#;
+
+#[test]
+fn forbidden_activemask_names_its_line_and_the_ballot_passes() {
+    let toml = positives_puzzle(ACTIVEMASK_FORBIDDEN);
+    let (code, text) = run(&toml, BALLOT_COUNT);
+    assert_eq!(code, 0, "the ballot passes:\n{text}");
+    for (kernel, line) in [(ACTIVEMASK_UNDER_IF, 6), (ACTIVEMASK_AFTER_RETURN, 5)] {
+        let (code, text) = run(&toml, kernel);
+        assert_eq!(code, 1, "{text}");
+        let help = help_of(&text);
+        assert!(help.contains("puzzle 7 forbids `__activemask()`"), "{help}");
+        assert!(
+            help.contains(&format!(
+                "`__activemask()` (line {line}) says which lanes are running"
+            )),
+            "{help}"
+        );
+        assert!(
+            help.contains("asks for `__ballot_sync` and `__popc`"),
+            "{help}"
+        );
+    }
+}
+
+/// out[i] = x[i] * x[i] + x[i] over halves, pairs in blocks of 64 threads, with `limits`.
+fn half_pairs_puzzle(limits: &str) -> String {
+    format!(
+        r#"id = 7
+slug = "warp-sum"
+title = "Half pairs"
+part = "Test"
+kernel = "halves"
+params = ["out: f16", "x: f16", "size"]
+description = "x * x + x on halves, two at a time."
+spec = """
+for (int i = 0; i < size; i++) out[i] = __hfma(x[i], x[i], x[i]);
+"""
+tolerance = {{ abs = 0.0, rel = 1e-3 }}
+{limits}
+
+[[test]]
+name = "128 halves"
+grid = [1]
+block = [64]
+scalars = {{ size = 128 }}
+buffers.x = {{ len = 128, init = "random", seed = 7 }}
+buffers.out = {{ len = 128, output = true }}
+"#
+    )
+}
+
+const SCALAR_MATH_BUDGET: &str = "block_budget = { f32 = 2, f16 = 2 }\nrequire = { f16x2 = 32 }\n\n[technique]\nname = \"packed `__half2` arithmetic (`__hfma2`)\"\ncounters = [\"f16x2\"]\n";
+
+const PACKED_PAIRS: &str = r#"#include <cuda_fp16.h>
+extern "C" __global__ void halves(__half* out, const __half* x, int size) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * j + 1 < size) {
+        __half2 v = reinterpret_cast<const __half2*>(x)[j];
+        reinterpret_cast<__half2*>(out)[j] = __hfma2(v, v, v);
+    }
+}
+"#;
+
+/// One packed instruction per pair (x + 0), then each half in float.
+const PACKED_THEN_FLOAT: &str = r#"#include <cuda_fp16.h>
+extern "C" __global__ void halves(__half* out, const __half* x, int size) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * j + 1 < size) {
+        __half2 v = __hadd2(reinterpret_cast<const __half2*>(x)[j], __float2half2_rn(0.0f));
+        float2 f = __half22float2(v);
+        reinterpret_cast<__half2*>(out)[j] = __floats2half2_rn(f.x * f.x + f.x, f.y * f.y + f.y);
+    }
+}
+"#;
+
+/// Another shape: a packed multiply by one, then a scalar `__hfma` per half.
+const PACKED_THEN_SCALAR_HALVES: &str = r#"#include <cuda_fp16.h>
+extern "C" __global__ void halves(__half* dst, const __half* src, int n) {
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * p + 1 < n) {
+        __half2 w = __hmul2(reinterpret_cast<const __half2*>(src)[p], __float2half2_rn(1.0f));
+        __half lo = __low2half(w), hi = __high2half(w);
+        reinterpret_cast<__half2*>(dst)[p] = __halves2half2(__hfma(lo, lo, lo), __hfma(hi, hi, hi));
+    }
+}
+"#;
+
+/// Packed pairs, but a float square root per thread decides the store: float math over the
+/// block budget with no half converted and no float multiply-add.
+const PACKED_WITH_FLOAT_GUARD: &str = r#"#include <cuda_fp16.h>
+extern "C" __global__ void halves(__half* out, const __half* x, int size) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    float r = sqrtf((float)j);
+    if (2 * j + 1 < size && r >= 0.0f) {
+        __half2 v = reinterpret_cast<const __half2*>(x)[j];
+        reinterpret_cast<__half2*>(out)[j] = __hfma2(v, v, v);
+    }
+}
+"#;
+
+#[test]
+fn a_block_over_its_scalar_math_names_the_unpacked_lines_and_packed_pairs_pass() {
+    let toml = half_pairs_puzzle(SCALAR_MATH_BUDGET);
+    let (code, text) = run(&toml, PACKED_PAIRS);
+    assert_eq!(code, 0, "packed pairs pass:\n{text}");
+
+    let (code, text) = run(&toml, PACKED_THEN_FLOAT);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("puzzle 7 allows 2 float math per block"),
+        "{help}"
+    );
+    assert!(help.contains("converts halves to float (line 6)"), "{help}");
+    assert!(help.contains("computes in float (line 7)"), "{help}");
+    assert!(
+        help.contains("packed instruction (line 5) does not make the rest packed"),
+        "{help}"
+    );
+    assert!(
+        help.contains("asks for packed `__half2` arithmetic"),
+        "{help}"
+    );
+
+    let (code, text) = run(&toml, PACKED_THEN_SCALAR_HALVES);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(help.contains("2 scalar half math per block"), "{help}");
+    assert!(
+        help.contains("computes one `__half` at a time (line 7)"),
+        "{help}"
+    );
+    assert!(help.contains("packed instruction (line 5)"), "{help}");
+
+    // The premise fails: float math, but no half converted to float and no multiply-add: the
+    // help names no lines and says nothing of halves.
+    let (code, text) = run(&toml, PACKED_WITH_FLOAT_GUARD);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("puzzle 7 allows 2 float math per block"),
+        "{help}"
+    );
+    assert!(!help.contains("converts"), "{help}");
+    assert!(!help.contains("computes both halves"), "{help}");
+    assert!(
+        help.contains("The puzzle asks for packed `__half2` arithmetic"),
+        "{help}"
+    );
+}

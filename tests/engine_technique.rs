@@ -300,3 +300,28 @@ fn warps_writing_shared_memory_count_once_per_barrier_interval() {
         total(&spread, "shared_writes")
     );
 }
+
+#[test]
+fn activemask_and_scalar_float_and_half_math_are_counted_and_their_twins_are_not() {
+    let file = format!("{DIR}/families.cu");
+    // keys 0..31: lanes 1..31 take the branch with __activemask(), lane 0 does not.
+    let keys = ["out=i32[32]:zeros", "keys=i32[32]:arange"];
+    let active = exec(&file, "active_lanes", "1", "32", &keys);
+    assert_eq!(max(&active, "activemask"), 1, "{}", active["counters"]);
+    assert_eq!(total(&active, "activemask"), 31);
+    assert_eq!(total(&active, "votes"), 0);
+    let voted = exec(&file, "voted_lanes", "1", "32", &keys);
+    assert_eq!(total(&voted, "activemask"), 0, "{}", voted["counters"]);
+    assert_eq!(total(&voted, "votes"), 32);
+
+    let args = ["out=f32[4]:zeros", "a=f32[4]:arange", "h=f16[4]:arange"];
+    let scalar = exec(&file, "scalar_math", "1", "4", &args);
+    // fma, sub, add, div, max, and the final add: 6 float; __hfma and __hadd: 2 half.
+    assert_eq!(max(&scalar, "f32"), 6, "{}", scalar["counters"]);
+    assert_eq!(max(&scalar, "f16"), 2, "{}", scalar["counters"]);
+    assert_eq!(total(&scalar, "f16x2"), 0);
+    let packed = exec(&file, "packed_math", "1", "4", &args);
+    assert_eq!(max(&packed, "f16x2"), 2, "{}", packed["counters"]);
+    assert_eq!(total(&packed, "f16"), 0, "{}", packed["counters"]);
+    assert_eq!(max(&packed, "f32"), 1, "{}", packed["counters"]);
+}

@@ -89,10 +89,22 @@ pub enum Family {
     /// warp busy. The same on every schedule: the set of warps that wrote in an interval, and
     /// their lowest writing lanes, do not depend on the order the lanes ran in.
     SharedWriteWarps,
+    /// `activemask` (`__activemask()`): which lanes are running. Not a vote: inside
+    /// `if (keep)` it names the lanes that took the branch, which is what a ballot of `keep`
+    /// would say, without the ballot.
+    Activemask,
+    /// Scalar single-precision arithmetic: `add/sub/mul/div/min/max/fma/mad/neg/abs/sqrt/rsqrt/
+    /// rcp/ex2/lg2/sin/cos/tanh` on `.f32` (so `expf`, which compiles to several, counts each).
+    /// Not moves, comparisons or conversions: `__half2float` is a `cvt`, `fmaxf`'s `max.f32`
+    /// counts.
+    F32,
+    /// Scalar half-precision arithmetic: the same operations on one `.f16`/`.bf16` (`__hfma`,
+    /// `__hadd`, `__hmul`, ...), not the packed `.f16x2` of `f16x2`.
+    F16,
 }
 
 impl Family {
-    pub const N: usize = 19;
+    pub const N: usize = 22;
 
     pub const ALL: [Family; Family::N] = [
         Family::LocalReads,
@@ -114,6 +126,9 @@ impl Family {
         Family::GlobalLoadInstrs,
         Family::GlobalStoreInstrs,
         Family::SharedWriteWarps,
+        Family::Activemask,
+        Family::F32,
+        Family::F16,
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
@@ -138,6 +153,9 @@ impl Family {
             Family::GlobalLoadInstrs => "global_load_instrs",
             Family::GlobalStoreInstrs => "global_store_instrs",
             Family::SharedWriteWarps => "shared_write_warps",
+            Family::Activemask => "activemask",
+            Family::F32 => "f32",
+            Family::F16 => "f16",
         }
     }
 
@@ -163,6 +181,9 @@ impl Family {
             Family::GlobalLoadInstrs => "global load instructions",
             Family::GlobalStoreInstrs => "global store instructions",
             Family::SharedWriteWarps => "warp-steps writing shared memory",
+            Family::Activemask => "activemask",
+            Family::F32 => "float math",
+            Family::F16 => "scalar half math",
         }
     }
 
@@ -197,6 +218,9 @@ impl Family {
             Family::SharedWriteWarps => {
                 "active threads side by side (`if (t < stride)`), so that whole warps go idle"
             }
+            Family::Activemask => "`__activemask()`",
+            Family::F32 => "scalar `float` arithmetic (`+`, `*`, `fmaf`, `expf`, ...)",
+            Family::F16 => "scalar `__half` arithmetic (`__hfma`, `__hadd`, `__hmul`, ...)",
         }
     }
 

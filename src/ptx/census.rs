@@ -261,8 +261,30 @@ fn work_of(op: &Op) -> Vec<Work> {
         } if sty.size() == 2 && sty.is_float() => {
             vec![Work::HalfToFloat]
         }
+        // Two floats packed into a pair (`__floats2half2_rn`) is a conversion, as the emulator's
+        // `f16x2` counts it.
+        Op::Half2 {
+            pair: true,
+            op: Half2Op::PackCvt(_),
+            ..
+        } => vec![],
         Op::Half2 { pair: true, .. } => vec![Work::F16x2],
         Op::Half2 { pair: false, .. } => vec![Work::HalfScalar],
+        // One half's arithmetic in the general forms (`add.f16`, `fma.rn.f16`: `__hadd`,
+        // `__hfma`), as the emulator's `f16` family counts it.
+        Op::Bin {
+            ty: Ty::F16 | Ty::BF16,
+            ..
+        }
+        | Op::Mad {
+            ty: Ty::F16 | Ty::BF16,
+            ..
+        } => vec![Work::HalfScalar],
+        Op::Un {
+            ty: Ty::F16 | Ty::BF16,
+            op,
+            ..
+        } if *op != UnOp::Mov => vec![Work::HalfScalar],
         Op::Ld { space, ty, d, .. } => {
             let narrow = ty.size() as usize * d.len() < 16;
             let mut w = match space {

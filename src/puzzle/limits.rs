@@ -63,6 +63,12 @@ macro_rules! counter_limits {
                 pub global_store_instrs: Option<u64>,
                 #[serde(skip_serializing_if = "Option::is_none")]
                 pub shared_write_warps: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub activemask: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub f32: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub f16: Option<u64>,
             $($(#[$fm])* pub $extra: $ty,)*
         }
 
@@ -95,6 +101,9 @@ macro_rules! counter_limits {
                     22 => self.global_load_instrs,
                     23 => self.global_store_instrs,
                     24 => self.shared_write_warps,
+                    25 => self.activemask,
+                    26 => self.f32,
+                    27 => self.f16,
                     _ => None,
                 }
             }
@@ -127,6 +136,9 @@ macro_rules! counter_limits {
                     22 => Some(&mut self.global_load_instrs),
                     23 => Some(&mut self.global_store_instrs),
                     24 => Some(&mut self.shared_write_warps),
+                    25 => Some(&mut self.activemask),
+                    26 => Some(&mut self.f32),
+                    27 => Some(&mut self.f16),
                     _ => None,
                 }
             }
@@ -154,11 +166,19 @@ counter_limits! {
         /// Most bank-conflict ways of any warp-level shared access (1 = conflict-free).
         #[serde(skip_serializing_if = "Option::is_none")]
         pub bank_ways: Option<u64>,
-        /// Counters (bit `i` for counter `i`) whose 0 comes from `forbid`, not `budget`.
+        /// Counters (bit `i` for counter `i`) whose 0 comes from `forbid`, not `budget`. 32
+        /// bits: with the 6 memory counters and 22 families, room for 4 more counters before
+        /// this must widen (the assertion below fails the build then).
         #[serde(skip)]
         pub forbidden: u32,
     }
 }
+
+// `Budget::forbidden` has one bit per counter.
+const _: () = assert!(
+    Counters::N <= 32,
+    "Budget::forbidden needs a bit per counter"
+);
 
 impl Budget {
     /// Whether a performance figure is budgeted (then the emulator must measure them).

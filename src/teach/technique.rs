@@ -85,6 +85,9 @@ fn block_over(family: Family, limit: u64, cx: &Context) -> Option<String> {
             cx.puzzle_id
         ));
     }
+    if matches!(family, Family::F32 | Family::F16) {
+        return Some(scalar_math_over(family, &head, cx));
+    }
     let (narrow, wide) = match family {
         Family::GlobalLoadInstrs => (
             c.lines(Work::GlobalNarrowLoad),
@@ -299,7 +302,10 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
         | Family::F64
         | Family::GlobalLoadInstrs
         | Family::GlobalStoreInstrs
-        | Family::SharedWriteWarps => None,
+        | Family::SharedWriteWarps
+        | Family::Activemask
+        | Family::F32
+        | Family::F16 => None,
     };
     match instead {
         Some(i) => format!("{asks}: {i}."),
@@ -497,6 +503,15 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
                 )
             })
         }
+        Family::Activemask => {
+            let at = c.lines(Work::ActiveMask);
+            (!at.is_empty()).then(|| {
+                format!(
+                    "`__activemask()` ({}) says which lanes are running at that point, not what they vote: inside an `if` it names the lanes that took the branch only because they happen to run together",
+                    lines(&at)
+                )
+            })
+        }
         _ => None,
     };
     // A forbidden family is a shortcut past the puzzle's own technique: say what that is,
@@ -519,6 +534,55 @@ fn over(family: Family, used: u64, limit: u64, forbidden: bool, cx: &Context) ->
         Some(w) => format!("{head}: {w}.{instead}"),
         None => format!("{head}.{instead}"),
     }
+}
+
+/// A block over its `block_budget` of scalar `f32` or `f16` arithmetic: the lines that compute
+/// one element per instruction where the census shows them (halves converted to float, float
+/// multiply-adds, scalar `__half` arithmetic), `__half2` named only where the kernel works on
+/// halves, and the puzzle's declared technique.
+fn scalar_math_over(family: Family, head: &str, cx: &Context) -> String {
+    let c = cx.census;
+    let to_float = c.lines(Work::HalfToFloat);
+    let seen = if family == Family::F32 {
+        let math = c.lines(Work::FloatMulAdd);
+        match (to_float.is_empty(), math.is_empty()) {
+            (false, false) => Some(format!(
+                "converts halves to float ({}) and computes in float ({})",
+                lines(&to_float),
+                lines(&math)
+            )),
+            (false, true) => Some(format!(
+                "converts halves to float ({}) and computes in float",
+                lines(&to_float)
+            )),
+            (true, false) => Some(format!("computes in float ({})", lines(&math))),
+            (true, true) => None,
+        }
+    } else {
+        let scalar = c.lines(Work::HalfScalar);
+        (!scalar.is_empty())
+            .then(|| format!("computes one `__half` at a time ({})", lines(&scalar)))
+    };
+    let halves = !to_float.is_empty() || c.any(Work::HalfScalar);
+    let mut out = match seen {
+        Some(seen) => format!("{head}: your kernel {seen}, one element per instruction"),
+        None => head.to_string(),
+    };
+    if halves {
+        let packed = c.lines(Work::F16x2);
+        if !packed.is_empty() {
+            out.push_str(&format!(
+                "; its packed instruction ({}) does not make the rest packed",
+                lines(&packed)
+            ));
+        }
+        out.push_str(". `__half2` arithmetic (`__hfma2`, `__hadd2`) computes both halves of a pair in one instruction; scalar arithmetic is for an element left without a partner");
+    }
+    if let Some(t) = cx.technique {
+        out.push_str(&format!(". The puzzle asks for {}", t.name));
+    }
+    out.push('.');
+    out
 }
 
 /// A block over its budget of global atomics: where the census shows the atomics and what

@@ -357,6 +357,7 @@ impl<'l> Block<'l> {
             {
                 th.regs[*d as usize] = mask as u64;
             }
+            th.counters.count(Family::Activemask, 1);
             th.pc += 1;
             th.state = State::Ready;
             th.waited = 0;

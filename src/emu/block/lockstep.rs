@@ -85,17 +85,19 @@ macro_rules! per_variant {
     };
 }
 
-/// The spaces `Reads` counts, as indices.
+/// The spaces `Reads` counts, as indices: warp loads from global and shared memory, and the
+/// fast path's scalar `f32` arithmetic (`Family::F32`), which is as hot as the loads.
 const GLOBAL: usize = 0;
 const SHARED: usize = 1;
+const FLOAT32: usize = 2;
 
 /// The global and shared reads of a lockstep run's warp loads (`global_load_warp`,
-/// `shared_load_warp`), added to the lanes' counters when the run ends instead of at each
-/// load: `whole[space]` for every lane of the run, plus `LaneCounts::reads[space]` per lane
-/// for loads some lanes skipped (`partial`: there were such; until then those are not
-/// cleared).
+/// `shared_load_warp`) and its fast `f32` instructions, added to the lanes' counters when the
+/// run ends instead of at each instruction: `whole[space]` for every lane of the run, plus
+/// `LaneCounts::reads[space]` per lane for those some lanes skipped (`partial`: there were
+/// such; until then those are not cleared).
 struct Reads {
-    whole: [u64; 2],
+    whole: [u64; 3],
     partial: bool,
 }
 
@@ -109,7 +111,7 @@ impl Reads {
         }
         if !self.partial {
             self.partial = true;
-            counts.reads = [[0; 32]; 2];
+            counts.reads = [[0; 32]; 3];
         }
         let part = &mut counts.reads[space];
         each(on, |i| part[i] += 1);
@@ -117,20 +119,22 @@ impl Reads {
 
     #[inline(always)]
     fn flush(&self, counts: &LaneCounts, warp: &mut [Thread], lanes: u32) {
-        let [g, s] = self.whole;
-        let [gp, sp] = &counts.reads;
+        let [g, s, f] = self.whole;
+        let [gp, sp, fp] = &counts.reads;
         if self.partial {
             // The warp loads are 4-byte: one word, one load instruction each.
             for_lanes(warp, lanes, |i, th| {
                 th.counters.global_reads += g + gp[i];
                 th.counters.count(Family::GlobalLoadInstrs, g + gp[i]);
                 th.counters.shared_reads += s + sp[i];
+                th.counters.count(Family::F32, f + fp[i]);
             });
-        } else if g | s != 0 {
+        } else if g | s | f != 0 {
             for_lanes(warp, lanes, |_, th| {
                 th.counters.global_reads += g;
                 th.counters.count(Family::GlobalLoadInstrs, g);
                 th.counters.shared_reads += s;
+                th.counters.count(Family::F32, f);
             });
         }
     }
@@ -300,7 +304,7 @@ impl<'l> Block<'l> {
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
         let mut reads = Reads {
-            whole: [0; 2],
+            whole: [0; 3],
             partial: false,
         };
         while ran < QUANTUM {
@@ -341,12 +345,18 @@ impl<'l> Block<'l> {
                     }
                 }
                 Fast::Mad32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::mad32),
-                Fast::F32 { op, d, a, b } => per_variant!(
-                    op,
-                    FloatOp::{Add, Sub, Mul},
-                    |op| lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
-                ),
-                Fast::Fma32 { d, a, b, c } => lanes3(file, on, d, [a, b, c], fast::fma32),
+                Fast::F32 { op, d, a, b } => {
+                    per_variant!(
+                        op,
+                        FloatOp::{Add, Sub, Mul},
+                        |op| lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
+                    );
+                    reads.add(counts, FLOAT32, on, all_lanes);
+                }
+                Fast::Fma32 { d, a, b, c } => {
+                    lanes3(file, on, d, [a, b, c], fast::fma32);
+                    reads.add(counts, FLOAT32, on, all_lanes);
+                }
                 Fast::F64 { op, d, a, b } => {
                     lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y));
                     for_lanes(warp, on, |_, th| th.counters.count(Family::F64, 1));

@@ -180,9 +180,10 @@ pub struct Block<'l> {
 /// none, and clearing them cost a few percent of such a short run.
 #[derive(Default)]
 pub(super) struct LaneCounts {
-    /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`) and lane
-    /// (see `Reads` in `lockstep.rs`).
-    reads: [[u64; 32]; 2],
+    /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`), and fast
+    /// `f32` instructions some lanes skipped (`FLOAT32`), per lane (see `Reads` in
+    /// `lockstep.rs`).
+    reads: [[u64; 32]; 3],
     /// Instructions each lane did not run while it waited (see `Park` in `lockstep.rs`).
     behind: [u64; 32],
 }

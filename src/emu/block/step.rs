@@ -98,12 +98,14 @@ impl<'l> Block<'l> {
                 }
                 Fast::F32 { op, d, a, b } => {
                     th.regs[d as usize] = fast::float32(op, rd(&th.regs, a), rd(&th.regs, b));
+                    th.counters.count(Family::F32, 1);
                     pc += 1;
                     continue;
                 }
                 Fast::Fma32 { d, a, b, c } => {
                     let (x, y, z) = (rd(&th.regs, a), rd(&th.regs, b), rd(&th.regs, c));
                     th.regs[d as usize] = fast::fma32(x, y, z);
+                    th.counters.count(Family::F32, 1);
                     pc += 1;
                     continue;
                 }

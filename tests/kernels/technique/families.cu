@@ -95,3 +95,41 @@ extern "C" __global__ void copies(float* out, const float* a, int tiles, int ove
     }
     out[t] = s;
 }
+
+// `__activemask()` in the lanes whose key is positive: once per running lane.
+extern "C" __global__ void active_lanes(int* out, const int* keys) {
+    int lane = threadIdx.x;
+    int r = 0;
+    if (keys[lane] > 0) {
+        unsigned running = __activemask();
+        r = __popc(running & ((1u << lane) - 1u));
+    }
+    out[lane] = r;
+}
+
+// The same places from a ballot of the flag: a vote, no activemask.
+extern "C" __global__ void voted_lanes(int* out, const int* keys) {
+    int lane = threadIdx.x;
+    unsigned kept = __ballot_sync(0xffffffffu, keys[lane] > 0);
+    out[lane] = keys[lane] > 0 ? __popc(kept & ((1u << lane) - 1u)) : 0;
+}
+
+// Scalar float arithmetic (a multiply-add, a subtraction, a division, a maximum) and scalar
+// half arithmetic (__hfma, __hadd): f32 and f16, no f16x2.
+extern "C" __global__ void scalar_math(float* out, const float* a, const __half* h) {
+    int t = threadIdx.x;
+    float x = a[t];
+    float y = fmaf(x, 3.0f, 1.0f);
+    float z = fmaxf((y - x) / (x + 2.0f), 0.5f);
+    __half p = __hadd(__hfma(h[t], h[t], h[t]), h[t]);
+    out[t] = z + __half2float(p);
+}
+
+// The same with the halves packed (__hfma2, __hadd2 on a pair) and the floats converted only:
+// f16x2, and one float add for the output.
+extern "C" __global__ void packed_math(float* out, const float* a, const __half* h) {
+    int t = threadIdx.x;
+    __half2 q = __half2half2(h[t]);
+    __half2 p = __hadd2(__hfma2(q, q, q), q);
+    out[t] = __low2float(p) + a[t];
+}

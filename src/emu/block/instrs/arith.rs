@@ -36,7 +36,9 @@ macro_rules! arith_op {
 pub(in crate::emu::block) use arith_op;
 
 /// The family (`emu::technique`) an instruction of this family counts in, if any: `dp4a`,
-/// packed half arithmetic, `f64` arithmetic. Counted by the dispatchers, once per execution.
+/// packed half arithmetic, `f64`, and scalar `f32` and `f16` arithmetic (on the general path:
+/// the fast path counts its own `f32` add, sub, mul and fma). Counted by the dispatchers, once
+/// per execution.
 #[inline]
 pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
     match op {
@@ -46,11 +48,55 @@ pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
         Op::Half2 { pair: true, op, .. } if !matches!(op, Half2Op::PackCvt(_)) => {
             Some(Family::F16x2)
         }
+        // One half's `fma.rn.relu`, `min/max.xorsign.abs`; a scalar `set` is a comparison.
+        Op::Half2 {
+            pair: false, op, ..
+        } if !matches!(op, Half2Op::PackCvt(_) | Half2Op::Set { .. }) => Some(Family::F16),
         Op::Bin { ty: Ty::F64, .. } | Op::Un { ty: Ty::F64, .. } | Op::Mad { ty: Ty::F64, .. } => {
             Some(Family::F64)
         }
+        Op::Bin { op, ty, .. } if float_bin(*op) => scalar_float(*ty),
+        Op::Un { op, ty, .. } if float_un(*op) => scalar_float(*ty),
+        Op::Mad { ty, .. } => scalar_float(*ty),
         _ => None,
     }
+}
+
+/// The scalar float family of an arithmetic instruction's type: `f32`, or `f16` for one half.
+#[inline]
+fn scalar_float(ty: Ty) -> Option<Family> {
+    match ty {
+        Ty::F32 => Some(Family::F32),
+        Ty::F16 | Ty::BF16 => Some(Family::F16),
+        _ => None,
+    }
+}
+
+/// The binary operations that are float arithmetic (not `copysign`, a move of a sign bit).
+#[inline]
+fn float_bin(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add | BinOp::Sub | BinOp::MulLo | BinOp::Div | BinOp::Min | BinOp::Max
+    )
+}
+
+/// The unary operations that are float arithmetic: not `mov` (constants and copies).
+#[inline]
+fn float_un(op: UnOp) -> bool {
+    matches!(
+        op,
+        UnOp::Neg
+            | UnOp::Abs
+            | UnOp::Sqrt
+            | UnOp::Rsqrt
+            | UnOp::Rcp
+            | UnOp::Ex2
+            | UnOp::Lg2
+            | UnOp::Sin
+            | UnOp::Cos
+            | UnOp::Tanh
+    )
 }
 
 /// Execute `op`, one of this family (the dispatcher in `step.rs` sends only those here).
