@@ -1,0 +1,44 @@
+// expect: pass
+// why: a fresh zeroed accumulator for every 16-wide step of k, added into the running sums after
+// why: its mma.sync; the fragments built as the fixed layout says.
+// Puzzle 52 · Debug: a wrong fragment layout.
+#include <cuda_fp16.h>
+
+__device__ __half at(const __half* p, int r, int x, int rows, int cols) {
+    return r < rows && x < cols ? p[r * cols + x] : __float2half(0.0f);
+}
+
+__device__ unsigned pack(__half lo, __half hi) {
+    return (unsigned)__half_as_ushort(lo) | (unsigned)__half_as_ushort(hi) << 16;
+}
+
+__device__ void mma_16x8x16(float (&acc)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+extern "C" __global__ void frag_matmul(float* c, const __half* a, const __half* b, int m, int n, int k) {
+    int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    int row0 = blockIdx.y * 16, col0 = blockIdx.x * 8;
+    float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k0 = 0; k0 < k; k0 += 16) {
+        unsigned fa[4], fb[2];
+        for (int r = 0; r < 4; r++) {
+            int row = row0 + g + 8 * (r % 2), x = k0 + 2 * t + 8 * (r / 2);
+            fa[r] = pack(at(a, row, x, m, k), at(a, row, x + 1, m, k));
+        }
+        for (int r = 0; r < 2; r++) {
+            int x = k0 + 2 * t + 8 * r;
+            fb[r] = pack(at(b, x, col0 + g, k, n), at(b, x + 1, col0 + g, k, n));
+        }
+        float step[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        mma_16x8x16(step, fa, fb);
+        for (int i = 0; i < 4; i++) sums[i] += step[i];
+    }
+    for (int i = 0; i < 4; i++) {
+        int row = row0 + g + 8 * (i / 2), col = col0 + 2 * t + i % 2;
+        if (row < m && col < n) c[row * n + col] = sums[i];
+    }
+}
