@@ -924,8 +924,12 @@ fn technique_help(
     // Families, and global atomics (whose block budget teach explains: fewer atomics).
     let helped = |i: usize| i >= Counters::MEMORY || Counters::NAMES[i] == "global_atomics";
     let family = |name: &str| Counters::index(name).is_some_and(helped);
+    // A memory counter under `require` too: teach says when the census shows why (tiles for
+    // the tensor cores never staged in shared memory), and nothing otherwise.
+    let required =
+        |o: &crate::judge::outcome::BlockOverrun| matches!(o.limit_kind, BlockLimitKind::Require);
     let wanted = t.over_budget.iter().any(|o| o.is_counter())
-        || (t.block_overruns.iter()).any(|o| family(o.counter));
+        || (t.block_overruns.iter()).any(|o| family(o.counter) || required(o));
     if !wanted {
         return;
     }
@@ -951,8 +955,9 @@ fn technique_help(
         };
         o.help = help(i, miss, &cx);
     }
-    for o in t.block_overruns.iter_mut() {
-        let Some(i) = Counters::index(o.counter).filter(|&i| helped(i)) else {
+    // An overrun with its help already said (`unfed_requirements`) keeps it.
+    for o in t.block_overruns.iter_mut().filter(|o| o.help.is_none()) {
+        let Some(i) = Counters::index(o.counter).filter(|&i| helped(i) || required(o)) else {
             continue;
         };
         let miss = match o.limit_kind {

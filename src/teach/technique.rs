@@ -664,6 +664,9 @@ fn one_target(code: &str) -> bool {
 
 /// For a memory counter over its budget: what the budget is built for, from `[technique]`.
 fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
+    if let Miss::Required { used, .. } = miss {
+        return unstaged_tiles(counter, used, cx);
+    }
     let Miss::OverBudget { .. } = miss else {
         return None;
     };
@@ -678,6 +681,37 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     crate::teach::restore::help(name, &src)
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
+}
+
+/// A block under its required shared writes whose tensor-core work the census shows fed from
+/// global memory: the tiles were never staged in shared memory, whatever reads it (a blank row
+/// for `ldmatrix`). Silent for any other counter, or where no line both loads global memory and
+/// runs `mma`/`ldmatrix` in the kernel.
+fn unstaged_tiles(counter: usize, used: u64, cx: &Context) -> Option<String> {
+    let c = cx.census;
+    if Counters::NAMES[counter] != "shared_writes"
+        || !(c.any(Work::Mma) || c.any(Work::Wmma) || c.any(Work::Ldmatrix))
+    {
+        return None;
+    }
+    let global = c.lines(Work::GlobalLoad);
+    if global.is_empty() {
+        return None;
+    }
+    let stores = c.lines(Work::SharedStore);
+    let stored = if stores.is_empty() {
+        String::new()
+    } else {
+        format!(" (its shared stores: {})", lines(&stores))
+    };
+    let asks = cx
+        .technique
+        .map(|t| format!("puzzle {} asks for {}", cx.puzzle_id, t.name))
+        .unwrap_or_else(|| format!("puzzle {} stages its tiles in shared memory", cx.puzzle_id));
+    Some(format!(
+        "{asks}: a block of your kernel made only {used} shared writes{stored}, so the matrices reach the tensor cores from global memory (loads on {}), not from staged tiles. Copy each tile of both matrices into shared memory first, then load the fragments from there.",
+        lines(&global)
+    ))
 }
 
 /// The first floating literal without an `f` suffix on a line of code (comments already
@@ -773,6 +807,54 @@ mod tests {
         assert_eq!(lines(&[12, 4, 7, 8, 9]), "lines 4, 7-9 and 12");
         assert_eq!(lines(&[3, 5]), "lines 3 and 5");
         assert_eq!(lines(&[]), "no line");
+    }
+
+    /// A kernel of `body` (PTX instructions, `.loc 1 L 0` lines of "k.cu" among them).
+    fn census_of(body: &str) -> Census {
+        let text = format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.file 1 \"k.cu\"\n.visible .entry k(.param .u64 p)\n{{\n.reg .b64 %rd<3>;\n.reg .f32 %f<9>;\n.reg .b32 %r<9>;\nld.param.u64 %rd1, [p];\n{body}\nret;\n}}\n"
+        );
+        let module = crate::ptx::parse(&text).expect("the PTX parses");
+        Census::of(&module, "k.cu")
+    }
+
+    #[test]
+    fn required_shared_writes_name_tensor_core_operands_loaded_from_global_memory() {
+        let shared_writes = Counters::index("shared_writes").expect("a counter");
+        let miss = Miss::Required { used: 8, min: 768 };
+        let technique = Technique {
+            name: "`ldmatrix` from shared tiles".to_string(),
+            counters: vec![],
+            budget_for: None,
+        };
+        // Operands loaded from global memory on lines 5 and 6 feed an mma on line 7.
+        let fed = census_of(
+            ".loc 1 5 0\nld.global.u32 %r1, [%rd1];\n.loc 1 6 0\nld.global.u32 %r5, [%rd1+4];\n.loc 1 7 0\nmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r1, %r1, %r1}, {%r5, %r5}, {%f1, %f2, %f3, %f4};\n.loc 1 8 0\nst.global.f32 [%rd1], %f1;",
+        );
+        let cx = Context {
+            puzzle_id: 51,
+            technique: Some(&technique),
+            census: &fed,
+            source: "",
+        };
+        let h = help(shared_writes, miss, &cx).expect("help for unstaged tiles");
+        assert!(
+            h.starts_with("puzzle 51 asks for `ldmatrix` from shared tiles"),
+            "{h}"
+        );
+        assert!(h.contains("made only 8 shared writes"), "{h}");
+        assert!(h.contains("loads on lines 5-6"), "{h}");
+        // Another counter under its requirement, or no tensor-core work: nothing to say.
+        let reads = Counters::index("shared_reads").expect("a counter");
+        assert_eq!(help(reads, miss, &cx), None);
+        let scalar = census_of(
+            ".loc 1 3 0\nld.global.f32 %f1, [%rd1];\n.loc 1 4 0\nmul.f32 %f2, %f1, %f1;\nst.global.f32 [%rd1], %f2;",
+        );
+        let cx = Context {
+            census: &scalar,
+            ..cx
+        };
+        assert_eq!(help(shared_writes, miss, &cx), None);
     }
 
     #[test]
