@@ -324,4 +324,11 @@ fn activemask_and_scalar_float_and_half_math_are_counted_and_their_twins_are_not
     assert_eq!(max(&packed, "f16x2"), 2, "{}", packed["counters"]);
     assert_eq!(total(&packed, "f16"), 0, "{}", packed["counters"]);
     assert_eq!(max(&packed, "f32"), 1, "{}", packed["counters"]);
+
+    // Divergent lanes (`exec` checks that both schedules count alike): t % 4 loop trips of one
+    // fma each, and the short `if`'s fma, which NVRTC computes in every lane and selects.
+    let args = ["out=f32[32]:zeros", "a=f32[32]:arange"];
+    let div = exec(&file, "divergent_floats", "1", "32", &args);
+    let expected: u64 = (0..32u64).map(|t| 1 + t % 4).sum();
+    assert_eq!(total(&div, "f32"), expected, "{}", div["counters"]);
 }

@@ -133,3 +133,13 @@ extern "C" __global__ void packed_math(float* out, const float* a, const __half*
     __half2 p = __hadd2(__hfma2(q, q, q), q);
     out[t] = __low2float(p) + a[t];
 }
+
+// Float arithmetic under a short `if`, and a loop whose trip count differs by lane: a
+// lockstep run counts f32 for the lanes that ran it only, as one thread at a time does.
+extern "C" __global__ void divergent_floats(float* out, const float* a) {
+    int t = threadIdx.x;
+    float x = a[t];
+    if (t % 3 == 0) x = x * 2.0f - 1.0f;
+    for (int k = 0; k < t % 4; k++) x = x * x + 0.5f;
+    out[t] = x;
+}
