@@ -201,7 +201,8 @@ pub fn judge(
             let scene = teach_scene(puzzle, test, display_name, source, learner);
             crate::teach::explain(&mut t.diagnostics, &scene);
             for p in t.perf.iter_mut().filter(|p| p.over()) {
-                p.help = crate::teach::perf::advice(p, source, &scene.values);
+                let advice = crate::teach::perf::advice(p, source, &scene.values, scene.block);
+                p.help = Some(advice.unwrap_or_else(|| crate::teach::perf::general(p.kind).into()));
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
             technique_help(puzzle, &mut t, learner, display_name, source);

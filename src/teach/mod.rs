@@ -16,6 +16,7 @@ mod async_copy;
 mod ballot;
 mod barrier;
 mod bounds;
+mod coalesce;
 pub mod compile_fix;
 mod double_buffer;
 mod endless;

@@ -8,17 +8,36 @@ use super::source::Source;
 use crate::judge::outcome::PerfFigure;
 use crate::puzzle::PerfKind;
 
-/// The fix for `p` in the learner's words, or `None` where the source does not show the array.
-pub fn advice(p: &PerfFigure, source: &str, values: &[(String, i64)]) -> Option<String> {
+/// The fix for `p` in the learner's words, read from the source after the preprocessor
+/// (`values`: the defines and scalars; `block`: the launch's block shape, for the lanes of a
+/// warp), or `None` where the source does not show the access (`general` then stands).
+pub fn advice(
+    p: &PerfFigure,
+    source: &str,
+    values: &[(String, i64)],
+    block: [u32; 3],
+) -> Option<String> {
     let line = p.line?;
-    let src = Source::new(source);
+    let src = Source::preprocessed(source, values);
     let mut env = Env::default();
     for (n, v) in src.defines().iter().chain(values) {
         env.set(n.clone(), *v);
     }
     match p.kind {
         PerfKind::BankWays => bank_advice(p, &src, line, &env),
-        PerfKind::SectorsPerAccess => None,
+        PerfKind::SectorsPerAccess => {
+            let mut known = src.defines();
+            known.extend(values.iter().cloned());
+            super::coalesce::help(&src, line, &known, block)
+        }
+    }
+}
+
+/// What fixes `kind` over budget when `advice` cannot read the access from the source.
+pub fn general(kind: PerfKind) -> &'static str {
+    match kind {
+        PerfKind::SectorsPerAccess => "coalesce it: consecutive threads (threadIdx.x) should read or write consecutive addresses. To transpose, stage a tile in shared memory so that both the global read and the global write run along rows.",
+        PerfKind::BankWays => "lanes of a warp hit the same bank: when a warp reads a column of a 2D shared tile whose row width shares a factor with 32, make the width odd, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
     }
 }
 
@@ -143,7 +162,7 @@ mod tests {
     #[test]
     fn a_width_sharing_a_factor_with_32_names_its_ways_and_an_odd_width() {
         let src = "#define TILE 32\n__global__ void t(float* o) {\n    __shared__ float tile[TILE][34];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(2.0, 4), src, &[]).unwrap();
+        let a = advice(&figure(2.0, 4), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("rows are 34 words wide"), "{a}");
         assert!(a.contains("2-way"), "{a}");
         assert!(a.contains("lanes 16 apart"), "{a}");
@@ -151,7 +170,7 @@ mod tests {
         assert_eq!(odd_width("TILE + 2", 34), "TILE + 1");
         assert!(!a.contains("all 32 lanes"), "{a}");
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[TILE][TILE];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)]).unwrap();
+        let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)], [32, 1, 1]).unwrap();
         assert!(
             a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"),
             "{a}"
@@ -161,19 +180,19 @@ mod tests {
     #[test]
     fn an_ldmatrix_line_gets_padding_by_16_bytes_not_an_odd_width() {
         let src = "__global__ void t() {\n    __shared__ __half sa[16][64];\n    unsigned r, a = 0;\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\"\n                 : \"=r\"(r) : \"r\"(a));\n}\n";
-        let a = advice(&figure(8.0, 5), src, &[]).unwrap();
+        let a = advice(&figure(8.0, 5), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("8-way") && a.contains("8 halves"), "{a}");
         assert!(!a.contains("odd"), "{a}");
         // A statement before it that ends does not make a later line an ldmatrix.
         let src = "__global__ void t(float* o) {\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n    __shared__ float tile[32][32];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(32.0, 4), src, &[]).unwrap();
+        let a = advice(&figure(32.0, 4), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("tile[32][33]"), "{a}");
     }
 
     #[test]
     fn an_odd_width_says_the_conflict_comes_from_elsewhere() {
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[32][33];\n    o[0] = tile[0][threadIdx.x * 2];\n}\n";
-        let a = advice(&figure(2.0, 3), src, &[]).unwrap();
+        let a = advice(&figure(2.0, 3), src, &[], [32, 1, 1]).unwrap();
         assert!(
             a.contains("conflict-free") && a.contains("another access pattern"),
             "{a}"
