@@ -927,6 +927,18 @@ mod tests {
         t.over_budget.push(ob);
         let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
         assert!(out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
+        // Equal counts (one element read on two lines): the second read is the extra one.
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        let mut ob = over("global_reads", 2, 1, 2);
+        ob.lines = vec![
+            line(4, 1, &["a[2]"], "puzzles/09_pooling.cu"),
+            line(5, 1, &["a[2]"], "puzzles/09_pooling.cu"),
+        ];
+        t.over_budget.push(ob);
+        let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
+        assert!(out.contains("--> puzzles/09_pooling.cu:5"), "{out}");
     }
 
     #[test]
