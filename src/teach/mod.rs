@@ -32,6 +32,7 @@ pub mod output;
 mod padding;
 pub mod perf;
 mod race;
+mod reread;
 mod restore;
 pub mod source;
 mod staging;

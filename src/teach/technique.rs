@@ -608,10 +608,12 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
         return Some(format!("the budget is built for {}: {built}", t.name));
     }
     // No declared technique: a write counter can still be explained by one element stored
-    // twice, which the source shows (after the preprocessor, so a dead `#if` branch is out).
+    // twice (a read counter by one element read twice), which the source shows (after the
+    // preprocessor, so a dead `#if` branch is out).
     let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
     let name = Counters::NAMES[counter];
     crate::teach::restore::help(name, &src)
+        .or_else(|| crate::teach::reread::help(name, &src))
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
 }
