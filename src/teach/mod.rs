@@ -34,6 +34,7 @@ pub mod perf;
 mod race;
 mod reread;
 mod restore;
+mod rounds;
 pub mod source;
 mod staging;
 pub mod technique;

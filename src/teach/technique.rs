@@ -39,6 +39,10 @@ pub struct Context<'a> {
     pub census: &'a Census,
     /// The learner's source, for what a line says (a `double` literal).
     pub source: &'a str,
+    /// The test's defines and scalars with integer values, and its block's shape: what a rule
+    /// needs to evaluate a loop's bound or a tile's row pitch.
+    pub values: &'a [(String, i64)],
+    pub block: [u32; 3],
 }
 
 /// The help for `counter` (an index into `Counters::NAMES`) missed as `miss`, or `None` when
@@ -610,9 +614,11 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     // No declared technique: a write counter can still be explained by one element stored
     // twice (a read counter by one element read twice), which the source shows (after the
     // preprocessor, so a dead `#if` branch is out).
-    let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
+    let src = crate::teach::source::Source::preprocessed(cx.source, cx.values);
     let name = Counters::NAMES[counter];
-    crate::teach::restore::help(name, &src)
+    // A round no thread works in comes first: its stores are the extra ones, not a register's.
+    crate::teach::rounds::help(name, &src, cx.values, cx.block)
+        .or_else(|| crate::teach::restore::help(name, &src))
         .or_else(|| crate::teach::reread::help(name, &src))
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
