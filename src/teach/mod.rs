@@ -13,6 +13,7 @@
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
 mod async_copy;
+mod atomics;
 mod ballot;
 mod barrier;
 mod bounds;

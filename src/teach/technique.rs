@@ -538,10 +538,11 @@ fn atomics_over(counter: usize, limit: u64, cx: &Context) -> Option<String> {
         return None;
     }
     // Only atomics that add into one element (a total): a histogram's atomics go to bins that
-    // an index picks, and summing before them would mix the bins.
-    let src = Source::new(cx.source);
+    // an index picks, and summing before them would mix the bins (a block's private
+    // histogram is what takes them, `teach::atomics`).
+    let src = Source::preprocessed(cx.source, cx.values);
     if !atomics.iter().all(|&l| one_target(src.line(l))) {
-        return None;
+        return crate::teach::atomics::histogram(&src, &atomics);
     }
     let warp: Vec<u32> = c
         .lines(Work::Shuffle)
@@ -607,6 +608,14 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     let Miss::OverBudget { .. } = miss else {
         return None;
     };
+    // A block's total added atomically where a slot per block and the grid sync do it.
+    if Counters::NAMES[counter] == "global_atomics" {
+        let src = Source::preprocessed(cx.source, cx.values);
+        let atomics = cx.census.lines(Work::GlobalAtomic);
+        if let Some(h) = crate::teach::atomics::block_total(&src, &atomics) {
+            return Some(h);
+        }
+    }
     let built = cx.technique.and_then(|t| Some((t, t.budget_for.as_ref()?)));
     if let Some((t, built)) = built {
         return Some(format!("the budget is built for {}: {built}", t.name));
