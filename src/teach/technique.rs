@@ -628,9 +628,10 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     // A round no thread works in comes first: its stores are the extra ones, not a register's.
     crate::teach::rounds::help(name, &src, cx.values, cx.block)
         .or_else(|| crate::teach::restore::help(name, &src))
-        .or_else(|| crate::teach::reread::help(name, &src))
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
+        // Last: a second read of one element is a smaller matter than a loop done alone.
+        .or_else(|| crate::teach::reread::help(name, &src))
 }
 
 /// The first floating literal without an `f` suffix on a line of code (comments already
