@@ -31,6 +31,7 @@ mod names;
 mod order;
 pub mod output;
 mod padding;
+mod passes;
 pub mod perf;
 mod race;
 mod reread;

@@ -605,7 +605,7 @@ fn one_target(code: &str) -> bool {
 
 /// For a memory counter over its budget: what the budget is built for, from `[technique]`.
 fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
-    let Miss::OverBudget { .. } = miss else {
+    let Miss::OverBudget { used, limit, .. } = miss else {
         return None;
     };
     // A block's total added atomically where a slot per block and the grid sync do it.
@@ -630,6 +630,7 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
         .or_else(|| crate::teach::restore::help(name, &src))
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
+        .or_else(|| crate::teach::passes::help(name, &src, used, limit))
         // Last: a second read of one element is a smaller matter than a loop done alone.
         .or_else(|| crate::teach::reread::help(name, &src))
 }
