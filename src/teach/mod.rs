@@ -27,6 +27,7 @@ pub mod hints;
 mod index;
 mod lone;
 mod loop_name;
+mod moved;
 mod names;
 mod order;
 pub mod output;
