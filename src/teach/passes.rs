@@ -49,7 +49,7 @@ pub fn help(counter: &str, src: &Source, used: u64, limit: u64) -> Option<String
             .collect();
         let p = passes.len() as u64;
         // Each pass reads as much; one pass fewer must fit the budget.
-        if p < 2 || used % p != 0 || used / p * (p - 1) > limit {
+        if p < 2 || !used.is_multiple_of(p) || used / p * (p - 1) > limit {
             continue;
         }
         let listed = super::technique::lines(&passes);
