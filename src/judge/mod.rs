@@ -201,10 +201,11 @@ pub fn judge(
             let scene = teach_scene(puzzle, test, display_name, source, learner);
             crate::teach::explain(&mut t.diagnostics, &scene);
             for p in t.perf.iter_mut().filter(|p| p.over()) {
-                p.help = crate::teach::perf::advice(p, source, &scene.values);
+                let advice = crate::teach::perf::advice(p, source, &scene.values, scene.block);
+                p.help = Some(advice.unwrap_or_else(|| crate::teach::perf::general(p.kind).into()));
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
-            technique_help(puzzle, &mut t, learner, display_name, source);
+            technique_help(puzzle, &mut t, learner, display_name, &scene);
             // A wrong output the source explains (a collective's fill value that is a real
             // key, a packed pair of two different halves): said before the pattern, and in
             // place of the puzzle's wrong-output hint, which is about another mistake.
@@ -919,7 +920,7 @@ fn technique_help(
     t: &mut TestOutcome,
     learner: &Module,
     file: &str,
-    source: &str,
+    scene: &crate::teach::Scene,
 ) {
     // Families, and global atomics (whose block budget teach explains: fewer atomics).
     let helped = |i: usize| i >= Counters::MEMORY || Counters::NAMES[i] == "global_atomics";
@@ -938,7 +939,9 @@ fn technique_help(
         puzzle_id: puzzle.id,
         technique: puzzle.technique.as_ref(),
         census: &census,
-        source,
+        source: scene.source,
+        values: &scene.values,
+        block: scene.block,
     };
     use crate::teach::technique::{help, Miss};
     for o in t.over_budget.iter_mut() {

@@ -526,26 +526,23 @@ fn perf_advice(p: &PerfFigure) -> String {
         format!(" of `{}`", p.kernel)
     };
     let budget = p.budget.unwrap_or(0);
-    let (what, fix) = match p.kind {
-        PerfKind::SectorsPerAccess => (
-            format!(
-                "{at}{kernel} touches {} 32-byte sectors per warp access where the budget allows {budget}",
-                counters::perf_value(p)
-            ),
-            "coalesce it: consecutive threads (threadIdx.x) should read or write consecutive addresses. To transpose, stage a tile in shared memory so that both the global read and the global write run along rows.",
+    let what = match p.kind {
+        PerfKind::SectorsPerAccess => format!(
+            "{at}{kernel} touches {} 32-byte sectors per warp access where the budget allows {budget}",
+            counters::perf_value(p)
         ),
-        PerfKind::BankWays => (
-            format!(
-                "{at}{kernel} has {}-way shared bank conflicts where the budget allows {budget}",
-                counters::perf_value(p)
-            ),
-            "lanes of a warp hit the same bank: when a warp reads a column of a 2D shared tile whose row width shares a factor with 32, make the width odd, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
+        PerfKind::BankWays => format!(
+            "{at}{kernel} has {}-way shared bank conflicts where the budget allows {budget}",
+            counters::perf_value(p)
         ),
     };
-    let fix = p.help.as_deref().unwrap_or(fix);
-    let mut text = format!("  Correct output, but {what}.\n  Fix: {fix}");
+    let mut text = format!("  Correct output, but {what}.");
     if let Some(note) = p.note {
         text += &format!("\n  ({note}: the GPU does not report these figures.)");
+    }
+    // What fixes it (`teach::perf`), as its own help paragraph.
+    if let Some(help) = &p.help {
+        text += &format!("\n\n  {}: {help}", "help".cyan().bold());
     }
     text
 }
@@ -930,6 +927,18 @@ mod tests {
         t.over_budget.push(ob);
         let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
         assert!(out.contains("--> puzzles/09_pooling.cu:4"), "{out}");
+        // Equal counts (one element read on two lines): the second read is the extra one.
+        let mut t = test_with("one block", [3, 1, 0, 0]);
+        t.passed = false;
+        t.budget.global_reads = Some(1);
+        let mut ob = over("global_reads", 2, 1, 2);
+        ob.lines = vec![
+            line(4, 1, &["a[2]"], "puzzles/09_pooling.cu"),
+            line(5, 1, &["a[2]"], "puzzles/09_pooling.cu"),
+        ];
+        t.over_budget.push(ob);
+        let out = text(&outcome(vec![t]), Some(SRC), None, (0, 2), false);
+        assert!(out.contains("--> puzzles/09_pooling.cu:5"), "{out}");
     }
 
     #[test]

@@ -261,7 +261,8 @@ fn lines_over_source(
     let mut notes = Vec::new();
     // The `-->` points at the line that makes the most of the accesses (the extra ones, in a
     // loop or a second read), not the first access in the kernel, which is often within the
-    // budget: that line is the primary mark, the others are context. First of equals.
+    // budget: that line is the primary mark, the others are context. Of equals, the last in
+    // the file: the first one's accesses fit the budget, the one read again is the extra.
     let ours_of = |l: &LineUse| {
         l.file
             .as_deref()
@@ -271,10 +272,7 @@ fn lines_over_source(
         .iter()
         .enumerate()
         .filter(|(_, l)| l.line.is_some() && ours_of(l))
-        .fold(None, |best: Option<(usize, u64)>, (i, l)| match best {
-            Some((_, c)) if c >= l.count => best,
-            _ => Some((i, l.count)),
-        })
+        .max_by_key(|(_, l)| (l.count, l.line))
         .map(|(i, _)| i);
     for (i, l) in lines.iter().enumerate() {
         let text = line_use_of(l, label);

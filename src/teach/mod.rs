@@ -13,9 +13,11 @@
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
 mod async_copy;
+mod atomics;
 mod ballot;
 mod barrier;
 mod bounds;
+mod coalesce;
 pub mod compile_fix;
 mod double_buffer;
 mod endless;
@@ -25,16 +27,21 @@ pub mod hints;
 mod index;
 mod lone;
 mod loop_name;
+mod moved;
 mod names;
 mod order;
 pub mod output;
 mod padding;
+mod passes;
 pub mod perf;
 mod race;
+mod reread;
 mod restore;
+mod rounds;
 pub mod source;
 mod staging;
 pub mod technique;
+mod transposed;
 mod uninit;
 mod warp;
 mod wmma;
@@ -520,6 +527,56 @@ mod tests {
             &[("n2", 100)],
         );
         assert!(h.contains("x2 has 100 elements") && h.contains("n2"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_transposed_index_gets_the_row_major_index_not_a_guard() {
+        // Other names and shape: an early return as the guard, a write, a 2D block of 8 x 4.
+        let src = "__global__ void scale(float* m, int h, int w) {\n    int x = threadIdx.x;\n    int y = threadIdx.y;\n    if (y >= h) return;\n    if (x < w && y < h) m[x * w + y] *= 2.0f;\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            5,
+            None,
+            7,
+            oob("m", 35, 24, Access::Write),
+        );
+        d.thread = [4, 3, 0];
+        let h = help(src, d, [8, 4, 1], &[("h", 4), ("w", 6)]);
+        assert!(h.contains("the index is transposed"), "{h}");
+        assert!(h.contains("`m[y * w + x]`"), "{h}");
+        assert!(!h.contains("guard both") && !h.contains("if (x < "), "{h}");
+        // No guard, but another access the right way round names the row.
+        let src = "__global__ void cp(float* o, const float* p, int h, int w) {\n    int x = threadIdx.x;\n    int y = threadIdx.y;\n    o[y * w + x] = p[x * w + y];\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            4,
+            None,
+            0,
+            oob("p", 30, 24, Access::Read),
+        );
+        d.thread = [5, 0, 0];
+        let h = help(src, d, [6, 4, 1], &[("h", 4), ("w", 6)]);
+        assert!(
+            h.contains("`o[y * w + x]` on line 4 takes `y` as the row"),
+            "{h}"
+        );
+        assert!(h.contains("`p[y * w + x]`"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_row_major_index_past_the_rows_is_not_called_transposed() {
+        // `row * cols + col` with a guard on the column only: the row is missing its guard.
+        let src = "__global__ void k(float* out, const float* a, int rows, int cols) {\n    int col = threadIdx.x;\n    int row = threadIdx.y;\n    if (col < cols) out[row * cols + col] = a[row * cols + col];\n}\n";
+        let mut d = diag(
+            DiagKind::OutOfBounds,
+            4,
+            None,
+            0,
+            oob("a", 15, 15, Access::Read),
+        );
+        d.thread = [0, 3, 0];
+        let h = help(src, d, [5, 4, 1], &[("rows", 3), ("cols", 5)]);
+        assert!(!h.contains("transposed"), "{h}");
     }
 
     #[test]

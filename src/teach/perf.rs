@@ -8,17 +8,36 @@ use super::source::Source;
 use crate::judge::outcome::PerfFigure;
 use crate::puzzle::PerfKind;
 
-/// The fix for `p` in the learner's words, or `None` where the source does not show the array.
-pub fn advice(p: &PerfFigure, source: &str, values: &[(String, i64)]) -> Option<String> {
+/// The fix for `p` in the learner's words, read from the source after the preprocessor
+/// (`values`: the defines and scalars; `block`: the launch's block shape, for the lanes of a
+/// warp), or `None` where the source does not show the access (`general` then stands).
+pub fn advice(
+    p: &PerfFigure,
+    source: &str,
+    values: &[(String, i64)],
+    block: [u32; 3],
+) -> Option<String> {
     let line = p.line?;
-    let src = Source::new(source);
+    let src = Source::preprocessed(source, values);
     let mut env = Env::default();
     for (n, v) in src.defines().iter().chain(values) {
         env.set(n.clone(), *v);
     }
     match p.kind {
         PerfKind::BankWays => bank_advice(p, &src, line, &env),
-        PerfKind::SectorsPerAccess => None,
+        PerfKind::SectorsPerAccess => {
+            let mut known = src.defines();
+            known.extend(values.iter().cloned());
+            super::coalesce::help(&src, line, &known, block)
+        }
+    }
+}
+
+/// What fixes `kind` over budget when `advice` cannot read the access from the source.
+pub fn general(kind: PerfKind) -> &'static str {
+    match kind {
+        PerfKind::SectorsPerAccess => "coalesce it: consecutive threads (threadIdx.x) should read or write consecutive addresses. To transpose, stage a tile in shared memory so that both the global read and the global write run along rows.",
+        PerfKind::BankWays => "lanes of a warp hit the same bank: when a warp reads a column of a 2D shared tile whose row width shares a factor with 32, make the width odd, e.g. `__shared__ float tile[32][33];` instead of `[32][32]`",
     }
 }
 
@@ -48,7 +67,20 @@ fn gcd(a: i64, b: i64) -> i64 {
 fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<String> {
     if matrix_move_at(src, line) {
         let measured = p.value.round() as i64;
-        return Some(format!("ldmatrix (and stmatrix) move one 8x8 matrix at a time, eight 16-byte rows: rows a multiple of 128 bytes apart start in the same bank ({measured}-way on line {line}). Pad each row of the tile by 8 halves (16 bytes, so every row stays 16-byte aligned, as ldmatrix needs), e.g. `__half tile[16][64 + 8]`, or store each row's 16-byte chunk c at chunk `c ^ (row % 8)` and give ldmatrix the same swizzled address"));
+        // The learner's tiles of 2-byte elements whose rows are a multiple of 128 bytes: each
+        // named with its padded declaration (`sa[16][TK + 8]`).
+        let padded: Vec<String> = shared_arrays(src)
+            .into_iter()
+            .filter(|(n, d)| d.len() == 2 && half_array(src, n))
+            .filter(|(_, d)| eval::eval(&d[1], env).is_some_and(|w| w > 0 && (w * 2) % 128 == 0))
+            .map(|(n, d)| format!("`{n}[{}][{} + 8]`", d[0].trim(), d[1].trim()))
+            .collect();
+        let example = if padded.is_empty() {
+            "e.g. `__half tile[16][64 + 8]`".to_string()
+        } else {
+            format!("here {}", padded.join(" and "))
+        };
+        return Some(format!("ldmatrix (and stmatrix) move one 8x8 matrix at a time, eight 16-byte rows: rows a multiple of 128 bytes apart start in the same bank ({measured}-way on line {line}). Pad each row of the tile by 8 halves (16 bytes, so every row stays 16-byte aligned, as ldmatrix needs), {example}, or store each row's 16-byte chunk c at chunk `c ^ (row % 8)` and give ldmatrix the same swizzled address"));
     }
     let code = src.line(line);
     // The two-dimensional shared arrays this line touches, with their row width.
@@ -90,6 +122,17 @@ fn odd_width(written: &str, width: i64) -> String {
         }
     }
     format!("{t} + 1")
+}
+
+/// Whether the `__shared__` array `name` is declared with a 2-byte element type (`__half`).
+fn half_array(src: &Source, name: &str) -> bool {
+    (1..=src.lines()).any(|l| {
+        let t = src.line(l);
+        t.contains("__shared__")
+            && super::source::find_word(t, name).is_some()
+            && t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| super::source::type_bytes(w) == Some(2))
+    })
 }
 
 /// Every `__shared__` array of the source with its dimensions as written.
@@ -143,7 +186,7 @@ mod tests {
     #[test]
     fn a_width_sharing_a_factor_with_32_names_its_ways_and_an_odd_width() {
         let src = "#define TILE 32\n__global__ void t(float* o) {\n    __shared__ float tile[TILE][34];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(2.0, 4), src, &[]).unwrap();
+        let a = advice(&figure(2.0, 4), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("rows are 34 words wide"), "{a}");
         assert!(a.contains("2-way"), "{a}");
         assert!(a.contains("lanes 16 apart"), "{a}");
@@ -151,7 +194,7 @@ mod tests {
         assert_eq!(odd_width("TILE + 2", 34), "TILE + 1");
         assert!(!a.contains("all 32 lanes"), "{a}");
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[TILE][TILE];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)]).unwrap();
+        let a = advice(&figure(32.0, 3), src, &[("TILE".into(), 32)], [32, 1, 1]).unwrap();
         assert!(
             a.contains("32-way") && a.contains("tile[TILE][TILE + 1]"),
             "{a}"
@@ -161,19 +204,27 @@ mod tests {
     #[test]
     fn an_ldmatrix_line_gets_padding_by_16_bytes_not_an_odd_width() {
         let src = "__global__ void t() {\n    __shared__ __half sa[16][64];\n    unsigned r, a = 0;\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\"\n                 : \"=r\"(r) : \"r\"(a));\n}\n";
-        let a = advice(&figure(8.0, 5), src, &[]).unwrap();
+        let a = advice(&figure(8.0, 5), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("8-way") && a.contains("8 halves"), "{a}");
+        assert!(a.contains("here `sa[16][64 + 8]`"), "{a}");
         assert!(!a.contains("odd"), "{a}");
+        // Other names, the width a define: each tile of 128-byte rows is named, a padded one not.
+        let src = "__global__ void t() {\n    __shared__ __align__(16) __half xs[8][KW];\n    __shared__ __half ys[8][KW + 8];\n    unsigned r, a = 0;\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\"\n                 : \"=r\"(r) : \"r\"(a));\n}\n";
+        let a = advice(&figure(8.0, 6), src, &[("KW".into(), 128)], [32, 1, 1]).unwrap();
+        assert!(
+            a.contains("here `xs[8][KW + 8]`") && !a.contains("ys["),
+            "{a}"
+        );
         // A statement before it that ends does not make a later line an ldmatrix.
         let src = "__global__ void t(float* o) {\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n    __shared__ float tile[32][32];\n    o[0] = tile[threadIdx.x][0];\n}\n";
-        let a = advice(&figure(32.0, 4), src, &[]).unwrap();
+        let a = advice(&figure(32.0, 4), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("tile[32][33]"), "{a}");
     }
 
     #[test]
     fn an_odd_width_says_the_conflict_comes_from_elsewhere() {
         let src = "__global__ void t(float* o) {\n    __shared__ float tile[32][33];\n    o[0] = tile[0][threadIdx.x * 2];\n}\n";
-        let a = advice(&figure(2.0, 3), src, &[]).unwrap();
+        let a = advice(&figure(2.0, 3), src, &[], [32, 1, 1]).unwrap();
         assert!(
             a.contains("conflict-free") && a.contains("another access pattern"),
             "{a}"

@@ -39,6 +39,10 @@ pub struct Context<'a> {
     pub census: &'a Census,
     /// The learner's source, for what a line says (a `double` literal).
     pub source: &'a str,
+    /// The test's defines and scalars with integer values, and its block's shape: what a rule
+    /// needs to evaluate a loop's bound or a tile's row pitch.
+    pub values: &'a [(String, i64)],
+    pub block: [u32; 3],
 }
 
 /// The help for `counter` (an index into `Counters::NAMES`) missed as `miss`, or `None` when
@@ -598,10 +602,11 @@ fn atomics_over(counter: usize, limit: u64, cx: &Context) -> Option<String> {
         return None;
     }
     // Only atomics that add into one element (a total): a histogram's atomics go to bins that
-    // an index picks, and summing before them would mix the bins.
-    let src = Source::new(cx.source);
+    // an index picks, and summing before them would mix the bins (a block's private
+    // histogram is what takes them, `teach::atomics`).
+    let src = Source::preprocessed(cx.source, cx.values);
     if !atomics.iter().all(|&l| one_target(src.line(l))) {
-        return None;
+        return crate::teach::atomics::histogram(&src, &atomics);
     }
     let warp: Vec<u32> = c
         .lines(Work::Shuffle)
@@ -667,20 +672,34 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     if let Miss::Required { used, .. } = miss {
         return unstaged_tiles(counter, used, cx);
     }
-    let Miss::OverBudget { .. } = miss else {
+    let Miss::OverBudget { used, limit, .. } = miss else {
         return None;
     };
+    // A block's total added atomically where a slot per block and the grid sync do it.
+    if Counters::NAMES[counter] == "global_atomics" {
+        let src = Source::preprocessed(cx.source, cx.values);
+        let atomics = cx.census.lines(Work::GlobalAtomic);
+        if let Some(h) = crate::teach::atomics::block_total(&src, &atomics) {
+            return Some(h);
+        }
+    }
     let built = cx.technique.and_then(|t| Some((t, t.budget_for.as_ref()?)));
     if let Some((t, built)) = built {
         return Some(format!("the budget is built for {}: {built}", t.name));
     }
     // No declared technique: a write counter can still be explained by one element stored
-    // twice, which the source shows (after the preprocessor, so a dead `#if` branch is out).
-    let src = crate::teach::source::Source::preprocessed(cx.source, &[]);
+    // twice (a read counter by one element read twice), which the source shows (after the
+    // preprocessor, so a dead `#if` branch is out).
+    let src = crate::teach::source::Source::preprocessed(cx.source, cx.values);
     let name = Counters::NAMES[counter];
-    crate::teach::restore::help(name, &src)
+    // A round no thread works in comes first: its stores are the extra ones, not a register's.
+    crate::teach::rounds::help(name, &src, cx.values, cx.block)
+        .or_else(|| crate::teach::restore::help(name, &src))
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
+        .or_else(|| crate::teach::passes::help(name, &src, used, limit))
+        // Last: a second read of one element is a smaller matter than a loop done alone.
+        .or_else(|| crate::teach::reread::help(name, &src))
 }
 
 /// A block under its required shared writes whose tensor-core work the census shows fed from
@@ -836,6 +855,8 @@ mod tests {
             technique: Some(&technique),
             census: &fed,
             source: "",
+            values: &[],
+            block: [32, 1, 1],
         };
         let h = help(shared_writes, miss, &cx).expect("help for unstaged tiles");
         assert!(

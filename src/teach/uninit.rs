@@ -2,7 +2,8 @@
 //! source: none at all (fill it first); halo past the elements the threads write one each
 //! (let some threads load the extra elements); a thread reading back the very element it
 //! stores itself, after skipping that store (`own_element`: the read's index is wrong, a
-//! transpose reads `tile[threadIdx.x][threadIdx.y]`); a write inside an `if` (store a neutral
+//! transpose reads `tile[threadIdx.x][threadIdx.y]`); the own slot moved forward (`moved`:
+//! a neighbour's slot, a window reading forward); a write inside an `if` (store a neutral
 //! value when the condition fails); otherwise what was seen.
 
 use super::source::{self, uses_in};
@@ -77,6 +78,10 @@ pub fn help(c: &Case) -> String {
     }
     if let Some(own) = own_element(c, short, &writes) {
         return own;
+    }
+    // The thread's own slot moved forward (`s[t + 1]`): the index, not a zero-fill.
+    if let Some(m) = super::moved::help(c, short, &writes) {
+        return m;
     }
     if let Some(g) = c.src.guards(w).into_iter().find(|g| !g.returns) {
         // Zero-fill fits only a slot whose own store the guard skipped.
