@@ -105,6 +105,8 @@ fn shift(expected: &[f64], got: &[f64], mismatches: &[usize], tol: &Tolerance) -
     let n = expected.len() as i64;
     // Every wrong element holds the value `by` places away; at the edge, where that place
     // is outside the buffer, at most `|by|` elements hold something else.
+    // The edge is at most half the wrong elements: a shift by almost the whole length
+    // explains one element and calls the rest its edge.
     let fits = |by: i64| {
         let mut edge = 0;
         mismatches.iter().all(|&i| {
@@ -113,7 +115,7 @@ fn shift(expected: &[f64], got: &[f64], mismatches: &[usize], tol: &Tolerance) -
                 tol.accepts(expected[j as usize], got[i])
             } else {
                 edge += 1;
-                edge <= by.abs()
+                edge <= by.abs() && 2 * edge <= mismatches.len() as i64
             }
         })
     };
@@ -346,6 +348,10 @@ mod tests {
             pattern(&e, &g, None, 0),
             Some(OutputPattern::Shifted { .. })
         ));
+        // A reversal is no shift by almost the whole length (one element, the rest edge).
+        let r = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let g = [6.0, 5.0, 4.0, 3.0, 2.0, 1.0];
+        assert_eq!(pattern(&r, &g, None, 0), Some(OutputPattern::Permuted));
         // Two different values moved: a shift.
         let g = [-5.0, 0.0, 2.0, 3.0, 3.0, 7.0];
         assert_eq!(
