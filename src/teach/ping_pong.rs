@@ -69,7 +69,7 @@ pub fn explain(w: &Seen) -> Option<String> {
         // Two sides of one array (`buf[0]`, `buf[1]`), or two arrays.
         let keep = match (from.split_once('['), to.split_once('[')) {
             (Some((a, _)), Some((b, _))) if a == b => format!("`int src = 0;` before the loop, read `{a}[src][...]`, write `{a}[1 - src][...]`, and `src = 1 - src;` after the barrier that ends the round; the result is then in `{a}[src]`"),
-            _ => format!("read `{from}` and write `{to}` through two pointers (`float* in = {from}; float* out = {to};`) and swap the pointers after the barrier that ends each round; the result is then in `in`"),
+            _ => format!("read and write through two pointers (`float* cur = {from}; float* nxt = {to};`, the element type as declared), read `cur`, write `nxt`, and swap the pointers after the barrier that ends each round; the result is then in `cur`"),
         };
         return Some(format!(
             "The loop on line {h} reads `{from}` (line {rl}) and writes `{to}` (line {wl}) in every round: the two buffers are never swapped, so each round reads the values from before the loop instead of the last round's, and only the last round's step ends up in `{to}`. Swap them each round (ping-pong): {keep}."
