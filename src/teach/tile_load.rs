@@ -3,13 +3,18 @@
 //! thread of a tile row loads the same element, so each row of the tile holds one value. Said
 //! where the store's column index is the thread's x (`threadIdx.x` or a local set to it), the
 //! tile has more than one column, and the read's index does not depend on x at all (through
-//! the locals it uses) while it does depend on the store's row index.
+//! the locals it uses) while it does depend on the store's row index, and where most of the
+//! output is wrong (each row of the tile enters every product of its rows).
 
 use super::eval::{names, row_major};
 use super::source::{find_word, uses_in};
 use super::wrong::{depends_on, indexed, shared_names, thread_names, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
+    // A tile row of one value spoils every product it enters: most of the output is wrong.
+    if 2 * w.mismatches.len() < w.got.len() {
+        return None;
+    }
     for s in shared_names(w.src) {
         let Some(dims) = w.src.shared_dims(&s) else {
             continue;
@@ -94,5 +99,13 @@ mod tests {
         let src = "#define T 8\n__global__ void flip(float* dst, const float* m, int w) {\n    __shared__ float blk[T][T + 1];\n    int tx = threadIdx.x;\n    int c = blockIdx.x * T + tx;\n    int r = blockIdx.y * T + threadIdx.y;\n    blk[threadIdx.y][tx] = m[r * w + c];\n    __syncthreads();\n    dst[r * w + c] = blk[tx][threadIdx.y];\n}\n";
         let sc = scene(src, [1, 1, 1], [8, 8, 1]);
         assert_eq!(said(explain, &sc, "dst", &[1.0, 2.0], &[1.0, 1.0]), None);
+    }
+
+    #[test]
+    fn a_few_wrong_elements_are_not_a_tile_of_one_value_per_row() {
+        let src = "#define T 8\n__global__ void flip(float* dst, const float* m, int w) {\n    __shared__ float blk[T][T + 1];\n    int r = blockIdx.y * T + threadIdx.y;\n    blk[threadIdx.y][threadIdx.x] = m[r * w + blockIdx.x * T + threadIdx.y];\n    __syncthreads();\n    dst[r * w + blockIdx.x * T + threadIdx.x] = blk[threadIdx.x][threadIdx.y];\n}\n";
+        let sc = scene(src, [1, 1, 1], [8, 8, 1]);
+        let e = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(said(explain, &sc, "dst", &e, &[1.0, 2.0, 3.0, 5.0]), None);
     }
 }
