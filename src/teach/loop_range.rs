@@ -46,13 +46,9 @@ pub fn explain(w: &Seen) -> Option<String> {
         };
         // Every subscript at `v` with no offset: a `v + 1` or `v - 1` read makes the range right.
         let offset = body.iter().any(|&b| {
-            indexed(w.src.line(b)).iter().any(|(_, s)| {
-                let c = canonical(s);
-                [format!("{v}+"), format!("{v}-")]
-                    .iter()
-                    .any(|p| c.contains(p.as_str()))
-                    || c.contains(&format!("-{v}"))
-            })
+            indexed(w.src.line(b))
+                .iter()
+                .any(|(_, s)| offset_of(&canonical(s), &v))
         });
         if offset {
             continue;
@@ -107,6 +103,20 @@ pub fn explain(w: &Seen) -> Option<String> {
     None
 }
 
+/// Whether a subscript (without spaces) reads at an offset from `v`: `v+1`, `v-2`, or
+/// backwards, `n-v` (a term after `v` that is another name, `k+r*cols`, is no offset).
+fn offset_of(sub: &str, v: &str) -> bool {
+    let b = sub.as_bytes();
+    let word = |i: usize| i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+    sub.match_indices(v).any(|(i, _)| {
+        let after = &sub[i + v.len()..];
+        let ends = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        let literal_after = (after.starts_with('+') || after.starts_with('-'))
+            && after[1..].starts_with(|c: char| c.is_ascii_digit());
+        word(i) && ends && (literal_after || (i > 0 && b[i - 1] == b'-'))
+    })
+}
+
 /// The bound `e` as the learner spaced it in `cond` (`cols` from `c<cols-1`).
 fn pretty(cond: &str, e: &str) -> String {
     split_top(cond, '<')
@@ -135,6 +145,16 @@ mod tests {
                 && h.contains("never added to `acc`"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn an_offset_is_a_literal_next_to_the_loop_variable() {
+        assert!(offset_of("c+1", "c"));
+        assert!(offset_of("row*cols+c-1", "c"));
+        assert!(offset_of("n-c", "c"));
+        assert!(!offset_of("k+r*cols", "k"));
+        assert!(!offset_of("row*cols+c", "c"));
+        assert!(!offset_of("cc+1", "c"));
     }
 
     #[test]

@@ -48,9 +48,16 @@ impl Seen<'_> {
         self.scene.block.iter().map(|&d| d as u64).product()
     }
 
-    /// An environment with the defines and integer scalars.
+    /// An environment with the defines, integer scalars and the launch's shape.
     pub fn env(&self) -> super::eval::Env {
         let mut env = super::eval::Env::default();
+        for (axis, (b, g)) in ["x", "y", "z"]
+            .iter()
+            .zip(self.scene.block.iter().zip(&self.scene.grid))
+        {
+            env.set(format!("blockDim.{axis}"), *b as i64);
+            env.set(format!("gridDim.{axis}"), *g as i64);
+        }
         for (n, v) in &self.scene.values {
             env.set(n.clone(), *v);
         }
