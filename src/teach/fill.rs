@@ -24,13 +24,14 @@ pub fn explain(w: &Seen) -> Option<String> {
         }) else {
             continue;
         };
-        // `cond ? value : FILL` at the top level of the right-hand side.
-        let (cond, rest) = match super::eval::split_top(rhs, '?').as_slice() {
-            [c, r] => (c.trim().to_string(), r.clone()),
-            _ => continue,
-        };
-        let fill_text = match super::eval::split_top(&rest, ':').as_slice() {
-            [_, f] => f.trim().to_string(),
+        // `cond ? value : FILL` at the top level of the right-hand side, or a plain `FILL`
+        // (the `else` of an `if`, or a default stored before the data).
+        let (cond, fill_text) = match super::eval::split_top(rhs, '?').as_slice() {
+            [c, r] => match super::eval::split_top(r, ':').as_slice() {
+                [_, f] => (Some(c.trim().to_string()), f.trim().to_string()),
+                _ => continue,
+            },
+            [plain] => (None, plain.trim().to_string()),
             _ => continue,
         };
         let Some(fill) = literal(&fill_text) else {
@@ -89,9 +90,19 @@ pub fn explain(w: &Seen) -> Option<String> {
             ),
         };
         let value = neutral.split(" (").next().unwrap_or(&neutral).to_string();
-        let lhs = lhs.trim();
+        let lhs = lhs.trim().trim_start_matches("else").trim();
+        let (whom, fix) = match &cond {
+            Some(c) => (
+                format!("for the threads that fail `{c}`"),
+                format!("`{lhs} = {c} ? ... : {value};`"),
+            ),
+            None => (
+                "for the slots past the data".to_string(),
+                format!("`{lhs} = {value};`"),
+            ),
+        };
         return Some(format!(
-            "Every wrong element of `{}` is {fill_text}, the padding line {l} stores in `{lhs}` for the threads that fail `{cond}`: it takes part in {what} like a real value, and wins over real values that it should not. A padding must be neutral, a value that never changes the result: {neutral}, {side} (`{lhs} = {cond} ? ... : {value};`).",
+            "Every wrong element of `{}` is {fill_text}, the padding line {l} stores in `{lhs}` {whom}: it takes part in {what} like a real value, and wins over real values that it should not. A padding must be neutral, a value that never changes the result: {neutral}, {side} ({fix}).",
             w.name
         ));
     }
@@ -121,6 +132,20 @@ mod tests {
         let sc = scene(src, [1, 1, 1], [64, 1, 1]);
         let h = said(explain, &sc, "res", &[4.0, 5.0, 6.0], &[-1.0, 5.0, -1.0]).unwrap_or_default();
         assert!(h.contains("INT_MAX") && h.contains("is -1"), "{h}");
+    }
+
+    #[test]
+    fn a_padding_in_an_else_is_named_too() {
+        // An int maximum whose padding is stored in the `else` of an `if`.
+        let src = "__global__ void hi(int* res, const int* v, int len) {\n    __shared__ int m[32];\n    int k = threadIdx.x;\n    if (k < len) m[k] = v[k];\n    else m[k] = -1;\n    __syncthreads();\n    if (k == 0) { int b = m[0]; for (int j = 1; j < 32; j++) b = max(b, m[j]); res[0] = b; }\n}\n";
+        let sc = scene(src, [1, 1, 1], [32, 1, 1]);
+        let h = said(explain, &sc, "res", &[-4.0], &[-1.0]).unwrap_or_default();
+        assert!(
+            h.contains("is -1, the padding line 5 stores in `m[k]` for the slots past the data")
+                && h.contains("INT_MIN")
+                && h.contains("`m[k] = INT_MIN;`"),
+            "{h}"
+        );
     }
 
     #[test]

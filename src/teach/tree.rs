@@ -2,9 +2,9 @@
 //! - the tree starts below half of what the block stored (`stride = TPB_X / 2` over a
 //!   `TPB_Y * TPB_X` array filled by a 2D block): it folds only the first `2 * stride` slots,
 //!   the first row; said where no fold before the tree brings the rest down;
-//! - the block's slice is larger than its threads (`base = blockIdx.x * 2 * TPB`) but the
-//!   threads read one element each, outside any loop: the second half of the slice is never
-//!   read.
+//! - the block's slice is larger than its threads (`base = blockIdx.x * 2 * TPB`, or `i =
+//!   blockIdx.x * 2 * blockDim.x + threadIdx.x`) but the threads read one element each,
+//!   outside any loop: the second half of the slice is never read.
 
 use super::eval::{canonical, eval, names, Env};
 use super::source::uses_in;
@@ -111,16 +111,15 @@ fn half_read(w: &Seen) -> Option<String> {
             })
             .collect::<Vec<_>>()
         {
+            // Its value in block 1 and block 0 (thread 0), through the locals it uses.
             let mut at0 = env.clone();
             at0.set("blockIdx.x", 0);
-            let (Some(step), Some(zero)) = (eval(&def, &env), eval(&def, &at0)) else {
+            let (at1, at0) = (w.src.locals_before(l, &env), w.src.locals_before(l, &at0));
+            let (Some(step), Some(zero)) = (eval(&def, &at1), eval(&def, &at0)) else {
                 continue;
             };
             let step = step - zero;
-            if step < 2 * b
-                || step % b != 0
-                || names(&def).iter().any(|n| n.starts_with("threadIdx"))
-            {
+            if step < 2 * b || step % b != 0 {
                 continue;
             }
             // Every read of a global buffer at the slice, and the last index any reaches.
@@ -134,8 +133,7 @@ fn half_read(w: &Seen) -> Option<String> {
                     let mut last_thread = env.clone();
                     last_thread.set("blockIdx.x", 0);
                     last_thread.set("threadIdx.x", b - 1);
-                    let mut e = w.src.locals_before(r, &last_thread);
-                    e.set(base.clone(), 0);
+                    let e = w.src.locals_before(r, &last_thread);
                     // A read whose reach cannot be told: say nothing.
                     let last = eval(&sub, &e)?;
                     reads.push((r, buf, sub, last));
@@ -155,10 +153,23 @@ fn half_read(w: &Seen) -> Option<String> {
             } else {
                 format!("the last {} of the block's elements", step - reach - 1)
             };
+            // The first element no thread reads, and the last, in block 0.
+            let per_thread = super::wrong::depends_on(w.src, l, &def)
+                .iter()
+                .any(|n| n.starts_with("threadIdx"));
+            let (from, to) = if per_thread {
+                (
+                    format!("{buf}[{}]", reach + 1),
+                    format!("{buf}[{}]", step - 1),
+                )
+            } else {
+                (
+                    format!("{buf}[{base} + {}]", reach + 1),
+                    format!("{buf}[{base} + {}]", step - 1),
+                )
+            };
             return Some(format!(
-                "Each block covers {step} elements (`{base}` = `{def}` steps by {k} times its {b} threads), but its threads read only `{buf}[{sub}]` (line {r}): `{buf}[{base} + {}]` to `{buf}[{base} + {}]`, {rest}, are never read. Each thread must read {k} elements: add `{buf}[{sub} + blockDim.x]` (checked against the size too) before the tree, or loop over the block's slice with a stride of `blockDim.x`.",
-                reach + 1,
-                step - 1
+                "Each block covers {step} elements (`{base}` = `{def}` steps by {k} times its {b} threads), but its threads read only `{buf}[{sub}]` (line {r}): in block 0, `{from}` to `{to}`, {rest}, are never read. Each thread must read {k} elements: add `{buf}[{sub} + blockDim.x]` (checked against the size too) before the tree, or loop over the block's slice with a stride of `blockDim.x`.",
             ));
         }
     }
@@ -193,6 +204,26 @@ mod tests {
             h.contains("covers 64 elements")
                 && h.contains("`x[start + 32]` to `x[start + 63]`, the second half")
                 && h.contains("`x[start + j + blockDim.x]`"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn a_global_index_that_steps_by_two_blocks_and_is_read_once_is_named() {
+        let src = "__global__ void red(int* per_block, const int* in, int count) {\n    __shared__ int sd[16];\n    unsigned int g = blockIdx.x * (blockDim.x * 2) + threadIdx.x;\n    sd[threadIdx.x] = (g < count) ? in[g] : 0;\n    __syncthreads();\n    for (int s = 8; s > 0; s >>= 1) { if (threadIdx.x < s) sd[threadIdx.x] += sd[threadIdx.x + s]; __syncthreads(); }\n    if (threadIdx.x == 0) per_block[blockIdx.x] = sd[0];\n}\n";
+        let sc = scene(src, [3, 1, 1], [16, 1, 1]);
+        let h = said(
+            explain,
+            &sc,
+            "per_block",
+            &[10.0, 20.0, 30.0],
+            &[3.0, 4.0, 5.0],
+        )
+        .unwrap_or_default();
+        assert!(
+            h.contains("covers 32 elements")
+                && h.contains("`in[16]` to `in[31]`, the second half")
+                && h.contains("`in[g + blockDim.x]`"),
             "{h}"
         );
     }

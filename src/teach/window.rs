@@ -54,14 +54,7 @@ fn neighbours(w: &Seen) -> Vec<Neighbour> {
                 });
             }
             for g in guards {
-                let c = super::eval::canonical(&g.cond);
-                let from = if let Some(k) = c.strip_prefix(&format!("{local}>=")) {
-                    k.parse::<i64>().ok()
-                } else if let Some(k) = c.strip_prefix(&format!("{local}>")) {
-                    k.parse::<i64>().ok().map(|k| k + 1)
-                } else {
-                    None
-                };
+                let from = lowest_let_through(&super::eval::canonical(&g.cond), local);
                 if let Some(from) = from.filter(|_| !g.returns) {
                     out.push(Neighbour {
                         line: l,
@@ -76,6 +69,25 @@ fn neighbours(w: &Seen) -> Vec<Neighbour> {
         }
     }
     out
+}
+
+/// The smallest `local` a guard (without spaces) lets through: `L>=k`, `L>k`, and the same
+/// with an offset, `L-m>=k` (as `L >= m + k`); `None` for any other condition.
+fn lowest_let_through(cond: &str, local: &str) -> Option<i64> {
+    let rest = cond.strip_prefix(local)?;
+    let (shift, rest) = match rest.strip_prefix('-') {
+        Some(r) => {
+            let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+            (r[..digits].parse::<i64>().ok()?, &r[digits..])
+        }
+        None => (0, rest),
+    };
+    if let Some(k) = rest.strip_prefix(">=") {
+        k.parse::<i64>().ok().map(|k| k + shift)
+    } else {
+        let k = rest.strip_prefix('>')?;
+        k.parse::<i64>().ok().map(|k| k + 1 + shift)
+    }
 }
 
 pub fn explain(w: &Seen) -> Option<String> {
@@ -193,6 +205,16 @@ mod tests {
                 && h.contains("needs `t >= 1`"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn guards_are_read_with_and_without_an_offset() {
+        assert_eq!(lowest_let_through("t>=1", "t"), Some(1));
+        assert_eq!(lowest_let_through("t>1", "t"), Some(2));
+        assert_eq!(lowest_let_through("t-1>=0", "t"), Some(1));
+        assert_eq!(lowest_let_through("t-2>0", "t"), Some(3));
+        assert_eq!(lowest_let_through("t<1", "t"), None);
+        assert_eq!(lowest_let_through("tx>1", "t"), None);
     }
 
     #[test]
