@@ -1,5 +1,5 @@
 //! One thread of the whole grid where one of each block is meant: `if (i == 0)` with `i` a
-//! global index, around the statement that hands on the block's result (`atomicAdd(&out[0],
+//! global index (or `if (blockIdx.x == 0 && threadIdx.x == 0)`), around the statement that hands on the block's result (`atomicAdd(&out[0],
 //! cache[0])`). Said where the grid has several blocks, the index's value uses `blockIdx`, and
 //! what the guarded statement reads is the block's own (a `__shared__` array): only block 0
 //! hands its result on.
@@ -17,12 +17,17 @@ pub fn explain(w: &Seen) -> Option<String> {
             continue;
         };
         let c = super::eval::canonical(&cond);
-        let Some(g) = c.strip_suffix("==0") else {
+        // `G == 0` with G global, or a conjunct `blockIdx.x == 0` beside the thread's own test.
+        let conjuncts: Vec<&str> = c.split("&&").collect();
+        // (In a cooperative launch block 0 may rightly finish the grid's work after a grid sync.)
+        let block_zero =
+            conjuncts.len() > 1 && conjuncts.contains(&"blockIdx.x==0") && !w.scene.cooperative;
+        let global = c
+            .strip_suffix("==0")
+            .and_then(|g| Some((g, is_global_index(w.src, l, g)?)));
+        if global.is_none() && !block_zero {
             continue;
-        };
-        let Some(def) = is_global_index(w.src, l, g) else {
-            continue;
-        };
+        }
         // What the `if` runs: its block, or its one statement.
         let body: Vec<u32> = w.src.loop_body(l).collect();
         let reads_block = body.iter().any(|&b| {
@@ -47,8 +52,12 @@ pub fn explain(w: &Seen) -> Option<String> {
         } else {
             format!(" (`{local}` is threadIdx.x)")
         };
+        let why = match global {
+            Some((g, def)) => format!("`{g}` is a global index (`{def}`)"),
+            None => "`blockIdx.x == 0` leaves out every other block".to_string(),
+        };
         return Some(format!(
-            "`if ({cond})` on line {l} is true for one thread of the whole grid: `{g}` is a global index (`{def}`), so only block 0 hands on its result, and the other {} blocks' results in shared memory are lost. Each block needs one thread of its own: `if ({local} == 0)`{also}, one thread of each block.",
+            "`if ({cond})` on line {l} is true for one thread of the whole grid: {why}, so only block 0 hands on its result, and the other {} blocks' results in shared memory are lost. Each block needs one thread of its own: `if ({local} == 0)`{also}, one thread of each block.",
             w.blocks() - 1
         ));
     }
@@ -70,6 +79,19 @@ mod tests {
             h.contains("`if (gid == 0)` on line 6")
                 && h.contains("the other 3 blocks")
                 && h.contains("`if (threadIdx.x == 0)`"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn block_zero_beside_the_threads_test_is_named() {
+        let src = "__global__ void tot(float* sum, const float* x) {\n    __shared__ float buf[32];\n    int lane = threadIdx.x;\n    buf[lane] = x[blockIdx.x * 32 + lane];\n    __syncthreads();\n    if (lane == 0 && blockIdx.x == 0) atomicAdd(sum, buf[0] + buf[1]);\n}\n";
+        let sc = scene(src, [5, 1, 1], [32, 1, 1]);
+        let h = said(explain, &sc, "sum", &[50.0], &[9.0]).unwrap_or_default();
+        assert!(
+            h.contains("`blockIdx.x == 0` leaves out every other block")
+                && h.contains("the other 4 blocks")
+                && h.contains("`if (lane == 0)`"),
             "{h}"
         );
     }

@@ -1,11 +1,11 @@
 //! A loop that sums elements and drops one end: `for (c = 0; c < cols - 1; c++) sum +=
-//! a[row * cols + c]` never adds the last element, `for (c = 1; ...)` after `sum = 0` never
+//! a[row * cols + c]` (or `c <= cols - 2`) never adds the last element, `for (c = 1; ...)` after `sum = 0` never
 //! the first. Said only where the body reads at the loop variable itself (no `c + 1` or
 //! `c - 1` that would make the shorter range right) into an accumulator (`+=`), and, for the
 //! start, where the accumulator starts from a literal rather than from the first element.
 
 use super::eval::{canonical, split_top};
-use super::wrong::{indexed, literal, Seen};
+use super::wrong::{indexed, literal, loop_body_code, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     for h in 1..=w.src.lines() {
@@ -27,10 +27,10 @@ pub fn explain(w: &Seen) -> Option<String> {
             continue;
         }
         // Reads at `v` itself, summed into an accumulator.
-        let body: Vec<u32> = w.src.loop_body(h).filter(|&l| l != h).collect();
+        let body = loop_body_code(w.src, h);
         let mut read = None;
-        for &l in &body {
-            let code = w.src.line(l);
+        for (l, code) in &body {
+            let l = *l;
             let Some((lhs, rhs)) = code.split_once("+=") else {
                 continue;
             };
@@ -45,8 +45,8 @@ pub fn explain(w: &Seen) -> Option<String> {
             continue;
         };
         // Every subscript at `v` with no offset: a `v + 1` or `v - 1` read makes the range right.
-        let offset = body.iter().any(|&b| {
-            indexed(w.src.line(b))
+        let offset = body.iter().any(|(_, code)| {
+            indexed(code)
                 .iter()
                 .any(|(_, s)| offset_of(&canonical(s), &v))
         });
@@ -59,8 +59,10 @@ pub fn explain(w: &Seen) -> Option<String> {
         // The end: `v < E - 1` (or `v <= E - 2`) stops before E - 1.
         let bound = cond
             .strip_prefix(&format!("{v}<"))
-            .filter(|b| !b.starts_with('='))
-            .and_then(|b| b.strip_suffix("-1"))
+            .and_then(|b| match b.strip_prefix('=') {
+                Some(inclusive) => inclusive.strip_suffix("-2"),
+                None => b.strip_suffix("-1"),
+            })
             .map(str::to_string);
         if let Some(e) = bound.filter(|e| !e.is_empty()) {
             let e = pretty(&head.cond, &e);
@@ -155,6 +157,21 @@ mod tests {
         assert!(!offset_of("k+r*cols", "k"));
         assert!(!offset_of("row*cols+c", "c"));
         assert!(!offset_of("cc+1", "c"));
+    }
+
+    #[test]
+    fn an_inclusive_bound_two_short_is_named_too() {
+        let src = "__global__ void rs(float* o, const float* m, int w) {\n    float t = 0.0f;\n    for (int j = 0; j <= w - 2; j++) t += m[blockIdx.x * w + j];\n    o[blockIdx.x] = t;\n}\n";
+        let sc = scene(src, [2, 1, 1], [1, 1, 1]);
+        let h = said(explain, &sc, "o", &[4.0, 6.0], &[1.0, 2.0]).unwrap_or_default();
+        assert!(
+            h.contains("runs while `j <= w - 2`") && h.contains("loop while `j < w`"),
+            "{h}"
+        );
+        // `j <= w - 1` covers every element.
+        let all = src.replace("j <= w - 2", "j <= w - 1");
+        let sc = scene(&all, [2, 1, 1], [1, 1, 1]);
+        assert_eq!(said(explain, &sc, "o", &[4.0, 6.0], &[1.0, 2.0]), None);
     }
 
     #[test]

@@ -209,6 +209,37 @@ pub fn in_loop(src: &Source, l: u32) -> Option<u32> {
     })
 }
 
+/// The lines of the body of the loop whose header is on line `h`, each with its code; the
+/// header's own line counts with what follows its `)` (`for (..) sum += a[k];`).
+pub fn loop_body_code(src: &Source, h: u32) -> Vec<(u32, String)> {
+    src.loop_body(h)
+        .filter_map(|l| {
+            let code = src.line(l);
+            if l != h {
+                return Some((l, code.to_string()));
+            }
+            let at = ["for", "while"].iter().find_map(|k| find_word(code, k))?;
+            let open = at + code[at..].find('(')?;
+            let mut depth = 0;
+            let close = code[open..].char_indices().find_map(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(open + i);
+                        }
+                    }
+                    _ => {}
+                }
+                None
+            })?;
+            let rest = code[close + 1..].trim();
+            (!rest.is_empty()).then(|| (l, rest.to_string()))
+        })
+        .collect()
+}
+
 /// The names an expression depends on, through the locals declared before line `n` (two
 /// levels: `col` is `blockIdx.x * TPB + tx`, `tx` is `threadIdx.x`).
 pub fn depends_on(src: &Source, n: u32, expr: &str) -> Vec<String> {
