@@ -43,7 +43,15 @@ pub fn explain(w: &Seen) -> Option<String> {
             let t = w.src.line(p);
             find_word(t, mask).is_some_and(|m| t[m..].contains("__ballot_sync"))
         });
-        if !from_ballot || mask.is_empty() || lane.is_empty() {
+        // The rank places this output's elements: on the line, or through the local it sets.
+        let slot = code[..at]
+            .split('=')
+            .next()
+            .and_then(|lhs| lhs.split_whitespace().last())
+            .unwrap_or("");
+        let places = find_word(code, w.name).is_some()
+            || (!slot.is_empty() && super::wrong::reaches(w.src, w.name, slot));
+        if !from_ballot || !places || mask.is_empty() || lane.is_empty() {
             continue;
         }
         let after = &inner[close + 1..];

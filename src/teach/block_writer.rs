@@ -40,7 +40,10 @@ pub fn explain(w: &Seen) -> Option<String> {
                 .iter()
                 .any(|s| super::source::uses_in(t, s).iter().any(|u| !u.write))
         });
-        if !reads_block {
+        let writes_output = body
+            .iter()
+            .any(|&b| super::source::find_word(w.src.line(b), w.name).is_some());
+        if !reads_block || !writes_output {
             continue;
         }
         let local = thread_names(w.src, l, 'x')
@@ -121,6 +124,18 @@ mod tests {
             None
         );
         // The grid's first thread writing a value of its own (a flag), not a block's.
+        // The block's result handed on into another output than the wrong one.
+        let other = src.replace("atomicMax(peak, m[0])", "atomicMax(top, m[0])");
+        assert_eq!(
+            said(
+                explain,
+                &scene(&other, [4, 1, 1], [64, 1, 1]),
+                "peak",
+                &[9.0],
+                &[1.0]
+            ),
+            None
+        );
         let own = src.replace("atomicMax(peak, m[0])", "peak[1] = v[0]");
         assert_eq!(
             said(

@@ -5,7 +5,7 @@
 //! start, where the accumulator starts from a literal rather than from the first element.
 
 use super::eval::{canonical, split_top};
-use super::wrong::{indexed, literal, loop_body_code, Seen};
+use super::wrong::{indexed, literal, loop_body_code, reaches, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     for h in 1..=w.src.lines() {
@@ -41,7 +41,7 @@ pub fn explain(w: &Seen) -> Option<String> {
                 }
             }
         }
-        let Some((l, arr, sub, acc)) = read else {
+        let Some((l, arr, sub, acc)) = read.filter(|r| reaches(w.src, w.name, &r.3)) else {
             continue;
         };
         // Every subscript at `v` with no offset: a `v + 1` or `v - 1` read makes the range right.

@@ -66,6 +66,10 @@ pub fn explain(w: &Seen) -> Option<String> {
         else {
             continue;
         };
+        let array = to.split('[').next().unwrap_or(to);
+        if !super::wrong::reaches(w.src, w.name, array) {
+            continue;
+        }
         // Two sides of one array (`buf[0]`, `buf[1]`), or two arrays.
         let keep = match (from.split_once('['), to.split_once('[')) {
             (Some((a, _)), Some((b, _))) if a == b => format!("`int src = 0;` before the loop, read `{a}[src][...]`, write `{a}[1 - src][...]`, and `src = 1 - src;` after the barrier that ends the round; the result is then in `{a}[src]`"),

@@ -8,7 +8,7 @@
 
 use super::eval::{canonical, eval, names, Env};
 use super::source::uses_in;
-use super::wrong::{in_loop, indexed, shared_names, Seen};
+use super::wrong::{in_loop, indexed, reaches, shared_names, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     tree_start(w).or_else(|| half_read(w))
@@ -65,7 +65,7 @@ fn tree_start(w: &Seen) -> Option<String> {
             });
             let stored = len.min(threads);
             let covered = 2 * first;
-            if earlier || covered <= 0 || covered >= stored {
+            if earlier || covered <= 0 || covered >= stored || !reaches(w.src, w.name, &s) {
                 continue;
             }
             let [bx, by, _] = w.scene.block;
@@ -144,6 +144,9 @@ fn half_read(w: &Seen) -> Option<String> {
             }
             let reach = reads.iter().map(|r| r.3).max()?;
             if reach >= step - 1 {
+                continue;
+            }
+            if !shared.iter().any(|s| reaches(w.src, w.name, s)) {
                 continue;
             }
             let (r, buf, sub, _) = &reads[0];

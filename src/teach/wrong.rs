@@ -201,6 +201,16 @@ pub fn is_global_index(src: &Source, n: u32, name: &str) -> Option<String> {
         .filter(|v| v.contains("blockIdx"))
 }
 
+/// Whether some line names both `name` (the output) and `what` (the value a rule blames): the
+/// output is made from it (`out[row] = sum;`, `atomicAdd(&out[0], cache[0]);`). A rule about
+/// a value says nothing for an output the value never reaches.
+pub fn reaches(src: &Source, name: &str, what: &str) -> bool {
+    (1..=src.lines()).any(|l| {
+        let code = src.line(l);
+        find_word(code, name).is_some() && find_word(code, what).is_some()
+    })
+}
+
 /// Whether line `l` is inside a loop's body (a `for` or `while` above it whose body holds it).
 pub fn in_loop(src: &Source, l: u32) -> Option<u32> {
     let start = src.function_of(l).map_or(1, |f| f.0);
