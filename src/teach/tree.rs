@@ -24,7 +24,7 @@ fn tree_start(w: &Seen) -> Option<String> {
         let len = dims
             .iter()
             .map(|d| eval(d, &env))
-            .try_fold(1i64, |a, d| d.map(|d| a * d));
+            .try_fold(1i64, |a, d| d.and_then(|d| a.checked_mul(d)));
         let Some(len) = len else { continue };
         for h in 1..=w.src.lines() {
             let Some(head) = w.src.loop_header(h).filter(|lh| lh.line == h) else {
@@ -64,7 +64,8 @@ fn tree_start(w: &Seen) -> Option<String> {
                         >= 2
             });
             let stored = len.min(threads);
-            let covered = 2 * first;
+            // (Values from the learner's defines: no arithmetic that can overflow.)
+            let covered = first.saturating_mul(2);
             if earlier || covered <= 0 || covered >= stored || !reaches(w.src, w.name, &s) {
                 continue;
             }
@@ -118,7 +119,9 @@ fn half_read(w: &Seen) -> Option<String> {
             let (Some(step), Some(zero)) = (eval(&def, &at1), eval(&def, &at0)) else {
                 continue;
             };
-            let step = step - zero;
+            let Some(step) = step.checked_sub(zero) else {
+                continue;
+            };
             if step < 2 * b || step % b != 0 {
                 continue;
             }
@@ -154,7 +157,10 @@ fn half_read(w: &Seen) -> Option<String> {
             let rest = if k == 2 {
                 "the second half of the block's elements".to_string()
             } else {
-                format!("the last {} of the block's elements", step - reach - 1)
+                format!(
+                    "the last {} of the block's elements",
+                    step.saturating_sub(reach).saturating_sub(1)
+                )
             };
             // The first element no thread reads, and the last, in block 0.
             let per_thread = super::wrong::depends_on(w.src, l, &def)
@@ -162,12 +168,12 @@ fn half_read(w: &Seen) -> Option<String> {
                 .any(|n| n.starts_with("threadIdx"));
             let (from, to) = if per_thread {
                 (
-                    format!("{buf}[{}]", reach + 1),
+                    format!("{buf}[{}]", reach.saturating_add(1)),
                     format!("{buf}[{}]", step - 1),
                 )
             } else {
                 (
-                    format!("{buf}[{base} + {}]", reach + 1),
+                    format!("{buf}[{base} + {}]", reach.saturating_add(1)),
                     format!("{buf}[{base} + {}]", step - 1),
                 )
             };
@@ -236,6 +242,10 @@ mod tests {
         // A tree from half the whole 2D block.
         let src = "#define W 8\n#define H 4\n__global__ void peak(float* best, const float* v) {\n    __shared__ float m[H * W];\n    int k = threadIdx.y * W + threadIdx.x;\n    m[k] = v[k];\n    __syncthreads();\n    for (int half = H * W / 2; half > 0; half >>= 1) {\n        if (k < half) m[k] += m[k + half];\n        __syncthreads();\n    }\n    if (k == 0) best[0] = m[0];\n}\n";
         let sc = scene(src, [1, 1, 1], [8, 4, 1]);
+        assert_eq!(said(explain, &sc, "best", &[10.0], &[3.0]), None);
+        // Defines at the edge of the integers: no panic, nothing said.
+        let huge = src.replace("#define W 8", "#define W 9223372036854775807");
+        let sc = scene(&huge, [1, 1, 1], [8, 4, 1]);
         assert_eq!(said(explain, &sc, "best", &[10.0], &[3.0]), None);
         // Both halves read.
         let src = "__global__ void part(float* sums, const float* x, int len) {\n    __shared__ float acc[32];\n    int j = threadIdx.x;\n    int start = 2 * 32 * blockIdx.x;\n    acc[j] = x[start + j] + x[start + j + 32];\n    __syncthreads();\n    for (int s = 16; s > 0; s /= 2) { if (j < s) acc[j] += acc[j + s]; __syncthreads(); }\n    if (j == 0) sums[blockIdx.x] = acc[0];\n}\n";

@@ -83,10 +83,10 @@ fn lowest_let_through(cond: &str, local: &str) -> Option<i64> {
         None => (0, rest),
     };
     if let Some(k) = rest.strip_prefix(">=") {
-        k.parse::<i64>().ok().map(|k| k + shift)
+        k.parse::<i64>().ok()?.checked_add(shift)
     } else {
         let k = rest.strip_prefix('>')?;
-        k.parse::<i64>().ok().map(|k| k + 1 + shift)
+        k.parse::<i64>().ok()?.checked_add(1)?.checked_add(shift)
     }
 }
 
@@ -114,7 +114,7 @@ pub fn explain(w: &Seen) -> Option<String> {
         let t = i % block;
         said.push(format!(
             "Line {} adds `{}[{} - {}]` only where `{}`: that leaves out thread {t} of each block ({} = {t}), whose neighbour `{}[{}]` exists, so {}[{i}] misses it. The read at `{} - {}` needs `{} >= {}`.",
-            r.line, r.array, r.local, r.back, r.cond, r.local, r.array, t as i64 - r.back, w.name, r.local, r.back, r.local, r.back
+            r.line, r.array, r.local, r.back, r.cond, r.local, r.array, (t as i64).saturating_sub(r.back), w.name, r.local, r.back, r.local, r.back
         ));
     }
     // The window restarts at each block's edge: the guard is on the block's own index, the
@@ -215,6 +215,8 @@ mod tests {
         assert_eq!(lowest_let_through("t-2>0", "t"), Some(3));
         assert_eq!(lowest_let_through("t<1", "t"), None);
         assert_eq!(lowest_let_through("tx>1", "t"), None);
+        // A bound at the edge of the integers is no panic.
+        assert_eq!(lowest_let_through("t>9223372036854775807", "t"), None);
     }
 
     #[test]
