@@ -518,6 +518,22 @@ mod tests {
     }
 
     #[test]
+    fn an_outcome_tells_which_shape_its_wrong_output_has() {
+        let with = |mismatches: Vec<usize>| {
+            let mut o = outcome();
+            for c in o.tests[0].outputs.values_mut() {
+                c.expected = vec![1.0, 2.0, 3.0];
+                c.got = vec![1.0, 0.0, 0.0];
+                c.mismatches = mismatches.clone();
+            }
+            Seen::from_outcome(&o, None).wrong_shapes
+        };
+        assert_eq!(with(vec![2]), [WrongElements::Last]);
+        assert!(with(vec![1]).is_empty());
+        assert!(with(vec![1, 2]).is_empty());
+    }
+
+    #[test]
     fn an_outcome_gives_its_diagnostics_once_with_both_lines_text() {
         let src = "cache[t] = a[t];\n__syncthreads_missing();\nout[t] = cache[t + 1];\n";
         let seen = Seen::from_outcome(&outcome(), Some(src));
