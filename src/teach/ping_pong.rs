@@ -7,15 +7,37 @@
 use super::source::uses_in;
 use super::wrong::{shared_names, Seen};
 
-/// One side of a buffer as the loop names it: `buf[0]` (a literal first index of a 2D array)
-/// or a whole 1D array.
-fn side(src: &super::source::Source, array: &str, dims: &[String]) -> Option<String> {
-    let declared = src.shared_dims(array)?;
+/// The array and constant of an upper half as `side` names it (`temp[N + ...]`).
+fn half(side: &str) -> Option<(&str, &str)> {
+    side.strip_suffix(" + ...]")?.split_once('[')
+}
+
+/// One side of a buffer as the loop names it: `buf[0]` (a literal first index of a 2D array),
+/// the upper half of a 1D array twice as long as a constant it is indexed past (`temp[TPB +
+/// ...]` in `temp[2 * TPB]`), or a whole 1D array (its lower half, where it has two).
+fn side(w: &Seen, array: &str, dims: &[String]) -> Option<String> {
+    let declared = w.src.shared_dims(array)?;
     match (declared.len(), dims) {
         (2, [first, _]) if first.trim().parse::<u32>().is_ok() => {
             Some(format!("{array}[{}]", first.trim()))
         }
-        (1, [_]) => Some(array.to_string()),
+        (1, [sub]) => {
+            let env = w.env();
+            let len = super::eval::eval(&declared[0], &env);
+            let terms = super::eval::split_top(sub, '+');
+            let constant: Vec<&String> = terms
+                .iter()
+                .filter(|t| super::eval::eval(t, &env).is_some())
+                .collect();
+            match (terms.len(), constant.as_slice(), len) {
+                (2.., [k], Some(len))
+                    if super::eval::eval(k, &env).and_then(|k| k.checked_mul(2)) == Some(len) =>
+                {
+                    Some(format!("{array}[{} + ...]", k.trim()))
+                }
+                _ => Some(array.to_string()),
+            }
+        }
         _ => None,
     }
 }
@@ -41,7 +63,7 @@ pub fn explain(w: &Seen) -> Option<String> {
             let code = w.src.line(l);
             for s in &shared {
                 for u in uses_in(code, s) {
-                    let Some(name) = side(w.src, s, &u.dims) else {
+                    let Some(name) = side(w, s, &u.dims) else {
                         continue;
                     };
                     if u.write {
@@ -71,8 +93,9 @@ pub fn explain(w: &Seen) -> Option<String> {
             continue;
         }
         // Two sides of one array (`buf[0]`, `buf[1]`), or two arrays.
-        let keep = match (from.split_once('['), to.split_once('[')) {
-            (Some((a, _)), Some((b, _))) if a == b => format!("`int src = 0;` before the loop, read `{a}[src][...]`, write `{a}[1 - src][...]`, and `src = 1 - src;` after the barrier that ends the round; the result is then in `{a}[src]`"),
+        let keep = match (half(from).or(half(to)), from.split_once('['), to.split_once('[')) {
+            (Some((a, k)), _, _) => format!("`int src = 0;` before the loop, read `{a}[src * {k} + ...]`, write `{a}[(1 - src) * {k} + ...]`, and `src = 1 - src;` after the barrier that ends the round; the result is then in the half `src` names"),
+            (None, Some((a, _)), Some((b, _))) if a == b => format!("`int src = 0;` before the loop, read `{a}[src][...]`, write `{a}[1 - src][...]`, and `src = 1 - src;` after the barrier that ends the round; the result is then in `{a}[src]`"),
             _ => format!("read and write through two pointers (`float* cur = {from}; float* nxt = {to};`, the element type as declared), read `cur`, write `nxt`, and swap the pointers after the barrier that ends each round; the result is then in `cur`"),
         };
         return Some(format!(
@@ -115,6 +138,15 @@ mod tests {
         let src = "__global__ void scan(int* o, const int* a) {\n    __shared__ int b[2][32];\n    int t = threadIdx.x;\n    int p = 0;\n    b[0][t] = a[t];\n    __syncthreads();\n    for (int off = 1; off < 32; off <<= 1) {\n        int s = b[p][t];\n        if (t >= off) s += b[p][t - off];\n        b[1 - p][t] = s;\n        p = 1 - p;\n        __syncthreads();\n    }\n    o[t] = b[p][t];\n}\n";
         let sc = scene(src, [1, 1, 1], [32, 1, 1]);
         assert_eq!(said(explain, &sc, "o", &[1.0, 3.0], &[1.0, 2.0]), None);
+        // One array of two halves, the lower read and the upper written every round.
+        let src = "#define N 32\n__global__ void scan(float* o, const float* a) {\n    __shared__ float temp[2 * N];\n    int t = threadIdx.x;\n    temp[t] = a[t];\n    __syncthreads();\n    for (int d = 1; d < N; d *= 2) {\n        temp[N + t] = t >= d ? temp[t] + temp[t - d] : temp[t];\n        __syncthreads();\n    }\n    o[t] = temp[N + t];\n}\n";
+        let sc = scene(src, [1, 1, 1], [32, 1, 1]);
+        let h = said(explain, &sc, "o", &[1.0, 3.0], &[1.0, 2.0]).unwrap_or_default();
+        assert!(
+            h.contains("reads `temp` (line 8) and writes `temp[N + ...]` (line 8)")
+                && h.contains("`temp[src * N + ...]`"),
+            "{h}"
+        );
         // One array read and written in the loop (a tree): no second buffer.
         let src = "__global__ void tot(float* o, const float* a) {\n    __shared__ float c[32];\n    int t = threadIdx.x;\n    c[t] = a[t];\n    __syncthreads();\n    for (int s = 16; s > 0; s /= 2) {\n        if (t < s) c[t] += c[t + s];\n        __syncthreads();\n    }\n    o[0] = c[0];\n}\n";
         let sc = scene(src, [1, 1, 1], [32, 1, 1]);
