@@ -51,7 +51,10 @@ pub fn explain(w: &Seen) -> Option<String> {
             .unwrap_or("");
         let places = find_word(code, w.name).is_some()
             || (!slot.is_empty() && super::wrong::reaches(w.src, w.name, slot));
-        if !from_ballot || !places || mask.is_empty() || lane.is_empty() {
+        // A shift by the lane itself (`lane`, `threadIdx.x & 31`): `lane + 1` counts another
+        // set of lanes, whose fix is not this one.
+        let own_lane = !lane.contains(['+', '-']);
+        if !from_ballot || !places || !own_lane || mask.is_empty() || lane.is_empty() {
             continue;
         }
         let after = &inner[close + 1..];
@@ -92,6 +95,13 @@ mod tests {
         // Wrong values, not the right ones moved.
         assert_eq!(
             said(explain, &sc, "dst", &[2.0, 4.0, 6.0], &[1.0, 4.0, 2.0]),
+            None
+        );
+        // A shift past the lane itself: another count, not this fix.
+        let past = SRC.replace("hits >> me", "hits >> (me + 1)");
+        let sc = scene(&past, [1, 1, 1], [32, 1, 1]);
+        assert_eq!(
+            said(explain, &sc, "dst", &[2.0, 4.0, 6.0], &[6.0, 4.0, 2.0]),
             None
         );
         let right = SRC.replace("__popc(hits >> me) - 1", "__popc(hits & ((1u << me) - 1))");
