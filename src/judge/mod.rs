@@ -1299,15 +1299,21 @@ fn compare_outputs(
     (hint_fits, read_unwritten, after_error): (bool, &[String], bool),
 ) -> BTreeMap<String, OutputCompare> {
     let mut map = BTreeMap::new();
-    let rung = puzzle
-        .mistakes
-        .iter()
-        .find(|m| m.kind == MistakeKind::WrongOutput)
-        .filter(|_| hint_fits)
-        .map(|m| teach::output::MistakeRung {
-            puzzle: puzzle.id,
-            hint: &m.hint,
-        });
+    // The first `wrong-output` hint whose `wrong` (if any) fits this output's wrong elements.
+    let rung = |len: usize, mismatches: &[usize]| {
+        puzzle
+            .mistakes
+            .iter()
+            .find(|m| {
+                m.kind == MistakeKind::WrongOutput
+                    && m.wrong.is_none_or(|w| w.fits(len, mismatches))
+            })
+            .filter(|_| hint_fits)
+            .map(|m| teach::output::MistakeRung {
+                puzzle: puzzle.id,
+                hint: &m.hint,
+            })
+    };
     // Elements one block covers, for "only the first block is right" (several blocks only).
     let blocks: u64 = test.grid.iter().map(|&d| d as u64).product();
     let block_len = if blocks > 1 && test.launches.is_empty() {
@@ -1366,7 +1372,7 @@ fn compare_outputs(
                     pattern: pattern.as_ref(),
                     after_error,
                 },
-                rung.as_ref(),
+                rung(e.len(), &mismatches).as_ref(),
             )
         };
         map.insert(

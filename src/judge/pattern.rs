@@ -3,9 +3,10 @@
 //!
 //! Tried in order, the first that fits wins: elements that still hold the poison the output
 //! started with (`unwritten`, found by the judge bit for bit); values gone to inf or NaN where
-//! the spec's are finite; every value right but at a place shifted by a constant, or the right
-//! values in another order; a constant factor off; only a leading part (whole rows, or whole
-//! blocks of a 1D output) right; wrong elements that gather where the values are large.
+//! the spec's are finite; every value right but at a place shifted by a constant (told by at
+//! least two different wrong values), or the right values in another order; a constant factor
+//! off; only a leading part (whole rows, or whole blocks of a 1D output) right; wrong elements
+//! that gather where the values are large, each off by a small part of its value.
 //! Nothing fits: `None`, and the diff speaks alone.
 
 use crate::puzzle::Tolerance;
@@ -46,6 +47,9 @@ pub enum Unit {
 /// How many unwritten elements a pattern names.
 const FIRST: usize = 3;
 
+/// The largest relative error rounding or cancellation explains (1%).
+const ROUNDING: f64 = 0.01;
+
 /// The pattern of one compared output, given the elements still holding poison, the buffer's
 /// shape and the elements one block covers in a 1D launch (threads per block).
 pub fn find(
@@ -75,7 +79,9 @@ pub fn find(
             got: got[i],
         });
     }
-    if mismatches.len() >= 2 {
+    // A shift is told by the values it moves: wrong elements that all hold one value (a
+    // padding, a constant) match any place that value sits and say nothing about places.
+    if mismatches.len() >= 2 && distinct_values(got, mismatches, tol) {
         if let Some(by) = shift(expected, got, mismatches, tol) {
             return Some(OutputPattern::Shifted { by });
         }
@@ -89,7 +95,7 @@ pub fn find(
     if let Some(p) = only_first(expected.len(), mismatches, shape, block_len) {
         return Some(p);
     }
-    grows(expected, mismatches)
+    grows(expected, got, mismatches)
 }
 
 /// The constant shift that explains every wrong element, trying the places where the first
@@ -99,6 +105,8 @@ fn shift(expected: &[f64], got: &[f64], mismatches: &[usize], tol: &Tolerance) -
     let n = expected.len() as i64;
     // Every wrong element holds the value `by` places away; at the edge, where that place
     // is outside the buffer, at most `|by|` elements hold something else.
+    // The edge is at most half the wrong elements: a shift by almost the whole length
+    // explains one element and calls the rest its edge.
     let fits = |by: i64| {
         let mut edge = 0;
         mismatches.iter().all(|&i| {
@@ -107,7 +115,7 @@ fn shift(expected: &[f64], got: &[f64], mismatches: &[usize], tol: &Tolerance) -
                 tol.accepts(expected[j as usize], got[i])
             } else {
                 edge += 1;
-                edge <= by.abs()
+                edge <= by.abs() && 2 * edge <= mismatches.len() as i64
             }
         })
     };
@@ -118,6 +126,12 @@ fn shift(expected: &[f64], got: &[f64], mismatches: &[usize], tol: &Tolerance) -
         .collect();
     candidates.sort_by_key(|b| b.abs());
     candidates.into_iter().take(8).find(|&by| fits(by))
+}
+
+/// Whether the wrong elements hold at least two different values.
+fn distinct_values(got: &[f64], mismatches: &[usize], tol: &Tolerance) -> bool {
+    let first = got[mismatches[0]];
+    mismatches.iter().any(|&i| !tol.accepts(first, got[i]))
 }
 
 /// Whether `got` holds the same values as `expected`, each as often (in any order).
@@ -175,15 +189,20 @@ fn only_first(
 }
 
 /// The wrong elements lie among the larger half of |expected| (at least three of them, and
-/// at least three times as many as in the smaller half).
-fn grows(expected: &[f64], mismatches: &[usize]) -> Option<OutputPattern> {
+/// at least three times as many as in the smaller half), each off by a small part of its
+/// value (at most `ROUNDING`): rounding and cancellation lose digits, they do not double a
+/// value. A large error on the large elements is a wrong term, not a magnitude effect.
+fn grows(expected: &[f64], got: &[f64], mismatches: &[usize]) -> Option<OutputPattern> {
     let mut mags: Vec<f64> = expected.iter().map(|e| e.abs()).collect();
     mags.sort_by(f64::total_cmp);
     let median = mags[mags.len() / 2];
     let (big, small): (Vec<usize>, Vec<usize>) = mismatches
         .iter()
         .partition(|&&i| expected[i].abs() >= median);
-    if big.len() >= 3 && big.len() >= 3 * small.len().max(1) && median > 0.0 {
+    let small_error = mismatches
+        .iter()
+        .all(|&i| (got[i] - expected[i]).abs() <= ROUNDING * expected[i].abs());
+    if big.len() >= 3 && big.len() >= 3 * small.len().max(1) && median > 0.0 && small_error {
         let largest_wrong = big
             .iter()
             .copied()
@@ -307,6 +326,37 @@ mod tests {
         assert_eq!(
             pattern(&e, &g, None, 0),
             Some(OutputPattern::GrowsWithMagnitude { largest_wrong: 7 })
+        );
+    }
+
+    #[test]
+    fn a_large_error_on_the_large_elements_is_no_rounding() {
+        // A wrong term (a padding that adds |cols * 0 - S|): the large values are off by more
+        // than they are worth; rounding loses digits, it does not double a value.
+        let e = [1.0, 2.0, 3.0, 4.0, 1000.0, 2000.0, 3000.0, 4000.0];
+        let g = [1.0, 2.0, 3.0, 4.0, 2100.0, 4100.0, 6100.0, 8100.0];
+        assert_eq!(pattern(&e, &g, None, 0), None);
+    }
+
+    #[test]
+    fn wrong_elements_of_one_value_are_no_shift() {
+        // A padding of 0 sorted into the output: the 0 matches a real 0 some places away, by
+        // chance; one value repeated says nothing about places.
+        let e = [-5.0, 0.0, 2.0, 3.0, 7.0, 9.0];
+        let g = [-5.0, 0.0, 2.0, 3.0, 0.0, 0.0];
+        assert!(!matches!(
+            pattern(&e, &g, None, 0),
+            Some(OutputPattern::Shifted { .. })
+        ));
+        // A reversal is no shift by almost the whole length (one element, the rest edge).
+        let r = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let g = [6.0, 5.0, 4.0, 3.0, 2.0, 1.0];
+        assert_eq!(pattern(&r, &g, None, 0), Some(OutputPattern::Permuted));
+        // Two different values moved: a shift.
+        let g = [-5.0, 0.0, 2.0, 3.0, 3.0, 7.0];
+        assert_eq!(
+            pattern(&e, &g, None, 0),
+            Some(OutputPattern::Shifted { by: 1 })
         );
     }
 

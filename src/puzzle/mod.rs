@@ -42,7 +42,7 @@ pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     defines_text, store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep,
     Mistake, MistakeKind, Param, ParamKind, Puzzle, Step, Teach, TestCase, Tolerance, Unseen,
-    SPEC_KERNEL,
+    WrongElements, SPEC_KERNEL,
 };
 pub use pack::{
     embedded_puzzles, embedded_solution, embedded_starter, solution_for, starter_for, PUZZLES_DIR,

@@ -189,7 +189,37 @@ pub struct Mistake {
     /// `line`: text the diagnostic's source line must contain (whitespace ignored on both
     /// sides); only for a diagnostic kind. `None`: any line.
     pub line: Option<String>,
+    /// `wrong`: which elements of an output are wrong, for a `wrong-output` hint about one
+    /// shape of wrong output only. `None`: any wrong output.
+    pub wrong: Option<WrongElements>,
     pub hint: String,
+}
+
+/// Which elements of a wrong output a `[[mistake]]`'s `wrong` key asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WrongElements {
+    /// `wrong = "last"`: only the output's last element (an odd size's tail, a bound that
+    /// stops one short).
+    Last,
+}
+
+impl WrongElements {
+    pub const NAMES: [&'static str; 1] = ["last"];
+
+    pub fn from_name(s: &str) -> Option<WrongElements> {
+        match s {
+            "last" => Some(WrongElements::Last),
+            _ => None,
+        }
+    }
+
+    /// Whether an output of `len` elements whose wrong ones are `mismatches` (ascending) has
+    /// this shape.
+    pub fn fits(&self, len: usize, mismatches: &[usize]) -> bool {
+        match self {
+            WrongElements::Last => len > 0 && mismatches == [len - 1],
+        }
+    }
 }
 
 /// What a `[[mistake]]` answers, as its `kind` spells it.

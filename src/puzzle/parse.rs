@@ -6,7 +6,7 @@ use super::generators::Generator;
 use super::limits::Budget;
 use super::model::{
     BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
-    Tolerance, Unseen, SPEC_KERNEL,
+    Tolerance, Unseen, WrongElements, SPEC_KERNEL,
 };
 use super::schema::{RawBuffer, RawPuzzle, RawTest};
 use crate::emu::result::Counters;
@@ -595,6 +595,26 @@ fn parse_mistakes(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec
                 ));
             }
         }
+        let wrong = m.wrong.as_ref().and_then(|w| {
+            let text = w.get_ref().trim();
+            let parsed = WrongElements::from_name(text);
+            if parsed.is_none() {
+                errs.push(cx.err(
+                    &w.span(),
+                    field("wrong"),
+                    format!("unknown value `{text}`"),
+                    format!("use one of: {}", WrongElements::NAMES.join(", ")),
+                ));
+            } else if matches!(kind, Some(k) if k != MistakeKind::WrongOutput) {
+                errs.push(cx.err(
+                    &w.span(),
+                    field("wrong"),
+                    format!("`{written}` has no wrong elements to match"),
+                    "remove `wrong`: only a `wrong-output` mistake is about which elements are wrong",
+                ));
+            }
+            parsed
+        });
         if m.hint.get_ref().trim().is_empty() {
             errs.push(cx.err(
                 &m.hint.span(),
@@ -607,6 +627,7 @@ fn parse_mistakes(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> Vec
             out.push(Mistake {
                 kind,
                 line: line.map(|(_, t)| t),
+                wrong,
                 hint: m.hint.get_ref().trim().to_string(),
             });
         }
@@ -2322,16 +2343,19 @@ hint = "Check the first two outputs."
                 Mistake {
                     kind: MistakeKind::Diag(crate::emu::result::DiagKind::SharedRace),
                     line: Some("cache[local_i] =".into()),
+                    wrong: None,
                     hint: "Store, then __syncthreads(), then read.".into(),
                 },
                 Mistake {
                     kind: MistakeKind::OverBudget(Some("global_reads")),
                     line: None,
+                    wrong: None,
                     hint: "Load each value once into shared memory.".into(),
                 },
                 Mistake {
                     kind: MistakeKind::WrongOutput,
                     line: None,
+                    wrong: None,
                     hint: "Check the first two outputs.".into(),
                 },
             ]
@@ -2376,11 +2400,39 @@ hint = "Check the first two outputs."
     }
 
     #[test]
+    fn a_wrong_output_mistake_can_ask_for_its_wrong_elements() {
+        let text = format!("{GOOD}{MISTAKES}").replace(
+            "kind = \"wrong-output\"",
+            "kind = \"wrong-output\"\nwrong = \"last\"",
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.mistakes[2].wrong, Some(WrongElements::Last));
+        assert_eq!(p.mistakes[0].wrong, None);
+        // An unknown value, or `wrong` on a kind that has no wrong elements.
+        let bad = text.replace("wrong = \"last\"", "wrong = \"tail\"");
+        let inv = one_error(&bad, line_with(&bad, "\"tail\"", 0), "mistake[2].wrong");
+        assert!(inv.help.contains("last"), "{inv}");
+        let text = format!("{GOOD}{MISTAKES}").replace(
+            "kind = \"over-budget:global_reads\"",
+            "kind = \"over-budget:global_reads\"\nwrong = \"last\"",
+        );
+        let inv = one_error(&text, line_with(&text, "wrong = ", 0), "mistake[1].wrong");
+        assert!(inv.help.contains("remove `wrong`"), "{inv}");
+        // Only the last element wrong fits `last`.
+        assert!(WrongElements::Last.fits(5, &[4]));
+        assert!(!WrongElements::Last.fits(5, &[3, 4]));
+        assert!(!WrongElements::Last.fits(5, &[0]));
+    }
+
+    #[test]
     fn a_mistake_with_an_unknown_field_or_a_misplaced_line_is_rejected() {
         let text = format!("{GOOD}{MISTAKES}").replace("line = ", "lines = ");
         let inv = one_error(&text, line_with(&text, "lines = ", 0), "mistake[0].lines");
         assert!(inv.problem.contains("did you mean `line`?"), "{inv}");
-        assert!(inv.help.contains("`kind`, `line`, `hint`"), "{inv}");
+        assert!(
+            inv.help.contains("`kind`, `line`, `wrong`, `hint`"),
+            "{inv}"
+        );
         // A budget or wrong output has no source line.
         let text = format!("{GOOD}{MISTAKES}").replace(
             "kind = \"wrong-output\"",

@@ -266,5 +266,8 @@ pub(super) struct RawMistake {
     /// Text the diagnostic's source line must contain (whitespace ignored).
     #[serde(default)]
     pub line: Option<Spanned<String>>,
+    /// Which elements are wrong (`"last"`), for a `wrong-output` hint about that shape only.
+    #[serde(default)]
+    pub wrong: Option<Spanned<String>>,
     pub hint: Spanned<String>,
 }

@@ -11,7 +11,7 @@
 
 use crate::emu::result::{DiagKind, Diagnostic};
 use crate::judge::outcome::PuzzleOutcome;
-use crate::puzzle::{Mistake, MistakeKind, MistakeSeen, Puzzle, State};
+use crate::puzzle::{Mistake, MistakeKind, MistakeSeen, Puzzle, State, WrongElements};
 use serde::Serialize;
 
 /// One distinct diagnostic a run saw: its kind, its line, and the text of the source lines
@@ -33,6 +33,9 @@ pub struct Seen {
     pub over_budget: Vec<&'static str>,
     /// An output differs from the spec's.
     pub wrong_output: bool,
+    /// The shapes of wrong output seen (only the last element wrong, ...), each once: a
+    /// `wrong-output` hint with a `wrong` key matches only its own.
+    pub wrong_shapes: Vec<WrongElements>,
 }
 
 impl Seen {
@@ -82,6 +85,14 @@ impl Seen {
                 }
             }
             seen.wrong_output |= t.outputs.values().any(|c| !c.mismatches.is_empty());
+            for c in t.outputs.values() {
+                let shape = WrongElements::Last;
+                if shape.fits(c.expected.len(), &c.mismatches)
+                    && !seen.wrong_shapes.contains(&shape)
+                {
+                    seen.wrong_shapes.push(shape);
+                }
+            }
         }
         seen
     }
@@ -143,7 +154,13 @@ pub fn matching(mistakes: &[Mistake], seen: &Seen) -> Vec<Matched> {
             }
             MistakeKind::OverBudget(Some(counter)) if seen.over_budget.contains(&counter) => None,
             MistakeKind::OverBudget(None) if !seen.over_budget.is_empty() => None,
-            MistakeKind::WrongOutput if seen.wrong_output && out.is_empty() => None,
+            MistakeKind::WrongOutput
+                if seen.wrong_output
+                    && out.is_empty()
+                    && m.wrong.is_none_or(|w| seen.wrong_shapes.contains(&w)) =>
+            {
+                None
+            }
             _ => continue,
         };
         if !out.iter().any(|o| o.hint == m.hint) {
@@ -280,6 +297,7 @@ mod tests {
         Mistake {
             kind: MistakeKind::from_name(kind).unwrap_or_else(|| panic!("kind {kind}")),
             line: line.map(str::to_string),
+            wrong: None,
             hint: hint.to_string(),
         }
     }
@@ -313,6 +331,7 @@ mod tests {
             )],
             over_budget: vec!["global_reads"],
             wrong_output: true,
+            wrong_shapes: Vec::new(),
         };
         let m = matching(&mistakes, &seen);
         // The race's line is taken by the pattern: the general race hint is for another line.
@@ -345,6 +364,24 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_output_hint_with_a_shape_answers_only_that_shape() {
+        let mut last = mistake("wrong-output", None, "the odd tail");
+        last.wrong = Some(WrongElements::Last);
+        let mistakes = [last, mistake("wrong-output", None, "any output")];
+        let other = Seen {
+            wrong_output: true,
+            ..Seen::default()
+        };
+        assert_eq!(hints(&matching(&mistakes, &other)), ["any output"]);
+        let tail = Seen {
+            wrong_output: true,
+            wrong_shapes: vec![WrongElements::Last],
+            ..Seen::default()
+        };
+        assert_eq!(hints(&matching(&mistakes, &tail)), ["the odd tail"]);
+    }
+
+    #[test]
     fn nothing_matches_what_the_run_did_not_see() {
         let mistakes = [
             mistake("shared-race", Some("+="), "atomic"),
@@ -356,6 +393,7 @@ mod tests {
             diagnostics: vec![diag(DiagKind::SharedRace, 9, "cache[0] = x;")],
             over_budget: vec!["global_reads"],
             wrong_output: false,
+            wrong_shapes: Vec::new(),
         };
         assert!(matching(&mistakes, &seen).is_empty());
         assert!(matching(&mistakes, &Seen::default()).is_empty());
@@ -477,6 +515,22 @@ mod tests {
             tests: vec![test],
             ..PuzzleOutcome::default()
         }
+    }
+
+    #[test]
+    fn an_outcome_tells_which_shape_its_wrong_output_has() {
+        let with = |mismatches: Vec<usize>| {
+            let mut o = outcome();
+            for c in o.tests[0].outputs.values_mut() {
+                c.expected = vec![1.0, 2.0, 3.0];
+                c.got = vec![1.0, 0.0, 0.0];
+                c.mismatches = mismatches.clone();
+            }
+            Seen::from_outcome(&o, None).wrong_shapes
+        };
+        assert_eq!(with(vec![2]), [WrongElements::Last]);
+        assert!(with(vec![1]).is_empty());
+        assert!(with(vec![1, 2]).is_empty());
     }
 
     #[test]

@@ -109,8 +109,10 @@ pub fn match_fill(
 
 /// The help for a wrong output `o` (named `name`) that the source explains: a collective's
 /// fill value that is a real key (`match_fill`) or a packed pair of two different halves
-/// (`pair_halves`), then what the difference's pattern says; `None` when the source explains
-/// nothing (the pattern's help and the puzzle's hint stand as they are).
+/// (`pair_halves`), then what the difference's pattern says; else the rules of
+/// `teach::wrong` (a padding, a loop's range, a window's guard, a tree, ...), said before the
+/// pattern's help and the puzzle's hint; `None` when the source explains nothing (the
+/// pattern's help and the puzzle's hint stand as they are).
 pub fn explained(
     scene: &super::Scene,
     name: &str,
@@ -118,7 +120,14 @@ pub fn explained(
     after_error: bool,
 ) -> Option<String> {
     let fill = match_fill(scene, name, (&o.expected, &o.got), &o.mismatches)
-        .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches))?;
+        .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches));
+    let Some(fill) = fill else {
+        let rule = super::wrong::explain(scene, name, o, after_error)?;
+        return Some(match &o.help {
+            Some(rest) => format!("{rule}\n{rest}"),
+            None => rule,
+        });
+    };
     let pattern = help(
         &WrongOutput {
             name,
