@@ -11,7 +11,7 @@ use super::memory::{classify, GlobalMem, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
-use super::shadow::{Found, Pair, Probe};
+use super::shadow::{Found, Pair, Probe, Settled};
 use super::technique::{words, Family};
 use crate::ptx::ir::{AtomOp, Inst, Op, Space, Ty};
 
@@ -852,15 +852,16 @@ impl<'l> Mem<'l> {
             }
             return true;
         }
-        self.fast_shared_raced_read(th, linear, inst, off, size)
+        self.fast_shared_settled_read(th, linear, inst, off, size)
     }
 
-    /// `fast_shared_checked_read` past the clean word: a read meeting a race it met before
-    /// (`SharedShadow::raced_read`: nearly every read of a racing launch) goes straight to the
-    /// report's memo, as `fast_shared_checked` would after stepping the record to the same
-    /// answer; anything else goes on to `fast_shared_checked`.
+    /// `fast_shared_checked_read` past the clean word: a read that changes no record
+    /// (`SharedShadow::settled_read`: nearly every read of a racing launch) is counted, and
+    /// when it meets a race it met before, goes straight to the report's memo, as
+    /// `fast_shared_checked` would after looking at the record; anything else goes on to
+    /// `fast_shared_checked`.
     #[inline(never)]
-    fn fast_shared_raced_read(
+    fn fast_shared_settled_read(
         &mut self,
         th: &mut Thread,
         linear: u32,
@@ -869,16 +870,18 @@ impl<'l> Mem<'l> {
         size: u32,
     ) -> bool {
         if size == 4 && off & 3 == 0 && !self.asyncs.live() && self.launch.cluster.is_none() {
-            let probe = Self::probe(
-                &self.order,
-                (self.epoch, self.gen),
-                linear,
-                inst,
-                Kind::Read,
-            );
-            if let Some(found) = self.shadow.raced_read(&probe, off) {
+            let settled = self
+                .shadow
+                .settled_read(linear, off, self.epoch, self.gen, &self.order);
+            if let Some(settled) = settled {
                 th.counters.shared_reads += 1;
-                self.shared_found(th, linear, inst, off, size, found);
+                if let Settled::Raced(writer, wline) = settled {
+                    let found = Found {
+                        conflict: Some((Pair::Raw, writer, wline)),
+                        ..Found::default()
+                    };
+                    self.shared_found(th, linear, inst, off, size, found);
+                }
                 if self.accesses.is_some() {
                     self.log_at(th, off, size, true, Kind::Read);
                 }

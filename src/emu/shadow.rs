@@ -272,6 +272,15 @@ impl Probe<'_> {
     }
 }
 
+/// What `SharedShadow::settled_read` knows of a read without stepping the word's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Settled {
+    /// It finds nothing and changes nothing.
+    Unchanged,
+    /// It is the race it met before: a read after the write of this thread on this line.
+    Raced(u32, u32),
+}
+
 /// The shadow of one block's shared memory (empty when the checkers are off).
 #[derive(Default)]
 pub(super) struct SharedShadow {
@@ -371,35 +380,44 @@ impl SharedShadow {
         Some(found)
     }
 
-    /// `check_word` of a 4-byte read at `off` (4-byte aligned) in the one case a racing launch
-    /// meets at nearly every read: the word lies inside one variable (its record knows which),
-    /// was written in this interval by another thread, unordered with this one, not
-    /// atomically, after a write of this block, and this read changes no reader field (this
-    /// thread read it already, or several did). The answer is then the same race again,
-    /// `Raw` against that writer, and the record stays as it is (`step` would only mark it not
-    /// clean, which it already is). `None`: not that case, ask `check_word`. So after the first
-    /// report of a race on a word, the checker's work on it is this one record test.
+    /// `check_word` of a 4-byte read at `off` (4-byte aligned) by thread `me` in interval
+    /// `epoch` of block generation `gen`, in the two cases a racing launch meets at nearly
+    /// every read the clean test (`clean_read`) does not take: the word lies inside one
+    /// variable (its record knows which), was written in this block before, and this read
+    /// changes no reader field (this thread read it already in this interval, or several
+    /// did); and then either nobody but this thread wrote it in this interval (`Unchanged`:
+    /// nothing found, as `Probe::unchanged`), or another thread did, unordered with this one
+    /// (`order`), not atomically: the same race again, `Pair::Raw` against that writer
+    /// (`Raced`). Either way the record stays as it is (`step` would only mark it not clean,
+    /// which it already is). `None`: neither case, ask `check_word`. So after the first report
+    /// of a race on a word, the checker's work on it is this one record test. Built without a
+    /// `Probe`: the warp's order is looked at only when the writer is in this thread's warp.
     #[inline(always)]
-    pub(super) fn raced_read(&self, p: &Probe, off: u64) -> Option<Found> {
+    pub(super) fn settled_read(
+        &self,
+        me: u32,
+        off: u64,
+        epoch: u32,
+        gen: u32,
+        order: &WarpOrder,
+    ) -> Option<Settled> {
         let r = self.words.get((off / 4) as usize)?;
-        let me = p.me as u16;
-        let hit = r.epoch == p.epoch
+        let me16 = me as u16;
+        let settled = r.epoch == epoch
+            && (r.reader == me16 || r.many)
+            && r.init_gen == gen
             && !r.split
             && r.var != VAR_UNKNOWN
-            && r.var != VAR_NONE
-            && r.init_gen == p.gen
-            && r.clean == NOT_CLEAN
-            && r.writer != NOBODY
-            && r.writer != me
-            && !r.atomic
-            && (r.reader == me || r.many)
-            && !p.ordered(r.writer as u32, r.wsync);
-        debug_assert!(p.kind == Kind::Read);
-        hit.then_some(Found {
-            uninit: false,
-            uninit_atomic: false,
-            conflict: Some((Pair::Raw, r.writer as u32, r.wline)),
-        })
+            && r.var != VAR_NONE;
+        if !settled {
+            return None;
+        }
+        if r.writer == NOBODY || r.writer == me16 {
+            return Some(Settled::Unchanged);
+        }
+        let raced =
+            r.clean == NOT_CLEAN && !r.atomic && !order.ordered(me, r.writer as u32, r.wsync);
+        raced.then_some(Settled::Raced(r.writer as u32, r.wline))
     }
 
     #[cold]
@@ -818,22 +836,38 @@ mod tests {
         // Lane 3 writes a word; lanes 5 and 9 read it unordered (the first reads step the
         // record), then lane 9 reads it again: the same race, answered by the record alone.
         let sync = [0u32; 1];
+        let mut order = WarpOrder::new(32);
         let mut sh = SharedShadow::new(8, true);
         sh.check_word(&probe(3, Kind::Write, 1, &sync), 4, |_| Some(0));
-        assert_eq!(
-            sh.raced_read(&probe(5, Kind::Read, 1, &sync), 4),
-            None,
-            "first reader"
-        );
+        assert_eq!(sh.settled_read(5, 4, 1, 1, &order), None, "first reader");
         sh.check_word(&probe(5, Kind::Read, 1, &sync), 4, |_| Some(0));
         sh.check_word(&probe(9, Kind::Read, 1, &sync), 4, |_| Some(0));
-        let f = sh.raced_read(&probe(9, Kind::Read, 1, &sync), 4);
+        assert_eq!(
+            sh.settled_read(9, 4, 1, 1, &order),
+            Some(Settled::Raced(3, 13))
+        );
+        let f = sh.check_word(&probe(9, Kind::Read, 1, &sync), 4, |_| Some(0));
         assert_eq!(f.and_then(|f| f.conflict), Some((Pair::Raw, 3, 13)));
-        // The writer's own read, a read after the barrier, and one after a collective of the
-        // warp (ordered) are not that race.
-        assert_eq!(sh.raced_read(&probe(3, Kind::Read, 1, &sync), 4), None);
-        assert_eq!(sh.raced_read(&probe(9, Kind::Read, 2, &sync), 4), None);
-        assert_eq!(sh.raced_read(&probe(9, Kind::Read, 1, &[1]), 4), None);
+        // The writer reading its own write among several readers finds nothing.
+        assert_eq!(
+            sh.settled_read(3, 4, 1, 1, &order),
+            Some(Settled::Unchanged)
+        );
+        let f = sh.check_word(&probe(3, Kind::Read, 1, &sync), 4, |_| Some(0));
+        assert_eq!(f, Some(Found::default()));
+        // A thread's first read of a word written by nobody in this interval steps the record.
+        sh.check_word(&probe(3, Kind::Write, 1, &sync), 0, |_| Some(0));
+        sh.check_word(&probe(5, Kind::Read, 2, &sync), 0, |_| Some(0));
+        assert_eq!(sh.settled_read(6, 0, 2, 1, &order), None, "a second reader");
+        assert_eq!(
+            sh.settled_read(5, 0, 2, 1, &order),
+            Some(Settled::Unchanged)
+        );
+        // A read after the barrier, and one after a collective of the warp (ordered) are not
+        // that race.
+        assert_eq!(sh.settled_read(9, 4, 2, 1, &order), None);
+        order.collective(0, u32::MAX);
+        assert_eq!(sh.settled_read(9, 4, 1, 1, &order), None);
     }
 
     proptest::proptest! {
@@ -865,32 +899,41 @@ mod tests {
             }
         }
 
-        /// The racing launch's shortcut agrees with the long way: whenever `raced_read` answers,
-        /// `check_word` finds the same and leaves the records as they were. And the shortcut
-        /// is taken: a sequence of racing reads meets it.
+        /// The racing launch's shortcut agrees with the long way: whenever `settled_read` answers,
+        /// `check_word` finds the same race and leaves the records as they were. Collectives
+        /// of part of a warp (per-lane knowledge) and of all of it come between the accesses.
         #[test]
-        fn a_raced_read_is_check_word_leaving_the_record(
-            ops in proptest::collection::vec((0u32..3, 0u32..70, 0u64..4, 0u32..3, 0u32..2), 1..80),
+        fn a_settled_read_is_check_word_leaving_the_record(
+            ops in proptest::collection::vec((0u32..4, 0u32..70, 0u64..4, 0u32..3, proptest::num::u32::ANY), 1..80),
         ) {
             let mut sh = SharedShadow::new(16, true);
-            let mut know = [0u32; 32];
-            for (kind, me, word, epoch, sync) in ops {
-                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
-                // Sometimes per-lane knowledge (a partial collective), sometimes the count alone.
-                know[(me % 32) as usize] = sync;
-                let know: &[u32] = if epoch == 2 { &know } else { &[] };
-                let p = Probe { me, line: 10 + me % 3, kind, epoch, gen: 1, sync, know };
-                let off = word * 4;
-                if kind == Kind::Read {
-                    if let Some(f) = sh.raced_read(&p, off) {
-                        let before = (sh.words.clone(), sh.bytes.clone());
-                        let g = sh.check_word(&p, off, |_| Some(0)).expect("inside");
-                        proptest::prop_assert_eq!(f, g);
-                        proptest::prop_assert!(before == (sh.words.clone(), sh.bytes.clone()));
-                        continue;
-                    }
+            let mut order = WarpOrder::new(70);
+            for (kind, me, word, epoch, mask) in ops {
+                if kind == 3 {
+                    order.collective((me / 32) as usize, if mask % 2 == 0 { u32::MAX } else { mask });
+                    continue;
                 }
-                sh.check_word(&p, off, |_| Some(0));
+                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
+                let p = Probe {
+                    me,
+                    line: 10 + me % 3,
+                    kind,
+                    epoch,
+                    gen: 1,
+                    sync: order.sync_of(me),
+                    know: order.row(me),
+                };
+                let off = word * 4;
+                let shortcut = if kind == Kind::Read { sh.settled_read(me, off, epoch, 1, &order) } else { None };
+                let before = (sh.words.clone(), sh.bytes.clone());
+                let found = sh.check_word(&p, off, |_| Some(0)).expect("inside");
+                let want = match shortcut {
+                    None => continue,
+                    Some(Settled::Unchanged) => Found::default(),
+                    Some(Settled::Raced(writer, line)) => Found { conflict: Some((Pair::Raw, writer, line)), ..Found::default() },
+                };
+                proptest::prop_assert_eq!(found, want);
+                proptest::prop_assert!(before == (sh.words.clone(), sh.bytes.clone()));
             }
         }
 
