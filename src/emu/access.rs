@@ -869,7 +869,12 @@ impl<'l> Mem<'l> {
         off: u64,
         size: u32,
     ) -> bool {
-        if size == 4 && off & 3 == 0 && !self.asyncs.live() && self.launch.cluster.is_none() {
+        if self.settled_reads
+            && size == 4
+            && off & 3 == 0
+            && !self.asyncs.live()
+            && self.launch.cluster.is_none()
+        {
             let settled = self
                 .shadow
                 .settled_read(linear, off, self.epoch, self.gen, &self.order);
@@ -1314,7 +1319,8 @@ impl<'l> Mem<'l> {
             }
             _ => None,
         };
-        if let Some((line, other_line, t)) = key {
+        // (`GPUZZLE_RACE_SHORTCUT=off`, `settled_reads` false: no memo either, to compare.)
+        if let Some((line, other_line, t)) = key.filter(|_| self.settled_reads) {
             if let Some(i) = self.race_memo.index(line, other_line) {
                 let tid = if t == me {
                     th.tid
