@@ -881,11 +881,20 @@ impl<'l> Mem<'l> {
             if let Some(settled) = settled {
                 th.counters.shared_reads += 1;
                 if let Settled::Raced(writer, wline) = settled {
-                    let found = Found {
-                        conflict: Some((Pair::Raw, writer, wline)),
-                        ..Found::default()
-                    };
-                    self.shared_found(th, linear, inst, off, size, found);
+                    // `shared_found` of a `Raw` race: its report is (this line, the write's
+                    // line, this thread), counted at once when the memo knows where it is.
+                    match self.race_memo.index(inst.line, wline) {
+                        Some(i) if off < self.launch.unchecked_shared_from => {
+                            self.diags.count_at(i, self.block, th.tid)
+                        }
+                        _ => {
+                            let found = Found {
+                                conflict: Some((Pair::Raw, writer, wline)),
+                                ..Found::default()
+                            };
+                            self.shared_found(th, linear, inst, off, size, found);
+                        }
+                    }
                 }
                 if self.accesses.is_some() {
                     self.log_at(th, off, size, true, Kind::Read);

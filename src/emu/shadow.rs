@@ -415,9 +415,13 @@ impl SharedShadow {
         if r.writer == NOBODY || r.writer == me16 {
             return Some(Settled::Unchanged);
         }
-        let raced =
-            r.clean == NOT_CLEAN && !r.atomic && !order.ordered(me, r.writer as u32, r.wsync);
-        raced.then_some(Settled::Raced(r.writer as u32, r.wline))
+        let writer = r.writer as u32;
+        // Threads of other warps are never ordered within an interval: the warp's order is
+        // looked up only for a writer in this one.
+        let raced = r.clean == NOT_CLEAN
+            && !r.atomic
+            && ((writer ^ me) >= 32 || !order.ordered(me, writer, r.wsync));
+        raced.then_some(Settled::Raced(writer, r.wline))
     }
 
     #[cold]
