@@ -11,7 +11,7 @@ use super::memory::{classify, GlobalMem, Window};
 use super::perf::Access;
 use super::printf;
 use super::result::{DiagKind, Severity};
-use super::shadow::{Found, Pair, Probe};
+use super::shadow::{Found, Pair, Probe, Settled};
 use super::technique::{words, Family};
 use crate::ptx::ir::{AtomOp, Inst, Op, Space, Ty};
 
@@ -852,6 +852,56 @@ impl<'l> Mem<'l> {
             }
             return true;
         }
+        self.fast_shared_settled_read(th, linear, inst, off, size)
+    }
+
+    /// `fast_shared_checked_read` past the clean word: a read that changes no record
+    /// (`SharedShadow::settled_read`: nearly every read of a racing launch) is counted, and
+    /// when it meets a race it met before, goes straight to the report's memo, as
+    /// `fast_shared_checked` would after looking at the record; anything else goes on to
+    /// `fast_shared_checked`.
+    #[inline(never)]
+    fn fast_shared_settled_read(
+        &mut self,
+        th: &mut Thread,
+        linear: u32,
+        inst: &Inst,
+        off: u64,
+        size: u32,
+    ) -> bool {
+        if self.settled_reads
+            && size == 4
+            && off & 3 == 0
+            && !self.asyncs.live()
+            && self.launch.cluster.is_none()
+        {
+            let settled = self
+                .shadow
+                .settled_read(linear, off, self.epoch, self.gen, &self.order);
+            if let Some(settled) = settled {
+                th.counters.shared_reads += 1;
+                if let Settled::Raced(writer, wline) = settled {
+                    // `shared_found` of a `Raw` race: its report is (this line, the write's
+                    // line, this thread), counted at once when the memo knows where it is.
+                    match self.race_memo.index(inst.line, wline) {
+                        Some(i) if off < self.launch.unchecked_shared_from => {
+                            self.diags.count_at(i, self.block, th.tid)
+                        }
+                        _ => {
+                            let found = Found {
+                                conflict: Some((Pair::Raw, writer, wline)),
+                                ..Found::default()
+                            };
+                            self.shared_found(th, linear, inst, off, size, found);
+                        }
+                    }
+                }
+                if self.accesses.is_some() {
+                    self.log_at(th, off, size, true, Kind::Read);
+                }
+                return true;
+            }
+        }
         self.fast_shared_checked::<false>(th, linear, inst, off, size)
     }
 
@@ -1268,25 +1318,38 @@ impl<'l> Mem<'l> {
             return;
         }
         // A race alone (no uninitialised read) counts one report, which its lines and one
-        // thread name (`race_report_key`); once handled, the same report again with nothing
-        // changed in the reports since changes nothing (it exists and counted that thread
-        // last). A racing launch meets its races at nearly every access (a tile loop, two
-        // of them in turn): the memo skips the names and the lookup.
+        // thread name (`race_report_key`); once the report is made, counting that thread again
+        // is all `shared_found_report` would do (`Diags::repeat`). A racing launch meets its
+        // races at nearly every access (a tile loop, two of them in turn): the memo knows
+        // where their reports are, and skips the names and the lookup.
         let key = match found.conflict {
             Some((pair, other, other_line)) if !found.uninit => {
                 Some(race_report_key(pair, me, other, inst.line, other_line))
             }
             _ => None,
         };
-        let changes = self.diags.changes();
-        if let Some(k) = key {
-            if self.race_memo.holds(k, changes) {
+        // (`GPUZZLE_RACE_SHORTCUT=off`, `settled_reads` false: no memo either, to compare.)
+        if let Some((line, other_line, t)) = key.filter(|_| self.settled_reads) {
+            if let Some(i) = self.race_memo.index(line, other_line) {
+                let tid = if t == me {
+                    th.tid
+                } else {
+                    self.launch.tid_of(t)
+                };
+                self.diags.count_at(i, self.block, tid);
                 return;
             }
         }
         self.shared_found_report(th, me, inst, off, total, found);
-        if let Some(k) = key {
-            self.race_memo.remember(k, self.diags.changes());
+        if let Some((line, other_line, _)) = key {
+            if let Some(i) = self.diags.index_of(
+                DiagKind::SharedRace,
+                Severity::Error,
+                line,
+                Some(other_line),
+            ) {
+                self.race_memo.remember(line, other_line, i);
+            }
         }
     }
 

@@ -21,9 +21,6 @@ pub struct Diags {
     /// The index `repeat` found last: a racing launch asks about one or two reports again and
     /// again, so it is tried before the scan.
     hot: usize,
-    /// Changes made so far (a report, a thread counted, a merge): a caller that remembers
-    /// what it last asked can tell that asking again would change nothing (`changes`).
-    changes: u64,
 }
 
 /// What tells reports apart: (kind, is an error, line, other line).
@@ -363,7 +360,6 @@ impl Diags {
         );
         let who = (site.block, site.thread);
         let (message, facts) = message();
-        self.changes += 1;
         self.last.push(who);
         self.index.insert(key, self.list.len());
         self.keys.push(key);
@@ -396,6 +392,22 @@ impl Diags {
         block: [u32; 3],
         thread: [u32; 3],
     ) -> bool {
+        let Some(i) = self.index_of(kind, severity, line, other_line) else {
+            return false;
+        };
+        self.count_at(i, block, thread);
+        true
+    }
+
+    /// Where the report of `kind` at these lines is in the list, if it was made. An index
+    /// stays valid for the life of these reports (the list only grows).
+    pub(super) fn index_of(
+        &mut self,
+        kind: DiagKind,
+        severity: Severity,
+        line: u32,
+        other_line: Option<u32>,
+    ) -> Option<usize> {
         let key = (
             kind,
             severity == Severity::Error,
@@ -409,16 +421,22 @@ impl Diags {
         } else {
             self.index.get(&key).copied()
         };
-        let Some(i) = found else {
-            return false;
-        };
-        self.hot = i;
-        if self.last[i] != (block, thread) {
-            self.changes += 1;
-            self.last[i] = (block, thread);
-            self.extra[i] += 1;
+        if let Some(i) = found {
+            self.hot = i;
         }
-        true
+        found
+    }
+
+    /// `repeat` of the report at index `i` (`index_of`): count `thread` of `block` when it is
+    /// another than the last one counted.
+    #[inline(always)]
+    pub(super) fn count_at(&mut self, i: usize, block: [u32; 3], thread: [u32; 3]) {
+        if let Some(last) = self.last.get_mut(i) {
+            if *last != (block, thread) {
+                *last = (block, thread);
+                self.extra[i] += 1;
+            }
+        }
     }
 
     /// Whether any report is of another kind than `kind`.
@@ -434,19 +452,12 @@ impl Diags {
     /// Count one more thread for the report of `kind` at these lines (one already made).
     pub fn count_another(&mut self, kind: DiagKind, line: u32, other_line: u32) {
         if let Some(&i) = self.index.get(&(kind, true, line, other_line)) {
-            self.changes += 1;
             self.extra[i] += 1;
         }
     }
 
-    /// How many changes were made (see the field): equal counts, nothing changed between.
-    pub fn changes(&self) -> u64 {
-        self.changes
-    }
-
     /// Merge another block's reports after this one's (block order keeps runs deterministic).
     pub fn merge(&mut self, other: Diags) {
-        self.changes += 1;
         for (d, extra) in other.list.into_iter().zip(other.extra) {
             let key = (
                 d.kind,
@@ -484,36 +495,40 @@ impl Diags {
     }
 }
 
-/// The shared-memory race reports `shared_found` counted last, as (line, other line, thread
-/// linear), while the reports' change count (`Diags::changes`) stays what it was after them:
-/// counting one of them again for the same thread would change nothing (see
-/// `Mem::race_memo`). Two, for a loop that races on two lines in turn.
+/// Where the shared-memory race reports `shared_found` met last are in the reports, as
+/// (line, other line, index in `Diags` + 1; 0 for an empty slot): a racing launch meets one or
+/// two of them at nearly every access, and counting its thread at a known index
+/// (`Diags::count_at`) skips the lookup and every name. Two, for a loop that races on two
+/// lines in turn. Valid for the `Diags` of one block (its indices never move).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct RaceMemo {
-    keys: [Option<(u32, u32, u32)>; 2],
-    /// The slot the next key takes.
+    slots: [(u32, u32, u32); 2],
+    /// The slot the next report takes.
     next: usize,
-    changes: u64,
 }
 
 impl RaceMemo {
-    /// Whether report `key` was counted last for its thread with no change since.
+    /// The index of the report at (`line`, `other_line`), if it is remembered.
     #[inline(always)]
-    pub(super) fn holds(&self, key: (u32, u32, u32), changes: u64) -> bool {
-        self.changes == changes && self.keys.contains(&Some(key))
+    pub(super) fn index(&self, line: u32, other_line: u32) -> Option<usize> {
+        // Two compares written out: `contains` on the array was an out-of-line call.
+        let [a, b] = self.slots;
+        if a.0 == line && a.1 == other_line && a.2 != 0 {
+            Some(a.2 as usize - 1)
+        } else if b.0 == line && b.1 == other_line && b.2 != 0 {
+            Some(b.2 as usize - 1)
+        } else {
+            None
+        }
     }
 
-    /// Report `key` was just counted; the reports' change count is now `changes`. A change
-    /// may have been to another report: the keys remembered before it are forgotten.
+    /// The report at (`line`, `other_line`) is at `index`.
     #[inline(always)]
-    pub(super) fn remember(&mut self, key: (u32, u32, u32), changes: u64) {
-        if changes != self.changes {
-            *self = RaceMemo {
-                changes,
-                ..RaceMemo::default()
-            };
-        }
-        self.keys[self.next] = Some(key);
+    pub(super) fn remember(&mut self, line: u32, other_line: u32, index: usize) {
+        let Ok(i) = u32::try_from(index + 1) else {
+            return;
+        };
+        self.slots[self.next] = (line, other_line, i);
         self.next ^= 1;
     }
 }
@@ -521,6 +536,60 @@ impl RaceMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_race_memo_counts_threads_as_repeat_does() {
+        let report = |d: &mut Diags, other: u32| {
+            d.report(
+                DiagKind::SharedRace,
+                Severity::Error,
+                site(7, 0),
+                Some(other),
+                || (format!("race with line {other}"), Facts::None),
+            )
+        };
+        let (mut fast, mut slow) = (Diags::default(), Diags::default());
+        for d in [&mut fast, &mut slow] {
+            report(d, 5);
+            report(d, 6);
+        }
+        let mut memo = RaceMemo::default();
+        assert_eq!(memo.index(7, 5), None, "nothing remembered yet");
+        for other in [5, 6] {
+            let i = fast.index_of(DiagKind::SharedRace, Severity::Error, 7, Some(other));
+            memo.remember(7, other, i.expect("reported"));
+        }
+        // Threads meeting the two races in turn, some again: counted once per change of thread.
+        for t in [1, 1, 2, 1, 3, 3, 0] {
+            for other in [5, 6] {
+                let i = memo.index(7, other).expect("remembered");
+                fast.count_at(i, [0; 3], [t, 0, 0]);
+                slow.repeat(
+                    DiagKind::SharedRace,
+                    Severity::Error,
+                    7,
+                    Some(other),
+                    [0; 3],
+                    [t, 0, 0],
+                );
+            }
+        }
+        let words = |d: Diags| {
+            d.finish()
+                .into_iter()
+                .map(|d| d.message)
+                .collect::<Vec<_>>()
+        };
+        let (f, s) = (words(fast), words(slow));
+        assert_eq!(f, s);
+        assert!(f[0].ends_with("(5 other threads did the same)"), "{f:?}");
+        // A third report takes the older slot; a report at other lines is not found.
+        memo.remember(9, 5, 1);
+        assert_eq!(memo.index(7, 5), None);
+        assert_eq!(memo.index(7, 6), Some(1));
+        assert_eq!(memo.index(9, 5), Some(1));
+        assert_eq!(memo.index(9, 6), None);
+    }
 
     fn site(line: u32, t: u32) -> Site {
         Site {

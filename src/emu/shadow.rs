@@ -272,6 +272,15 @@ impl Probe<'_> {
     }
 }
 
+/// What `SharedShadow::settled_read` knows of a read without stepping the word's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Settled {
+    /// It finds nothing and changes nothing.
+    Unchanged,
+    /// It is the race it met before: a read after the write of this thread on this line.
+    Raced(u32, u32),
+}
+
 /// The shadow of one block's shared memory (empty when the checkers are off).
 #[derive(Default)]
 pub(super) struct SharedShadow {
@@ -369,6 +378,50 @@ impl SharedShadow {
             p.step(r, &mut found);
         }
         Some(found)
+    }
+
+    /// `check_word` of a 4-byte read at `off` (4-byte aligned) by thread `me` in interval
+    /// `epoch` of block generation `gen`, in the two cases a racing launch meets at nearly
+    /// every read the clean test (`clean_read`) does not take: the word lies inside one
+    /// variable (its record knows which), was written in this block before, and this read
+    /// changes no reader field (this thread read it already in this interval, or several
+    /// did); and then either nobody but this thread wrote it in this interval (`Unchanged`:
+    /// nothing found, as `Probe::unchanged`), or another thread did, unordered with this one
+    /// (`order`), not atomically: the same race again, `Pair::Raw` against that writer
+    /// (`Raced`). Either way the record stays as it is (`step` would only mark it not clean,
+    /// which it already is). `None`: neither case, ask `check_word`. So after the first report
+    /// of a race on a word, the checker's work on it is this one record test. Built without a
+    /// `Probe`: the warp's order is looked at only when the writer is in this thread's warp.
+    #[inline(always)]
+    pub(super) fn settled_read(
+        &self,
+        me: u32,
+        off: u64,
+        epoch: u32,
+        gen: u32,
+        order: &WarpOrder,
+    ) -> Option<Settled> {
+        let r = self.words.get((off / 4) as usize)?;
+        let me16 = me as u16;
+        let settled = r.epoch == epoch
+            && (r.reader == me16 || r.many)
+            && r.init_gen == gen
+            && !r.split
+            && r.var != VAR_UNKNOWN
+            && r.var != VAR_NONE;
+        if !settled {
+            return None;
+        }
+        if r.writer == NOBODY || r.writer == me16 {
+            return Some(Settled::Unchanged);
+        }
+        let writer = r.writer as u32;
+        // Threads of other warps are never ordered within an interval: the warp's order is
+        // looked up only for a writer in this one.
+        let raced = r.clean == NOT_CLEAN
+            && !r.atomic
+            && ((writer ^ me) >= 32 || !order.ordered(me, writer, r.wsync));
+        raced.then_some(Settled::Raced(writer, r.wline))
     }
 
     #[cold]
@@ -782,6 +835,45 @@ mod tests {
         assert!(sh.known_inside(0, 8, |_| None));
     }
 
+    #[test]
+    fn a_racing_read_met_again_takes_the_shortcut() {
+        // Lane 3 writes a word; lanes 5 and 9 read it unordered (the first reads step the
+        // record), then lane 9 reads it again: the same race, answered by the record alone.
+        let sync = [0u32; 1];
+        let mut order = WarpOrder::new(32);
+        let mut sh = SharedShadow::new(8, true);
+        sh.check_word(&probe(3, Kind::Write, 1, &sync), 4, |_| Some(0));
+        assert_eq!(sh.settled_read(5, 4, 1, 1, &order), None, "first reader");
+        sh.check_word(&probe(5, Kind::Read, 1, &sync), 4, |_| Some(0));
+        sh.check_word(&probe(9, Kind::Read, 1, &sync), 4, |_| Some(0));
+        assert_eq!(
+            sh.settled_read(9, 4, 1, 1, &order),
+            Some(Settled::Raced(3, 13))
+        );
+        let f = sh.check_word(&probe(9, Kind::Read, 1, &sync), 4, |_| Some(0));
+        assert_eq!(f.and_then(|f| f.conflict), Some((Pair::Raw, 3, 13)));
+        // The writer reading its own write among several readers finds nothing.
+        assert_eq!(
+            sh.settled_read(3, 4, 1, 1, &order),
+            Some(Settled::Unchanged)
+        );
+        let f = sh.check_word(&probe(3, Kind::Read, 1, &sync), 4, |_| Some(0));
+        assert_eq!(f, Some(Found::default()));
+        // A thread's first read of a word written by nobody in this interval steps the record.
+        sh.check_word(&probe(3, Kind::Write, 1, &sync), 0, |_| Some(0));
+        sh.check_word(&probe(5, Kind::Read, 2, &sync), 0, |_| Some(0));
+        assert_eq!(sh.settled_read(6, 0, 2, 1, &order), None, "a second reader");
+        assert_eq!(
+            sh.settled_read(5, 0, 2, 1, &order),
+            Some(Settled::Unchanged)
+        );
+        // A read after the barrier, and one after a collective of the warp (ordered) are not
+        // that race.
+        assert_eq!(sh.settled_read(9, 4, 2, 1, &order), None);
+        order.collective(0, u32::MAX);
+        assert_eq!(sh.settled_read(9, 4, 1, 1, &order), None);
+    }
+
     proptest::proptest! {
         /// A word checked through `check_word` ends as through `check`, finding the same.
         #[test]
@@ -808,6 +900,44 @@ mod tests {
                 // Byte records carry a copy of the word's `var`, which only `check_word` sets.
                 let unvar = |v: &[Record]| v.iter().map(|r| Record { var: 0, ..*r }).collect::<Vec<_>>();
                 proptest::prop_assert_eq!(unvar(&a.bytes), unvar(&b.bytes));
+            }
+        }
+
+        /// The racing launch's shortcut agrees with the long way: whenever `settled_read` answers,
+        /// `check_word` finds the same race and leaves the records as they were. Collectives
+        /// of part of a warp (per-lane knowledge) and of all of it come between the accesses.
+        #[test]
+        fn a_settled_read_is_check_word_leaving_the_record(
+            ops in proptest::collection::vec((0u32..4, 0u32..70, 0u64..4, 0u32..3, proptest::num::u32::ANY), 1..80),
+        ) {
+            let mut sh = SharedShadow::new(16, true);
+            let mut order = WarpOrder::new(70);
+            for (kind, me, word, epoch, mask) in ops {
+                if kind == 3 {
+                    order.collective((me / 32) as usize, if mask % 2 == 0 { u32::MAX } else { mask });
+                    continue;
+                }
+                let kind = [Kind::Read, Kind::Write, Kind::Atomic][kind as usize];
+                let p = Probe {
+                    me,
+                    line: 10 + me % 3,
+                    kind,
+                    epoch,
+                    gen: 1,
+                    sync: order.sync_of(me),
+                    know: order.row(me),
+                };
+                let off = word * 4;
+                let shortcut = if kind == Kind::Read { sh.settled_read(me, off, epoch, 1, &order) } else { None };
+                let before = (sh.words.clone(), sh.bytes.clone());
+                let found = sh.check_word(&p, off, |_| Some(0)).expect("inside");
+                let want = match shortcut {
+                    None => continue,
+                    Some(Settled::Unchanged) => Found::default(),
+                    Some(Settled::Raced(writer, line)) => Found { conflict: Some((Pair::Raw, writer, line)), ..Found::default() },
+                };
+                proptest::prop_assert_eq!(found, want);
+                proptest::prop_assert!(before == (sh.words.clone(), sh.bytes.clone()));
             }
         }
 

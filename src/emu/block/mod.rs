@@ -150,10 +150,14 @@ pub(super) struct Mem<'l> {
     /// Per warp, the lanes that wrote shared memory in this barrier interval (bit i: lane
     /// i), credited as `Family::SharedWriteWarps` when the interval ends.
     pub(super) write_warps: [u32; 32],
-    /// The shared-memory race reports `shared_found` counted last (`diag::RaceMemo`): the
-    /// same again with nothing changed since changes nothing (a racing launch meets them at
-    /// nearly every access). Cleared with the reports.
+    /// Where the shared-memory race reports `shared_found` met last are in `diags`
+    /// (`diag::RaceMemo`): a racing launch meets them at nearly every access, and counts the
+    /// thread there without a lookup. Cleared with the reports.
     pub(super) race_memo: super::diag::RaceMemo,
+    /// Reads that change no shared record skip the record step (`Mem::fast_shared_settled_read`)
+    /// and races met again are counted through `race_memo`; `GPUZZLE_RACE_SHORTCUT=off` turns
+    /// both off, to compare (tests/engine_race_shortcut.rs).
+    pub(super) settled_reads: bool,
 }
 
 /// One block's threads and memory. A worker makes one and `reset`s it for each block it runs,
@@ -249,6 +253,7 @@ impl<'l> Block<'l> {
                 asyncs: Default::default(),
                 write_warps: [0; 32],
                 race_memo: Default::default(),
+                settled_reads: std::env::var_os("GPUZZLE_RACE_SHORTCUT").is_none_or(|v| v != "off"),
             },
             activemask_waiting: false,
             lockstep_ran: 0,

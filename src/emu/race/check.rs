@@ -164,6 +164,12 @@ impl<'l> Mem<'l> {
             if w > last {
                 return;
             }
+            if size == 4 && kind == Kind::Read {
+                // One word (aligned): the small function a warp's loads take, which hands
+                // anything but a plain step on to `global_race_slow` (a thread's loads one at
+                // a time cost nearly twice as much there).
+                return self.read_word_slow(th, linear, inst, addr, first);
+            }
         }
         self.global_race_slow(th, linear, inst, addr, size, kind);
     }
