@@ -57,18 +57,12 @@ pub fn histogram(src: &Source, atomic_lines: &[u32]) -> Option<String> {
     }
     let (line, name, sub) = bins.first()?.clone();
     // A `__shared__` array already declared and never counted into: name it.
-    let declared = (1..=src.lines()).find_map(|d| {
-        let t = src.line(d);
-        let at = t.find("__shared__")?;
-        let decl = &t[at..];
-        let open = decl.find('[')?;
-        let n = decl[..open]
-            .trim_end()
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .next()?
-            .to_string();
-        let used = (1..=src.lines()).any(|u| u != d && find_word(src.line(u), &n).is_some());
-        (!n.is_empty() && !used).then_some(n)
+    let declared = src.shared_names().into_iter().find(|n| {
+        // Its declaration is the only line that names it.
+        (1..=src.lines())
+            .filter(|&u| find_word(src.line(u), n).is_some())
+            .count()
+            == 1
     });
     let (shared, private) = match &declared {
         Some(n) => (

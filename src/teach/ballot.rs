@@ -9,7 +9,7 @@
 //! Both read the index as written and the locals it is made of, never a value.
 
 use super::eval::split_top;
-use super::source::find_word;
+use super::source::{closing, find_word};
 use super::Case;
 
 /// The index as written on the line, then the definitions of the locals it is made of (and
@@ -55,24 +55,6 @@ fn popc_args(text: &str) -> Vec<String> {
         from = start + close;
     }
     out
-}
-
-/// The index of the `)` closing the `(` at `open`.
-fn closing(t: &str, open: usize) -> Option<usize> {
-    let mut depth = 0;
-    for (i, ch) in t[open..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(open + i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// `t` without parentheses that wrap all of it.

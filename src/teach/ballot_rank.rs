@@ -3,7 +3,7 @@
 //! lane order. Said where the shifted mask comes from `__ballot_sync` and the output holds
 //! the right values at the wrong places (moved in any order, or by a constant shift).
 
-use super::source::find_word;
+use super::source::{closing, find_word};
 use super::wrong::Seen;
 use crate::judge::pattern::OutputPattern;
 
@@ -19,22 +19,12 @@ pub fn explain(w: &Seen) -> Option<String> {
         let Some(at) = code.find("__popc(") else {
             continue;
         };
-        let inner = &code[at + "__popc(".len()..];
         // The argument, up to the `)` that closes the call.
-        let mut depth = 0i32;
-        let close = inner.char_indices().find_map(|(i, ch)| {
-            match ch {
-                '(' => depth += 1,
-                ')' if depth == 0 => return Some(i),
-                ')' => depth -= 1,
-                _ => {}
-            }
-            None
-        });
-        let Some(close) = close else {
+        let open = at + "__popc".len();
+        let Some(close) = closing(code, open) else {
             continue;
         };
-        let Some((mask, lane)) = inner[..close].split_once(">>") else {
+        let Some((mask, lane)) = code[open + 1..close].split_once(">>") else {
             continue;
         };
         let (mask, lane) = (mask.trim(), lane.trim());
@@ -57,7 +47,7 @@ pub fn explain(w: &Seen) -> Option<String> {
         if !from_ballot || !places || !own_lane || mask.is_empty() || lane.is_empty() {
             continue;
         }
-        let after = &inner[close + 1..];
+        let after = &code[close + 1..];
         let minus = if super::eval::canonical(after).starts_with("-1") {
             " (no `- 1` after it: the count of the lanes below is already the place)"
         } else {

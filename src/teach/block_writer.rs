@@ -4,13 +4,13 @@
 //! what the guarded statement reads is the block's own (a `__shared__` array): only block 0
 //! hands its result on.
 
-use super::wrong::{is_global_index, shared_names, thread_names, Seen};
+use super::wrong::{is_global_index, thread_names, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     if w.blocks() < 2 {
         return None;
     }
-    let shared = shared_names(w.src);
+    let shared = w.src.shared_names();
     for l in 1..=w.src.lines() {
         let code = w.src.line(l);
         let Some(cond) = super::source::if_condition(code) else {

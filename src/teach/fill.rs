@@ -6,10 +6,10 @@
 
 use super::padding;
 use super::source::uses_in;
-use super::wrong::{literal, shared_names, statements, Seen};
+use super::wrong::{literal, statements, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
-    let shared = shared_names(w.src);
+    let shared = w.src.shared_names();
     for (l, stmt) in statements(w.src) {
         let Some((lhs, rhs)) = stmt.split_once('=') else {
             continue;

@@ -69,7 +69,8 @@ fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<Str
         let measured = p.value.round() as i64;
         // The learner's tiles of 2-byte elements whose rows are a multiple of 128 bytes: each
         // named with its padded declaration (`sa[16][TK + 8]`).
-        let padded: Vec<String> = shared_arrays(src)
+        let padded: Vec<String> = src
+            .shared_arrays()
             .into_iter()
             .filter(|(n, d)| d.len() == 2 && half_array(src, n))
             .filter(|(_, d)| eval::eval(&d[1], env).is_some_and(|w| w > 0 && (w * 2) % 128 == 0))
@@ -84,7 +85,8 @@ fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<Str
     }
     let code = src.line(line);
     // The two-dimensional shared arrays this line touches, with their row width.
-    let (name, dims) = shared_arrays(src)
+    let (name, dims) = src
+        .shared_arrays()
         .into_iter()
         .filter(|(n, d)| d.len() == 2 && super::source::find_word(code, n).is_some())
         .find_map(|(n, d)| Some((n, d.clone(), eval::eval(&d[1], env)?)))
@@ -133,36 +135,6 @@ fn half_array(src: &Source, name: &str) -> bool {
             && t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .any(|w| super::source::type_bytes(w) == Some(2))
     })
-}
-
-/// Every `__shared__` array of the source with its dimensions as written.
-fn shared_arrays(src: &Source) -> Vec<(String, Vec<String>)> {
-    let mut out = Vec::new();
-    for l in 1..=src.lines() {
-        let t = src.line(l);
-        let Some(at) = t.find("__shared__") else {
-            continue;
-        };
-        let decl = &t[at..];
-        let Some(open) = decl.find('[') else {
-            continue;
-        };
-        let name = decl[..open]
-            .trim_end()
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .next()
-            .unwrap_or("")
-            .to_string();
-        if name.is_empty() {
-            continue;
-        }
-        let dims = super::source::subscripts_in(decl, &name)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        out.push((name, dims));
-    }
-    out
 }
 
 #[cfg(test)]

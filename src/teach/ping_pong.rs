@@ -5,7 +5,7 @@
 //! and the side written is never read, and the read's index depends on the loop's variable.
 
 use super::source::uses_in;
-use super::wrong::{shared_names, Seen};
+use super::wrong::Seen;
 
 /// The array and constant of an upper half as `side` names it (`temp[N + ...]`).
 fn half(side: &str) -> Option<(&str, &str)> {
@@ -43,7 +43,7 @@ fn side(w: &Seen, array: &str, dims: &[String]) -> Option<String> {
 }
 
 pub fn explain(w: &Seen) -> Option<String> {
-    let shared = shared_names(w.src);
+    let shared = w.src.shared_names();
     for h in 1..=w.src.lines() {
         let Some(head) = w.src.loop_header(h).filter(|lh| lh.line == h) else {
             continue;

@@ -481,6 +481,42 @@ impl Source {
         out
     }
 
+    /// Every `__shared__` array the source declares with a size, in order, with its dimensions
+    /// as written (`__shared__ float tile[8][10];` gives `("tile", ["8", "10"])`).
+    pub fn shared_arrays(&self) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for l in 1..=self.lines() {
+            let t = self.line(l);
+            let Some(at) = t.find("__shared__") else {
+                continue;
+            };
+            let decl = &t[at..];
+            let Some(open) = decl.find('[') else {
+                continue;
+            };
+            let name = decl[..open]
+                .trim_end()
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")
+                .to_string();
+            if name.is_empty() {
+                continue;
+            }
+            let dims = subscripts_in(decl, &name)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            out.push((name, dims));
+        }
+        out
+    }
+
+    /// The names of the `__shared__` arrays the source declares (see `shared_arrays`).
+    pub fn shared_names(&self) -> Vec<String> {
+        self.shared_arrays().into_iter().map(|(n, _)| n).collect()
+    }
+
     /// The declared dimensions of a `__shared__` array (`__shared__ float tile[8][10];` gives
     /// `["8", "10"]`, as written).
     pub fn shared_dims(&self, name: &str) -> Option<Vec<String>> {
@@ -613,6 +649,24 @@ pub fn find_word(t: &str, word: &str) -> Option<usize> {
             |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
         !ident(before) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
+}
+
+/// The index of the `)` closing the `(` at `open` in `t`.
+pub fn closing(t: &str, open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (i, ch) in t[open..].char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Every `name[a][b]...` in `t`, as lists of subscripts.

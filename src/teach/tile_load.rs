@@ -8,14 +8,14 @@
 
 use super::eval::{names, row_major};
 use super::source::{find_word, uses_in};
-use super::wrong::{depends_on, indexed, shared_names, thread_names, Seen};
+use super::wrong::{depends_on, indexed, thread_names, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     // A tile row of one value spoils every product it enters: most of the output is wrong.
     if 2 * w.mismatches.len() < w.got.len() {
         return None;
     }
-    for s in shared_names(w.src) {
+    for s in w.src.shared_names() {
         let Some(dims) = w.src.shared_dims(&s) else {
             continue;
         };
@@ -38,7 +38,7 @@ pub fn explain(w: &Seen) -> Option<String> {
                 continue;
             };
             for (buf, idx) in indexed(rhs) {
-                if shared_names(w.src).contains(&buf) {
+                if w.src.shared_names().contains(&buf) {
                     continue;
                 }
                 let deps = depends_on(w.src, l, &idx);

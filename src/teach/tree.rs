@@ -8,7 +8,7 @@
 
 use super::eval::{canonical, eval, names, Env};
 use super::source::uses_in;
-use super::wrong::{in_loop, indexed, reaches, shared_names, Seen};
+use super::wrong::{in_loop, indexed, reaches, Seen};
 
 pub fn explain(w: &Seen) -> Option<String> {
     tree_start(w).or_else(|| half_read(w))
@@ -17,7 +17,7 @@ pub fn explain(w: &Seen) -> Option<String> {
 fn tree_start(w: &Seen) -> Option<String> {
     let env = w.env();
     let threads = w.threads() as i64;
-    for s in shared_names(w.src) {
+    for s in w.src.shared_names() {
         let Some(dims) = w.src.shared_dims(&s) else {
             continue;
         };
@@ -92,7 +92,7 @@ fn half_read(w: &Seen) -> Option<String> {
     if b == 0 || w.scene.block[1] > 1 {
         return None;
     }
-    let shared = shared_names(w.src);
+    let shared = w.src.shared_names();
     let mut env: Env = w.env();
     env.set("blockIdx.x", 1);
     env.set("blockDim.x", b);

@@ -9,7 +9,7 @@
 //!   that exists; the wrong elements include the threads it drops.
 
 use super::source::uses_in;
-use super::wrong::{indexed, is_global_index, shared_names, thread_names, Seen};
+use super::wrong::{indexed, is_global_index, thread_names, Seen};
 
 /// A guarded neighbour read: line, shared array, local index, offset, guard as written, and
 /// the smallest local index the guard lets through.
@@ -23,7 +23,7 @@ struct Neighbour {
 }
 
 fn neighbours(w: &Seen) -> Vec<Neighbour> {
-    let shared = shared_names(w.src);
+    let shared = w.src.shared_names();
     let mut out = Vec::new();
     for l in 1..=w.src.lines() {
         let code = w.src.line(l);

@@ -15,7 +15,7 @@
 //! - `tile_load`: a tile filled from a read that does not depend on the tile's column;
 //! - `ballot_rank`: a rank that counts the lanes above instead of below.
 
-use super::source::{find_word, Source};
+use super::source::{closing, find_word, Source};
 use super::Scene;
 use crate::judge::outcome::OutputCompare;
 use crate::judge::pattern::OutputPattern;
@@ -124,30 +124,6 @@ pub fn statements(src: &Source) -> Vec<(u32, String)> {
     out
 }
 
-/// The names of the `__shared__` arrays the source declares.
-pub fn shared_names(src: &Source) -> Vec<String> {
-    let mut out = Vec::new();
-    for l in 1..=src.lines() {
-        let code = src.line(l);
-        let Some(at) = code.find("__shared__") else {
-            continue;
-        };
-        let decl = &code[at..];
-        let Some(open) = decl.find('[') else {
-            continue;
-        };
-        let name = decl[..open]
-            .trim_end()
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .next()
-            .unwrap_or("");
-        if !name.is_empty() {
-            out.push(name.to_string());
-        }
-    }
-    out
-}
-
 /// Every `name[...]` indexed on a line (the first subscript of each), in order.
 pub fn indexed(code: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -230,20 +206,7 @@ pub fn loop_body_code(src: &Source, h: u32) -> Vec<(u32, String)> {
             }
             let at = ["for", "while"].iter().find_map(|k| find_word(code, k))?;
             let open = at + code[at..].find('(')?;
-            let mut depth = 0;
-            let close = code[open..].char_indices().find_map(|(i, c)| {
-                match c {
-                    '(' => depth += 1,
-                    ')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(open + i);
-                        }
-                    }
-                    _ => {}
-                }
-                None
-            })?;
+            let close = closing(code, open)?;
             let rest = code[close + 1..].trim();
             (!rest.is_empty()).then(|| (l, rest.to_string()))
         })
@@ -344,7 +307,7 @@ pub mod tests {
     #[test]
     fn helpers_read_the_source() {
         let src = Source::new("__global__ void k(float* o, const float* a) {\n    __shared__ float tile[4][8];\n    __shared__ int bins[32];\n    int tx = threadIdx.x;\n    int col = blockIdx.x * 8 + tx;\n    o[col] = tile[1][tx] + a[col * 2];\n}\n");
-        assert_eq!(shared_names(&src), ["tile", "bins"]);
+        assert_eq!(src.shared_names(), ["tile", "bins"]);
         assert_eq!(
             indexed(src.line(6)),
             [
