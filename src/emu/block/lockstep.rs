@@ -85,7 +85,7 @@ macro_rules! per_variant {
     };
 }
 
-/// The spaces `Reads` counts, as indices: warp loads from global and shared memory, and the
+/// What `Deferred` counts, as indices: warp loads from global and shared memory, and the
 /// fast path's scalar `f32` arithmetic (`Family::F32`), which is as hot as the loads.
 const GLOBAL: usize = 0;
 const SHARED: usize = 1;
@@ -94,14 +94,14 @@ const FLOAT32: usize = 2;
 /// The global and shared reads of a lockstep run's warp loads (`global_load_warp`,
 /// `shared_load_warp`) and its fast `f32` instructions, added to the lanes' counters when the
 /// run ends instead of at each instruction: `whole[space]` for every lane of the run, plus
-/// `LaneCounts::reads[space]` per lane for those some lanes skipped (`partial`: there were
+/// `LaneCounts::deferred[space]` per lane for those some lanes skipped (`partial`: there were
 /// such; until then those are not cleared).
-struct Reads {
+struct Deferred {
     whole: [u64; 3],
     partial: bool,
 }
 
-impl Reads {
+impl Deferred {
     /// A warp load from `space` by the lanes `on` of the run's `lanes`.
     #[inline(always)]
     fn add(&mut self, counts: &mut LaneCounts, space: usize, on: u32, lanes: u32) {
@@ -111,16 +111,16 @@ impl Reads {
         }
         if !self.partial {
             self.partial = true;
-            counts.reads = [[0; 32]; 3];
+            counts.deferred = [[0; 32]; 3];
         }
-        let part = &mut counts.reads[space];
+        let part = &mut counts.deferred[space];
         each(on, |i| part[i] += 1);
     }
 
     #[inline(always)]
     fn flush(&self, counts: &LaneCounts, warp: &mut [Thread], lanes: u32) {
         let [g, s, f] = self.whole;
-        let [gp, sp, fp] = &counts.reads;
+        let [gp, sp, fp] = &counts.deferred;
         if self.partial {
             // The warp loads are 4-byte: one word, one load instruction each.
             for_lanes(warp, lanes, |i, th| {
@@ -303,7 +303,7 @@ impl<'l> Block<'l> {
         let mut together = None;
         // Each lane's `pc` was stored where it diverged.
         let mut diverged = false;
-        let mut reads = Reads {
+        let mut deferred = Deferred {
             whole: [0; 3],
             partial: false,
         };
@@ -351,11 +351,11 @@ impl<'l> Block<'l> {
                         FloatOp::{Add, Sub, Mul},
                         |op| lanes2(file, on, d, a, b, |x, y| fast::float32(op, x, y))
                     );
-                    reads.add(counts, FLOAT32, on, all_lanes);
+                    deferred.add(counts, FLOAT32, on, all_lanes);
                 }
                 Fast::Fma32 { d, a, b, c } => {
                     lanes3(file, on, d, [a, b, c], fast::fma32);
-                    reads.add(counts, FLOAT32, on, all_lanes);
+                    deferred.add(counts, FLOAT32, on, all_lanes);
                 }
                 Fast::F64 { op, d, a, b } => {
                     lanes2(file, on, d, a, b, |x, y| fast::float64(op, x, y));
@@ -481,7 +481,7 @@ impl<'l> Block<'l> {
                         let out = column_mut(file, d);
                         let first = base as u32;
                         mem.global_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
-                        reads.add(counts, GLOBAL, on, all_lanes);
+                        deferred.add(counts, GLOBAL, on, all_lanes);
                         ran += 1;
                         pc += 1;
                         continue;
@@ -538,7 +538,7 @@ impl<'l> Block<'l> {
                         let (clean, declined) =
                             mem.shared_load_warp(warp, first, on, pc as u32, inst, ty, &addrs, out);
                         if clean != 0 {
-                            reads.add(counts, SHARED, clean, all_lanes);
+                            deferred.add(counts, SHARED, clean, all_lanes);
                         }
                         if let Some(i) = declined {
                             ahead = i;
@@ -610,7 +610,7 @@ impl<'l> Block<'l> {
                             } else {
                                 each(on, |i| col[i] = v);
                             }
-                            reads.add(counts, SHARED, on, all_lanes);
+                            deferred.add(counts, SHARED, on, all_lanes);
                         }
                         ran += 1;
                         pc += 1;
@@ -705,7 +705,7 @@ impl<'l> Block<'l> {
             ran += 1;
             pc += 1;
         }
-        reads.flush(counts, warp, all_lanes);
+        deferred.flush(counts, warp, all_lanes);
         // The running lanes before the one a memory access declined did it.
         let ahead = lanes & ((1u32 << ahead) - 1);
         if !diverged {

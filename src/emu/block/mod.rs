@@ -185,9 +185,9 @@ pub struct Block<'l> {
 #[derive(Default)]
 pub(super) struct LaneCounts {
     /// Reads of warp loads that skipped some lanes, per space (`GLOBAL`, `SHARED`), and fast
-    /// `f32` instructions some lanes skipped (`FLOAT32`), per lane (see `Reads` in
+    /// `f32` instructions some lanes skipped (`FLOAT32`), per lane (see `Deferred` in
     /// `lockstep.rs`).
-    reads: [[u64; 32]; 3],
+    deferred: [[u64; 32]; 3],
     /// Instructions each lane did not run while it waited (see `Park` in `lockstep.rs`).
     behind: [u64; 32],
 }
