@@ -233,6 +233,16 @@ fn pattern(w: &WrongOutput, p: &OutputPattern) -> String {
                     "they",
                 ),
             };
+            // After an error, the stores may have gone elsewhere (out of bounds, onto an
+            // element another thread owns): a missing guard is then a guess.
+            if w.after_error {
+                return format!(
+                    "{list} {verb} never written: on a GPU {it} would hold whatever was in \
+                     memory. This run also reports an error: fix it first, since a store that \
+                     lands out of bounds, or on an element another thread writes, leaves its \
+                     own element unwritten."
+                );
+            }
             format!(
                 "{list} {verb} never written: on a GPU {it} would hold whatever was in memory. \
                  Every element of `{name}` needs a store from some thread (an element that is \
@@ -528,6 +538,20 @@ mod tests {
             text.contains("never written") && text.contains("hist[1028]"),
             "{text}"
         );
+        // Where the stores went is the error's to say, not a guard's: no guard is advised.
+        assert!(
+            text.contains("fix it first") && !text.contains("loop bound"),
+            "{text}"
+        );
+        let text = help(
+            &WrongOutput {
+                after_error: false,
+                ..w(&unwritten)
+            },
+            None,
+        )
+        .unwrap_or_default();
+        assert!(text.contains("loop bound"), "{text}");
     }
 
     fn scene(source: &str) -> super::super::Scene<'_> {
