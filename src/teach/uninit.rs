@@ -351,7 +351,7 @@ fn own_element(c: &Case, short: &str, writes: &[u32]) -> Option<String> {
         let swapped = format!("{short}[{}][{}]", read.dims[1], read.dims[0]);
         return Some(format!("{seen}. A thread that reads back its own element passes nothing through the tile: this kernel writes the block to its transposed place, so each thread reads the element its transposed partner stored: swap the indices, `{swapped}`"));
     }
-    Some(format!("{seen}. A thread that reads back only its own element passes nothing through {short}: if the read should take another thread's element, fix its index; if its own, keep its value in a register instead, under the store's condition"))
+    Some(format!("{seen}. If the read should take another thread's element, fix its index; if its own, read it under the store's condition too (`if ({})`, as on line {}), so that a thread that stored nothing reads nothing", g.cond, g.line))
 }
 
 #[cfg(test)]
@@ -433,6 +433,27 @@ mod tests {
         let h = help(&src, 11, [5, 0, 0], 5);
         assert!(h.contains("fix its index"), "{h}");
         assert!(!h.contains("t[tx][ty]") && !h.contains("0.0f"), "{h}");
+        // The read's own guard bounds the other coordinates: the store's is named.
+        assert!(h.contains("`if (x < w && y < h)`, as on line 7"), "{h}");
+    }
+
+    #[test]
+    fn an_unguarded_read_of_an_own_skipped_element_gets_the_store_s_condition() {
+        // Another shape: 1D, the store guarded, the read (and the output's write) not at all.
+        // Keeping the value in a register would drop the shared array the kernel is about.
+        let src = "__global__ void twice(float* res, const float* v, int n) {\n    __shared__ float s[32];\n    int g = blockIdx.x * 32 + threadIdx.x;\n    if (g < n) s[threadIdx.x] = v[g];\n    __syncthreads();\n    res[g] = s[threadIdx.x] * 2.0f;\n}\n";
+        let at = Read {
+            name: "s",
+            len: 32,
+            block: [32, 1, 1],
+            values: &[("n", 40)],
+        };
+        let h = help_in(src, &at, 6, [10, 0, 0], 10);
+        assert!(
+            h.contains("skipped that store") && h.contains("`if (g < n)`, as on line 4"),
+            "{h}"
+        );
+        assert!(!h.contains("register"), "{h}");
     }
 
     #[test]
