@@ -1009,3 +1009,132 @@ fn a_block_over_its_scalar_math_names_the_unpacked_lines_and_packed_pairs_pass()
         "{help}"
     );
 }
+
+/// `warp_require`: one warp folds with shuffles, the other adds its values in a shared tree.
+/// The block's shuffles meet a `require` of one warp's fold; the warp's do not.
+const ONE_WARP_FOLDS: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float part[64];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    float v = i < size ? a[i] : 0.0f;
+    if (t < 32) {
+        for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    } else {
+        part[t] = v;
+        __syncwarp();
+        for (int s = 16; s > 0; s /= 2) {
+            if (t % 32 < s) part[t] += part[t + s];
+            __syncwarp();
+        }
+        v = part[t];
+    }
+    if (t % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+/// Another shape, other names: every warp shuffles, but the second only for the first two
+/// steps of its fold, then gathers the rest through shared memory.
+const SECOND_WARP_FOLDS_HALF: &str = r#"extern "C" __global__ void warp_sum(float* sums, const float* x, int n) {
+    __shared__ float tail[64];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = g < n ? x[g] : 0.0f;
+    int steps = w == 0 ? 5 : 2;
+    for (int k = 0; k < steps; k++) acc += __shfl_down_sync(0xffffffffu, acc, 16 >> k);
+    tail[threadIdx.x] = acc;
+    __syncwarp();
+    if (w == 1 && lane == 0) {
+        for (int l = 1; l < 8; l++) acc += tail[threadIdx.x + l];
+    }
+    if (lane == 0 && g < n) sums[g / 32] = acc;
+}
+"#;
+
+/// The fold, and a third warp past the end of the data that returns at once: it has no work,
+/// so `warp_require` does not hold it.
+const FOLD_IDLE_WARP_RETURNS: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i - i % 32 >= size) return;
+    float v = i < size ? a[i] : 0.0f;
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0 && i < size) out[i / 32] = v;
+}
+"#;
+
+#[test]
+fn warp_require_fails_a_warp_that_skips_the_technique_a_block_total_allows() {
+    let limits = "require = { shuffles = 160 }\nwarp_require = { shuffles = \"size / 64 * 160\" }\n\n[technique]\nname = \"a shuffle fold (`__shfl_down_sync`)\"\ncounters = [\"shuffles\"]\n";
+    // The block's requirement alone lets one warp do without the fold.
+    let block_only =
+        warp_sum_puzzle(&limits.replace("warp_require = { shuffles = \"size / 64 * 160\" }\n", ""));
+    let (code, text) = run(&block_only, ONE_WARP_FOLDS);
+    assert_eq!(code, 0, "one warp's fold meets the block total:\n{text}");
+
+    let toml = warp_sum_puzzle(limits);
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 0, "the fold passes:\n{text}");
+    let (code, text) = run(&toml, ONE_WARP_FOLDS);
+    assert_eq!(code, 1, "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Warp 1 of block 0 made 0 shuffles in all (its 32 lanes together), where this puzzle requires at least 160 in every warp with work"),
+        "{text}"
+    );
+    let help = help_of(&text);
+    assert!(
+        help.contains("a warp of your kernel with work (it reads or writes global memory) ran no shuffles, though your kernel has them (line 7)"),
+        "{help}"
+    );
+    assert!(!help.contains("ballots"), "{help}");
+
+    // Another shape: the second warp folds two steps of five.
+    let (code, text) = run(&toml, SECOND_WARP_FOLDS_HALF);
+    assert_eq!(code, 1, "{text}");
+    let help = help_of(&text);
+    assert!(
+        help.contains("ran 64 shuffles (its lanes together) where every such warp needs at least 160, though your kernel has them (line 7)"),
+        "{help}"
+    );
+
+    // A warp with no element (block of 96, 64 elements) is not held to it.
+    let idle = toml.replace("block = [64]", "block = [96]");
+    let (code, text) = run(&idle, FOLD_IDLE_WARP_RETURNS);
+    assert_eq!(code, 0, "a warp with no work is not held:\n{text}");
+
+    // The JSON names the warp and shows the test's minimum and the least warp.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).expect("the pack dir");
+    std::fs::write(pack.join("07_warp_sum.toml"), &toml).expect("the puzzle");
+    std::fs::write(pack.join("07_warp_sum.cu"), ONE_WARP_FOLDS).expect("the kernel");
+    let out = Command::cargo_bin("gpuzzle")
+        .expect("binary builds")
+        .env("GPUZZLE_BACKEND", "emu")
+        .env_remove("GPUZZLE_PUZZLES")
+        .current_dir(dir.path())
+        .args(["check", "7", "--format", "json", "--puzzles"])
+        .arg(&pack)
+        .output()
+        .expect("run gpuzzle");
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let test = &v["puzzles"][0]["tests"][0];
+    assert_eq!(test["warp_require"]["shuffles"], 160, "{test}");
+    assert_eq!(test["warp_least"]["shuffles"], 0, "{test}");
+    let under = &test["under_require"][0];
+    assert_eq!(
+        (
+            &under["counter"],
+            &under["used"],
+            &under["require"],
+            &under["warp"]
+        ),
+        (
+            &serde_json::json!("shuffles"),
+            &serde_json::json!(0),
+            &serde_json::json!(160),
+            &serde_json::json!(1)
+        ),
+        "{under}"
+    );
+}

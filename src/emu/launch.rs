@@ -22,7 +22,9 @@ use super::fast;
 use super::heap::{Heap, HEAP_NAME, REGION as HEAP_REGION};
 use super::memory::{GlobalMem, MAX_CLAIM_BLOCKS};
 use super::race::{self, CrossRace, Seen, Watch, BLOCK_SPAN};
-use super::result::{BlockTotals, CounterSummary, Counters, PerfStats, RunResult, ThreadId};
+use super::result::{
+    BlockTotals, CounterSummary, Counters, PerfStats, RunResult, ThreadId, WarpLeast,
+};
 use super::trace::{AccessTrace, BlockTrace, TraceAlloc, TRACE_CAP};
 use super::value::{Buffer, KernelArg};
 use super::{EmuError, EmuOptions, LaunchConfig};
@@ -1129,6 +1131,7 @@ fn summarise(launch: &Launch, out: BlockOutput, block: [u32; 3]) -> Summary {
     }
     // The block's total is its threads' sum, just added up.
     c.blocks = Some(BlockTotals::of_block(block, &c.total));
+    c.warps = WarpLeast::of_block(block, &out.counters);
     let perf = out.perf;
     Summary {
         counters: c,
@@ -1222,6 +1225,7 @@ impl Fold {
         }
         self.counters.total.add(&s.counters.total);
         self.counters.merge_blocks(&s.counters.blocks);
+        self.counters.merge_warps(&s.counters.warps);
         self.diags.merge(s.diags);
         self.stdout
             .append(&s.stdout, super::printf::LAUNCH_OUTPUT_CAP);

@@ -279,6 +279,59 @@ impl BlockTotals {
     }
 }
 
+/// A warp of a launch: its block, and its index in the block (threads `32 * warp` to
+/// `32 * warp + 31` in the block's linear order, x fastest).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpId {
+    pub block: [u32; 3],
+    pub warp: u32,
+}
+
+/// Per counter, the smallest total of one warp (the sum over its lanes) among the warps with
+/// work (a lane read, wrote or made an atomic on global memory), and which warp (the first
+/// of equals): what `warp_require` judges ("every warp with a tile runs its `mma`"). A warp
+/// that touches no global memory has no input to reduce and no output to write (a warp past
+/// the end of the data, a warp with no tile), so it is not held to the minimum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpLeast {
+    pub least: Counters,
+    pub at: [WarpId; Counters::N],
+}
+
+impl WarpLeast {
+    /// The least of one block's warps with work, from its threads' counters in linear order;
+    /// `None` when no warp of it has any.
+    pub fn of_block(block: [u32; 3], per_thread: &[Counters]) -> Option<WarpLeast> {
+        let mut found: Option<WarpLeast> = None;
+        for (w, lanes) in per_thread.chunks(32).enumerate() {
+            let mut sum = Counters::default();
+            for c in lanes {
+                sum.add(c);
+            }
+            if sum.global_reads + sum.global_writes + sum.global_atomics == 0 {
+                continue;
+            }
+            let one = WarpLeast {
+                least: sum,
+                at: [WarpId {
+                    block,
+                    warp: w as u32,
+                }; Counters::N],
+            };
+            match &mut found {
+                Some(f) => f.merge(&one),
+                None => found = Some(one),
+            }
+        }
+        found
+    }
+
+    /// Fold in another block's (or launch's) least warps.
+    pub fn merge(&mut self, o: &WarpLeast) {
+        self.least.lower_to(&mut self.at, &o.least, &o.at);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CounterSummary {
     /// Per counter, the maximum over all threads of the grid.
@@ -291,6 +344,10 @@ pub struct CounterSummary {
     /// Per counter, the largest and smallest block totals (`None` for a launch of no block).
     #[serde(skip)]
     pub blocks: Option<BlockTotals>,
+    /// Per counter, the least total of a warp with work (`None` when no warp had any, or
+    /// where the executor does not keep them).
+    #[serde(skip)]
+    pub warps: Option<WarpLeast>,
 }
 
 impl CounterSummary {
@@ -318,6 +375,16 @@ impl CounterSummary {
                 }
                 m
             }),
+            warps: self.warps.map(|w| {
+                let mut m = WarpLeast {
+                    least: w.least.memory(),
+                    ..w
+                };
+                for a in &mut m.at[Counters::MEMORY..] {
+                    *a = WarpId::default();
+                }
+                m
+            }),
         }
     }
 
@@ -326,6 +393,15 @@ impl CounterSummary {
         match (&mut self.blocks, o) {
             (Some(b), Some(o)) => b.merge(o),
             (None, Some(o)) => self.blocks = Some(*o),
+            _ => {}
+        }
+    }
+
+    /// Fold another block's (or launch's) least warps into `self.warps`.
+    pub fn merge_warps(&mut self, o: &Option<WarpLeast>) {
+        match (&mut self.warps, o) {
+            (Some(w), Some(o)) => w.merge(o),
+            (None, Some(o)) => self.warps = Some(*o),
             _ => {}
         }
     }
@@ -464,6 +540,52 @@ mod tests {
             global_atomics: n,
             ..Counters::default()
         }
+    }
+
+    #[test]
+    fn warp_least_skips_warps_without_global_work_and_keeps_the_first_least() {
+        let shuffles = Counters::index("shuffles").expect("a counter");
+        // 80 threads: warps of 32, 32 and 16. Warp 0 reads and folds (5 shuffles a lane);
+        // warp 1 reads and folds in 8 lanes only; warp 2 touches no global memory.
+        let lane = |read: u64, shfl: u64| {
+            let mut c = Counters {
+                global_reads: read,
+                ..Counters::default()
+            };
+            *c.get_mut(shuffles) = shfl;
+            c
+        };
+        let mut threads: Vec<Counters> = (0..32).map(|_| lane(1, 5)).collect();
+        threads.extend((0..32).map(|l| lane(1, if l < 8 { 5 } else { 0 })));
+        threads.extend((0..16).map(|_| lane(0, 0)));
+        let w = WarpLeast::of_block([2, 0, 0], &threads).expect("two warps with work");
+        assert_eq!(w.least.get(shuffles), 40);
+        assert_eq!(
+            w.at[shuffles],
+            WarpId {
+                block: [2, 0, 0],
+                warp: 1
+            }
+        );
+        // A block with no warp touching global memory has none.
+        assert_eq!(WarpLeast::of_block([0; 3], &threads[64..]), None);
+        // Folded over blocks: the smaller wins, the first of equals stays.
+        let mut s = CounterSummary::default();
+        let all = |n: u64| -> Vec<Counters> { (0..32).map(|_| lane(1, n)).collect() };
+        for (b, n) in [(0, 5), (1, 1), (2, 1)] {
+            s.merge_warps(&WarpLeast::of_block([b, 0, 0], &all(n)));
+        }
+        s.merge_warps(&None);
+        let w = s.warps.expect("warps folded");
+        assert_eq!(w.least.get(shuffles), 32);
+        assert_eq!(w.at[shuffles].block, [1, 0, 0]);
+        // The memory view zeroes the families' warps as it does their blocks.
+        let m = s.memory().warps.expect("kept");
+        assert_eq!(
+            (m.least.get(shuffles), m.at[shuffles]),
+            (0, WarpId::default())
+        );
+        assert_eq!(m.least.global_reads, 32);
     }
 
     #[test]

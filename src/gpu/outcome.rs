@@ -4,7 +4,7 @@
 
 use crate::emu::facts::{Access, Element, Facts, Space, WmmaFacts};
 use crate::emu::result::{
-    BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId,
+    BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, Severity, ThreadId, WarpLeast,
 };
 use crate::emu::LaunchConfig;
 use crate::gpu::ctl::{AccessKind, CtlState, Fault, FaultKind};
@@ -54,6 +54,7 @@ pub fn counter_summary(per_thread: &[Counters], cfg: &LaunchConfig) -> CounterSu
         s.total.add(&block_total);
         let at = thread_of((b * tpb) as u64, cfg).block;
         s.merge_blocks(&Some(BlockTotals::of_block(at, &block_total)));
+        s.merge_warps(&WarpLeast::of_block(at, block));
     }
     s
 }

@@ -7,7 +7,7 @@
 
 use crate::emu::result::{
     BlockTotals, CounterSummary, Counters, DiagKind, Diagnostic, PerfStats, RunResult, Severity,
-    ThreadId,
+    ThreadId, WarpId, WarpLeast,
 };
 use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
 use crate::emu::LaunchConfig;
@@ -282,6 +282,9 @@ type WireBlocks = (
     [[u32; 3]; Counters::N],
 );
 
+/// `WarpLeast` on the wire: the least warp totals, and per counter (block, warp).
+type WireWarps = (WireCounters, [([u32; 3], u32); Counters::N]);
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WireRun {
     pub buffers: Vec<WireBuffer>,
@@ -293,6 +296,9 @@ pub struct WireRun {
     pub argmax: [([u32; 3], [u32; 3]); Counters::N],
     /// The block totals' extremes: (most, its blocks, least, its blocks); absent for no block.
     pub blocks: Option<WireBlocks>,
+    /// The least totals of the warps with work (absent from an older worker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warps: Option<WireWarps>,
     /// global_warp_accesses, global_sectors, shared_warp_accesses, shared_bank_ways.
     pub perf: [u64; 4],
     pub max_bank_ways: u32,
@@ -322,6 +328,10 @@ impl From<&RunResult> for WireRun {
                     b.least_at,
                 )
             }),
+            warps: r
+                .counters
+                .warps
+                .map(|w| (counters_to_wire(&w.least), w.at.map(|a| (a.block, a.warp)))),
             perf: [
                 r.perf.global_warp_accesses,
                 r.perf.global_sectors,
@@ -359,6 +369,10 @@ impl TryFrom<WireRun> for RunResult {
                         least: counters_from_wire(least),
                         least_at,
                     }),
+                warps: w.warps.map(|(least, at)| WarpLeast {
+                    least: counters_from_wire(least),
+                    at: at.map(|(block, warp)| WarpId { block, warp }),
+                }),
             },
             perf: PerfStats {
                 global_warp_accesses: w.perf[0],
@@ -432,6 +446,16 @@ mod tests {
                             ..Counters::default()
                         },
                     )
+                }),
+                warps: Some(WarpLeast {
+                    least: Counters {
+                        shared_reads: 3,
+                        ..Counters::default()
+                    },
+                    at: [WarpId {
+                        block: [1, 0, 0],
+                        warp: 2,
+                    }; Counters::N],
                 }),
             },
             perf: PerfStats {

@@ -26,7 +26,7 @@ mod spec_run;
 
 use crate::compile::{self, CompileError, CompileRequest};
 use crate::emu::facts::Facts;
-use crate::emu::result::{Counters, PerfStats, RunResult, Severity};
+use crate::emu::result::{Counters, PerfStats, RunResult, Severity, WarpLeast};
 use crate::emu::value::{Buffer, KernelArg};
 use crate::emu::{self, EmuError, EmuOptions, LaunchConfig};
 use crate::gpu::backend::{self, AlsoRun, Executor, GpuError};
@@ -591,6 +591,9 @@ fn run_test(
     let mut out = blank_outcome_of(puzzle, test, seed, false);
     let multi = puzzle.is_multi_launch();
     let mut uses: Vec<(KernelUse, PerfStats)> = Vec::new();
+    // The least warp with work over every launch, where `warp_require` reads it.
+    let mut warps: Option<WarpLeast> = None;
+    let mut warps_uncounted = false;
     // The launch's buffers move into its arguments rather than being copied (peak memory).
     let ran = run_steps_moving(&steps, test.initial_buffers(seed), |at| {
         // In a multi-launch puzzle every message says which launch it is about.
@@ -646,6 +649,14 @@ fn run_test(
         let c = &got.result.counters;
         u.counters
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
+        if puzzle.warp_require.any() {
+            warps_uncounted |= got.result.families_uncounted;
+            match (&mut warps, &c.warps) {
+                (Some(kept), Some(w)) => kept.merge(w),
+                (None, Some(w)) => warps = Some(*w),
+                _ => {}
+            }
+        }
         // Block totals only where a limit reads them.
         if u.block_budget.any() || u.require.any() {
             if let Some(b) = &c.blocks {
@@ -724,6 +735,18 @@ fn run_test(
         let mut kernels: Vec<&mut KernelUse> = uses.iter_mut().map(|(u, _)| u).collect();
         overrun::find_lines((puzzle, test, seed), learner.0, &emu_opts, &mut kernels);
     }
+    if puzzle.warp_require.any() {
+        // Checked when the puzzle was read; a failure here is the puzzle's, said as the test's.
+        match puzzle.warp_minima(test) {
+            Ok(minima) => out.warp_require = minima,
+            Err(why) => out.error = Some(format!("the puzzle's {why}")),
+        }
+        if let Some(w) = &warps {
+            let under = warp_overruns(&out.warp_require, w, warps_uncounted);
+            out.block_overruns.extend(under);
+        }
+        out.warps = warps;
+    }
     for (u, _) in &uses {
         out.counters
             .raise_to(&mut out.argmax, &u.counters, &u.argmax);
@@ -779,6 +802,7 @@ fn run_test(
         && !faulted
         && out.over_budget.is_empty()
         && out.block_overruns.is_empty()
+        && out.error.is_none()
         && !out.cross.as_ref().is_some_and(|c| c.fails_the_test());
     drop((buffers, expected));
     out.inputs = test_inputs(puzzle, test, seed);
@@ -817,6 +841,8 @@ fn blank_outcome_of(
         block_budget: puzzle.block_budget,
         require: puzzle.require,
         block_overruns: Vec::new(),
+        warp_require: Vec::new(),
+        warps: None,
         kernels: Vec::new(),
         perf: Vec::new(),
         diagnostics: Vec::new(),
@@ -904,6 +930,7 @@ fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, fi
             used: 0,
             limit: min,
             block: t.blocks.map_or([0; 3], |b| b.least_at[i]),
+            warp: None,
             kernel: None,
             lines: Vec::new(),
             help: Some(crate::teach::technique::unfed(puzzle.id, i, &lines)),
@@ -967,6 +994,7 @@ fn technique_help(
             BlockLimitKind::Require => Miss::Required {
                 used: o.used,
                 min: o.limit,
+                warp: o.warp.is_some(),
             },
             BlockLimitKind::Budget => Miss::BlockOverBudget {
                 used: o.used,
@@ -993,6 +1021,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 used: b.most.get(i),
                 limit: max,
                 block: b.most_at[i],
+                warp: None,
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
                 help: None,
@@ -1007,6 +1036,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 used: b.least.get(i),
                 limit: min,
                 block: b.least_at[i],
+                warp: None,
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
                 help: None,
@@ -1014,6 +1044,29 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
         }
     }
     found
+}
+
+/// The warps with work under the test's `warp_require` `minima` (the warp with the least, per
+/// counter, over every launch of the test), in `Counters::NAMES` order. Where the executor
+/// counted memory only (`uncounted`: the GPU's instrumenter), the families are not judged.
+fn warp_overruns(minima: &[(usize, u64)], w: &WarpLeast, uncounted: bool) -> Vec<BlockOverrun> {
+    let mut minima = minima.to_vec();
+    minima.sort_by_key(|(i, _)| *i);
+    minima
+        .into_iter()
+        .filter(|&(i, min)| !(uncounted && i >= Counters::MEMORY) && w.least.get(i) < min)
+        .map(|(i, min)| BlockOverrun {
+            limit_kind: BlockLimitKind::Require,
+            counter: Counters::NAMES[i],
+            used: w.least.get(i),
+            limit: min,
+            block: w.at[i].block,
+            warp: Some(w.at[i].warp),
+            kernel: None,
+            lines: Vec::new(),
+            help: None,
+        })
+        .collect()
 }
 
 /// Run every launch of the test again on `also`'s executor, from the same inputs, and compare

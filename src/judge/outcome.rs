@@ -30,6 +30,9 @@ pub struct BlockOverrun {
     pub limit: u64,
     /// The block with the most (`Budget`) or the least (`Require`), first of equals.
     pub block: [u32; 3],
+    /// `Require` of `warp_require`: the warp of `block` with the least (its index in the
+    /// block), whose total over its lanes is `used`; `None` for a block's limit.
+    pub warp: Option<u32>,
     /// The kernel it is about, in a multi-launch puzzle.
     pub kernel: Option<String>,
     /// `Budget` only: where the block's threads made the counted accesses, one entry per
@@ -303,9 +306,17 @@ pub struct TestOutcome {
     pub block_budget: BlockLimits,
     #[serde(skip)]
     pub require: BlockLimits,
-    /// Blocks over `block_budget` or under `require` (any fails the test).
+    /// Blocks over `block_budget` or under `require`, and warps under `warp_require` (any
+    /// fails the test).
     #[serde(skip)]
     pub block_overruns: Vec<BlockOverrun>,
+    /// The puzzle's `warp_require` minima for this test, (counter index, minimum); empty
+    /// where it sets none.
+    #[serde(skip)]
+    pub warp_require: Vec<(usize, u64)>,
+    /// The least totals of a warp with work (over every launch), where `warp_require` is set.
+    #[serde(skip)]
+    pub warps: Option<crate::emu::result::WarpLeast>,
     /// Multi-launch puzzles: each kernel's counters and budget, in order of first launch.
     #[serde(skip)]
     pub kernels: Vec<KernelUse>,
@@ -502,6 +513,8 @@ mod tests {
             block_budget: BlockLimits::default(),
             require: BlockLimits::default(),
             block_overruns: vec![],
+            warp_require: vec![],
+            warps: None,
             kernels: vec![],
             perf: vec![],
             diagnostics: vec![],

@@ -278,6 +278,7 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
                 continue;
             }
             let required = p.require.get(i).is_some_and(|n| n > 0)
+                || p.warp_require.names(i)
                 || p.kernels
                     .iter()
                     .any(|k| k.require.get(i).is_some_and(|n| n > 0));
@@ -546,6 +547,11 @@ budget = {{ global_reads = 1, global_writes = 1 }}
         // Required at 0 is not required.
         let zero = required.replace("shuffles = 1", "shuffles = 0");
         assert_eq!(rules(&zero, &tests), ["technique-unrequired"]);
+        // Required of every warp with work is required.
+        let per_warp = format!(
+            "teaches = [\"bounds\"]\nwarp_require = {{ shuffles = 160 }}\n{UNSEEN}{technique}"
+        );
+        assert_eq!(rules(&per_warp, &tests), Vec::<&str>::new());
         // Wide loads are shown by few load instructions: a block budget grades them, and a
         // `require` does not.
         let wide = "[technique]\nname = \"float4 loads\"\ncounters = [\"global_load_instrs\"]\n";

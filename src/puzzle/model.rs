@@ -113,6 +113,8 @@ pub struct Puzzle {
     pub arch: Option<crate::compile::Arch>,
     /// `[technique]`: the technique the puzzle teaches, for messages and `gpuzzle lint`.
     pub technique: Option<super::limits::Technique>,
+    /// `warp_require`: minima of the total of each warp with work, over every launch.
+    pub warp_require: super::limits::WarpRequire,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.
@@ -654,6 +656,16 @@ impl TestCase {
 }
 
 impl Puzzle {
+    /// The `warp_require` minima of `test`, its expressions evaluated over the test's numeric
+    /// defines (the puzzle's, then its own) and scalars; checked when the puzzle is read, so
+    /// an error here means a test made after that (it names the key and why).
+    pub fn warp_minima(&self, test: &TestCase) -> Result<Vec<(usize, u64)>, String> {
+        let mut vars =
+            super::launches::numeric_defines(&merge_defines(&self.defines, &test.defines));
+        vars.extend(test.scalars.iter().map(|(k, v)| (k.clone(), *v)));
+        self.warp_require.for_vars(&vars)
+    }
+
     /// The CUDA C source of the spec kernel:
     /// `extern "C" __global__ void gpuzzle_spec(<params>) { <spec> }`, with a `#line` directive
     /// so that NVRTC messages and `.loc` lines point into the TOML file. Compile it with the

@@ -3,7 +3,7 @@
 
 use super::error::{line_of, PuzzleError};
 use super::generators::Generator;
-use super::limits::Budget;
+use super::limits::{Budget, WarpMin, WarpRequire};
 use super::model::{
     BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
     Tolerance, Unseen, WrongElements, SPEC_KERNEL,
@@ -397,6 +397,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     let technique = parse_technique(&cx, &raw, &mut errs);
     let block_budget = (raw.block_budget.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
     let require = (raw.require.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
+    let warp_require = parse_warp_require(&cx, &raw, &mut errs);
     let mut kernels = Vec::new();
     let params = if errs.is_empty() {
         let mut all: Vec<(Range<usize>, &str, &TestCase)> = tests
@@ -481,7 +482,9 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         cooperative: raw.cooperative.as_ref().is_some_and(|c| *c.get_ref()),
         arch,
         technique,
+        warp_require,
     };
+    check_warp_minima(&cx, &raw, &puzzle)?;
     Ok(Parsed {
         puzzle,
         id_line: cx.line(&raw.id.span()),
@@ -725,6 +728,63 @@ fn parse_forbid(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
         }
     }
     bits
+}
+
+/// `warp_require = { mma = "K / 16 * 32", ldmatrix = 64 }`: each key a counter, each value a
+/// whole number or an expression over the test's scalars (checked per test once the tests
+/// are read: `check_warp_minima`).
+fn parse_warp_require(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> WarpRequire {
+    let mut out = WarpRequire::default();
+    let Some(table) = &raw.warp_require else {
+        return out;
+    };
+    for (name, value) in table.get_ref() {
+        let field = format!("warp_require.{name}");
+        let Some(i) = Counters::index(name) else {
+            errs.push(cx.err(
+                &table.span(),
+                field,
+                format!("`{name}` is not a counter"),
+                format!("name one of: {}", Counters::NAMES.join(", ")),
+            ));
+            continue;
+        };
+        let min = match value {
+            toml::Value::Integer(v) if *v >= 0 => WarpMin::Fixed(*v as u64),
+            toml::Value::String(e) if !e.trim().is_empty() => WarpMin::Expr(e.trim().to_string()),
+            other => {
+                errs.push(cx.err(
+                    &table.span(),
+                    field,
+                    format!("`{other}` is not a minimum"),
+                    "write a whole number of 0 or more, or arithmetic over the test's scalars in quotes (\"K / 16 * 32\": a warp-wide instruction counts once per lane, 32 for the warp)",
+                ));
+                continue;
+            }
+        };
+        out.minima.push((i, min));
+    }
+    out
+}
+
+/// Every test's `warp_require` minima can be computed (an expression names only the test's
+/// scalars and numeric defines, and is not negative), so judging never meets a bad one.
+fn check_warp_minima(cx: &Ctx, raw: &RawPuzzle, p: &Puzzle) -> Result<(), PuzzleError> {
+    let Some(table) = &raw.warp_require else {
+        return Ok(());
+    };
+    let tests = p.tests.iter().chain(p.unseen.iter().map(|u| &u.test));
+    for t in tests.chain(p.bench.iter()) {
+        if let Err(why) = p.warp_minima(t) {
+            return Err(cx.err(
+                &table.span(),
+                "warp_require",
+                format!("{why} (in the test \"{}\")", t.name),
+                "use the test's scalars and numeric defines, with whole-number arithmetic that stays at 0 or more",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A budget of 0 for each counter in `forbidden`, marked as forbidden.
@@ -2618,6 +2678,45 @@ buffers.out = { len = 100, output = true }
         let at = line_with(&text, "-2", 0);
         let inv = one_error(&text, at, "block_budget.global_reads");
         assert!(inv.problem.contains("whole number"), "{inv}");
+    }
+
+    #[test]
+    fn warp_require_takes_numbers_and_expressions_over_each_test_s_scalars() {
+        let text = GOOD.replace(
+            "budget = {",
+            "warp_require = { shuffles = \"size / 8 * 32\", votes = 2 }\nbudget = {",
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let (shuffles, votes) = (Counters::index("shuffles"), Counters::index("votes"));
+        let (shuffles, votes) = (shuffles.expect("a counter"), votes.expect("a counter"));
+        assert!(p.warp_require.names(shuffles) && !p.warp_require.names(0));
+        // Per test: size 8, then 16.
+        let minima = |t: usize| {
+            let mut m = p.warp_minima(&p.tests[t]).unwrap_or_else(|e| panic!("{e}"));
+            m.sort();
+            m
+        };
+        assert_eq!(minima(0), [(shuffles, 32), (votes, 2)]);
+        assert_eq!(minima(1), [(shuffles, 64), (votes, 2)]);
+        assert!(!parse(GOOD)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .warp_require
+            .any());
+        // A name that is no counter, a value that is no minimum, an expression over a name no
+        // test has: each an error at the key's line, naming the fix.
+        let bad = |table: &str, field: &str, says: &str| {
+            let text = GOOD.replace(
+                "budget = {",
+                &format!("warp_require = {table}\nbudget = {{"),
+            );
+            let inv = one_error(&text, line_with(&text, "warp_require", 0), field);
+            assert!(inv.problem.contains(says), "{inv}");
+        };
+        bad("{ shufles = 1 }", "warp_require.shufles", "not a counter");
+        bad("{ mma = -1 }", "warp_require.mma", "not a minimum");
+        bad("{ mma = 1.5 }", "warp_require.mma", "not a minimum");
+        bad("{ mma = \"K / 16\" }", "warp_require", "K");
+        bad("{ mma = \"size - 100\" }", "warp_require", "below 0");
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub(super) struct RawPuzzle {
     /// Minima every block's total must reach: the memory space a lesson is about.
     #[serde(default)]
     pub require: Option<Spanned<BlockLimits>>,
+    /// Minima of the total of each warp with work: numbers or expressions over the scalars.
+    #[serde(default)]
+    pub warp_require: Option<Spanned<toml::Table>>,
     #[serde(default)]
     pub tolerance: Option<Spanned<RawTolerance>>,
     /// `[[test]]` tables. Optional here so that a file without any gets a helpful message.

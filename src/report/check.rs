@@ -235,6 +235,21 @@ fn test_json(t: &TestOutcome) -> Value {
             map.insert("over_budget".into(), Value::Array(over.collect()));
         }
         block_keys(map, (&t.block_budget, &t.require), t.blocks.as_ref());
+        // `warp_require`: this test's minima, and the least warp with work beside them.
+        if !t.warp_require.is_empty() {
+            let minima: Map<String, Value> = (t.warp_require.iter())
+                .map(|&(i, min)| {
+                    (
+                        crate::emu::result::Counters::NAMES[i].to_string(),
+                        Value::from(min),
+                    )
+                })
+                .collect();
+            map.insert("warp_require".into(), Value::Object(minima));
+            if let Some(w) = &t.warps {
+                map.insert("warp_least".into(), pieces::counters(&w.least));
+            }
+        }
         let broke = |kind| {
             (t.block_overruns.iter())
                 .filter(move |o| o.limit_kind == kind)
@@ -720,6 +735,7 @@ mod tests {
                 used: 16,
                 limit: 1,
                 block: [1, 0, 0],
+                warp: None,
                 kernel: None,
                 lines: vec![LineUse {
                     file: Some("puzzles/30_dot_atomic.cu".into()),
@@ -735,6 +751,7 @@ mod tests {
                 used: 0,
                 limit: 1,
                 block: [0, 0, 0],
+                warp: None,
                 kernel: None,
                 lines: Vec::new(),
                 help: None,

@@ -354,6 +354,8 @@ pub(crate) mod tests {
             block_budget: BlockLimits::default(),
             require: BlockLimits::default(),
             block_overruns: vec![],
+            warp_require: vec![],
+            warps: None,
             kernels: vec![],
             perf: vec![],
             diagnostics: vec![],

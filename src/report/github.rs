@@ -254,12 +254,20 @@ fn puzzle_annotations(o: &PuzzleOutcome) -> Vec<Found> {
                 ),
                 crate::judge::outcome::BlockLimitKind::Require => (
                     "required access missing",
-                    format!(
-                        "{} {what} in block {} where the puzzle requires at least {} in every block: its lesson needs that access",
-                        b.used,
-                        layout::coord(b.block),
-                        b.limit
-                    ),
+                    match b.warp {
+                        None => format!(
+                            "{} {what} in block {} where the puzzle requires at least {} in every block: its lesson needs that access",
+                            b.used,
+                            layout::coord(b.block),
+                            b.limit
+                        ),
+                        Some(_) => format!(
+                            "{} {what} in {} where the puzzle requires at least {} in every warp with work (one that reads or writes global memory): its lesson needs that access",
+                            b.used,
+                            layout::limit_place(b.block, b.warp),
+                            b.limit
+                        ),
+                    },
                     None,
                 ),
             };
@@ -391,6 +399,9 @@ pub fn summary(outcomes: &[PuzzleOutcome], solutions: bool) -> String {
             let blocks = (t.block_overruns.iter()).map(|b| match b.limit_kind {
                 crate::judge::outcome::BlockLimitKind::Budget => {
                     format!("{} per block", b.counter.replace('_', " "))
+                }
+                crate::judge::outcome::BlockLimitKind::Require if b.warp.is_some() => {
+                    format!("required {} per warp", b.counter.replace('_', " "))
                 }
                 crate::judge::outcome::BlockLimitKind::Require => {
                     format!("required {}", b.counter.replace('_', " "))

@@ -93,7 +93,8 @@ pub(crate) fn block_totals(b: &BlockTotals) -> Value {
 /// A block over its `block_budget`, shaped as `over_budget`'s entries: `{"counter", "used",
 /// "budget", "block", "lines"}` (no `"thread"`: the figure is the block's threads together),
 /// plus `"kernel"` in a multi-launch puzzle. A block under `require`: `{"counter", "used",
-/// "require", "block"}` (and `"kernel"`).
+/// "require", "block"}` (and `"kernel"`); a warp under `warp_require` adds `"warp"`, its
+/// index in the block, and `"used"` is its lanes' total.
 pub(crate) fn block_overrun(o: &BlockOverrun) -> Value {
     let mut v = match o.limit_kind {
         BlockLimitKind::Budget => {
@@ -117,6 +118,10 @@ pub(crate) fn block_overrun(o: &BlockOverrun) -> Value {
     };
     if let (Some(k), Some(map)) = (&o.kernel, v.as_object_mut()) {
         map.insert("kernel".into(), Value::from(k.as_str()));
+    }
+    // A warp under `warp_require`: which warp of the block, its lanes' total in "used".
+    if let (Some(w), Some(map)) = (o.warp, v.as_object_mut()) {
+        map.insert("warp".into(), Value::from(w));
     }
     v
 }

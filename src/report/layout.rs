@@ -35,6 +35,14 @@ pub(crate) fn block_name(block: [u32; 3]) -> String {
     format!("block {}", coord(block))
 }
 
+/// `warp 1 of block 0` for a warp's limit, else `block 0`: where a block limit was broken.
+pub(crate) fn limit_place(block: [u32; 3], warp: Option<u32>) -> String {
+    match warp {
+        Some(w) => format!("warp {w} of {}", block_name(block)),
+        None => block_name(block),
+    }
+}
+
 fn join(xs: &[u32], sep: &str) -> String {
     xs.iter().map(u32::to_string).collect::<Vec<_>>().join(sep)
 }

@@ -476,10 +476,10 @@ fn overrun_lines(o: &PuzzleOutcome, source: Option<&str>) -> Vec<String> {
 /// its `block_budget` drawn over the lines its threads made the accesses at; a block under
 /// `require` said in words, since the lesson's access is what is missing.
 fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<String> {
-    let mut said: Vec<(&Option<String>, &str, BlockLimitKind)> = Vec::new();
+    let mut said: Vec<(&Option<String>, &str, BlockLimitKind, bool)> = Vec::new();
     let mut out = Vec::new();
     for o in tests.iter().flat_map(|t| &t.block_overruns) {
-        let key = (&o.kernel, o.counter, o.limit_kind);
+        let key = (&o.kernel, o.counter, o.limit_kind, o.warp.is_some());
         if said.contains(&key) {
             continue;
         }
@@ -496,12 +496,20 @@ fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<S
                         o.used, o.limit
                     )
                 }),
-            BlockLimitKind::Require => format!(
-                "  {}{kernel} made {} {label} in all, where this puzzle requires at least {} in every block: its lesson needs that access, so a kernel that does without it does not pass, even with the right output.",
-                capitalised(&block),
-                o.used,
-                o.limit
-            ),
+            BlockLimitKind::Require => match o.warp {
+                None => format!(
+                    "  {}{kernel} made {} {label} in all, where this puzzle requires at least {} in every block: its lesson needs that access, so a kernel that does without it does not pass, even with the right output.",
+                    capitalised(&block),
+                    o.used,
+                    o.limit
+                ),
+                Some(_) => format!(
+                    "  {}{kernel} made {} {label} in all (its 32 lanes together), where this puzzle requires at least {} in every warp with work (one that reads or writes global memory): every warp computes its share with the lesson's instructions, so a kernel where some warps do without them does not pass, even with the right output.",
+                    capitalised(&layout::limit_place(o.block, o.warp)),
+                    o.used,
+                    o.limit
+                ),
+            },
         };
         out.push(text);
     }

@@ -126,7 +126,7 @@ fn over_budget(t: &TestOutcome) -> Option<String> {
 fn block_limit(t: &TestOutcome) -> Option<String> {
     let o = t.block_overruns.first()?;
     let label = crate::emu::result::Counters::index(o.counter).map_or(o.counter, |i| LABELS[i]);
-    let block = super::layout::block_name(o.block);
+    let block = super::layout::limit_place(o.block, o.warp);
     Some(match o.limit_kind {
         BlockLimitKind::Budget => format!(
             "over block budget: {label} {} > {} in {block}",

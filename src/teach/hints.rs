@@ -500,6 +500,8 @@ mod tests {
             block_budget: Default::default(),
             require: Default::default(),
             block_overruns: Vec::new(),
+            warp_require: Vec::new(),
+            warps: None,
             kernels: Vec::new(),
             perf: Vec::new(),
             diagnostics: vec![d.clone(), d],

@@ -16,20 +16,16 @@ use crate::teach::source::{find_word, Source};
 /// budget is `forbid`'s 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Miss {
-    Required {
-        used: u64,
-        min: u64,
-    },
+    /// Under `require` (a block's total), or `warp_require` (`warp`: a warp's total over its
+    /// lanes, in a warp with work).
+    Required { used: u64, min: u64, warp: bool },
     OverBudget {
         used: u64,
         limit: u64,
         forbidden: bool,
     },
     /// A block over a family's `block_budget` (its total over its threads).
-    BlockOverBudget {
-        used: u64,
-        limit: u64,
-    },
+    BlockOverBudget { used: u64, limit: u64 },
 }
 
 /// What the puzzle and the learner's code give a rule.
@@ -56,7 +52,7 @@ pub fn help(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
     };
     let asks = asks_for(family, counter, cx);
     match miss {
-        Miss::Required { used, min } => Some(required(family, used, min, &asks, cx)),
+        Miss::Required { used, min, warp } => Some(required(family, (used, min, warp), &asks, cx)),
         Miss::OverBudget {
             used,
             limit,
@@ -146,16 +142,33 @@ fn asks_for(family: Family, counter: usize, cx: &Context) -> String {
     )
 }
 
-fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> String {
+fn required(
+    family: Family,
+    (used, min, warp): (u64, u64, bool),
+    asks: &str,
+    cx: &Context,
+) -> String {
     let c = cx.census;
-    let counted = if used == 0 {
-        format!("a block of your kernel ran no {}", family.label())
-    } else {
-        format!(
+    let counted = match (warp, used) {
+        (false, 0) => format!("a block of your kernel ran no {}", family.label()),
+        (false, _) => format!(
             "a block of your kernel ran {used} {} where every block needs at least {min}",
             family.label()
-        )
+        ),
+        (true, 0) => format!(
+            "a warp of your kernel with work (it reads or writes global memory) ran no {}",
+            family.label()
+        ),
+        (true, _) => format!(
+            "a warp of your kernel with work (it reads or writes global memory) ran {used} {} (its lanes together) where every such warp needs at least {min}",
+            family.label()
+        ),
     };
+    if warp {
+        if let Some(skipped) = warp_skips_its_own(family, c) {
+            return format!("{asks}: {counted}, {skipped}.");
+        }
+    }
     let instead: Option<String> = match family {
         Family::Dp4a => {
             let bytes = c.lines(Work::ByteExtract);
@@ -315,6 +328,43 @@ fn required(family: Family, used: u64, min: u64, asks: &str, cx: &Context) -> St
         Some(i) => format!("{asks}: {i}."),
         None => format!("{asks}: {counted}."),
     }
+}
+
+/// A warp with work short of a warp-wide family that the kernel does have: its lines, and what
+/// keeps a warp from them (a branch or a loop bound that differs between warps), plus the
+/// ballots the kernel runs when the family is another (a sum or a maximum through votes).
+/// `None` when the census has none of the family's instructions: then the help says what the
+/// kernel does instead, as for a block.
+fn warp_skips_its_own(family: Family, c: &Census) -> Option<String> {
+    let work = match family {
+        Family::Shuffles => Work::Shuffle,
+        Family::Votes => Work::Vote,
+        Family::Matches => Work::Match,
+        Family::Mma => Work::Mma,
+        Family::Wmma => Work::Wmma,
+        Family::Ldmatrix => Work::Ldmatrix,
+        Family::CpAsync => Work::CpAsync,
+        Family::Dp4a => Work::Dp4a,
+        _ => return None,
+    };
+    let at = c.lines(work);
+    if at.is_empty() {
+        return None;
+    }
+    let votes = c.lines(Work::Vote);
+    let also = if family != Family::Votes && !votes.is_empty() {
+        format!(
+            ". Your kernel also runs ballots ({}): a sum or a maximum taken through votes does without them",
+            lines(&votes)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "though your kernel has them ({}): a branch or a loop bound that differs between warps (on `threadIdx.x / 32`, a tile's `meta_group_rank()`, a warp's row or tile) keeps that warp from them. Every warp with work does its own share with {}{also}",
+        lines(&at),
+        family.spelled()
+    ))
 }
 
 /// What a kernel short of block barriers does instead, where the census shows it: part of the
@@ -840,7 +890,11 @@ mod tests {
     #[test]
     fn required_shared_writes_name_tensor_core_operands_loaded_from_global_memory() {
         let shared_writes = Counters::index("shared_writes").expect("a counter");
-        let miss = Miss::Required { used: 8, min: 768 };
+        let miss = Miss::Required {
+            used: 8,
+            min: 768,
+            warp: false,
+        };
         let technique = Technique {
             name: "`ldmatrix` from shared tiles".to_string(),
             counters: vec![],
