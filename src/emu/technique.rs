@@ -65,7 +65,8 @@ pub enum Family {
     /// Groups of async copies left in flight when a wait returned, summed over the waits:
     /// more than 0 only when copies overlap computation (double buffering).
     CpAsyncOverlap,
-    /// `dp4a`/`dp2a` (`__dp4a`, `__dp2a_lo/hi`).
+    /// `dp4a` (`__dp4a`): four byte products of two words. Not `dp2a` (`__dp2a_lo/hi`, two
+    /// products of 16-bit halves and bytes), which does half the work per instruction.
     Dp4a,
     /// Packed half-precision arithmetic (`.f16x2`/`.bf16x2`: `__hadd2`, `__hfma2`, ...).
     F16x2,

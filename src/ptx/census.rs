@@ -322,7 +322,10 @@ fn work_of(op: &Op) -> Vec<Work> {
         Op::BarRed { .. } => vec![Work::Barrier, Work::BarrierCount],
         Op::BarWarpSync { .. } => vec![Work::WarpSync],
         Op::Activemask { .. } => vec![Work::ActiveMask],
-        Op::Dot { .. } => vec![Work::Dp4a],
+        Op::Dot {
+            kind: super::ir::DotKind::Dp4a,
+            ..
+        } => vec![Work::Dp4a],
         Op::Async(a) => match **a {
             AsyncOp::Copy { .. } => vec![Work::CpAsync],
             AsyncOp::Wait { n: 0, .. } | AsyncOp::Wait { all: true, .. } => vec![Work::WaitAll],

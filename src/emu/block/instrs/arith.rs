@@ -42,7 +42,11 @@ pub(in crate::emu::block) use arith_op;
 #[inline]
 pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
     match op {
-        Op::Dot { .. } => Some(Family::Dp4a),
+        // `dp2a` multiplies 16-bit halves by bytes: not the four-byte product `dp4a` counts.
+        Op::Dot {
+            kind: crate::ptx::ir::DotKind::Dp4a,
+            ..
+        } => Some(Family::Dp4a),
         // Packing two floats into a __half2 (`cvt.rn.f16x2.f32`, `__floats2half2_rn`) is a
         // conversion, not arithmetic: float maths packed at the end must not count.
         Op::Half2 { pair: true, op, .. } if !matches!(op, Half2Op::PackCvt(_)) => {
