@@ -15,6 +15,10 @@
 //! - `offset` (`float`/`double` buffers): each row a large offset (1000 to 4000, either sign)
 //!   plus a small spread (multiples of 1/8 within 1 of it): a large mean and a variance near
 //!   0.35, where E[x^2] - E[x]^2 cancels. A row's `float` sum stays exact up to 512 elements.
+//! - `spike` (float buffers): `large` rows with one isolated maximum, 100 to 199 above every
+//!   other element, in quarter `r % 4` of row `r` (never the last element): a maximum taken
+//!   over part of a row (one warp's share, a sample) misses it in some row, and `exp` of the
+//!   gap overflows a float.
 
 use super::random::{fnv1a, SplitMix64};
 use crate::emu::value::ElemType;
@@ -26,14 +30,16 @@ pub enum Generator {
     Large,
     MaxNotLast,
     Offset,
+    Spike,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 4] = [
+    pub const ALL: [Generator; 5] = [
         Generator::FullRange,
         Generator::Large,
         Generator::MaxNotLast,
         Generator::Offset,
+        Generator::Spike,
     ];
 
     /// The `init` name.
@@ -43,6 +49,7 @@ impl Generator {
             Generator::Large => "large",
             Generator::MaxNotLast => "max-not-last",
             Generator::Offset => "offset",
+            Generator::Spike => "spike",
         }
     }
 
@@ -54,9 +61,9 @@ impl Generator {
     pub fn refuses(self, ty: ElemType) -> Option<&'static str> {
         match self {
             Generator::FullRange if ty.is_float() => Some(
-                "\"full-range\" fills integer buffers; for floats use \"large\", \"max-not-last\" or \"offset\"",
+                "\"full-range\" fills integer buffers; for floats use \"large\", \"max-not-last\", \"spike\" or \"offset\"",
             ),
-            Generator::Large | Generator::MaxNotLast if !ty.is_float() => {
+            Generator::Large | Generator::MaxNotLast | Generator::Spike if !ty.is_float() => {
                 Some("this generator fills float buffers; for integers use \"full-range\"")
             }
             Generator::Offset if !matches!(ty, ElemType::F32 | ElemType::F64) => Some(
@@ -85,6 +92,16 @@ impl Generator {
                 while v.len() < len {
                     let n = cols.min(len - v.len());
                     v.extend(max_not_last_row(&mut rng, n));
+                }
+                v
+            }
+            Generator::Spike => {
+                let mut v = Vec::with_capacity(len);
+                let mut row = 0;
+                while v.len() < len {
+                    let n = cols.min(len - v.len());
+                    v.extend(spike_row(&mut rng, n, row % 4));
+                    row += 1;
                 }
                 v
             }
@@ -123,6 +140,27 @@ fn max_not_last_row(rng: &mut SplitMix64, n: usize) -> Vec<f64> {
     if row[last] > max - 100.0 {
         row[last] = max - 100.0 - (rng.next_u64() % 100) as f64;
     }
+    row
+}
+
+/// One row of `n` `large` values with one maximum 100 to 199 above all the others, at a place
+/// in quarter `quarter` (0 to 3) of the row, never the last element (rows of 1: the one value).
+fn spike_row(rng: &mut SplitMix64, n: usize, quarter: usize) -> Vec<f64> {
+    let mut row: Vec<f64> = (0..n).map(|_| large(rng)).collect();
+    if n < 2 {
+        return row;
+    }
+    // The quarter's places, the last element left out.
+    let (lo, hi) = (quarter * n / 4, ((quarter + 1) * n / 4).min(n - 1));
+    let at = if hi > lo {
+        lo + (rng.next_u64() % (hi - lo) as u64) as usize
+    } else {
+        (rng.next_u64() % (n as u64 - 1)) as usize
+    };
+    let others = (0..n)
+        .filter(|&i| i != at)
+        .fold(f64::MIN, |m, i| m.max(row[i]));
+    row[at] = others + 100.0 + (rng.next_u64() % 100) as f64;
     row
 }
 
@@ -179,6 +217,29 @@ fn full_range(rng: &mut SplitMix64, ty: ElemType, len: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spike_rows_have_one_isolated_maximum_in_each_quarter_in_turn() {
+        let (rows, cols) = (8, 40);
+        let v = Generator::Spike.values(5, "x", ElemType::F32, rows * cols, Some(cols));
+        for (r, row) in v.chunks(cols).enumerate() {
+            let at = (0..cols).fold(0, |b, i| if row[i] > row[b] { i } else { b });
+            let second = (0..cols)
+                .filter(|&i| i != at)
+                .fold(f64::MIN, |m, i| m.max(row[i]));
+            assert!(row[at] - second >= 100.0, "row {r}: {row:?}");
+            assert_eq!(at * 4 / cols, r % 4, "row {r}: the spike at {at}");
+            assert!(at < cols - 1);
+            assert!(row.iter().all(|x| x.fract() == 0.0));
+        }
+        // Deterministic, and refused for integers.
+        assert_eq!(
+            v,
+            Generator::Spike.values(5, "x", ElemType::F32, rows * cols, Some(cols))
+        );
+        assert!(Generator::Spike.refuses(ElemType::I32).is_some());
+        assert_eq!(Generator::from_name("spike"), Some(Generator::Spike));
+    }
 
     #[test]
     fn full_range_has_both_extremes_duplicates_and_wide_values() {
