@@ -1138,3 +1138,62 @@ fn warp_require_fails_a_warp_that_skips_the_technique_a_block_total_allows() {
         "{under}"
     );
 }
+
+/// The fold's shuffles run, but their results are multiplied by 0.0f: the sum comes from a
+/// shared tree.
+const SHUFFLES_TIMES_ZERO: &str = r#"extern "C" __global__ void warp_sum(float* out, const float* a, int size) {
+    __shared__ float part[64];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    float v = i < size ? a[i] : 0.0f;
+    float folded = v;
+    for (int off = 16; off > 0; off /= 2) folded += __shfl_down_sync(0xffffffffu, folded, off);
+    part[t] = v;
+    __syncthreads();
+    for (int s = 16; s > 0; s /= 2) {
+        if (t % 32 < s) part[t] += part[t + s];
+        __syncthreads();
+    }
+    if (t % 32 == 0 && i < size) out[i / 32] = part[t] + 0.0f * folded;
+}
+"#;
+
+/// Another shape, other names: the shuffled values only decide a branch no input takes; each
+/// warp's lane 0 adds its 32 values itself.
+const SHUFFLES_IN_A_DEAD_BRANCH: &str = r#"extern "C" __global__ void warp_sum(float* sums, const float* x, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float mine = g < n ? x[g] : 0.0f;
+    float peer = mine;
+    for (int d = 1; d < 32; d *= 2) peer += __shfl_xor_sync(0xffffffffu, peer, d);
+    if ((threadIdx.x & 31) == 0 && g < n) {
+        float acc = 0.0f;
+        for (int k = g; k < g + 32 && k < n; k++) acc += x[k];
+        sums[g / 32] = peer > 1.0e30f ? -1.0f : acc;
+    }
+}
+"#;
+
+#[test]
+fn required_results_that_change_no_output_do_not_count() {
+    let toml = warp_sum_puzzle(SHUFFLES_REQUIRED);
+    for (kernel, line) in [
+        (SHUFFLES_TIMES_ZERO, "line 7"),
+        (SHUFFLES_IN_A_DEAD_BRANCH, "line 5"),
+    ] {
+        let (code, text) = run(&toml, kernel);
+        assert_eq!(code, 1, "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("Block 0 made no shuffles whose results feed the output, where this puzzle requires at least 1 in every block"),
+            "{text}"
+        );
+        let help = help_of(&text);
+        assert!(
+            help.contains(&format!("your kernel's shuffles ({line}) do not reach it: gpuzzle ran test \"64 elements\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed")),
+            "{help}"
+        );
+    }
+    // The fold whose results make the sum passes (the premise fails: outputs change).
+    let (code, text) = run(&toml, SHUFFLE_FOLD);
+    assert_eq!(code, 0, "{text}");
+}

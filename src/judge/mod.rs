@@ -19,6 +19,7 @@
 //! budget gets its source lines from a traced re-run (`overrun.rs`), only then.
 
 mod cross;
+mod feeds;
 pub mod outcome;
 mod overrun;
 pub mod pattern;
@@ -205,6 +206,8 @@ pub fn judge(
                 p.help = Some(advice.unwrap_or_else(|| crate::teach::perf::general(p.kind).into()));
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
+            let census = || crate::ptx::census::Census::of(learner, display_name);
+            feeds::check(puzzle, test, spec, learner_ptx, opts, census, &mut t)?;
             technique_help(puzzle, &mut t, learner, display_name, &scene);
             // A wrong output the source explains (a collective's fill value that is a real
             // key, a packed pair of two different halves): said before the pattern, and in
@@ -931,6 +934,7 @@ fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, fi
             limit: min,
             block: t.blocks.map_or([0; 3], |b| b.least_at[i]),
             warp: None,
+            unfed: true,
             kernel: None,
             lines: Vec::new(),
             help: Some(crate::teach::technique::unfed(puzzle.id, i, &lines)),
@@ -1022,6 +1026,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 limit: max,
                 block: b.most_at[i],
                 warp: None,
+                unfed: false,
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
                 help: None,
@@ -1037,6 +1042,7 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
                 limit: min,
                 block: b.least_at[i],
                 warp: None,
+                unfed: false,
                 kernel: multi.then(|| u.name.clone()),
                 lines: Vec::new(),
                 help: None,
@@ -1062,6 +1068,7 @@ fn warp_overruns(minima: &[(usize, u64)], w: &WarpLeast, uncounted: bool) -> Vec
             limit: min,
             block: w.at[i].block,
             warp: Some(w.at[i].warp),
+            unfed: false,
             kernel: None,
             lines: Vec::new(),
             help: None,

@@ -33,6 +33,10 @@ pub struct BlockOverrun {
     /// `Require` of `warp_require`: the warp of `block` with the least (its index in the
     /// block), whose total over its lanes is `used`; `None` for a block's limit.
     pub warp: Option<u32>,
+    /// `Require` met only by work whose results feed nothing the kernel writes (`used` is
+    /// then 0: none that count).
+    #[serde(skip)]
+    pub unfed: bool,
     /// The kernel it is about, in a multi-launch puzzle.
     pub kernel: Option<String>,
     /// `Budget` only: where the block's threads made the counted accesses, one entry per

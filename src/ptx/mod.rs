@@ -7,6 +7,7 @@ pub mod ir;
 mod lexer;
 pub mod loops;
 mod parser;
+pub mod perturb;
 pub mod tensor;
 pub mod wmma;
 

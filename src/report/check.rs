@@ -736,6 +736,7 @@ mod tests {
                 limit: 1,
                 block: [1, 0, 0],
                 warp: None,
+                unfed: false,
                 kernel: None,
                 lines: vec![LineUse {
                     file: Some("puzzles/30_dot_atomic.cu".into()),
@@ -752,6 +753,7 @@ mod tests {
                 limit: 1,
                 block: [0, 0, 0],
                 warp: None,
+                unfed: false,
                 kernel: None,
                 lines: Vec::new(),
                 help: None,

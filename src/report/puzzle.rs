@@ -496,6 +496,11 @@ fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<S
                         o.used, o.limit
                     )
                 }),
+            BlockLimitKind::Require if o.unfed => format!(
+                "  {}{kernel} made no {label} whose results feed the output, where this puzzle requires at least {} in every block: work whose results are dropped or cancelled does not count.",
+                capitalised(&layout::limit_place(o.block, o.warp)),
+                o.limit
+            ),
             BlockLimitKind::Require => match o.warp {
                 None => format!(
                     "  {}{kernel} made {} {label} in all, where this puzzle requires at least {} in every block: its lesson needs that access, so a kernel that does without it does not pass, even with the right output.",

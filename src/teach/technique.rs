@@ -128,6 +128,26 @@ pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
     )
 }
 
+/// A required counter whose results, all changed (`judge`'s re-run of the
+/// test), changed no output: they reach the result only through something that cancels them
+/// (`& 0` at run time, `* 0.0f`, `| ~0u`), so they do not count. `work_lines`: the learner's
+/// lines with that work (may be empty when the census cannot place them).
+pub fn unfed_results(puzzle_id: u32, counter: usize, work_lines: &[u32], test: &str) -> String {
+    let label = match Counters::family(counter) {
+        Some(f) => f.label(),
+        None => Counters::NAMES[counter],
+    }
+    .replace('_', " ");
+    let at = if work_lines.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", lines(work_lines))
+    };
+    format!(
+        "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
+    )
+}
+
 /// "puzzle 42 asks for `__dp4a`": the puzzle's own name for its technique when the counter is
 /// one of its counters, else the family's CUDA spelling.
 fn asks_for(family: Family, counter: usize, cx: &Context) -> String {

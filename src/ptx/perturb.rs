@@ -1,0 +1,193 @@
+//! The learner's PTX with the results of some instruction kinds changed: after each such
+//! instruction, one bit of its destination registers is flipped (a predicate result is
+//! negated). `judge` runs a test again on this text: when no output changes, those results fed
+//! nothing the kernel wrote (a `__dp4a` ANDed with a run-time 0, a shuffle multiplied by 0.0f,
+//! a match ORed with all ones), so a requirement on them is not met.
+//!
+//! Which bit (`Flip`): `High`, one high in a float's mantissa (bit 20 of 32, 8 of 16, 49 of
+//! 64), moves a float by an eighth or more of its power of two, which no rounding hides (the
+//! lowest alone, one unit in the last place, `cache[i] + 10.0f` of a small whole number rounds
+//! away), an integer by about a million and a mask by one lane. `Low`, the lowest bit, moves an
+//! integer by 1, which survives a mask of its low bits (`& 31`) that hides the high one. A
+//! result that changes no output under either feeds nothing. One bit, not both at once: two
+//! flipped lanes of a ballot can leave its population count as it was. Text, not IR, so the re-run goes through the same
+//! reader as the learner's kernel; `dest_registers` reads NVRTC's one-instruction-per-line form
+//! (`op.types d, a, ...;`, `d|p`, `{d0, d1, ...}`), and inline assembly written that way.
+
+/// The instruction kinds a requirement may be checked on, by the opcode's first words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Shuffle,
+    Vote,
+    Match,
+    WarpReduce,
+    Mma,
+    Wmma,
+    Ldmatrix,
+    Dp4a,
+    /// Packed half arithmetic (`add/sub/mul/fma/min/max/neg/abs` on `.f16x2`/`.bf16x2`).
+    F16x2,
+    /// Loads from shared memory (`ld.shared`, and `ld` of a shared window is not seen: NVRTC
+    /// emits `ld.shared` for `__shared__` arrays).
+    SharedLoad,
+}
+
+impl Kind {
+    /// Whether the instruction whose opcode (first token, with its `.` qualifiers) is `op` is
+    /// of this kind.
+    fn matches(self, op: &str) -> bool {
+        let has = |q: &str| op.split('.').any(|p| p == q);
+        match self {
+            Kind::Shuffle => op.starts_with("shfl."),
+            Kind::Vote => op.starts_with("vote."),
+            Kind::Match => op.starts_with("match."),
+            Kind::WarpReduce => op.starts_with("redux."),
+            Kind::Mma => op.starts_with("mma."),
+            Kind::Wmma => op.starts_with("wmma.mma."),
+            Kind::Ldmatrix => op.starts_with("ldmatrix."),
+            Kind::Dp4a => op.starts_with("dp4a."),
+            Kind::F16x2 => {
+                let arith = ["add", "sub", "mul", "fma", "min", "max", "neg", "abs"];
+                arith.contains(&op.split('.').next().unwrap_or(""))
+                    && (has("f16x2") || has("bf16x2"))
+            }
+            Kind::SharedLoad => op.starts_with("ld.") && has("shared"),
+        }
+    }
+}
+
+/// Which bit of a result is flipped (see the module's note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flip {
+    High,
+    Low,
+}
+
+/// `text` with every result of the `kinds` changed by `bit`, and how many instructions were
+/// changed (0: the text has none of them, and the copy is the same).
+pub fn results_of(text: &str, kinds: &[Kind], bit: Flip) -> (String, usize) {
+    let mut out = String::with_capacity(text.len() + 1024);
+    let mut changed = 0;
+    for line in text.lines() {
+        out.push_str(line);
+        out.push('\n');
+        let body = line.trim();
+        // A predicated instruction (`@%p1 shfl...`) changes its result only where it ran: the
+        // flip takes the same guard.
+        let (guard, body) = match body.strip_prefix('@') {
+            Some(rest) => match rest.split_once(char::is_whitespace) {
+                Some((p, after)) => (format!("@{p} "), after.trim_start()),
+                None => continue,
+            },
+            None => (String::new(), body),
+        };
+        let Some((op, operands)) = body.split_once(char::is_whitespace) else {
+            continue;
+        };
+        if !kinds.iter().any(|k| k.matches(op)) {
+            continue;
+        }
+        let dests = dest_registers(operands);
+        if dests.is_empty() {
+            continue;
+        }
+        changed += 1;
+        for d in dests {
+            out.push_str(&format!("\t{guard}{}\n", flip(&d, bit)));
+        }
+    }
+    (out, changed)
+}
+
+/// The registers the instruction writes: its first operand, a register, a `{...}` list of
+/// them, or `d|p` (the first only: `p` is a shuffle's in-range flag).
+fn dest_registers(operands: &str) -> Vec<String> {
+    let operands = operands.trim_start();
+    let first = if let Some(rest) = operands.strip_prefix('{') {
+        match rest.split_once('}') {
+            Some((list, _)) => list,
+            None => return Vec::new(),
+        }
+    } else {
+        operands.split(',').next().unwrap_or("")
+    };
+    first
+        .split(',')
+        .map(|r| {
+            r.split('|')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches(';')
+        })
+        .filter(|r| r.starts_with('%') && r.len() > 1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The instruction that flips `bit` of register `r`, by the width NVRTC's register names give
+/// (`%p` predicates, `%rd`/`%fd` 64 bits, `%rs`/`%h` 16 bits, else 32).
+fn flip(r: &str, bit: Flip) -> String {
+    let name = r.trim_start_matches('%');
+    let prefix: String = name
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    let pick = |high: u64| if bit == Flip::High { high } else { 1 };
+    match prefix.as_str() {
+        "p" => format!("not.pred {r}, {r};"),
+        "rd" | "fd" => format!("xor.b64 {r}, {r}, {};", pick(1u64 << 49)),
+        "rs" | "h" => format!("xor.b16 {r}, {r}, {};", pick(1 << 8)),
+        _ => format!("xor.b32 {r}, {r}, {};", pick(1 << 20)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_result_of_a_chosen_kind_gets_its_lowest_bit_flipped() {
+        let ptx = "\tshfl.sync.down.b32 \t%r10|%p1, %r5, %r7, %r8, %r9;\n\tadd.s32 %r11, %r10, 1;\n\tdp4a.s32.s32 %r12, %r4, %r5, %r14;\n\t@%p2 vote.sync.any.pred %p3, %p4, -1;\n\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};\n";
+        let (out, n) = results_of(ptx, &[Kind::Shuffle, Kind::Vote, Kind::Mma], Flip::High);
+        assert_eq!(n, 3);
+        let lines: Vec<&str> = out.lines().map(str::trim).collect();
+        assert_eq!(lines[1], "xor.b32 %r10, %r10, 1048576;");
+        assert_eq!(lines[2], "add.s32 %r11, %r10, 1;");
+        // dp4a was not chosen.
+        assert_eq!(lines[4], "@%p2 vote.sync.any.pred %p3, %p4, -1;");
+        assert_eq!(lines[5], "@%p2 not.pred %p3, %p3;");
+        assert_eq!(
+            lines[7..11],
+            [
+                "xor.b32 %f1, %f1, 1048576;",
+                "xor.b32 %f2, %f2, 1048576;",
+                "xor.b32 %f3, %f3, 1048576;",
+                "xor.b32 %f4, %f4, 1048576;"
+            ]
+        );
+        assert_eq!(out.lines().count(), 11);
+        let (same, none) = results_of(ptx, &[Kind::Ldmatrix], Flip::High);
+        assert_eq!((same.as_str(), none), (ptx, 0));
+    }
+
+    #[test]
+    fn kinds_are_told_by_their_opcode() {
+        assert!(Kind::F16x2.matches("fma.rn.f16x2"));
+        assert!(Kind::F16x2.matches("add.rn.bf16x2"));
+        assert!(!Kind::F16x2.matches("cvt.rn.f16x2.f32"));
+        assert!(!Kind::F16x2.matches("fma.rn.f16"));
+        assert!(Kind::SharedLoad.matches("ld.shared.v4.f32"));
+        assert!(!Kind::SharedLoad.matches("ld.global.f32"));
+        assert!(Kind::Wmma.matches("wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32"));
+        assert!(!Kind::Wmma.matches("wmma.load.a.sync.aligned.row.m16n16k16.global.f16"));
+        assert_eq!(
+            flip("%rd4", Flip::High),
+            "xor.b64 %rd4, %rd4, 562949953421312;"
+        );
+        assert_eq!(flip("%rd4", Flip::Low), "xor.b64 %rd4, %rd4, 1;");
+        assert_eq!(flip("%r4", Flip::Low), "xor.b32 %r4, %r4, 1;");
+        assert_eq!(flip("%rs2", Flip::High), "xor.b16 %rs2, %rs2, 256;");
+        assert_eq!(dest_registers(" {%r1,%r2}, [%r5];"), ["%r1", "%r2"]);
+    }
+}
