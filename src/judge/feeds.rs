@@ -45,6 +45,7 @@ fn required(puzzle: &Puzzle) -> Vec<usize> {
                 .chain(puzzle.kernels.iter().map(|k| &k.require))
                 .any(|r| r.get(i).is_some_and(|n| n > 0))
                 || puzzle.warp_require.names(i)
+                || puzzle.require_scaled.names(i)
         })
         .collect()
 }
@@ -95,7 +96,7 @@ pub(super) fn check(
         let mut lines: Vec<u32> = works.iter().flat_map(|&w| c.lines(w)).collect();
         lines.sort_unstable();
         lines.dedup();
-        let limit = (puzzle.require.get(i).filter(|&m| m > 0))
+        let limit = (t.require.get(i).filter(|&m| m > 0))
             .or_else(|| {
                 (t.warp_require.iter())
                     .find(|(k, _)| *k == i)

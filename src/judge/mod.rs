@@ -842,7 +842,7 @@ fn blank_outcome_of(
         over_budget: Vec::new(),
         blocks: None,
         block_budget: puzzle.block_budget,
-        require: puzzle.require,
+        require: puzzle.require_for(test),
         block_overruns: Vec::new(),
         warp_require: Vec::new(),
         warps: None,
@@ -882,10 +882,11 @@ fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -
 /// say (`ptx::census::Feeds`, one level of liveness).
 fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, file: &str) {
     use crate::ptx::census::{Feeds, Work};
+    // The test's own `require` (its expressions worked out), and each kernel's.
+    let own = t.require;
     let required: Vec<(usize, u64)> = (0..Counters::N)
         .filter_map(|i| {
-            let limits =
-                std::iter::once(&puzzle.require).chain(puzzle.kernels.iter().map(|k| &k.require));
+            let limits = std::iter::once(&own).chain(puzzle.kernels.iter().map(|k| &k.require));
             limits.filter_map(|r| r.get(i)).max().map(|m| (i, m))
         })
         .filter(|&(_, m)| m > 0)

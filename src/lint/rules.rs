@@ -279,6 +279,7 @@ pub fn check(p: &Puzzle, text: &str) -> Vec<Problem> {
             }
             let required = p.require.get(i).is_some_and(|n| n > 0)
                 || p.warp_require.names(i)
+                || p.require_scaled.names(i)
                 || p.kernels
                     .iter()
                     .any(|k| k.require.get(i).is_some_and(|n| n > 0));

@@ -209,28 +209,27 @@ counter_limits! {
     pub struct BlockLimits {}
 }
 
-/// `warp_require`: minima of the total of each warp with work (the sum over its lanes; a
-/// warp-wide instruction such as `mma` counts once per lane, 32 for the warp), judged on the
-/// warp with the least. Each minimum is a number or an expression over the test's
-/// scalars and numeric defines, so that it can scale with the problem: "K / 16 * 32" is one
-/// `mma` per 16-wide step of k. A warp none of whose lanes reads, writes or makes an atomic on
-/// global memory has no share of the work (no tile, past the end of the data) and is not held
-/// to it.
+/// Minima that may grow with a test's sizes: each a number or an expression over the test's
+/// scalars and numeric defines ("K / 16 * 32" is one `mma` per 16-wide step of k, 32 lanes).
+/// Two uses: `warp_require`, minima of the total of each warp with work (the sum over its
+/// lanes, judged on the warp with the least; a warp none of whose lanes reads, writes or makes
+/// an atomic on global memory has no share of the work and is not held to it), and the
+/// expressions of a single-launch puzzle's `require` (a block's total, as its numbers).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WarpRequire {
+pub struct ScaledMinima {
     /// (index into `Counters::NAMES`, minimum as written), in the file's order.
-    pub minima: Vec<(usize, WarpMin)>,
+    pub minima: Vec<(usize, Minimum)>,
 }
 
-/// One `warp_require` minimum, as written.
+/// One minimum, as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WarpMin {
+pub enum Minimum {
     Fixed(u64),
     /// Arithmetic over the test's scalars (`puzzle::expr`, whole numbers).
     Expr(String),
 }
 
-impl WarpRequire {
+impl ScaledMinima {
     pub fn any(&self) -> bool {
         !self.minima.is_empty()
     }
@@ -238,26 +237,27 @@ impl WarpRequire {
     /// Whether counter `i` has a minimum above 0 (an expression counts: it grows with the
     /// problem).
     pub fn names(&self, i: usize) -> bool {
-        (self.minima.iter()).any(|(k, m)| *k == i && *m != WarpMin::Fixed(0))
+        (self.minima.iter()).any(|(k, m)| *k == i && *m != Minimum::Fixed(0))
     }
 
     /// The minima for a test whose scalars and numeric defines are `vars`; the error says
-    /// which key's expression failed and why.
+    /// which key of `table` (`warp_require`, `require`) failed and why.
     pub fn for_vars(
         &self,
+        table: &str,
         vars: &std::collections::BTreeMap<String, f64>,
     ) -> Result<Vec<(usize, u64)>, String> {
         (self.minima.iter())
             .map(|(i, m)| match m {
-                WarpMin::Fixed(v) => Ok((*i, *v)),
-                WarpMin::Expr(e) => match super::expr::eval_int(e, vars) {
+                Minimum::Fixed(v) => Ok((*i, *v)),
+                Minimum::Expr(e) => match super::expr::eval_int(e, vars) {
                     Ok(v) if v >= 0 => Ok((*i, v as u64)),
                     Ok(v) => Err(format!(
-                        "`warp_require.{}` = \"{e}\" is {v}, below 0",
+                        "`{table}.{}` = \"{e}\" is {v}, below 0",
                         Counters::NAMES[*i]
                     )),
                     Err(why) => Err(format!(
-                        "`warp_require.{}` = \"{e}\": {why}",
+                        "`{table}.{}` = \"{e}\": {why}",
                         Counters::NAMES[*i]
                     )),
                 },

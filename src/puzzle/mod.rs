@@ -37,7 +37,7 @@ mod workspace;
 pub use error::{os_reason, Invalid, PuzzleError};
 pub use generators::Generator;
 pub use index::{Entry as IndexEntry, Index};
-pub use limits::{BlockLimits, Budget, PerfKind, Technique, WarpMin, WarpRequire};
+pub use limits::{BlockLimits, Budget, Minimum, PerfKind, ScaledMinima, Technique};
 pub use load::{load_catalog, load_dir, BrokenPuzzle, Catalog};
 pub use model::{
     defines_text, store_buffers, ArgSource, BenchFlops, BufferSpec, Init, KernelDef, LaunchStep,

@@ -114,7 +114,10 @@ pub struct Puzzle {
     /// `[technique]`: the technique the puzzle teaches, for messages and `gpuzzle lint`.
     pub technique: Option<super::limits::Technique>,
     /// `warp_require`: minima of the total of each warp with work, over every launch.
-    pub warp_require: super::limits::WarpRequire,
+    pub warp_require: super::limits::ScaledMinima,
+    /// The expressions of `require` (single-launch puzzles): worked out per test into the
+    /// step's `require` (`require_for`), beside its whole numbers in `require`.
+    pub require_scaled: super::limits::ScaledMinima,
 }
 
 /// The most a puzzle's `points` may be: a grade, not a counter.
@@ -660,10 +663,37 @@ impl Puzzle {
     /// defines (the puzzle's, then its own) and scalars; checked when the puzzle is read, so
     /// an error here means a test made after that (it names the key and why).
     pub fn warp_minima(&self, test: &TestCase) -> Result<Vec<(usize, u64)>, String> {
+        self.warp_require
+            .for_vars("warp_require", &self.test_vars(test))
+    }
+
+    /// The test's `require`: the whole numbers, and the expressions worked out for it (an
+    /// expression that cannot be, which the puzzle's reading already refused, is left out).
+    pub fn require_for(&self, test: &TestCase) -> BlockLimits {
+        let mut r = self.require;
+        if let Ok(minima) = self.require_minima(test) {
+            for (i, min) in minima {
+                if let Some(slot) = r.slot(i) {
+                    *slot = Some(min);
+                }
+            }
+        }
+        r
+    }
+
+    /// The expressions of `require`, worked out for `test`.
+    pub fn require_minima(&self, test: &TestCase) -> Result<Vec<(usize, u64)>, String> {
+        self.require_scaled
+            .for_vars("require", &self.test_vars(test))
+    }
+
+    /// What a test's expressions see: its numeric defines (the puzzle's, then its own) and
+    /// its scalars.
+    fn test_vars(&self, test: &TestCase) -> BTreeMap<String, f64> {
         let mut vars =
             super::launches::numeric_defines(&merge_defines(&self.defines, &test.defines));
         vars.extend(test.scalars.iter().map(|(k, v)| (k.clone(), *v)));
-        self.warp_require.for_vars(&vars)
+        vars
     }
 
     /// The CUDA C source of the spec kernel:
@@ -747,7 +777,7 @@ impl Puzzle {
                 params: &self.params,
                 budget: self.budget,
                 block_budget: self.block_budget,
-                require: self.require,
+                require: self.require_for(test),
                 grid: test.grid,
                 block: test.block,
                 shared_bytes: test.shared_bytes,

@@ -3,7 +3,7 @@
 
 use super::error::{line_of, PuzzleError};
 use super::generators::Generator;
-use super::limits::{Budget, WarpMin, WarpRequire};
+use super::limits::{Budget, Minimum, ScaledMinima};
 use super::model::{
     BenchFlops, BufferSpec, Init, Mistake, MistakeKind, Param, ParamKind, Puzzle, Teach, TestCase,
     Tolerance, Unseen, WrongElements, SPEC_KERNEL,
@@ -396,7 +396,8 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
     forbid(&mut budget, forbidden);
     let technique = parse_technique(&cx, &raw, &mut errs);
     let block_budget = (raw.block_budget.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
-    let require = (raw.require.as_ref()).map_or_else(Default::default, |b| *b.get_ref());
+    let require = (raw.require.as_ref()).map_or_else(Default::default, |b| b.get_ref().fixed);
+    let require_scaled = parse_require_scaled(&cx, &raw, multi, &mut errs);
     let warp_require = parse_warp_require(&cx, &raw, &mut errs);
     let mut kernels = Vec::new();
     let params = if errs.is_empty() {
@@ -483,6 +484,7 @@ pub(crate) fn parse_puzzle(text: &str, path: &Path) -> Result<Parsed, PuzzleErro
         arch,
         technique,
         warp_require,
+        require_scaled,
     };
     check_warp_minima(&cx, &raw, &puzzle)?;
     Ok(Parsed {
@@ -733,8 +735,8 @@ fn parse_forbid(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> u32 {
 /// `warp_require = { mma = "K / 16 * 32", ldmatrix = 64 }`: each key a counter, each value a
 /// whole number or an expression over the test's scalars (checked per test once the tests
 /// are read: `check_warp_minima`).
-fn parse_warp_require(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> WarpRequire {
-    let mut out = WarpRequire::default();
+fn parse_warp_require(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) -> ScaledMinima {
+    let mut out = ScaledMinima::default();
     let Some(table) = &raw.warp_require else {
         return out;
     };
@@ -750,8 +752,8 @@ fn parse_warp_require(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) ->
             continue;
         };
         let min = match value {
-            toml::Value::Integer(v) if *v >= 0 => WarpMin::Fixed(*v as u64),
-            toml::Value::String(e) if !e.trim().is_empty() => WarpMin::Expr(e.trim().to_string()),
+            toml::Value::Integer(v) if *v >= 0 => Minimum::Fixed(*v as u64),
+            toml::Value::String(e) if !e.trim().is_empty() => Minimum::Expr(e.trim().to_string()),
             other => {
                 errs.push(cx.err(
                     &table.span(),
@@ -770,21 +772,58 @@ fn parse_warp_require(cx: &Ctx, raw: &RawPuzzle, errs: &mut Vec<PuzzleError>) ->
 /// Every test's `warp_require` minima can be computed (an expression names only the test's
 /// scalars and numeric defines, and is not negative), so judging never meets a bad one.
 fn check_warp_minima(cx: &Ctx, raw: &RawPuzzle, p: &Puzzle) -> Result<(), PuzzleError> {
-    let Some(table) = &raw.warp_require else {
-        return Ok(());
-    };
-    let tests = p.tests.iter().chain(p.unseen.iter().map(|u| &u.test));
-    for t in tests.chain(p.bench.iter()) {
-        if let Err(why) = p.warp_minima(t) {
-            return Err(cx.err(
-                &table.span(),
-                "warp_require",
-                format!("{why} (in the test \"{}\")", t.name),
-                "use the test's scalars and numeric defines, with whole-number arithmetic that stays at 0 or more",
-            ));
+    let spans = [
+        ("warp_require", raw.warp_require.as_ref().map(|t| t.span())),
+        ("require", raw.require.as_ref().map(|t| t.span())),
+    ];
+    for (table, span) in spans {
+        let Some(span) = span else {
+            continue;
+        };
+        let tests = p.tests.iter().chain(p.unseen.iter().map(|u| &u.test));
+        for t in tests.chain(p.bench.iter()) {
+            let worked = match table {
+                "warp_require" => p.warp_minima(t),
+                _ => p.require_minima(t),
+            };
+            if let Err(why) = worked {
+                return Err(cx.err(
+                    &span,
+                    table,
+                    format!("{why} (in the test \"{}\")", t.name),
+                    "use the test's scalars and numeric defines, with whole-number arithmetic that stays at 0 or more",
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// The expressions of `require` (`require = { cp_async = "K / 16 * 128" }`): a single-launch
+/// puzzle's only; a multi-launch puzzle's kernels each take the whole numbers.
+fn parse_require_scaled(
+    cx: &Ctx,
+    raw: &RawPuzzle,
+    multi: bool,
+    errs: &mut Vec<PuzzleError>,
+) -> ScaledMinima {
+    let Some(r) = &raw.require else {
+        return ScaledMinima::default();
+    };
+    if multi && !r.get_ref().scaled.is_empty() {
+        errs.push(cx.err(
+            &r.span(),
+            "require",
+            "an expression in `require` is for single-launch puzzles",
+            "give each kernel's minimum as a whole number, in its `[[kernels]]` table",
+        ));
+        return ScaledMinima::default();
+    }
+    ScaledMinima {
+        minima: (r.get_ref().scaled.iter())
+            .map(|(i, e)| (*i, Minimum::Expr(e.clone())))
+            .collect(),
+    }
 }
 
 /// A budget of 0 for each counter in `forbidden`, marked as forbidden.
@@ -2717,6 +2756,43 @@ buffers.out = { len = 100, output = true }
         bad("{ mma = 1.5 }", "warp_require.mma", "not a minimum");
         bad("{ mma = \"K / 16\" }", "warp_require", "K");
         bad("{ mma = \"size - 100\" }", "warp_require", "below 0");
+    }
+
+    #[test]
+    fn require_takes_expressions_worked_out_per_test_beside_its_numbers() {
+        let text = GOOD.replace(
+            "budget = {",
+            "require = { shuffles = \"size / 8 * 32\", votes = 2 }\nbudget = {",
+        );
+        let p = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let (shuffles, votes) = (Counters::index("shuffles"), Counters::index("votes"));
+        let (shuffles, votes) = (shuffles.expect("a counter"), votes.expect("a counter"));
+        assert_eq!(
+            (p.require.get(shuffles), p.require.get(votes)),
+            (None, Some(2))
+        );
+        // Size 8, then 16: the step of each test carries its own minimum.
+        for (t, want) in [(0, 32), (1, 64)] {
+            let r = p.require_for(&p.tests[t]);
+            assert_eq!((r.get(shuffles), r.get(votes)), (Some(want), Some(2)));
+            assert_eq!(p.steps(&p.tests[t])[0].require, r);
+        }
+        // An expression over a name no test has, or below 0: an error at the key's line.
+        for (table, says) in [
+            ("{ mma = \"K / 16\" }", "K"),
+            ("{ mma = \"size - 100\" }", "below 0"),
+        ] {
+            let text = GOOD.replace("budget = {", &format!("require = {table}\nbudget = {{"));
+            let inv = one_error(&text, line_with(&text, "require", 0), "require");
+            assert!(inv.problem.contains(says), "{inv}");
+        }
+        // Multi-launch puzzles take whole numbers only.
+        let text = MULTI.replace(
+            "hints = [\"one\", \"two\", \"three\"]",
+            "hints = [\"one\", \"two\", \"three\"]\nrequire = { global_reads = \"n\" }",
+        );
+        let e = parse(&text).expect_err("an expression in a multi-launch puzzle");
+        assert!(e.to_string().contains("single-launch"), "{e}");
     }
 
     #[test]

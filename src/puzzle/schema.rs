@@ -3,8 +3,9 @@
 //! everywhere, so a misspelt key is an error, not a silently ignored setting.
 //! docs/puzzle-format.md documents these fields one by one; keep the two in step.
 
+use crate::emu::result::Counters;
 use crate::puzzle::{BlockLimits, Budget};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use toml::Spanned;
 
@@ -47,9 +48,10 @@ pub(super) struct RawPuzzle {
     /// Maxima on a block's total (over its threads) of each counter.
     #[serde(default)]
     pub block_budget: Option<Spanned<BlockLimits>>,
-    /// Minima every block's total must reach: the memory space a lesson is about.
+    /// Minima every block's total must reach: the memory space a lesson is about. Whole
+    /// numbers, or (single-launch puzzles) expressions over a test's scalars in quotes.
     #[serde(default)]
-    pub require: Option<Spanned<BlockLimits>>,
+    pub require: Option<Spanned<RawRequire>>,
     /// Minima of the total of each warp with work: numbers or expressions over the scalars.
     #[serde(default)]
     pub warp_require: Option<Spanned<toml::Table>>,
@@ -273,4 +275,81 @@ pub(super) struct RawMistake {
     #[serde(default)]
     pub wrong: Option<Spanned<String>>,
     pub hint: Spanned<String>,
+}
+
+/// `require` as written: each key a counter, each value a whole number (`fixed`) or an
+/// expression in quotes (`scaled`, in file order), read key by key so that a misspelt counter
+/// or a negative number is an error at its key, in the words `BlockLimits` gives.
+#[derive(Debug, Default)]
+pub(super) struct RawRequire {
+    pub fixed: BlockLimits,
+    pub scaled: Vec<(usize, String)>,
+}
+
+impl<'de> Deserialize<'de> for RawRequire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = RawRequire;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of counters and their minima")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawRequire, A::Error> {
+                use serde::de::Error;
+                let mut out = RawRequire::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    let Some(i) = Counters::index(&key) else {
+                        return Err(A::Error::unknown_field(&key, &Counters::NAMES));
+                    };
+                    // The value's own type checks it, so an error points at the value.
+                    match map.next_value::<RequireValue>()? {
+                        RequireValue::Whole(v) => {
+                            if let Some(slot) = out.fixed.slot(i) {
+                                *slot = Some(v);
+                            }
+                        }
+                        RequireValue::Expr(e) => out.scaled.push((i, e)),
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// One `require` value: a whole number, or an expression in quotes.
+enum RequireValue {
+    Whole(u64),
+    Expr(String),
+}
+
+impl<'de> Deserialize<'de> for RequireValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = RequireValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("u64")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RequireValue, E> {
+                Ok(RequireValue::Whole(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RequireValue, E> {
+                u64::try_from(v)
+                    .map(RequireValue::Whole)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RequireValue, E> {
+                match v.trim() {
+                    "" => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                    e => Ok(RequireValue::Expr(e.to_string())),
+                }
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
