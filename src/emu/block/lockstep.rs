@@ -1594,6 +1594,18 @@ $L_store:
     }
 
     #[test]
+    fn mma_of_a_partial_warp_in_lockstep_gives_what_one_thread_at_a_time_gives() {
+        // A block of 20 threads: lanes 20..31 do not exist and give zeros to the product
+        // (the lockstep path copies only the running lanes' register columns); the
+        // `__syncwarp` names the 20 (a mask of absent lanes would end the lockstep run).
+        let partial = TENSOR.replace("bar.warp.sync -1;", "bar.warp.sync 1048575;");
+        let (on, off, ran) = both(&partial, "tensor", 20, vec![floats("out", 128)]);
+        assert_eq!(digest(&on), digest(&off));
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        assert_eq!(on.counters.total.how.get(Family::Mma), 20);
+    }
+
+    #[test]
     fn a_warp_s_fma_rounds_once_like_one_thread_s_on_every_kind_of_value() {
         // Operands where rounding twice differs from once, infinities, NaN, signed zeros,
         // subnormals and the largest finite values.
