@@ -251,19 +251,20 @@ impl<'l> Block<'l> {
             // just above); the function itself is safe code.
             return unsafe { self.lockstep_avx2(base, lanes) };
         }
-        self.lockstep_run(base, lanes)
+        self.lockstep_run::<false>(base, lanes)
     }
 
     /// `lockstep` compiled for processors with AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
     fn lockstep_avx2(&mut self, base: usize, lanes: u32) -> WarpEnd {
-        self.lockstep_run(base, lanes)
+        self.lockstep_run::<true>(base, lanes)
     }
 
-    /// `lockstep`, for whichever build inlines it.
+    /// `lockstep`, for whichever build inlines it (`AVX2`: the build for processors with AVX2
+    /// and FMA, where `mul_add` is the FMA instruction inline, with no test per lane).
     #[inline(always)]
-    fn lockstep_run(&mut self, base: usize, lanes: u32) -> WarpEnd {
+    fn lockstep_run<const AVX2: bool>(&mut self, base: usize, lanes: u32) -> WarpEnd {
         let launch = self.mem.launch;
         let end = (base + 32).min(self.threads.len());
         let Block {
@@ -354,7 +355,13 @@ impl<'l> Block<'l> {
                     deferred.add(counts, FLOAT32, on, all_lanes);
                 }
                 Fast::Fma32 { d, a, b, c } => {
-                    lanes3(file, on, d, [a, b, c], fast::fma32);
+                    if AVX2 {
+                        // `fast::fma32` tests for the instruction at each call, which kept
+                        // the lane loop from being vectorised; here it is known to be there.
+                        lanes3(file, on, d, [a, b, c], fast::fma32_fused);
+                    } else {
+                        lanes3(file, on, d, [a, b, c], fast::fma32);
+                    }
                     deferred.add(counts, FLOAT32, on, all_lanes);
                 }
                 Fast::F64 { op, d, a, b } => {
@@ -362,7 +369,11 @@ impl<'l> Block<'l> {
                     for_lanes(warp, on, |_, th| th.counters.count(Family::F64, 1));
                 }
                 Fast::Fma64 { d, a, b, c } => {
-                    lanes3(file, on, d, [a, b, c], fast::fma64);
+                    if AVX2 {
+                        lanes3(file, on, d, [a, b, c], fast::fma64_fused);
+                    } else {
+                        lanes3(file, on, d, [a, b, c], fast::fma64);
+                    }
                     for_lanes(warp, on, |_, th| th.counters.count(Family::F64, 1));
                 }
                 Fast::Setp { cmp, ty, d, a, b } => match ty {
