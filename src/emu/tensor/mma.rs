@@ -89,21 +89,11 @@ pub fn is_f16_k16(op: &Mma) -> bool {
 /// The warp's operand registers for `f16_k16`, register by register: `a[r][lane]` is register
 /// `r` of lane `lane`'s A fragment (B's and C's alike); a lane that did not take part has
 /// zeros. (A lockstep run's register file is laid out the same way, so its columns copy in.)
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct WarpFrags {
     pub a: [[u64; 32]; 4],
     pub b: [[u64; 32]; 2],
     pub c: [[u64; 32]; 4],
-}
-
-impl Default for WarpFrags {
-    fn default() -> Self {
-        WarpFrags {
-            a: [[0; 32]; 4],
-            b: [[0; 32]; 2],
-            c: [[0; 32]; 4],
-        }
-    }
 }
 
 /// `m16n8k16` with f16 A and B and f32 C and D: D's registers, `d[r][lane]`. The elements
