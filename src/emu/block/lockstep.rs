@@ -51,7 +51,8 @@
 //! `ld.shared.v2/v4` of words the checkers have nothing to say about (a `float4` tile row every
 //! lane reads) is read in the arm, any other lane's through the general path; a warp that
 //! spends its quantum keeps its registers in the warp's file for its next turn; and the
-//! whole loop is compiled twice, for baseline x86-64 and for AVX2 with FMA, picked at run time.
+//! whole loop is compiled twice, for baseline x86-64 and for AVX2 with FMA, picked at run time
+//! (in the AVX2 build `fma` is the instruction inline, with no run-time test per lane).
 //! Tests run both builds on the test kernels and compare everything, and a proptest compares
 //! random kernels (forward skips, `tid`-dependent loops, barriers) in lockstep and one thread
 //! at a time: outputs, counts and diagnostics.
