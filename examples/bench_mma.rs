@@ -1,4 +1,5 @@
-//! Tensor cores on the emulator: `cargo run --release --example bench_mma [-- --reps N]`.
+//! Tensor cores on the emulator: `cargo run --release --example bench_mma [-- --reps N]
+//! [--per-instruction]` (the last: only the per-instruction cost below, for profiling).
 //!
 //! Multiplies two 256x256 matrices twice on one core with the checkers on: (a) the scalar
 //! fp32 matmul through 16x16 shared-memory tiles (as `bench_engine`'s "tiled"), (b) an
@@ -170,7 +171,11 @@ fn main() {
         ),
     ];
     println!("one core, checkers on, best of {reps}");
+    let only_per_instruction = args.iter().any(|a| a == "--per-instruction");
     for (name, kernel, cfg, args) in cases {
+        if only_per_instruction {
+            break;
+        }
         let mut best = Duration::MAX;
         let mut result = None;
         for _ in 0..reps.max(1) {

@@ -732,6 +732,22 @@ pub(super) fn fma32(x: u64, y: u64, z: u64) -> u64 {
     super::float::fma_f32(f(x), f(y), f(z)).to_bits() as u64
 }
 
+/// `fma32` by `mul_add` itself, for code compiled with the FMA instruction enabled (there it
+/// is that instruction, inline, where `fma32` first tests at run time whether the processor
+/// has it); elsewhere it would be the library's software `fma`, exact but slow.
+#[inline(always)]
+pub(super) fn fma32_fused(x: u64, y: u64, z: u64) -> u64 {
+    let f = |v: u64| f32::from_bits(v as u32);
+    f(x).mul_add(f(y), f(z)).to_bits() as u64
+}
+
+/// `fma32_fused` for f64: `fma64` by `mul_add` itself.
+#[inline(always)]
+pub(super) fn fma64_fused(x: u64, y: u64, z: u64) -> u64 {
+    let f = f64::from_bits;
+    f(x).mul_add(f(y), f(z)).to_bits()
+}
+
 /// `fma.rn.f64`, rounded once.
 #[inline(always)]
 pub(super) fn fma64(x: u64, y: u64, z: u64) -> u64 {

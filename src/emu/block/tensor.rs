@@ -21,7 +21,7 @@ use crate::emu::technique::Family;
 use crate::emu::tensor::matrix::{self, Row};
 use crate::emu::tensor::mma::{self, LaneFrags};
 use crate::ptx::ir::{Inst, Op, Operand};
-use crate::ptx::tensor::{MatrixMove, TensorOp};
+use crate::ptx::tensor::{MatrixMove, Mma, TensorOp};
 
 /// Complete `mma` or `ldmatrix` (`inst`, at `pc`) inside a lockstep run, for the lanes `on`
 /// (every live lane of the warp, none waiting elsewhere: what the general path's `present`
@@ -46,6 +46,44 @@ pub(super) fn lockstep_tensor(
     // The lanes of `on`, in lane order.
     let each = || (0..32usize).filter(move |i| on >> i & 1 != 0);
     let family = match &**op {
+        TensorOp::Mma(m) if mma::is_f16_k16(m) && register_columns(m, file.len()) => {
+            // Every operand a register: copied from the file's columns (a lane that does not
+            // take part gives zeros, as `LaneFrags::default`), D written into them.
+            let mut f = mma::WarpFrags::default();
+            let column = |dst: &mut [u64; 32], o: &Operand| {
+                if let Operand::Reg(r) = *o {
+                    let src = &file[r as usize * 32..r as usize * 32 + 32];
+                    if on == u32::MAX {
+                        dst.copy_from_slice(src);
+                    } else {
+                        for i in each() {
+                            dst[i] = src[i];
+                        }
+                    }
+                }
+            };
+            for (dst, o) in f.a.iter_mut().zip(&m.a) {
+                column(dst, o);
+            }
+            for (dst, o) in f.b.iter_mut().zip(&m.b) {
+                column(dst, o);
+            }
+            for (dst, o) in f.c.iter_mut().zip(&m.c) {
+                column(dst, o);
+            }
+            let d = mma::f16_k16(&f);
+            for (r, vals) in m.d.iter().zip(&d) {
+                let dst = &mut file[*r as usize * 32..*r as usize * 32 + 32];
+                if on == u32::MAX {
+                    dst.copy_from_slice(vals);
+                } else {
+                    for i in each() {
+                        dst[i] = vals[i];
+                    }
+                }
+            }
+            Family::Mma
+        }
         TensorOp::Mma(m) => {
             let mut lanes = [LaneFrags::default(); 32];
             for i in each() {
@@ -114,6 +152,18 @@ pub(super) fn lockstep_tensor(
     }
     mem.order.collective(base / 32, on);
     true
+}
+
+/// Whether every operand of `m` is a register inside a register file of `len` values
+/// (`file[reg * 32 + lane]`), with the register counts of `f16_k16`'s form.
+fn register_columns(m: &Mma, len: usize) -> bool {
+    let fits = |o: &Operand| matches!(*o, Operand::Reg(r) if (r as usize + 1) * 32 <= len);
+    m.a.len() == 4
+        && m.b.len() == 2
+        && m.c.len() == 4
+        && m.d.len() == 4
+        && m.a.iter().chain(&m.b).chain(&m.c).all(fits)
+        && m.d.iter().all(|&r| (r as usize + 1) * 32 <= len)
 }
 
 impl<'l> Block<'l> {

@@ -55,67 +55,177 @@ fn int_of(ty: MmaType, bits: u64) -> i64 {
 /// (a lane that did not take part has zeros); returns each lane's destination registers (the
 /// first `op.d.len()` of each). No allocation: the largest shape's matrices fit on the stack.
 pub fn run(op: &Mma, lanes: &[LaneFrags; 32]) -> [[u64; MAX_REGS]; 32] {
-    if Family::of(op.shape, op.a_ty) == Family::Half16
-        && (op.a_ty, op.b_ty, op.c_ty, op.d_ty)
-            == (MmaType::F16, MmaType::F16, MmaType::F32, MmaType::F32)
-    {
-        return run_f16_k16(lanes);
+    if is_f16_k16(op) {
+        let mut f = WarpFrags::default();
+        for (lane, l) in lanes.iter().enumerate() {
+            for r in 0..4 {
+                f.a[r][lane] = l.a[r];
+                f.c[r][lane] = l.c[r];
+            }
+            for r in 0..2 {
+                f.b[r][lane] = l.b[r];
+            }
+        }
+        let d = f16_k16(&f);
+        let mut out = [[0u64; MAX_REGS]; 32];
+        for (lane, regs) in out.iter_mut().enumerate() {
+            for (i, reg) in regs.iter_mut().enumerate() {
+                *reg = d[i][lane];
+            }
+        }
+        return out;
     }
     run_any(op, lanes)
 }
 
-/// `run` of the commonest form, `m16n8k16` with f16 A and B and f32 C and D (the tensor-core
-/// puzzles' and `bench_mma`'s): the elements `run_any` would gather, summed in the same order
-/// and rounded the same way, with the fragment layout (`Family::Half16`'s `coord`) written
-/// out and each element converted once as it is gathered, instead of looked up, extracted
-/// and converted element by element through every type's case.
-fn run_f16_k16(lanes: &[LaneFrags; 32]) -> [[u64; MAX_REGS]; 32] {
+/// The commonest form, `m16n8k16` with f16 A and B and f32 C and D (the tensor-core puzzles'
+/// and `bench_mma`'s), which `f16_k16` computes.
+pub fn is_f16_k16(op: &Mma) -> bool {
+    Family::of(op.shape, op.a_ty) == Family::Half16
+        && (op.a_ty, op.b_ty, op.c_ty, op.d_ty)
+            == (MmaType::F16, MmaType::F16, MmaType::F32, MmaType::F32)
+}
+
+/// The warp's operand registers for `f16_k16`, register by register: `a[r][lane]` is register
+/// `r` of lane `lane`'s A fragment (B's and C's alike); a lane that did not take part has
+/// zeros. (A lockstep run's register file is laid out the same way, so its columns copy in.)
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarpFrags {
+    pub a: [[u64; 32]; 4],
+    pub b: [[u64; 32]; 2],
+    pub c: [[u64; 32]; 4],
+}
+
+/// `m16n8k16` with f16 A and B and f32 C and D: D's registers, `d[r][lane]`. The elements
+/// `run_any` would gather, summed in the same order and rounded the same way, with the
+/// fragment layout (`Family::Half16`'s `coord`) written out register by register: A's
+/// register `r` holds elements `2r` and `2r + 1`, at row `g + 8 (r & 1)` and columns
+/// `2t + 8 (r >> 1)` and the next (lane = 4g + t); B's register `r` holds rows `2t + 8r` and
+/// the next of column `g`; C's register `i` row `g + 8 (i >> 1)`, column `2t + (i & 1)`.
+pub fn f16_k16(f: &WarpFrags) -> [[u64; 32]; MAX_REGS] {
     const K: usize = 16;
     const N: usize = 8;
-    let half = |regs: &[u64; MAX_REGS], i: usize| {
-        f16_to_f32((regs[i / 2] >> ((i % 2) * 16)) as u16) as f64
-    };
-    // A is 16 x 16, B 16 x 8, C and D 16 x 8, row-major.
+    // A is 16 x 16, B 16 x 8, C and D 16 x 8, row-major; A and B first as their halves' bits.
+    let mut ah = [0u16; 16 * K];
+    let mut bh = [0u16; K * N];
+    let mut c = [0f64; 16 * N];
+    for lane in 0..32 {
+        let (g, t) = (lane >> 2, lane % 4);
+        for r in 0..4 {
+            let v = f.a[r][lane];
+            let at = (g + 8 * (r & 1)) * K + 2 * t + 8 * (r >> 1);
+            ah[at] = v as u16;
+            ah[at + 1] = (v >> 16) as u16;
+        }
+        for r in 0..2 {
+            let v = f.b[r][lane];
+            let at = (2 * t + 8 * r) * N + g;
+            bh[at] = v as u16;
+            bh[at + N] = (v >> 16) as u16;
+        }
+        for i in 0..4 {
+            c[(g + 8 * (i >> 1)) * N + 2 * t + (i & 1)] =
+                f32::from_bits(f.c[i][lane] as u32) as f64;
+        }
+    }
     let mut a = [0f64; 16 * K];
     let mut b = [0f64; K * N];
-    let mut c = [0f64; 16 * N];
-    for (lane, f) in lanes.iter().enumerate() {
-        let (g, t) = (lane >> 2, lane % 4);
-        for i in 0..8 {
-            let (r, col) = (g + 8 * ((i >> 1) & 1), t * 2 + (i & 1) + 8 * (i >> 2));
-            a[r * K + col] = half(&f.a, i);
-        }
-        for i in 0..4 {
-            let (r, col) = (t * 2 + (i & 1) + 8 * (i >> 1), g);
-            b[r * N + col] = half(&f.b, i);
-        }
-        for i in 0..4 {
-            let (r, col) = (g + 8 * (i >> 1), t * 2 + (i & 1));
-            c[r * N + col] = f32::from_bits(f.c[i] as u32) as f64;
-        }
-    }
-    let mut d = [0u64; 16 * N];
-    for i in 0..16 {
-        let mut s = [0f64; N];
-        s.copy_from_slice(&c[i * N..i * N + N]);
-        for kk in 0..K {
-            let x = a[i * K + kk];
-            for (v, y) in s.iter_mut().zip(&b[kk * N..kk * N + N]) {
-                *v += x * y;
-            }
-        }
-        for (j, v) in s.iter().enumerate() {
-            d[i * N + j] = (*v as f32).to_bits() as u64;
-        }
-    }
-    let mut out = [[0u64; MAX_REGS]; 32];
-    for (lane, regs) in out.iter_mut().enumerate() {
-        let (g, t) = (lane >> 2, lane % 4);
-        for (i, reg) in regs.iter_mut().enumerate() {
-            *reg = d[(g + 8 * (i >> 1)) * N + t * 2 + (i & 1)];
+    halves_f64(&ah, &mut a);
+    halves_f64(&bh, &mut b);
+    let d = f16_k16_product(&a, &b, &c);
+    let mut out = [[0u64; 32]; MAX_REGS];
+    for (i, col) in out.iter_mut().enumerate() {
+        for (lane, v) in col.iter_mut().enumerate() {
+            let (g, t) = (lane >> 2, lane % 4);
+            *v = d[(g + 8 * (i >> 1)) * N + t * 2 + (i & 1)];
         }
     }
     out
+}
+
+/// Each half of `h` (bits) as f64, exactly `f16_to_f32(x) as f64`: on processors with F16C
+/// eight at a time by the conversion instruction (exact for every finite half, subnormals
+/// included; a NaN keeps its payload, quieted, as the widening to f64 quiets it anyway).
+fn halves_f64(h: &[u16], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the processor has F16C and AVX (tested just above).
+        unsafe { halves_f64_f16c(h, out) };
+        return;
+    }
+    for (o, &x) in out.iter_mut().zip(h) {
+        *o = f16_to_f32(x) as f64;
+    }
+}
+
+/// `halves_f64` by `vcvtph2ps` and `vcvtps2pd`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn halves_f64_f16c(h: &[u16], out: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let mut hc = h.chunks_exact(8);
+    let mut oc = out.chunks_exact_mut(8);
+    for (x, o) in (&mut hc).zip(&mut oc) {
+        // SAFETY: `x` holds 8 halves (16 bytes) and `o` room for 8 f64 (64 bytes); both
+        // accesses are unaligned loads and stores.
+        unsafe {
+            let f = _mm256_cvtph_ps(_mm_loadu_si128(x.as_ptr() as *const __m128i));
+            _mm256_storeu_pd(o.as_mut_ptr(), _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+            _mm256_storeu_pd(
+                o.as_mut_ptr().add(4),
+                _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)),
+            );
+        }
+    }
+    for (o, &x) in oc.into_remainder().iter_mut().zip(hc.remainder()) {
+        *o = f16_to_f32(x) as f64;
+    }
+}
+
+/// D = A * B + C of `f16_k16` (A 16 x 16, B 16 x 8, C and D 16 x 8, row-major), each
+/// element summed in f64 in k order and rounded once to f32; on processors with AVX2 the
+/// loop compiled for them (four sums an instruction; the same operations, so the same bits).
+fn f16_k16_product(a: &[f64; 256], b: &[f64; 128], c: &[f64; 128]) -> [u64; 128] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (tested just above); the function is safe code.
+        return unsafe { f16_k16_product_avx2(a, b, c) };
+    }
+    f16_k16_product_any(a, b, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn f16_k16_product_avx2(a: &[f64; 256], b: &[f64; 128], c: &[f64; 128]) -> [u64; 128] {
+    f16_k16_product_any(a, b, c)
+}
+
+#[inline(always)]
+fn f16_k16_product_any(a: &[f64; 256], b: &[f64; 128], c: &[f64; 128]) -> [u64; 128] {
+    const K: usize = 16;
+    const N: usize = 8;
+    let mut d = [0u64; 16 * N];
+    // Two rows at a time: their sums are independent, so one row's additions wait less on
+    // the other's (each element still adds its terms in k order).
+    for i in (0..16).step_by(2) {
+        let mut s0 = [0f64; N];
+        let mut s1 = [0f64; N];
+        s0.copy_from_slice(&c[i * N..i * N + N]);
+        s1.copy_from_slice(&c[(i + 1) * N..(i + 1) * N + N]);
+        for kk in 0..K {
+            let (x0, x1) = (a[i * K + kk], a[(i + 1) * K + kk]);
+            let row = &b[kk * N..kk * N + N];
+            for j in 0..N {
+                s0[j] += x0 * row[j];
+                s1[j] += x1 * row[j];
+            }
+        }
+        for j in 0..N {
+            d[i * N + j] = (s0[j] as f32).to_bits() as u64;
+            d[(i + 1) * N + j] = (s1[j] as f32).to_bits() as u64;
+        }
+    }
+    d
 }
 
 /// `run` for any form: the fragments gathered through the layout, element by element.
@@ -286,6 +396,32 @@ mod tests {
             assert_eq!(fast, any, "round {round}");
         }
     }
+    #[test]
+    fn every_half_converts_to_the_bits_the_software_conversion_gives() {
+        // All 65536 halves (NaNs with every payload, subnormals, signed zeros), in one slice
+        // (the instruction's eight at a time) and one at a time (its remainder path).
+        let h: Vec<u16> = (0..=u16::MAX).collect();
+        let mut out = vec![0f64; h.len()];
+        halves_f64(&h, &mut out);
+        for (&x, v) in h.iter().zip(&out) {
+            assert_eq!(
+                v.to_bits(),
+                (f16_to_f32(x) as f64).to_bits(),
+                "half {x:#06x}"
+            );
+        }
+        let odd = [0x7c01u16, 0xfe00, 0x0001, 0x8000, 0x3c00];
+        let mut few = [0f64; 5];
+        halves_f64(&odd, &mut few);
+        for (&x, v) in odd.iter().zip(&few) {
+            assert_eq!(
+                v.to_bits(),
+                (f16_to_f32(x) as f64).to_bits(),
+                "half {x:#06x}"
+            );
+        }
+    }
+
     use crate::ptx::ir::Operand;
     use crate::ptx::tensor::MmaShape;
 
