@@ -43,6 +43,7 @@ mod race;
 mod reread;
 mod restore;
 mod rounds;
+pub mod seen;
 pub mod source;
 mod staging;
 pub mod technique;
