@@ -25,6 +25,7 @@ mod double_buffer;
 mod endless;
 pub mod eval;
 mod fill;
+mod half_swap;
 mod heap;
 pub mod hints;
 mod index;
@@ -40,6 +41,7 @@ mod passes;
 pub mod perf;
 mod ping_pong;
 mod race;
+mod read_side;
 mod reread;
 mod restore;
 mod rounds;
@@ -51,7 +53,9 @@ mod tile_load;
 mod transposed;
 mod tree;
 mod uninit;
+mod unread_tree;
 mod warp;
+mod warp_writer;
 mod window;
 mod wmma;
 mod wrong;
@@ -976,6 +980,47 @@ mod tests {
             "{h}"
         );
         assert!(!h.contains("== 0)`"), "{h}");
+    }
+
+    const PING_PONG: &str = "__global__ void smooth(float* y, const float* x) {\n    __shared__ float pp[2][16];\n    int j = threadIdx.x;\n    pp[0][j] = x[j];\n    __syncthreads();\n    int cur = 0;\n    for (int it = 0; it < 3; it++) {\n        float left = j > 0 ? pp[1 - cur][j - 1] : 0.0f;\n        pp[1 - cur][j] = 0.5f * (pp[cur][j] + left);\n        __syncthreads();\n        cur = 1 - cur;\n    }\n    y[j] = pp[cur][j];\n}\n";
+
+    fn ping_pong_race(src: &str) -> String {
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("pp", 18, 32),
+            2,
+            false,
+            (Access::Read, Access::Write),
+        );
+        help(
+            src,
+            diag(DiagKind::SharedRace, 8, Some(9), 3, f),
+            [16, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn race_a_pass_reading_the_half_it_writes_gets_the_other_half_not_a_barrier() {
+        // Another shape than the scan: a smoothing stencil, `cur` for the half read.
+        let h = ping_pong_race(PING_PONG);
+        assert!(
+            h.contains(
+                "line 8 reads `pp[1 - cur][j - 1]` from the half of `pp` this pass writes (line 9"
+            ) && h.contains("takes `pp[cur]` (line 9)")
+                && h.contains("read `pp[cur][j - 1]` there"),
+            "{h}"
+        );
+        assert!(!h.contains("registers first"), "{h}");
+    }
+
+    #[test]
+    fn race_in_a_double_buffer_whose_pass_reads_one_half_only_keeps_the_ordering_help() {
+        // Every read of the pass names the half it writes: no other half to point to.
+        let one_half = PING_PONG.replace("(pp[cur][j] + left)", "(pp[1 - cur][j] + left)");
+        let h = ping_pong_race(&one_half);
+        assert!(!h.contains("from the half of"), "{h}");
     }
 
     #[test]

@@ -652,6 +652,9 @@ impl Race<'_> {
         if let Some(m) = super::double_buffer::help(self.c, (w, r), s, (&who.0, &who.1)) {
             return m;
         }
+        if let Some(m) = super::read_side::help(self.c, (w, r), s) {
+            return m;
+        }
         if let Some(m) = self.across_calls(w, r) {
             return m;
         }

@@ -116,6 +116,18 @@ pub fn explain(
                 }
             }
         }
+        [(who, line)] => {
+            let at = code(*line)?;
+            path_lines.push(*line);
+            said.push(format!(
+                "Thread {} updated it atomically on {at}, the only thread to write it{}.",
+                thread_name(*who, launch).trim_start_matches("thread "),
+                match w.count {
+                    1 => String::new(),
+                    n => format!(" ({n} updates)"),
+                }
+            ));
+        }
         threads => {
             let mut lines: Vec<u32> = threads.iter().map(|(_, l)| *l).collect();
             lines.sort_unstable();
@@ -135,12 +147,104 @@ pub fn explain(
             ));
         }
     }
+    // The locals the stored value is made of (`out[i] = sum;`), and the lines that set them:
+    // where a register's value comes from, which the trace of memory does not show.
+    if let [line] = path_lines[..] {
+        let mut set = Vec::new();
+        for local in stored_locals(src.line(line)) {
+            let lines = assigning_lines(&src, line, &local);
+            if lines.is_empty() || lines.len() > 4 {
+                continue;
+            }
+            let on: Vec<String> = lines.iter().filter_map(|&l| code(l)).collect();
+            path_lines.extend(&lines);
+            set.push(format!("`{local}` is set on {}", and_list(&on)));
+            if set.len() == 2 {
+                break;
+            }
+        }
+        if !set.is_empty() {
+            said.push(format!("{}.", set.join("; ")));
+        }
+    }
     if got.abs() > expected.abs() {
         if let Some(twice) = path_lines.iter().find_map(|&l| added_twice(src.line(l), l)) {
             said.push(twice);
         }
     }
     Some(said.join(" "))
+}
+
+/// The plain names (not arrays, calls or members) in the value stored on `code`: the right
+/// side of its assignment, or the value argument of an atomic (`atomicAdd(&out[0], total)`).
+pub(super) fn stored_locals(code: &str) -> Vec<String> {
+    let value = match code.find("atomic") {
+        Some(at) => code[at..].find('(').and_then(|open| {
+            let args = super::eval::split_top(&code[at + open + 1..], ',');
+            args.get(1)
+                .map(|a| a.trim().trim_end_matches([')', ';', ' ']).to_string())
+        }),
+        None => assigned_value(code).map(str::to_string),
+    };
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    let chars: Vec<char> = value.chars().collect();
+    let mut k = 0;
+    // Inside `[...]`: an index, not a part of the value.
+    let mut depth = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ => {}
+        }
+        if depth > 0 || !(c.is_alphabetic() || c == '_') {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < chars.len() && (chars[k].is_alphanumeric() || chars[k] == '_') {
+            k += 1;
+        }
+        let word: String = chars[start..k].iter().collect();
+        let after = chars[k..].iter().find(|c| !c.is_whitespace());
+        let before = chars[..start].iter().rev().find(|c| !c.is_whitespace());
+        let member = matches!(before, Some('.')) || matches!(after, Some('.' | '[' | '(' | ':'));
+        let number_suffix = start > 0 && chars[start - 1].is_ascii_digit();
+        if !member && !number_suffix && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// The lines of `code`'s function before line `n` that assign to `name` (`name = ...`,
+/// `float name = ...`, `name += ...`, `name++`).
+pub(super) fn assigning_lines(src: &Source, n: u32, name: &str) -> Vec<u32> {
+    let start = src.function_of(n).map_or(1, |f| f.0);
+    (start..n)
+        .filter(|&l| {
+            let code = src.line(l);
+            let mut from = 0;
+            while let Some(at) = super::source::find_word(&code[from..], name) {
+                let rest = code[from + at + name.len()..].trim_start();
+                let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
+                    || [
+                        "+=", "-=", "*=", "/=", "|=", "&=", "^=", "<<=", ">>=", "++", "--",
+                    ]
+                    .iter()
+                    .any(|op| rest.starts_with(op));
+                if assigns {
+                    return true;
+                }
+                from += at + name.len();
+            }
+            false
+        })
+        .collect()
 }
 
 /// Every write to `cell` in `launch` (in the block `only`, for a shared element), grouped by

@@ -13,7 +13,10 @@
 //! - `block_writer`: one thread of the grid (`i == 0`, global) where one of each block is meant;
 //! - `ping_pong`: a double buffer read and written at fixed sides, never swapped;
 //! - `tile_load`: a tile filled from a read that does not depend on the tile's column;
-//! - `ballot_rank`: a rank that counts the lanes above instead of below.
+//! - `ballot_rank`: a rank that counts the lanes above instead of below;
+//! - `warp_writer`: one thread of a block of several warps hands on one warp's folded total;
+//! - `unread_tree`: a tree over a `__shared__` array whose total is never read back;
+//! - `half_swap`: an exchange of two shared elements that stores only one side.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -91,7 +94,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 8] = [
+    let rules: [fn(&Seen) -> Option<String>; 11] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -100,6 +103,9 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::ping_pong::explain,
         super::tile_load::explain,
         super::ballot_rank::explain,
+        super::warp_writer::explain,
+        super::unread_tree::explain,
+        super::half_swap::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
