@@ -17,6 +17,7 @@ mod atomics;
 mod ballot;
 mod ballot_rank;
 mod barrier;
+mod block_slot;
 mod block_writer;
 mod bounds;
 mod coalesce;
@@ -43,6 +44,7 @@ mod ping_pong;
 mod race;
 mod read_side;
 mod reread;
+mod rescale;
 mod restore;
 mod rounds;
 pub mod seen;
@@ -485,6 +487,51 @@ mod tests {
         );
         assert!(h.contains("`a[i]`") || h.contains("same index"), "{h}");
         assert!(!h.contains("guard the access with"), "{h}");
+    }
+
+    const BLOCK_TOTALS: &str = "__global__ void totals(float* sums, const float* x) {\n    __shared__ float cache[64];\n    int tid = threadIdx.x;\n    int gid = blockIdx.x * blockDim.x + tid;\n    cache[tid] = x[gid];\n    __syncthreads();\n    if (tid == 0) {\n        sums[gid] = cache[0] + cache[1];\n    }\n}\n";
+
+    #[test]
+    fn bounds_a_block_result_at_a_thread_index_gets_the_block_slot_not_a_guard() {
+        // Another shape than the cooperative-groups sum: a shared cache, `tid == 0` stores.
+        let h = help(
+            BLOCK_TOTALS,
+            diag(
+                DiagKind::OutOfBounds,
+                8,
+                None,
+                0,
+                oob("sums", 64, 2, Access::Write),
+            ),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("sums has one element per block (2 blocks)")
+                && h.contains("`if (tid == 0)` (line 7)")
+                && h.contains("`gid` (`blockIdx.x * blockDim.x + tid`) counts threads")
+                && h.contains("`sums[blockIdx.x]`"),
+            "{h}"
+        );
+        assert!(!h.contains("guard `gid <"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_block_slot_is_not_offered_where_the_output_is_not_one_per_block() {
+        // 100 elements for 2 blocks: a map's output, whatever the guard.
+        let h = help(
+            BLOCK_TOTALS,
+            diag(
+                DiagKind::OutOfBounds,
+                8,
+                None,
+                0,
+                oob("sums", 128, 100, Access::Write),
+            ),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(!h.contains("one element per block"), "{h}");
     }
 
     #[test]

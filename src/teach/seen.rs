@@ -550,6 +550,53 @@ mod tests {
         assert!(!said.contains("twice"), "{said}");
     }
 
+    const DOT_ROW: &str =
+        "__global__ void rowdot(float* r, const float* m, const float* w, int k) {
+    int row = blockIdx.x;
+    float acc = 0.0f;
+    for (int j = 0; j < k; j++) {
+        acc += m[row * k + j] * w[k - 1 - j];
+    }
+    if (threadIdx.x == 0) r[row] = acc + 0.0f * row;
+}
+";
+
+    #[test]
+    fn a_register_stored_is_followed_to_the_lines_that_set_it() {
+        use EventKind::{Read as R, Write as W};
+        use Space::Global as G;
+        // One thread per block; the store reads no memory on its line.
+        let thread = |b: usize| {
+            vec![
+                ev(G, 1, b * 2, R, 5),
+                ev(G, 2, 1, R, 5),
+                ev(G, 1, b * 2 + 1, R, 5),
+                ev(G, 2, 0, R, 5),
+                ev(G, 0, b, W, 7),
+            ]
+        };
+        let trace = launch(
+            vec![var("r", 2), var("m", 4), var("w", 2)],
+            Vec::new(),
+            vec![vec![thread(0)], vec![thread(1)]],
+            1,
+        );
+        let o = compare(&[5.0, 11.0], &[4.0, 10.0]);
+        let said = explain(&scene(DOT_ROW, 1, 2), "r", &o, &[trace]).unwrap_or_default();
+        assert!(
+            said.contains("Thread 0 of block 0 wrote it on line 7 (`if (threadIdx.x == 0) r[row] = acc + 0.0f * row;`)"),
+            "{said}"
+        );
+        // `acc` is followed, `row` too (it is set before the store), never the index's names.
+        assert!(
+            said.contains("`acc` is set on line 3 (`float acc = 0.0f;`) and line 5 (`acc += m[row * k + j] * w[k - 1 - j];`)"),
+            "{said}"
+        );
+        assert!(!said.contains("`k` is set"), "{said}");
+        assert_eq!(stored_locals("atomicAdd(&out[0], total);"), ["total"]);
+        assert_eq!(stored_locals("y[i] = a[i] - mean;"), ["mean"]);
+    }
+
     #[test]
     fn nothing_is_said_where_the_trace_is_incomplete_or_no_launch_wrote_the_element() {
         let o = compare(&[6.0, 22.0], &[6.0, 40.0]);

@@ -16,7 +16,8 @@
 //! - `ballot_rank`: a rank that counts the lanes above instead of below;
 //! - `warp_writer`: one thread of a block of several warps hands on one warp's folded total;
 //! - `unread_tree`: a tree over a `__shared__` array whose total is never read back;
-//! - `half_swap`: an exchange of two shared elements that stores only one side.
+//! - `half_swap`: an exchange of two shared elements that stores only one side;
+//! - `rescale`: a running sum left out of the rescale its loop gives the other running values.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -94,7 +95,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 11] = [
+    let rules: [fn(&Seen) -> Option<String>; 12] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -106,6 +107,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::warp_writer::explain,
         super::unread_tree::explain,
         super::half_swap::explain,
+        super::rescale::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
