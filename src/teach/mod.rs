@@ -20,6 +20,7 @@ mod barrier;
 mod block_slot;
 mod block_writer;
 mod bounds;
+mod butterfly;
 mod coalesce;
 pub mod compile_fix;
 mod double_buffer;
@@ -52,12 +53,14 @@ pub mod source;
 mod staging;
 pub mod technique;
 mod tile_load;
+mod tile_pairs;
 mod transposed;
 mod tree;
 mod uninit;
 mod unread_tree;
 mod warp;
 mod warp_writer;
+mod whole_tiles;
 mod window;
 mod wmma;
 mod wrong;
@@ -1342,6 +1345,33 @@ mod tests {
         assert!(
             h.contains("both in `rotate()`") && h.contains("line 11 calls it inside a loop"),
             "{h}"
+        );
+    }
+
+    #[test]
+    fn race_one_lane_per_warp_in_a_wider_guard_writing_one_slot_gets_the_grid_warp_number() {
+        // Another shape than puzzle 27's: other names, the lane test second in the guard.
+        let src = "__global__ void wsum(float* partial, const float* x, int n) {\n    int g = blockIdx.x * blockDim.x + threadIdx.x;\n    int l = threadIdx.x & 31;\n    float v = g < n ? x[g] : 0.0f;\n    v += __shfl_xor_sync(0xffffffff, v, 1);\n    if (g < n && l == 0) partial[l] = v;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("partial", 0, 4),
+            0,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::GlobalRace, 6, None, 32, f);
+        d.thread = [32, 0, 0];
+        let h = help(src, d, [64, 1, 1], &[("n", 128)]);
+        assert!(
+            h.contains("`if (l == 0)` (line 6) lets one thread of each warp through")
+                && h.contains("`partial[g / 32]`")
+                && h.contains("`if (threadIdx.x == 0)`"),
+            "{h}"
+        );
+        assert!(
+            !h.contains("threadIdx.x / 32"),
+            "a block's warp number repeats across blocks: {h}"
         );
     }
 

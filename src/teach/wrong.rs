@@ -17,7 +17,10 @@
 //! - `warp_writer`: one thread of a block of several warps hands on one warp's folded total;
 //! - `unread_tree`: a tree over a `__shared__` array whose total is never read back;
 //! - `half_swap`: an exchange of two shared elements that stores only one side;
-//! - `rescale`: a running sum left out of the rescale its loop gives the other running values.
+//! - `rescale`: a running sum left out of the rescale its loop gives the other running values;
+//! - `butterfly`: a warp fold by shuffles that starts below 16;
+//! - `whole_tiles`: a tile loop over whole tiles only, whose body pads a partial one;
+//! - `tile_pairs`: blocks that take two tiles each but start one tile apart.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -95,7 +98,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 12] = [
+    let rules: [fn(&Seen) -> Option<String>; 15] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -108,6 +111,9 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::unread_tree::explain,
         super::half_swap::explain,
         super::rescale::explain,
+        super::butterfly::explain,
+        super::whole_tiles::explain,
+        super::tile_pairs::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
