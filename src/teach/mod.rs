@@ -57,6 +57,7 @@ mod tile_pairs;
 mod transposed;
 mod tree;
 mod uninit;
+mod unread_shared;
 mod unread_tree;
 mod warp;
 mod warp_writer;

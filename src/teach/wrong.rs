@@ -20,7 +20,8 @@
 //! - `rescale`: a running sum left out of the rescale its loop gives the other running values;
 //! - `butterfly`: a warp fold by shuffles that starts below 16;
 //! - `whole_tiles`: a tile loop over whole tiles only, whose body pads a partial one;
-//! - `tile_pairs`: blocks that take two tiles each but start one tile apart.
+//! - `tile_pairs`: blocks that take two tiles each but start one tile apart;
+//! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -98,7 +99,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 15] = [
+    let rules: [fn(&Seen) -> Option<String>; 16] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -114,6 +115,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::butterfly::explain,
         super::whole_tiles::explain,
         super::tile_pairs::explain,
+        super::unread_shared::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
