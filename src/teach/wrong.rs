@@ -21,7 +21,9 @@
 //! - `butterfly`: a warp fold by shuffles that starts below 16;
 //! - `whole_tiles`: a tile loop over whole tiles only, whose body pads a partial one;
 //! - `tile_pairs`: blocks that take two tiles each but start one tile apart;
-//! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant.
+//! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant;
+//! - `reset_in_loop`: an accumulator reset inside the loop that adds into it;
+//! - `repeated_arg`: a call with one name twice where a sibling call passes two.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -99,7 +101,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 16] = [
+    let rules: [fn(&Seen) -> Option<String>; 18] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -116,6 +118,8 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::whole_tiles::explain,
         super::tile_pairs::explain,
         super::unread_shared::explain,
+        super::reset_in_loop::explain,
+        super::repeated_arg::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
