@@ -51,6 +51,7 @@ mod reset_in_loop;
 mod restore;
 mod rounds;
 pub mod seen;
+mod shift;
 pub mod source;
 mod staging;
 pub mod technique;
