@@ -23,6 +23,7 @@ mod feeds;
 pub mod outcome;
 mod overrun;
 pub mod pattern;
+mod seen;
 mod spec_run;
 
 use crate::compile::{self, CompileError, CompileRequest};
@@ -213,10 +214,24 @@ pub fn judge(
             // key, a packed pair of two different halves): said before the pattern, and in
             // place of the puzzle's wrong-output hint, which is about another mistake.
             let after_error = t.diagnostics.iter().any(|d| d.severity == Severity::Error);
+            let mut unexplained = Vec::new();
             for (name, o) in t.outputs.iter_mut() {
                 if let Some(h) = crate::teach::output::explained(&scene, name, o, after_error) {
                     o.help = Some(h);
+                } else if !after_error && !o.mismatches.is_empty() && o.pattern.is_none() {
+                    unexplained.push(name.clone());
                 }
+            }
+            // Where neither a rule nor the diff's pattern speaks: what a traced rerun saw.
+            if !unexplained.is_empty() {
+                seen::say(
+                    (puzzle, test, seed),
+                    learner,
+                    opts,
+                    &scene,
+                    &mut t,
+                    &unexplained,
+                );
             }
             t.seconds = started.elapsed().as_secs_f64();
             Ok(t)

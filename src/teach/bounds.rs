@@ -175,7 +175,8 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return format!("{seen}, but {past}. {m}");
     }
     // The causes the index as written shows, most specific first.
-    let cause = super::transposed::help(c, &short, &expr)
+    let cause = super::block_slot::help(c, access, &short, &expr, len)
+        .or_else(|| super::transposed::help(c, &short, &expr))
         .or_else(|| index::tree_start(c, &short, &expr, len, idx, &len_name))
         .or_else(|| index::row_stride(c, &short, &expr))
         .or_else(|| index::loop_bound(c, &short, &expr, dims.as_deref()))

@@ -17,14 +17,17 @@ mod atomics;
 mod ballot;
 mod ballot_rank;
 mod barrier;
+mod block_slot;
 mod block_writer;
 mod bounds;
+mod butterfly;
 mod coalesce;
 pub mod compile_fix;
 mod double_buffer;
 mod endless;
 pub mod eval;
 mod fill;
+mod half_swap;
 mod heap;
 pub mod hints;
 mod index;
@@ -40,17 +43,28 @@ mod passes;
 pub mod perf;
 mod ping_pong;
 mod race;
+mod read_side;
+mod repeated_arg;
 mod reread;
+mod rescale;
+mod reset_in_loop;
 mod restore;
 mod rounds;
+pub mod seen;
+mod shift;
 pub mod source;
 mod staging;
 pub mod technique;
 mod tile_load;
+mod tile_pairs;
 mod transposed;
 mod tree;
 mod uninit;
+mod unread_shared;
+mod unread_tree;
 mod warp;
+mod warp_writer;
+mod whole_tiles;
 mod window;
 mod wmma;
 mod wrong;
@@ -480,6 +494,51 @@ mod tests {
         );
         assert!(h.contains("`a[i]`") || h.contains("same index"), "{h}");
         assert!(!h.contains("guard the access with"), "{h}");
+    }
+
+    const BLOCK_TOTALS: &str = "__global__ void totals(float* sums, const float* x) {\n    __shared__ float cache[64];\n    int tid = threadIdx.x;\n    int gid = blockIdx.x * blockDim.x + tid;\n    cache[tid] = x[gid];\n    __syncthreads();\n    if (tid == 0) {\n        sums[gid] = cache[0] + cache[1];\n    }\n}\n";
+
+    #[test]
+    fn bounds_a_block_result_at_a_thread_index_gets_the_block_slot_not_a_guard() {
+        // Another shape than the cooperative-groups sum: a shared cache, `tid == 0` stores.
+        let h = help(
+            BLOCK_TOTALS,
+            diag(
+                DiagKind::OutOfBounds,
+                8,
+                None,
+                0,
+                oob("sums", 64, 2, Access::Write),
+            ),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(
+            h.contains("sums has one element per block (2 blocks)")
+                && h.contains("`if (tid == 0)` (line 7)")
+                && h.contains("`gid` (`blockIdx.x * blockDim.x + tid`) counts threads")
+                && h.contains("`sums[blockIdx.x]`"),
+            "{h}"
+        );
+        assert!(!h.contains("guard `gid <"), "{h}");
+    }
+
+    #[test]
+    fn bounds_a_block_slot_is_not_offered_where_the_output_is_not_one_per_block() {
+        // 100 elements for 2 blocks: a map's output, whatever the guard.
+        let h = help(
+            BLOCK_TOTALS,
+            diag(
+                DiagKind::OutOfBounds,
+                8,
+                None,
+                0,
+                oob("sums", 128, 100, Access::Write),
+            ),
+            [64, 1, 1],
+            &[],
+        );
+        assert!(!h.contains("one element per block"), "{h}");
     }
 
     #[test]
@@ -977,6 +1036,47 @@ mod tests {
         assert!(!h.contains("== 0)`"), "{h}");
     }
 
+    const PING_PONG: &str = "__global__ void smooth(float* y, const float* x) {\n    __shared__ float pp[2][16];\n    int j = threadIdx.x;\n    pp[0][j] = x[j];\n    __syncthreads();\n    int cur = 0;\n    for (int it = 0; it < 3; it++) {\n        float left = j > 0 ? pp[1 - cur][j - 1] : 0.0f;\n        pp[1 - cur][j] = 0.5f * (pp[cur][j] + left);\n        __syncthreads();\n        cur = 1 - cur;\n    }\n    y[j] = pp[cur][j];\n}\n";
+
+    fn ping_pong_race(src: &str) -> String {
+        let f = race(
+            Space::Shared,
+            Hazard::ReadAfterWrite,
+            el("pp", 18, 32),
+            2,
+            false,
+            (Access::Read, Access::Write),
+        );
+        help(
+            src,
+            diag(DiagKind::SharedRace, 8, Some(9), 3, f),
+            [16, 1, 1],
+            &[],
+        )
+    }
+
+    #[test]
+    fn race_a_pass_reading_the_half_it_writes_gets_the_other_half_not_a_barrier() {
+        // Another shape than the scan: a smoothing stencil, `cur` for the half read.
+        let h = ping_pong_race(PING_PONG);
+        assert!(
+            h.contains(
+                "line 8 reads `pp[1 - cur][j - 1]` from the half of `pp` this pass writes (line 9"
+            ) && h.contains("takes `pp[cur]` (line 9)")
+                && h.contains("read `pp[cur][j - 1]` there"),
+            "{h}"
+        );
+        assert!(!h.contains("registers first"), "{h}");
+    }
+
+    #[test]
+    fn race_in_a_double_buffer_whose_pass_reads_one_half_only_keeps_the_ordering_help() {
+        // Every read of the pass names the half it writes: no other half to point to.
+        let one_half = PING_PONG.replace("(pp[cur][j] + left)", "(pp[1 - cur][j] + left)");
+        let h = ping_pong_race(&one_half);
+        assert!(!h.contains("from the half of"), "{h}");
+    }
+
     #[test]
     fn race_a_tiled_loop_without_its_trailing_barrier_gets_the_second_barrier() {
         let src = "__global__ void k(float* out, const float* a) {\n    __shared__ float t[8];\n    float sum = 0.0f;\n    for (int p = 0; p < 4; p++) {\n        t[threadIdx.x] = a[p * 8 + threadIdx.x];\n        __syncthreads();\n        for (int k = 0; k < 8; k++)\n            sum += t[k];\n    }\n    out[threadIdx.x] = sum;\n}\n";
@@ -1249,6 +1349,33 @@ mod tests {
         assert!(
             h.contains("both in `rotate()`") && h.contains("line 11 calls it inside a loop"),
             "{h}"
+        );
+    }
+
+    #[test]
+    fn race_one_lane_per_warp_in_a_wider_guard_writing_one_slot_gets_the_grid_warp_number() {
+        // Another shape than puzzle 27's: other names, the lane test second in the guard.
+        let src = "__global__ void wsum(float* partial, const float* x, int n) {\n    int g = blockIdx.x * blockDim.x + threadIdx.x;\n    int l = threadIdx.x & 31;\n    float v = g < n ? x[g] : 0.0f;\n    v += __shfl_xor_sync(0xffffffff, v, 1);\n    if (g < n && l == 0) partial[l] = v;\n}\n";
+        let f = race(
+            Space::Global,
+            Hazard::WriteAfterWrite,
+            el("partial", 0, 4),
+            0,
+            false,
+            (Access::Write, Access::Write),
+        );
+        let mut d = diag(DiagKind::GlobalRace, 6, None, 32, f);
+        d.thread = [32, 0, 0];
+        let h = help(src, d, [64, 1, 1], &[("n", 128)]);
+        assert!(
+            h.contains("`if (l == 0)` (line 6) lets one thread of each warp through")
+                && h.contains("`partial[g / 32]`")
+                && h.contains("`if (threadIdx.x == 0)`"),
+            "{h}"
+        );
+        assert!(
+            !h.contains("threadIdx.x / 32"),
+            "a block's warp number repeats across blocks: {h}"
         );
     }
 

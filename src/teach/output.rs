@@ -108,8 +108,9 @@ pub fn match_fill(
 }
 
 /// The help for a wrong output `o` (named `name`) that the source explains: a collective's
-/// fill value that is a real key (`match_fill`) or a packed pair of two different halves
-/// (`pair_halves`), then what the difference's pattern says; else the rules of
+/// fill value that is a real key (`match_fill`), a packed pair of two different halves
+/// (`pair_halves`) or an exponent shifted in the sum but not in the output (`shift`), then
+/// what the difference's pattern says; else the rules of
 /// `teach::wrong` (a padding, a loop's range, a window's guard, a tree, ...), said before the
 /// pattern's help and the puzzle's hint; `None` when the source explains nothing (the
 /// pattern's help and the puzzle's hint stand as they are).
@@ -120,7 +121,17 @@ pub fn explained(
     after_error: bool,
 ) -> Option<String> {
     let fill = match_fill(scene, name, (&o.expected, &o.got), &o.mismatches)
-        .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches));
+        .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches))
+        .or_else(|| {
+            // An exponent shifted in the sum, not in the output (often inf: before the pattern).
+            let shifted = !after_error && !o.mismatches.is_empty();
+            shifted
+                .then(|| {
+                    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+                    super::shift::explain(&src, name)
+                })
+                .flatten()
+        });
     let Some(fill) = fill else {
         let rule = super::wrong::explain(scene, name, o, after_error)?;
         return Some(match &o.help {

@@ -542,6 +542,26 @@ impl Race<'_> {
         if let Some(call) = self.update_call(line) {
             return format!("several threads add into {s}[{idx}] (`{s}[{expr}]`) at once, so additions are lost: make the update atomic: {call}");
         }
+        // A one-writer test inside a wider guard (`lane == 0 && i < size`) letting one lane of
+        // each warp write the same slot: the slot, numbered by the warp.
+        if let Some((cond, at)) = line.and_then(|l| {
+            self.c.src.guards(l).into_iter().find_map(|g| {
+                let part = g
+                    .cond
+                    .split("&&")
+                    .map(str::trim)
+                    .find(|p| one_writer_guard(p))?;
+                (!g.returns && g.cond.contains("&&")).then(|| (part.to_string(), g.line))
+            })
+        }) {
+            let mut one = self.first_thread();
+            if canonical(&one) == canonical(&cond) {
+                one = "threadIdx.x == 0".into();
+            }
+            if let Some(m) = self.slot_per_warp(&cond, at, &expr, &one) {
+                return m;
+            }
+        }
         // A one-writer guard is already there and lets both threads through: the guard, not
         // a missing one, is the cause.
         if let Some(g) = line.and_then(|l| {
@@ -632,6 +652,24 @@ impl Race<'_> {
             Some((tile, _)) if !tile.trim().is_empty() => {
                 format!("{}.meta_group_rank()", tile.trim())
             }
+            // A global array of one slot per warp of the grid: the warp's number in the grid,
+            // from the kernel's global index where it has one.
+            _ if self.space == Space::Global && self.c.scene.grid.iter().product::<u32>() > 1 => {
+                let global = self
+                    .c
+                    .line
+                    .map(|l| self.c.src.locals_mentioning(l, "blockIdx"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|n| {
+                        super::wrong::is_global_index(self.c.src, at, n)
+                            .is_some_and(|v| v.contains("threadIdx"))
+                    });
+                match global {
+                    Some(g) => format!("{g} / 32"),
+                    None => "(blockIdx.x * blockDim.x + threadIdx.x) / 32".to_string(),
+                }
+            }
             _ => "threadIdx.x / 32".to_string(),
         };
         Some(format!("`if ({cond})` (line {at}) lets one thread of each warp through, and every one of them writes {s}[{expr}], the same element for all: `{expr}` is what the `if` fixes. If each warp should leave its own value in {s}, index with the warp's number, `{s}[{warp}]`; if one value for the whole block is meant, test the thread itself, `if ({one})`"))
@@ -650,6 +688,9 @@ impl Race<'_> {
         };
         let who = (self.writer(), self.reader());
         if let Some(m) = super::double_buffer::help(self.c, (w, r), s, (&who.0, &who.1)) {
+            return m;
+        }
+        if let Some(m) = super::read_side::help(self.c, (w, r), s) {
             return m;
         }
         if let Some(m) = self.across_calls(w, r) {

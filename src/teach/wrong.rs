@@ -13,7 +13,17 @@
 //! - `block_writer`: one thread of the grid (`i == 0`, global) where one of each block is meant;
 //! - `ping_pong`: a double buffer read and written at fixed sides, never swapped;
 //! - `tile_load`: a tile filled from a read that does not depend on the tile's column;
-//! - `ballot_rank`: a rank that counts the lanes above instead of below.
+//! - `ballot_rank`: a rank that counts the lanes above instead of below;
+//! - `warp_writer`: one thread of a block of several warps hands on one warp's folded total;
+//! - `unread_tree`: a tree over a `__shared__` array whose total is never read back;
+//! - `half_swap`: an exchange of two shared elements that stores only one side;
+//! - `rescale`: a running sum left out of the rescale its loop gives the other running values;
+//! - `butterfly`: a warp fold by shuffles that starts below 16;
+//! - `whole_tiles`: a tile loop over whole tiles only, whose body pads a partial one;
+//! - `tile_pairs`: blocks that take two tiles each but start one tile apart;
+//! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant;
+//! - `reset_in_loop`: an accumulator reset inside the loop that adds into it;
+//! - `repeated_arg`: a call with one name twice where a sibling call passes two.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -91,7 +101,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 8] = [
+    let rules: [fn(&Seen) -> Option<String>; 18] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -100,6 +110,16 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::ping_pong::explain,
         super::tile_load::explain,
         super::ballot_rank::explain,
+        super::warp_writer::explain,
+        super::unread_tree::explain,
+        super::half_swap::explain,
+        super::rescale::explain,
+        super::butterfly::explain,
+        super::whole_tiles::explain,
+        super::tile_pairs::explain,
+        super::unread_shared::explain,
+        super::reset_in_loop::explain,
+        super::repeated_arg::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
