@@ -330,6 +330,15 @@ impl WarpLeast {
     pub fn merge(&mut self, o: &WarpLeast) {
         self.least.lower_to(&mut self.at, &o.least, &o.at);
     }
+
+    /// `kept` with `o` folded in, where either may have no warp with work.
+    pub fn fold(kept: &mut Option<WarpLeast>, o: &Option<WarpLeast>) {
+        match (kept.as_mut(), o) {
+            (Some(k), Some(o)) => k.merge(o),
+            (None, Some(o)) => *kept = Some(*o),
+            _ => {}
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -399,11 +408,7 @@ impl CounterSummary {
 
     /// Fold another block's (or launch's) least warps into `self.warps`.
     pub fn merge_warps(&mut self, o: &Option<WarpLeast>) {
-        match (&mut self.warps, o) {
-            (Some(w), Some(o)) => w.merge(o),
-            (None, Some(o)) => self.warps = Some(*o),
-            _ => {}
-        }
+        WarpLeast::fold(&mut self.warps, o);
     }
 }
 

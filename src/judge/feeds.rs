@@ -9,45 +9,59 @@
 //! whose technique feeds the first test's output and not a later test's is not what a
 //! shortcut looks like, and each re-run costs a test's time.
 
-use super::outcome::{BlockLimitKind, BlockOverrun, TestOutcome};
+use super::outcome::{BlockOverrun, TestOutcome};
 use super::{run_test, spec_run, Executor, JudgeError, JudgeOptions};
 use crate::emu::result::Counters;
 use crate::ptx::census::{Census, Work};
 use crate::ptx::perturb::{self, Flip, Kind};
 use crate::puzzle::{Puzzle, TestCase};
 
-/// The instruction kinds whose results a required counter counts, and the census work that
-/// places them in the learner's lines.
-fn kinds_of(counter: &str) -> Option<(&'static [Kind], &'static [Work])> {
+/// What a required counter counts, for both feed checks: the census work that places it in
+/// the learner's lines (the static check of `unfed_requirements`), and the instruction kinds
+/// whose results this re-run changes (none for global reads: a load's result is data). `None`
+/// for a counter whose work neither check can follow.
+pub(super) fn work_of(counter: &str) -> Option<(&'static [Work], &'static [Kind])> {
     Some(match counter {
-        "shuffles" => (&[Kind::Shuffle], &[Work::Shuffle]),
-        "votes" => (&[Kind::Vote], &[Work::Vote]),
-        "matches" => (&[Kind::Match], &[Work::Match]),
-        "warp_reduces" => (&[Kind::WarpReduce], &[Work::WarpReduce]),
-        "mma" => (&[Kind::Mma], &[Work::Mma]),
-        "wmma" => (&[Kind::Wmma], &[Work::Wmma]),
-        "ldmatrix" => (&[Kind::Ldmatrix], &[Work::Ldmatrix]),
-        "dp4a" => (&[Kind::Dp4a], &[Work::Dp4a]),
-        "f16x2" => (&[Kind::F16x2], &[Work::F16x2]),
+        "shuffles" => (&[Work::Shuffle], &[Kind::Shuffle]),
+        "votes" => (&[Work::Vote], &[Kind::Vote]),
+        "matches" => (&[Work::Match], &[Kind::Match]),
+        "warp_reduces" => (&[Work::WarpReduce], &[Kind::WarpReduce]),
+        "mma" => (&[Work::Mma], &[Kind::Mma]),
+        "wmma" => (&[Work::Wmma], &[Kind::Wmma]),
+        "ldmatrix" => (&[Work::Ldmatrix], &[Kind::Ldmatrix]),
+        "dp4a" => (&[Work::Dp4a], &[Kind::Dp4a]),
+        "f16x2" => (&[Work::F16x2], &[Kind::F16x2]),
         "shared_reads" => (
-            &[Kind::SharedLoad, Kind::Ldmatrix],
             &[Work::SharedLoad, Work::Ldmatrix],
+            &[Kind::SharedLoad, Kind::Ldmatrix],
         ),
+        "global_reads" => (&[Work::GlobalLoad], &[]),
         _ => return None,
     })
 }
 
-/// The counters the puzzle requires above 0 (of any kernel, or of every warp).
-fn required(puzzle: &Puzzle) -> Vec<usize> {
+/// The counters test `t` requires of every block above 0, with the minimum: its own `require`
+/// (the expressions worked out) and each kernel's, the largest.
+pub(super) fn block_required(puzzle: &Puzzle, t: &TestOutcome) -> Vec<(usize, u64)> {
     (0..Counters::N)
-        .filter(|&i| {
-            std::iter::once(&puzzle.require)
-                .chain(puzzle.kernels.iter().map(|k| &k.require))
-                .any(|r| r.get(i).is_some_and(|n| n > 0))
-                || puzzle.warp_require.names(i)
-                || puzzle.require_scaled.names(i)
+        .filter_map(|i| {
+            let limits =
+                std::iter::once(&t.require).chain(puzzle.kernels.iter().map(|k| &k.require));
+            limits.filter_map(|r| r.get(i)).max().map(|m| (i, m))
         })
+        .filter(|&(_, m)| m > 0)
         .collect()
+}
+
+/// `block_required`, then the counters required only of every warp (`warp_require`).
+fn required(puzzle: &Puzzle, t: &TestOutcome) -> Vec<(usize, u64)> {
+    let mut all = block_required(puzzle, t);
+    for &(i, min) in &t.warp_require {
+        if min > 0 && !all.iter().any(|&(k, _)| k == i) {
+            all.push((i, min));
+        }
+    }
+    all
 }
 
 /// After test `t` (of `test`, which passed) ran: each required counter whose results change no
@@ -71,9 +85,9 @@ pub(super) fn check(
         ..opts.clone()
     };
     let mut census_made: Option<Census> = None;
-    for i in required(puzzle) {
+    for (i, limit) in required(puzzle, t) {
         let name = Counters::NAMES[i];
-        let Some((kinds, works)) = kinds_of(name) else {
+        let Some((works, kinds)) = work_of(name) else {
             continue;
         };
         // The high bit first (it changes most results that feed anything); the low one only
@@ -96,26 +110,12 @@ pub(super) fn check(
         let mut lines: Vec<u32> = works.iter().flat_map(|&w| c.lines(w)).collect();
         lines.sort_unstable();
         lines.dedup();
-        let limit = (t.require.get(i).filter(|&m| m > 0))
-            .or_else(|| {
-                (t.warp_require.iter())
-                    .find(|(k, _)| *k == i)
-                    .map(|&(_, m)| m)
-            })
-            .unwrap_or(1);
         t.block_overruns.push(BlockOverrun {
-            limit_kind: BlockLimitKind::Require,
-            counter: name,
-            used: 0,
-            limit,
-            block: [0; 3],
-            warp: None,
             unfed: true,
-            kernel: None,
-            lines: Vec::new(),
             help: Some(crate::teach::technique::unfed_results(
                 puzzle.id, i, &lines, &t.name,
             )),
+            ..BlockOverrun::under_require(i, 0, limit, [0; 3])
         });
         t.passed = false;
     }

@@ -669,11 +669,7 @@ fn run_test(
             .raise_to(&mut u.argmax, &c.max_per_thread, &c.argmax);
         if puzzle.warp_require.any() {
             warps_uncounted |= got.result.families_uncounted;
-            match (&mut warps, &c.warps) {
-                (Some(kept), Some(w)) => kept.merge(w),
-                (None, Some(w)) => warps = Some(*w),
-                _ => {}
-            }
+            WarpLeast::fold(&mut warps, &c.warps);
         }
         // Block totals only where a limit reads them.
         if u.block_budget.any() || u.require.any() {
@@ -896,35 +892,12 @@ fn not_run(puzzle: &Puzzle, test: &TestCase, seed: Option<u64>, stopper: &str) -
 /// variable never used, an `mma` whose result is never read) is not met, whatever the counts
 /// say (`ptx::census::Feeds`, one level of liveness).
 fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, file: &str) {
-    use crate::ptx::census::{Feeds, Work};
-    // The test's own `require` (its expressions worked out), and each kernel's.
-    let own = t.require;
-    let required: Vec<(usize, u64)> = (0..Counters::N)
-        .filter_map(|i| {
-            let limits = std::iter::once(&own).chain(puzzle.kernels.iter().map(|k| &k.require));
-            limits.filter_map(|r| r.get(i)).max().map(|m| (i, m))
-        })
-        .filter(|&(_, m)| m > 0)
-        .collect();
+    use crate::ptx::census::Feeds;
+    let required = feeds::block_required(puzzle, t);
     if required.is_empty() || t.error.is_some() {
         return;
     }
-    let works = |name: &str| -> &'static [Work] {
-        match name {
-            "shared_reads" => &[Work::SharedLoad, Work::Ldmatrix],
-            "global_reads" => &[Work::GlobalLoad],
-            "shuffles" => &[Work::Shuffle],
-            "votes" => &[Work::Vote],
-            "matches" => &[Work::Match],
-            "warp_reduces" => &[Work::WarpReduce],
-            "dp4a" => &[Work::Dp4a],
-            "f16x2" => &[Work::F16x2],
-            "mma" => &[Work::Mma],
-            "ldmatrix" => &[Work::Ldmatrix],
-            "wmma" => &[Work::Wmma],
-            _ => &[],
-        }
-    };
+    let works = |name: &str| feeds::work_of(name).map_or(&[][..], |(w, _)| w);
     let mut feeds: Option<Feeds> = None;
     for (i, min) in required {
         let name = Counters::NAMES[i];
@@ -943,17 +916,11 @@ fn unfed_requirements(puzzle: &Puzzle, t: &mut TestOutcome, learner: &Module, fi
             .iter()
             .flat_map(|&(_, l)| l.iter().copied())
             .collect();
+        let block = t.blocks.map_or([0; 3], |b| b.least_at[i]);
         t.block_overruns.push(BlockOverrun {
-            limit_kind: BlockLimitKind::Require,
-            counter: name,
-            used: 0,
-            limit: min,
-            block: t.blocks.map_or([0; 3], |b| b.least_at[i]),
-            warp: None,
             unfed: true,
-            kernel: None,
-            lines: Vec::new(),
             help: Some(crate::teach::technique::unfed(puzzle.id, i, &lines)),
+            ..BlockOverrun::under_require(i, 0, min, block)
         });
         t.passed = false;
     }
@@ -1052,16 +1019,8 @@ fn block_overruns(u: &KernelUse, multi: bool) -> Vec<BlockOverrun> {
     for i in 0..Counters::N {
         if let Some(min) = u.require.get(i).filter(|&min| b.least.get(i) < min) {
             found.push(BlockOverrun {
-                limit_kind: BlockLimitKind::Require,
-                counter: Counters::NAMES[i],
-                used: b.least.get(i),
-                limit: min,
-                block: b.least_at[i],
-                warp: None,
-                unfed: false,
                 kernel: multi.then(|| u.name.clone()),
-                lines: Vec::new(),
-                help: None,
+                ..BlockOverrun::under_require(i, b.least.get(i), min, b.least_at[i])
             });
         }
     }
@@ -1078,16 +1037,8 @@ fn warp_overruns(minima: &[(usize, u64)], w: &WarpLeast, uncounted: bool) -> Vec
         .into_iter()
         .filter(|&(i, min)| !(uncounted && i >= Counters::MEMORY) && w.least.get(i) < min)
         .map(|(i, min)| BlockOverrun {
-            limit_kind: BlockLimitKind::Require,
-            counter: Counters::NAMES[i],
-            used: w.least.get(i),
-            limit: min,
-            block: w.at[i].block,
             warp: Some(w.at[i].warp),
-            unfed: false,
-            kernel: None,
-            lines: Vec::new(),
-            help: None,
+            ..BlockOverrun::under_require(i, w.least.get(i), min, w.at[i].block)
         })
         .collect()
 }

@@ -49,6 +49,25 @@ pub struct BlockOverrun {
     pub help: Option<String>,
 }
 
+impl BlockOverrun {
+    /// A block under `require` for counter `i` (`used` of `limit`), with no warp, kernel,
+    /// lines or help yet: the fields a `warp_require` miss or an unfed requirement set on top.
+    pub fn under_require(i: usize, used: u64, limit: u64, block: [u32; 3]) -> BlockOverrun {
+        BlockOverrun {
+            limit_kind: BlockLimitKind::Require,
+            counter: Counters::NAMES[i],
+            used,
+            limit,
+            block,
+            warp: None,
+            unfed: false,
+            kernel: None,
+            lines: Vec::new(),
+            help: None,
+        }
+    }
+}
+
 /// A measured performance figure of one kernel in one test: its worst source line.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerfFigure {

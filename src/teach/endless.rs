@@ -4,7 +4,7 @@
 //! `while` whose body never changes what its condition tests. Otherwise it says what it saw.
 
 use super::eval::{self, Env};
-use super::source::{find_word, LoopHeader};
+use super::source::{assigns, LoopHeader};
 use super::Case;
 
 const GENERIC: &str = "a loop that never ends? Check that the loop's condition eventually becomes false and that the variable it tests changes on every pass, towards making it false";
@@ -220,26 +220,6 @@ pub(super) fn values(h: &LoopHeader, env: &Env, cap: usize) -> Option<(String, V
 /// The condition-only message: what was seen.
 fn said(h: &LoopHeader) -> String {
     format!("the condition `{}` (line {}) stayed true pass after pass: check that the variable it tests changes on every pass, towards making it false", h.cond.trim(), h.line)
-}
-
-fn assigns(t: &str, var: &str) -> bool {
-    let mut from = 0;
-    while let Some(rel) = find_word(&t[from..], var) {
-        let at = from + rel;
-        let after = t[at + var.len()..].trim_start();
-        let before = t[..at].trim_end();
-        if (after.starts_with('=') && !after.starts_with("=="))
-            || ["+=", "-=", "*=", "/=", "<<=", ">>=", "++", "--", "|=", "&="]
-                .iter()
-                .any(|o| after.starts_with(o))
-            || before.ends_with("++")
-            || before.ends_with("--")
-        {
-            return true;
-        }
-        from = at + var.len();
-    }
-    false
 }
 
 fn list(v: &[String]) -> String {

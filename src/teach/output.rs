@@ -341,7 +341,7 @@ fn pattern(w: &WrongOutput, p: &OutputPattern) -> String {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
+pub(super) fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

@@ -107,8 +107,8 @@ pub fn explain(
                             };
                             said.push(format!(
                                 "On that line it read `{source_name}`, which was written {times} before, last by {} on {}.",
-                                and_list(&writers),
-                                and_list(&on)
+                                super::output::and_list(&writers),
+                                super::output::and_list(&on)
                             ));
                         }
                     }
@@ -143,7 +143,7 @@ pub fn explain(
                 "{} threads {how} ({} writes in all), on {}.",
                 threads.len(),
                 w.count,
-                and_list(&on)
+                super::output::and_list(&on)
             ));
         }
     }
@@ -158,7 +158,10 @@ pub fn explain(
             }
             let on: Vec<String> = lines.iter().filter_map(|&l| code(l)).collect();
             path_lines.extend(&lines);
-            set.push(format!("`{local}` is set on {}", and_list(&on)));
+            set.push(format!(
+                "`{local}` is set on {}",
+                super::output::and_list(&on)
+            ));
             if set.len() == 2 {
                 break;
             }
@@ -226,24 +229,7 @@ pub(super) fn stored_locals(code: &str) -> Vec<String> {
 pub(super) fn assigning_lines(src: &Source, n: u32, name: &str) -> Vec<u32> {
     let start = src.function_of(n).map_or(1, |f| f.0);
     (start..n)
-        .filter(|&l| {
-            let code = src.line(l);
-            let mut from = 0;
-            while let Some(at) = super::source::find_word(&code[from..], name) {
-                let rest = code[from + at + name.len()..].trim_start();
-                let assigns = (rest.starts_with('=') && !rest.starts_with("=="))
-                    || [
-                        "+=", "-=", "*=", "/=", "|=", "&=", "^=", "<<=", ">>=", "++", "--",
-                    ]
-                    .iter()
-                    .any(|op| rest.starts_with(op));
-                if assigns {
-                    return true;
-                }
-                from += at + name.len();
-            }
-            false
-        })
+        .filter(|&l| super::source::assigns(src.line(l), name))
         .collect()
 }
 
@@ -368,14 +354,6 @@ fn assigned_value(code: &str) -> Option<&str> {
         return Some(&code[k + 1..]);
     }
     None
-}
-
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 #[cfg(test)]

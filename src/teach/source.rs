@@ -651,6 +651,30 @@ pub fn find_word(t: &str, word: &str) -> Option<usize> {
     })
 }
 
+/// Whether line `t` assigns to the variable `var`: `var = ...` (not `==`), a compound
+/// assignment (`+=`, `<<=`, ...), or `var++`, `++var` and their `--`.
+pub fn assigns(t: &str, var: &str) -> bool {
+    let mut from = 0;
+    while let Some(rel) = find_word(&t[from..], var) {
+        let at = from + rel;
+        let after = t[at + var.len()..].trim_start();
+        let before = t[..at].trim_end();
+        if (after.starts_with('=') && !after.starts_with("=="))
+            || [
+                "+=", "-=", "*=", "/=", "<<=", ">>=", "++", "--", "|=", "&=", "^=",
+            ]
+            .iter()
+            .any(|o| after.starts_with(o))
+            || before.ends_with("++")
+            || before.ends_with("--")
+        {
+            return true;
+        }
+        from = at + var.len();
+    }
+    false
+}
+
 /// The index of the `)` closing the `(` at `open` in `t`.
 pub fn closing(t: &str, open: usize) -> Option<usize> {
     let mut depth = 0;

@@ -114,14 +114,19 @@ fn block_over(family: Family, limit: u64, cx: &Context) -> Option<String> {
     })
 }
 
-/// A required counter met only by work whose result is dropped (`judge`'s liveness check): it
-/// does not count, and the help says where.
-pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
-    let label = match Counters::family(counter) {
+/// A counter as a message names it: its family's label, else its key with spaces.
+fn counter_label(counter: usize) -> String {
+    match Counters::family(counter) {
         Some(f) => f.label(),
         None => Counters::NAMES[counter],
     }
-    .replace('_', " ");
+    .replace('_', " ")
+}
+
+/// A required counter met only by work whose result is dropped (`judge`'s liveness check): it
+/// does not count, and the help says where.
+pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
+    let label = counter_label(counter);
     format!(
         "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label} ({}) are never used afterwards: a value read or computed and then dropped (a `volatile` read into a variable nothing reads) does not count. Use what they give in the computation",
         lines(dead_lines)
@@ -133,11 +138,7 @@ pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
 /// (`& 0` at run time, `* 0.0f`, `| ~0u`), so they do not count. `work_lines`: the learner's
 /// lines with that work (may be empty when the census cannot place them).
 pub fn unfed_results(puzzle_id: u32, counter: usize, work_lines: &[u32], test: &str) -> String {
-    let label = match Counters::family(counter) {
-        Some(f) => f.label(),
-        None => Counters::NAMES[counter],
-    }
-    .replace('_', " ");
+    let label = counter_label(counter);
     let at = if work_lines.is_empty() {
         String::new()
     } else {
