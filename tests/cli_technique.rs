@@ -1085,6 +1085,10 @@ fn warp_require_fails_a_warp_that_skips_the_technique_a_block_total_allows() {
         help.contains("a warp of your kernel with work (it reads or writes global memory) ran no shuffles, though your kernel has them (line 7)"),
         "{help}"
     );
+    assert!(
+        help.contains("they run only inside `if (t < 32)` (line 6), which that warp does not take"),
+        "{help}"
+    );
     assert!(!help.contains("ballots"), "{help}");
 
     // Another shape: the second warp folds two steps of five.
@@ -1093,6 +1097,10 @@ fn warp_require_fails_a_warp_that_skips_the_technique_a_block_total_allows() {
     let help = help_of(&text);
     assert!(
         help.contains("ran 64 shuffles (its lanes together) where every such warp needs at least 160, though your kernel has them (line 7)"),
+        "{help}"
+    );
+    assert!(
+        help.contains("they run in the loop on line 7 (`k < steps`), which that warp runs fewer times than the others"),
         "{help}"
     );
 
@@ -1176,9 +1184,13 @@ const SHUFFLES_IN_A_DEAD_BRANCH: &str = r#"extern "C" __global__ void warp_sum(f
 #[test]
 fn required_results_that_change_no_output_do_not_count() {
     let toml = warp_sum_puzzle(SHUFFLES_REQUIRED);
+    // Each names the line of its shuffles, quoted as the learner wrote it.
+    let fold = "line 7: `for (int off = 16; off > 0; off /= 2) folded += __shfl_down_sync(0xffffffffu, folded, off);`";
+    let xor =
+        "line 5: `for (int d = 1; d < 32; d *= 2) peer += __shfl_xor_sync(0xffffffffu, peer, d);`";
     for (kernel, line) in [
-        (SHUFFLES_TIMES_ZERO, "line 7"),
-        (SHUFFLES_IN_A_DEAD_BRANCH, "line 5"),
+        (SHUFFLES_TIMES_ZERO, fold),
+        (SHUFFLES_IN_A_DEAD_BRANCH, xor),
     ] {
         let (code, text) = run(&toml, kernel);
         assert_eq!(code, 1, "{text}");

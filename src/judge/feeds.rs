@@ -74,6 +74,7 @@ pub(super) fn check(
     learner_ptx: &str,
     opts: &JudgeOptions,
     census: impl Fn() -> Census,
+    scene: &crate::teach::Scene,
     t: &mut TestOutcome,
 ) -> Result<(), JudgeError> {
     if !t.passed || t.random || puzzle.tests.first().map(|f| &f.name) != Some(&test.name) {
@@ -113,7 +114,11 @@ pub(super) fn check(
         t.block_overruns.push(BlockOverrun {
             unfed: true,
             help: Some(crate::teach::technique::unfed_results(
-                puzzle.id, i, &lines, &t.name,
+                puzzle.id,
+                i,
+                &lines,
+                &t.name,
+                &crate::teach::source::Source::preprocessed(scene.source, &scene.values),
             )),
             ..BlockOverrun::under_require(i, 0, limit, [0; 3])
         });

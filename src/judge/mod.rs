@@ -208,7 +208,16 @@ pub fn judge(
             }
             unfed_requirements(puzzle, &mut t, learner, display_name);
             let census = || crate::ptx::census::Census::of(learner, display_name);
-            feeds::check(puzzle, test, spec, learner_ptx, opts, census, &mut t)?;
+            feeds::check(
+                puzzle,
+                test,
+                spec,
+                learner_ptx,
+                opts,
+                census,
+                &scene,
+                &mut t,
+            )?;
             technique_help(puzzle, &mut t, learner, display_name, &scene);
             // A wrong output the source explains (a collective's fill value that is a real
             // key, a packed pair of two different halves): said before the pattern, and in

@@ -136,13 +136,20 @@ pub fn unfed(puzzle_id: u32, counter: usize, dead_lines: &[u32]) -> String {
 /// A required counter whose results, all changed (`judge`'s re-run of the
 /// test), changed no output: they reach the result only through something that cancels them
 /// (`& 0` at run time, `* 0.0f`, `| ~0u`), so they do not count. `work_lines`: the learner's
-/// lines with that work (may be empty when the census cannot place them).
-pub fn unfed_results(puzzle_id: u32, counter: usize, work_lines: &[u32], test: &str) -> String {
+/// lines with that work (may be empty when the census cannot place them); where there is one,
+/// its code is quoted, so the learner can follow the value it makes to where it is cancelled.
+pub fn unfed_results(
+    puzzle_id: u32,
+    counter: usize,
+    work_lines: &[u32],
+    test: &str,
+    src: &Source,
+) -> String {
     let label = counter_label(counter);
-    let at = if work_lines.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", lines(work_lines))
+    let at = match work_lines {
+        [] => String::new(),
+        [one] => format!(" (line {one}: `{}`)", src.line(*one).trim()),
+        more => format!(" ({})", lines(more)),
     };
     format!(
         "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
@@ -186,7 +193,7 @@ fn required(
         ),
     };
     if warp {
-        if let Some(skipped) = warp_skips_its_own(family, c) {
+        if let Some(skipped) = warp_skips_its_own(family, used, cx) {
             return format!("{asks}: {counted}, {skipped}.");
         }
     }
@@ -352,11 +359,12 @@ fn required(
 }
 
 /// A warp with work short of a warp-wide family that the kernel does have: its lines, and what
-/// keeps a warp from them (a branch or a loop bound that differs between warps), plus the
-/// ballots the kernel runs when the family is another (a sum or a maximum through votes).
-/// `None` when the census has none of the family's instructions: then the help says what the
-/// kernel does instead, as for a block.
-fn warp_skips_its_own(family: Family, c: &Census) -> Option<String> {
+/// keeps a warp from them where the source shows it (the `if` around the first of them, an
+/// early return before it, or the loop it runs in), plus the ballots the kernel runs when the
+/// family is another (a sum or a maximum through votes). `None` when the census has none of
+/// the family's instructions: then the help says what the kernel does instead, as for a block.
+fn warp_skips_its_own(family: Family, used: u64, cx: &Context) -> Option<String> {
+    let c = cx.census;
     let work = match family {
         Family::Shuffles => Work::Shuffle,
         Family::Votes => Work::Vote,
@@ -382,10 +390,45 @@ fn warp_skips_its_own(family: Family, c: &Census) -> Option<String> {
         String::new()
     };
     Some(format!(
-        "though your kernel has them ({}): a branch or a loop bound that differs between warps (on `threadIdx.x / 32`, a tile's `meta_group_rank()`, a warp's row or tile) keeps that warp from them. Every warp with work does its own share with {}{also}",
+        "though your kernel has them ({}): {}. Every warp with work does its own share with {}{also}",
         lines(&at),
+        what_keeps_a_warp_from(at[0], used, cx),
         family.spelled()
     ))
+}
+
+/// Why a warp ran less of line `first`'s instruction than the others, from the source: the
+/// innermost `if` around it, else a loop around it whose count can differ, else an early
+/// `if (...) return;` before it; else what usually does it, in general words.
+fn what_keeps_a_warp_from(first: u32, used: u64, cx: &Context) -> String {
+    let src = Source::preprocessed(cx.source, cx.values);
+    let guards = src.guards(first);
+    if let Some(g) = guards.iter().find(|g| !g.returns) {
+        let never = if used == 0 { "not" } else { "not every time" };
+        return format!(
+            "they run only inside `if ({})` (line {}), which that warp does {never} take",
+            g.cond.trim(),
+            g.line
+        );
+    }
+    let around = src
+        .loop_header(first)
+        .filter(|h| h.line == first || src.loop_body(h.line).contains(&first));
+    if let Some(h) = around {
+        return format!(
+            "they run in the loop on line {} (`{}`), which that warp runs fewer times than the others",
+            h.line,
+            h.cond.trim()
+        );
+    }
+    if let Some(g) = guards.iter().find(|g| g.returns) {
+        return format!(
+            "that warp leaves at `if ({}) return;` (line {}) before them",
+            g.cond.trim(),
+            g.line
+        );
+    }
+    "a branch or a loop bound that differs between warps keeps that warp from them".to_string()
 }
 
 /// What a kernel short of block barriers does instead, where the census shows it: part of the
