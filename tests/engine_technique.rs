@@ -237,6 +237,31 @@ fn async_copies_count_their_words_and_overlap_only_when_a_group_stays_in_flight(
     assert_eq!(double["buffers"], single["buffers"]);
 }
 
+/// A group in flight at a wait counts as overlap only once the block reads what it copied:
+/// not when nobody reads its slot, nor when a plain store overwrote it first.
+#[test]
+fn an_async_copy_in_flight_counts_as_overlap_only_when_its_data_is_read() {
+    let file = format!("{DIR}/families.cu");
+    let run = |use_side: &str| {
+        let u = format!("use=i32:{use_side}");
+        exec(
+            &file,
+            "side_copies",
+            "1",
+            "32",
+            &["out=f32[32]:zeros", "a=f32[512]:arange", "tiles=i32:3", &u],
+        )
+    };
+    for unread in ["0", "1"] {
+        let v = run(unread);
+        assert_eq!(max(&v, "cp_async"), 6, "{}", v["counters"]);
+        assert_eq!(total(&v, "cp_async_overlap"), 0, "{}", v["counters"]);
+    }
+    let read = run("2");
+    assert_eq!(max(&read, "cp_async_overlap"), 3, "{}", read["counters"]);
+    assert_eq!(total(&read, "cp_async_overlap"), 32 * 3);
+}
+
 #[test]
 fn tensor_core_operations_count_per_lane() {
     let v = exec(

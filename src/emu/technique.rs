@@ -62,8 +62,11 @@ pub enum Family {
     Ldmatrix,
     /// `cp.async` copies issued (`__pipeline_memcpy_async`, `cuda::memcpy_async`).
     CpAsync,
-    /// Groups of async copies left in flight when a wait returned, summed over the waits:
-    /// more than 0 only when copies overlap computation (double buffering).
+    /// Groups of async copies left in flight when a wait returned, summed over the waits,
+    /// counting a group only once some thread of the block reads what it copied (a copy
+    /// issued only to be in flight, into a slot nobody reads, overlaps nothing): more than 0
+    /// only when copies overlap computation (double buffering). Credited to the issuing
+    /// thread when the block ends.
     CpAsyncOverlap,
     /// `dp4a` (`__dp4a`): four byte products of two words. Not `dp2a` (`__dp2a_lo/hi`, two
     /// products of 16-bit halves and bytes), which does half the work per instruction.

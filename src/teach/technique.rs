@@ -316,15 +316,26 @@ fn required(
         }
         Family::CpAsyncOverlap => {
             let all = c.lines(Work::WaitAll);
+            let some = c.lines(Work::WaitSome);
             if !c.any(Work::CpAsync) {
                 Some("your kernel makes no async copy at all".to_string())
+            } else if !some.is_empty() {
+                // A wait that leaves groups in flight is there; the count says that none of
+                // what they copied was read afterwards (or that nothing was in flight then).
+                Some(format!(
+                    "your kernel waits for all but the newest groups ({}), but no copy still in flight at those waits brought data the block reads afterwards: a copy overlaps the work only when it brings the tile the block computes on after its next wait. Start the next tile's copies into the other buffer, wait for all but that group, compute on this tile, and compute on the other buffer in the next step",
+                    lines(&some)
+                ))
             } else if !all.is_empty() {
                 Some(format!(
                     "your kernel waits for every copy before it computes ({}), so no copy overlaps the work: start the next tile's copies before computing on this one, and wait for all but the newest group (`__pipeline_wait_prior(1)`, `cp.async.wait_group 1`)",
                     lines(&all)
                 ))
             } else {
-                Some("every wait of your kernel found no later copy in flight: start the next tile's copies (into the other buffer) before waiting for this one".to_string())
+                // The counter counts a group in flight at a wait only once the block reads
+                // what it copied: either no wait found a later copy in flight, or the copies
+                // it found brought nothing the block used.
+                Some("no wait of your kernel went on while a copy whose data the block then read was still in flight (a copy counts as overlap only when it brings data the block computes on after a later wait): start the next tile's copies (into the other buffer) before waiting for this one, and compute on that buffer after the next wait".to_string())
             }
         }
         Family::GridSyncs => {
@@ -949,6 +960,58 @@ mod tests {
         );
         let module = crate::ptx::parse(&text).expect("the PTX parses");
         Census::of(&module, "k.cu")
+    }
+
+    /// Overlap under its minimum: a kernel that leaves groups in flight at a partial wait is
+    /// told its in-flight copies brought nothing it read (not that none was in flight); one
+    /// that waits for everything is told where it does; one with no copy, that.
+    #[test]
+    fn missing_overlap_names_the_learners_waits() {
+        let overlap = Counters::index("cp_async_overlap").expect("a counter");
+        let miss = Miss::Required {
+            used: 0,
+            min: 128,
+            warp: false,
+        };
+        let copy = "cp.async.cg.shared.global [%r1], [%rd1], 16;";
+        let partial = census_of(&format!(
+            ".loc 1 9 0\n{copy}\n.loc 1 10 0\ncp.async.commit_group;\n.loc 1 12 0\ncp.async.wait_group 1;\n.loc 1 14 0\ncp.async.wait_group 0;"
+        ));
+        let cx = Context {
+            puzzle_id: 48,
+            technique: None,
+            census: &partial,
+            source: "",
+            values: &[],
+            block: [256, 1, 1],
+        };
+        let h = help(overlap, miss, &cx).expect("help");
+        assert!(
+            h.contains("waits for all but the newest groups (line 12)"),
+            "{h}"
+        );
+        assert!(h.contains("brought data the block reads afterwards"), "{h}");
+        // Another shape: the copies of line 21 waited for in full on line 23, no partial wait.
+        let full = census_of(&format!(
+            ".loc 1 21 0\n{copy}\n.loc 1 22 0\ncp.async.commit_group;\n.loc 1 23 0\ncp.async.wait_all;"
+        ));
+        let cx = Context {
+            census: &full,
+            ..cx
+        };
+        let h = help(overlap, miss, &cx).expect("help");
+        assert!(
+            h.contains("waits for every copy before it computes (line 23)"),
+            "{h}"
+        );
+        assert!(!h.contains("newest groups"), "{h}");
+        let none = census_of(".loc 1 3 0\nld.global.f32 %f1, [%rd1];");
+        let cx = Context {
+            census: &none,
+            ..cx
+        };
+        let h = help(overlap, miss, &cx).expect("help");
+        assert!(h.contains("makes no async copy at all"), "{h}");
     }
 
     #[test]

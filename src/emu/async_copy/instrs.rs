@@ -100,8 +100,11 @@ pub(in crate::emu) fn exec<R: Regs + ?Sized>(
                         }
                     }
                 }
-                // Groups still loading while the thread goes on: copies overlapping work.
-                th.counters.count(Family::CpAsyncOverlap, left.len() as u64);
+                // Groups still loading while the thread goes on: copies overlapping work,
+                // counted once their data is read (`AsyncState::shared_access`).
+                for g in left {
+                    st.overlapped(linear, g);
+                }
             }
         }
         AsyncOp::CopyArrive { bar, space, noinc } => {
@@ -535,6 +538,8 @@ impl Mem<'_> {
         len: u32,
         kind: Kind,
     ) {
+        self.asyncs
+            .shared_access(off, len, kind != Kind::Write, kind != Kind::Read);
         let st = &self.asyncs;
         let mut found = None;
         for w in off / 4..(off + len as u64).div_ceil(4) {

@@ -128,13 +128,30 @@ pub(crate) struct AsyncState {
     events: u64,
     stale: Vec<(u64, u32)>,
     pub(super) named: Vec<Named>,
+    /// Groups a wait left in flight (`cp_async_overlap`). Each is credited to its thread
+    /// only when some thread reads what its copies wrote, so a copy nobody reads (one
+    /// issued only to be in flight at a wait) overlaps nothing.
+    overlaps: Vec<Overlap>,
+    /// Per shared word: the overlap whose copy wrote it last, plus one (0: none, or the word
+    /// was written since).
+    landed: Vec<u32>,
+    /// Overlaps credited, per thread (taken when the block ends: `take_overlap_credits`).
+    credits: Vec<u64>,
+}
+
+/// A thread's committed group that waits went past while it was still in flight.
+struct Overlap {
+    thread: u32,
+    group: u32,
+    /// Waits that left it in flight and are not yet credited.
+    pending: u32,
 }
 
 impl AsyncState {
     /// Whether any copy is recorded (the memory path's one test).
     #[inline(always)]
     pub(super) fn live(&self) -> bool {
-        self.live != 0
+        self.live != 0 || !self.overlaps.is_empty()
     }
 
     pub(super) fn reset(&mut self) {
@@ -147,6 +164,11 @@ impl AsyncState {
         }
         self.recs.clear();
         self.free.clear();
+        if !self.overlaps.is_empty() {
+            self.overlaps.clear();
+            self.landed.fill(0);
+        }
+        self.credits.clear();
         for t in &mut self.threads {
             t.committed = 0;
             t.recs.clear();
@@ -297,6 +319,83 @@ impl AsyncState {
         for i in done {
             self.remove(i);
         }
+    }
+
+    /// A wait of thread `t` went on while its group `group` was still in flight: one
+    /// overlap, pending until the group's data is read (`shared_access`).
+    fn overlapped(&mut self, t: u32, group: u32) {
+        let idx = match self
+            .overlaps
+            .iter()
+            .position(|o| o.thread == t && o.group == group)
+        {
+            Some(i) => i,
+            None => {
+                self.overlaps.push(Overlap {
+                    thread: t,
+                    group,
+                    pending: 0,
+                });
+                self.overlaps.len() - 1
+            }
+        };
+        self.overlaps[idx].pending += 1;
+        if self.landed.len() < self.words.len() {
+            self.landed.resize(self.words.len(), 0);
+        }
+        let Some(pt) = self.threads.get(t as usize) else {
+            return;
+        };
+        for &i in &pt.recs {
+            let Some(rec) = self.recs.get(i as usize).and_then(Option::as_ref) else {
+                continue;
+            };
+            if rec.group != Some(group) || rec.cover != Cover::InFlight {
+                continue;
+            }
+            for w in rec.dst / 4..(rec.dst + rec.len as u64).div_ceil(4) {
+                if let Some(slot) = self.landed.get_mut(w as usize) {
+                    *slot = idx as u32 + 1;
+                }
+            }
+        }
+    }
+
+    /// A shared access of `len` bytes at `off`: a read of what an overlapped group's copy
+    /// wrote credits its overlaps to the issuing thread; a write (an atomic too) makes the
+    /// word no longer the copy's.
+    fn shared_access(&mut self, off: u64, len: u32, read: bool, write: bool) {
+        if self.overlaps.is_empty() {
+            return;
+        }
+        for w in off / 4..(off + len as u64).div_ceil(4) {
+            let Some(slot) = self.landed.get_mut(w as usize) else {
+                break;
+            };
+            let Some(idx) = slot.checked_sub(1) else {
+                continue;
+            };
+            if write {
+                *slot = 0;
+            }
+            if read {
+                if let Some(o) = self.overlaps.get_mut(idx as usize) {
+                    let t = o.thread as usize;
+                    if self.credits.len() <= t {
+                        self.credits.resize(t + 1, 0);
+                    }
+                    self.credits[t] += std::mem::take(&mut o.pending) as u64;
+                }
+            }
+        }
+    }
+
+    /// The overlaps credited in the block, per thread (the block's end).
+    pub(super) fn take_overlap_credits(&mut self) -> impl Iterator<Item = (usize, u64)> {
+        std::mem::take(&mut self.credits)
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, n)| n != 0)
     }
 
     fn facts_of(&self, rec: &Rec, hazard: AsyncHazard, me: u32) -> AsyncFacts {

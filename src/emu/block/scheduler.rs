@@ -220,6 +220,11 @@ impl<'l> Block<'l> {
             self.mem.resolve_uninit();
         }
         self.credit_write_warps();
+        for (t, n) in self.mem.asyncs.take_overlap_credits() {
+            if let Some(th) = self.threads.get_mut(t) {
+                th.counters.count(Family::CpAsyncOverlap, n);
+            }
+        }
         let mut stdout = printf::Output::default();
         for t in &self.threads {
             stdout.append(&t.out, printf::LAUNCH_OUTPUT_CAP);

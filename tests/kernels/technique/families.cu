@@ -96,6 +96,33 @@ extern "C" __global__ void copies(float* out, const float* a, int tiles, int ove
     out[t] = s;
 }
 
+// One buffer waited for in full, and per step a second copy, into `side`, kept in flight at
+// the wait: `use` 0 never reads `side`, 1 overwrites the copied word with a plain store before
+// reading it, 2 reads what the copy brought. Only 2 overlaps anything.
+extern "C" __global__ void side_copies(float* out, const float* a, int tiles, int use) {
+    __shared__ __align__(16) float tile[32 * 4];
+    __shared__ __align__(16) float side[32 * 4];
+    int t = threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < tiles; k++) {
+        unsigned dst = (unsigned)__cvta_generic_to_shared(&tile[4 * t]);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(a + k * 128 + 4 * t) : "memory");
+        asm volatile("cp.async.commit_group;" ::: "memory");
+        unsigned extra = (unsigned)__cvta_generic_to_shared(&side[4 * t]);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(extra), "l"(a + 4 * t) : "memory");
+        asm volatile("cp.async.commit_group;" ::: "memory");
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+        __syncthreads();
+        s += tile[(4 * t + 5) % 128];
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+        if (use == 1) side[4 * t] = 1.0f;
+        __syncthreads();
+        if (use != 0) s += side[4 * t];
+        __syncthreads();
+    }
+    out[t] = s;
+}
+
 // `__activemask()` in the lanes whose key is positive: once per running lane.
 extern "C" __global__ void active_lanes(int* out, const int* keys) {
     int lane = threadIdx.x;
