@@ -262,6 +262,44 @@ fn an_async_copy_in_flight_counts_as_overlap_only_when_its_data_is_read() {
     assert_eq!(total(&read, "cp_async_overlap"), 32 * 3);
 }
 
+/// A barrier counts as ordering only when a thread's access after it meets another thread's
+/// write (or, for a write, read) before it: idle barriers add to `barriers`, not to
+/// `ordering_barriers`, which is a block total (one per barrier).
+#[test]
+fn only_barriers_that_order_shared_accesses_count_as_ordering() {
+    let file = format!("{DIR}/families.cu");
+    let run = |steps: &str, idle: &str| {
+        let s = format!("steps=i32:{steps}");
+        let i = format!("idle=i32:{idle}");
+        exec(
+            &file,
+            "exchanges",
+            "1",
+            "32",
+            &["out=i32[32]:zeros", "a=i32[32]:arange", &s, &i],
+        )
+    };
+    let plain = run("2", "0");
+    assert_eq!(max(&plain, "barriers"), 5, "{}", plain["counters"]);
+    assert_eq!(
+        total(&plain, "ordering_barriers"),
+        5,
+        "{}",
+        plain["counters"]
+    );
+    let padded = run("2", "6");
+    assert_eq!(max(&padded, "barriers"), 11, "{}", padded["counters"]);
+    assert_eq!(
+        total(&padded, "ordering_barriers"),
+        5,
+        "{}",
+        padded["counters"]
+    );
+    let load_only = run("0", "4");
+    assert_eq!(total(&load_only, "ordering_barriers"), 1);
+    assert_eq!(plain["buffers"], padded["buffers"]);
+}
+
 #[test]
 fn tensor_core_operations_count_per_lane() {
     let v = exec(

@@ -938,6 +938,9 @@ impl<'l> Mem<'l> {
                 } else {
                     th.counters.shared_reads += words(size as u64);
                 }
+                if let Some(e) = found.ordered {
+                    self.ordered_by(e, linear);
+                }
                 if found.uninit || found.conflict.is_some() {
                     self.shared_found(th, linear, inst, off, size, found);
                 }
@@ -1275,9 +1278,23 @@ impl<'l> Mem<'l> {
             let here = self.launch.block_index(self.block);
             self.dsmem_access(th, me, inst, here, off, total, kind);
         }
+        if let Some(e) = found.ordered {
+            self.ordered_by(e, me);
+        }
         if found.uninit || found.conflict.is_some() {
             self.shared_found(th, me, inst, off, total, found);
         }
+    }
+
+    /// Thread `me`'s access is ordered after another thread's, made in interval `epoch`, by
+    /// the barrier that ended it: that barrier counts (`Family::OrderingBarriers`), once.
+    /// Out of line: an access meets it at most once per word and interval.
+    #[inline(never)]
+    fn ordered_by(&mut self, epoch: u32, me: u32) {
+        if epoch < self.first_epoch || self.ordering.iter().any(|&(e, _)| e == epoch) {
+            return;
+        }
+        self.ordering.push((epoch, me));
     }
 
     /// Thread `me`'s access by `inst`, as the shadow checks it. A function of the fields it

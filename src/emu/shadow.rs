@@ -139,6 +139,10 @@ pub(super) struct Found {
     /// The never-written bytes were read by an atomic update (which no other atomic races).
     pub uninit_atomic: bool,
     pub conflict: Option<(Pair, u32, u32)>,
+    /// The access is the first of its word since the interval (`epoch`) in which another
+    /// thread wrote it, or, for a write, read it: the barrier that ended that interval
+    /// ordered the two (`Family::OrderingBarriers`).
+    pub ordered: Option<u32>,
 }
 
 impl Probe<'_> {
@@ -190,6 +194,12 @@ impl Probe<'_> {
     #[inline(always)]
     fn update(&self, s: &mut Record, found: &mut Found) {
         if s.epoch != self.epoch {
+            let other = |t: u16| t != NOBODY && t as u32 != self.me;
+            if other(s.writer)
+                || (self.kind != Kind::Read && (other(s.reader) || (s.many && other(s.reader2))))
+            {
+                found.ordered = Some(s.epoch);
+            }
             s.epoch = self.epoch;
             s.writer = NOBODY;
             s.reader = NOBODY;
@@ -787,9 +797,14 @@ mod tests {
         // writes: lane 0's own read is ordered before its write, lane 1's is not.
         let (mut order, mut sh) = (WarpOrder::new(64), SharedShadow::new(8, true));
         sh.check(&p(2, Kind::Write, 0, &order), 0, 4);
+        // The first access since thread 2's write: the barrier that ended interval 0 ordered
+        // them (`Family::OrderingBarriers`); nothing is wrong.
         assert_eq!(
             sh.check(&p(0, Kind::Read, 1, &order), 0, 4),
-            Found::default()
+            Found {
+                ordered: Some(0),
+                ..Found::default()
+            }
         );
         order.collective(0, u32::MAX);
         assert_eq!(

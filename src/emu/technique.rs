@@ -105,10 +105,19 @@ pub enum Family {
     /// Scalar half-precision arithmetic: the same operations on one `.f16`/`.bf16` (`__hfma`,
     /// `__hadd`, `__hmul`, ...), not the packed `.f16x2` of `f16x2`.
     F16,
+    /// Block barriers that ordered something in shared memory: a barrier counts when a
+    /// thread, after it, reads or writes a shared word that another thread wrote in the
+    /// interval just before it (or writes a word another thread read there), in this block.
+    /// Counted once per barrier, on the thread whose access found it first (a block total,
+    /// like `shared_write_warps`). A barrier with nothing before it to order (one of a loop of
+    /// idle `__syncthreads()`) counts 0; one after the step of a sorting network whose writes
+    /// the next step reads counts 1. The race checkers' records find it, so it is counted
+    /// only with the checkers on.
+    OrderingBarriers,
 }
 
 impl Family {
-    pub const N: usize = 22;
+    pub const N: usize = 23;
 
     pub const ALL: [Family; Family::N] = [
         Family::LocalReads,
@@ -133,6 +142,7 @@ impl Family {
         Family::Activemask,
         Family::F32,
         Family::F16,
+        Family::OrderingBarriers,
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
@@ -160,6 +170,7 @@ impl Family {
             Family::Activemask => "activemask",
             Family::F32 => "f32",
             Family::F16 => "f16",
+            Family::OrderingBarriers => "ordering_barriers",
         }
     }
 
@@ -188,6 +199,7 @@ impl Family {
             Family::Activemask => "activemask",
             Family::F32 => "float math",
             Family::F16 => "scalar half math",
+            Family::OrderingBarriers => "barriers that order shared memory",
         }
     }
 
@@ -225,6 +237,9 @@ impl Family {
             Family::Activemask => "`__activemask()`",
             Family::F32 => "scalar `float` arithmetic (`+`, `*`, `fmaf`, `expf`, ...)",
             Family::F16 => "scalar `__half` arithmetic (`__hfma`, `__hadd`, `__hmul`, ...)",
+            Family::OrderingBarriers => {
+                "`__syncthreads()` between a step's shared writes and the next step's reads of them"
+            }
         }
     }
 

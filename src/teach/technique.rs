@@ -352,6 +352,7 @@ fn required(
             })
         }
         Family::Barriers => barriers_instead(c),
+        Family::OrderingBarriers => ordering_instead(c),
         Family::Votes => votes_instead(c),
         Family::LocalReads
         | Family::LocalWrites
@@ -445,6 +446,22 @@ fn what_keeps_a_warp_from(first: u32, used: u64, cx: &Context) -> String {
 /// What a kernel short of block barriers does instead, where the census shows it: part of the
 /// work finished inside a warp (shuffles, warp reduces, `__syncwarp()`), shared memory written
 /// and read back with no barrier at all, or no shared memory at all.
+/// A block short of barriers that order shared memory: where the census shows barriers, they
+/// ran with nothing to order between them (the count says so: each one that ordered a write
+/// before another thread's access counted), so the kernel did its exchanges in fewer steps
+/// than the lesson's; where it shows none, `barriers_instead`'s reasons apply.
+fn ordering_instead(c: &Census) -> Option<String> {
+    let mut bars = c.lines(Work::Barrier);
+    bars.extend(c.lines(Work::BarrierCount));
+    if bars.is_empty() {
+        return barriers_instead(c);
+    }
+    Some(format!(
+        "a barrier counts here only when, after it, a thread reads or overwrites a shared element another thread wrote just before it (or overwrites one another thread read): your kernel's `__syncthreads()` ({}) ran more often than its shared memory needed ordering, so it exchanged values between threads in fewer steps than the lesson's. Do the lesson's steps in shared memory, each writing what the next one reads, with one `__syncthreads()` after each",
+        lines(&bars)
+    ))
+}
+
 fn barriers_instead(c: &Census) -> Option<String> {
     let shuffles = c.lines(Work::Shuffle);
     let reduces = c.lines(Work::WarpReduce);

@@ -150,6 +150,12 @@ pub(super) struct Mem<'l> {
     /// Per warp, the lanes that wrote shared memory in this barrier interval (bit i: lane
     /// i), credited as `Family::SharedWriteWarps` when the interval ends.
     pub(super) write_warps: [u32; 32],
+    /// The intervals (`epoch`) of this block whose ending barrier ordered a shared access
+    /// after another thread's, each with the thread whose access found it: credited as
+    /// `Family::OrderingBarriers` when the block ends. `first_epoch` is the block's first
+    /// interval (the shadow's records outlive blocks).
+    pub(super) ordering: Vec<(u32, u32)>,
+    pub(super) first_epoch: u32,
     /// Where the shared-memory race reports `shared_found` met last are in `diags`
     /// (`diag::RaceMemo`): a racing launch meets them at nearly every access, and counts the
     /// thread there without a lookup. Cleared with the reports.
@@ -252,6 +258,8 @@ impl<'l> Block<'l> {
                 cross: Vec::new(),
                 asyncs: Default::default(),
                 write_warps: [0; 32],
+                ordering: Vec::new(),
+                first_epoch: 0,
                 race_memo: Default::default(),
                 settled_reads: std::env::var_os("GPUZZLE_RACE_SHORTCUT").is_none_or(|v| v != "off"),
             },
@@ -312,6 +320,8 @@ impl<'l> Block<'l> {
         m.race_memo = Default::default();
         m.pending_uninit.clear();
         m.write_warps = [0; 32];
+        m.ordering.clear();
+        m.first_epoch = m.epoch;
         m.asyncs.reset();
         if let Some(acc) = m.accesses.as_mut() {
             acc.iter_mut().for_each(Vec::clear);

@@ -220,6 +220,11 @@ impl<'l> Block<'l> {
             self.mem.resolve_uninit();
         }
         self.credit_write_warps();
+        for (_, t) in std::mem::take(&mut self.mem.ordering) {
+            if let Some(th) = self.threads.get_mut(t as usize) {
+                th.counters.count(Family::OrderingBarriers, 1);
+            }
+        }
         for (t, n) in self.mem.asyncs.take_overlap_credits() {
             if let Some(th) = self.threads.get_mut(t) {
                 th.counters.count(Family::CpAsyncOverlap, n);

@@ -123,6 +123,24 @@ extern "C" __global__ void side_copies(float* out, const float* a, int tiles, in
     out[t] = s;
 }
 
+// Shared exchanges: `steps` rounds, each reading the neighbour's element (written before the
+// last barrier) and, after a barrier, overwriting its own; then `idle` barriers with nothing
+// between them. Each barrier but the idle ones orders a write before another thread's access.
+extern "C" __global__ void exchanges(int* out, const int* a, int steps, int idle) {
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    for (int k = 0; k < steps; k++) {
+        int v = s[(t + 1) % 32];
+        __syncthreads();
+        s[t] = v + 1;
+        __syncthreads();
+    }
+    for (int k = 0; k < idle; k++) __syncthreads();
+    out[t] = s[(t + 3) % 32];
+}
+
 // `__activemask()` in the lanes whose key is positive: once per running lane.
 extern "C" __global__ void active_lanes(int* out, const int* keys) {
     int lane = threadIdx.x;
