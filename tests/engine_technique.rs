@@ -300,6 +300,27 @@ fn only_barriers_that_order_shared_accesses_count_as_ordering() {
     assert_eq!(plain["buffers"], padded["buffers"]);
 }
 
+/// A shuffle in which every lane reads its own value moves nothing and is not counted; the
+/// same shuffle reading a neighbour is, once per lane.
+#[test]
+fn a_shuffle_that_moves_nothing_is_not_counted() {
+    let file = format!("{DIR}/families.cu");
+    let run = |own: &str| {
+        let o = format!("own=i32:{own}");
+        exec(
+            &file,
+            "own_shuffle",
+            "1",
+            "64",
+            &["out=f32[64]:zeros", "a=f32[64]:arange", &o],
+        )
+    };
+    let own = run("1");
+    assert_eq!(total(&own, "shuffles"), 0, "{}", own["counters"]);
+    let moved = run("0");
+    assert_eq!(total(&moved, "shuffles"), 64, "{}", moved["counters"]);
+}
+
 #[test]
 fn tensor_core_operations_count_per_lane() {
     let v = exec(

@@ -40,7 +40,8 @@ pub enum Family {
     LocalReads,
     /// `st.local` words.
     LocalWrites,
-    /// `shfl.sync` (`__shfl_*_sync`, cooperative groups' `shfl`).
+    /// `shfl.sync` (`__shfl_*_sync`, cooperative groups' `shfl`), except one in which every
+    /// lane reads its own value (`__shfl_sync(m, v, lane)`, a xor of 0): it moves nothing.
     Shuffles,
     /// `vote.sync` (`__ballot_sync`, `__any_sync`, `__all_sync`).
     Votes,

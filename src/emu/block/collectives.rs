@@ -181,9 +181,16 @@ impl<'l> Block<'l> {
         let mut vals = [0u64; 32];
         let mut preds = [false; 32];
         let mut active = 0u32;
+        // Whether a shuffle moved anything: one in which every lane reads its own value
+        // (`__shfl_sync(m, v, lane)`, a xor of 0) is not counted (`moves_something`).
+        let mut moved = false;
         for &(l, inst) in &insts {
             let th = &self.threads[l];
             active |= 1 << (l % 32);
+            if let Op::Shfl { mode, b, c, .. } = &inst.op {
+                let (b, c) = (self.mem.val(th, b) as u32, self.mem.val(th, c) as u32);
+                moved |= shfl_source(*mode, (l % 32) as u32, b, c).0 != l % 32;
+            }
             match &inst.op {
                 Op::Shfl { a, .. }
                 | Op::Redux { a, .. }
@@ -257,7 +264,7 @@ impl<'l> Block<'l> {
                 _ => Vec::new(),
             };
             let family = match &inst.op {
-                Op::Shfl { .. } => Some(Family::Shuffles),
+                Op::Shfl { .. } => moved.then_some(Family::Shuffles),
                 Op::Vote { .. } => Some(Family::Votes),
                 Op::Redux { .. } => Some(Family::WarpReduces),
                 Op::MatchAny { .. } | Op::MatchAll { .. } => Some(Family::Matches),
@@ -463,10 +470,12 @@ pub(super) fn lockstep_collective(
         } => {
             each(&mut |i| vals[i] = val(file, i, a));
             let mut bad = false;
+            let mut moved = false;
             each(&mut |i| {
                 let (b, c) = (val(file, i, b) as u32, val(file, i, c) as u32);
                 let (src, ok) = shfl_source(*mode, i as u32, b, c);
                 bad |= on & (1 << src) == 0;
+                moved |= src != i;
                 out[i] = vals[src] & 0xffff_ffff;
                 pred[i] = ok as u64;
             });
@@ -474,7 +483,8 @@ pub(super) fn lockstep_collective(
                 // A source lane that takes no part: the general path warns about it.
                 return false;
             }
-            (Some(*d), *p, Some(Family::Shuffles))
+            // Every lane read its own value: nothing moved, nothing counted.
+            (Some(*d), *p, moved.then_some(Family::Shuffles))
         }
         Op::Vote {
             mode, d, p, negate, ..

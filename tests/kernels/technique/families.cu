@@ -141,6 +141,14 @@ extern "C" __global__ void exchanges(int* out, const int* a, int steps, int idle
     out[t] = s[(t + 3) % 32];
 }
 
+// A shuffle per lane: `own` 1 reads each lane's own value (moves nothing), 0 the neighbour's.
+extern "C" __global__ void own_shuffle(float* out, const float* a, int own) {
+    int lane = threadIdx.x % 32;
+    float v = a[threadIdx.x];
+    float w = own ? __shfl_sync(0xffffffffu, v, lane) : __shfl_xor_sync(0xffffffffu, v, 1);
+    out[threadIdx.x] = w;
+}
+
 // `__activemask()` in the lanes whose key is positive: once per running lane.
 extern "C" __global__ void active_lanes(int* out, const int* keys) {
     int lane = threadIdx.x;
