@@ -296,6 +296,9 @@ pub struct WarpId {
 pub struct WarpLeast {
     pub least: Counters,
     pub at: [WarpId; Counters::N],
+    /// The warp indices (bit `w`: warp `w` of its block; warps past 32 share bit 31) that had
+    /// work in some block: what `judge::feeds` checks warp by warp. All bits where unknown.
+    pub with_work: u32,
 }
 
 impl WarpLeast {
@@ -317,6 +320,7 @@ impl WarpLeast {
                     block,
                     warp: w as u32,
                 }; Counters::N],
+                with_work: 1 << w.min(31),
             };
             match &mut found {
                 Some(f) => f.merge(&one),
@@ -329,6 +333,7 @@ impl WarpLeast {
     /// Fold in another block's (or launch's) least warps.
     pub fn merge(&mut self, o: &WarpLeast) {
         self.least.lower_to(&mut self.at, &o.least, &o.at);
+        self.with_work |= o.with_work;
     }
 
     /// `kept` with `o` folded in, where either may have no warp with work.

@@ -372,6 +372,8 @@ impl TryFrom<WireRun> for RunResult {
                 warps: w.warps.map(|(least, at)| WarpLeast {
                     least: counters_from_wire(least),
                     at: at.map(|(block, warp)| WarpId { block, warp }),
+                    // Not on the wire: unknown, every warp.
+                    with_work: u32::MAX,
                 }),
             },
             perf: PerfStats {
@@ -456,6 +458,7 @@ mod tests {
                         block: [1, 0, 0],
                         warp: 2,
                     }; Counters::N],
+                    with_work: u32::MAX,
                 }),
             },
             perf: PerfStats {

@@ -5,9 +5,12 @@
 //! (`unfed_requirements`: results never read) catches dropped values; this one catches values
 //! read and then cancelled (`__dp4a(...) & zero`, `+ 0.0f * shuffled`, `match | ~0u`).
 //!
-//! Emulator only, one re-run per required family, on the first fixed test alone: a kernel
-//! whose technique feeds the first test's output and not a later test's is not what a
-//! shortcut looks like, and each re-run costs a test's time.
+//! Emulator only, one re-run per required family, on the first and the last fixed test (a
+//! kernel that uses its technique only for one launch shape, `gridDim.x == 1`, meets the
+//! other). On the first test, a counter every warp must run (`warp_require`) is also checked
+//! warp by warp, for each warp index that had work: the results flipped in that warp of every
+//! block alone (`perturb::results_in`), so a warp that computes them only to be counted while
+//! another warp's feed the output is found.
 
 use super::outcome::{BlockOverrun, TestOutcome};
 use super::{run_test, spec_run, Executor, JudgeError, JudgeOptions};
@@ -77,7 +80,9 @@ pub(super) fn check(
     scene: &crate::teach::Scene,
     t: &mut TestOutcome,
 ) -> Result<(), JudgeError> {
-    if !t.passed || t.random || puzzle.tests.first().map(|f| &f.name) != Some(&test.name) {
+    let first = puzzle.tests.first().map(|f| &f.name) == Some(&test.name);
+    let last = puzzle.tests.last().map(|f| &f.name) == Some(&test.name);
+    if !t.passed || t.random || !(first || last) {
         return Ok(());
     }
     let opts = JudgeOptions {
@@ -91,22 +96,34 @@ pub(super) fn check(
         let Some((works, kinds)) = work_of(name) else {
             continue;
         };
-        // The high bit first (it changes most results that feed anything); the low one only
-        // when the high one changed nothing.
-        let mut fed = false;
-        for bit in [Flip::High, Flip::Low] {
-            match outputs_unchanged(puzzle, test, spec, learner_ptx, kinds, bit, &opts, t)? {
-                Some(true) => {}
-                // Changed, or no verdict (no such instruction, a text the reader refuses).
-                Some(false) | None => {
-                    fed = true;
+        // Every warp at once; then, on the first test, each warp index with work alone for a
+        // counter every warp must run.
+        let per_warp = first && t.warp_require.iter().any(|&(k, m)| k == i && m > 0);
+        let mut unfed_in: Option<Option<u32>> = None;
+        if !fed_by(puzzle, test, spec, learner_ptx, kinds, None, &opts, t)? {
+            unfed_in = Some(None);
+        } else if per_warp {
+            let threads: u32 = test.block.iter().product();
+            let with_work = t.warps.map_or(0, |w| w.with_work);
+            for w in 0..threads.div_ceil(32).min(32) {
+                if with_work & (1 << w) != 0
+                    && !fed_by(puzzle, test, spec, learner_ptx, kinds, Some(w), &opts, t)?
+                {
+                    unfed_in = Some(Some(w));
                     break;
                 }
             }
         }
-        if fed {
+        let Some(warp) = unfed_in else {
             continue;
-        }
+        };
+        // A warp's failure is told against the warp's minimum.
+        let limit = match warp {
+            Some(_) => (t.warp_require.iter())
+                .find(|&&(k, _)| k == i)
+                .map_or(limit, |&(_, m)| m),
+            None => limit,
+        };
         let c = census_made.get_or_insert_with(&census);
         let mut lines: Vec<u32> = works.iter().flat_map(|&w| c.lines(w)).collect();
         lines.sort_unstable();
@@ -117,9 +134,10 @@ pub(super) fn check(
                 puzzle.id,
                 i,
                 &lines,
-                &t.name,
+                (&t.name, warp),
                 &crate::teach::source::Source::preprocessed(scene.source, &scene.values),
             )),
+            warp,
             ..BlockOverrun::under_require(i, 0, limit, [0; 3])
         });
         t.passed = false;
@@ -127,21 +145,45 @@ pub(super) fn check(
     Ok(())
 }
 
+/// Whether the results of the `kinds` (in warp `warp` of each block only, when given) feed the
+/// test's outputs: the high bit flipped first (it changes most results that feed anything),
+/// the low one only when the high one changed nothing. No verdict (nothing to flip, a text
+/// the reader refuses) counts as fed.
+#[allow(clippy::too_many_arguments)]
+fn fed_by(
+    puzzle: &Puzzle,
+    test: &TestCase,
+    spec: &spec_run::CompiledSpec,
+    learner_ptx: &str,
+    kinds: &[Kind],
+    warp: Option<u32>,
+    opts: &JudgeOptions,
+    t: &TestOutcome,
+) -> Result<bool, JudgeError> {
+    for bit in [Flip::High, Flip::Low] {
+        match outputs_unchanged(puzzle, test, spec, learner_ptx, (kinds, warp), bit, opts, t)? {
+            Some(true) => {}
+            Some(false) | None => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
 /// Whether the test's outputs stay bit for bit what `t` got when every result of the `kinds`
-/// has `bit` flipped, with no error; `None` when there is nothing to flip or the changed text
-/// cannot be read (no verdict either way).
+/// (in warp `warp` only, when given) has `bit` flipped, with no error; `None` when there is
+/// nothing to flip or the changed text cannot be read (no verdict either way).
 #[allow(clippy::too_many_arguments)]
 fn outputs_unchanged(
     puzzle: &Puzzle,
     test: &TestCase,
     spec: &spec_run::CompiledSpec,
     learner_ptx: &str,
-    kinds: &[Kind],
+    (kinds, warp): (&[Kind], Option<u32>),
     bit: Flip,
     opts: &JudgeOptions,
     t: &TestOutcome,
 ) -> Result<Option<bool>, JudgeError> {
-    let (text, changed) = perturb::results_of(learner_ptx, kinds, bit);
+    let (text, changed) = perturb::results_in(learner_ptx, kinds, bit, warp);
     if changed == 0 {
         return Ok(None);
     }

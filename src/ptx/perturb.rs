@@ -66,12 +66,39 @@ pub enum Flip {
 /// `text` with every result of the `kinds` changed by `bit`, and how many instructions were
 /// changed (0: the text has none of them, and the copy is the same).
 pub fn results_of(text: &str, kinds: &[Kind], bit: Flip) -> (String, usize) {
+    results_in(text, kinds, bit, None)
+}
+
+/// Registers the warp gate declares (names no NVRTC output uses).
+const GATE_REGS: &str = ".reg .b32 %gpzw<4>;\n.reg .pred %gpzp<2>;";
+
+/// The instructions, at the start of a function body, that set `%gpzp0` in the threads of warp
+/// `warp` of their block (the block's linear thread index over 32; every block the same).
+fn warp_gate(warp: u32) -> String {
+    format!(
+        "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nshr.u32 %gpzw2, %gpzw2, 5;\nsetp.eq.u32 %gpzp0, %gpzw2, {warp};\n"
+    )
+}
+
+/// `results_of`, changing the results only in warp `warp` of each block when it is given: a
+/// result some warps use and others compute only to be counted is found warp by warp.
+pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, warp: Option<u32>) -> (String, usize) {
     let mut out = String::with_capacity(text.len() + 1024);
     let mut changed = 0;
+    // Brace depth outside function bodies is 0: a `{` line there opens a body, where the
+    // gate goes first.
+    let mut depth = 0usize;
     for line in text.lines() {
         out.push_str(line);
         out.push('\n');
         let body = line.trim();
+        if let Some(w) = warp {
+            if body == "{" && depth == 0 {
+                out.push_str(&warp_gate(w));
+            }
+            depth += body.matches('{').count();
+            depth = depth.saturating_sub(body.matches('}').count());
+        }
         // A predicated instruction (`@%p1 shfl...`) changes its result only where it ran: the
         // flip takes the same guard.
         let (guard, body) = match body.strip_prefix('@') {
@@ -92,6 +119,25 @@ pub fn results_of(text: &str, kinds: &[Kind], bit: Flip) -> (String, usize) {
             continue;
         }
         changed += 1;
+        // In one warp only: the gate, and the instruction's own guard with it.
+        let guard = match (warp, guard.is_empty()) {
+            (None, _) => guard,
+            (Some(_), true) => "@%gpzp0 ".to_string(),
+            (Some(_), false) => {
+                let own = guard.trim().trim_start_matches('@');
+                let (neg, own) = match own.strip_prefix('!') {
+                    Some(p) => ("!", p),
+                    None => ("", own),
+                };
+                let mut both = format!("\tand.pred %gpzp1, %gpzp0, {own};\n");
+                if !neg.is_empty() {
+                    both =
+                        format!("\tnot.pred %gpzp1, {own};\n\tand.pred %gpzp1, %gpzp0, %gpzp1;\n");
+                }
+                out.push_str(&both);
+                "@%gpzp1 ".to_string()
+            }
+        };
         for d in dests {
             out.push_str(&format!("\t{guard}{}\n", flip(&d, bit)));
         }
@@ -169,6 +215,28 @@ mod tests {
         assert_eq!(out.lines().count(), 11);
         let (same, none) = results_of(ptx, &[Kind::Ldmatrix], Flip::High);
         assert_eq!((same.as_str(), none), (ptx, 0));
+    }
+
+    /// In one warp: each function body starts with the gate, and each flip takes it, ANDed
+    /// with the instruction's own guard (negated where the guard is).
+    #[test]
+    fn a_warp_alone_gets_its_results_flipped_behind_a_gate() {
+        let ptx = ".visible .entry k(\n.param .u64 p\n)\n{\n.reg .b32 %r<9>;\n.reg .pred %p<3>;\n\tshfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n\t@!%p2 dp4a.s32.s32 %r3, %r4, %r5, %r6;\n\t{\n\t.reg .pred %p1;\n\t}\n\tret;\n}\n";
+        let (out, n) = results_in(ptx, &[Kind::Shuffle, Kind::Dp4a], Flip::High, Some(3));
+        assert_eq!(n, 2);
+        // One gate, at the body's start, not in the inner brace block.
+        assert_eq!(out.matches("setp.eq.u32 %gpzp0, %gpzw2, 3;").count(), 1);
+        let body = out.split_once("{\n").expect("a body").1;
+        assert!(body.starts_with(".reg .b32 %gpzw<4>;"), "{out}");
+        assert!(
+            out.contains("\t@%gpzp0 xor.b32 %r1, %r1, 1048576;"),
+            "{out}"
+        );
+        assert!(out.contains("\tnot.pred %gpzp1, %p2;\n\tand.pred %gpzp1, %gpzp0, %gpzp1;\n\t@%gpzp1 xor.b32 %r3, %r3, 1048576;"), "{out}");
+        // The text still reads.
+        crate::ptx::parse(&out).expect("the gated text parses");
+        let (all, _) = results_in(ptx, &[Kind::Shuffle], Flip::Low, None);
+        assert!(!all.contains("gpzp"), "{all}");
     }
 
     #[test]

@@ -497,9 +497,10 @@ fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<S
                     )
                 }),
             BlockLimitKind::Require if o.unfed => format!(
-                "  {}{kernel} made no {label} whose results feed the output, where this puzzle requires at least {} in every block: work whose results are dropped or cancelled does not count.",
+                "  {}{kernel} made no {label} whose results feed the output, where this puzzle requires at least {} in every {}: work whose results are dropped or cancelled does not count.",
                 capitalised(&layout::limit_place(o.block, o.warp)),
-                o.limit
+                o.limit,
+                if o.warp.is_some() { "warp with work" } else { "block" }
             ),
             BlockLimitKind::Require => match o.warp {
                 None => format!(

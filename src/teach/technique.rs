@@ -142,7 +142,7 @@ pub fn unfed_results(
     puzzle_id: u32,
     counter: usize,
     work_lines: &[u32],
-    test: &str,
+    (test, warp): (&str, Option<u32>),
     src: &Source,
 ) -> String {
     let label = counter_label(counter);
@@ -151,9 +151,16 @@ pub fn unfed_results(
         [one] => format!(" (line {one}: `{}`)", src.line(*one).trim()),
         more => format!(" ({})", lines(more)),
     };
-    format!(
-        "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
-    )
+    match warp {
+        None => format!(
+            "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
+        ),
+        Some(w) => format!(
+            "puzzle {puzzle_id} requires {label} that feed the result in every warp, and in warp {w} of each block (threads {} to {}) your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with their results changed in that warp alone (one bit flipped, a high one, then the lowest), and not one output changed, though they do feed it in another warp. That warp computes its share some other way and runs them only to be counted. Let every warp compute its share from what they give.",
+            w * 32,
+            w * 32 + 31
+        ),
+    }
 }
 
 /// "puzzle 42 asks for `__dp4a`": the puzzle's own name for its technique when the counter is
