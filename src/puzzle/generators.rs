@@ -19,6 +19,10 @@
 //!   other element, in quarter `r % 4` of row `r` (never the last element): a maximum taken
 //!   over part of a row (one warp's share, a sample) misses it in some row, and `exp` of the
 //!   gap overflows a float.
+//! - `fractional` (`float`/`double` buffers): multiples of 1/4096 in [-4, 4): 14 significant
+//!   bits, more than a `__half` holds (11), so a kernel that keeps the data in halves to save
+//!   space rounds it, while a product with a small whole number and a sum of a few hundred of
+//!   them stay exact in `float` (whatever the order).
 
 use super::random::{fnv1a, SplitMix64};
 use crate::emu::value::ElemType;
@@ -31,15 +35,17 @@ pub enum Generator {
     MaxNotLast,
     Offset,
     Spike,
+    Fractional,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 5] = [
+    pub const ALL: [Generator; 6] = [
         Generator::FullRange,
         Generator::Large,
         Generator::MaxNotLast,
         Generator::Offset,
         Generator::Spike,
+        Generator::Fractional,
     ];
 
     /// The `init` name.
@@ -50,6 +56,7 @@ impl Generator {
             Generator::MaxNotLast => "max-not-last",
             Generator::Offset => "offset",
             Generator::Spike => "spike",
+            Generator::Fractional => "fractional",
         }
     }
 
@@ -68,6 +75,9 @@ impl Generator {
             }
             Generator::Offset if !matches!(ty, ElemType::F32 | ElemType::F64) => Some(
                 "\"offset\" fills float or double buffers (a half cannot hold 4000 + 1/8)",
+            ),
+            Generator::Fractional if !matches!(ty, ElemType::F32 | ElemType::F64) => Some(
+                "\"fractional\" fills float or double buffers (a half cannot hold 14 significant bits)",
             ),
             _ => None,
         }
@@ -105,6 +115,9 @@ impl Generator {
                 }
                 v
             }
+            Generator::Fractional => (0..len)
+                .map(|_| ((rng.next_u64() % 32768) as f64 - 16384.0) / 4096.0)
+                .collect(),
             Generator::Offset => {
                 let mut v = Vec::with_capacity(len);
                 while v.len() < len {
@@ -300,6 +313,32 @@ mod tests {
             }
             assert_eq!(f as f64, row.iter().sum::<f64>());
         }
+    }
+
+    #[test]
+    fn fractional_values_do_not_fit_a_half_and_their_products_sum_exactly_in_float() {
+        let v = Generator::Fractional.values(5, "k", ElemType::F32, 4096, Some(64));
+        assert!(v
+            .iter()
+            .all(|x| (-4.0..4.0).contains(x) && (x * 4096.0).fract() == 0.0));
+        // Most values need more bits than a half's 11: rounded through f16, they change.
+        let changed = v
+            .iter()
+            .filter(|&&x| half::f16::from_f64(x).to_f64() != x)
+            .count();
+        assert!(changed > v.len() / 2, "{changed}");
+        // 64 products with whole numbers up to 9, summed in float in two orders: exact.
+        for row in v.chunks(64) {
+            let w = |i: usize| (i % 19) as f32 - 9.0;
+            let fwd = row
+                .iter()
+                .enumerate()
+                .fold(0.0f32, |s, (i, &x)| s + w(i) * x as f32);
+            let back =
+                (row.iter().enumerate().rev()).fold(0.0f32, |s, (i, &x)| s + w(i) * x as f32);
+            assert_eq!(fwd, back);
+        }
+        assert!(Generator::Fractional.refuses(ElemType::F16).is_some());
     }
 
     #[test]
