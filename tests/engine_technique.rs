@@ -321,6 +321,28 @@ fn a_shuffle_that_moves_nothing_is_not_counted() {
     assert_eq!(total(&moved, "shuffles"), 64, "{}", moved["counters"]);
 }
 
+/// `__popc` counts once per lane; the same count taken bit by bit in a loop, none.
+#[test]
+fn popcounts_are_counted_and_a_bit_loop_is_not() {
+    let file = format!("{DIR}/families.cu");
+    let run = |popc: &str| {
+        let p = format!("popc=i32:{popc}");
+        exec(
+            &file,
+            "lanes_below",
+            "1",
+            "32",
+            &["out=i32[32]:zeros", "a=i32[32]:rand=7", &p],
+        )
+    };
+    let with = run("1");
+    assert_eq!(max(&with, "popc"), 1, "{}", with["counters"]);
+    assert_eq!(total(&with, "popc"), 32);
+    let without = run("0");
+    assert_eq!(total(&without, "popc"), 0, "{}", without["counters"]);
+    assert_eq!(with["buffers"], without["buffers"]);
+}
+
 #[test]
 fn tensor_core_operations_count_per_lane() {
     let v = exec(

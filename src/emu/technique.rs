@@ -115,10 +115,14 @@ pub enum Family {
     /// the next step reads counts 1. The race checkers' records find it, so it is counted
     /// only with the checkers on.
     OrderingBarriers,
+    /// Population counts (`popc`: `__popc`, `__popcll`): the bits of a ballot below a lane
+    /// counted in one instruction, where a loop over the bits takes one step per bit. Not
+    /// `__syncthreads_count` (a barrier, `barriers`).
+    Popc,
 }
 
 impl Family {
-    pub const N: usize = 23;
+    pub const N: usize = 24;
 
     pub const ALL: [Family; Family::N] = [
         Family::LocalReads,
@@ -144,6 +148,7 @@ impl Family {
         Family::F32,
         Family::F16,
         Family::OrderingBarriers,
+        Family::Popc,
     ];
 
     /// The key a puzzle's TOML and the JSON output spell it with.
@@ -172,6 +177,7 @@ impl Family {
             Family::F32 => "f32",
             Family::F16 => "f16",
             Family::OrderingBarriers => "ordering_barriers",
+            Family::Popc => "popc",
         }
     }
 
@@ -201,6 +207,7 @@ impl Family {
             Family::F32 => "float math",
             Family::F16 => "scalar half math",
             Family::OrderingBarriers => "barriers that order shared memory",
+            Family::Popc => "popcounts",
         }
     }
 
@@ -241,6 +248,7 @@ impl Family {
             Family::OrderingBarriers => {
                 "`__syncthreads()` between a step's shared writes and the next step's reads of them"
             }
+            Family::Popc => "`__popc` (a population count in one instruction)",
         }
     }
 

@@ -25,6 +25,8 @@ pub enum Kind {
     Wmma,
     Ldmatrix,
     Dp4a,
+    /// Population counts (`popc`).
+    Popc,
     /// Packed half arithmetic (`add/sub/mul/fma/min/max/neg/abs` on `.f16x2`/`.bf16x2`).
     F16x2,
     /// Loads from shared memory (`ld.shared`, and `ld` of a shared window is not seen: NVRTC
@@ -46,6 +48,7 @@ impl Kind {
             Kind::Wmma => op.starts_with("wmma.mma."),
             Kind::Ldmatrix => op.starts_with("ldmatrix."),
             Kind::Dp4a => op.starts_with("dp4a."),
+            Kind::Popc => op.starts_with("popc."),
             Kind::F16x2 => {
                 let arith = ["add", "sub", "mul", "fma", "min", "max", "neg", "abs"];
                 arith.contains(&op.split('.').next().unwrap_or(""))

@@ -71,6 +71,8 @@ macro_rules! counter_limits {
                 pub f16: Option<u64>,
                 #[serde(skip_serializing_if = "Option::is_none")]
                 pub ordering_barriers: Option<u64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub popc: Option<u64>,
             $($(#[$fm])* pub $extra: $ty,)*
         }
 
@@ -107,6 +109,7 @@ macro_rules! counter_limits {
                     26 => self.f32,
                     27 => self.f16,
                     28 => self.ordering_barriers,
+                    29 => self.popc,
                     _ => None,
                 }
             }
@@ -143,6 +146,7 @@ macro_rules! counter_limits {
                     26 => Some(&mut self.f32),
                     27 => Some(&mut self.f16),
                     28 => Some(&mut self.ordering_barriers),
+                    29 => Some(&mut self.popc),
                     _ => None,
                 }
             }
@@ -171,7 +175,7 @@ counter_limits! {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub bank_ways: Option<u64>,
         /// Counters (bit `i` for counter `i`) whose 0 comes from `forbid`, not `budget`. 32
-        /// bits: with the 6 memory counters and 23 families, room for 3 more counters before
+        /// bits: with the 6 memory counters and 24 families, room for 2 more counters before
         /// this must widen (the assertion below fails the build then).
         #[serde(skip)]
         pub forbidden: u32,

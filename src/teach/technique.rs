@@ -360,6 +360,16 @@ fn required(
         }
         Family::Barriers => barriers_instead(c),
         Family::OrderingBarriers => ordering_instead(c),
+        Family::Popc => {
+            // A ballot whose bits are counted some other way (a loop of shifts and masks).
+            let votes = c.lines(Work::Vote);
+            (!votes.is_empty()).then(|| {
+                format!(
+                    "your kernel takes ballots ({}) and counts their bits without `__popc`: `__popc(ballot & mask)` counts the set bits of a word in one instruction (for the lanes below this one, `mask = (1u << lane) - 1`)",
+                    lines(&votes)
+                )
+            })
+        }
         Family::Votes => votes_instead(c),
         Family::LocalReads
         | Family::LocalWrites
@@ -984,6 +994,37 @@ mod tests {
         );
         let module = crate::ptx::parse(&text).expect("the PTX parses");
         Census::of(&module, "k.cu")
+    }
+
+    /// Popcounts under their minimum: with a ballot in the code, the help names its line;
+    /// without one, it says only what was counted.
+    #[test]
+    fn missing_popcounts_name_the_ballot_they_would_count() {
+        let popc = Counters::index("popc").expect("a counter");
+        let miss = Miss::Required {
+            used: 0,
+            min: 1,
+            warp: true,
+        };
+        let voted = census_of(".reg .pred %q<2>;\n.loc 1 17 0\nvote.sync.ballot.b32 %r1, %q1, -1;\n.loc 1 18 0\nshr.u32 %r2, %r1, 1;");
+        let cx = Context {
+            puzzle_id: 28,
+            technique: None,
+            census: &voted,
+            source: "",
+            values: &[],
+            block: [32, 1, 1],
+        };
+        let h = help(popc, miss, &cx).expect("help");
+        assert!(h.contains("takes ballots (line 17)"), "{h}");
+        assert!(h.contains("`__popc(ballot & mask)`"), "{h}");
+        let plain = census_of(".loc 1 4 0\nld.global.f32 %f1, [%rd1];");
+        let cx = Context {
+            census: &plain,
+            ..cx
+        };
+        let h = help(popc, miss, &cx).expect("help");
+        assert!(!h.contains("ballot"), "{h}");
     }
 
     /// Overlap under its minimum: a kernel that leaves groups in flight at a partial wait is

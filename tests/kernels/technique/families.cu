@@ -149,6 +149,20 @@ extern "C" __global__ void own_shuffle(float* out, const float* a, int own) {
     out[threadIdx.x] = w;
 }
 
+// The kept lanes below each lane: with `__popc` (one per lane), or bit by bit in a loop.
+extern "C" __global__ void lanes_below(int* out, const int* a, int popc) {
+    int lane = threadIdx.x % 32;
+    unsigned kept = __ballot_sync(0xffffffffu, a[threadIdx.x] > 0);
+    unsigned below = kept & ((1u << lane) - 1);
+    int n = 0;
+    if (popc) {
+        n = __popc(below);
+    } else {
+        for (int b = 0; b < lane; b++) n += (below >> b) & 1;
+    }
+    out[threadIdx.x] = n;
+}
+
 // `__activemask()` in the lanes whose key is positive: once per running lane.
 extern "C" __global__ void active_lanes(int* out, const int* keys) {
     int lane = threadIdx.x;

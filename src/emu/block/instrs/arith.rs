@@ -59,6 +59,10 @@ pub(in crate::emu::block) fn arith_family(op: &Op) -> Option<Family> {
         Op::Bin { ty: Ty::F64, .. } | Op::Un { ty: Ty::F64, .. } | Op::Mad { ty: Ty::F64, .. } => {
             Some(Family::F64)
         }
+        Op::Un {
+            op: crate::ptx::ir::UnOp::Popc,
+            ..
+        } => Some(Family::Popc),
         Op::Bin { op, ty, .. } if float_bin(*op) => scalar_float(*ty),
         Op::Un { op, ty, .. } if float_un(*op) => scalar_float(*ty),
         Op::Mad { ty, .. } => scalar_float(*ty),
