@@ -162,8 +162,21 @@ fn fed_by(
     opts: &JudgeOptions,
     t: &TestOutcome,
 ) -> Result<bool, JudgeError> {
+    let changes =
+        |bit| outputs_unchanged(puzzle, test, spec, learner_ptx, (kinds, warp), bit, opts, t);
+    if kinds == [Kind::F16x2] {
+        // Packed halves: each lane of the results must feed the output (bit 20 is in the
+        // high half, `LowHalf` in the low one), or an instruction computes one useful half
+        // beside a dummy (`__hfma2` on `(h, 0)`), which is scalar work in a packed coat.
+        for bit in [Flip::High, Flip::LowHalf] {
+            if changes(bit)? == Some(true) {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
     for bit in [Flip::High, Flip::Low] {
-        match outputs_unchanged(puzzle, test, spec, learner_ptx, (kinds, warp), bit, opts, t)? {
+        match changes(bit)? {
             Some(true) => {}
             Some(false) | None => return Ok(true),
         }

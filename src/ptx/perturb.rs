@@ -64,6 +64,9 @@ impl Kind {
 pub enum Flip {
     High,
     Low,
+    /// A high bit of a 32-bit word's low half (bit 8: a half's mantissa), where `High` (bit
+    /// 20) is in its high half: a packed `__half2` result flipped in one lane at a time.
+    LowHalf,
 }
 
 /// `text` with every result of the `kinds` changed by `bit`, and how many instructions were
@@ -111,6 +114,9 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, warp: Option<u32>) -> (
             },
             None => (String::new(), body),
         };
+        // The headers' inline assembly opens a brace block on the instruction's own line
+        // (`{fma.rn.f16x2 %r14,%r5,%r11,%r13;` in cuda_fp16.h): the flip goes inside it.
+        let body = body.trim_start_matches('{').trim_start();
         let Some((op, operands)) = body.split_once(char::is_whitespace) else {
             continue;
         };
@@ -182,7 +188,11 @@ fn flip(r: &str, bit: Flip) -> String {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
-    let pick = |high: u64| if bit == Flip::High { high } else { 1 };
+    let pick = |high: u64| match bit {
+        Flip::High => high,
+        Flip::Low => 1,
+        Flip::LowHalf => high.min(1 << 8),
+    };
     match prefix.as_str() {
         "p" => format!("not.pred {r}, {r};"),
         "rd" | "fd" => format!("xor.b64 {r}, {r}, {};", pick(1u64 << 49)),
@@ -249,6 +259,14 @@ mod tests {
         assert!(!Kind::F16x2.matches("cvt.rn.f16x2.f32"));
         assert!(!Kind::F16x2.matches("fma.rn.f16"));
         assert!(Kind::SharedLoad.matches("ld.shared.v4.f32"));
+        // cuda_fp16.h's inline assembly: the brace block opens on the instruction's line.
+        let (out, n) = results_of(
+            "\t{fma.rn.f16x2 %r14,%r5,%r11,%r13;\n}\n",
+            &[Kind::F16x2],
+            Flip::High,
+        );
+        assert_eq!(n, 1);
+        assert!(out.contains("xor.b32 %r14, %r14, 1048576;"), "{out}");
         assert!(!Kind::SharedLoad.matches("ld.global.f32"));
         assert!(Kind::Wmma.matches("wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32"));
         assert!(!Kind::Wmma.matches("wmma.load.a.sync.aligned.row.m16n16k16.global.f16"));
@@ -258,6 +276,7 @@ mod tests {
         );
         assert_eq!(flip("%rd4", Flip::Low), "xor.b64 %rd4, %rd4, 1;");
         assert_eq!(flip("%r4", Flip::Low), "xor.b32 %r4, %r4, 1;");
+        assert_eq!(flip("%r4", Flip::LowHalf), "xor.b32 %r4, %r4, 256;");
         assert_eq!(flip("%rs2", Flip::High), "xor.b16 %rs2, %rs2, 256;");
         assert_eq!(dest_registers(" {%r1,%r2}, [%r5];"), ["%r1", "%r2"]);
     }

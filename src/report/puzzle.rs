@@ -416,13 +416,24 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
 
 /// The help `teach::technique` wrote for the counters the tests broke (a technique a puzzle
 /// requires and the kernel skipped, a family over its budget or forbidden, what a budget is
-/// built for), each said once.
+/// built for), each said once: a block limit's for the first test that broke it (as
+/// `block_lines` says the limit), so the same miss on two tests is one help.
 fn technique_help(tests: &[TestOutcome]) -> Vec<String> {
     let mut said: Vec<&str> = Vec::new();
-    let helps = tests.iter().flat_map(|t| {
-        (t.block_overruns.iter().filter_map(|o| o.help.as_deref()))
-            .chain(t.over_budget.iter().filter_map(|o| o.help.as_deref()))
-    });
+    let mut limits: Vec<(&Option<String>, &str, BlockLimitKind, bool)> = Vec::new();
+    let mut block_helps: Vec<&str> = Vec::new();
+    for o in tests.iter().flat_map(|t| &t.block_overruns) {
+        let key = (&o.kernel, o.counter, o.limit_kind, o.warp.is_some());
+        if !limits.contains(&key) {
+            limits.push(key);
+            block_helps.extend(o.help.as_deref());
+        }
+    }
+    let helps = block_helps.into_iter().chain(
+        tests
+            .iter()
+            .flat_map(|t| t.over_budget.iter().filter_map(|o| o.help.as_deref())),
+    );
     for h in helps {
         if !said.contains(&h) {
             said.push(h);

@@ -152,6 +152,10 @@ pub fn unfed_results(
         more => format!(" ({})", lines(more)),
     };
     match warp {
+        // `judge::feeds` flips packed halves lane by lane: one lane of them fed nothing.
+        None if Counters::family(counter) == Some(Family::F16x2) => format!(
+            "puzzle {puzzle_id} requires {label} whose two halves both feed the result, and in your kernel's {label}{at} one half does not: gpuzzle ran test \"{test}\" again with one half of every packed result changed (the high halves, then the low ones), and not one output changed. An instruction that computes one element beside a dummy (`__hfma2` on `(h, 0)`) is one element per instruction in a packed coat. Put two elements in each `__half2` and compute both at once."
+        ),
         None => format!(
             "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
         ),
