@@ -147,6 +147,9 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return w;
     }
     if idx < 0 {
+        if let Some(h) = super::below_guard::help(&short, &expr, &guards) {
+            return format!("{seen}: {h}");
+        }
         let guarded = if guards.is_empty() {
             String::new()
         } else {

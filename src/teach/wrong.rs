@@ -23,7 +23,9 @@
 //! - `tile_pairs`: blocks that take two tiles each but start one tile apart;
 //! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant;
 //! - `reset_in_loop`: an accumulator reset inside the loop that adds into it;
-//! - `repeated_arg`: a call with one name twice where a sibling call passes two.
+//! - `repeated_arg`: a call with one name twice where a sibling call passes two;
+//! - `short_step`: a loop over whole steps whose condition `v + S < B` skips the last one;
+//! - `block_step`: a loop from a grid-wide index that steps by one block's width.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -101,7 +103,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 18] = [
+    let rules: [fn(&Seen) -> Option<String>; 20] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -120,6 +122,8 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::unread_shared::explain,
         super::reset_in_loop::explain,
         super::repeated_arg::explain,
+        super::short_step::explain,
+        super::block_step::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
