@@ -33,6 +33,7 @@ mod half_swap;
 mod heap;
 pub mod hints;
 mod index;
+mod interleaved;
 mod lone;
 mod loop_name;
 mod loop_range;
