@@ -22,6 +22,7 @@ mod block_slot;
 mod block_step;
 mod block_writer;
 mod bounds;
+mod broadcast_read;
 mod butterfly;
 mod coalesce;
 pub mod compile_fix;
