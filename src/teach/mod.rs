@@ -1968,6 +1968,30 @@ mod tests {
     }
 
     #[test]
+    fn race_a_slot_from_the_whole_ballot_gets_the_lanes_below() {
+        // Another shape than the suite's: the slot through a local `at`, blocks of 64, and
+        // the lane as `threadIdx.x & 31`.
+        let src = "__global__ void k(float* res, const float* src, int n) {\n    int me = threadIdx.x & 31;\n    float x = src[blockIdx.x * 64 + threadIdx.x];\n    unsigned int keep = __ballot_sync(0xffffffff, x < 0.0f);\n    int at = __popc(keep);\n    if (x < 0.0f) res[blockIdx.x * 64 + threadIdx.x / 32 * 32 + at] = x;\n}\n";
+        let same = |mut d: Diagnostic| {
+            if let Facts::Race { same_warp, .. } = &mut d.facts {
+                *same_warp = true;
+            }
+            d
+        };
+        let h = help(src, same(ballot_race(6, 5, false)), [64, 1, 1], &[]);
+        assert!(
+            h.contains("`__popc(keep)` (line 5) counts every kept lane")
+                && h.contains("`__popc(keep & ((1u << me) - 1))`"),
+            "{h}"
+        );
+        assert!(!h.contains("atomicAdd"), "{h}");
+        // The lanes below already masked: not this cause.
+        let masked = src.replace("__popc(keep)", "__popc(keep & ((1u << me) - 1))");
+        let h = help(&masked, same(ballot_race(6, 5, false)), [64, 1, 1], &[]);
+        assert!(!h.contains("counts every kept lane"), "{h}");
+    }
+
+    #[test]
     fn race_a_ballot_slot_without_the_warp_s_start_gets_the_start() {
         let src = "__global__ void k(float* res, const float* src, int n) {\n    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    int l = threadIdx.x % 32;\n    float x = src[gid];\n    unsigned int b = __ballot_sync(0xffffffff, x > 0.0f);\n    int r = __popc(b & ((1u << l) - 1));\n    if (x > 0.0f) res[r] = x;\n}\n";
         let h = help(src, ballot_race(7, 0, true), [64, 1, 1], &[]);
