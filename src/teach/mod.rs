@@ -12,6 +12,7 @@
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
+mod after_swap;
 mod async_copy;
 mod atomics;
 mod ballot;

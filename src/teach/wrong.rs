@@ -25,7 +25,8 @@
 //! - `reset_in_loop`: an accumulator reset inside the loop that adds into it;
 //! - `repeated_arg`: a call with one name twice where a sibling call passes two;
 //! - `short_step`: a loop over whole steps whose condition `v + S < B` skips the last one;
-//! - `block_step`: a loop from a grid-wide index that steps by one block's width.
+//! - `block_step`: a loop from a grid-wide index that steps by one block's width;
+//! - `after_swap`: a double buffer read after its loop on the side the last swap left behind.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -103,7 +104,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 20] = [
+    let rules: [fn(&Seen) -> Option<String>; 21] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -124,6 +125,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::repeated_arg::explain,
         super::short_step::explain,
         super::block_step::explain,
+        super::after_swap::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
