@@ -40,6 +40,7 @@ mod interleaved;
 mod lone;
 mod loop_name;
 mod loop_range;
+mod loop_store;
 mod moved;
 mod names;
 mod order;
