@@ -57,6 +57,7 @@ mod rescale;
 mod reset_in_loop;
 mod restore;
 mod rounds;
+mod same_rescale;
 pub mod seen;
 mod shift;
 mod short_step;

@@ -26,7 +26,8 @@
 //! - `repeated_arg`: a call with one name twice where a sibling call passes two;
 //! - `short_step`: a loop over whole steps whose condition `v + S < B` skips the last one;
 //! - `block_step`: a loop from a grid-wide index that steps by one block's width;
-//! - `after_swap`: a double buffer read after its loop on the side the last swap left behind.
+//! - `after_swap`: a double buffer read after its loop on the side the last swap left behind;
+//! - `same_rescale`: two running sums merged with one maximum's factor for both.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -104,7 +105,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 21] = [
+    let rules: [fn(&Seen) -> Option<String>; 22] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -126,6 +127,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::short_step::explain,
         super::block_step::explain,
         super::after_swap::explain,
+        super::same_rescale::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
