@@ -37,6 +37,7 @@ mod heap;
 pub mod hints;
 mod index;
 mod interleaved;
+mod last_merge;
 mod lone;
 mod loop_name;
 mod loop_range;

@@ -27,7 +27,8 @@
 //! - `short_step`: a loop over whole steps whose condition `v + S < B` skips the last one;
 //! - `block_step`: a loop from a grid-wide index that steps by one block's width;
 //! - `after_swap`: a double buffer read after its loop on the side the last swap left behind;
-//! - `same_rescale`: two running sums merged with one maximum's factor for both.
+//! - `same_rescale`: two running sums merged with one maximum's factor for both;
+//! - `last_merge`: a merge network whose doubling loop stops before the whole tile.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -105,7 +106,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 22] = [
+    let rules: [fn(&Seen) -> Option<String>; 23] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -128,6 +129,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::block_step::explain,
         super::after_swap::explain,
         super::same_rescale::explain,
+        super::last_merge::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
