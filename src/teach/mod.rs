@@ -42,6 +42,7 @@ mod lone;
 mod loop_name;
 mod loop_range;
 mod loop_store;
+mod mean_divisor;
 mod moved;
 mod names;
 mod order;

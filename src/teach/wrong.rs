@@ -28,7 +28,8 @@
 //! - `block_step`: a loop from a grid-wide index that steps by one block's width;
 //! - `after_swap`: a double buffer read after its loop on the side the last swap left behind;
 //! - `same_rescale`: two running sums merged with one maximum's factor for both;
-//! - `last_merge`: a merge network whose doubling loop stops before the whole tile.
+//! - `last_merge`: a merge network whose doubling loop stops before the whole tile;
+//! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -106,7 +107,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 23] = [
+    let rules: [fn(&Seen) -> Option<String>; 24] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -130,6 +131,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::after_swap::explain,
         super::same_rescale::explain,
         super::last_merge::explain,
+        super::mean_divisor::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
