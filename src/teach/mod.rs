@@ -60,6 +60,7 @@ mod reset_in_loop;
 mod restore;
 mod rounds;
 mod same_rescale;
+mod scan_total;
 pub mod seen;
 mod shift;
 mod short_step;

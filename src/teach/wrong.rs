@@ -29,7 +29,8 @@
 //! - `after_swap`: a double buffer read after its loop on the side the last swap left behind;
 //! - `same_rescale`: two running sums merged with one maximum's factor for both;
 //! - `last_merge`: a merge network whose doubling loop stops before the whole tile;
-//! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count.
+//! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count;
+//! - `scan_total`: a block's total taken from thread 0 after an inclusive scan.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -107,7 +108,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 24] = [
+    let rules: [fn(&Seen) -> Option<String>; 25] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -132,6 +133,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::same_rescale::explain,
         super::last_merge::explain,
         super::mean_divisor::explain,
+        super::scan_total::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
