@@ -69,6 +69,7 @@ mod staging;
 pub mod technique;
 mod tile_load;
 mod tile_pairs;
+mod tile_transposed;
 mod transposed;
 mod tree;
 mod uninit;

@@ -30,7 +30,8 @@
 //! - `same_rescale`: two running sums merged with one maximum's factor for both;
 //! - `last_merge`: a merge network whose doubling loop stops before the whole tile;
 //! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count;
-//! - `scan_total`: a block's total taken from thread 0 after an inclusive scan.
+//! - `scan_total`: a block's total taken from thread 0 after an inclusive scan;
+//! - `tile_transposed`: the second tile of a tiled product read with the thread's column as its row.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -108,7 +109,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 25] = [
+    let rules: [fn(&Seen) -> Option<String>; 26] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -134,6 +135,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::last_merge::explain,
         super::mean_divisor::explain,
         super::scan_total::explain,
+        super::tile_transposed::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
