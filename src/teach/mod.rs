@@ -25,6 +25,7 @@ mod block_writer;
 mod bounds;
 mod broadcast_read;
 mod butterfly;
+mod call_site;
 mod coalesce;
 mod commit_order;
 pub mod compile_fix;
@@ -281,6 +282,18 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
             line,
         };
         let help = help_for(&case);
+        // An address made in a helper comes from its calls: name them (bounds, async copies).
+        let help = match (d.kind, line) {
+            (DiagKind::OutOfBounds | DiagKind::AsyncCopy, Some(l)) => {
+                match call_site::note(&src, l) {
+                    Some(n) if !help.contains("called on line") => {
+                        format!("{}.{n}", help.trim_end().trim_end_matches('.'))
+                    }
+                    _ => help,
+                }
+            }
+            _ => help,
+        };
         // A template whose name came out empty would print "`` long" or "`if (i < )`": say
         // what was seen instead.
         let help = if has_empty_name(&help) {
