@@ -232,6 +232,81 @@ struct Graded {
     help_gap: Option<(String, String)>,
     /// The help was read from the text report (the JSON had no `help`).
     help_from_text: bool,
+    /// A help text (any diagnostic's in the JSON, or the report's) with an empty name or a
+    /// template's leftover: (what was found, the help).
+    placeholder: Option<(String, String)>,
+}
+
+/// What in a help text shows an empty name or a template's leftover: an empty code span, a
+/// `line 0`, an empty call or subscript in code, a `{name}` or `{}` never filled, or two spaces
+/// where a word was empty (outside code spans, which quote the learner's spacing).
+fn placeholder_in(help: &str) -> Option<String> {
+    let mut prose = String::new();
+    for (k, part) in help.split('`').enumerate() {
+        if k % 2 == 0 {
+            prose.push_str(part);
+        } else {
+            // The span stands as one word in the prose.
+            prose.push_str("CODE");
+            let code = part.trim();
+            if code.is_empty() {
+                return Some("an empty code span (``)".into());
+            }
+            if code == "()" || code.contains("[]") || code.ends_with("< )") {
+                return Some(format!("an empty name in `{code}`"));
+            }
+        }
+    }
+    let b = help.as_bytes();
+    for (at, _) in help.match_indices("line 0") {
+        let next = b.get(at + 6).copied();
+        if !next.is_some_and(|c| c.is_ascii_digit()) {
+            return Some("`line 0`".into());
+        }
+    }
+    if help.contains("{}") {
+        return Some("an unfilled `{}`".into());
+    }
+    for (at, _) in help.match_indices('{') {
+        let rest = &help[at + 1..];
+        if let Some(end) = rest.find('}') {
+            let word = &rest[..end];
+            let ident = !word.is_empty()
+                && word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if ident {
+                return Some(format!("an unfilled `{{{word}}}`"));
+            }
+        }
+    }
+    let prose = prose.trim_end();
+    if let Some(at) = prose.find("  ") {
+        // A line break in the report is not an empty word.
+        let around = &prose[at.saturating_sub(20)..(at + 22).min(prose.len())];
+        if !around.contains('\n') {
+            return Some(format!(
+                "two spaces where a word is empty (`...{}...`)",
+                around.trim()
+            ));
+        }
+    }
+    None
+}
+
+/// Every `help` string in a `gpuzzle check` JSON value (the diagnostics' and the figures').
+fn helps_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                match (k.as_str(), x) {
+                    ("help", Value::String(h)) => out.push(h.clone()),
+                    _ => helps_in(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| helps_in(x, out)),
+        _ => {}
+    }
 }
 
 fn run_in(ws: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -478,6 +553,7 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
         failure: None,
         help_gap: None,
         help_from_text: false,
+        placeholder: None,
     };
     std::fs::write(ws.join("puzzles").join(&a.puzzle_file), &a.text).unwrap();
     let id = a.puzzle_id.to_string();
@@ -532,6 +608,12 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
         g.failure = Some((expected, got));
         return g;
     }
+    // No help, of any diagnostic, with an empty name or a template's leftover.
+    let mut helps = Vec::new();
+    helps_in(puzzle, &mut helps);
+    g.placeholder = helps
+        .iter()
+        .find_map(|h| placeholder_in(h).map(|what| (what, h.clone())));
     if a.help_has.is_empty() && a.help_not.is_empty() {
         return g;
     }
@@ -558,6 +640,9 @@ fn grade(ws: &Path, a: &Attempt) -> Graded {
         g.help_gap = Some((help_wanted(a), "no help".into()));
         return g;
     };
+    if g.placeholder.is_none() {
+        g.placeholder = placeholder_in(&help).map(|what| (what, help.clone()));
+    }
     let lower = help.to_lowercase();
     let has = a
         .help_has
@@ -707,6 +792,14 @@ fn every_mistake_is_diagnosed_as_stated_and_every_alternative_passes() {
             )),
             (None, false) => {}
         }
+        // A placeholder is never a known gap: every help must read whole.
+        if let Some((what, help)) = &g.placeholder {
+            problems.push((
+                g.rel.clone(),
+                "help without an empty name or a template's leftover".into(),
+                format!("{what} in: {help}"),
+            ));
+        }
         let listed = gap_set.contains(g.rel.as_str());
         match (&g.help_gap, listed) {
             (Some((want, got)), false) => {
@@ -834,4 +927,22 @@ fn outputs_within_the_puzzles_tolerance_do_not_differ() {
     let none = tolerance_of(&dir.join("missing.toml"));
     assert_eq!((none.abs, none.rel), (0.0, 0.0));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn placeholders_and_empty_names_in_a_help_are_caught() {
+    // The examples: an empty name in a code span, a comparison with nothing on a side.
+    assert!(placeholder_in("s is only `` long there").is_some());
+    assert!(placeholder_in("guard it: `if (per - 1 - j < )`").is_some());
+    assert!(placeholder_in("the barrier on line 0 is skipped").is_some());
+    assert!(placeholder_in("call `()` first").is_some());
+    assert!(placeholder_in("index `tile[]` again").is_some());
+    assert!(placeholder_in("the {name} of the array").is_some());
+    assert!(placeholder_in("read {} twice").is_some());
+    assert!(placeholder_in("store it in  before the loop").is_some());
+    // Whole help: code with braces and spacing as the learner wrote it, line 10, `f()`.
+    assert_eq!(
+        placeholder_in("a tree: `for (int s = 64; s > 0; s /= 2) { if (t < s) a[t] += a[t + s]; }` on line 10, then `__syncthreads()`; `x  = 1` as written"),
+        None
+    );
 }

@@ -145,6 +145,16 @@ fn seen_wait(c: &Case, f: &AsyncFacts) -> String {
                 && find_word(t, word).is_some()
         })
         .collect();
+    let commit = match f.api {
+        AsyncApi::Primitives => Some("__pipeline_commit"),
+        AsyncApi::Ptx => Some("commit_group"),
+        _ => None,
+    };
+    if let ([w], Some(cm)) = (waits.as_slice(), commit) {
+        if let Some(h) = super::commit_order::help(c.src, *w, cm) {
+            return h;
+        }
+    }
     match waits.as_slice() {
         [] => String::new(),
         [w] => format!(". The wait on line {w} did not cover this copy when the read ran: it comes after the read, or leaves this copy's group in flight (it is {} from the newest)", groups(f.newer_groups)),

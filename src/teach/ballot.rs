@@ -6,7 +6,10 @@
 //! - `rank_without_offset`: the count alone (0 to 31) is the same in every warp, so the warps
 //!   write the same elements: add the start of the warp's own part of the output.
 //!
-//! Both read the index as written and the locals it is made of, never a value.
+//! - `whole_ballot`: `__popc(kept)` counts every kept lane of the warp, the same number for
+//!   all of them, so lanes of one warp write one element: count the lanes below only.
+//!
+//! All read the index as written and the locals it is made of, never a value.
 
 use super::eval::split_top;
 use super::source::{closing, find_word};
@@ -107,6 +110,43 @@ pub fn own_bit(c: &Case, expr: &str) -> Option<String> {
                 format!("{mask} & {below}")
             };
             return Some(format!("`__popc({arg})` (line {line}) keeps only this lane's own bit of `{mask}`, so it is only 0 or 1, and the lanes that keep a value all get the same slot. A lane's slot is the number of kept lanes below it: keep the bits of the lanes below `{lane}`, `__popc({fixed})`"));
+        }
+    }
+    None
+}
+
+/// Lanes of one warp writing one element through `__popc(B)` of a whole ballot `B` (a local
+/// set from `__ballot_sync`, or the call itself): every lane gets the same count. The slot is
+/// the count of the kept lanes below the lane.
+pub fn whole_ballot(c: &Case, expr: &str) -> Option<String> {
+    for (line, text) in pieces(c, expr) {
+        for arg in popc_args(&text) {
+            let a = unwrap(&arg);
+            let from_ballot = a.contains("__ballot_sync")
+                || (a.chars().all(|ch| ch.is_alphanumeric() || ch == '_')
+                    && c.src
+                        .definition(line, a)
+                        .is_some_and(|(_, v)| v.contains("__ballot_sync")));
+            if !from_ballot || split_top(a, '&').len() > 1 {
+                continue;
+            }
+            // The learner's name of the lane, else the lane written out.
+            let mut lane = [
+                "threadIdx.x % 32",
+                "threadIdx.x & 31",
+                "threadIdx.x % warpSize",
+            ]
+            .iter()
+            .find_map(|v| c.src.locals_named_for(line, v).into_iter().next());
+            if lane.is_none() && c.scene.block[0] == 32 {
+                lane = c
+                    .src
+                    .locals_named_for(line, "threadIdx.x")
+                    .into_iter()
+                    .next();
+            }
+            let lane = lane.unwrap_or_else(|| "threadIdx.x % 32".into());
+            return Some(format!("`__popc({arg})` (line {line}) counts every kept lane of the warp: it is the same number for all of them, so the kept lanes all write one element. A lane's slot is the number of kept lanes below it: `__popc({a} & ((1u << {lane}) - 1))`"));
         }
     }
     None

@@ -122,6 +122,13 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return m;
     }
     let Some((expr, value)) = the_subscript(c, &short, e, access) else {
+        // A wider view indexed with the narrow element's index (`(const int*)(a)[4 * w]`).
+        if let Some(h) = c
+            .line
+            .and_then(|l| super::wide_index::help(c.src, l, &short))
+        {
+            return h;
+        }
         // No subscript of this array on the line (a pointer moved elsewhere, a helper).
         return if idx < 0 {
             format!("{short}[{idx}] is below its first element: check the lower bound of the index before the access")
@@ -147,6 +154,9 @@ fn element_help(c: &Case, e: &Element, space: Space, access: Access) -> String {
         return w;
     }
     if idx < 0 {
+        if let Some(h) = super::below_guard::help(&short, &expr, &guards) {
+            return format!("{seen}: {h}");
+        }
         let guarded = if guards.is_empty() {
             String::new()
         } else {

@@ -45,6 +45,12 @@ pub fn help(counter: &str, src: &Source) -> Option<String> {
         // The learner's name of the thread's index, for the tree's code.
         let t = thread_zero(src, guard.line, cond).unwrap_or_else(|| "threadIdx.x".to_string());
         let g = guard.line;
+        // A copy (the global read stored into a shared array): spread it over the threads.
+        if !shared {
+            if let Some(h) = copy_help(src, h, &var, name, cond, g, &t) {
+                return Some(h);
+            }
+        }
         return Some(if shared {
             format!(
                 "one thread (`if ({cond})` on line {g}) reads every slot of `{name}` in the loop \
@@ -66,6 +72,44 @@ pub fn help(counter: &str, src: &Source) -> Option<String> {
     None
 }
 
+/// One thread copying global `name` into a shared array in the loop on line `h` (variable
+/// `var`, under `if (cond)` on line `g`): each thread should copy one element instead.
+fn copy_help(
+    src: &Source,
+    h: u32,
+    var: &str,
+    name: &str,
+    cond: &str,
+    g: u32,
+    t: &str,
+) -> Option<String> {
+    let head = src.loop_header(h)?;
+    let bound = super::eval::canonical(&head.cond);
+    let bound = bound.strip_prefix(&format!("{var}<"))?;
+    if bound.starts_with('=') {
+        return None;
+    }
+    let bound = head.cond.split_once('<')?.1.trim().to_string();
+    let shared = arrays(src, true);
+    let body = super::wrong::loop_body_code(src, h);
+    let (l, dest, dims) = body.iter().find_map(|(l, code)| {
+        let l = *l;
+        if uses_in(code, name).is_empty() {
+            return None;
+        }
+        shared.iter().find_map(|s| {
+            uses_in(code, s)
+                .into_iter()
+                .find(|u| u.write && !u.update)
+                .map(|u| (l, s.clone(), u.dims.join("][")))
+        })
+    })?;
+    let into = format!("{dest}[{dims}]").replace(var, t);
+    Some(format!(
+        "one thread (`if ({cond})` on line {g}) copies all of `{name}` into `{dest}` in the loop on line {h} (line {l}), one element after another, while the block's other threads wait: its global reads are the whole copy's. Let each thread copy one element: `if ({t} < {bound}) {into} = {name}[{t}];`, with the `__syncthreads()` after it as before"
+    ))
+}
+
 /// Whether `cond` is `X == 0` (or `0 == X`) with `X` the thread's index in the block:
 /// `threadIdx.x` or a local set from it before line `at`. Gives `X` as written.
 fn thread_zero(src: &Source, at: u32, cond: &str) -> Option<String> {
@@ -79,10 +123,14 @@ fn thread_zero(src: &Source, at: u32, cond: &str) -> Option<String> {
         return Some(x.to_string());
     }
     let ident = !x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // `threadIdx.x`, or the block's flat index (`threadIdx.y * W + threadIdx.x`): no block
+    // index in it, so 0 is one thread of each block.
     let from_tid = ident
-        && src
-            .definition(at, x)
-            .is_some_and(|(_, v)| v.trim().starts_with("threadIdx.") && !v.contains('+'));
+        && src.definition(at, x).is_some_and(|(_, v)| {
+            let v = v.trim();
+            (v.starts_with("threadIdx.") && !v.contains('+'))
+                || (v.contains("threadIdx.") && !v.contains("blockIdx") && !v.contains('-'))
+        });
     from_tid.then(|| x.to_string())
 }
 
@@ -110,6 +158,36 @@ mod tests {
             "{h}"
         );
         assert!(h.contains("if (me < s) part[me] += part[me + s]"), "{h}");
+    }
+
+    #[test]
+    fn thread_zero_copying_a_table_alone_gets_one_element_per_thread() {
+        // Another shape than the suite's: a flat index over a 2D block, a 1D table `lut`.
+        let k = "__global__ void remap(int* o, const int* lut, const int* v) {\n\
+                 __shared__ int tab[16];\n\
+                 int me = threadIdx.y * 8 + threadIdx.x;\n\
+                 if (me == 0) {\n\
+                 for (int e = 0; e < 16; e++) tab[e] = lut[e];\n\
+                 }\n\
+                 __syncthreads();\n\
+                 o[me] = tab[v[me]];\n\
+                 }\n";
+        let h = help("global_reads", &Source::new(k)).unwrap_or_default();
+        assert!(
+            h.contains("copies all of `lut` into `tab` in the loop on line 5")
+                && h.contains("`if (me < 16) tab[me] = lut[me];`"),
+            "{h}"
+        );
+        // Summed, not copied: the reduction's help, not the copy's.
+        let sum = k.replace("tab[e] = lut[e];", "o[0] += lut[e];");
+        let h = help("global_reads", &Source::new(&sum)).unwrap_or_default();
+        assert!(!h.contains("copies all"), "{h}");
+        // A thread of one block only (`blockIdx` in the index) is not this premise.
+        let grid = k.replace(
+            "int me = threadIdx.y * 8 + threadIdx.x;",
+            "int me = blockIdx.x * 64 + threadIdx.y * 8 + threadIdx.x;",
+        );
+        assert_eq!(help("global_reads", &Source::new(&grid)), None);
     }
 
     #[test]

@@ -12,16 +12,22 @@
 //! follow from an earlier one (see `order`), and names shared elements as the learner
 //! declared them (`tile[4][0]`, not `tile[40]`).
 
+mod after_swap;
 mod async_copy;
 mod atomics;
 mod ballot;
 mod ballot_rank;
 mod barrier;
+mod below_guard;
 mod block_slot;
+mod block_step;
 mod block_writer;
 mod bounds;
+mod broadcast_read;
 mod butterfly;
+mod call_site;
 mod coalesce;
+mod commit_order;
 pub mod compile_fix;
 mod double_buffer;
 mod endless;
@@ -31,9 +37,13 @@ mod half_swap;
 mod heap;
 pub mod hints;
 mod index;
+mod interleaved;
+mod last_merge;
 mod lone;
 mod loop_name;
 mod loop_range;
+mod loop_store;
+mod mean_divisor;
 mod moved;
 mod names;
 mod order;
@@ -50,13 +60,17 @@ mod rescale;
 mod reset_in_loop;
 mod restore;
 mod rounds;
+mod same_rescale;
+mod scan_total;
 pub mod seen;
 mod shift;
+mod short_step;
 pub mod source;
 mod staging;
 pub mod technique;
 mod tile_load;
 mod tile_pairs;
+mod tile_transposed;
 mod transposed;
 mod tree;
 mod uninit;
@@ -65,6 +79,7 @@ mod unread_tree;
 mod warp;
 mod warp_writer;
 mod whole_tiles;
+mod wide_index;
 mod window;
 mod wmma;
 mod wrong;
@@ -267,6 +282,18 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
             line,
         };
         let help = help_for(&case);
+        // An address made in a helper comes from its calls: name them (bounds, async copies).
+        let help = match (d.kind, line) {
+            (DiagKind::OutOfBounds | DiagKind::AsyncCopy, Some(l)) => {
+                match call_site::note(&src, l) {
+                    Some(n) if !help.contains("called on line") => {
+                        format!("{}.{n}", help.trim_end().trim_end_matches('.'))
+                    }
+                    _ => help,
+                }
+            }
+            _ => help,
+        };
         // A template whose name came out empty would print "`` long" or "`if (i < )`": say
         // what was seen instead.
         let help = if has_empty_name(&help) {
@@ -1958,6 +1985,30 @@ mod tests {
             "{h}"
         );
         assert!(!h.contains("atomicAdd"), "{h}");
+    }
+
+    #[test]
+    fn race_a_slot_from_the_whole_ballot_gets_the_lanes_below() {
+        // Another shape than the suite's: the slot through a local `at`, blocks of 64, and
+        // the lane as `threadIdx.x & 31`.
+        let src = "__global__ void k(float* res, const float* src, int n) {\n    int me = threadIdx.x & 31;\n    float x = src[blockIdx.x * 64 + threadIdx.x];\n    unsigned int keep = __ballot_sync(0xffffffff, x < 0.0f);\n    int at = __popc(keep);\n    if (x < 0.0f) res[blockIdx.x * 64 + threadIdx.x / 32 * 32 + at] = x;\n}\n";
+        let same = |mut d: Diagnostic| {
+            if let Facts::Race { same_warp, .. } = &mut d.facts {
+                *same_warp = true;
+            }
+            d
+        };
+        let h = help(src, same(ballot_race(6, 5, false)), [64, 1, 1], &[]);
+        assert!(
+            h.contains("`__popc(keep)` (line 5) counts every kept lane")
+                && h.contains("`__popc(keep & ((1u << me) - 1))`"),
+            "{h}"
+        );
+        assert!(!h.contains("atomicAdd"), "{h}");
+        // The lanes below already masked: not this cause.
+        let masked = src.replace("__popc(keep)", "__popc(keep & ((1u << me) - 1))");
+        let h = help(&masked, same(ballot_race(6, 5, false)), [64, 1, 1], &[]);
+        assert!(!h.contains("counts every kept lane"), "{h}");
     }
 
     #[test]

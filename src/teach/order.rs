@@ -1,7 +1,8 @@
 //! A test's diagnostics root cause first: an out-of-bounds access before the race it causes,
 //! a barrier only part of the block reaches before the races and uninitialised reads that
 //! follow from it (those are dropped: they only say the barrier did not order anything), the
-//! plain store that wipes an atomic update before a harmless pair of equal stores.
+//! plain store that wipes an atomic update before a harmless pair of equal stores, and a read
+//! that raced a write before the pair of writes on the same two lines.
 
 use crate::emu::facts::{Facts, Hazard};
 use crate::emu::result::{DiagKind, Diagnostic, Severity};
@@ -47,6 +48,12 @@ fn element_of(d: &Diagnostic) -> Option<(&str, i128)> {
     }
 }
 
+/// A race's two lines, in order, when they differ.
+fn line_pair(d: &Diagnostic) -> Option<[u32; 2]> {
+    let (a, b) = (d.line?, d.other_line?);
+    (a != b).then(|| [a.min(b), a.max(b)])
+}
+
 pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
     let diverged: Vec<String> = diags
         .iter()
@@ -65,6 +72,23 @@ pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
             )
         })
         .filter_map(|d| element_of(d).map(|(n, i)| (n.to_string(), i)))
+        .collect();
+    // The pairs of lines with a read racing a write: a missing barrier between two lines shows
+    // as a read that came too early, the race a barrier fixes. The same pair of lines as two
+    // writes (a load's store and a later update of the element) is that race again, seen at
+    // the store: it is dropped so that the read comes first.
+    let read_pairs: Vec<(String, [u32; 2])> = diags
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.facts,
+                Facts::Race {
+                    hazard: Hazard::ReadAfterWrite | Hazard::WriteAfterRead,
+                    ..
+                }
+            )
+        })
+        .filter_map(|d| Some((launch_of(d).to_string(), line_pair(d)?)))
         .collect();
     // Once a block's threads reach different barriers, every later barrier mismatches too:
     // the first divergence of a launch is the cause, the rest follow from it.
@@ -88,7 +112,15 @@ pub fn root_causes_first(diags: &mut Vec<Diagnostic>) {
             }
         ) && element_of(d)
             .is_some_and(|(n, i)| wiped.iter().any(|w| w.0 == n && w.1 == i));
-        !follows_divergence && !pair_of_wiped
+        let same_lines_as_a_read = matches!(
+            d.facts,
+            Facts::Race {
+                hazard: Hazard::WriteAfterWrite,
+                ..
+            }
+        ) && line_pair(d)
+            .is_some_and(|p| read_pairs.iter().any(|(l, q)| *q == p && l == launch_of(d)));
+        !follows_divergence && !pair_of_wiped && !same_lines_as_a_read
     });
     diags.sort_by_key(rank);
 }
@@ -130,6 +162,39 @@ mod tests {
             mine: Access::Write,
             theirs: Access::Write,
         }
+    }
+
+    #[test]
+    fn two_writes_on_the_lines_of_a_read_race_give_way_to_the_read() {
+        let at = |hazard: Hazard, line: u32, other: u32| {
+            let mut d = diag(DiagKind::SharedRace, race(hazard, 1));
+            d.line = Some(line);
+            d.other_line = Some(other);
+            d
+        };
+        // A load's store (line 4) after another thread's update (line 9), and the update's
+        // read before the store: the read is the one kept.
+        let mut v = vec![
+            at(Hazard::WriteAfterWrite, 4, 9),
+            at(Hazard::ReadAfterWrite, 9, 4),
+        ];
+        root_causes_first(&mut v);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].line, Some(9));
+        // Two writes on other lines than any read race stay.
+        let mut v = vec![
+            at(Hazard::WriteAfterWrite, 4, 7),
+            at(Hazard::ReadAfterWrite, 9, 4),
+        ];
+        root_causes_first(&mut v);
+        assert_eq!(v.len(), 2);
+        // One line racing with itself is not a pair of lines.
+        let mut v = vec![
+            at(Hazard::WriteAfterWrite, 4, 4),
+            at(Hazard::ReadAfterWrite, 4, 4),
+        ];
+        root_causes_first(&mut v);
+        assert_eq!(v.len(), 2);
     }
 
     #[test]

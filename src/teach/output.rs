@@ -123,6 +123,20 @@ pub fn explained(
     let fill = match_fill(scene, name, (&o.expected, &o.got), &o.mismatches)
         .or_else(|| pair_halves(scene, name, o.expected.len(), &o.mismatches))
         .or_else(|| {
+            // Elements never written by a loop that stores every pass at one element.
+            let unwritten = !after_error
+                && matches!(
+                    o.pattern,
+                    Some(crate::judge::pattern::OutputPattern::Unwritten { .. })
+                );
+            unwritten
+                .then(|| {
+                    let src = super::source::Source::preprocessed(scene.source, &scene.values);
+                    super::loop_store::explain(&src, name)
+                })
+                .flatten()
+        })
+        .or_else(|| {
             // An exponent shifted in the sum, not in the output (often inf: before the pattern).
             let shifted = !after_error && !o.mismatches.is_empty();
             shifted

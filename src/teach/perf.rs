@@ -83,6 +83,9 @@ fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<Str
         };
         return Some(format!("ldmatrix (and stmatrix) move one 8x8 matrix at a time, eight 16-byte rows: rows a multiple of 128 bytes apart start in the same bank ({measured}-way on line {line}). Pad each row of the tile by 8 halves (16 bytes, so every row stays 16-byte aligned, as ldmatrix needs), {example}, or store each row's 16-byte chunk c at chunk `c ^ (row % 8)` and give ldmatrix the same swizzled address"));
     }
+    if let Some(a) = super::interleaved::advice(src, line) {
+        return Some(a);
+    }
     let code = src.line(line);
     // The two-dimensional shared arrays this line touches, with their row width.
     let (name, dims) = src
@@ -104,6 +107,14 @@ fn bank_advice(p: &PerfFigure, src: &Source, line: u32, env: &Env) -> Option<Str
     } else {
         format!("lanes {lanes} apart land in the same bank")
     };
+    // A pad on the row count (`[TILE + 1][TILE]`) adds a row, and a column still sits in one
+    // bank: the pad belongs on the row length.
+    if let Some((base, _)) = rows
+        .rsplit_once('+')
+        .filter(|(_, k)| k.trim().parse::<i64>().is_ok())
+    {
+        return Some(format!("`{name}` is declared `[{rows}][{}]`: the `+` on the first size adds a row, but the rows stay {width} words wide, and {width} and the 32 banks share the factor {ways}, so a warp walking down a column still meets in one bank ({measured}-way on line {line}). The pad belongs on the row length: `__shared__ float {name}[{}][{}];`", decl[1], base.trim(), odd_width(&decl[1], width)));
+    }
     Some(format!("`{name}` is declared `[{rows}][{}]`, so its rows are {width} words wide; {width} and the 32 banks share the factor {ways}, so when a warp walks down a column, {same} ({ways}-way{}). Make the row width odd to spread a column over all 32 banks: `__shared__ float {name}[{rows}][{}];`", decl[1], if measured == ways { String::new() } else { format!("; {measured}-way measured on line {line}") }, odd_width(&decl[1], width)))
 }
 
@@ -191,6 +202,21 @@ mod tests {
         let src = "__global__ void t(float* o) {\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n    __shared__ float tile[32][32];\n    o[0] = tile[threadIdx.x][0];\n}\n";
         let a = advice(&figure(32.0, 4), src, &[], [32, 1, 1]).unwrap();
         assert!(a.contains("tile[32][33]"), "{a}");
+    }
+
+    #[test]
+    fn a_pad_on_the_row_count_moves_to_the_row_length() {
+        // Another shape than the suite's: `[W + 2][W]` on a define of 64 and a read down a column.
+        let src = "__global__ void t(float* o) {\n    __shared__ float grid2[W + 2][W];\n    o[0] = grid2[threadIdx.x][1];\n}\n";
+        let a = advice(&figure(32.0, 3), src, &[("W".into(), 64)], [32, 1, 1]).unwrap();
+        assert!(
+            a.contains("adds a row") && a.contains("`__shared__ float grid2[W][W + 1];`"),
+            "{a}"
+        );
+        // Padded on the row length already, nothing is said about the row count.
+        let src = "__global__ void t(float* o) {\n    __shared__ float grid2[W + 2][W + 1];\n    o[0] = grid2[threadIdx.x][1];\n}\n";
+        let a = advice(&figure(2.0, 3), src, &[("W".into(), 64)], [32, 1, 1]).unwrap();
+        assert!(!a.contains("adds a row"), "{a}");
     }
 
     #[test]

@@ -134,7 +134,7 @@ impl Race<'_> {
         );
         super::ballot::own_bit(self.c, &expr).or_else(|| {
             if same_warp {
-                return None;
+                return super::ballot::whole_ballot(self.c, &expr);
             }
             super::ballot::rank_without_offset(
                 self.c,

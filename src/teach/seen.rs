@@ -29,6 +29,22 @@ struct Writes {
     count: usize,
 }
 
+/// An element as the learner declared it: `buf[1][33]` for a shared `buf[2][64]`, not
+/// `buf[97]` (the trace counts flat).
+fn cell_name(launch: &LaunchTrace, c: Cell, src: &Source, values: &[(String, i64)]) -> String {
+    if c.space != Space::Shared {
+        return launch.name_of(c);
+    }
+    let mut known = src.defines();
+    known.extend(values.iter().cloned());
+    let e = crate::emu::facts::Element {
+        name: launch.var(c).name.clone(),
+        index: c.index as i128,
+        len: 0,
+    };
+    super::names::shown(&e, src, &known)
+}
+
 /// The facts for output `name` (compared in `o`), from `launches` (the test's launches, traced
 /// in order). `None` when the trace cannot tell (incomplete, no launch wrote the element, a
 /// line outside the learner's file).
@@ -86,7 +102,7 @@ pub fn explain(
             // The element it read on the same line just before its store (`out[i] = s[0]`),
             // and who wrote that element: facts, not a claim that the value is that element.
             if let Some(src_cell) = read_before_store(launch, *who, cell, *line) {
-                let source_name = launch.name_of(src_cell);
+                let source_name = cell_name(launch, src_cell, &src, &scene.values);
                 let scope = (src_cell.space == Space::Shared).then_some(who.block);
                 match writes_of(launch, src_cell, scope) {
                     Some(sw) if !sw.atomic => {
@@ -498,6 +514,16 @@ mod tests {
             assert!(said.contains(part), "missing {part:?} in: {said}");
         }
         assert!(!said.contains("block 0 on"), "{said}");
+    }
+
+    #[test]
+    fn a_shared_element_read_before_the_store_is_named_as_declared() {
+        // The same trace over a 2 x 2 declaration: flat element 0 is `acc[0][0]`.
+        let src = ROW_TOTAL.replace("acc[4];", "acc[2][2];");
+        let o = compare(&[6.0, 22.0], &[6.0, 40.0]);
+        let said =
+            explain(&scene(&src, 4, 2), "totals", &o, &[row_total_trace()]).unwrap_or_default();
+        assert!(said.contains("On that line it read `acc[0][0]`"), "{said}");
     }
 
     const SCATTER: &str = "__global__ void bump(float* y, const float* x, int n) {

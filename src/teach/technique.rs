@@ -861,6 +861,8 @@ fn memory_budget(counter: usize, miss: Miss, cx: &Context) -> Option<String> {
         .or_else(|| crate::teach::staging::help(name, &src))
         .or_else(|| crate::teach::lone::help(name, &src))
         .or_else(|| crate::teach::passes::help(name, &src, used, limit))
+        // Every thread walking the same global elements (weights) where a shared copy is meant.
+        .or_else(|| crate::teach::broadcast_read::help(name, &src))
         // Last: a second read of one element is a smaller matter than a loop done alone.
         .or_else(|| crate::teach::reread::help(name, &src))
 }

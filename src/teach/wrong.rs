@@ -23,7 +23,15 @@
 //! - `tile_pairs`: blocks that take two tiles each but start one tile apart;
 //! - `unread_shared`: a `__shared__` array filled, never read, while the output gets a constant;
 //! - `reset_in_loop`: an accumulator reset inside the loop that adds into it;
-//! - `repeated_arg`: a call with one name twice where a sibling call passes two.
+//! - `repeated_arg`: a call with one name twice where a sibling call passes two;
+//! - `short_step`: a loop over whole steps whose condition `v + S < B` skips the last one;
+//! - `block_step`: a loop from a grid-wide index that steps by one block's width;
+//! - `after_swap`: a double buffer read after its loop on the side the last swap left behind;
+//! - `same_rescale`: two running sums merged with one maximum's factor for both;
+//! - `last_merge`: a merge network whose doubling loop stops before the whole tile;
+//! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count;
+//! - `scan_total`: a block's total taken from thread 0 after an inclusive scan;
+//! - `tile_transposed`: the second tile of a tiled product read with the thread's column as its row.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -101,7 +109,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 18] = [
+    let rules: [fn(&Seen) -> Option<String>; 26] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -120,6 +128,14 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::unread_shared::explain,
         super::reset_in_loop::explain,
         super::repeated_arg::explain,
+        super::short_step::explain,
+        super::block_step::explain,
+        super::after_swap::explain,
+        super::same_rescale::explain,
+        super::last_merge::explain,
+        super::mean_divisor::explain,
+        super::scan_total::explain,
+        super::tile_transposed::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
