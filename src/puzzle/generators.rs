@@ -11,14 +11,15 @@
 //!   (`expf(89)` already does) and a row's values lie hundreds apart.
 //! - `max-not-last` (float buffers): `large` rows whose maximum is never the last element, and
 //!   whose last element lies at least 100 below the maximum: subtracting the last element
-//!   instead of the maximum overflows `exp`.
+//!   instead of the maximum overflows `exp`. Every third row (the second of each three) is
+//!   moved down whole, its maximum 100 to 199 below 0: a maximum started at 0 is wrong there.
 //! - `offset` (`float`/`double` buffers): each row a large offset (1000 to 4000, either sign)
 //!   plus a small spread (multiples of 1/8 within 1 of it): a large mean and a variance near
 //!   0.35, where E[x^2] - E[x]^2 cancels. A row's `float` sum stays exact up to 512 elements.
 //! - `spike` (float buffers): `large` rows with one isolated maximum, 100 to 199 above every
 //!   other element, in quarter `r % 4` of row `r` (never the last element): a maximum taken
 //!   over part of a row (one warp's share, a sample) misses it in some row, and `exp` of the
-//!   gap overflows a float.
+//!   gap overflows a float. Every third row moved below 0 as in `max-not-last`.
 //! - `fractional` (`float`/`double` buffers): multiples of 1/4096 in [-4, 4): 14 significant
 //!   bits, more than a `__half` holds (11), so a kernel that keeps the data in halves to save
 //!   space rounds it, while a product with a small whole number and a sum of a few hundred of
@@ -99,9 +100,13 @@ impl Generator {
             Generator::Large => (0..len).map(|_| large(&mut rng)).collect(),
             Generator::MaxNotLast => {
                 let mut v = Vec::with_capacity(len);
+                let mut row = 0;
                 while v.len() < len {
                     let n = cols.min(len - v.len());
-                    v.extend(max_not_last_row(&mut rng, n));
+                    let mut r = max_not_last_row(&mut rng, n);
+                    below_zero_every_third(&mut rng, &mut r, row);
+                    v.extend(r);
+                    row += 1;
                 }
                 v
             }
@@ -110,7 +115,9 @@ impl Generator {
                 let mut row = 0;
                 while v.len() < len {
                     let n = cols.min(len - v.len());
-                    v.extend(spike_row(&mut rng, n, row % 4));
+                    let mut r = spike_row(&mut rng, n, row % 4);
+                    below_zero_every_third(&mut rng, &mut r, row);
+                    v.extend(r);
                     row += 1;
                 }
                 v
@@ -129,6 +136,20 @@ impl Generator {
                 v
             }
         }
+    }
+}
+
+/// Row `row` moved down, when it is the second of each three, so that its maximum lies 100 to
+/// 199 below 0: a running maximum started at 0 instead of the first element (or -FLT_MAX)
+/// never moves there, and `exp` of the row's values from it underflows to 0.
+fn below_zero_every_third(rng: &mut SplitMix64, r: &mut [f64], row: usize) {
+    if row % 3 != 1 || r.is_empty() {
+        return;
+    }
+    let max = r.iter().copied().fold(f64::MIN, f64::max);
+    let down = max + 100.0 + (rng.next_u64() % 100) as f64;
+    for x in r.iter_mut() {
+        *x -= down;
     }
 }
 
@@ -244,6 +265,10 @@ mod tests {
             assert_eq!(at * 4 / cols, r % 4, "row {r}: the spike at {at}");
             assert!(at < cols - 1);
             assert!(row.iter().all(|x| x.fract() == 0.0));
+            // The second row of each three lies wholly below 0, its maximum 100 to 199 down.
+            if r % 3 == 1 {
+                assert!((-199.0..=-100.0).contains(&row[at]), "row {r}: {row:?}");
+            }
         }
         // Deterministic, and refused for integers.
         assert_eq!(
@@ -291,6 +316,12 @@ mod tests {
                 // Subtracting the last element instead of the maximum overflows exp.
                 assert!(((max - last) as f32).exp().is_infinite());
             }
+            // Row 1 of each three: every value below -100, so a maximum started at 0 stays 0
+            // and every exp(x - 0) underflows.
+            let second = &v[7..14];
+            assert!(second
+                .iter()
+                .all(|&x| x <= -100.0 && (x as f32).exp() < 1e-40));
         }
         // A 1D buffer is one row.
         let v = Generator::MaxNotLast.values(4, "s", ElemType::F32, 33, None);
