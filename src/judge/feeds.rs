@@ -5,18 +5,23 @@
 //! (`unfed_requirements`: results never read) catches dropped values; this one catches values
 //! read and then cancelled (`__dp4a(...) & zero`, `+ 0.0f * shuffled`, `match | ~0u`).
 //!
-//! Emulator only, one re-run per required family, on the first and the last fixed test (a
-//! kernel that uses its technique only for one launch shape, `gridDim.x == 1`, meets the
-//! other). On the first test, a counter every warp must run (`warp_require`) is also checked
-//! warp by warp, for each warp index that had work: the results flipped in that warp of every
-//! block alone (`perturb::results_in`), so a warp that computes them only to be counted while
-//! another warp's feed the output is found.
+//! Emulator only, one re-run per required family, on every fixed test (a kernel that uses its
+//! technique only for one launch shape, `gridDim.x == 1` or an even size, meets another). On
+//! the first test, a counter every warp must run (`warp_require`) is also checked warp by warp,
+//! for each warp index that had work: the results flipped in that warp of every block alone
+//! (`perturb::results_in`), so a warp that computes them only to be counted while another
+//! warp's feed the output is found. On a test of at most `MAX_BLOCKS_ONE_BY_ONE` blocks, an
+//! instruction family every block must run is checked block by block the same way.
 
 use super::outcome::{BlockOverrun, TestOutcome};
 use super::{run_test, spec_run, Executor, JudgeError, JudgeOptions};
 use crate::emu::result::Counters;
 use crate::ptx::census::{Census, Work};
-use crate::ptx::perturb::{self, Flip, Kind};
+use crate::ptx::perturb::{self, Flip, Gate, Kind};
+
+/// The most blocks a test may have for its required families to be flipped block by block
+/// (each block a re-run of the test).
+const MAX_BLOCKS_ONE_BY_ONE: u32 = 4;
 use crate::puzzle::{Puzzle, TestCase};
 
 /// What a required counter counts, for both feed checks: the census work that places it in
@@ -83,8 +88,7 @@ pub(super) fn check(
     t: &mut TestOutcome,
 ) -> Result<(), JudgeError> {
     let first = puzzle.tests.first().map(|f| &f.name) == Some(&test.name);
-    let last = puzzle.tests.last().map(|f| &f.name) == Some(&test.name);
-    if !t.passed || t.random || !(first || last) {
+    if !t.passed || t.random {
         return Ok(());
     }
     let opts = JudgeOptions {
@@ -98,33 +102,57 @@ pub(super) fn check(
         let Some((works, kinds)) = work_of(name) else {
             continue;
         };
-        // Every warp at once; then, on the first test, each warp index with work alone for a
-        // counter every warp must run.
+        // Every thread at once; then, on the first test, each warp index with work alone for
+        // a counter every warp must run; then, on a test of a few blocks, each block alone for
+        // an instruction family every block must run (not shared reads: a block's data).
         let per_warp = first && t.warp_require.iter().any(|&(k, m)| k == i && m > 0);
-        let mut unfed_in: Option<Option<u32>> = None;
-        if !fed_by(puzzle, test, spec, learner_ptx, kinds, None, &opts, t)? {
-            unfed_in = Some(None);
-        } else if per_warp {
-            let threads: u32 = test.block.iter().product();
-            let with_work = t.warps.map_or(0, |w| w.with_work);
-            for w in 0..threads.div_ceil(32).min(32) {
-                if with_work & (1 << w) != 0
-                    && !fed_by(puzzle, test, spec, learner_ptx, kinds, Some(w), &opts, t)?
-                {
-                    unfed_in = Some(Some(w));
-                    break;
-                }
+        let per_block =
+            !kinds.contains(&Kind::SharedLoad) && t.require.get(i).is_some_and(|m| m > 0);
+        let threads: u32 = test.block.iter().product();
+        let blocks: u32 = test.grid.iter().product();
+        let with_work = t.warps.map_or(0, |w| w.with_work);
+        let mut gates = vec![Gate::All];
+        if per_warp {
+            gates.extend(
+                (0..threads.div_ceil(32).min(32))
+                    .filter(|w| with_work & (1 << w) != 0)
+                    .map(Gate::Warp),
+            );
+        }
+        if per_block && (2..=MAX_BLOCKS_ONE_BY_ONE).contains(&blocks) {
+            gates.extend((0..blocks).map(Gate::Block));
+        }
+        let mut unfed_in = None;
+        for gate in gates {
+            if !fed_by(puzzle, test, spec, learner_ptx, kinds, gate, &opts, t)? {
+                unfed_in = Some(gate);
+                break;
             }
         }
-        let Some(warp) = unfed_in else {
+        let Some(gate) = unfed_in else {
             continue;
         };
-        // A warp's failure is told against the warp's minimum.
+        let warp = match gate {
+            Gate::Warp(w) => Some(w),
+            _ => None,
+        };
+        // A warp's failure is told against the warp's minimum, a block's at that block.
         let limit = match warp {
             Some(_) => (t.warp_require.iter())
                 .find(|&&(k, _)| k == i)
                 .map_or(limit, |&(_, m)| m),
             None => limit,
+        };
+        let block = match gate {
+            Gate::Block(b) => {
+                let [gx, gy, _] = test.grid;
+                [
+                    b % gx.max(1),
+                    b / gx.max(1) % gy.max(1),
+                    b / (gx.max(1) * gy.max(1)),
+                ]
+            }
+            _ => [0; 3],
         };
         let c = census_made.get_or_insert_with(&census);
         let mut lines: Vec<u32> = works.iter().flat_map(|&w| c.lines(w)).collect();
@@ -136,11 +164,11 @@ pub(super) fn check(
                 puzzle.id,
                 i,
                 &lines,
-                (&t.name, warp),
+                (&t.name, gate),
                 &crate::teach::source::Source::preprocessed(scene.source, &scene.values),
             )),
             warp,
-            ..BlockOverrun::under_require(i, 0, limit, [0; 3])
+            ..BlockOverrun::under_require(i, 0, limit, block)
         });
         t.passed = false;
     }
@@ -158,7 +186,7 @@ fn fed_by(
     spec: &spec_run::CompiledSpec,
     learner_ptx: &str,
     kinds: &[Kind],
-    warp: Option<u32>,
+    warp: Gate,
     opts: &JudgeOptions,
     t: &TestOutcome,
 ) -> Result<bool, JudgeError> {
@@ -169,6 +197,18 @@ fn fed_by(
         // high half, `LowHalf` in the low one), or an instruction computes one useful half
         // beside a dummy (`__hfma2` on `(h, 0)`), which is scalar work in a packed coat.
         for bit in [Flip::High, Flip::LowHalf] {
+            if changes(bit)? == Some(true) {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    if kinds == [Kind::Dp4a] {
+        // An integer sum in which every bit counts: a dot product must move the output when
+        // 1 is added to it and when 2^20 is (`perturb` adds to dp4a results), or it reaches the
+        // output only through something that keeps a few of its bits
+        // (`(d + (1 << 20)) >> 30`, 0 for every real product sum).
+        for bit in [Flip::High, Flip::Low] {
             if changes(bit)? == Some(true) {
                 return Ok(false);
             }
@@ -193,7 +233,7 @@ fn outputs_unchanged(
     test: &TestCase,
     spec: &spec_run::CompiledSpec,
     learner_ptx: &str,
-    (kinds, warp): (&[Kind], Option<u32>),
+    (kinds, warp): (&[Kind], Gate),
     bit: Flip,
     opts: &JudgeOptions,
     t: &TestOutcome,

@@ -1,6 +1,7 @@
 //! The learner's PTX with the results of some instruction kinds changed: after each such
 //! instruction, one bit of its destination registers is flipped (a predicate result is
-//! negated). `judge` runs a test again on this text: when no output changes, those results fed
+//! negated; a `dp4a` sum gets the bit's value added, which a sum of many cannot cancel), only
+//! in one warp or one block where a `Gate` says so. `judge` runs a test again on this text: when no output changes, those results fed
 //! nothing the kernel wrote (a `__dp4a` ANDed with a run-time 0, a shuffle multiplied by 0.0f,
 //! a match ORed with all ones), so a requirement on them is not met.
 //!
@@ -72,23 +73,40 @@ pub enum Flip {
 /// `text` with every result of the `kinds` changed by `bit`, and how many instructions were
 /// changed (0: the text has none of them, and the copy is the same).
 pub fn results_of(text: &str, kinds: &[Kind], bit: Flip) -> (String, usize) {
-    results_in(text, kinds, bit, None)
+    results_in(text, kinds, bit, Gate::All)
 }
 
 /// Registers the warp gate declares (names no NVRTC output uses).
 const GATE_REGS: &str = ".reg .b32 %gpzw<4>;\n.reg .pred %gpzp<2>;";
 
-/// The instructions, at the start of a function body, that set `%gpzp0` in the threads of warp
-/// `warp` of their block (the block's linear thread index over 32; every block the same).
-fn warp_gate(warp: u32) -> String {
-    format!(
-        "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nshr.u32 %gpzw2, %gpzw2, 5;\nsetp.eq.u32 %gpzp0, %gpzw2, {warp};\n"
-    )
+/// Where a flip happens: everywhere, in one warp of every block (its index in the block), or
+/// in every thread of one block (its linear index in the grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    All,
+    Warp(u32),
+    Block(u32),
 }
 
-/// `results_of`, changing the results only in warp `warp` of each block when it is given: a
-/// result some warps use and others compute only to be counted is found warp by warp.
-pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, warp: Option<u32>) -> (String, usize) {
+/// The instructions, at the start of a function body, that set `%gpzp0` in the threads the
+/// gate picks: warp `w` of each block (the block's linear thread index over 32), or block `b`
+/// (x, then y, then z, as the grid numbers blocks).
+fn gate_code(gate: Gate) -> String {
+    match gate {
+        Gate::Warp(w) => format!(
+            "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nshr.u32 %gpzw2, %gpzw2, 5;\nsetp.eq.u32 %gpzp0, %gpzw2, {w};\n"
+        ),
+        Gate::Block(b) => format!(
+            "{GATE_REGS}\nmov.u32 %gpzw0, %nctaid.x;\nmov.u32 %gpzw1, %nctaid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %ctaid.z;\nmov.u32 %gpzw3, %ctaid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %ctaid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nsetp.eq.u32 %gpzp0, %gpzw2, {b};\n"
+        ),
+        Gate::All => String::new(),
+    }
+}
+
+/// `results_of`, changing the results only where `gate` says: a result some warps (or blocks)
+/// use and others compute only to be counted is found warp by warp (block by block).
+pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String, usize) {
+    let warp = (gate != Gate::All).then_some(gate);
     let mut out = String::with_capacity(text.len() + 1024);
     let mut changed = 0;
     // Brace depth outside function bodies is 0: a `{` line there opens a body, where the
@@ -98,9 +116,9 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, warp: Option<u32>) -> (
         out.push_str(line);
         out.push('\n');
         let body = line.trim();
-        if let Some(w) = warp {
+        if let Some(g) = warp {
             if body == "{" && depth == 0 {
-                out.push_str(&warp_gate(w));
+                out.push_str(&gate_code(g));
             }
             depth += body.matches('{').count();
             depth = depth.saturating_sub(body.matches('}').count());
@@ -148,7 +166,14 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, warp: Option<u32>) -> (
             }
         };
         for d in dests {
-            out.push_str(&format!("\t{guard}{}\n", flip(&d, bit)));
+            // A dot product's integer sum gets the bit added, not flipped: a flip adds to some
+            // results and takes from others, which a sum of them can cancel exactly.
+            let change = if op.starts_with("dp4a.") {
+                add(&d, bit)
+            } else {
+                flip(&d, bit)
+            };
+            out.push_str(&format!("\t{guard}{change}\n"));
         }
     }
     (out, changed)
@@ -182,6 +207,20 @@ fn dest_registers(operands: &str) -> Vec<String> {
 
 /// The instruction that flips `bit` of register `r`, by the width NVRTC's register names give
 /// (`%p` predicates, `%rd`/`%fd` 64 bits, `%rs`/`%h` 16 bits, else 32).
+/// The instruction that adds `bit`'s value to 32-bit integer register `r` (`flip` for others).
+fn add(r: &str, bit: Flip) -> String {
+    let name = r.trim_start_matches('%');
+    if !name.starts_with('r') || name.starts_with("rd") || name.starts_with("rs") {
+        return flip(r, bit);
+    }
+    let v = match bit {
+        Flip::High => 1u32 << 20,
+        Flip::Low => 1,
+        Flip::LowHalf => 1 << 8,
+    };
+    format!("add.s32 {r}, {r}, {v};")
+}
+
 fn flip(r: &str, bit: Flip) -> String {
     let name = r.trim_start_matches('%');
     let prefix: String = name
@@ -235,7 +274,7 @@ mod tests {
     #[test]
     fn a_warp_alone_gets_its_results_flipped_behind_a_gate() {
         let ptx = ".visible .entry k(\n.param .u64 p\n)\n{\n.reg .b32 %r<9>;\n.reg .pred %p<3>;\n\tshfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n\t@!%p2 dp4a.s32.s32 %r3, %r4, %r5, %r6;\n\t{\n\t.reg .pred %p1;\n\t}\n\tret;\n}\n";
-        let (out, n) = results_in(ptx, &[Kind::Shuffle, Kind::Dp4a], Flip::High, Some(3));
+        let (out, n) = results_in(ptx, &[Kind::Shuffle, Kind::Dp4a], Flip::High, Gate::Warp(3));
         assert_eq!(n, 2);
         // One gate, at the body's start, not in the inner brace block.
         assert_eq!(out.matches("setp.eq.u32 %gpzp0, %gpzw2, 3;").count(), 1);
@@ -245,11 +284,14 @@ mod tests {
             out.contains("\t@%gpzp0 xor.b32 %r1, %r1, 1048576;"),
             "{out}"
         );
-        assert!(out.contains("\tnot.pred %gpzp1, %p2;\n\tand.pred %gpzp1, %gpzp0, %gpzp1;\n\t@%gpzp1 xor.b32 %r3, %r3, 1048576;"), "{out}");
+        assert!(out.contains("\tnot.pred %gpzp1, %p2;\n\tand.pred %gpzp1, %gpzp0, %gpzp1;\n\t@%gpzp1 add.s32 %r3, %r3, 1048576;"), "{out}");
         // The text still reads.
         crate::ptx::parse(&out).expect("the gated text parses");
-        let (all, _) = results_in(ptx, &[Kind::Shuffle], Flip::Low, None);
+        let (all, _) = results_in(ptx, &[Kind::Shuffle], Flip::Low, Gate::All);
         assert!(!all.contains("gpzp"), "{all}");
+        let (block, _) = results_in(ptx, &[Kind::Shuffle], Flip::High, Gate::Block(2));
+        assert!(block.contains("%ctaid.x") && block.contains("setp.eq.u32 %gpzp0, %gpzw2, 2;"));
+        crate::ptx::parse(&block).expect("the block-gated text parses");
     }
 
     #[test]
@@ -277,6 +319,13 @@ mod tests {
         assert_eq!(flip("%rd4", Flip::Low), "xor.b64 %rd4, %rd4, 1;");
         assert_eq!(flip("%r4", Flip::Low), "xor.b32 %r4, %r4, 1;");
         assert_eq!(flip("%r4", Flip::LowHalf), "xor.b32 %r4, %r4, 256;");
+        // A dot product's result is added to, so a sum of them cannot cancel the change.
+        let (dp, _) = results_of(
+            "\tdp4a.s32.s32 %r12, %r4, %r5, %r14;\n",
+            &[Kind::Dp4a],
+            Flip::Low,
+        );
+        assert!(dp.contains("add.s32 %r12, %r12, 1;"), "{dp}");
         assert_eq!(flip("%rs2", Flip::High), "xor.b16 %rs2, %rs2, 256;");
         assert_eq!(dest_registers(" {%r1,%r2}, [%r5];"), ["%r1", "%r2"]);
     }

@@ -142,7 +142,7 @@ pub fn unfed_results(
     puzzle_id: u32,
     counter: usize,
     work_lines: &[u32],
-    (test, warp): (&str, Option<u32>),
+    (test, gate): (&str, crate::ptx::perturb::Gate),
     src: &Source,
 ) -> String {
     let label = counter_label(counter);
@@ -151,15 +151,19 @@ pub fn unfed_results(
         [one] => format!(" (line {one}: `{}`)", src.line(*one).trim()),
         more => format!(" ({})", lines(more)),
     };
-    match warp {
+    use crate::ptx::perturb::Gate;
+    match gate {
         // `judge::feeds` flips packed halves lane by lane: one lane of them fed nothing.
-        None if Counters::family(counter) == Some(Family::F16x2) => format!(
+        Gate::All if Counters::family(counter) == Some(Family::F16x2) => format!(
             "puzzle {puzzle_id} requires {label} whose two halves both feed the result, and in your kernel's {label}{at} one half does not: gpuzzle ran test \"{test}\" again with one half of every packed result changed (the high halves, then the low ones), and not one output changed. An instruction that computes one element beside a dummy (`__hfma2` on `(h, 0)`) is one element per instruction in a packed coat. Put two elements in each `__half2` and compute both at once."
         ),
-        None => format!(
+        Gate::All => format!(
             "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
         ),
-        Some(w) => format!(
+        Gate::Block(b) => format!(
+            "puzzle {puzzle_id} requires {label} that feed the result in every block, and in block {b} of test \"{test}\" your kernel's {label}{at} do not reach it: gpuzzle ran the test again with their results changed in that block alone (one bit flipped, a high one and the lowest), and the output did not change as it does in another block. That block computes its share some other way and runs them only to be counted. Let every block compute its share from what they give."
+        ),
+        Gate::Warp(w) => format!(
             "puzzle {puzzle_id} requires {label} that feed the result in every warp, and in warp {w} of each block (threads {} to {}) your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with their results changed in that warp alone (one bit flipped, a high one, then the lowest), and not one output changed, though they do feed it in another warp. That warp computes its share some other way and runs them only to be counted. Let every warp compute its share from what they give.",
             w * 32,
             w * 32 + 31
