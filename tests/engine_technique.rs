@@ -235,6 +235,15 @@ fn async_copies_count_their_words_and_overlap_only_when_a_group_stays_in_flight(
     );
     assert_eq!(total(&single, "cp_async_overlap"), 0);
     assert_eq!(double["buffers"], single["buffers"]);
+    // In flight at one wait, drained by the next before any work: no overlap.
+    let drained = run("2");
+    assert_eq!(
+        total(&drained, "cp_async_overlap"),
+        0,
+        "{}",
+        drained["counters"]
+    );
+    assert_eq!(drained["buffers"], single["buffers"]);
 }
 
 /// A group in flight at a wait counts as overlap only once the block reads what it copied:

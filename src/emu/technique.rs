@@ -64,8 +64,9 @@ pub enum Family {
     /// `cp.async` copies issued (`__pipeline_memcpy_async`, `cuda::memcpy_async`).
     CpAsync,
     /// Groups of async copies left in flight when a wait returned, summed over the waits,
-    /// counting a group only once some thread of the block reads what it copied (a copy
-    /// issued only to be in flight, into a slot nobody reads, overlaps nothing): more than 0
+    /// counting a group only when the thread read shared memory before its next wait and
+    /// some thread of the block reads what it copied (a copy issued only to be in flight, into
+    /// a slot nobody reads or drained by a second wait at once, overlaps nothing): more than 0
     /// only when copies overlap computation (double buffering). Credited to the issuing
     /// thread when the block ends.
     CpAsyncOverlap,

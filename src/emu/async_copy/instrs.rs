@@ -100,10 +100,13 @@ pub(in crate::emu) fn exec<R: Regs + ?Sized>(
                         }
                     }
                 }
-                // Groups still loading while the thread goes on: copies overlapping work,
-                // counted once their data is read (`AsyncState::shared_access`).
+                // Groups still loading while the thread goes on: copies overlapping work, if
+                // the thread works before its next wait, counted once their data is read
+                // (`AsyncState::settle_tentative`, `AsyncState::shared_access`).
+                let reads = th.counters.shared_reads;
+                st.settle_tentative(linear, reads);
                 for g in left {
-                    st.overlapped(linear, g);
+                    st.overlapped(linear, g, reads);
                 }
             }
         }

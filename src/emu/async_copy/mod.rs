@@ -143,8 +143,14 @@ pub(crate) struct AsyncState {
 struct Overlap {
     thread: u32,
     group: u32,
-    /// Waits that left it in flight and are not yet credited.
+    /// Waits that left it in flight, with work after them, not yet credited.
     pending: u32,
+    /// Waits that left it in flight since the thread's last wait, and the thread's shared
+    /// reads then: at its next wait they count (`pending`) only if it read shared memory in
+    /// between (computed while the copy was in flight); a wait drained at once by another
+    /// (`wait_prior(1)` then `wait_prior(0)`) overlaps nothing.
+    tentative: u32,
+    reads_at: u64,
 }
 
 impl AsyncState {
@@ -321,9 +327,22 @@ impl AsyncState {
         }
     }
 
-    /// A wait of thread `t` went on while its group `group` was still in flight: one
-    /// overlap, pending until the group's data is read (`shared_access`).
-    fn overlapped(&mut self, t: u32, group: u32) {
+    /// Thread `t` waits, having made `reads` shared reads so far: the waits of its groups
+    /// before this one become overlaps if it read shared memory since (else they are dropped).
+    fn settle_tentative(&mut self, t: u32, reads: u64) {
+        for o in self.overlaps.iter_mut().filter(|o| o.thread == t) {
+            if reads > o.reads_at {
+                o.pending += o.tentative;
+            }
+            o.tentative = 0;
+        }
+    }
+
+    /// A wait of thread `t` (`reads` its shared reads so far) went on while its group `group`
+    /// was still in flight: a tentative overlap, an overlap once the thread works before its
+    /// next wait (`settle_tentative`), credited when the group's data is read
+    /// (`shared_access`).
+    fn overlapped(&mut self, t: u32, group: u32, reads: u64) {
         let idx = match self
             .overlaps
             .iter()
@@ -335,11 +354,14 @@ impl AsyncState {
                     thread: t,
                     group,
                     pending: 0,
+                    tentative: 0,
+                    reads_at: 0,
                 });
                 self.overlaps.len() - 1
             }
         };
-        self.overlaps[idx].pending += 1;
+        self.overlaps[idx].tentative += 1;
+        self.overlaps[idx].reads_at = reads;
         if self.landed.len() < self.words.len() {
             self.landed.resize(self.words.len(), 0);
         }

@@ -66,7 +66,8 @@ extern "C" __global__ void register_array(float* out, const float* a, const int*
 }
 
 // Async copies: tile by tile, waiting for each before the next is issued (no overlap), or
-// with the next tile in flight while the current one is summed (double buffering).
+// with the next tile in flight while the current one is summed (double buffering), or (2) the
+// same with the in-flight tile drained by a second wait at once (no overlap after all).
 extern "C" __global__ void copies(float* out, const float* a, int tiles, int overlap) {
     __shared__ __align__(16) float buf[2][32 * 4];
     int t = threadIdx.x;
@@ -81,6 +82,7 @@ extern "C" __global__ void copies(float* out, const float* a, int tiles, int ove
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(a + (k + 1) * 128 + 4 * t) : "memory");
             asm volatile("cp.async.commit_group;" ::: "memory");
             asm volatile("cp.async.wait_group 1;" ::: "memory");
+            if (overlap == 2) asm volatile("cp.async.wait_group 0;" ::: "memory");
         } else {
             asm volatile("cp.async.wait_group 0;" ::: "memory");
         }
