@@ -49,6 +49,7 @@ mod names;
 mod order;
 pub mod output;
 mod padding;
+mod pair_overlap;
 mod passes;
 pub mod perf;
 mod ping_pong;
