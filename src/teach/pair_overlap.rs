@@ -40,7 +40,7 @@ pub fn explain(w: &Seen) -> Option<String> {
                     continue;
                 };
                 let terms: Vec<String> = split_top(&canonical(rhs), '+');
-                let bare = terms.iter().any(|t| *t == r);
+                let bare = terms.contains(&r);
                 let pair = terms.iter().any(|t| t.starts_with("2*") && !t.contains(&r));
                 if !bare || !pair {
                     continue;
@@ -69,7 +69,7 @@ pub fn explain(w: &Seen) -> Option<String> {
                     });
                 let fix = match sibling {
                     Some((s, n)) => format!(" Step the registers apart by a whole group, as line {s} does: `{n} * {r}` in place of `{r}`."),
-                    None => format!(" Step the registers apart by a whole group of the layout, not by 1."),
+                    None => " Step the registers apart by a whole group of the layout, not by 1.".to_string(),
                 };
                 return Some(format!(
                     "Line {l} sets `{x} = {shown}`, and each register packs the elements at `{x}` and `{x} + 1`: register `{r}` = 1 starts at register 0's second element, so the registers overlap and the elements a group further on are never read.{fix}"
