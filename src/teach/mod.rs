@@ -49,6 +49,7 @@ mod names;
 mod order;
 pub mod output;
 mod padding;
+mod pair_overlap;
 mod passes;
 pub mod perf;
 mod ping_pong;
@@ -285,7 +286,7 @@ pub fn explain(diags: &mut Vec<Diagnostic>, scene: &Scene) {
         // An address made in a helper comes from its calls: name them (bounds, async copies).
         let help = match (d.kind, line) {
             (DiagKind::OutOfBounds | DiagKind::AsyncCopy, Some(l)) => {
-                match call_site::note(&src, l) {
+                match call_site::note(&src, l, &scene.values) {
                     Some(n) if !help.contains("called on line") => {
                         format!("{}.{n}", help.trim_end().trim_end_matches('.'))
                     }

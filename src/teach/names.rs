@@ -47,7 +47,8 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
     else {
         return;
     };
-    let Some(multi) = unflatten(element.index, &sizes) else {
+    let (index, len) = in_declared_units(element.index, element.len, &sizes);
+    let Some(multi) = unflatten(index, &sizes) else {
         return;
     };
     let flat = format!("{}[{}]", element.name, element.index);
@@ -65,8 +66,21 @@ pub fn rename(d: &mut Diagnostic, src: &Source, values: &[(String, i64)]) {
     let count = format!("{} has {} elements", element.name, element.len);
     d.message = d.message.replace(
         &count,
-        &format!("{} has {} elements ({shape})", element.name, element.len),
+        &format!("{} has {len} elements ({shape})", element.name),
     );
+}
+
+/// A flat index and length counted in the checker's units (4-byte words for an `ldmatrix`
+/// row of halves) turned into the declaration's elements, where the declaration holds a whole
+/// number of them per unit (`sw[8][72]` of halves: 576 elements, 288 words); else as they are.
+fn in_declared_units(index: i128, len: u64, sizes: &[i64]) -> (i128, u64) {
+    let declared: i64 = sizes.iter().product();
+    let declared = declared.max(0) as u64;
+    if len == 0 || declared <= len || !declared.is_multiple_of(len) {
+        return (index, len);
+    }
+    let k = declared / len;
+    (index * k as i128, declared)
 }
 
 /// A help text with the diagnostic's flat shared element (`tile[32]`) named as declared
@@ -104,7 +118,38 @@ pub fn in_help(help: &str, d: &Diagnostic, src: &Source, values: &[(String, i64)
         rest = &rest[at + flat.len()..];
     }
     out.push_str(rest);
-    out
+    // The length in the checker's units said in the declaration's (`288 elements` of words
+    // for a tile of 576 halves).
+    let Some(sizes) = sizes_of(short, src, values) else {
+        return out;
+    };
+    let (_, len) = in_declared_units(e.index, e.len, &sizes);
+    if len == e.len {
+        return out;
+    }
+    let words = format!(
+        "{short} has {} elements ({short}[0] to {short}[{}])",
+        e.len,
+        e.len as i128 - 1
+    );
+    let shape = sizes
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(" × ");
+    out.replace(&words, &format!("{short} has {len} elements ({shape})"))
+}
+
+/// The declared sizes of shared array `short`, evaluated with `values`.
+fn sizes_of(short: &str, src: &Source, values: &[(String, i64)]) -> Option<Vec<i64>> {
+    let dims = src.shared_dims(short).filter(|d| d.len() >= 2)?;
+    let mut env = Env::default();
+    for (n, v) in values {
+        env.set(n.clone(), *v);
+    }
+    dims.iter()
+        .map(|x| eval::eval(x, &env).filter(|&v| v > 0))
+        .collect()
 }
 
 /// The indices of a shared element as declared (`[4, 0]` for `tile[40]` of `tile[8][10]`;
@@ -145,7 +190,7 @@ pub fn shown(e: &crate::emu::facts::Element, src: &Source, values: &[(String, i6
         .iter()
         .map(|x| eval::eval(x, &env).filter(|&v| v > 0))
         .collect();
-    match sizes.and_then(|s| unflatten(e.index, &s)) {
+    match sizes.and_then(|s| unflatten(in_declared_units(e.index, e.len, &s).0, &s)) {
         Some(multi) => format!(
             "{short}{}",
             multi.iter().map(|i| format!("[{i}]")).collect::<String>()
@@ -176,6 +221,17 @@ mod tests {
     use super::*;
     use crate::emu::facts::Element;
     use crate::emu::result::{DiagKind, Severity};
+
+    #[test]
+    fn an_index_in_wider_units_is_counted_in_the_declared_elements() {
+        // Words over a tile of halves, `h[4][72]`: 144 words, 288 halves; word 150 is half 300.
+        assert_eq!(in_declared_units(150, 144, &[4, 72]), (300, 288));
+        assert_eq!(unflatten(300, &[4, 72]), Some(vec![4, 12]));
+        // The same units, an unknown length, or no whole number per unit: as they are.
+        assert_eq!(in_declared_units(40, 80, &[8, 10]), (40, 80));
+        assert_eq!(in_declared_units(40, 0, &[8, 10]), (40, 0));
+        assert_eq!(in_declared_units(40, 30, &[8, 10]), (40, 30));
+    }
 
     #[test]
     fn a_flat_index_becomes_the_declared_dimensions() {
@@ -212,5 +268,71 @@ mod tests {
         };
         rename(&mut d, &src, &[("T".into(), 10)]);
         assert_eq!(d.message, "thread 1 read shared tile[4][0] (line 5)");
+    }
+
+    #[test]
+    fn an_out_of_bounds_word_of_a_half_tile_is_named_and_counted_in_halves() {
+        // Another shape than the suite's: `hs[4][W]` of halves, W = 40: 160 halves, 80 words;
+        // word 80 (just past the end) is half 160, `hs[4][0]`.
+        let src = Source::new(
+            "__shared__ __half hs[4][W];
+",
+        );
+        let e = Element {
+            name: "hs".into(),
+            index: 80,
+            len: 80,
+        };
+        let mut d = Diagnostic {
+            kind: DiagKind::OutOfBounds,
+            severity: Severity::Error,
+            message: "thread 3 read shared hs[80] (line 9), but hs has 80 elements".into(),
+            help: None,
+            facts: Facts::Bounds {
+                space: Space::Shared,
+                access: crate::emu::facts::Access::Read,
+                element: Some(e),
+                bytes: 16,
+                misaligned_to: None,
+                address: 0,
+            },
+            file: None,
+            line: Some(9),
+            block: [0; 3],
+            thread: [3, 0, 0],
+            other_line: None,
+        };
+        let vals = [("W".to_string(), 40)];
+        let help = in_help(
+            "hs has 80 elements (hs[0] to hs[79]) and thread 3 reached hs[80]: look",
+            &d,
+            &src,
+            &vals,
+        );
+        assert_eq!(
+            help,
+            "hs has 160 elements (4 × 40) and thread 3 reached hs[4][0]: look"
+        );
+        rename(&mut d, &src, &vals);
+        assert_eq!(
+            d.message,
+            "thread 3 read shared hs[4][0] (line 9), but hs has 160 elements (4 × 40)"
+        );
+        // Counted in the declaration's own elements already: the length is left as it is.
+        let same = Element {
+            name: "hs".into(),
+            index: 161,
+            len: 160,
+        };
+        d.facts = Facts::Bounds {
+            space: Space::Shared,
+            access: crate::emu::facts::Access::Read,
+            element: Some(same),
+            bytes: 2,
+            misaligned_to: None,
+            address: 0,
+        };
+        let help = in_help("hs has 160 elements (hs[0] to hs[159])", &d, &src, &vals);
+        assert_eq!(help, "hs has 160 elements (hs[0] to hs[159])");
     }
 }

@@ -31,7 +31,8 @@
 //! - `last_merge`: a merge network whose doubling loop stops before the whole tile;
 //! - `mean_divisor`: a mean divided by the threads that share a loop, not its element count;
 //! - `scan_total`: a block's total taken from thread 0 after an inclusive scan;
-//! - `tile_transposed`: the second tile of a tiled product read with the thread's column as its row.
+//! - `tile_transposed`: the second tile of a tiled product read with the thread's column as its row;
+//! - `pair_overlap`: registers of packed pairs stepped by one element, so they overlap.
 
 use super::source::{closing, find_word, Source};
 use super::Scene;
@@ -109,7 +110,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         mismatches: &o.mismatches,
         pattern: o.pattern.as_ref(),
     };
-    let rules: [fn(&Seen) -> Option<String>; 26] = [
+    let rules: [fn(&Seen) -> Option<String>; 27] = [
         super::fill::explain,
         super::loop_range::explain,
         super::window::explain,
@@ -136,6 +137,7 @@ pub fn explain(scene: &Scene, name: &str, o: &OutputCompare, after_error: bool) 
         super::mean_divisor::explain,
         super::scan_total::explain,
         super::tile_transposed::explain,
+        super::pair_overlap::explain,
     ];
     let said: Vec<String> = rules.iter().filter_map(|r| r(&seen)).collect();
     (!said.is_empty()).then(|| said.join("\n"))
