@@ -1000,8 +1000,10 @@ fn write_lanes(file: &mut [u64], on: u32, d: u32, out: &[u64; 32]) {
     let dst = column_mut(file, d);
     let n = 32 - on.leading_zeros() as usize;
     if on == u32::MAX {
-        // A fixed-length copy, inline (a variable one is a call to memcpy).
-        dst.copy_from_slice(out);
+        // Fixed-length copies, inline: in halves, as one 256-byte copy is a call to memcpy
+        // (more stores than the compiler writes out for a copy).
+        dst[..16].copy_from_slice(&out[..16]);
+        dst[16..32].copy_from_slice(&out[16..]);
     } else if on.count_ones() as usize == n {
         dst[..n].copy_from_slice(&out[..n]);
     } else {
