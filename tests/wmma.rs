@@ -447,3 +447,142 @@ fn on_a_gpu_products_and_fragment_layouts_match_the_emulator() {
         );
     }
 }
+
+/// `gpuzzle exec` of `args` with warps in lockstep (the default) and with
+/// `GPUZZLE_LOCKSTEP=off` (one thread at a time): exit code and JSON (buffers, diagnostics,
+/// counters, instruction counts).
+fn lockstep_on_and_off(args: &[&str]) -> [(i32, Value); 2] {
+    ["on", "off"].map(|mode| {
+        let out = assert_cmd::Command::cargo_bin("gpuzzle")
+            .expect("the gpuzzle binary")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GPUZZLE_CACHE_DIR", cache())
+            .env("NO_COLOR", "1")
+            .env("GPUZZLE_BACKEND", "emu")
+            .env("GPUZZLE_LOCKSTEP", mode)
+            .arg("exec")
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .expect("run gpuzzle");
+        let v: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{mode}: no JSON: {e}"));
+        (out.status.code().unwrap_or(-1), v)
+    })
+}
+
+#[test]
+fn wmma_in_lockstep_gives_what_one_thread_at_a_time_gives() {
+    // A warp that reaches each WMMA instruction together runs it inside its lockstep run;
+    // everything must be what the one-thread-at-a-time schedule gives, bugs included.
+    let cases: [&[&str]; 6] = [
+        &[
+            "tests/kernels/wmma/matmul.cu",
+            "--kernel",
+            "matmul_f16",
+            "--grid",
+            "3,2",
+            "--block",
+            "32",
+            "--arg",
+            "a=f16[1536]:rand=7",
+            "--arg",
+            "b=f16[2304]:rand=7",
+            "--arg",
+            "c=f32[1536]:zeros",
+            "--arg",
+            "m=i32:32",
+            "--arg",
+            "n=i32:48",
+            "--arg",
+            "k=i32:48",
+        ],
+        &[
+            "tests/kernels/wmma/matmul.cu",
+            "--kernel",
+            "m32n8_bf16",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "a=bf16[1024]:rand=7",
+            "--arg",
+            "b=bf16[256]:rand=7",
+            "--arg",
+            "c=f32[256]:rand=7",
+            "--arg",
+            "k=i32:32",
+        ],
+        &[
+            "tests/kernels/wmma/matmul.cu",
+            "--kernel",
+            "m8n32_f16",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "a=f16[256]:rand=7",
+            "--arg",
+            "b=f16[1024]:rand=7",
+            "--arg",
+            "c=f16[256]:rand=7",
+            "--arg",
+            "k=i32:32",
+        ],
+        &[
+            "tests/kernels/wmma/bugs.cu",
+            "--kernel",
+            "wrong_ldm",
+            "--grid",
+            "2,2",
+            "--block",
+            "32",
+            "--arg",
+            "a=f16[512]:rand=7",
+            "--arg",
+            "b=f16[512]:rand=7",
+            "--arg",
+            "c=f32[1024]:zeros",
+            "--arg",
+            "m=i32:32",
+            "--arg",
+            "n=i32:32",
+            "--arg",
+            "k=i32:16",
+        ],
+        &[
+            "tests/kernels/wmma/bugs.cu",
+            "--kernel",
+            "odd_ldm",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "a=f16[512]:rand=7",
+            "--arg",
+            "c=f32[256]:zeros",
+        ],
+        &[
+            "tests/kernels/wmma/bugs.cu",
+            "--kernel",
+            "half_warp",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "a=f16[256]:ones",
+            "--arg",
+            "c=f32[256]:zeros",
+        ],
+    ];
+    for args in cases {
+        let [on, off] = lockstep_on_and_off(args);
+        assert_eq!(on.0, off.0, "{args:?}: exit codes");
+        assert_eq!(on.1, off.1, "{args:?}");
+        assert!(on.1["buffers"].is_object(), "{args:?}: {}", on.1);
+    }
+}

@@ -10,7 +10,7 @@
 //! 1. leaves: `config`, `float`, `value`, `facts`, `technique`, `access_kind`, `result`,
 //!    `perf`, `trace`, `diag`, `memory`, `local`, `heap`, `printf`, `alu`, `fast`, `symbols`,
 //!    `tensor`,
-//!    `tensor::layout`, `tensor::matrix`, `tensor::mma`, `block::order`
+//!    `tensor::layout`, `tensor::matrix`, `tensor::mma`, `tensor::mma_fused`, `block::order`
 //! 2. checkers' and families' state: `shadow`, `race`, `async_copy`, `cooperative`
 //! 3. what the blocks of a launch share: `context`
 //! 4. the launch's clusters: `cluster`

@@ -16,7 +16,9 @@
 //! `lockstep_collective`); any other case ends the run, and the general path waits, completes
 //! and reports. `mma` and `ldmatrix` the whole warp reaches together complete here the same
 //! way (`tensor.rs`, `lockstep_tensor`: `ldmatrix` only while accesses are not logged);
-//! `stmatrix`, `movmatrix`, `wmma` and async copies still end the run. A race is reported by the checkers, and any
+//! a WMMA instruction all 32 lanes reach together completes here through the general path's
+//! `wmma::try_complete` (the lanes' registers handed back for it and taken again);
+//! `stmatrix`, `movmatrix` and async copies still end the run. A race is reported by the checkers, and any
 //! diagnostic makes `launch.rs` run the launch again one thread at a time, so what is reported
 //! (its line, block and thread) is always what the one-thread-at-a-time schedule reports.
 //!
@@ -65,6 +67,7 @@ use crate::emu::access::le_read;
 use crate::emu::alu;
 use crate::emu::fast::{self, Fast, FastInst, FloatOp, IntOp, Src, NO_GUARD};
 use crate::emu::technique::Family;
+use crate::emu::tensor::wmma;
 use crate::ptx::ir::*;
 
 /// `$body` with `$op` bound to the variant `$e` holds, as a constant for each variant listed
@@ -288,7 +291,7 @@ impl<'l> Block<'l> {
                 together: None,
             };
         }
-        let file = &mut wr.file[..];
+        let mut file = &mut wr.file[..];
         let first = &warp[lanes.trailing_zeros() as usize];
         let func = first.func as usize;
         let code: &[Inst] = &launch.module.functions[func].body;
@@ -703,6 +706,36 @@ impl<'l> Block<'l> {
                                     on,
                                     &inst.op,
                                 ) => {}
+                        // A WMMA instruction all 32 lanes reach together: completed here as the
+                        // general path completes it when the last lane arrives, from the lanes'
+                        // own registers (handed back, then taken again).
+                        Op::Wmma(_)
+                            if on == u32::MAX
+                                && lanes == u32::MAX
+                                && park.lanes == 0
+                                && warp_absent[base / 32].is_none()
+                                && warp.len() == 32 =>
+                        {
+                            give_back_regs(wr, warp);
+                            for th in warp.iter_mut() {
+                                th.pc = pc as u32;
+                                th.state = State::Warp;
+                            }
+                            let last = base + 31;
+                            let met = wmma::try_complete(mem, warp, base, last, false);
+                            if let Some(met) = met {
+                                mem.order.collective(base / 32, met);
+                            }
+                            // Every lane is past it and ready (`try_complete`); the same
+                            // register files as when the run began, so they are taken again.
+                            let held = take_regs(wr, warp, lanes);
+                            file = &mut wr.file[..];
+                            if met.is_none() || !held {
+                                // Not reached: the lanes go on alone from where they are.
+                                diverged = true;
+                                break;
+                            }
+                        }
                         // `mma` and `ldmatrix` the whole warp reaches together: the same.
                         Op::Tensor(_)
                             if on == lanes
@@ -1000,8 +1033,10 @@ fn write_lanes(file: &mut [u64], on: u32, d: u32, out: &[u64; 32]) {
     let dst = column_mut(file, d);
     let n = 32 - on.leading_zeros() as usize;
     if on == u32::MAX {
-        // A fixed-length copy, inline (a variable one is a call to memcpy).
-        dst.copy_from_slice(out);
+        // Fixed-length copies, inline: in halves, as one 256-byte copy is a call to memcpy
+        // (more stores than the compiler writes out for a copy).
+        dst[..16].copy_from_slice(&out[..16]);
+        dst[16..32].copy_from_slice(&out[16..]);
     } else if on.count_ones() as usize == n {
         dst[..n].copy_from_slice(&out[..n]);
     } else {
@@ -1057,7 +1092,7 @@ mod tests {
     use crate::emu::launch::{run_counting_lockstep, Run};
     use crate::emu::result::RunResult;
     use crate::emu::technique::Family;
-    use crate::emu::value::{Buffer, ElemType, KernelArg};
+    use crate::emu::value::{Buffer, ElemType, KernelArg, Scalar};
     use crate::emu::{EmuOptions, LaunchConfig};
 
     const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.file 1 \"k.cu\"\n";
@@ -1615,6 +1650,37 @@ $L_store:
         assert_eq!(digest(&on), digest(&off));
         assert_eq!(ran, on.instructions, "not all in lockstep");
         assert_eq!(on.counters.total.how.get(Family::Mma), 20);
+    }
+
+    #[test]
+    fn wmma_the_whole_warp_reaches_runs_in_lockstep_with_the_same_result() {
+        // `mma.h`'s fill, loads (A and B from global memory, halves), `mma_sync` and store in a
+        // loop (unrolled by four, then one more turn): operands computed inside the run.
+        let src = include_str!("../../../tests/ptx/wmma_lockstep.ptx");
+        let k = 80;
+        let halves = |name: &str, n: usize, s: usize| {
+            let v: Vec<f64> = (0..n).map(|i| ((i * s) % 13) as f64 / 4.0 - 1.5).collect();
+            KernelArg::Buffer(Buffer::from_values(name, ElemType::F16, &v))
+        };
+        let args = vec![
+            halves("a", 16 * k, 7),
+            halves("b", 16 * k, 5),
+            floats("c", 256),
+            KernelArg::Scalar(Scalar::from_f64(ElemType::I32, k as f64)),
+        ];
+        let (on, off, ran) = both(src, "wmma_k", 32, args);
+        assert_eq!(digest(&on), digest(&off));
+        assert!(on.diagnostics.is_empty(), "{:?}", on.diagnostics);
+        assert_eq!(ran, on.instructions, "not all in lockstep");
+        assert_eq!(
+            on.counters.total.how.get(Family::Wmma),
+            32 * (k as u64 / 16)
+        );
+        // C = A B: element (0, 0) by hand.
+        let a = |r: usize, c: usize| (((r * k + c) * 7) % 13) as f64 / 4.0 - 1.5;
+        let b = |r: usize, c: usize| (((r * 16 + c) * 5) % 13) as f64 / 4.0 - 1.5;
+        let want: f64 = (0..k).map(|x| a(0, x) * b(x, 0)).sum();
+        assert_eq!(on.buffers[2].values()[0], want);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use super::{Block, Lane, Mem, Thread};
 use crate::emu::technique::Family;
 use crate::emu::tensor::matrix::{self, Row};
 use crate::emu::tensor::mma::{self, LaneFrags};
+use crate::emu::tensor::mma_fused;
 use crate::ptx::ir::{Inst, Op, Operand};
 use crate::ptx::tensor::{MatrixMove, Mma, TensorOp};
 
@@ -47,6 +48,15 @@ pub(super) fn lockstep_tensor(
     let each = || (0..32usize).filter(move |i| on >> i & 1 != 0);
     let family = match &**op {
         TensorOp::Mma(m) if mma::is_f16_k16(m) && register_columns(m, file.len()) => {
+            // The whole warp, on a processor with fused multiply-adds: straight from and into
+            // the file (`mma_fused`), unless D holds a NaN.
+            if on == u32::MAX && mma_fused::run(file, &fused_regs(m)) {
+                for i in each() {
+                    warp[i].counters.count(Family::Mma, 1);
+                }
+                mem.order.collective(base / 32, on);
+                return true;
+            }
             // Every operand a register: copied from the file's columns (a lane that does not
             // take part gives zeros, as `LaneFrags::default`), D written into them.
             let mut f = mma::WarpFrags::default();
@@ -152,6 +162,22 @@ pub(super) fn lockstep_tensor(
     }
     mem.order.collective(base / 32, on);
     true
+}
+
+/// The register numbers of `m`, an `f16_k16` form whose operands are all registers
+/// (`register_columns`).
+fn fused_regs(m: &Mma) -> mma_fused::Regs {
+    let reg = |o: &Operand| match *o {
+        Operand::Reg(r) => r as usize,
+        // Not reached (`register_columns`); a register outside every file declines the path.
+        _ => usize::MAX / 64,
+    };
+    mma_fused::Regs {
+        a: std::array::from_fn(|i| reg(&m.a[i])),
+        b: std::array::from_fn(|i| reg(&m.b[i])),
+        c: std::array::from_fn(|i| reg(&m.c[i])),
+        d: std::array::from_fn(|i| m.d[i] as usize),
+    }
 }
 
 /// Whether every operand of `m` is a register inside a register file of `len` values
