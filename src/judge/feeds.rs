@@ -11,7 +11,9 @@
 //! for each warp index that had work: the results flipped in that warp of every block alone
 //! (`perturb::results_in`), so a warp that computes them only to be counted while another
 //! warp's feed the output is found. On a test of at most `MAX_BLOCKS_ONE_BY_ONE` blocks, an
-//! instruction family every block must run is checked block by block the same way.
+//! instruction family every block must run is checked block by block the same way; where a
+//! thread runs the family 4 times or more, the executions after the first half of the most any
+//! thread ran are checked alone (`Gate::Late`: the later steps of a loop).
 
 use super::outcome::{BlockOverrun, TestOutcome};
 use super::{run_test, spec_run, Executor, JudgeError, JudgeOptions};
@@ -121,6 +123,13 @@ pub(super) fn check(
         }
         if per_block && (2..=MAX_BLOCKS_ONE_BY_ONE).contains(&blocks) {
             gates.extend((0..blocks).map(Gate::Block));
+        }
+        // A thread that runs the family several times (a step of a loop each): its later half
+        // alone, so one that uses it in the first steps only and counts the rest is found. Not
+        // shared reads: data, which a thread may read and drop in its later steps (a guard).
+        let most = t.counters.get(i);
+        if most >= 4 && !kinds.contains(&Kind::SharedLoad) {
+            gates.push(Gate::Late((most / 2) as u32));
         }
         let mut unfed_in = None;
         for gate in gates {

@@ -79,13 +79,16 @@ pub fn results_of(text: &str, kinds: &[Kind], bit: Flip) -> (String, usize) {
 /// Registers the warp gate declares (names no NVRTC output uses).
 const GATE_REGS: &str = ".reg .b32 %gpzw<4>;\n.reg .pred %gpzp<2>;";
 
-/// Where a flip happens: everywhere, in one warp of every block (its index in the block), or
-/// in every thread of one block (its linear index in the grid).
+/// Where a flip happens: everywhere, in one warp of every block (its index in the block), in
+/// every thread of one block (its linear index in the grid), or in each thread's executions
+/// of the instructions after its first `n` (`Late`: the later steps of a loop, where a kernel
+/// that runs its technique in every step may use it only in the first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gate {
     All,
     Warp(u32),
     Block(u32),
+    Late(u32),
 }
 
 /// The instructions, at the start of a function body, that set `%gpzp0` in the threads the
@@ -99,12 +102,17 @@ fn gate_code(gate: Gate) -> String {
         Gate::Block(b) => format!(
             "{GATE_REGS}\nmov.u32 %gpzw0, %nctaid.x;\nmov.u32 %gpzw1, %nctaid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %ctaid.z;\nmov.u32 %gpzw3, %ctaid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %ctaid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nsetp.eq.u32 %gpzp0, %gpzw2, {b};\n"
         ),
+        // A count of the thread's executions of the chosen instructions, from 0.
+        Gate::Late(_) => format!("{GATE_REGS}\n.reg .b32 %gpzc;\nmov.u32 %gpzc, 0;\n"),
         Gate::All => String::new(),
     }
 }
 
 /// `results_of`, changing the results only where `gate` says: a result some warps (or blocks)
-/// use and others compute only to be counted is found warp by warp (block by block).
+/// use and others compute only to be counted is found warp by warp (block by block). A `Late`
+/// gate counts executions per call of a function: with a chosen instruction in a `.func` (not
+/// inlined), whose count starts over at each call, the text is left unchanged (0 changed: no
+/// verdict), rather than flip nothing and claim the results feed nothing.
 pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String, usize) {
     let warp = (gate != Gate::All).then_some(gate);
     let mut out = String::with_capacity(text.len() + 1024);
@@ -112,10 +120,14 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String,
     // Brace depth outside function bodies is 0: a `{` line there opens a body, where the
     // gate goes first.
     let mut depth = 0usize;
+    let mut in_func = false;
     for line in text.lines() {
         out.push_str(line);
         out.push('\n');
         let body = line.trim();
+        if depth == 0 && (body.contains(".entry") || body.contains(".func")) {
+            in_func = !body.contains(".entry");
+        }
         if let Some(g) = warp {
             if body == "{" && depth == 0 {
                 out.push_str(&gate_code(g));
@@ -146,6 +158,15 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String,
             continue;
         }
         changed += 1;
+        if let Gate::Late(n) = gate {
+            if in_func {
+                return (text.to_string(), 0);
+            }
+            // Count this execution (where it runs), then open the gate past the first `n`.
+            out.push_str(&format!(
+                "\t{guard}add.u32 %gpzc, %gpzc, 1;\n\tsetp.gt.u32 %gpzp0, %gpzc, {n};\n"
+            ));
+        }
         // In one warp only: the gate, and the instruction's own guard with it.
         let guard = match (warp, guard.is_empty()) {
             (None, _) => guard,
@@ -170,6 +191,8 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String,
             // results and takes from others, which a sum of them can cancel exactly.
             let change = if op.starts_with("dp4a.") {
                 add(&d, bit)
+            } else if op.starts_with("mma.") || op.starts_with("wmma.mma.") {
+                scale(&d, bit)
             } else {
                 flip(&d, bit)
             };
@@ -207,6 +230,21 @@ fn dest_registers(operands: &str) -> Vec<String> {
 
 /// The instruction that flips `bit` of register `r`, by the width NVRTC's register names give
 /// (`%p` predicates, `%rd`/`%fd` 64 bits, `%rs`/`%h` 16 bits, else 32).
+/// The instruction that scales float register `r` by 1 + 2^-3 (`High`) or 1 + 2^-23 (`Low`):
+/// a tensor-core accumulator carried through steps whose products are 0 (a zero-padded tile)
+/// keeps a scale, where two flips of one bit would undo each other (`flip` for others).
+fn scale(r: &str, bit: Flip) -> String {
+    let name = r.trim_start_matches('%');
+    if !name.starts_with('f') || name.starts_with("fd") {
+        return flip(r, bit);
+    }
+    let by = match bit {
+        Flip::Low => "0f3F800001",
+        _ => "0f3F900000",
+    };
+    format!("mul.f32 {r}, {r}, {by};")
+}
+
 /// The instruction that adds `bit`'s value to 32-bit integer register `r` (`flip` for others).
 fn add(r: &str, bit: Flip) -> String {
     let name = r.trim_start_matches('%');
@@ -245,6 +283,7 @@ mod tests {
     use super::*;
 
     #[test]
+    /// (An mma's float accumulators are scaled instead: see `scale`.)
     fn each_result_of_a_chosen_kind_gets_its_lowest_bit_flipped() {
         let ptx = "\tshfl.sync.down.b32 \t%r10|%p1, %r5, %r7, %r8, %r9;\n\tadd.s32 %r11, %r10, 1;\n\tdp4a.s32.s32 %r12, %r4, %r5, %r14;\n\t@%p2 vote.sync.any.pred %p3, %p4, -1;\n\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};\n";
         let (out, n) = results_of(ptx, &[Kind::Shuffle, Kind::Vote, Kind::Mma], Flip::High);
@@ -258,10 +297,10 @@ mod tests {
         assert_eq!(
             lines[7..11],
             [
-                "xor.b32 %f1, %f1, 1048576;",
-                "xor.b32 %f2, %f2, 1048576;",
-                "xor.b32 %f3, %f3, 1048576;",
-                "xor.b32 %f4, %f4, 1048576;"
+                "mul.f32 %f1, %f1, 0f3F900000;",
+                "mul.f32 %f2, %f2, 0f3F900000;",
+                "mul.f32 %f3, %f3, 0f3F900000;",
+                "mul.f32 %f4, %f4, 0f3F900000;"
             ]
         );
         assert_eq!(out.lines().count(), 11);
@@ -289,6 +328,11 @@ mod tests {
         crate::ptx::parse(&out).expect("the gated text parses");
         let (all, _) = results_in(ptx, &[Kind::Shuffle], Flip::Low, Gate::All);
         assert!(!all.contains("gpzp"), "{all}");
+        // Late: each execution counted (under its own guard), the flip past the first 2.
+        let (late, _) = results_in(ptx, &[Kind::Shuffle], Flip::High, Gate::Late(2));
+        assert!(late.contains("mov.u32 %gpzc, 0;"), "{late}");
+        assert!(late.contains("\tadd.u32 %gpzc, %gpzc, 1;\n\tsetp.gt.u32 %gpzp0, %gpzc, 2;\n\t@%gpzp0 xor.b32 %r1, %r1, 1048576;"), "{late}");
+        crate::ptx::parse(&late).expect("the late-gated text parses");
         let (block, _) = results_in(ptx, &[Kind::Shuffle], Flip::High, Gate::Block(2));
         assert!(block.contains("%ctaid.x") && block.contains("setp.eq.u32 %gpzp0, %gpzw2, 2;"));
         crate::ptx::parse(&block).expect("the block-gated text parses");

@@ -160,6 +160,9 @@ pub fn unfed_results(
         Gate::All => format!(
             "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
         ),
+        Gate::Late(n) => format!(
+            "puzzle {puzzle_id} requires {label} that feed the result in every step, and your kernel's later {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with the results of each thread's {label} after its first {n} changed (a high bit, then the lowest), and not one output changed, though the first {n} feed it. The later steps compute their share some other way and run them only to be counted. Use them in every step."
+        ),
         Gate::Block(b) => format!(
             "puzzle {puzzle_id} requires {label} that feed the result in every block, and in block {b} of test \"{test}\" your kernel's {label}{at} do not reach it: gpuzzle ran the test again with their results changed in that block alone (one bit flipped, a high one and the lowest), and the output did not change as it does in another block. That block computes its share some other way and runs them only to be counted. Let every block compute its share from what they give."
         ),
