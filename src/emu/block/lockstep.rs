@@ -1656,7 +1656,7 @@ $L_store:
     fn wmma_the_whole_warp_reaches_runs_in_lockstep_with_the_same_result() {
         // `mma.h`'s fill, loads (A and B from global memory, halves), `mma_sync` and store in a
         // loop (unrolled by four, then one more turn): operands computed inside the run.
-        let src = include_str!("../../../tests/ptx/wmma_lockstep.ptx");
+        let src = include_str!("../../../tests/ptx_bodies/wmma_lockstep.ptx");
         let k = 80;
         let halves = |name: &str, n: usize, s: usize| {
             let v: Vec<f64> = (0..n).map(|i| ((i * s) % 13) as f64 / 4.0 - 1.5).collect();
