@@ -143,6 +143,10 @@ pub(super) fn check(
             picked.dedup();
             gates.extend(picked.into_iter().map(Gate::Warp));
         }
+        if per_warp {
+            // Every lane but each warp's first: a warp that uses them in lane 0 alone.
+            gates.push(Gate::NotLane0);
+        }
         if per_block && block_test {
             gates.extend((0..blocks).map(Gate::Block));
         }

@@ -89,6 +89,9 @@ pub enum Gate {
     Warp(u32),
     Block(u32),
     Late(u32),
+    /// Every lane but lane 0 of its warp: results a warp uses only in its first lane (a
+    /// count) while the other lanes do their share without them.
+    NotLane0,
 }
 
 /// The instructions, at the start of a function body, that set `%gpzp0` in the threads the
@@ -101,6 +104,9 @@ fn gate_code(gate: Gate) -> String {
         ),
         Gate::Block(b) => format!(
             "{GATE_REGS}\nmov.u32 %gpzw0, %nctaid.x;\nmov.u32 %gpzw1, %nctaid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %ctaid.z;\nmov.u32 %gpzw3, %ctaid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %ctaid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nsetp.eq.u32 %gpzp0, %gpzw2, {b};\n"
+        ),
+        Gate::NotLane0 => format!(
+            "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nand.b32 %gpzw2, %gpzw2, 31;\nsetp.ne.u32 %gpzp0, %gpzw2, 0;\n"
         ),
         // A count of the thread's executions of the chosen instructions, from 0.
         Gate::Late(_) => format!("{GATE_REGS}\n.reg .b32 %gpzc;\nmov.u32 %gpzc, 0;\n"),
@@ -333,6 +339,9 @@ mod tests {
         assert!(late.contains("mov.u32 %gpzc, 0;"), "{late}");
         assert!(late.contains("\tadd.u32 %gpzc, %gpzc, 1;\n\tsetp.gt.u32 %gpzp0, %gpzc, 2;\n\t@%gpzp0 xor.b32 %r1, %r1, 1048576;"), "{late}");
         crate::ptx::parse(&late).expect("the late-gated text parses");
+        let (lanes, _) = results_in(ptx, &[Kind::Shuffle], Flip::High, Gate::NotLane0);
+        assert!(lanes.contains("and.b32 %gpzw2, %gpzw2, 31;\nsetp.ne.u32 %gpzp0, %gpzw2, 0;"));
+        crate::ptx::parse(&lanes).expect("the lane-gated text parses");
         let (block, _) = results_in(ptx, &[Kind::Shuffle], Flip::High, Gate::Block(2));
         assert!(block.contains("%ctaid.x") && block.contains("setp.eq.u32 %gpzp0, %gpzw2, 2;"));
         crate::ptx::parse(&block).expect("the block-gated text parses");

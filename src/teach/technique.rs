@@ -160,6 +160,9 @@ pub fn unfed_results(
         Gate::All => format!(
             "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
         ),
+        Gate::NotLane0 => format!(
+            "puzzle {puzzle_id} requires {label} that feed the result in every lane, and your kernel's {label}{at} reach it only through each warp's lane 0: gpuzzle ran test \"{test}\" again with their results changed in every other lane (a high bit, then the lowest), and not one output changed. The other lanes compute their share some other way (a loop over bits, say). Let every lane take its share from them."
+        ),
         Gate::Late(n) => format!(
             "puzzle {puzzle_id} requires {label} that feed the result in every step, and your kernel's later {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with the results of each thread's {label} after its first {n} changed (a high bit, then the lowest), and not one output changed, though the first {n} feed it. The later steps compute their share some other way and run them only to be counted. Use them in every step."
         ),
