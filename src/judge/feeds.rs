@@ -138,7 +138,6 @@ pub(super) fn check(
                 .iter()
                 .map(|&k| working[k.min(working.len() - 1)])
                 .collect();
-            picked.dedup();
             picked.sort_unstable();
             picked.dedup();
             gates.extend(picked.into_iter().map(Gate::Warp));

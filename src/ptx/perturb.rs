@@ -94,24 +94,41 @@ pub enum Gate {
     NotLane0,
 }
 
+/// The instructions that leave in `%gpzw2` the linear index of `(index.x, index.y, index.z)`
+/// in a box of `extent.x` by `extent.y` (x fastest): `("tid", "ntid")` gives a thread's index in
+/// its block, `("ctaid", "nctaid")` a block's in the grid.
+fn linear_index(index: &str, extent: &str) -> String {
+    format!(
+        "mov.u32 %gpzw0, %{extent}.x;\nmov.u32 %gpzw1, %{extent}.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %{index}.z;\nmov.u32 %gpzw3, %{index}.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %{index}.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\n"
+    )
+}
+
 /// The instructions, at the start of a function body, that set `%gpzp0` in the threads the
-/// gate picks: warp `w` of each block (the block's linear thread index over 32), or block `b`
-/// (x, then y, then z, as the grid numbers blocks).
+/// gate picks: warp `w` of each block (the block's linear thread index over 32), block `b`
+/// (x, then y, then z, as the grid numbers blocks), every lane but 0; for `Late`, the count
+/// its flips test.
 fn gate_code(gate: Gate) -> String {
-    match gate {
-        Gate::Warp(w) => format!(
-            "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nshr.u32 %gpzw2, %gpzw2, 5;\nsetp.eq.u32 %gpzp0, %gpzw2, {w};\n"
+    let (pick, test) = match gate {
+        Gate::Warp(w) => (
+            linear_index("tid", "ntid"),
+            format!("shr.u32 %gpzw2, %gpzw2, 5;\nsetp.eq.u32 %gpzp0, %gpzw2, {w};\n"),
         ),
-        Gate::Block(b) => format!(
-            "{GATE_REGS}\nmov.u32 %gpzw0, %nctaid.x;\nmov.u32 %gpzw1, %nctaid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %ctaid.z;\nmov.u32 %gpzw3, %ctaid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %ctaid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nsetp.eq.u32 %gpzp0, %gpzw2, {b};\n"
+        Gate::Block(b) => (
+            linear_index("ctaid", "nctaid"),
+            format!("setp.eq.u32 %gpzp0, %gpzw2, {b};\n"),
         ),
-        Gate::NotLane0 => format!(
-            "{GATE_REGS}\nmov.u32 %gpzw0, %ntid.x;\nmov.u32 %gpzw1, %ntid.y;\nmul.lo.u32 %gpzw1, %gpzw0, %gpzw1;\nmov.u32 %gpzw2, %tid.z;\nmov.u32 %gpzw3, %tid.y;\nmul.lo.u32 %gpzw2, %gpzw2, %gpzw1;\nmad.lo.u32 %gpzw2, %gpzw3, %gpzw0, %gpzw2;\nmov.u32 %gpzw3, %tid.x;\nadd.u32 %gpzw2, %gpzw2, %gpzw3;\nand.b32 %gpzw2, %gpzw2, 31;\nsetp.ne.u32 %gpzp0, %gpzw2, 0;\n"
+        Gate::NotLane0 => (
+            linear_index("tid", "ntid"),
+            "and.b32 %gpzw2, %gpzw2, 31;\nsetp.ne.u32 %gpzp0, %gpzw2, 0;\n".to_string(),
         ),
         // A count of the thread's executions of the chosen instructions, from 0.
-        Gate::Late(_) => format!("{GATE_REGS}\n.reg .b32 %gpzc;\nmov.u32 %gpzc, 0;\n"),
-        Gate::All => String::new(),
-    }
+        Gate::Late(_) => (
+            String::new(),
+            ".reg .b32 %gpzc;\nmov.u32 %gpzc, 0;\n".to_string(),
+        ),
+        Gate::All => return String::new(),
+    };
+    format!("{GATE_REGS}\n{pick}{test}")
 }
 
 /// `results_of`, changing the results only where `gate` says: a result some warps (or blocks)
@@ -120,7 +137,7 @@ fn gate_code(gate: Gate) -> String {
 /// inlined), whose count starts over at each call, the text is left unchanged (0 changed: no
 /// verdict), rather than flip nothing and claim the results feed nothing.
 pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String, usize) {
-    let warp = (gate != Gate::All).then_some(gate);
+    let gated = gate != Gate::All;
     let mut out = String::with_capacity(text.len() + 1024);
     let mut changed = 0;
     // Brace depth outside function bodies is 0: a `{` line there opens a body, where the
@@ -134,9 +151,9 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String,
         if depth == 0 && (body.contains(".entry") || body.contains(".func")) {
             in_func = !body.contains(".entry");
         }
-        if let Some(g) = warp {
+        if gated {
             if body == "{" && depth == 0 {
-                out.push_str(&gate_code(g));
+                out.push_str(&gate_code(gate));
             }
             depth += body.matches('{').count();
             depth = depth.saturating_sub(body.matches('}').count());
@@ -173,11 +190,11 @@ pub fn results_in(text: &str, kinds: &[Kind], bit: Flip, gate: Gate) -> (String,
                 "\t{guard}add.u32 %gpzc, %gpzc, 1;\n\tsetp.gt.u32 %gpzp0, %gpzc, {n};\n"
             ));
         }
-        // In one warp only: the gate, and the instruction's own guard with it.
-        let guard = match (warp, guard.is_empty()) {
-            (None, _) => guard,
-            (Some(_), true) => "@%gpzp0 ".to_string(),
-            (Some(_), false) => {
+        // Only where the gate picks: the gate, and the instruction's own guard with it.
+        let guard = match (gated, guard.is_empty()) {
+            (false, _) => guard,
+            (true, true) => "@%gpzp0 ".to_string(),
+            (true, false) => {
                 let own = guard.trim().trim_start_matches('@');
                 let (neg, own) = match own.strip_prefix('!') {
                     Some(p) => ("!", p),
@@ -274,7 +291,7 @@ fn flip(r: &str, bit: Flip) -> String {
     let pick = |high: u64| match bit {
         Flip::High => high,
         Flip::Low => 1,
-        Flip::LowHalf => high.min(1 << 8),
+        Flip::LowHalf => 1 << 8,
     };
     match prefix.as_str() {
         "p" => format!("not.pred {r}, {r};"),

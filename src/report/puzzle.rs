@@ -5,7 +5,7 @@
 
 use super::{counters, diff, layout, snippet};
 use crate::emu::result::Diagnostic;
-use crate::judge::outcome::{BlockLimitKind, PerfFigure, PuzzleOutcome, TestOutcome};
+use crate::judge::outcome::{BlockLimitKind, BlockOverrun, PerfFigure, PuzzleOutcome, TestOutcome};
 use crate::puzzle::PerfKind;
 use colored::Colorize;
 
@@ -420,10 +420,10 @@ fn only_budget_note(tests: &[TestOutcome]) -> Option<String> {
 /// `block_lines` says the limit), so the same miss on two tests is one help.
 fn technique_help(tests: &[TestOutcome]) -> Vec<String> {
     let mut said: Vec<&str> = Vec::new();
-    let mut limits: Vec<(&Option<String>, &str, BlockLimitKind, bool)> = Vec::new();
+    let mut limits: Vec<LimitKey> = Vec::new();
     let mut block_helps: Vec<&str> = Vec::new();
     for o in tests.iter().flat_map(|t| &t.block_overruns) {
-        let key = (&o.kernel, o.counter, o.limit_kind, o.warp.is_some());
+        let key = limit_key(o);
         if !limits.contains(&key) {
             limits.push(key);
             block_helps.extend(o.help.as_deref());
@@ -483,14 +483,22 @@ fn overrun_lines(o: &PuzzleOutcome, source: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// Which block limit an overrun breaks, said once across tests: its kernel, counter, kind
+/// and whether it is a warp's.
+type LimitKey<'a> = (&'a Option<String>, &'a str, BlockLimitKind, bool);
+
+fn limit_key(o: &BlockOverrun) -> LimitKey<'_> {
+    (&o.kernel, o.counter, o.limit_kind, o.warp.is_some())
+}
+
 /// Each block limit broken (the first test's of each kernel, counter and kind): a block over
 /// its `block_budget` drawn over the lines its threads made the accesses at; a block under
 /// `require` said in words, since the lesson's access is what is missing.
 fn block_lines(tests: &[TestOutcome], file: &str, source: Option<&str>) -> Vec<String> {
-    let mut said: Vec<(&Option<String>, &str, BlockLimitKind, bool)> = Vec::new();
+    let mut said: Vec<LimitKey> = Vec::new();
     let mut out = Vec::new();
     for o in tests.iter().flat_map(|t| &t.block_overruns) {
-        let key = (&o.kernel, o.counter, o.limit_kind, o.warp.is_some());
+        let key = limit_key(o);
         if said.contains(&key) {
             continue;
         }

@@ -183,13 +183,16 @@ impl<'l> Block<'l> {
         let mut active = 0u32;
         // Whether a shuffle moved anything: one in which every lane reads its own value
         // (`__shfl_sync(m, v, lane)`, a xor of 0) is not counted (`moves_something`).
+        // A shuffle's source lane and in-range flag per lane, found once.
         let mut moved = false;
+        let mut sources = [(0usize, false); 32];
         for &(l, inst) in &insts {
             let th = &self.threads[l];
             active |= 1 << (l % 32);
             if let Op::Shfl { mode, b, c, .. } = &inst.op {
                 let (b, c) = (self.mem.val(th, b) as u32, self.mem.val(th, c) as u32);
-                moved |= shfl_source(*mode, (l % 32) as u32, b, c).0 != l % 32;
+                sources[l % 32] = shfl_source(*mode, (l % 32) as u32, b, c);
+                moved |= sources[l % 32].0 != l % 32;
             }
             match &inst.op {
                 Op::Shfl { a, .. }
@@ -203,14 +206,9 @@ impl<'l> Block<'l> {
         let mut bad_source: Option<(usize, usize)> = None;
         for &(l, inst) in &insts {
             let lane = (l % 32) as u32;
-            let th = &self.threads[l];
             let writes: Vec<(u32, u64)> = match &inst.op {
-                Op::Shfl {
-                    mode, d, p, b, c, ..
-                } => {
-                    let b = self.mem.val(th, b) as u32;
-                    let c = self.mem.val(th, c) as u32;
-                    let (src, ok) = shfl_source(*mode, lane, b, c);
+                Op::Shfl { d, p, .. } => {
+                    let (src, ok) = sources[lane as usize];
                     let v = if active & (1 << src) != 0 {
                         vals[src]
                     } else {
