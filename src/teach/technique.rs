@@ -161,10 +161,10 @@ pub fn unfed_results(
             "puzzle {puzzle_id} requires {label} that feed the result, and your kernel's {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with every one of their results changed (one bit flipped, a high one, then the lowest), and not one output changed. A result combined with something that cancels it (ANDed with a value that is 0 at run time, multiplied by 0.0f, ORed with all ones, a branch never taken) does not count. Compute the output from what they give."
         ),
         Gate::NotLane0 => format!(
-            "puzzle {puzzle_id} requires {label} that feed the result in every lane, and your kernel's {label}{at} reach it only through each warp's lane 0: gpuzzle ran test \"{test}\" again with their results changed in every other lane (a high bit, then the lowest), and not one output changed. The other lanes compute their share some other way (a loop over bits, say). Let every lane take its share from them."
+            "puzzle {puzzle_id} requires {label} that feed the result in every lane, and your kernel's {label}{at} reach it only through each warp's lane 0: gpuzzle ran test \"{test}\" again with their results changed in every other lane (a high bit, then the lowest), and not one output changed: only lane 0 of each warp uses them. Let every lane compute its own share from them."
         ),
         Gate::Late(n) => format!(
-            "puzzle {puzzle_id} requires {label} that feed the result in every step, and your kernel's later {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with the results of each thread's {label} after its first {n} changed (a high bit, then the lowest), and not one output changed, though the first {n} feed it. The later steps compute their share some other way and run them only to be counted. Use them in every step."
+            "puzzle {puzzle_id} requires {label} that feed the result in every step, and your kernel's later {label}{at} do not reach it: gpuzzle ran test \"{test}\" again with the results of each thread's {label} after its first {n} changed (a high bit, then the lowest), and not one output changed, though changing all of them does change it: only the first steps use them. The later steps compute their share some other way and run them only to be counted. Use them in every step."
         ),
         Gate::Block(b) => format!(
             "puzzle {puzzle_id} requires {label} that feed the result in every block, and in block {b} of test \"{test}\" your kernel's {label}{at} do not reach it: gpuzzle ran the test again with their results changed in that block alone (one bit flipped, a high one and the lowest), and the output did not change as it does in another block. That block computes its share some other way and runs them only to be counted. Let every block compute its share from what they give."
@@ -342,9 +342,10 @@ fn required(
                 Some("your kernel makes no async copy at all".to_string())
             } else if !some.is_empty() {
                 // A wait that leaves groups in flight is there; the count says that none of
-                // what they copied was read afterwards (or that nothing was in flight then).
+                // them was both loading while the thread computed and read afterwards (nothing
+                // in flight, a copy nobody reads, or one a second wait drained at once).
                 Some(format!(
-                    "your kernel waits for all but the newest groups ({}), but no copy still in flight at those waits brought data the block reads afterwards: a copy overlaps the work only when it brings the tile the block computes on after its next wait. Start the next tile's copies into the other buffer, wait for all but that group, compute on this tile, and compute on the other buffer in the next step",
+                    "your kernel waits for all but the newest groups ({}), but no copy left in flight there both kept loading while the thread computed (it read shared memory before its next wait) and brought data the block read afterwards: a copy into a slot nobody reads, or one the next wait drains before any work, overlaps nothing. Start the next tile's copies into the other buffer, wait for all but that group, compute on this tile, and compute on the other buffer in the next step",
                     lines(&some)
                 ))
             } else if !all.is_empty() {
@@ -1071,7 +1072,7 @@ mod tests {
             h.contains("waits for all but the newest groups (line 12)"),
             "{h}"
         );
-        assert!(h.contains("brought data the block reads afterwards"), "{h}");
+        assert!(h.contains("brought data the block read afterwards"), "{h}");
         // Another shape: the copies of line 21 waited for in full on line 23, no partial wait.
         let full = census_of(&format!(
             ".loc 1 21 0\n{copy}\n.loc 1 22 0\ncp.async.commit_group;\n.loc 1 23 0\ncp.async.wait_all;"
